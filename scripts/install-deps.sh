@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs everything Quarry builds and tests with, from Debian's apt repositories and the
+# npm registry only. Idempotent: a second run installs nothing and takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config ccache git
+  librocksdb-dev libbson-dev libmongoc-dev libsnappy-dev libzstd-dev zlib1g-dev liblz4-dev
+  libboost-dev libssl-dev libspdlog-dev libfmt-dev libcli11-dev libyaml-cpp-dev libgtest-dev
+  libpcre2-dev
+  clang libclang-rt-14-dev
+  python3-pymongo python3-pymongo-ext python3-bson-ext python3-snappy python3-zstandard
+  python3-pytest
+)
+# The machine image ships Node.js 20 and npm; Debian's own nodejs (18) is only a fallback.
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "installing with apt-get: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Node packages for the tests, pinned by package-lock.json.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
