@@ -1,0 +1,173 @@
+// Structural BSON validation with an explicit stack: hostile nesting cannot exhaust the
+// machine stack, and every length is checked against its container before it is trusted.
+#include "bson/validate.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bson/types.h"
+#include "bson/value_internal.h"
+
+namespace quarry::bson {
+namespace {
+
+using internal::ReadInt32;
+
+Status Invalid(std::string why) { return Status(ErrorCode::kInvalidBSON, "invalid BSON: " + why); }
+
+struct Frame {
+  const char* pos;  // next element's type byte
+  const char* end;  // the container's terminating 0x00
+};
+
+// Length of the C string at p within [p, limit), or -1 if it has no NUL before limit.
+std::int64_t CStringLength(const char* p, const char* limit) {
+  const void* nul = std::memchr(p, 0, static_cast<std::size_t>(limit - p));
+  return nul == nullptr ? -1 : static_cast<const char*>(nul) - p;
+}
+
+// Checks a nested document header at p (with `available` bytes up to the parent's end) and
+// returns its frame.
+Status OpenNested(const char* p, std::int64_t available, Frame* frame) {
+  if (available < 5) return Invalid("nested document truncated");
+  std::int32_t len = ReadInt32(p);
+  if (len < 5 || len > available) return Invalid("nested document length out of range");
+  if (p[len - 1] != 0) return Invalid("nested document not terminated");
+  *frame = Frame{p + 4, p + len - 1};
+  return Status::OK();
+}
+
+}  // namespace
+
+std::int64_t PeekDocumentLength(const char* data, std::size_t available) {
+  if (available < 5) return -1;
+  std::int32_t len = ReadInt32(data);
+  if (len < 5 || static_cast<std::size_t>(len) > available) return -1;
+  return len;
+}
+
+Status Validate(const char* data, std::size_t size) {
+  if (size < 5) return Invalid("document shorter than 5 bytes");
+  std::int32_t len = ReadInt32(data);
+  if (len < 5 || static_cast<std::size_t>(len) != size) {
+    return Invalid("document length does not match its size");
+  }
+  if (data[size - 1] != 0) return Invalid("document not terminated");
+
+  std::vector<Frame> stack;
+  stack.push_back(Frame{data + 4, data + size - 1});
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.pos == top.end) {
+      stack.pop_back();
+      continue;
+    }
+    const char* p = top.pos;
+    auto type_byte = static_cast<std::uint8_t>(*p);
+    if (!IsKnownType(type_byte)) return Invalid("unknown element type " + std::to_string(type_byte));
+    Type type = static_cast<Type>(type_byte);
+    ++p;
+    std::int64_t key_len = CStringLength(p, top.end);
+    if (key_len < 0) return Invalid("field name not terminated");
+    p += key_len + 1;
+    const std::int64_t available = top.end - p;  // bytes left for the value
+
+    std::int64_t value_size = 0;
+    Frame nested{nullptr, nullptr};
+    bool has_nested = false;
+    switch (type) {
+      case Type::kDouble:
+      case Type::kDate:
+      case Type::kTimestamp:
+      case Type::kInt64:
+        value_size = 8;
+        break;
+      case Type::kInt32:
+        value_size = 4;
+        break;
+      case Type::kDecimal128:
+        value_size = 16;
+        break;
+      case Type::kObjectId:
+        value_size = 12;
+        break;
+      case Type::kBool:
+        if (available < 1) return Invalid("value truncated");
+        if (*p != 0 && *p != 1) return Invalid("boolean is neither 0 nor 1");
+        value_size = 1;
+        break;
+      case Type::kUndefined:
+      case Type::kNull:
+      case Type::kMinKey:
+      case Type::kMaxKey:
+        value_size = 0;
+        break;
+      case Type::kString:
+      case Type::kCode:
+      case Type::kSymbol:
+      case Type::kDbPointer: {
+        if (available < 4) return Invalid("string length truncated");
+        std::int32_t n = ReadInt32(p);
+        if (n < 1 || n > available - 4) return Invalid("string length out of range");
+        if (p[4 + n - 1] != 0) return Invalid("string not terminated");
+        value_size = 4 + static_cast<std::int64_t>(n);
+        if (type == Type::kDbPointer) value_size += 12;
+        break;
+      }
+      case Type::kBinary: {
+        if (available < 5) return Invalid("binary length truncated");
+        std::int32_t n = ReadInt32(p);
+        if (n < 0 || n > available - 5) return Invalid("binary length out of range");
+        if (static_cast<std::uint8_t>(p[4]) == 0x02) {
+          if (n < 4 || ReadInt32(p + 5) != n - 4) return Invalid("old binary length mismatch");
+        }
+        value_size = 5 + static_cast<std::int64_t>(n);
+        break;
+      }
+      case Type::kRegex: {
+        std::int64_t pattern = CStringLength(p, top.end);
+        if (pattern < 0) return Invalid("regex pattern not terminated");
+        std::int64_t options = CStringLength(p + pattern + 1, top.end);
+        if (options < 0) return Invalid("regex options not terminated");
+        value_size = pattern + options + 2;
+        break;
+      }
+      case Type::kDocument:
+      case Type::kArray: {
+        QUARRY_RETURN_IF_ERROR(OpenNested(p, available, &nested));
+        value_size = ReadInt32(p);
+        has_nested = true;
+        break;
+      }
+      case Type::kCodeWithScope: {
+        if (available < 4 + 4 + 1 + 5) return Invalid("code with scope truncated");
+        std::int32_t total = ReadInt32(p);
+        if (total < 14 || total > available) return Invalid("code with scope length out of range");
+        std::int32_t n = ReadInt32(p + 4);
+        if (n < 1 || n > total - 8 - 5) return Invalid("code length out of range");
+        if (p[8 + n - 1] != 0) return Invalid("code not terminated");
+        const char* scope = p + 8 + n;
+        std::int64_t scope_available = total - 8 - n;
+        QUARRY_RETURN_IF_ERROR(OpenNested(scope, scope_available, &nested));
+        if (ReadInt32(scope) != scope_available) return Invalid("code with scope length mismatch");
+        value_size = total;
+        has_nested = true;
+        break;
+      }
+      case Type::kEod:
+        return Invalid("unexpected end of document");
+    }
+    if (value_size > available) return Invalid("value extends past its document");
+    top.pos = p + value_size;
+    if (has_nested) {
+      if (static_cast<int>(stack.size()) >= kMaxNestingDepth) {
+        return Invalid("nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+      }
+      stack.push_back(nested);  // `top` is invalidated here; it is not used again
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace quarry::bson
