@@ -1,0 +1,283 @@
+// Catalog: in-memory maps in front of the catalog family, DDL through the commit pipeline.
+#include "catalog/catalog.h"
+
+#include <chrono>
+#include <utility>
+
+#include "bson/builder.h"
+#include "catalog/names.h"
+
+namespace quarry::catalog {
+namespace {
+
+// Meta name of the next collection id (8 bytes, big-endian). Persisted with each create, so ids
+// are never reused, even after the collection that had one is dropped.
+constexpr std::string_view kNextIdName = "catalog/next_collection_id";
+
+std::string EncodeId(storage::CollectionId id) {
+  std::string out;
+  for (int shift = 56; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((id >> shift) & 0xFF));
+  return out;
+}
+
+storage::CollectionId DecodeId(std::string_view bytes) {
+  storage::CollectionId id = 0;
+  for (char c : bytes) id = (id << 8) | static_cast<unsigned char>(c);
+  return id;
+}
+
+std::int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// {op: "c", ns: "<db>.$cmd", ui: <uuid>, o: <o>}
+bson::Document CommandEntry(std::string_view db, const Uuid* uuid, bson::DocumentView o) {
+  bson::DocumentBuilder b;
+  b.AppendString("op", "c");
+  b.AppendString("ns", std::string(db) + ".$cmd");
+  if (uuid != nullptr) b.AppendBinary("ui", kUuidBinarySubtype, uuid->view());
+  b.AppendDocument("o", o);
+  return std::move(b).Finish();
+}
+
+bson::Document DropEntry(const CollectionInfo& info) {
+  bson::DocumentBuilder o;
+  o.AppendString("drop", info.name);
+  return CommandEntry(info.db, &info.uuid, std::move(o).Finish());
+}
+
+}  // namespace
+
+std::string CatalogKey(std::string_view db, std::string_view coll) {
+  std::string key(db);
+  key.push_back('\0');
+  key.append(coll);
+  return key;
+}
+
+StatusWith<std::unique_ptr<Catalog>> Catalog::Load(storage::Engine* engine) {
+  std::unique_ptr<Catalog> catalog(new Catalog(engine));
+  QUARRY_ASSIGN_OR_RETURN(auto entries, engine->catalog_store().ScanAll());
+  storage::CollectionId max_id = 0;
+  for (const auto& [key, value] : entries) {
+    if (value.size() < 5) return Status(ErrorCode::kInternalError, "corrupt catalog entry");
+    QUARRY_ASSIGN_OR_RETURN(CollectionInfo info,
+                            CollectionInfo::FromBson(bson::DocumentView(value.data())));
+    max_id = std::max(max_id, info.id);
+    std::string db = info.db;
+    std::string name = info.name;
+    catalog->databases_[db][name] = std::make_shared<const CollectionInfo>(std::move(info));
+  }
+  QUARRY_ASSIGN_OR_RETURN(auto next, engine->meta().Get(kNextIdName));
+  catalog->next_id_ = std::max(next.has_value() ? DecodeId(*next) : 1, max_id + 1);
+  return catalog;
+}
+
+std::shared_ptr<const CollectionInfo> Catalog::Find(std::string_view db,
+                                                    std::string_view coll) const {
+  std::shared_lock lock(mu_);
+  return FindLocked(db, coll);
+}
+
+std::shared_ptr<const CollectionInfo> Catalog::FindLocked(std::string_view db,
+                                                          std::string_view coll) const {
+  auto db_it = databases_.find(db);
+  if (db_it == databases_.end()) return nullptr;
+  auto it = db_it->second.find(coll);
+  return it == db_it->second.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> Catalog::DatabaseNames() const {
+  std::shared_lock lock(mu_);
+  std::vector<std::string> names;
+  for (const auto& [name, collections] : databases_) names.push_back(name);
+  return names;
+}
+
+std::vector<DatabaseInfo> Catalog::ListDatabases() const {
+  std::vector<std::pair<std::string, std::vector<storage::CollectionId>>> snapshot;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [name, collections] : databases_) {
+      std::vector<storage::CollectionId> ids;
+      for (const auto& [coll, info] : collections) ids.push_back(info->id);
+      snapshot.emplace_back(name, std::move(ids));
+    }
+  }
+  // Sizes come from RocksDB, outside the lock.
+  std::vector<DatabaseInfo> out;
+  for (const auto& [name, ids] : snapshot) {
+    DatabaseInfo info;
+    info.name = name;
+    for (storage::CollectionId id : ids) {
+      info.size_on_disk += engine_->records().ApproximateStorageSize(id);
+      if (engine_->records().Count(id) > 0) info.empty = false;
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<std::shared_ptr<const CollectionInfo>> Catalog::ListCollections(
+    std::string_view db) const {
+  std::shared_lock lock(mu_);
+  std::vector<std::shared_ptr<const CollectionInfo>> out;
+  auto db_it = databases_.find(db);
+  if (db_it == databases_.end()) return out;
+  for (const auto& [name, info] : db_it->second) out.push_back(info);
+  return out;
+}
+
+Status Catalog::Commit(storage::WriteUnit unit, const DdlOptions& ddl) {
+  QUARRY_ASSIGN_OR_RETURN(
+      storage::CommitResult result,
+      engine_->pipeline().Commit(
+          std::move(unit), storage::CommitOptions{.ordered = true, .durability = ddl.durability}));
+  if (!result.errors.empty()) return result.errors.front().status;
+  return result.sync_status;
+}
+
+void Catalog::Erase(std::string_view db, std::string_view coll) {
+  auto db_it = databases_.find(db);
+  if (db_it == databases_.end()) return;
+  if (auto it = db_it->second.find(coll); it != db_it->second.end()) db_it->second.erase(it);
+  if (db_it->second.empty()) databases_.erase(db_it);
+}
+
+StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateCollection(
+    std::string_view db, std::string_view coll, bson::DocumentView options, const DdlOptions& ddl) {
+  std::lock_guard ddl_lock(ddl_mu_);
+  if (FindLocked(db, coll) != nullptr) {
+    return Status(ErrorCode::kNamespaceExists,
+                  "Collection " + std::string(db) + "." + std::string(coll) + " already exists.");
+  }
+  return CreateLocked(db, coll, options, ddl);
+}
+
+StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::EnsureCollection(std::string_view db,
+                                                                            std::string_view coll,
+                                                                            const DdlOptions& ddl) {
+  if (auto found = Find(db, coll)) return found;
+  std::lock_guard ddl_lock(ddl_mu_);
+  if (auto found = Find(db, coll)) return found;  // created while we waited
+  return CreateLocked(db, coll, bson::DocumentView(), ddl);
+}
+
+StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::string_view db,
+                                                                        std::string_view coll,
+                                                                        bson::DocumentView options,
+                                                                        const DdlOptions& ddl) {
+  QUARRY_RETURN_IF_ERROR(ValidateNamespace(db, coll, ddl.allow_system_names));
+  auto info = std::make_shared<CollectionInfo>();
+  info->db = std::string(db);
+  info->name = std::string(coll);
+  info->uuid = Uuid::Random();
+  info->id = next_id_++;  // advanced even if the commit fails: ids are never reused
+  info->options = bson::Document::Copy(options);
+  info->indexes.push_back(IdIndexSpec());
+  info->created_ms = NowMillis();
+
+  bson::DocumentBuilder o;
+  o.AppendString("create", coll);
+  o.AppendElements(options);
+  bson::Document entry = CommandEntry(db, &info->uuid, std::move(o).Finish());
+
+  storage::WriteUnit unit;
+  unit.PutMeta(std::string(kNextIdName), EncodeId(next_id_));
+  unit.PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
+  unit.AppendOplog(info->id, entry);
+  QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
+
+  std::unique_lock lock(mu_);
+  databases_[info->db][info->name] = info;
+  return std::shared_ptr<const CollectionInfo>(info);
+}
+
+StatusWith<int> Catalog::DropCollection(std::string_view db, std::string_view coll,
+                                        const DdlOptions& ddl) {
+  std::lock_guard ddl_lock(ddl_mu_);
+  std::shared_ptr<const CollectionInfo> info = Find(db, coll);
+  if (info == nullptr) return Status(ErrorCode::kNamespaceNotFound, "ns not found");
+  storage::WriteUnit unit;
+  unit.DropCollectionRecords(info->id);
+  unit.DeleteCatalog(CatalogKey(db, coll));
+  unit.AppendOplog(info->id, DropEntry(*info));
+  QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
+  std::unique_lock lock(mu_);
+  Erase(db, coll);
+  return static_cast<int>(info->indexes.size());
+}
+
+StatusWith<int> Catalog::DropDatabase(std::string_view db, const DdlOptions& ddl) {
+  std::lock_guard ddl_lock(ddl_mu_);
+  std::vector<std::shared_ptr<const CollectionInfo>> collections = ListCollections(db);
+  if (collections.empty()) return 0;
+  storage::WriteUnit unit;
+  for (const auto& info : collections) {
+    unit.DropCollectionRecords(info->id);
+    unit.DeleteCatalog(CatalogKey(db, info->name));
+    unit.AppendOplog(info->id, DropEntry(*info));
+  }
+  bson::DocumentBuilder o;
+  o.AppendInt32("dropDatabase", 1);
+  unit.AppendOplog(0, CommandEntry(db, nullptr, std::move(o).Finish()));
+  QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
+  std::unique_lock lock(mu_);
+  if (auto it = databases_.find(db); it != databases_.end()) databases_.erase(it);
+  return static_cast<int>(collections.size());
+}
+
+Status Catalog::RenameCollection(std::string_view from_db, std::string_view from_coll,
+                                 std::string_view to_db, std::string_view to_coll, bool drop_target,
+                                 const DdlOptions& ddl) {
+  std::lock_guard ddl_lock(ddl_mu_);
+  std::string from_ns = std::string(from_db) + "." + std::string(from_coll);
+  std::string to_ns = std::string(to_db) + "." + std::string(to_coll);
+  QUARRY_RETURN_IF_ERROR(ValidateNamespace(to_db, to_coll, ddl.allow_system_names));
+  std::shared_ptr<const CollectionInfo> source = Find(from_db, from_coll);
+  if (source == nullptr) {
+    return Status(ErrorCode::kNamespaceNotFound,
+                  "Source collection " + from_ns + " does not exist");
+  }
+  if (from_ns == to_ns) {
+    return Status(ErrorCode::kIllegalOperation, "Can't rename a collection to itself");
+  }
+  std::shared_ptr<const CollectionInfo> target = Find(to_db, to_coll);
+  if (target != nullptr && !drop_target) {
+    return Status(ErrorCode::kNamespaceExists, "target namespace exists");
+  }
+
+  auto renamed = std::make_shared<CollectionInfo>(*source);
+  renamed->db = std::string(to_db);
+  renamed->name = std::string(to_coll);
+
+  bson::DocumentBuilder o;
+  o.AppendString("renameCollection", from_ns);
+  o.AppendString("to", to_ns);
+  o.AppendBool("stayTemp", false);
+  if (target != nullptr) {
+    o.AppendBinary("dropTarget", kUuidBinarySubtype, target->uuid.view());
+  } else {
+    o.AppendBool("dropTarget", false);
+  }
+
+  storage::WriteUnit unit;
+  if (target != nullptr) {
+    unit.DropCollectionRecords(target->id);
+    unit.DeleteCatalog(CatalogKey(to_db, to_coll));
+  }
+  unit.DeleteCatalog(CatalogKey(from_db, from_coll));
+  unit.PutCatalog(CatalogKey(to_db, to_coll), renamed->ToBson().bytes());
+  unit.AppendOplog(source->id, CommandEntry(from_db, &source->uuid, std::move(o).Finish()));
+  QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
+
+  std::unique_lock lock(mu_);
+  Erase(from_db, from_coll);
+  databases_[renamed->db][renamed->name] = renamed;
+  return Status::OK();
+}
+
+}  // namespace quarry::catalog

@@ -1,0 +1,105 @@
+// The catalog: databases and collections, loaded into memory at start and changed only through
+// the commit pipeline, so each change commits atomically with its oplog entry.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "catalog/collection_info.h"
+#include "storage/commit_pipeline.h"
+#include "storage/engine.h"
+
+namespace quarry::catalog {
+
+struct DatabaseInfo {
+  std::string name;
+  std::uint64_t size_on_disk = 0;  // approximate, compressed
+  bool empty = true;               // no collection holds a record
+};
+
+struct DdlOptions {
+  storage::Durability durability = storage::Durability::kNone;
+  // Lets CreateCollection / EnsureCollection / RenameCollection use "system." names.
+  bool allow_system_names = false;
+};
+
+// Thread-safe. Reads (Find, List*) take a shared lock and never touch the disk, except for the
+// sizes in ListDatabases. DDL operations are serialized among themselves.
+class Catalog {
+ public:
+  // Loads every collection from the catalog family. The engine must outlive the catalog.
+  static StatusWith<std::unique_ptr<Catalog>> Load(storage::Engine* engine);
+
+  // The collection, or null when it does not exist.
+  std::shared_ptr<const CollectionInfo> Find(std::string_view db, std::string_view coll) const;
+
+  // Databases that hold at least one collection, by name.
+  std::vector<DatabaseInfo> ListDatabases() const;
+  std::vector<std::string> DatabaseNames() const;
+  // The collections of `db`, by name.
+  std::vector<std::shared_ptr<const CollectionInfo>> ListCollections(std::string_view db) const;
+
+  // Creates a collection with a new UUID and id and the _id index, and logs
+  // {op: "c", ns: "db.$cmd", ui, o: {create: coll, <options>}}. Fails with kNamespaceExists,
+  // or kInvalidNamespace for a bad name.
+  StatusWith<std::shared_ptr<const CollectionInfo>> CreateCollection(
+      std::string_view db, std::string_view coll, bson::DocumentView options = {},
+      const DdlOptions& ddl = {});
+
+  // The collection, created with default options if it does not exist yet (implicit creation
+  // on first write). Concurrent callers get the same collection.
+  StatusWith<std::shared_ptr<const CollectionInfo>> EnsureCollection(std::string_view db,
+                                                                     std::string_view coll,
+                                                                     const DdlOptions& ddl = {});
+
+  // Drops the collection and all its records; logs {op: "c", o: {drop: coll}}. Returns the
+  // number of indexes it had (nIndexesWas). Fails with kNamespaceNotFound.
+  StatusWith<int> DropCollection(std::string_view db, std::string_view coll,
+                                 const DdlOptions& ddl = {});
+
+  // Drops every collection of `db` (a {drop} entry each), then logs {dropDatabase: 1}. Returns
+  // the number of collections dropped; a database that does not exist is not an error.
+  StatusWith<int> DropDatabase(std::string_view db, const DdlOptions& ddl = {});
+
+  // Renames a collection, possibly into another database. Records keep their collection id,
+  // so only the catalog changes. Logs {renameCollection: "db.a", to: "db.b", stayTemp: false,
+  // dropTarget: <UUID of the replaced collection> | false} on the source database. Fails with
+  // kNamespaceNotFound (no source), kNamespaceExists (target exists and !drop_target),
+  // kIllegalOperation (source == target) or kInvalidNamespace.
+  Status RenameCollection(std::string_view from_db, std::string_view from_coll,
+                          std::string_view to_db, std::string_view to_coll, bool drop_target,
+                          const DdlOptions& ddl = {});
+
+ private:
+  using CollectionMap = std::map<std::string, std::shared_ptr<const CollectionInfo>, std::less<>>;
+
+  explicit Catalog(storage::Engine* engine) : engine_(engine) {}
+  std::shared_ptr<const CollectionInfo> FindLocked(std::string_view db,
+                                                   std::string_view coll) const;
+  StatusWith<std::shared_ptr<const CollectionInfo>> CreateLocked(std::string_view db,
+                                                                 std::string_view coll,
+                                                                 bson::DocumentView options,
+                                                                 const DdlOptions& ddl);
+  Status Commit(storage::WriteUnit unit, const DdlOptions& ddl);
+  void Erase(std::string_view db, std::string_view coll);  // REQUIRES: mu_ held exclusively
+
+  storage::Engine* engine_;
+  std::mutex ddl_mu_;  // serializes DDL; taken before mu_
+  mutable std::shared_mutex mu_;
+  std::map<std::string, CollectionMap, std::less<>> databases_;  // guarded by mu_
+  storage::CollectionId next_id_ = 1;                            // guarded by ddl_mu_
+};
+
+// The catalog family key of a collection: db, NUL, collection (db names have no NUL, so this
+// sorts by database, then collection).
+std::string CatalogKey(std::string_view db, std::string_view coll);
+
+}  // namespace quarry::catalog

@@ -1,0 +1,125 @@
+// aggregate: a pipeline over a collection (or `aggregate: 1` for collection-less stages), run
+// lazily behind a client cursor; $out and $merge write through the same commit pipeline as
+// the write commands.
+#include <memory>
+#include <string>
+
+#include "bson/builder.h"
+#include "commands/aggregate/aggregate_io.h"
+#include "commands/collection_access.h"
+#include "commands/command_context.h"
+#include "commands/cursor_reply.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "cursors/batch_limits.h"
+#include "cursors/cursor_manager.h"
+#include "query/pipeline.h"
+
+namespace quarry::commands {
+namespace {
+
+// Stages Quarry does not have yet, named so the error says so instead of "unrecognized".
+Status CheckUnsupportedStages(bson::DocumentView stages) {
+  for (const bson::Element& e : stages) {
+    if (e.value.type() != bson::Type::kDocument) continue;
+    std::string_view name = e.value.Document().FirstKey();
+    if (name == "$changeStream") {
+      return Status(ErrorCode::kCommandNotSupported,
+                    "$changeStream is not supported by this version of Quarry yet");
+    }
+    if (name == "$vectorSearch" || name == "$search" || name == "$searchMeta" ||
+        name == "$listSearchIndexes") {
+      return Status(ErrorCode::kCommandNotSupported,
+                    std::string(name) + " is not supported by this version of Quarry yet");
+    }
+  }
+  return Status::OK();
+}
+
+// mongosh's db.coll.stats() runs [{$collStats: {storageStats: {}}}]: answered from collStats.
+bool IsCollStatsPipeline(bson::DocumentView stages) {
+  auto it = stages.begin();
+  return it != stages.end() && it->value.type() == bson::Type::kDocument &&
+         it->value.Document().FirstKey() == "$collStats";
+}
+
+StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  bson::ValueView target = request.body.Get(request.name);
+  bson::ValueView pipeline_value = args.Raw("pipeline");
+  QUARRY_ASSIGN_OR_RETURN(std::optional<bson::DocumentView> cursor, args.MaybeDocument("cursor"));
+  QUARRY_ASSIGN_OR_RETURN(bool explain, args.OptionalBool("explain", false));
+  QUARRY_ASSIGN_OR_RETURN(bool allow_disk_use, args.OptionalBool("allowDiskUse", false));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
+  args.Ignore({"bypassDocumentValidation", "collation", "hint", "fromMongos",
+               "needsMerge", "$_requestReshardingResumeToken", "isMapReduceCommand"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (pipeline_value.type() != bson::Type::kArray) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "'pipeline' option must be specified as an array");
+  }
+  if (explain) {
+    return Status(ErrorCode::kCommandNotSupported, "aggregate explain is not supported yet");
+  }
+  if (!cursor.has_value()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "The 'cursor' option is required, except for aggregate with the explain argument");
+  }
+  bson::DocumentView stages = pipeline_value.Document();
+  QUARRY_RETURN_IF_ERROR(CheckUnsupportedStages(stages));
+
+  std::string coll;
+  if (target.type() == bson::Type::kString) {
+    coll = std::string(target.String());
+  } else if (!(target.IsNumber() && target.AsDouble() == 1)) {
+    return Status(ErrorCode::kFailedToParse,
+                  "Invalid command format: the 'aggregate' field must specify a collection name or 1");
+  }
+  std::string ns = coll.empty() ? request.db + ".$cmd.aggregate" : request.db + "." + coll;
+
+  auto io = std::make_shared<AggregateIo>(ctx.service(), ctx.write_concern());
+  if (!coll.empty() && IsCollStatsPipeline(stages)) {
+    QUARRY_ASSIGN_OR_RETURN(query::Batch batch, io->CollStatsBatch(request.db, coll));
+    return BuildCursorReply("firstBatch", batch, 0, ns);
+  }
+  query::PipelineContext pipeline_ctx = io->MakePipelineContext(request.db, let, allow_disk_use);
+  QUARRY_ASSIGN_OR_RETURN(query::Pipeline pipeline,
+                          query::Pipeline::Parse(stages, std::move(pipeline_ctx)));
+
+  std::unique_ptr<query::DocumentStream> input;
+  if (coll.empty()) {
+    input = query::StreamOfDocuments({});
+  } else {
+    bson::DocumentView leading_match;
+    if (!pipeline.stages().empty() && pipeline.stages().front()->name() == "$match" &&
+        pipeline.stages().front()->spec().type() == bson::Type::kDocument) {
+      leading_match = pipeline.stages().front()->spec().Document();
+    }
+    input = io->OpenCollection(request.db, coll, leading_match);
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> output,
+                          pipeline.Run(std::move(input)));
+  std::unique_ptr<query::CursorSource> source = query::CursorOverStream(std::move(output));
+
+  std::optional<std::int64_t> batch_size;
+  bson::ValueView requested = cursor->Get("batchSize");
+  if (requested.IsNumber()) {
+    if (requested.AsInt64() < 0) {
+      return Status(ErrorCode::kBadValue, "Cursor batchSize must not be negative");
+    }
+    batch_size = requested.AsInt64();
+  }
+  cursors::BatchLimits limits = cursors::FirstBatchLimits(batch_size);
+  QUARRY_ASSIGN_OR_RETURN(query::Batch batch, source->NextBatch(limits.max_docs, limits.max_bytes));
+  std::int64_t cursor_id = 0;
+  if (!source->exhausted()) cursor_id = ctx.cursors().Register(ns, std::move(source));
+  return BuildCursorReply("firstBatch", batch, cursor_id, ns);
+}
+
+}  // namespace
+
+void RegisterAggregateCommands(CommandRegistry& registry) {
+  registry.Add({.name = "aggregate", .run = RunAggregate});
+}
+
+}  // namespace quarry::commands

@@ -1,0 +1,50 @@
+// How command handlers reach a collection's records: catalog lookup, implicit creation, record
+// scans adapted to query/'s RecordSource, and the durability a write concern asks for.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "bson/builder.h"
+#include "commands/command_context.h"
+#include "query/find_executor.h"
+#include "storage/commit_pipeline.h"
+#include "storage/types.h"
+
+namespace quarry::catalog {
+struct CollectionInfo;
+}
+
+namespace quarry::commands {
+
+struct CollectionHandle {
+  std::shared_ptr<const catalog::CollectionInfo> info;
+  storage::CollectionId id = 0;
+  std::string db;
+  std::string name;
+  std::string ns;    // "db.name"
+  std::string uuid;  // 16 bytes
+};
+
+// The collection, or nullopt when it does not exist.
+std::optional<CollectionHandle> LookupCollection(CommandContext& ctx, const std::string& db,
+                                                 const std::string& name);
+
+// The collection, created (with its database) when missing, as inserts and upserts do.
+StatusWith<CollectionHandle> EnsureCollection(CommandContext& ctx, const std::string& db,
+                                              const std::string& name);
+
+// Opens the collection's records in _id order after a given storage key. With a `filter`
+// that pins _id to one value, opens just that record (a point lookup instead of a scan).
+query::RecordSourceFactory RecordsOf(CommandContext& ctx, const CollectionHandle& collection,
+                                     bson::DocumentView filter = bson::DocumentView());
+
+// Commit options for the request's write concern.
+storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered);
+
+// Appends `ui: <UUID>` and `ns` to an oplog entry being built.
+void AppendOplogNamespace(bson::DocumentBuilder* b, const CollectionHandle& collection);
+
+}  // namespace quarry::commands

@@ -1,0 +1,64 @@
+// A command's descriptor and the decoded request it runs on. The descriptor is data that
+// server/ acts on (flags decide write-concern handling, compression, OP_QUERY admission);
+// handlers only parse their arguments, act, and build the reply body.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+
+namespace quarry::commands {
+
+class CommandContext;
+
+// A kind-1 OP_MSG section: the array field `identifier` of the command, sent out of line.
+struct DocumentSequenceView {
+  std::string_view identifier;
+  const std::vector<bson::DocumentView>* documents;
+};
+
+struct Request {
+  std::string_view name;     // the first key of the body, as sent
+  std::string db;            // $db (or the OP_QUERY namespace's database)
+  bson::DocumentView body;
+  std::vector<DocumentSequenceView> sequences;
+
+  // The documents of array field `field`: from a document sequence if one has that identifier,
+  // else from the body's array. Fails with kTypeMismatch if the body's field is not an array.
+  StatusWith<std::vector<bson::DocumentView>> Documents(std::string_view field) const;
+};
+
+enum CommandFlag : unsigned {
+  kNoFlags = 0,
+  kAllowedOverOpQuery = 1u << 0,  // handshake and auth commands mongod accepts in OP_QUERY
+  kNeverCompressReply = 1u << 1,  // handshake and auth replies go out uncompressed
+  kWritesData = 1u << 2,          // honours writeConcern, counts as a write for getLastError
+  kAdminOnly = 1u << 3,           // must be run against the admin database
+};
+
+using RunFunction = StatusWith<bson::Document> (*)(CommandContext& ctx, const Request& request);
+
+struct Command {
+  std::string_view name;
+  unsigned flags = kNoFlags;
+  RunFunction run = nullptr;
+  std::vector<std::string_view> aliases = {};  // e.g. "ismaster", "buildinfo"
+};
+
+class CommandRegistry {
+ public:
+  void Add(Command command);
+  // The command named `name` (aliases included), or nullptr.
+  const Command* Find(std::string_view name) const;
+  // Every registered command once, by name.
+  std::vector<const Command*> All() const;
+
+ private:
+  std::vector<Command> commands_;
+};
+
+}  // namespace quarry::commands

@@ -1,0 +1,67 @@
+// What a command handler gets: the service, its connection's state, and the request's generic
+// arguments already parsed by server/.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bson/value.h"
+#include "commands/service_state.h"
+
+namespace quarry::commands {
+
+// The outcome of a connection's last write, for the legacy getLastError command.
+struct LastWrite {
+  bool present = false;
+  std::int64_t n = 0;
+  bool updated_existing = false;
+  std::optional<bson::Document> upserted;  // {_id: value}
+  std::string error;                        // empty: no error
+  std::int32_t code = 0;
+  std::string code_name;
+};
+
+struct ConnectionState {
+  std::int64_t id = 0;
+  std::string remote;                      // "ip:port"
+  std::vector<std::string> compressors;    // negotiated in the handshake, client's order
+  bool handshake_done = false;
+  LastWrite last_write;
+};
+
+// writeConcern as sent, after validation by server/.
+struct WriteConcern {
+  bool unacknowledged = false;  // w: 0
+  bool journal = false;         // j: true, or w: "majority" (a one-member set journals)
+  bool explicitly_set = false;
+};
+
+class CommandContext {
+ public:
+  CommandContext(ServiceState& service, ConnectionState& connection)
+      : service_(service), connection_(connection) {}
+
+  ServiceState& service() { return service_; }
+  ConnectionState& connection() { return connection_; }
+  storage::Engine& engine() { return *service_.engine; }
+  catalog::Catalog& catalog() { return *service_.catalog; }
+  cursors::CursorManager& cursors() { return *service_.cursors; }
+
+  const WriteConcern& write_concern() const { return write_concern_; }
+  void set_write_concern(WriteConcern wc) { write_concern_ = wc; }
+
+  // maxTimeMS, when the request gave one.
+  std::optional<std::chrono::steady_clock::time_point> deadline() const { return deadline_; }
+  void set_deadline(std::chrono::steady_clock::time_point d) { deadline_ = d; }
+
+ private:
+  ServiceState& service_;
+  ConnectionState& connection_;
+  WriteConcern write_concern_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+};
+
+}  // namespace quarry::commands

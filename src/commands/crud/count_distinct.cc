@@ -1,0 +1,101 @@
+// count and distinct: the read commands drivers use for estimatedDocumentCount and distinct().
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bson/builder.h"
+#include "bson/compare.h"
+#include "commands/collection_access.h"
+#include "commands/command_context.h"
+#include "commands/crud/matching.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "query/field_path.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
+
+namespace quarry::commands {
+namespace {
+
+StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t skip, args.OptionalNonNegative("skip", 0));
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t limit, args.OptionalInt("limit", 0));
+  args.Ignore({"hint", "collation", "fields"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (limit < 0) limit = -limit;  // the legacy shell's negative limits mean the same here
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+
+  std::int64_t n = 0;
+  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  if (collection.has_value()) {
+    if (matcher.MatchesEverything()) {
+      n = ctx.engine().records().Count(collection->id);  // exact, kept by every commit
+      n = std::max<std::int64_t>(0, n - skip);
+    } else {
+      std::int64_t to_skip = skip;
+      QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, *collection, matcher,
+                                          [&](bson::DocumentView, const query::MatchDetails&) {
+                                            if (to_skip > 0) {
+                                              --to_skip;
+                                              return true;
+                                            }
+                                            ++n;
+                                            return limit == 0 || n < limit;
+                                          }));
+    }
+    if (limit > 0) n = std::min(n, limit);
+  }
+  bson::DocumentBuilder b;
+  b.AppendInt64("n", n);
+  return std::move(b).Finish();
+}
+
+StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_ASSIGN_OR_RETURN(std::string key, args.RequiredString("key"));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
+  args.Ignore({"hint", "collation"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+  query::FieldPath path = query::FieldPath::FromDotted(key);
+
+  // Each distinct value is kept as a one-field document {v: value}, ordered as MongoDB orders
+  // values, so duplicates (1 and 1.0 included) collapse.
+  auto by_value = [](const bson::Document& a, const bson::Document& b) {
+    return bson::CompareValues(a.Get("v"), b.Get("v")) < 0;
+  };
+  std::set<bson::Document, decltype(by_value)> values(by_value);
+  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  if (collection.has_value()) {
+    QUARRY_RETURN_IF_ERROR(ForEachMatch(
+        ctx, *collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails&) {
+          for (bson::ValueView v : query::CollectPathValues(doc, path)) {
+            if (!v.exists()) continue;
+            bson::DocumentBuilder holder;
+            holder.Append("v", v);
+            values.insert(std::move(holder).Finish());
+          }
+          return true;
+        }));
+  }
+  bson::DocumentBuilder b;
+  b.OpenArray("values");
+  std::size_t i = 0;
+  for (const bson::Document& value : values) b.Append(std::to_string(i++), value.Get("v"));
+  b.Close();
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterCountCommands(CommandRegistry& registry) {
+  registry.Add({.name = "count", .run = RunCount});
+  registry.Add({.name = "distinct", .run = RunDistinct});
+}
+
+}  // namespace quarry::commands

@@ -1,0 +1,128 @@
+// delete: each statement removes the first (limit 1) or every (limit 0) matching document.
+// Deletes name the pre-image they read; if a concurrent write changed it, the statement reads
+// again rather than deleting a document that no longer matches.
+#include <string>
+#include <vector>
+
+#include "bson/builder.h"
+#include "commands/collection_access.h"
+#include "commands/command_context.h"
+#include "commands/crud/matching.h"
+#include "commands/crud/write_errors.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "storage/engine.h"
+#include "storage/write_unit.h"
+
+namespace quarry::commands {
+namespace {
+
+constexpr int kMaxConflictRetries = 100;
+constexpr std::size_t kDeletesPerCommit = 1000;
+
+struct DeleteStatement {
+  query::Matcher matcher;
+  bool just_one = false;
+};
+
+StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement) {
+  bson::ValueView q = statement.Get("q");
+  if (q.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kLocation40414,
+                  "BSON field 'delete.deletes.q' is missing but a required field");
+  }
+  bson::ValueView limit = statement.Get("limit");
+  if (!limit.exists()) {
+    return Status(ErrorCode::kLocation40414,
+                  "BSON field 'delete.deletes.limit' is missing but a required field");
+  }
+  if (!limit.IsNumber() || (limit.AsDouble() != 0 && limit.AsDouble() != 1)) {
+    return Status(ErrorCode::kFailedToParse, "The limit field in delete objects must be 0 or 1. Got " +
+                                                 limit.ToJson());
+  }
+  for (const bson::Element& e : statement) {
+    if (e.key != "q" && e.key != "limit" && e.key != "hint" && e.key != "collation") {
+      return Status(ErrorCode::kLocation40415,
+                    "BSON field 'delete.deletes." + std::string(e.key) + "' is an unknown field.");
+    }
+  }
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document()));
+  return DeleteStatement{std::move(matcher), limit.AsDouble() == 1};
+}
+
+// Deletes what the statement matches; returns the number deleted.
+StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const CollectionHandle& collection,
+                                       const DeleteStatement& statement) {
+  std::int64_t deleted = 0;
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    bool conflict = false;
+    bool done = false;
+    while (!done) {
+      storage::WriteUnit unit;
+      Status scan = ForEachMatch(ctx, collection, statement.matcher,
+                                 [&](bson::DocumentView doc, const query::MatchDetails&) {
+                                   unit.Delete(collection.id, std::string(doc.bytes()),
+                                               DeleteOplogEntry(collection, doc.Get("_id")));
+                                   return !statement.just_one && unit.size() < kDeletesPerCommit;
+                                 });
+      QUARRY_RETURN_IF_ERROR(scan);
+      done = statement.just_one || unit.size() < kDeletesPerCommit;
+      if (unit.empty()) break;
+      QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
+                              ctx.engine().pipeline().Commit(
+                                  std::move(unit), CommitOptionsFor(ctx, /*ordered=*/false)));
+      deleted += static_cast<std::int64_t>(result.applied);
+      for (const storage::MutationError& error : result.errors) {
+        if (error.status.code() != ErrorCode::kWriteConflict) return error.status;
+        conflict = true;
+      }
+      QUARRY_RETURN_IF_ERROR(result.sync_status);
+      if (conflict) break;
+    }
+    // A conflicting document changed under us: scan again; what was deleted is gone and what
+    // no longer matches is skipped. A delete of one that succeeded is finished.
+    if (!conflict || (statement.just_one && deleted > 0)) return deleted;
+  }
+  return Status(ErrorCode::kWriteConflict, "delete gave up after repeated write conflicts");
+}
+
+StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  args.Raw("deletes");
+  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> statements, request.Documents("deletes"));
+  QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));
+  args.Ignore({"let", "bypassDocumentValidation"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_RETURN_IF_ERROR(CheckBatchSize(statements.size()));
+
+  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::int64_t n = 0;
+  std::vector<WriteError> errors;
+  for (std::size_t i = 0; i < statements.size(); ++i) {
+    StatusWith<DeleteStatement> statement = ParseStatement(statements[i]);
+    StatusWith<std::int64_t> deleted = statement.ok() ? (collection.has_value()
+                                                             ? ExecuteDelete(ctx, *collection,
+                                                                             statement.value())
+                                                             : StatusWith<std::int64_t>(0))
+                                                      : statement.status();
+    if (!deleted.ok()) {
+      errors.push_back({i, deleted.status()});
+      if (ordered) break;
+      continue;
+    }
+    n += deleted.value();
+  }
+  bson::DocumentBuilder b;
+  b.AppendInt32("n", static_cast<std::int32_t>(n));
+  AppendWriteErrors(&b, std::move(errors));
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterDeleteCommand(CommandRegistry& registry) {
+  registry.Add({.name = "delete", .flags = kWritesData, .run = RunDelete});
+}
+
+}  // namespace quarry::commands

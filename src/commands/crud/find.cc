@@ -1,0 +1,72 @@
+// find: parse, plan (point lookup or scan), run the first batch, keep a cursor for the rest.
+#include "bson/builder.h"
+#include "commands/collection_access.h"
+#include "commands/command_context.h"
+#include "commands/cursor_reply.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "cursors/batch_limits.h"
+#include "cursors/cursor_manager.h"
+#include "query/find_executor.h"
+
+namespace quarry::commands {
+namespace {
+
+StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("filter"));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView sort, args.OptionalDocument("sort"));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView projection, args.OptionalDocument("projection"));
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t skip, args.OptionalNonNegative("skip", 0));
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t limit, args.OptionalNonNegative("limit", 0));
+  bson::ValueView batch_size_value = args.Raw("batchSize");
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t batch_size, args.OptionalInt("batchSize", 0));
+  if (batch_size < 0) {
+    return Status(ErrorCode::kBadValue, "BSON field 'batchSize' value must be >= 0, actual value '" +
+                                            std::to_string(batch_size) + "'");
+  }
+  QUARRY_ASSIGN_OR_RETURN(bool single_batch, args.OptionalBool("singleBatch", false));
+  QUARRY_ASSIGN_OR_RETURN(bool no_cursor_timeout, args.OptionalBool("noCursorTimeout", false));
+  QUARRY_ASSIGN_OR_RETURN(bool tailable, args.OptionalBool("tailable", false));
+  QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
+  args.Ignore({"hint", "let", "allowDiskUse", "returnKey", "showRecordId", "min", "max",
+               "collation", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
+               "$_requestResumeToken", "$_resumeAfter", "isMaster"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (tailable) {
+    return Status(ErrorCode::kBadValue,
+                  "tailable cursors are only supported on capped collections, which Quarry "
+                  "does not have yet");
+  }
+  (void)await_data;
+
+  QUARRY_ASSIGN_OR_RETURN(query::FindSpec spec,
+                          query::FindSpec::Parse(filter, projection, sort, skip, limit));
+  std::string ns = request.db + "." + coll;
+  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  if (!collection.has_value()) {
+    return BuildCursorReply("firstBatch", query::Batch{}, 0, ns);
+  }
+  auto executor =
+      std::make_unique<query::FindExecutor>(std::move(spec), RecordsOf(ctx, *collection, filter));
+  std::optional<std::int64_t> requested_batch;
+  if (batch_size_value.IsNumber()) requested_batch = batch_size;
+  cursors::BatchLimits limits = cursors::FirstBatchLimits(requested_batch);
+  QUARRY_ASSIGN_OR_RETURN(query::Batch batch, executor->NextBatch(limits.max_docs, limits.max_bytes));
+  std::int64_t cursor_id = 0;
+  if (!executor->exhausted() && !single_batch) {
+    cursors::CursorOptions options;
+    options.no_cursor_timeout = no_cursor_timeout;
+    cursor_id = ctx.cursors().Register(ns, std::move(executor), options);
+  }
+  return BuildCursorReply("firstBatch", batch, cursor_id, ns);
+}
+
+}  // namespace
+
+void RegisterFindCommand(CommandRegistry& registry) {
+  registry.Add({.name = "find", .run = RunFind});
+}
+
+}  // namespace quarry::commands

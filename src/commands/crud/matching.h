@@ -1,0 +1,35 @@
+// Walking the records a write statement targets: the planned record source (point lookup or
+// scan) filtered by the statement's matcher.
+#pragma once
+
+#include <functional>
+
+#include "base/status.h"
+#include "commands/collection_access.h"
+#include "query/matcher.h"
+
+namespace quarry::commands {
+
+// Calls `visit` with each matching document (valid during the call) and its match details,
+// in _id order, until `visit` returns false.
+Status ForEachMatch(CommandContext& ctx, const CollectionHandle& collection,
+                    const query::Matcher& matcher,
+                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit);
+
+// Re-reads the document with this _id; nullopt when it is gone.
+StatusWith<std::optional<bson::Document>> ReadById(CommandContext& ctx,
+                                                   const CollectionHandle& collection,
+                                                   bson::ValueView id);
+
+// The oplog entry of a delete: {op: "d", ns, ui, o: {_id}}.
+bson::Document DeleteOplogEntry(const CollectionHandle& collection, bson::ValueView id);
+
+// The oplog entry of an update: {op: "u", ns, ui, o2: {_id}, o: <post-image>, pre: <pre-image>}.
+// The images let change streams describe the update (issue #5 refines this).
+bson::Document UpdateOplogEntry(const CollectionHandle& collection, bson::DocumentView pre_image,
+                                bson::DocumentView post_image);
+
+// The oplog entry of an insert: {op: "i", ns, ui, o: <document>}.
+bson::Document InsertOplogEntry(const CollectionHandle& collection, bson::DocumentView document);
+
+}  // namespace quarry::commands

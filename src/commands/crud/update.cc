@@ -1,0 +1,126 @@
+// update: each statement {q, u, upsert, multi, arrayFilters} runs in order; failures are
+// per-statement writeErrors, as in mongod.
+#include <string>
+#include <vector>
+
+#include "bson/builder.h"
+#include "commands/collection_access.h"
+#include "commands/command_context.h"
+#include "commands/crud/crud.h"
+#include "commands/crud/update_executor.h"
+#include "commands/crud/write_errors.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+
+namespace quarry::commands {
+namespace {
+
+StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let) {
+  bson::ValueView q = statement.Get("q");
+  bson::ValueView u = statement.Get("u");
+  if (!q.exists()) {
+    return Status(ErrorCode::kLocation40414,
+                  "BSON field 'update.updates.q' is missing but a required field");
+  }
+  if (q.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'update.updates.q' is the wrong type '" +
+                                                std::string(bson::TypeAlias(q.type())) +
+                                                "', expected type 'object'");
+  }
+  if (!u.exists()) {
+    return Status(ErrorCode::kLocation40414,
+                  "BSON field 'update.updates.u' is missing but a required field");
+  }
+  query::UpdateOptions options;
+  options.let = let;
+  bool multi = false;
+  bool upsert = false;
+  for (const bson::Element& e : statement) {
+    if (e.key == "q" || e.key == "u" || e.key == "hint" || e.key == "collation" || e.key == "c") {
+      continue;
+    } else if (e.key == "upsert") {
+      upsert = e.value.Truthy();
+    } else if (e.key == "multi") {
+      multi = e.value.Truthy();
+    } else if (e.key == "arrayFilters") {
+      if (e.value.type() != bson::Type::kArray) {
+        return Status(ErrorCode::kTypeMismatch, "arrayFilters must be an array");
+      }
+      for (const bson::Element& filter : e.value.Document()) {
+        if (filter.value.type() != bson::Type::kDocument) {
+          return Status(ErrorCode::kTypeMismatch, "arrayFilters entries must be objects");
+        }
+        options.array_filters.push_back(filter.value.Document());
+      }
+    } else if (e.key == "upsertSupplied" || e.key == "sort") {
+      continue;
+    } else {
+      return Status(ErrorCode::kLocation40415,
+                    "BSON field 'update.updates." + std::string(e.key) + "' is an unknown field.");
+    }
+  }
+  options.is_upsert = upsert;
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document()));
+  QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec update, query::UpdateSpec::Parse(u, options));
+  if (multi && update.kind() == query::UpdateSpec::Kind::kReplacement) {
+    return Status(ErrorCode::kFailedToParse,
+                  "multi update is not supported for replacement-style update");
+  }
+  return UpdateStatement{.matcher = std::move(matcher),
+                         .update = std::move(update),
+                         .multi = multi,
+                         .upsert = upsert,
+                         .sort = std::nullopt};
+}
+
+StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  args.Raw("updates");
+  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> statements, request.Documents("updates"));
+  QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
+  args.Ignore({"bypassDocumentValidation"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_RETURN_IF_ERROR(CheckBatchSize(statements.size()));
+
+  std::int64_t n = 0;
+  std::int64_t modified = 0;
+  std::vector<WriteError> errors;
+  bson::DocumentBuilder upserted;
+  std::size_t upserted_count = 0;
+  for (std::size_t i = 0; i < statements.size(); ++i) {
+    StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let);
+    StatusWith<UpdateOutcome> outcome =
+        statement.ok() ? ExecuteUpdate(ctx, request.db, coll, statement.value())
+                       : StatusWith<UpdateOutcome>(statement.status());
+    if (!outcome.ok()) {
+      errors.push_back({i, outcome.status()});
+      if (ordered) break;
+      continue;
+    }
+    n += outcome.value().matched;
+    modified += outcome.value().modified;
+    if (outcome.value().upserted_id.has_value()) {
+      ++n;
+      upserted.OpenDocument(std::to_string(upserted_count++))
+          .AppendInt32("index", static_cast<std::int32_t>(i))
+          .Append("_id", outcome.value().upserted_id->Get("_id"))
+          .Close();
+    }
+  }
+  bson::DocumentBuilder b;
+  b.AppendInt32("n", static_cast<std::int32_t>(n));
+  b.AppendInt32("nModified", static_cast<std::int32_t>(modified));
+  if (upserted_count > 0) b.AppendArray("upserted", std::move(upserted).Finish());
+  AppendWriteErrors(&b, std::move(errors));
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterUpdateCommand(CommandRegistry& registry) {
+  registry.Add({.name = "update", .flags = kWritesData, .run = RunUpdate});
+}
+
+}  // namespace quarry::commands

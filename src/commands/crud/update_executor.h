@@ -1,0 +1,37 @@
+// Runs one update statement (or findAndModify's update) against a collection: match, apply,
+// replace with the pre-image check, retry on write conflicts, upsert when nothing matched.
+#pragma once
+
+#include <optional>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "commands/collection_access.h"
+#include "query/matcher.h"
+#include "query/sort.h"
+#include "query/update.h"
+
+namespace quarry::commands {
+
+struct UpdateStatement {
+  query::Matcher matcher;
+  query::UpdateSpec update;
+  bool multi = false;
+  bool upsert = false;
+  std::optional<query::SortSpec> sort;  // findAndModify: which match to update first
+};
+
+struct UpdateOutcome {
+  std::int64_t matched = 0;
+  std::int64_t modified = 0;
+  std::optional<bson::Document> upserted_id;  // {_id: value}
+  // findAndModify's images of the one document it touched.
+  std::optional<bson::Document> pre_image;
+  std::optional<bson::Document> post_image;
+};
+
+// Applies the statement. `collection` is created when missing and the statement upserts.
+StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& db,
+                                        const std::string& coll, const UpdateStatement& statement);
+
+}  // namespace quarry::commands

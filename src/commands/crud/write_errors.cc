@@ -1,0 +1,37 @@
+#include "commands/crud/write_errors.h"
+
+#include <algorithm>
+#include <string>
+
+namespace quarry::commands {
+
+void AppendWriteErrors(bson::DocumentBuilder* b, std::vector<WriteError> errors) {
+  if (errors.empty()) return;
+  std::stable_sort(errors.begin(), errors.end(),
+                   [](const WriteError& x, const WriteError& y) { return x.index < y.index; });
+  b->OpenArray("writeErrors");
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    const WriteError& error = errors[i];
+    b->OpenDocument(std::to_string(i));
+    b->AppendInt32("index", static_cast<std::int32_t>(error.index));
+    b->AppendInt32("code", static_cast<std::int32_t>(error.status.code()));
+    b->AppendString("codeName", error.status.code_name());
+    b->AppendString("errmsg", error.status.reason());
+    if (!error.status.extra_info().empty()) {
+      b->AppendElements(bson::DocumentView(error.status.extra_info().data()));
+    }
+    b->Close();
+  }
+  b->Close();
+}
+
+Status CheckBatchSize(std::size_t statements) {
+  constexpr std::size_t kMaxWriteBatchSize = 100000;
+  if (statements == 0 || statements > kMaxWriteBatchSize) {
+    return Status(ErrorCode::kInvalidLength, "Write batch sizes must be between 1 and 100000. Got " +
+                                                 std::to_string(statements) + " operations.");
+  }
+  return Status::OK();
+}
+
+}  // namespace quarry::commands

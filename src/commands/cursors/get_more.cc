@@ -1,0 +1,82 @@
+// getMore and killCursors over the cursors find and aggregate left open.
+#include "bson/builder.h"
+#include "commands/command_context.h"
+#include "commands/cursor_reply.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "cursors/batch_limits.h"
+#include "cursors/cursor_manager.h"
+
+namespace quarry::commands {
+namespace {
+
+StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  bson::ValueView id_value = request.body.Get(request.name);
+  if (id_value.type() != bson::Type::kInt64) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field 'getMore.getMore' is the wrong type '" +
+                      std::string(bson::TypeAlias(id_value.type())) + "', expected type 'long'");
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.RequiredString("collection"));
+  bson::ValueView batch_size_value = args.Raw("batchSize");
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t batch_size, args.OptionalNonNegative("batchSize", 0));
+  args.Ignore({"term", "lastKnownCommittedOpTime", "$_generateV2ResumeTokens"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+
+  std::string ns = request.db + "." + coll;
+  QUARRY_ASSIGN_OR_RETURN(cursors::PinnedCursor cursor, ctx.cursors().Pin(id_value.Int64(), ns));
+  std::optional<std::int64_t> requested;
+  if (batch_size_value.exists() && batch_size > 0) requested = batch_size;
+  cursors::BatchLimits limits = cursors::GetMoreBatchLimits(requested);
+  StatusWith<query::Batch> batch = cursor.source().NextBatch(limits.max_docs, limits.max_bytes);
+  if (!batch.ok()) {
+    cursor.Close();
+    return batch.status();
+  }
+  std::int64_t id = cursor.id();
+  if (cursor.source().exhausted()) {
+    cursor.Close();
+    id = 0;
+  }
+  return BuildCursorReply("nextBatch", batch.value(), id, ns);
+}
+
+StatusWith<bson::Document> RunKillCursors(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  bson::ValueView ids = args.Raw("cursors");
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (ids.type() != bson::Type::kArray) {
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'killCursors.cursors' must be an array");
+  }
+  std::vector<cursors::CursorId> to_kill;
+  for (const bson::Element& e : ids.Document()) {
+    if (e.value.type() != bson::Type::kInt64) {
+      return Status(ErrorCode::kTypeMismatch,
+                    "BSON field 'killCursors.cursors' must contain only longs");
+    }
+    to_kill.push_back(e.value.Int64());
+  }
+  cursors::KillCursorsResult result = ctx.cursors().Kill(request.db + "." + coll, to_kill);
+  bson::DocumentBuilder b;
+  auto append = [&b](std::string_view field, const std::vector<cursors::CursorId>& list) {
+    b.OpenArray(field);
+    for (std::size_t i = 0; i < list.size(); ++i) b.AppendInt64(std::to_string(i), list[i]);
+    b.Close();
+  };
+  append("cursorsKilled", result.killed);
+  append("cursorsNotFound", result.not_found);
+  append("cursorsAlive", result.alive);
+  append("cursorsUnknown", result.unknown);
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterCursorCommands(CommandRegistry& registry) {
+  registry.Add({.name = "getMore", .run = RunGetMore});
+  registry.Add({.name = "killCursors", .run = RunKillCursors});
+}
+
+}  // namespace quarry::commands

@@ -1,0 +1,202 @@
+// create, drop, dropDatabase, renameCollection, listCollections, listDatabases.
+#include <algorithm>
+#include <string>
+
+#include "bson/builder.h"
+#include "catalog/catalog.h"
+#include "catalog/collection_info.h"
+#include "commands/collection_access.h"
+#include "commands/command_context.h"
+#include "commands/cursor_reply.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "cursors/cursor_manager.h"
+#include "query/matcher.h"
+
+namespace quarry::commands {
+namespace {
+
+catalog::DdlOptions DdlFor(const CommandContext& ctx) {
+  catalog::DdlOptions ddl;
+  ddl.durability = CommitOptionsFor(ctx, true).durability;
+  return ddl;
+}
+
+// Options of create that Quarry honours or can safely record; the rest fail clearly.
+Status CheckCreateOptions(bson::DocumentView body) {
+  for (const bson::Element& e : body) {
+    std::string_view key = e.key;
+    if (key == "create" || IsGenericArgument(key)) continue;
+    if (key == "capped" && !e.value.Truthy()) continue;
+    if (key == "capped" || key == "viewOn" || key == "pipeline" || key == "timeseries" ||
+        key == "clusteredIndex" || key == "encryptedFields") {
+      return Status(ErrorCode::kCommandNotSupported,
+                    "create option '" + std::string(key) + "' is not supported by Quarry yet");
+    }
+  }
+  return Status::OK();
+}
+
+StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(CheckCreateOptions(request.body));
+  bson::DocumentBuilder options;
+  for (const bson::Element& e : request.body) {
+    if (e.key != "create" && !IsGenericArgument(e.key)) options.Append(e.key, e.value);
+  }
+  bson::Document options_doc = std::move(options).Finish();
+  StatusWith<std::shared_ptr<const catalog::CollectionInfo>> created =
+      ctx.catalog().CreateCollection(request.db, coll, options_doc, DdlFor(ctx));
+  if (!created.ok()) {
+    if (created.status().code() == ErrorCode::kNamespaceExists) {
+      // mongod 7.0 accepts a create that repeats the existing collection's options.
+      std::shared_ptr<const catalog::CollectionInfo> existing = ctx.catalog().Find(request.db, coll);
+      if (existing != nullptr && existing->options.bytes() == options_doc.bytes()) {
+        return bson::Document();
+      }
+      return Status(ErrorCode::kNamespaceExists,
+                    "Collection " + request.db + "." + coll + " already exists.");
+    }
+    return created.status();
+  }
+  return bson::Document();
+}
+
+StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  std::string ns = request.db + "." + coll;
+  StatusWith<int> dropped = ctx.catalog().DropCollection(request.db, coll, DdlFor(ctx));
+  if (!dropped.ok()) {
+    // mongod 7.0 answers ok for a collection that does not exist.
+    if (dropped.status().code() == ErrorCode::kNamespaceNotFound) return bson::Document();
+    return dropped.status();
+  }
+  ctx.cursors().KillNamespace(ns);
+  bson::DocumentBuilder b;
+  b.AppendInt32("nIndexesWas", dropped.value());
+  b.AppendString("ns", ns);
+  return std::move(b).Finish();
+}
+
+StatusWith<bson::Document> RunDropDatabase(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  for (const auto& info : ctx.catalog().ListCollections(request.db)) {
+    ctx.cursors().KillNamespace(info->ns());
+  }
+  QUARRY_ASSIGN_OR_RETURN(int dropped, ctx.catalog().DropDatabase(request.db, DdlFor(ctx)));
+  (void)dropped;
+  bson::DocumentBuilder b;
+  b.AppendString("dropped", request.db);
+  return std::move(b).Finish();
+}
+
+// Splits "db.coll" at its first dot.
+StatusWith<std::pair<std::string, std::string>> SplitNamespace(bson::ValueView value,
+                                                               std::string_view field) {
+  if (value.type() != bson::Type::kString) {
+    return Status(ErrorCode::kTypeMismatch, "'" + std::string(field) + "' must be of type String");
+  }
+  std::string_view ns = value.String();
+  std::size_t dot = ns.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == ns.size()) {
+    return Status(ErrorCode::kInvalidNamespace, "Invalid namespace specified '" + std::string(ns) + "'");
+  }
+  return std::make_pair(std::string(ns.substr(0, dot)), std::string(ns.substr(dot + 1)));
+}
+
+StatusWith<bson::Document> RunRenameCollection(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  bson::ValueView from = args.Raw("renameCollection");
+  bson::ValueView to = args.Raw("to");
+  QUARRY_ASSIGN_OR_RETURN(bool drop_target, args.OptionalBool("dropTarget", false));
+  args.Ignore({"stayTemp"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_ASSIGN_OR_RETURN(auto source, SplitNamespace(from, "renameCollection"));
+  QUARRY_ASSIGN_OR_RETURN(auto target, SplitNamespace(to, "to"));
+  QUARRY_RETURN_IF_ERROR(ctx.catalog().RenameCollection(source.first, source.second, target.first,
+                                                        target.second, drop_target, DdlFor(ctx)));
+  ctx.cursors().KillNamespace(source.first + "." + source.second);
+  return bson::Document();
+}
+
+bson::Document CollectionEntry(const catalog::CollectionInfo& info, bool name_only) {
+  bson::DocumentBuilder b;
+  b.AppendString("name", info.name);
+  b.AppendString("type", "collection");
+  if (name_only) return std::move(b).Finish();
+  b.AppendDocument("options", info.options);
+  b.OpenDocument("info")
+      .AppendBool("readOnly", false)
+      .AppendBinary("uuid", catalog::kUuidBinarySubtype, info.uuid.view())
+      .Close();
+  b.AppendDocument("idIndex", catalog::IdIndexSpec());
+  return std::move(b).Finish();
+}
+
+StatusWith<bson::Document> RunListCollections(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("filter"));
+  QUARRY_ASSIGN_OR_RETURN(bool name_only, args.OptionalBool("nameOnly", false));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView cursor, args.OptionalDocument("cursor"));
+  args.Ignore({"authorizedCollections", "includePendingDrops"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  (void)cursor;
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+  query::Batch batch;
+  for (const auto& info : ctx.catalog().ListCollections(request.db)) {
+    bson::Document entry = CollectionEntry(*info, name_only);
+    if (matcher.Matches(entry)) {
+      batch.bytes += entry.size();
+      batch.documents.push_back(std::move(entry));
+    }
+  }
+  return BuildCursorReply("firstBatch", batch, 0, request.db + ".$cmd.listCollections");
+}
+
+StatusWith<bson::Document> RunListDatabases(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("filter"));
+  QUARRY_ASSIGN_OR_RETURN(bool name_only, args.OptionalBool("nameOnly", false));
+  args.Ignore({"authorizedDatabases"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+  std::int64_t total = 0;
+  bson::DocumentBuilder b;
+  b.OpenArray("databases");
+  std::size_t i = 0;
+  for (const catalog::DatabaseInfo& db : ctx.catalog().ListDatabases()) {
+    bson::DocumentBuilder entry;
+    entry.AppendString("name", db.name);
+    if (!name_only) {
+      entry.AppendInt64("sizeOnDisk", static_cast<std::int64_t>(db.size_on_disk));
+      entry.AppendBool("empty", db.empty);
+    }
+    bson::Document doc = std::move(entry).Finish();
+    if (!matcher.Matches(doc)) continue;
+    total += static_cast<std::int64_t>(db.size_on_disk);
+    b.AppendDocument(std::to_string(i++), doc);
+  }
+  b.Close();
+  if (!name_only) {
+    b.AppendInt64("totalSize", total);
+    b.AppendInt64("totalSizeMb", total / (1024 * 1024));
+  }
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterDdlCommands(CommandRegistry& registry) {
+  registry.Add({.name = "create", .run = RunCreate});
+  registry.Add({.name = "drop", .run = RunDrop});
+  registry.Add({.name = "dropDatabase", .run = RunDropDatabase});
+  registry.Add({.name = "renameCollection", .flags = kAdminOnly, .run = RunRenameCollection});
+  registry.Add({.name = "listCollections", .run = RunListCollections});
+  registry.Add({.name = "listDatabases", .flags = kAdminOnly, .run = RunListDatabases});
+}
+
+}  // namespace quarry::commands

@@ -1,0 +1,85 @@
+// hello / isMaster / ismaster: Quarry presents itself as the primary of a one-member replica
+// set (DESIGN.md, Topology), and negotiates wire compression (OP_COMPRESSED spec).
+#include <algorithm>
+#include <chrono>
+
+#include "bson/builder.h"
+#include "commands/command_context.h"
+#include "commands/register.h"
+#include "commands/reply_util.h"
+
+namespace quarry::commands {
+namespace {
+
+constexpr std::int32_t kMaxBsonObjectSize = 16 * 1024 * 1024;
+constexpr std::int32_t kMaxMessageSizeBytes = 48000000;
+constexpr std::int32_t kMaxWriteBatchSize = 100000;
+
+// Intersects the client's `compression` list with the enabled compressors, in client order.
+std::vector<std::string> Negotiate(bson::ValueView offered, const std::vector<std::string>& enabled) {
+  std::vector<std::string> agreed;
+  if (offered.type() != bson::Type::kArray) return agreed;
+  for (const bson::Element& e : offered.Document()) {
+    if (e.value.type() != bson::Type::kString) continue;
+    std::string name(e.value.String());
+    if (std::find(enabled.begin(), enabled.end(), name) != enabled.end() &&
+        std::find(agreed.begin(), agreed.end(), name) == agreed.end()) {
+      agreed.push_back(name);
+    }
+  }
+  return agreed;
+}
+
+StatusWith<bson::Document> RunHello(CommandContext& ctx, const Request& request) {
+  const ServiceState& service = ctx.service();
+  ConnectionState& connection = ctx.connection();
+  bson::ValueView compression = request.body.Get("compression");
+  if (compression.exists()) connection.compressors = Negotiate(compression, service.config.compressors);
+  connection.handshake_done = true;
+
+  bool legacy = request.name != "hello";
+  bson::ValueView hello_ok = request.body.Get("helloOk");
+  bool replica_set = !service.config.repl_set.empty();
+  std::string address = service.AdvertisedAddress();
+
+  bson::DocumentBuilder b;
+  if (hello_ok.exists() && hello_ok.Truthy()) b.AppendBool("helloOk", true);
+  b.AppendBool(legacy ? "ismaster" : "isWritablePrimary", true);
+  if (replica_set) {
+    b.OpenArray("hosts").AppendString("0", address).Close();
+    b.AppendString("setName", service.config.repl_set);
+    b.AppendInt32("setVersion", 1);
+    b.AppendBool("secondary", false);
+    b.AppendString("primary", address);
+    b.AppendString("me", address);
+    b.AppendObjectId("electionId", service.election_id);
+  }
+  b.AppendInt32("maxBsonObjectSize", kMaxBsonObjectSize);
+  b.AppendInt32("maxMessageSizeBytes", kMaxMessageSizeBytes);
+  b.AppendInt32("maxWriteBatchSize", kMaxWriteBatchSize);
+  b.AppendDate("localTime", NowMillis());
+  b.AppendInt32("logicalSessionTimeoutMinutes", 30);
+  b.AppendInt64("connectionId", connection.id);
+  b.AppendInt32("minWireVersion", 0);
+  b.AppendInt32("maxWireVersion", kMaxWireVersion);
+  b.AppendBool("readOnly", false);
+  if (!connection.compressors.empty()) {
+    b.OpenArray("compression");
+    for (std::size_t i = 0; i < connection.compressors.size(); ++i) {
+      b.AppendString(std::to_string(i), connection.compressors[i]);
+    }
+    b.Close();
+  }
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterHandshakeCommands(CommandRegistry& registry) {
+  registry.Add({.name = "hello",
+                .flags = kAllowedOverOpQuery | kNeverCompressReply,
+                .run = RunHello,
+                .aliases = {"isMaster", "ismaster"}});
+}
+
+}  // namespace quarry::commands

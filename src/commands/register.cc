@@ -1,0 +1,20 @@
+// The one list of command families.
+#include "commands/register.h"
+
+namespace quarry::commands {
+
+void RegisterAllCommands(CommandRegistry& registry) {
+  RegisterHandshakeCommands(registry);
+  RegisterDiagnosticCommands(registry);
+  RegisterServerStatusCommand(registry);
+  RegisterStatsCommands(registry);
+  RegisterSessionCommands(registry);
+  RegisterGetLastErrorCommand(registry);
+  RegisterCrudCommands(registry);
+  RegisterCursorCommands(registry);
+  RegisterDdlCommands(registry);
+  RegisterIndexCommands(registry);
+  RegisterAggregateCommands(registry);
+}
+
+}  // namespace quarry::commands

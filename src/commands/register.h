@@ -1,0 +1,23 @@
+// One registration function per command family, called from RegisterAllCommands. Explicit
+// calls, no static initialisers, so a test can build a registry with just what it needs.
+#pragma once
+
+#include "commands/command.h"
+
+namespace quarry::commands {
+
+void RegisterHandshakeCommands(CommandRegistry& registry);
+void RegisterDiagnosticCommands(CommandRegistry& registry);
+void RegisterServerStatusCommand(CommandRegistry& registry);
+void RegisterStatsCommands(CommandRegistry& registry);
+void RegisterSessionCommands(CommandRegistry& registry);
+void RegisterCrudCommands(CommandRegistry& registry);
+void RegisterGetLastErrorCommand(CommandRegistry& registry);
+void RegisterCursorCommands(CommandRegistry& registry);
+void RegisterDdlCommands(CommandRegistry& registry);
+void RegisterIndexCommands(CommandRegistry& registry);
+void RegisterAggregateCommands(CommandRegistry& registry);
+
+void RegisterAllCommands(CommandRegistry& registry);
+
+}  // namespace quarry::commands

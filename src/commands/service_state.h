@@ -1,0 +1,72 @@
+// What every command may read about the running server: its configuration, its counters and
+// the subsystems it owns. server/ builds one per process and hands it to each CommandContext.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bson/value.h"
+
+namespace quarry::storage {
+class Engine;
+}
+namespace quarry::catalog {
+class Catalog;
+}
+namespace quarry::cursors {
+class CursorManager;
+}
+
+namespace quarry::commands {
+
+class CommandRegistry;
+
+// Mirrors mongod's version so drivers and shells enable the features Quarry implements.
+inline constexpr const char* kMongoVersion = "7.0.0";
+inline constexpr int kMaxWireVersion = 21;
+
+struct ServerConfig {
+  int port = 27017;
+  std::vector<std::string> bind_ips;
+  std::string dbpath;
+  std::string repl_set = "rs0";      // empty: present as a standalone
+  std::string advertise_host;        // host:port in hello's hosts/me; default localhost:<port>
+  std::vector<std::string> compressors;  // enabled network compressors, by name
+  std::vector<std::string> argv;
+  bson::Document parsed_options;     // getCmdLineOpts' "parsed"
+  bool enable_test_commands = false;
+};
+
+// mongod's serverStatus().opcounters.
+struct OpCounters {
+  std::atomic<std::int64_t> insert{0};
+  std::atomic<std::int64_t> query{0};
+  std::atomic<std::int64_t> update{0};
+  std::atomic<std::int64_t> remove{0};
+  std::atomic<std::int64_t> getmore{0};
+  std::atomic<std::int64_t> command{0};
+  std::atomic<std::int64_t> w0_write_errors{0};  // errors nobody was told about (w:0)
+};
+
+struct ServiceState {
+  ServerConfig config;
+  OpCounters opcounters;
+  std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
+  std::string host_name;           // this machine's name, for serverStatus().host
+  bson::ObjectId election_id;      // constant across restarts, see hello
+  storage::Engine* engine = nullptr;
+  catalog::Catalog* catalog = nullptr;
+  cursors::CursorManager* cursors = nullptr;
+  const CommandRegistry* registry = nullptr;
+  // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.
+  std::function<std::uint64_t()> cluster_time;
+
+  // The "host:port" clients should use to reach this server.
+  std::string AdvertisedAddress() const;
+};
+
+}  // namespace quarry::commands

@@ -1,0 +1,183 @@
+// quarryd: parse options, open the storage engine and catalog, serve until SIGINT/SIGTERM,
+// then stop accepting, finish in-flight requests and close RocksDB cleanly.
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "base/log.h"
+#include "bson/builder.h"
+#include "catalog/catalog.h"
+#include "commands/service_state.h"
+#include "cursors/cursor_manager.h"
+#include "main/connection_adapter.h"
+#include "main/options.h"
+#include "net/server.h"
+#include "server/service.h"
+#include "storage/engine.h"
+#include "storage/oplog.h"
+#include "wire/compression.h"
+
+namespace quarry::main {
+namespace {
+
+constexpr std::chrono::seconds kCursorReapInterval{30};
+
+std::vector<std::string> SplitComma(const std::string& list) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    std::string part = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!part.empty()) parts.push_back(part);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+// getCmdLineOpts' "parsed", in mongod.conf's shape.
+bson::Document ParsedOptions(const Options& options) {
+  bson::DocumentBuilder b;
+  if (!options.config_path.empty()) b.AppendString("config", options.config_path);
+  b.OpenDocument("net")
+      .AppendInt32("port", options.port)
+      .AppendString("bindIp", options.bind_ip)
+      .OpenDocument("compression")
+      .AppendString("compressors", options.compressors)
+      .Close()
+      .Close();
+  if (!options.repl_set.empty()) {
+    b.OpenDocument("replication").AppendString("replSetName", options.repl_set).Close();
+  }
+  b.OpenDocument("storage").AppendString("dbPath", options.dbpath).Close();
+  if (!options.logpath.empty()) {
+    b.OpenDocument("systemLog").AppendString("destination", "file").AppendString("path", options.logpath).Close();
+  }
+  return std::move(b).Finish();
+}
+
+// Wakes every kCursorReapInterval to time out idle cursors, until stopped.
+class CursorReaper {
+ public:
+  explicit CursorReaper(cursors::CursorManager& cursors)
+      : thread_([this, &cursors] {
+          std::unique_lock lock(mu_);
+          while (!cv_.wait_for(lock, kCursorReapInterval, [this] { return stop_; })) {
+            cursors.ReapIdle(std::chrono::steady_clock::now());
+          }
+        }) {}
+  ~CursorReaper() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+int Fatal(std::string_view message, const Status& status) {
+  log::Write(log::Severity::kFatal, "CONTROL", 20574, "initandlisten", message,
+             {{"error", status.ToString()}});
+  std::cerr << "quarryd: " << message << ": " << status.reason() << "\n";
+  return 1;
+}
+
+int Run(int argc, char** argv) {
+  Options options;
+  switch (ParseOptions(argc, argv, &options)) {
+    case ParseOutcome::kExitSuccess: return 0;
+    case ParseOutcome::kExitFailure: return 2;
+    case ParseOutcome::kRun: break;
+  }
+  log::Configure({.path = options.logpath, .quiet = options.quiet, .append = options.log_append});
+  log::Write(log::Severity::kInfo, "CONTROL", 4615611, "initandlisten", "quarryd starting",
+             {{"pid", static_cast<std::int64_t>(getpid())},
+              {"port", options.port},
+              {"dbPath", options.dbpath},
+              {"version", commands::kMongoVersion}});
+
+  std::error_code ec;
+  std::filesystem::create_directories(options.dbpath, ec);
+  if (ec) {
+    return Fatal("cannot create the data directory",
+                 Status(ErrorCode::kIllegalOperation, options.dbpath + ": " + ec.message()));
+  }
+  StatusWith<std::unique_ptr<storage::Engine>> engine = storage::Engine::Open({.dbpath = options.dbpath});
+  if (!engine.ok()) return Fatal("cannot open the data directory", engine.status());
+  StatusWith<std::unique_ptr<catalog::Catalog>> catalog = catalog::Catalog::Load(engine.value().get());
+  if (!catalog.ok()) return Fatal("cannot load the catalog", catalog.status());
+  cursors::CursorManager cursors;
+
+  commands::ServiceState state;
+  state.config.port = options.port;
+  state.config.bind_ips = SplitComma(options.bind_ip);
+  state.config.dbpath = options.dbpath;
+  state.config.repl_set = options.repl_set;
+  state.config.advertise_host = options.advertise_host;
+  state.config.compressors = CompressorList(options.compressors).value();
+  state.config.argv = options.argv;
+  state.config.parsed_options = ParsedOptions(options);
+  state.config.enable_test_commands = options.enable_test_commands;
+  state.host_name = HostName();
+  // A fixed electionId: drivers remember the highest they saw, so it must never go down
+  // across restarts (reference §3.4).
+  bson::ObjectId::FromHex("7fffffff0000000000000001", &state.election_id);
+  state.engine = engine.value().get();
+  state.catalog = catalog.value().get();
+  state.cursors = &cursors;
+  storage::Oplog* oplog = &engine.value()->oplog();
+  state.cluster_time = [oplog] { return oplog->LatestTimestamp(); };
+
+  server::Service service(state);
+  ConnectionAdapter adapter(service);
+  net::ServerOptions net_options;
+  net_options.bind_addresses = state.config.bind_ips;
+  net_options.port = static_cast<std::uint16_t>(options.port);
+  net_options.compressors.clear();
+  for (const std::string& name : state.config.compressors) {
+    net_options.compressors.push_back(*wire::CompressorFromName(name));
+  }
+  net_options.stop_on_signals = true;
+  net::Server server(net_options, adapter);
+  Status started = server.Start();
+  if (!started.ok()) return Fatal("cannot listen", started);
+
+  log::MarkStartupComplete();
+
+  int signal = 0;
+  {
+    CursorReaper reaper(cursors);
+    signal = server.Run();
+  }
+  log::Write(log::Severity::kInfo, "CONTROL", 23377, "signalProcessingThread",
+             "Received signal; shutting down", {{"signal", signal}});
+  cursors.KillAll();
+  Status closed = engine.value()->Close();
+  if (!closed.ok()) return Fatal("error while closing the storage engine", closed);
+  log::Write(log::Severity::kInfo, "CONTROL", 20565, "signalProcessingThread", "Now exiting",
+             {{"code", 0}});
+  return 0;
+}
+
+}  // namespace
+}  // namespace quarry::main
+
+int main(int argc, char** argv) { return quarry::main::Run(argc, argv); }

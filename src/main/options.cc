@@ -1,0 +1,128 @@
+#include "main/options.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <sstream>
+
+namespace quarry::main {
+namespace {
+
+constexpr const char* kVersionText = "quarryd 0.1.0 (MongoDB wire protocol 7.0, maxWireVersion 21)";
+
+// Applies the YAML file's values to `options` for every key the command line did not set.
+Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* options) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    return Status(ErrorCode::kBadValue, "cannot read config file " + path + ": " + e.what());
+  }
+  auto unset = [&](const char* flag) { return app.count(flag) == 0; };
+  try {
+    if (YAML::Node net = root["net"]) {
+      if (net["port"] && unset("--port")) options->port = net["port"].as<int>();
+      if (net["bindIp"] && unset("--bind_ip")) options->bind_ip = net["bindIp"].as<std::string>();
+      if (net["compression"] && net["compression"]["compressors"] &&
+          unset("--networkMessageCompressors")) {
+        options->compressors = net["compression"]["compressors"].as<std::string>();
+      }
+    }
+    if (YAML::Node storage = root["storage"]) {
+      if (storage["dbPath"] && unset("--dbpath")) options->dbpath = storage["dbPath"].as<std::string>();
+    }
+    if (YAML::Node replication = root["replication"]) {
+      if (replication["replSetName"] && unset("--replSet")) {
+        options->repl_set = replication["replSetName"].as<std::string>();
+      }
+    }
+    if (YAML::Node system_log = root["systemLog"]) {
+      if (system_log["path"] && unset("--logpath")) options->logpath = system_log["path"].as<std::string>();
+      if (system_log["quiet"] && unset("--quiet")) options->quiet = system_log["quiet"].as<bool>();
+      if (system_log["logAppend"] && unset("--logappend")) {
+        options->log_append = system_log["logAppend"].as<bool>();
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return Status(ErrorCode::kBadValue, "bad value in config file " + path + ": " + e.what());
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusWith<std::vector<std::string>> CompressorList(const std::string& spec) {
+  std::vector<std::string> names;
+  if (spec.empty() || spec == "disabled") return names;
+  std::stringstream stream(spec);
+  std::string name;
+  while (std::getline(stream, name, ',')) {
+    if (name.empty()) continue;
+    if (name != "snappy" && name != "zlib" && name != "zstd") {
+      return Status(ErrorCode::kBadValue, "unknown network compressor '" + name +
+                                              "' (choose from snappy, zlib, zstd, or disabled)");
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
+  for (int i = 0; i < argc; ++i) options->argv.emplace_back(argv[i]);
+  CLI::App app{"quarryd: a document database server that speaks MongoDB's wire protocol"};
+  app.add_option("--port", options->port, "TCP port to listen on")->capture_default_str();
+  app.add_option("--bind_ip", options->bind_ip,
+                 "comma-separated addresses to listen on; localhost = 127.0.0.1 and ::1")
+      ->capture_default_str();
+  app.add_option("--dbpath", options->dbpath, "directory for the data files")->capture_default_str();
+  app.add_option("-f,--config", options->config_path, "YAML configuration file (mongod.conf keys)");
+  app.add_option("--replSet", options->repl_set,
+                 "replica set name to present to drivers (empty: standalone)")
+      ->capture_default_str();
+  app.add_option("--advertise-host", options->advertise_host,
+                 "host[:port] that hello lists in hosts/me (default localhost:<port>)");
+  app.add_option("--networkMessageCompressors", options->compressors,
+                 "enabled wire compressors, comma-separated, or 'disabled'")
+      ->capture_default_str();
+  app.add_option("--logpath", options->logpath, "log file (default: standard error)");
+  app.add_flag("--logappend", options->log_append, "append to the log file instead of replacing it");
+  app.add_flag("--quiet", options->quiet, "less connection chatter in the log");
+  app.add_flag("--enableTestCommands", options->enable_test_commands,
+               "enable test-only commands (configureFailPoint)");
+  bool show_version = false;
+  app.add_flag("--version", show_version, "print the version and exit");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return ParseOutcome::kExitSuccess;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "quarryd: " << e.what() << "\n(try --help)\n";
+    return ParseOutcome::kExitFailure;
+  }
+  if (show_version) {
+    std::cout << kVersionText << "\n";
+    return ParseOutcome::kExitSuccess;
+  }
+  if (!options->config_path.empty()) {
+    Status status = ApplyConfigFile(options->config_path, app, options);
+    if (!status.ok()) {
+      std::cerr << "quarryd: " << status.reason() << "\n";
+      return ParseOutcome::kExitFailure;
+    }
+  }
+  if (options->port <= 0 || options->port > 65535) {
+    std::cerr << "quarryd: --port must be between 1 and 65535\n";
+    return ParseOutcome::kExitFailure;
+  }
+  StatusWith<std::vector<std::string>> compressors = CompressorList(options->compressors);
+  if (!compressors.ok()) {
+    std::cerr << "quarryd: " << compressors.status().reason() << "\n";
+    return ParseOutcome::kExitFailure;
+  }
+  return ParseOutcome::kRun;
+}
+
+}  // namespace quarry::main

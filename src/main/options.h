@@ -1,0 +1,36 @@
+// quarryd's options: mongod's flag spellings, and a YAML config file with mongod.conf's keys.
+// Flags given on the command line win over the file, as with mongod.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace quarry::main {
+
+struct Options {
+  int port = 27017;
+  std::string bind_ip = "localhost";  // comma-separated; "localhost" = 127.0.0.1 and ::1
+  std::string dbpath = "./data";
+  std::string repl_set = "rs0";
+  std::string advertise_host;
+  std::string compressors = "snappy,zstd,zlib";  // "disabled" or "" for none
+  std::string logpath;
+  bool log_append = false;
+  bool quiet = false;
+  bool enable_test_commands = false;
+  std::string config_path;
+  std::vector<std::string> argv;
+};
+
+enum class ParseOutcome { kRun, kExitSuccess, kExitFailure };
+
+// Parses argv (and the --config file it names). --help and --version print and return
+// kExitSuccess; errors print one clear line to stderr and return kExitFailure.
+ParseOutcome ParseOptions(int argc, char** argv, Options* options);
+
+// The enabled compressor names, validated ("snappy", "zlib", "zstd").
+StatusWith<std::vector<std::string>> CompressorList(const std::string& spec);
+
+}  // namespace quarry::main

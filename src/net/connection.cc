@@ -1,0 +1,250 @@
+// The per-connection coroutine. It owns everything about one client: the socket, the codec
+// state, the handler and the frame buffer, and it touches them only from its strand.
+#include "net/connection_internal.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "base/log.h"
+#include "wire/limits.h"
+#include "wire/message_header.h"
+#include "wire/network_counters.h"
+#include "wire/reply.h"
+#include "wire/request.h"
+
+namespace quarry::net::internal {
+namespace {
+
+namespace sys = boost::system;
+
+// Log statement ids (stable numbers, as mongod gives each statement one).
+constexpr int kLogConnectionEnded = 22944;
+constexpr int kLogInvalidMessage = 22988;
+constexpr int kLogReadError = 22989;
+constexpr int kLogHandlerException = 23100;
+constexpr int kLogReplyTooLarge = 23101;
+constexpr int kLogConnectionFailed = 23102;
+
+// Frames are read in growing chunks, so a client that announces 48 MB but sends little does not
+// get 48 MB allocated up front.
+constexpr std::size_t kFirstChunk = 64 * 1024;
+// A connection keeps a frame buffer up to this size between requests; larger ones are freed.
+constexpr std::size_t kKeptBufferBytes = 1024 * 1024;
+// OP_COMPRESSED's fields before the payload: originalOpcode, uncompressedSize, compressorId.
+constexpr std::size_t kCompressedPrefix = 9;
+
+std::int32_t NextReplyId() {
+  static std::atomic<std::int32_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool IsOrdinaryDisconnect(const sys::error_code& ec) {
+  return ec == boost::asio::error::eof || ec == boost::asio::error::operation_aborted ||
+         ec == boost::asio::error::connection_reset || ec == boost::asio::error::bad_descriptor ||
+         ec == boost::asio::error::broken_pipe;
+}
+
+}  // namespace
+
+Connection::Connection(tcp::socket socket, Strand strand, ConnectionInfo info,
+                       const ConnectionEnv& env)
+    : socket_(std::move(socket)),
+      strand_(std::move(strand)),
+      info_(std::move(info)),
+      env_(env),
+      log_context_("conn" + std::to_string(info_.id)),
+      codec_(env.compressors) {}
+
+void Connection::CloseIfIdle() {
+  if (idle_) Close();
+}
+
+void Connection::Close() {
+  sys::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+}
+
+boost::asio::awaitable<void> Connection::Serve(std::shared_ptr<Connection> self) {
+  try {
+    self->handler_ = self->env_.handler->OnConnect(self->info_);
+    if (self->handler_ != nullptr) co_await self->Loop();
+  } catch (const std::exception& e) {
+    log::Write(log::Severity::kWarning, "NETWORK", kLogConnectionFailed, self->log_context_,
+               "Connection failed", {{"remote", self->info_.remote}, {"error", e.what()}});
+  } catch (...) {
+    log::Write(log::Severity::kWarning, "NETWORK", kLogConnectionFailed, self->log_context_,
+               "Connection failed", {{"remote", self->info_.remote}, {"error", "unknown"}});
+  }
+  // The handler goes first, so server/'s per-connection state is released before the server
+  // counts the connection as gone (a graceful stop waits for that).
+  try {
+    self->handler_.reset();
+  } catch (...) {
+  }
+  self->Close();
+  const std::int64_t remaining =
+      wire::GlobalNetworkCounters().Snapshot().connections_current - 1;
+  log::WriteChatter("NETWORK", kLogConnectionEnded, self->log_context_, "Connection ended",
+                    {{"remote", self->info_.remote},
+                     {"connectionId", self->info_.id},
+                     {"connectionCount", remaining}});
+  // Nothing may touch env_ after this: the server may finish stopping.
+  self->env_.on_end(self->info_.id);
+}
+
+boost::asio::awaitable<void> Connection::Loop() {
+  wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
+  while (!env_.stopping->load()) {
+    if (!co_await ReadFrame()) break;
+    Outcome outcome = Process(buffer_);
+    if (!outcome.reply.empty()) {
+      sys::error_code ec;
+      std::size_t n = co_await boost::asio::async_write(
+          socket_, boost::asio::buffer(outcome.reply),
+          boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+      counters.AddPhysicalOut(static_cast<std::int64_t>(n));
+      if (ec) break;
+    }
+    if (buffer_.capacity() > kKeptBufferBytes) std::string().swap(buffer_);
+    if (outcome.close) break;
+  }
+}
+
+boost::asio::awaitable<bool> Connection::ReadFrame() {
+  wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
+  sys::error_code ec;
+  buffer_.resize(wire::kHeaderSize);
+  idle_ = true;
+  std::size_t n = co_await boost::asio::async_read(
+      socket_, boost::asio::buffer(buffer_.data(), wire::kHeaderSize),
+      boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  idle_ = false;
+  counters.AddPhysicalIn(static_cast<std::int64_t>(n));
+  if (ec) {
+    if (!IsOrdinaryDisconnect(ec) || n != 0) {
+      log::Write(log::Severity::kInfo, "NETWORK", kLogReadError, log_context_,
+                 "Error reading a message header", {{"remote", info_.remote},
+                                                    {"error", ec.message()}});
+    }
+    co_return false;
+  }
+
+  const wire::MessageHeader header = wire::ReadHeader(buffer_.data());
+  Status length = wire::CheckMessageLength(header.message_length);
+  if (!length.ok()) {
+    log::Write(log::Severity::kWarning, "NETWORK", kLogInvalidMessage, log_context_,
+               "Closing connection after an invalid message",
+               {{"remote", info_.remote}, {"error", length.ToString()}});
+    co_return false;
+  }
+  const auto total = static_cast<std::size_t>(header.message_length);
+  std::size_t have = wire::kHeaderSize;
+  while (have < total) {
+    const std::size_t target = std::min(total, std::max(have * 2, kFirstChunk));
+    buffer_.resize(target);
+    n = co_await boost::asio::async_read(
+        socket_, boost::asio::buffer(buffer_.data() + have, target - have),
+        boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    counters.AddPhysicalIn(static_cast<std::int64_t>(n));
+    if (ec) {
+      log::Write(log::Severity::kInfo, "NETWORK", kLogReadError, log_context_,
+                 "Connection closed in the middle of a message",
+                 {{"remote", info_.remote},
+                  {"error", ec.message()},
+                  {"messageLength", header.message_length},
+                  {"received", static_cast<std::uint64_t>(have + n)}});
+      co_return false;
+    }
+    have = target;
+  }
+  counters.AddRequest();
+  co_return true;
+}
+
+Connection::Outcome Connection::Process(std::string_view message) {
+  wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
+  wire::Request request;
+  Status parsed = wire::ParseRequest(message, codec_, &request);
+  counters.AddLogicalIn(static_cast<std::int64_t>(request.logical_size));
+  if (request.decompressed != nullptr) {
+    counters.AddDecompressed(
+        request.compressor,
+        static_cast<std::int64_t>(request.physical_size - wire::kHeaderSize - kCompressedPrefix),
+        static_cast<std::int64_t>(request.logical_size - wire::kHeaderSize));
+  }
+
+  if (!parsed.ok()) {
+    const bool close = IsInCategory(parsed.code(), kCloseConnection);
+    log::Write(log::Severity::kWarning, "NETWORK", kLogInvalidMessage, log_context_,
+               close ? "Closing connection after an invalid message" : "Invalid message",
+               {{"remote", info_.remote},
+                {"error", parsed.ToString()},
+                {"code", static_cast<int>(parsed.code())},
+                {"requestId", request.request_id}});
+    if (close) return {"", true};
+    if (request.more_to_come()) return {};
+    return Reply(request, wire::BuildErrorReply(parsed), /*compressible=*/true,
+                 /*close_after=*/false);
+  }
+
+  Response response = CallHandler(request);
+  // A moreToCome client reads no reply; sending one would desynchronise its stream.
+  if (request.more_to_come() || !response.send) return {"", response.close_after};
+  return Reply(request, response.body, response.compressible, response.close_after);
+}
+
+Response Connection::CallHandler(const wire::Request& request) {
+  std::string what;
+  try {
+    return handler_->Handle(request);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "unknown exception";
+  }
+  log::Write(log::Severity::kError, "NETWORK", kLogHandlerException, log_context_,
+             "Exception escaped the request handler",
+             {{"remote", info_.remote},
+              {"command", request.command_name()},
+              {"error", what}});
+  Response response;
+  response.body = wire::BuildErrorReply(
+      Status(ErrorCode::kInternalError, "unexpected error while running the command: " + what));
+  return response;
+}
+
+Connection::Outcome Connection::Reply(const wire::Request& request, const bson::Document& body,
+                                      bool compressible, bool close_after) {
+  wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
+  auto build = [&](bson::DocumentView doc) {
+    return request.op_code == wire::OpCode::kQuery
+               ? wire::BuildOpReply(NextReplyId(), request.request_id, doc)
+               : wire::BuildOpMsg(NextReplyId(), request.request_id, doc);
+  };
+  std::string bytes = build(body);
+  if (bytes.size() > wire::kMaxMessageSizeBytes) {
+    Status too_large(ErrorCode::kBSONObjectTooLarge,
+                     "reply of " + std::to_string(bytes.size()) +
+                         " bytes exceeds maxMessageSizeBytes (" +
+                         std::to_string(wire::kMaxMessageSizeBytes) + ")");
+    log::Write(log::Severity::kError, "NETWORK", kLogReplyTooLarge, log_context_,
+               "Reply too large", {{"command", request.command_name()},
+                                   {"size", static_cast<std::uint64_t>(bytes.size())}});
+    bytes = build(wire::BuildErrorReply(too_large));
+  }
+  counters.AddLogicalOut(static_cast<std::int64_t>(bytes.size()));
+  if (request.was_compressed && compressible) {
+    std::string compressed = codec_.CompressMessage(bytes, request.compressor);
+    if (wire::ReadHeader(compressed.data()).op_code ==
+        static_cast<std::int32_t>(wire::OpCode::kCompressed)) {
+      counters.AddCompressed(
+          request.compressor, static_cast<std::int64_t>(bytes.size() - wire::kHeaderSize),
+          static_cast<std::int64_t>(compressed.size() - wire::kHeaderSize - kCompressedPrefix));
+      bytes = std::move(compressed);
+    }
+  }
+  return {std::move(bytes), close_after};
+}
+
+}  // namespace quarry::net::internal

@@ -1,0 +1,68 @@
+// One client connection: the coroutine that reads frames, asks the handler, and writes replies.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/asio_internal.h"
+#include "net/request_handler.h"
+#include "wire/compression.h"
+
+namespace quarry::net::internal {
+
+// What connections share with their server, which outlives them all.
+struct ConnectionEnv {
+  RequestHandler* handler = nullptr;
+  std::vector<wire::Compressor> compressors;
+  const std::atomic<bool>* stopping = nullptr;  // set once a graceful stop begins
+  std::function<void(std::int64_t id)> on_end;  // called once when a connection's coroutine ends
+};
+
+class Connection {
+ public:
+  Connection(tcp::socket socket, Strand strand, ConnectionInfo info, const ConnectionEnv& env);
+
+  const Strand& strand() const { return strand_; }
+  const ConnectionInfo& info() const { return info_; }
+
+  // Serves the connection until the client leaves, a protocol error, close_after, or a stop.
+  // Spawn it on strand(); it keeps `self` alive and calls env.on_end when it finishes.
+  static boost::asio::awaitable<void> Serve(std::shared_ptr<Connection> self);
+
+  // Called on strand() during a graceful stop: closes the socket if the connection is waiting
+  // for a new request. A busy connection finishes its request and then sees the stop flag.
+  void CloseIfIdle();
+  // Called on strand(): closes the socket whatever the connection is doing.
+  void Close();
+
+ private:
+  struct Outcome {
+    std::string reply;   // bytes to write; empty for none
+    bool close = false;  // close after writing
+  };
+
+  boost::asio::awaitable<void> Loop();
+  // Reads one whole frame into buffer_; false when the connection should end.
+  boost::asio::awaitable<bool> ReadFrame();
+  Outcome Process(std::string_view message);
+  Response CallHandler(const wire::Request& request);
+  Outcome Reply(const wire::Request& request, const bson::Document& body, bool compressible,
+                bool close_after);
+
+  tcp::socket socket_;
+  Strand strand_;
+  ConnectionInfo info_;
+  const ConnectionEnv& env_;
+  std::string log_context_;  // "conn12"
+  std::unique_ptr<ConnectionHandler> handler_;
+  wire::CompressionContext codec_;
+  std::string buffer_;  // the current frame, header included
+  bool idle_ = false;   // waiting for the first byte of a new frame
+};
+
+}  // namespace quarry::net::internal

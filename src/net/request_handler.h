@@ -1,0 +1,44 @@
+// The interface between the transport (net/) and the server (server/): net/ calls it with
+// decoded requests, server/ implements it, main/ connects the two.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "bson/value.h"
+#include "wire/request.h"
+
+namespace quarry::net {
+
+struct ConnectionInfo {
+  std::int64_t id;
+  std::string remote;  // "127.0.0.1:53622", "[::1]:53622"
+  std::string local;
+};
+
+struct Response {
+  bool send = true;            // false: no reply at all (OP_MSG moreToCome)
+  bson::Document body;         // the reply document (ok, errmsg, ...)
+  bool compressible = true;    // false for handshake/auth replies: never compress them
+  bool close_after = false;    // close the connection after sending
+};
+
+// One per connection. Handle is called on an io thread, one request at a time per
+// connection, in arrival order. Exceptions are caught by net/ and answered with InternalError,
+// but handlers should return errors as replies instead.
+class ConnectionHandler {
+ public:
+  virtual ~ConnectionHandler() = default;
+  virtual Response Handle(const wire::Request& request) = 0;
+};
+
+// Creates the per-connection handler when a client connects (on an io thread). Returning null
+// refuses the connection.
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+  virtual std::unique_ptr<ConnectionHandler> OnConnect(const ConnectionInfo& info) = 0;
+};
+
+}  // namespace quarry::net

@@ -1,0 +1,418 @@
+// The listener side of net/: binding, the accept loops, the io threads, the connection
+// registry and the graceful stop. Connections themselves live in connection.cc.
+#include "net/server.h"
+
+#include <condition_variable>
+#include <csignal>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "base/log.h"
+#include "net/asio_internal.h"
+#include "net/bind_addresses.h"
+#include "net/connection_internal.h"
+#include "wire/network_counters.h"
+
+namespace quarry::net {
+
+namespace asio = boost::asio;
+using internal::Connection;
+using internal::Strand;
+using internal::tcp;
+namespace sys = boost::system;
+
+namespace {
+
+constexpr int kLogConnectionAccepted = 22943;
+constexpr int kLogTooManyConnections = 22942;
+constexpr int kLogListening = 23015;
+constexpr int kLogWaitingForConnections = 23016;
+constexpr int kLogNoIpv6 = 23110;
+constexpr int kLogAcceptError = 23111;
+constexpr int kLogDrainTimeout = 23112;
+constexpr int kLogSignal = 23377;  // mongod's "Received signal"
+
+// After a graceful drain times out, how long to wait for force-closed connections to unwind.
+constexpr std::chrono::seconds kForceCloseWait{5};
+
+std::string Describe(const tcp::endpoint& endpoint) {
+  return FormatHostPort(endpoint.address().to_string(), endpoint.port());
+}
+
+bool IsIpv6Unavailable(const sys::error_code& ec) {
+  return ec == asio::error::address_family_not_supported ||
+         ec == sys::errc::make_error_code(sys::errc::address_not_available);
+}
+
+}  // namespace
+
+class Server::Impl {
+ public:
+  Impl(ServerOptions options, RequestHandler& handler)
+      : options_(std::move(options)),
+        io_threads_(options_.io_threads > 0
+                        ? options_.io_threads
+                        : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+        io_(io_threads_) {
+    env_.handler = &handler;
+    env_.compressors = options_.compressors;
+    env_.stopping = &stopping_;
+    env_.on_end = [this](std::int64_t id) { OnConnectionEnd(id); };
+  }
+
+  ~Impl() { Stop(); }
+
+  Status Start();
+  int Run();
+  void RequestStop();
+  void Stop();
+  std::uint16_t port() const { return bound_port_; }
+  std::vector<std::string> listening_addresses() const {
+    std::vector<std::string> out;
+    for (const Listener& listener : listeners_) out.push_back(Describe(listener.endpoint));
+    return out;
+  }
+
+ private:
+  struct Listener {
+    Listener(tcp::acceptor a, Strand s, tcp::endpoint e)
+        : acceptor(std::move(a)), strand(std::move(s)), endpoint(e) {}
+    tcp::acceptor acceptor;
+    Strand strand;  // the accept loop runs on it; closing the acceptor is posted to it
+    tcp::endpoint endpoint;
+  };
+
+  StatusWith<std::vector<tcp::endpoint>> Resolve(const std::string& address, std::uint16_t port);
+  Status Listen(const tcp::endpoint& endpoint, bool from_localhost);
+  asio::awaitable<void> AcceptLoop(Listener* listener);
+  void OnAccepted(tcp::socket socket);
+  void OnConnectionEnd(std::int64_t id);
+  void Shutdown();
+  bool OnIoThread() const;
+
+  const ServerOptions options_;
+  const int io_threads_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool started_ = false;
+  bool stop_requested_ = false;
+  bool shutting_down_ = false;
+  bool shut_down_ = false;
+  int stop_signal_ = 0;
+  std::map<std::int64_t, std::shared_ptr<Connection>> connections_;  // guarded by mu_
+  std::int64_t next_connection_id_ = 1;                              // guarded by mu_
+
+  std::atomic<bool> stopping_{false};
+  internal::ConnectionEnv env_;
+  std::uint16_t bound_port_ = 0;
+  std::vector<std::thread::id> io_thread_ids_;
+
+  // Declared last so it is destroyed first: coroutine frames it still holds may call back
+  // into the members above while being destroyed.
+  asio::io_context io_;
+  std::vector<Listener> listeners_;
+  std::unique_ptr<asio::signal_set> signals_;
+  std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::vector<std::thread> threads_;
+};
+
+StatusWith<std::vector<tcp::endpoint>> Server::Impl::Resolve(const std::string& address,
+                                                             std::uint16_t port) {
+  sys::error_code ec;
+  asio::ip::address ip = asio::ip::make_address(address, ec);
+  if (!ec) return std::vector<tcp::endpoint>{tcp::endpoint(ip, port)};
+  tcp::resolver resolver(io_);
+  auto results = resolver.resolve(address, std::to_string(port),
+                                  tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec) {
+    return Status(ErrorCode::kSocketException,
+                  "cannot resolve bind address '" + address + "': " + ec.message());
+  }
+  std::vector<tcp::endpoint> out;
+  for (const auto& entry : results) {
+    if (std::find(out.begin(), out.end(), entry.endpoint()) == out.end()) {
+      out.push_back(entry.endpoint());
+    }
+  }
+  return out;
+}
+
+Status Server::Impl::Listen(const tcp::endpoint& requested, bool from_localhost) {
+  tcp::endpoint endpoint = requested;
+  if (endpoint.port() == 0 && bound_port_ != 0) endpoint.port(bound_port_);
+  tcp::acceptor acceptor(io_);
+  sys::error_code ec;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  // Keep IPv6 sockets to IPv6, so "::" and "0.0.0.0" (or ::1 and 127.0.0.1) can share a port.
+  if (!ec && endpoint.address().is_v6()) acceptor.set_option(asio::ip::v6_only(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    if (endpoint.address().is_v6() && IsIpv6Unavailable(ec)) {
+      log::Write(log::Severity::kWarning, "NETWORK", kLogNoIpv6, "initandlisten",
+                 "IPv6 is not available; not listening on this address",
+                 {{"address", Describe(endpoint)}, {"error", ec.message()},
+                  {"fromLocalhost", from_localhost}});
+      return Status::OK();
+    }
+    std::string reason = "cannot listen on " + Describe(endpoint) + ": " + ec.message();
+    if (ec == asio::error::address_in_use) {
+      reason += " (is another quarryd or mongod already using port " +
+                std::to_string(endpoint.port()) + "?)";
+    }
+    return Status(ErrorCode::kSocketException, std::move(reason));
+  }
+  tcp::endpoint bound = acceptor.local_endpoint(ec);
+  if (ec) bound = endpoint;
+  if (bound_port_ == 0) bound_port_ = bound.port();
+  listeners_.emplace_back(std::move(acceptor), asio::make_strand(io_), bound);
+  return Status::OK();
+}
+
+Status Server::Impl::Start() {
+  {
+    std::lock_guard lock(mu_);
+    if (started_) return Status(ErrorCode::kIllegalOperation, "the server was already started");
+    started_ = true;
+  }
+  const std::vector<std::string> addresses = ExpandBindAddresses(options_.bind_addresses);
+  if (addresses.empty()) {
+    return Status(ErrorCode::kSocketException, "no bind address was given");
+  }
+  bound_port_ = options_.port;
+  if (options_.port == 0) bound_port_ = 0;
+  for (const std::string& address : addresses) {
+    QUARRY_ASSIGN_OR_RETURN(std::vector<tcp::endpoint> endpoints,
+                            Resolve(address, options_.port));
+    for (const tcp::endpoint& endpoint : endpoints) {
+      Status listened = Listen(endpoint, /*from_localhost=*/address == "::1");
+      if (!listened.ok()) {
+        listeners_.clear();  // closes what was already bound
+        return listened;
+      }
+    }
+  }
+  if (listeners_.empty()) {
+    return Status(ErrorCode::kSocketException,
+                  "could not listen on any of the bind addresses (port " +
+                      std::to_string(options_.port) + ")");
+  }
+
+  for (Listener& listener : listeners_) {
+    log::Write(log::Severity::kInfo, "NETWORK", kLogListening, "listener", "Listening on",
+               {{"address", Describe(listener.endpoint)}});
+    asio::co_spawn(listener.strand, AcceptLoop(&listener), asio::detached);
+  }
+  if (options_.stop_on_signals) {
+    signals_ = std::make_unique<asio::signal_set>(io_, SIGINT, SIGTERM);
+    signals_->async_wait([this](const sys::error_code& ec, int signal_number) {
+      if (ec) return;
+      log::Write(log::Severity::kInfo, "CONTROL", kLogSignal, "SignalHandler", "Received signal",
+                 {{"signal", signal_number}});
+      {
+        std::lock_guard lock(mu_);
+        stop_signal_ = signal_number;
+      }
+      RequestStop();
+    });
+  }
+  work_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
+      io_.get_executor());
+  {
+    std::lock_guard lock(mu_);
+    for (int thread_idx = 0; thread_idx < io_threads_; ++thread_idx) {
+      threads_.emplace_back([this] { io_.run(); });
+      io_thread_ids_.push_back(threads_.back().get_id());
+    }
+  }
+  log::Write(log::Severity::kInfo, "NETWORK", kLogWaitingForConnections, "listener",
+             "Waiting for connections", {{"port", static_cast<int>(bound_port_)}});
+  return Status::OK();
+}
+
+asio::awaitable<void> Server::Impl::AcceptLoop(Listener* listener) {
+  while (!stopping_.load()) {
+    sys::error_code ec;
+    tcp::socket socket = co_await listener->acceptor.async_accept(
+        asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_.load() || ec == asio::error::operation_aborted ||
+        !listener->acceptor.is_open()) {
+      break;
+    }
+    if (ec) {
+      // Typically EMFILE: back off briefly instead of spinning on the error.
+      log::Write(log::Severity::kWarning, "NETWORK", kLogAcceptError, "listener",
+                 "Error accepting a connection", {{"error", ec.message()}});
+      asio::steady_timer timer(listener->strand, std::chrono::milliseconds(100));
+      co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    OnAccepted(std::move(socket));
+  }
+}
+
+void Server::Impl::OnAccepted(tcp::socket socket) {
+  wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
+  sys::error_code ec;
+  const tcp::endpoint remote = socket.remote_endpoint(ec);
+  const tcp::endpoint local = socket.local_endpoint(ec);
+  ConnectionInfo info;
+  info.remote = Describe(remote);
+  info.local = Describe(local);
+
+  if (options_.max_connections > 0 &&
+      counters.Snapshot().connections_current >= options_.max_connections) {
+    counters.ConnectionRejected();
+    log::Write(log::Severity::kInfo, "NETWORK", kLogTooManyConnections, "listener",
+               "Connection refused because there are too many open connections",
+               {{"remote", info.remote}, {"max", options_.max_connections}});
+    socket.close(ec);
+    return;
+  }
+  socket.set_option(tcp::no_delay(true), ec);
+  socket.set_option(asio::socket_base::keep_alive(true), ec);
+
+  std::shared_ptr<Connection> connection;
+  {
+    std::lock_guard lock(mu_);
+    info.id = next_connection_id_++;
+    connection = std::make_shared<Connection>(std::move(socket), asio::make_strand(io_), info,
+                                              env_);
+    connections_.emplace(info.id, connection);
+  }
+  counters.ConnectionOpened();
+  log::WriteChatter("NETWORK", kLogConnectionAccepted, "listener", "Connection accepted",
+                    {{"remote", info.remote},
+                     {"connectionId", info.id},
+                     {"connectionCount", counters.Snapshot().connections_current}});
+  asio::co_spawn(connection->strand(), Connection::Serve(connection), asio::detached);
+}
+
+void Server::Impl::OnConnectionEnd(std::int64_t id) {
+  wire::GlobalNetworkCounters().ConnectionClosed();
+  std::shared_ptr<Connection> last_reference;  // released outside the lock
+  {
+    std::lock_guard lock(mu_);
+    auto it = connections_.find(id);
+    if (it != connections_.end()) {
+      last_reference = std::move(it->second);
+      connections_.erase(it);
+    }
+  }
+  cv_.notify_all();
+}
+
+bool Server::Impl::OnIoThread() const {
+  const std::thread::id self = std::this_thread::get_id();
+  return std::find(io_thread_ids_.begin(), io_thread_ids_.end(), self) != io_thread_ids_.end();
+}
+
+int Server::Impl::Run() {
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return stop_requested_; });
+  }
+  Shutdown();
+  std::lock_guard lock(mu_);
+  return stop_signal_;
+}
+
+void Server::Impl::RequestStop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_requested_ = true;
+  }
+  cv_.notify_all();
+}
+
+void Server::Impl::Stop() {
+  RequestStop();
+  bool on_io_thread;
+  {
+    std::lock_guard lock(mu_);
+    on_io_thread = OnIoThread();
+  }
+  if (!on_io_thread) Shutdown();
+}
+
+void Server::Impl::Shutdown() {
+  {
+    std::unique_lock lock(mu_);
+    if (shut_down_) return;
+    if (shutting_down_) {
+      cv_.wait(lock, [this] { return shut_down_; });
+      return;
+    }
+    shutting_down_ = true;
+  }
+  // Order matters: connections accepted from here on see `stopping_` and end at once, and
+  // every connection registered before is in the snapshot below (see OnAccepted's lock).
+  stopping_.store(true);
+  for (Listener& listener : listeners_) {
+    asio::post(listener.strand, [&listener] {
+      sys::error_code ignored;
+      listener.acceptor.close(ignored);
+    });
+  }
+  if (signals_) {
+    asio::post(io_, [this] {
+      sys::error_code ignored;
+      signals_->cancel(ignored);
+    });
+  }
+
+  auto snapshot = [this] {
+    std::vector<std::shared_ptr<Connection>> out;
+    std::lock_guard lock(mu_);
+    for (auto& [id, connection] : connections_) out.push_back(connection);
+    return out;
+  };
+  for (const std::shared_ptr<Connection>& connection : snapshot()) {
+    asio::post(connection->strand(), [connection] { connection->CloseIfIdle(); });
+  }
+  {
+    std::unique_lock lock(mu_);
+    if (!cv_.wait_for(lock, options_.drain_timeout, [this] { return connections_.empty(); })) {
+      log::Write(log::Severity::kWarning, "NETWORK", kLogDrainTimeout, "shutdown",
+                 "Requests still running at the end of the drain period; closing connections",
+                 {{"connections", static_cast<std::uint64_t>(connections_.size())}});
+    }
+  }
+  for (const std::shared_ptr<Connection>& connection : snapshot()) {
+    asio::post(connection->strand(), [connection] { connection->Close(); });
+  }
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, kForceCloseWait, [this] { return connections_.empty(); });
+  }
+
+  work_.reset();
+  io_.stop();
+  for (std::thread& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+  {
+    std::lock_guard lock(mu_);
+    shut_down_ = true;
+  }
+  cv_.notify_all();
+}
+
+Server::Server(ServerOptions options, RequestHandler& handler)
+    : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
+
+Server::~Server() = default;
+
+Status Server::Start() { return impl_->Start(); }
+std::uint16_t Server::port() const { return impl_->port(); }
+std::vector<std::string> Server::listening_addresses() const {
+  return impl_->listening_addresses();
+}
+int Server::Run() { return impl_->Run(); }
+void Server::RequestStop() { impl_->RequestStop(); }
+void Server::Stop() { impl_->Stop(); }
+
+}  // namespace quarry::net

@@ -1,0 +1,81 @@
+// The query filter language ({a: {$gt: 1}, $or: [...]}) parsed once into a tree and matched
+// against documents, with MongoDB's semantics for arrays, nulls and type brackets.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+
+namespace quarry::query {
+
+class MatchNode;  // matcher_internal.h
+
+// What a successful match learned, for the positional `$` update and projection operators.
+struct MatchDetails {
+  // Index of the element of the outermost array through which a path condition matched (the
+  // last one to match, when several did, as mongod does); empty when no array was involved.
+  std::optional<std::size_t> array_index;
+};
+
+// One equality condition of a filter, for seeding an upserted document: {a: 1} and
+// {a: {$eq: 1}} and {$and: [{a: 1}]} and {a: {$in: [1]}} each give path "a", value 1.
+struct EqualityCondition {
+  std::string path;
+  bson::ValueView value;  // points into the Matcher's copy of the filter
+};
+
+// A parsed filter. Immutable after Parse; copies share the parsed tree, so a Matcher can be
+// copied freely and used from several threads at once.
+class Matcher {
+ public:
+  // Parses `filter`. Every error is reported here (BadValue with mongod's texts, e.g.
+  // "unknown operator: $foo", "$in needs an array"); Matches cannot fail. The filter's bytes
+  // are copied.
+  static StatusWith<Matcher> Parse(bson::DocumentView filter);
+  // As Parse, with a command's `let` document ({id: 1}) defining variables that $expr reads as
+  // $$id. Fails as mongod for bad variable names.
+  static StatusWith<Matcher> Parse(bson::DocumentView filter, bson::DocumentView let);
+
+  // Parses the condition on one value, as the right-hand side of a filter field: 5, /re/,
+  // {$gt: 1, $lt: 9}, {$elemMatch: ...}; a document whose first key is not an operator is an
+  // equality to that document. MatchesValue then tests one value the way a filter tests a
+  // field's value (arrays match if an element or the whole array does). Used by $pull and
+  // arrayFilters-like callers.
+  static StatusWith<Matcher> ParseValueCondition(bson::ValueView condition);
+
+  // True if `doc` satisfies the filter. `details`, if given, receives the array index for the
+  // positional operator (only meaningful when this returns true).
+  bool Matches(bson::DocumentView doc, MatchDetails* details = nullptr) const;
+
+  // For a Matcher from ParseValueCondition: true if `value` satisfies the condition. For one from
+  // Parse: true if `value` is a document that matches.
+  bool MatchesValue(bson::ValueView value, MatchDetails* details = nullptr) const;
+
+  // The equality conditions an upsert copies into the new document, in filter order (through
+  // $and, never through $or/$nor/$not/$elemMatch). Fails with NotSingleValueField (54) when a
+  // path has two equalities ("cannot infer query fields to set, path 'a' is matched twice") or
+  // one path is a prefix of another ("cannot infer query fields to set, both paths 'a' and
+  // 'a.b' are matched"). Values are views into this Matcher's filter: keep it alive.
+  StatusWith<std::vector<EqualityCondition>> UpsertEqualities() const;
+
+  // True for an empty filter {} (everything matches), so callers can skip matching.
+  bool MatchesEverything() const { return matches_everything_; }
+
+  // The filter as given.
+  bson::DocumentView filter() const;
+
+ private:
+  Matcher() = default;
+
+  std::shared_ptr<const bson::Document> filter_;
+  std::shared_ptr<const MatchNode> root_;
+  bool matches_everything_ = false;
+  bool value_condition_ = false;  // from ParseValueCondition
+};
+
+}  // namespace quarry::query

@@ -1,0 +1,64 @@
+#include "server/reply_builder.h"
+
+#include "bson/builder.h"
+
+namespace quarry::server {
+namespace {
+
+// Drivers start gossiping $clusterTime once they receive it, and causal reads send
+// afterClusterTime. With one member every read already sees every write, so the value only
+// has to be a Timestamp that never goes backwards.
+void AppendClusterTime(const commands::ServiceState& state, bson::DocumentBuilder* b) {
+  if (state.config.repl_set.empty() || !state.cluster_time) return;
+  std::uint64_t ts = state.cluster_time();
+  b->OpenDocument("$clusterTime");
+  b->AppendTimestamp("clusterTime", ts);
+  b->OpenDocument("signature")
+      .AppendBinary("hash", 0, std::string(20, '\0'))
+      .AppendInt64("keyId", 0)
+      .Close();
+  b->Close();
+  b->AppendTimestamp("operationTime", ts);
+}
+
+}  // namespace
+
+bson::Document FinishSuccessReply(const commands::ServiceState& state, bson::DocumentView body,
+                                  const std::optional<Status>& write_concern_error) {
+  bson::DocumentBuilder b;
+  for (const bson::Element& e : body) {
+    if (e.key != "ok") b.Append(e.key, e.value);
+  }
+  if (write_concern_error.has_value() && !write_concern_error->ok()) {
+    b.OpenDocument("writeConcernError")
+        .AppendInt32("code", static_cast<std::int32_t>(write_concern_error->code()))
+        .AppendString("codeName", write_concern_error->code_name())
+        .AppendString("errmsg", write_concern_error->reason())
+        .OpenDocument("errInfo")
+        .Close()
+        .Close();
+  }
+  b.AppendDouble("ok", 1.0);
+  AppendClusterTime(state, &b);
+  return std::move(b).Finish();
+}
+
+bson::Document BuildErrorReply(const commands::ServiceState& state, const Status& status) {
+  bson::DocumentBuilder b;
+  b.AppendDouble("ok", 0.0);
+  b.AppendString("errmsg", status.reason());
+  b.AppendInt32("code", static_cast<std::int32_t>(status.code()));
+  b.AppendString("codeName", status.code_name());
+  if (!status.extra_info().empty()) {
+    bson::DocumentView extra(status.extra_info().data());
+    for (const bson::Element& e : extra) {
+      if (e.key != "ok" && e.key != "errmsg" && e.key != "code" && e.key != "codeName") {
+        b.Append(e.key, e.value);
+      }
+    }
+  }
+  AppendClusterTime(state, &b);
+  return std::move(b).Finish();
+}
+
+}  // namespace quarry::server

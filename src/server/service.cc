@@ -1,0 +1,230 @@
+// Dispatch of one request: find the command, apply the generic arguments, run it, shape the
+// reply or the error exactly as mongod does, count it.
+#include "server/service.h"
+
+#include <chrono>
+#include <exception>
+
+#include "base/log.h"
+#include "bson/builder.h"
+#include "commands/register.h"
+#include "server/reply_builder.h"
+#include "server/write_concern.h"
+
+namespace quarry::server {
+namespace {
+
+constexpr auto kSlowOperationThreshold = std::chrono::milliseconds(100);
+
+// The database of an OP_QUERY command namespace ("admin.$cmd" -> "admin").
+StatusWith<std::string> OpQueryDatabase(std::string_view ns) {
+  constexpr std::string_view kSuffix = ".$cmd";
+  if (ns.size() <= kSuffix.size() || ns.substr(ns.size() - kSuffix.size()) != kSuffix) {
+    return Status(ErrorCode::kUnsupportedOpQueryCommand,
+                  "OP_QUERY is only supported for commands on <db>.$cmd, not on '" +
+                      std::string(ns) + "'");
+  }
+  return std::string(ns.substr(0, ns.size() - kSuffix.size()));
+}
+
+bool IsTransactionRequest(bson::DocumentView body) {
+  return body.Has("startTransaction") || body.Has("autocommit");
+}
+
+void CountOperation(commands::OpCounters& counters, std::string_view name,
+                    const commands::Request& request, bson::DocumentView reply) {
+  if (name == "find") {
+    counters.query.fetch_add(1, std::memory_order_relaxed);
+  } else if (name == "getMore") {
+    counters.getmore.fetch_add(1, std::memory_order_relaxed);
+  } else if (name == "insert") {
+    bson::ValueView n = reply.Get("n");
+    counters.insert.fetch_add(n.IsNumber() ? n.AsInt64() : 0, std::memory_order_relaxed);
+  } else if (name == "update" || name == "delete") {
+    auto statements = request.Documents(name == "update" ? "updates" : "deletes");
+    std::int64_t count = statements.ok() ? static_cast<std::int64_t>(statements.value().size()) : 0;
+    (name == "update" ? counters.update : counters.remove)
+        .fetch_add(count, std::memory_order_relaxed);
+  } else {
+    counters.command.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+// Remembers a write's outcome for getLastError.
+void RecordLastWrite(commands::ConnectionState& connection, bson::DocumentView reply,
+                     const Status& status) {
+  commands::LastWrite last;
+  last.present = true;
+  if (!status.ok()) {
+    last.error = std::string(status.reason());
+    last.code = static_cast<std::int32_t>(status.code());
+    last.code_name = status.code_name();
+  } else {
+    bson::ValueView n = reply.Get("n");
+    last.n = n.IsNumber() ? n.AsInt64() : 0;
+    bson::ValueView modified = reply.Get("nModified");
+    last.updated_existing = modified.IsNumber() && last.n > 0;
+    bson::ValueView upserted = reply.Get("upserted");
+    if (upserted.type() == bson::Type::kArray) {
+      for (const bson::Element& e : upserted.Document()) {
+        if (e.value.type() == bson::Type::kDocument) {
+          bson::DocumentBuilder b;
+          b.Append("_id", e.value.Document().Get("_id"));
+          last.upserted = std::move(b).Finish();
+          last.updated_existing = false;
+        }
+      }
+    }
+    bson::ValueView write_errors = reply.Get("writeErrors");
+    if (write_errors.type() == bson::Type::kArray) {
+      for (const bson::Element& e : write_errors.Document()) {
+        if (e.value.type() != bson::Type::kDocument) continue;
+        bson::DocumentView err = e.value.Document();
+        if (err.Get("errmsg").type() == bson::Type::kString) {
+          last.error = std::string(err.Get("errmsg").String());
+        }
+        if (err.Get("code").IsNumber()) last.code = static_cast<std::int32_t>(err.Get("code").AsInt64());
+        if (err.Get("codeName").type() == bson::Type::kString) {
+          last.code_name = std::string(err.Get("codeName").String());
+        }
+        break;  // getLastError reports the first error, as mongod's legacy path did
+      }
+    }
+  }
+  connection.last_write = std::move(last);
+}
+
+}  // namespace
+
+Service::Service(commands::ServiceState& state) : state_(state) {
+  commands::RegisterAllCommands(registry_);
+  state_.registry = &registry_;
+}
+
+std::unique_ptr<Session> Service::NewSession(std::int64_t connection_id, std::string remote) {
+  return std::make_unique<Session>(*this, connection_id, std::move(remote));
+}
+
+Session::Session(Service& service, std::int64_t connection_id, std::string remote)
+    : service_(service) {
+  connection_.id = connection_id;
+  connection_.remote = std::move(remote);
+}
+
+Reply Session::Handle(const wire::Request& request) {
+  auto started = std::chrono::steady_clock::now();
+  commands::ServiceState& state = service_.state();
+  const bool more_to_come = request.more_to_come();
+  const bool over_op_query = request.op_code == wire::OpCode::kQuery;
+
+  commands::Request command_request;
+  command_request.body = request.body;
+  command_request.name = request.body.FirstKey();
+  for (const wire::DocumentSequence& sequence : request.sequences) {
+    command_request.sequences.push_back({sequence.identifier, &sequence.documents});
+  }
+
+  Reply reply;
+  reply.send = !more_to_come;
+  const commands::Command* command = nullptr;
+  Status status = [&]() -> Status {
+    if (command_request.name.empty()) {
+      return Status(ErrorCode::kFailedToParse, "Command document is empty");
+    }
+    if (over_op_query) {
+      QUARRY_ASSIGN_OR_RETURN(command_request.db, OpQueryDatabase(request.full_collection_name));
+    } else {
+      bson::ValueView db = request.body.Get("$db");
+      if (db.type() != bson::Type::kString) {
+        return Status(static_cast<ErrorCode>(40571), "OP_MSG requests require a $db argument");
+      }
+      command_request.db = std::string(db.String());
+    }
+    command = service_.registry().Find(command_request.name);
+    if (command == nullptr) {
+      return Status(ErrorCode::kCommandNotFound,
+                    "no such command: '" + std::string(command_request.name) + "'");
+    }
+    if (over_op_query && (command->flags & commands::kAllowedOverOpQuery) == 0) {
+      return Status(ErrorCode::kUnsupportedOpQueryCommand,
+                    "Unsupported OP_QUERY command: " + std::string(command_request.name) +
+                        ". The client driver may require an upgrade.");
+    }
+    if ((command->flags & commands::kAdminOnly) != 0 && command_request.db != "admin") {
+      return Status(ErrorCode::kUnauthorized, std::string(command_request.name) +
+                                                  " may only be run against the admin database.");
+    }
+    return Status::OK();
+  }();
+
+  bson::Document body;
+  std::optional<Status> write_concern_error;
+  if (status.ok()) {
+    commands::CommandContext ctx(state, connection_);
+    StatusWith<ParsedWriteConcern> wc = ParseWriteConcern(request.body.Get("writeConcern"));
+    if (!wc.ok()) {
+      status = wc.status();
+    } else if (IsTransactionRequest(request.body)) {
+      status = Status(ErrorCode::kCommandNotSupported,
+                      "multi-document transactions are not supported by Quarry yet");
+    } else {
+      commands::WriteConcern concern = wc.value().concern;
+      if (more_to_come) concern.unacknowledged = true;
+      ctx.set_write_concern(concern);
+      bson::ValueView max_time = request.body.Get("maxTimeMS");
+      if (max_time.IsNumber() && max_time.AsInt64() > 0) {
+        ctx.set_deadline(started + std::chrono::milliseconds(max_time.AsInt64()));
+      }
+      try {
+        StatusWith<bson::Document> result = command->run(ctx, command_request);
+        if (result.ok()) {
+          body = std::move(result).value();
+        } else {
+          status = result.status();
+        }
+      } catch (const std::exception& e) {
+        status = Status(ErrorCode::kInternalError, std::string("unexpected error: ") + e.what());
+      } catch (...) {
+        status = Status(ErrorCode::kInternalError, "unexpected error");
+      }
+      if ((command->flags & commands::kWritesData) != 0) {
+        RecordLastWrite(connection_, body, status);
+        write_concern_error = wc.value().unsatisfiable;
+      }
+    }
+  }
+
+  if (command != nullptr) CountOperation(state.opcounters, command->name, command_request, body);
+  reply.compressible = command == nullptr || (command->flags & commands::kNeverCompressReply) == 0;
+
+  if (status.ok()) {
+    reply.body = FinishSuccessReply(state, body, write_concern_error);
+  } else {
+    if (status.code() == ErrorCode::kInternalError) {
+      log::Write(log::Severity::kError, "COMMAND", 21962, "conn" + std::to_string(connection_.id),
+                 "Assertion while executing command",
+                 {{"command", std::string(command_request.name)}, {"error", status.ToString()}});
+    }
+    reply.body = BuildErrorReply(state, status);
+  }
+  if (more_to_come && !status.ok()) {
+    state.opcounters.w0_write_errors.fetch_add(1, std::memory_order_relaxed);
+    log::Write(log::Severity::kWarning, "COMMAND", 20000, "conn" + std::to_string(connection_.id),
+               "Unacknowledged request failed",
+               {{"command", std::string(command_request.name)}, {"error", status.ToString()}});
+  }
+
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  if (elapsed > kSlowOperationThreshold) {
+    log::Write(log::Severity::kInfo, "COMMAND", 51803, "conn" + std::to_string(connection_.id),
+               "Slow query",
+               {{"command", std::string(command_request.name)},
+                {"ns", command_request.db},
+                {"durationMillis",
+                 static_cast<std::int64_t>(
+                     std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count())}});
+  }
+  return reply;
+}
+
+}  // namespace quarry::server

@@ -1,0 +1,346 @@
+// The commit pipeline. Under the commit lock it does only what needs the lock: one MultiGet for
+// the chunk's record keys, the checks, the oplog timestamps, and one WriteBatch write. Documents,
+// keys and oplog entries were laid out by WriteUnit before.
+#include "storage/commit_pipeline.h"
+
+#include <rocksdb/write_batch.h>
+
+#include <chrono>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "storage/duplicate_key.h"
+#include "storage/engine_internal.h"
+#include "storage/write_unit_internal.h"
+
+namespace quarry::storage {
+namespace internal {
+
+// Buffers reused from chunk to chunk (guarded by the commit lock).
+struct ChunkScratch {
+  rocksdb::WriteBatch batch;
+  std::vector<rocksdb::Slice> keys;
+  std::vector<rocksdb::PinnableSlice> values;
+  std::vector<rocksdb::Status> statuses;
+  std::vector<std::int64_t> lookup_of;  // per mutation of the chunk: index into keys, or -1
+  // Records this chunk has already written: key -> new bytes, nullptr when deleted.
+  std::unordered_map<std::string_view, const std::string*> overlay;
+  std::unordered_map<CollectionId, CollectionStats> stats;  // collections touched, new totals
+  std::unordered_set<CollectionId> dropped;
+  CommittedBatch committed;  // entries only; wall_ms is set when handed to observers
+
+  void Reset() {
+    batch.Clear();
+    keys.clear();
+    values.clear();
+    statuses.clear();
+    lookup_of.clear();
+    overlay.clear();
+    stats.clear();
+    dropped.clear();
+    committed.entries.clear();
+  }
+};
+
+}  // namespace internal
+
+namespace {
+
+using internal::Mutation;
+using internal::MutationKind;
+
+bool IsRecordMutation(MutationKind kind) {
+  return kind == MutationKind::kInsert || kind == MutationKind::kReplace ||
+         kind == MutationKind::kDelete;
+}
+
+void WriteLittleEndian64(std::uint64_t v, char* out) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+
+// What a record key holds at this point of the chunk.
+struct Current {
+  bool exists = false;
+  std::string_view bytes;
+  Status error;
+};
+
+Status DuplicateInsert(const Mutation& m) {
+  bson::DocumentView entry(m.oplog.data());
+  bson::ValueView ns = entry.Get("ns");
+  std::string_view ns_text = ns.type() == bson::Type::kString ? ns.String() : std::string_view();
+  return DuplicateIdError(ns_text, bson::DocumentView(m.value.data()).Get("_id"));
+}
+
+std::int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+CommitPipeline::CommitPipeline(internal::EngineState* state)
+    : state_(state),
+      last_assigned_(state->latest_timestamp.load()),
+      scratch_(std::make_unique<internal::ChunkScratch>()) {}
+
+CommitPipeline::~CommitPipeline() = default;
+
+void CommitPipeline::AddObserver(CommitObserver* observer) {
+  // Taking the commit lock orders the registration with chunks: a chunk that starts after
+  // this returns sees the new observer count.
+  std::lock_guard commit_lock(commit_mu_);
+  std::lock_guard observer_lock(observer_mu_);
+  observers_.push_back(observer);
+  observer_count_.store(observers_.size());
+}
+
+void CommitPipeline::RemoveObserver(CommitObserver* observer) {
+  std::lock_guard observer_lock(observer_mu_);
+  std::erase(observers_, observer);
+  observer_count_.store(observers_.size());
+}
+
+void CommitPipeline::Shutdown() {
+  std::unique_lock lock(active_mu_);
+  shut_down_ = true;
+  active_cv_.wait(lock, [this] { return active_commits_ == 0; });
+}
+
+StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOptions& options) {
+  {
+    std::lock_guard lock(active_mu_);
+    if (shut_down_) {
+      return Status(ErrorCode::kShutdownInProgress, "the storage engine is shutting down");
+    }
+    ++active_commits_;
+  }
+  struct Leave {
+    CommitPipeline* pipeline;
+    ~Leave() {
+      std::lock_guard lock(pipeline->active_mu_);
+      if (--pipeline->active_commits_ == 0) pipeline->active_cv_.notify_all();
+    }
+  } leave{this};
+
+  CommitResult result;
+  const std::size_t total = unit.mutations_.size();
+  std::size_t next = 0;
+  bool stop = false;
+  while (next < total && !stop) {
+    std::size_t end = next;
+    std::size_t bytes = 0;
+    while (end < total && (end == next || bytes < kChunkBytes)) {
+      const Mutation& m = unit.mutations_[end];
+      bytes += m.key.size() + m.value.size() + m.oplog.size();
+      ++end;
+    }
+    next = CommitChunk(unit, next, end, options, &result, &stop);
+  }
+  if (options.durability == Durability::kJournal && result.applied > 0) {
+    // Outside the commit lock: other committers go on while this one waits for the disk.
+    rocksdb::Status s = state_->db->SyncWAL();
+    state_->journal_syncs.fetch_add(1);
+    if (!s.ok()) result.sync_status = internal::FromRocks(s, "syncing the write-ahead log");
+  }
+  return result;
+}
+
+std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std::size_t end,
+                                        const CommitOptions& options, CommitResult* result,
+                                        bool* stop) {
+  std::vector<Mutation>& mutations = unit.mutations_;
+  std::unique_lock commit_lock(commit_mu_);
+  internal::ChunkScratch& s = *scratch_;
+  s.Reset();
+  const bool notify = observer_count_.load() > 0;  // stable: AddObserver takes the commit lock
+
+  // One MultiGet for every record key of the chunk.
+  s.lookup_of.assign(end - begin, -1);
+  for (std::size_t k = begin; k < end; ++k) {
+    const Mutation& m = mutations[k];
+    if (!IsRecordMutation(m.kind) || dropped_.contains(m.collection)) continue;
+    s.lookup_of[k - begin] = static_cast<std::int64_t>(s.keys.size());
+    s.keys.emplace_back(m.key);
+  }
+  if (!s.keys.empty()) {
+    s.values.resize(s.keys.size());
+    s.statuses.resize(s.keys.size());
+    state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, s.keys.size(), s.keys.data(),
+                         s.values.data(), s.statuses.data());
+  }
+
+  auto current = [&](std::size_t k) -> Current {
+    const Mutation& m = mutations[k];
+    if (auto it = s.overlay.find(m.key); it != s.overlay.end()) {
+      if (it->second == nullptr) return {};
+      return {true, *it->second, Status::OK()};
+    }
+    std::int64_t lookup = s.lookup_of[k - begin];
+    const rocksdb::Status& status = s.statuses[lookup];
+    if (status.IsNotFound()) return {};
+    if (!status.ok()) return {false, {}, internal::FromRocks(status, "reading a record")};
+    return {true, std::string_view(s.values[lookup].data(), s.values[lookup].size()), Status::OK()};
+  };
+  auto stats_of = [&](CollectionId collection) -> CollectionStats& {
+    auto it = s.stats.find(collection);
+    if (it == s.stats.end()) it = s.stats.emplace(collection, state_->stats.Get(collection)).first;
+    return it->second;
+  };
+
+  // Oplog timestamps: consecutive within the chunk, above every earlier one even if the clock
+  // went back (or the process restarted on a machine whose clock is behind).
+  const std::int64_t wall_ms = NowMillis();
+  const auto now_seconds = static_cast<std::uint32_t>(wall_ms / 1000);
+  const Timestamp first_ts = now_seconds > TimestampSeconds(last_assigned_)
+                                 ? MakeTimestamp(now_seconds, 1)
+                                 : last_assigned_ + 1;
+  Timestamp next_ts = first_ts;
+  std::uint32_t position = 0;
+  const std::size_t errors_before = result->errors.size();
+  std::size_t applied = 0;
+  std::size_t k = begin;
+
+  for (; k < end; ++k) {
+    Mutation& m = mutations[k];
+    Status error;
+    switch (m.kind) {
+      case MutationKind::kInsert:
+      case MutationKind::kReplace:
+      case MutationKind::kDelete: {
+        if (dropped_.contains(m.collection) || s.dropped.contains(m.collection)) {
+          error = Status(ErrorCode::kWriteConflict,
+                         "the collection was dropped while this write was prepared");
+          break;
+        }
+        Current cur = current(k);
+        if (!cur.error.ok()) {
+          error = cur.error;
+          break;
+        }
+        CollectionStats& stats = stats_of(m.collection);
+        if (m.kind == MutationKind::kInsert) {
+          if (cur.exists) {
+            error = DuplicateInsert(m);
+            break;
+          }
+          s.batch.Put(state_->docs, m.key, m.value);
+          s.overlay[m.key] = &m.value;
+          stats.count += 1;
+          stats.data_bytes += static_cast<std::int64_t>(m.value.size());
+          break;
+        }
+        if (!cur.exists || cur.bytes != m.pre_image) {
+          error = Status(ErrorCode::kWriteConflict,
+                         "the document changed since it was read; retry the operation");
+          break;
+        }
+        if (m.kind == MutationKind::kReplace) {
+          s.batch.Put(state_->docs, m.key, m.value);
+          s.overlay[m.key] = &m.value;
+          stats.data_bytes += static_cast<std::int64_t>(m.value.size()) -
+                              static_cast<std::int64_t>(m.pre_image.size());
+        } else {
+          s.batch.Delete(state_->docs, m.key);
+          s.overlay[m.key] = nullptr;
+          stats.count -= 1;
+          stats.data_bytes -= static_cast<std::int64_t>(m.pre_image.size());
+        }
+        break;
+      }
+      case MutationKind::kDropCollectionRecords: {
+        std::string prefix = internal::CollectionPrefix(m.collection);
+        std::string upper = internal::CollectionUpperBound(m.collection);
+        s.batch.DeleteRange(state_->docs, prefix, upper);
+        s.batch.Delete(state_->meta, internal::StatsName(m.collection));
+        s.stats.erase(m.collection);
+        s.dropped.insert(m.collection);
+        std::erase_if(s.overlay,
+                      [&](const auto& entry) { return entry.first.starts_with(prefix); });
+        break;
+      }
+      case MutationKind::kPutCatalog:
+        s.batch.Put(state_->catalog, m.key, m.value);
+        break;
+      case MutationKind::kDeleteCatalog:
+        s.batch.Delete(state_->catalog, m.key);
+        break;
+      case MutationKind::kPutMeta:
+        s.batch.Put(state_->meta, m.key, m.value);
+        break;
+      case MutationKind::kOplogOnly:
+        break;
+    }
+    if (!error.ok()) {
+      result->errors.push_back({k, std::move(error)});
+      if (options.ordered) {
+        *stop = true;
+        break;
+      }
+      continue;
+    }
+    if (!m.oplog.empty()) {
+      Timestamp ts = next_ts++;
+      WriteLittleEndian64(ts, m.oplog.data() + internal::kOplogTsOffset);
+      WriteLittleEndian64(static_cast<std::uint64_t>(wall_ms),
+                          m.oplog.data() + internal::OplogWallOffset(m.oplog));
+      s.batch.Put(state_->oplog, internal::OplogKey(ts, position++), m.oplog);
+      if (notify) {
+        s.committed.entries.push_back({ts, m.collection, bson::DocumentView(m.oplog.data())});
+      }
+    }
+    ++applied;
+  }
+  const std::size_t chunk_end = *stop ? k + 1 : end;
+
+  for (const auto& [collection, stats] : s.stats) {
+    s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));
+  }
+
+  if (s.batch.Count() > 0) {
+    rocksdb::WriteOptions write_options;
+    write_options.sync = false;  // the WAL reaches the OS now, the disk by sync (see Commit)
+    rocksdb::Status written = state_->db->Write(write_options, &s.batch);
+    if (!written.ok()) {
+      Status failure = internal::FromRocks(written, "writing a commit batch");
+      // Nothing of this chunk is in: report it, and do not try further chunks.
+      result->errors.resize(errors_before);
+      for (std::size_t j = begin; j < mutations.size(); ++j) {
+        result->errors.push_back({j, failure});
+        if (options.ordered) break;
+      }
+      *stop = true;
+      return mutations.size();
+    }
+  }
+
+  if (next_ts != first_ts) {
+    last_assigned_ = next_ts - 1;
+    state_->latest_timestamp.store(last_assigned_);
+    result->last_timestamp = last_assigned_;
+  }
+  for (const auto& [collection, stats] : s.stats) state_->stats.Set(collection, stats);
+  for (CollectionId collection : s.dropped) {
+    state_->stats.Erase(collection);
+    dropped_.insert(collection);
+  }
+  result->applied += applied;
+
+  if (!notify || s.committed.entries.empty()) return chunk_end;
+  // The entries point into `unit`, not into the scratch, which the next chunk reuses as soon
+  // as the commit lock is free: move them out first.
+  CommittedBatch batch;
+  batch.wall_ms = wall_ms;
+  batch.entries = std::move(s.committed.entries);
+  // Hand over from the commit lock to the observer lock, so observers see chunks in order
+  // while the next committer already writes.
+  std::unique_lock observer_lock(observer_mu_);
+  commit_lock.unlock();
+  for (CommitObserver* observer : observers_) observer->OnCommit(batch);
+  return chunk_end;
+}
+
+}  // namespace quarry::storage

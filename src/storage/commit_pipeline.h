@@ -1,0 +1,125 @@
+// The commit pipeline: the one place writes happen. It takes the commit lock, checks _id
+// uniqueness and pre-images, gives each oplog entry the next timestamp, writes records, catalog
+// and meta changes and oplog entries in one RocksDB batch per chunk, and then tells the commit
+// observers, in timestamp order.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "storage/types.h"
+#include "storage/write_unit.h"
+
+namespace quarry::storage {
+
+namespace internal {
+struct EngineState;
+struct ChunkScratch;
+}  // namespace internal
+
+enum class Durability : std::uint8_t {
+  // The WAL is written to the OS before Commit returns (a crash of the process loses nothing);
+  // the background syncer makes it durable within its interval. w:0 and w:1.
+  kNone,
+  // The WAL is synced to disk before Commit returns. j:true.
+  kJournal,
+};
+
+struct CommitOptions {
+  // Ordered: stop at the first failing mutation. Unordered: apply every other one.
+  bool ordered = true;
+  Durability durability = Durability::kNone;
+};
+
+struct MutationError {
+  std::size_t index = 0;  // as returned by the WriteUnit method
+  Status status;
+};
+
+struct CommitResult {
+  std::size_t applied = 0;            // mutations written
+  std::vector<MutationError> errors;  // in index order; ordered commits have at most one
+  Timestamp last_timestamp = 0;       // of the last oplog entry written, 0 if none
+  // For kJournal: whether the WAL sync succeeded. The writes are applied either way.
+  Status sync_status;
+};
+
+struct CommittedEntry {
+  Timestamp ts = 0;
+  CollectionId collection = 0;  // 0 for entries without a record change
+  bson::DocumentView entry;     // with ts and wall
+};
+
+// One atomically committed chunk.
+struct CommittedBatch {
+  std::int64_t wall_ms = 0;
+  std::vector<CommittedEntry> entries;  // in timestamp order; views valid during OnCommit only
+};
+
+// Told about every committed chunk, after it is visible to readers, one call at a time and in
+// timestamp order. Keep OnCommit short (it delays the next committer's observers, not its
+// write) and never call Commit from it.
+class CommitObserver {
+ public:
+  virtual ~CommitObserver() = default;
+  virtual void OnCommit(const CommittedBatch& batch) = 0;
+};
+
+class CommitPipeline {
+ public:
+  // Units are committed in chunks of about this many bytes; each chunk is atomic.
+  static constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+
+  explicit CommitPipeline(internal::EngineState* state);
+  ~CommitPipeline();
+  CommitPipeline(const CommitPipeline&) = delete;
+  CommitPipeline& operator=(const CommitPipeline&) = delete;
+
+  // Applies `unit`'s mutations in order; see WriteUnit for what can fail. Per-mutation
+  // failures, including a storage write failure, are in the result. Fails as a whole only with
+  // kShutdownInProgress when the engine is closing. Thread-safe.
+  StatusWith<CommitResult> Commit(WriteUnit unit, const CommitOptions& options);
+
+  // After AddObserver returns, every later chunk reaches `observer`; after RemoveObserver
+  // returns, none does. The observer must outlive its registration.
+  void AddObserver(CommitObserver* observer);
+  void RemoveObserver(CommitObserver* observer);
+
+  // Refuses new commits, then waits until every commit in progress has returned (its
+  // journal sync and observers included). For Engine::Close.
+  void Shutdown();
+
+ private:
+  // Commits mutations [begin, end) of `unit` under the commit lock; returns the index after
+  // the last one it dealt with (less than `end` when an ordered chunk stops early).
+  std::size_t CommitChunk(WriteUnit& unit, std::size_t begin, std::size_t end,
+                          const CommitOptions& options, CommitResult* result, bool* stop);
+
+  internal::EngineState* state_;
+
+  std::mutex active_mu_;
+  std::condition_variable active_cv_;
+  int active_commits_ = 0;  // guarded by active_mu_
+  bool shut_down_ = false;  // guarded by active_mu_
+
+  std::mutex commit_mu_;                      // the commit lock: one total order of oplog entries
+  Timestamp last_assigned_ = 0;               // guarded by commit_mu_
+  std::unordered_set<CollectionId> dropped_;  // guarded by commit_mu_
+  std::unique_ptr<internal::ChunkScratch> scratch_;  // guarded by commit_mu_
+
+  // Held from the end of a chunk's write until its observers return; taken before the commit
+  // lock is released, so observers see chunks in timestamp order.
+  std::mutex observer_mu_;
+  std::vector<CommitObserver*> observers_;  // guarded by observer_mu_
+  std::atomic<std::size_t> observer_count_{0};
+};
+
+}  // namespace quarry::storage

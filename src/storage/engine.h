@@ -1,0 +1,96 @@
+// The storage engine: one RocksDB database under dbpath with the column families catalog, docs,
+// index, oplog and meta, the background WAL syncer, and the stores that read them.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "storage/catalog_store.h"
+#include "storage/commit_pipeline.h"
+#include "storage/meta_store.h"
+#include "storage/oplog.h"
+#include "storage/record_store.h"
+
+namespace quarry::storage {
+
+namespace internal {
+struct EngineState;
+}  // namespace internal
+
+struct EngineOptions {
+  std::string dbpath;
+  bool create_if_missing = true;
+  std::size_t block_cache_bytes = std::size_t{256} << 20;
+  std::size_t write_buffer_bytes = std::size_t{64} << 20;  // per column family memtable
+  // How often the background syncer makes the WAL durable, so that w:1 writes reach the disk
+  // within this interval. Zero disables it (tests only).
+  std::chrono::milliseconds wal_sync_interval{100};
+  // RocksDB's own LOG file under dbpath: "debug", "info", "warn", "error".
+  std::string rocksdb_log_level = "warn";
+};
+
+struct EngineStats {
+  std::uint64_t journal_syncs = 0;     // WAL syncs made for kJournal commits
+  std::uint64_t background_syncs = 0;  // WAL syncs made by the background syncer
+};
+
+// Format version written to meta at creation; Open refuses any other.
+inline constexpr std::uint32_t kFormatVersion = 1;
+
+class Engine {
+ public:
+  // Opens or creates the database. Fails with kDBPathInUse ("another quarryd is using <dbpath>:
+  // ...") when another process (or another Engine in this one) has it open, and with
+  // kIllegalOperation for an unknown format version.
+  static StatusWith<std::unique_ptr<Engine>> Open(const EngineOptions& options);
+
+  // Closes if still open.
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Refuses new commits (kShutdownInProgress), waits for those in progress, syncs the WAL and
+  // closes the database. Idempotent.
+  // REQUIRES: no other thread reads through the engine any more, and every RecordCursor and
+  // OplogCursor has been destroyed.
+  Status Close();
+
+  const std::string& dbpath() const;
+  RecordStore& records() { return *records_; }
+  Oplog& oplog() { return *oplog_; }
+  CommitPipeline& pipeline() { return *pipeline_; }
+  const MetaStore& meta() const { return *meta_; }
+  const CatalogStore& catalog_store() const { return *catalog_store_; }
+  EngineStats stats() const;
+
+  // Makes every committed write durable now.
+  Status SyncWal();
+
+ private:
+  explicit Engine(std::unique_ptr<internal::EngineState> state);
+  void StartSyncer(std::chrono::milliseconds interval);
+  // `synced`: the RocksDB sequence number known to be durable.
+  void RunSyncer(std::chrono::milliseconds interval, std::uint64_t synced);
+
+  std::unique_ptr<internal::EngineState> state_;
+  std::unique_ptr<RecordStore> records_;
+  std::unique_ptr<Oplog> oplog_;
+  std::unique_ptr<CommitPipeline> pipeline_;
+  std::unique_ptr<MetaStore> meta_;
+  std::unique_ptr<CatalogStore> catalog_store_;
+
+  std::mutex syncer_mu_;
+  std::condition_variable syncer_cv_;
+  bool syncer_stop_ = false;
+  std::thread syncer_;
+  bool closed_ = false;
+};
+
+}  // namespace quarry::storage

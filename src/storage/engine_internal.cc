@@ -1,0 +1,66 @@
+// Key layouts and RocksDB status conversion shared inside storage/.
+#include "storage/engine_internal.h"
+
+namespace quarry::storage::internal {
+
+Status FromRocks(const rocksdb::Status& status, std::string_view context) {
+  if (status.ok()) return Status::OK();
+  std::string message(context);
+  message.append(": ");
+  message.append(status.ToString());
+  return Status(ErrorCode::kInternalError, std::move(message));
+}
+
+void AppendBigEndian64(std::uint64_t v, std::string* out) {
+  for (int shift = 56; shift >= 0; shift -= 8)
+    out->push_back(static_cast<char>((v >> shift) & 0xFF));
+}
+
+std::uint64_t ReadBigEndian64(const char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+std::string CollectionPrefix(CollectionId collection) {
+  std::string out;
+  out.reserve(32);
+  AppendBigEndian64(collection, &out);
+  return out;
+}
+
+std::string CollectionUpperBound(CollectionId collection) {
+  // Ids are never UINT64_MAX: the catalog counts up from 1.
+  return CollectionPrefix(collection + 1);
+}
+
+std::string OplogKey(Timestamp ts, std::uint32_t position) {
+  std::string out;
+  out.reserve(kOplogKeySize);
+  AppendBigEndian64(ts, &out);
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((position >> shift) & 0xFF));
+  return out;
+}
+
+std::string StatsName(CollectionId collection) {
+  std::string out(kStatsPrefix);
+  AppendBigEndian64(collection, &out);
+  return out;
+}
+
+std::string EncodeStats(const CollectionStats& stats) {
+  std::string out;
+  AppendBigEndian64(static_cast<std::uint64_t>(stats.count), &out);
+  AppendBigEndian64(static_cast<std::uint64_t>(stats.data_bytes), &out);
+  return out;
+}
+
+bool DecodeStats(std::string_view bytes, CollectionStats* stats) {
+  if (bytes.size() != 16) return false;
+  stats->count = static_cast<std::int64_t>(ReadBigEndian64(bytes.data()));
+  stats->data_bytes = static_cast<std::int64_t>(ReadBigEndian64(bytes.data() + 8));
+  return true;
+}
+
+}  // namespace quarry::storage::internal

@@ -1,0 +1,82 @@
+// The RocksDB handles and the shared in-memory state behind storage's public classes. Only
+// storage's .cc files include this: RocksDB types stop at storage/.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <rocksdb/status.h>
+
+#include <atomic>
+#include <cstdint>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "base/status.h"
+#include "storage/types.h"
+
+namespace quarry::storage::internal {
+
+// Per-collection counters, read by RecordStore and written by the commit pipeline.
+class StatsTable {
+ public:
+  CollectionStats Get(CollectionId collection) const {
+    std::shared_lock lock(mu_);
+    auto it = map_.find(collection);
+    return it == map_.end() ? CollectionStats{} : it->second;
+  }
+  void Set(CollectionId collection, CollectionStats stats) {
+    std::unique_lock lock(mu_);
+    map_[collection] = stats;
+  }
+  void Erase(CollectionId collection) {
+    std::unique_lock lock(mu_);
+    map_.erase(collection);
+  }
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::unordered_map<CollectionId, CollectionStats> map_;
+};
+
+struct EngineState {
+  std::string dbpath;
+  rocksdb::DB* db = nullptr;
+  rocksdb::ColumnFamilyHandle* default_family = nullptr;
+  rocksdb::ColumnFamilyHandle* catalog = nullptr;
+  rocksdb::ColumnFamilyHandle* docs = nullptr;
+  rocksdb::ColumnFamilyHandle* index = nullptr;
+  rocksdb::ColumnFamilyHandle* oplog = nullptr;
+  rocksdb::ColumnFamilyHandle* meta = nullptr;
+
+  std::atomic<Timestamp> latest_timestamp{0};  // of the last committed oplog entry
+  StatsTable stats;
+  std::atomic<std::uint64_t> journal_syncs{0};
+  std::atomic<std::uint64_t> background_syncs{0};
+};
+
+// A RocksDB failure as a Status ("context: RocksDB message"). Storage failures are not the
+// client's fault, so they become InternalError.
+Status FromRocks(const rocksdb::Status& status, std::string_view context);
+
+// ---- key layouts (docs/formats/storage-layout.md) ----
+
+void AppendBigEndian64(std::uint64_t v, std::string* out);
+std::uint64_t ReadBigEndian64(const char* p);
+
+// The 8-byte big-endian prefix of a collection's record keys, and the first key after them.
+std::string CollectionPrefix(CollectionId collection);
+std::string CollectionUpperBound(CollectionId collection);
+
+// Oplog keys: 8-byte big-endian timestamp, 4-byte big-endian position in its commit chunk.
+std::string OplogKey(Timestamp ts, std::uint32_t position);
+inline constexpr std::size_t kOplogKeySize = 12;
+
+// Meta names owned by storage.
+inline constexpr std::string_view kFormatVersionName = "format_version";
+inline constexpr std::string_view kStatsPrefix = "stats/";  // + 8-byte big-endian id
+std::string StatsName(CollectionId collection);
+std::string EncodeStats(const CollectionStats& stats);
+bool DecodeStats(std::string_view bytes, CollectionStats* stats);
+
+}  // namespace quarry::storage::internal

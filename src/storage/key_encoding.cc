@@ -1,0 +1,281 @@
+// Order-preserving key encoding. The byte layout is persisted (docs/formats/key-encoding.md):
+// never renumber a tag.
+#include "storage/key_encoding.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace quarry::storage {
+namespace {
+
+// One tag per comparison rank of bson::CanonicalTypeRank, in the same order. Tags leave room
+// between them for types MongoDB may add, and all are above kTagEnd, which closes documents and
+// arrays so that a shorter document sorts first.
+enum Tag : std::uint8_t {
+  kTagEnd = 0x00,
+  kTagMinKey = 0x05,
+  kTagUndefined = 0x0A,  // also "missing"
+  kTagNull = 0x0F,
+  kTagNumber = 0x14,
+  kTagString = 0x1E,  // string and symbol
+  kTagDocument = 0x28,
+  kTagArray = 0x32,
+  kTagBinary = 0x3C,
+  kTagObjectId = 0x46,
+  kTagBool = 0x50,
+  kTagDate = 0x5A,
+  kTagTimestamp = 0x64,
+  kTagRegex = 0x6E,
+  kTagDbPointer = 0x78,
+  kTagCode = 0x82,
+  kTagCodeWithScope = 0x8C,
+  kTagMaxKey = 0xF0,
+};
+
+// The first byte of a number's body: its class, in numeric order.
+enum NumberClass : std::uint8_t {
+  kNumNaN = 0x01,  // CompareValues puts NaN below every other number
+  kNumNegativeInfinity = 0x02,
+  kNumNegative = 0x03,
+  kNumZero = 0x04,  // +0, -0 and integer 0
+  kNumPositive = 0x05,
+  kNumPositiveInfinity = 0x06,
+};
+
+// Binary exponents of finite non-zero doubles lie in [-1074, 1023], of int64 in [0, 63].
+constexpr int kExponentBias = 1100;
+
+Tag TagOf(bson::Type type) {
+  switch (type) {
+    case bson::Type::kMinKey:
+      return kTagMinKey;
+    case bson::Type::kEod:
+    case bson::Type::kUndefined:
+      return kTagUndefined;
+    case bson::Type::kNull:
+      return kTagNull;
+    case bson::Type::kDouble:
+    case bson::Type::kInt32:
+    case bson::Type::kInt64:
+    case bson::Type::kDecimal128:
+      return kTagNumber;
+    case bson::Type::kString:
+    case bson::Type::kSymbol:
+      return kTagString;
+    case bson::Type::kDocument:
+      return kTagDocument;
+    case bson::Type::kArray:
+      return kTagArray;
+    case bson::Type::kBinary:
+      return kTagBinary;
+    case bson::Type::kObjectId:
+      return kTagObjectId;
+    case bson::Type::kBool:
+      return kTagBool;
+    case bson::Type::kDate:
+      return kTagDate;
+    case bson::Type::kTimestamp:
+      return kTagTimestamp;
+    case bson::Type::kRegex:
+      return kTagRegex;
+    case bson::Type::kDbPointer:
+      return kTagDbPointer;
+    case bson::Type::kCode:
+      return kTagCode;
+    case bson::Type::kCodeWithScope:
+      return kTagCodeWithScope;
+    case bson::Type::kMaxKey:
+      return kTagMaxKey;
+  }
+  return kTagUndefined;
+}
+
+void AppendBigEndian(std::uint64_t v, int bytes, std::string* out) {
+  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((v >> shift) & 0xFF));
+  }
+}
+
+// A byte string that may hold NULs: 0x00 becomes 0x00 0xFF and the end is 0x00 0x00, so the
+// order is memcmp's with a shorter prefix first (bson's CompareBytes).
+void AppendEscapedBytes(std::string_view bytes, std::string* out) {
+  for (char c : bytes) {
+    out->push_back(c);
+    if (c == '\0') out->push_back('\xFF');
+  }
+  out->push_back('\0');
+  out->push_back('\0');
+}
+
+// A C string (no NULs by construction): its bytes and one 0x00.
+void AppendCString(std::string_view s, std::string* out) {
+  out->append(s);
+  out->push_back('\0');
+}
+
+// |value| = magnitude * 2^shift, magnitude > 0. Writes the class, then the binary exponent of the
+// leading one and the 64 bits that follow it, so that equal numbers of any type get equal bytes
+// and larger magnitudes larger bytes; negatives are complemented to reverse that.
+void AppendFiniteNonZero(bool negative, std::uint64_t magnitude, int shift, std::string* out) {
+  int leading_zeros = std::countl_zero(magnitude);
+  int top_bit = 63 - leading_zeros;
+  std::uint64_t fraction = top_bit == 0 ? 0 : magnitude << (leading_zeros + 1);
+  auto exponent = static_cast<std::uint16_t>(top_bit + shift + kExponentBias);
+  if (negative) {
+    exponent = static_cast<std::uint16_t>(~exponent);
+    fraction = ~fraction;
+  }
+  out->push_back(static_cast<char>(negative ? kNumNegative : kNumPositive));
+  AppendBigEndian(exponent, 2, out);
+  AppendBigEndian(fraction, 8, out);
+}
+
+void AppendInt64Body(std::int64_t v, std::string* out) {
+  if (v == 0) {
+    out->push_back(static_cast<char>(kNumZero));
+    return;
+  }
+  bool negative = v < 0;
+  // Unsigned negation is exact for INT64_MIN too.
+  std::uint64_t magnitude =
+      negative ? std::uint64_t{0} - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  AppendFiniteNonZero(negative, magnitude, 0, out);
+}
+
+void AppendDoubleBody(double d, std::string* out) {
+  if (std::isnan(d)) {
+    out->push_back(static_cast<char>(kNumNaN));
+    return;
+  }
+  if (std::isinf(d)) {
+    out->push_back(static_cast<char>(d < 0 ? kNumNegativeInfinity : kNumPositiveInfinity));
+    return;
+  }
+  if (d == 0) {
+    out->push_back(static_cast<char>(kNumZero));
+    return;
+  }
+  auto bits = std::bit_cast<std::uint64_t>(d);
+  bool negative = (bits >> 63) != 0;
+  int biased_exponent = static_cast<int>((bits >> 52) & 0x7FF);
+  std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
+  if (biased_exponent == 0) {  // subnormal: mantissa * 2^-1074
+    AppendFiniteNonZero(negative, mantissa, -1074, out);
+  } else {
+    AppendFiniteNonZero(negative, mantissa | (std::uint64_t{1} << 52), biased_exponent - 1075, out);
+  }
+}
+
+void AppendBody(bson::ValueView value, std::string* out);
+
+void AppendValue(bson::ValueView value, std::string* out) {
+  out->push_back(static_cast<char>(TagOf(value.type())));
+  AppendBody(value, out);
+}
+
+// Elements in order: tag (the type's rank), key, value body. CompareDocuments compares rank,
+// then key, then value, and the tag-key-body order gives exactly that.
+void AppendDocumentBody(bson::DocumentView doc, std::string* out) {
+  for (const bson::Element& element : doc) {
+    out->push_back(static_cast<char>(TagOf(element.value.type())));
+    AppendCString(element.key, out);
+    AppendBody(element.value, out);
+  }
+  out->push_back(static_cast<char>(kTagEnd));
+}
+
+// Array keys are "0", "1", ... at the same positions in both arrays, so they never decide a
+// comparison and are left out.
+void AppendArrayBody(bson::DocumentView array, std::string* out) {
+  for (const bson::Element& element : array) AppendValue(element.value, out);
+  out->push_back(static_cast<char>(kTagEnd));
+}
+
+// Everything after the tag.
+void AppendBody(bson::ValueView value, std::string* out) {
+  switch (value.type()) {
+    case bson::Type::kEod:
+    case bson::Type::kMinKey:
+    case bson::Type::kMaxKey:
+    case bson::Type::kUndefined:
+    case bson::Type::kNull:
+      return;
+    case bson::Type::kInt32:
+      AppendInt64Body(value.Int32(), out);
+      return;
+    case bson::Type::kInt64:
+      AppendInt64Body(value.Int64(), out);
+      return;
+    case bson::Type::kDouble:
+      AppendDoubleBody(value.Double(), out);
+      return;
+    case bson::Type::kDecimal128:
+      // First version: through the double value, which is also how bson::CompareValues
+      // compares decimals. Decimals that differ beyond double precision encode equal.
+      AppendDoubleBody(value.AsDouble(), out);
+      return;
+    case bson::Type::kString:
+    case bson::Type::kSymbol:
+    case bson::Type::kCode:
+      AppendEscapedBytes(value.String(), out);
+      return;
+    case bson::Type::kDocument:
+      AppendDocumentBody(value.Document(), out);
+      return;
+    case bson::Type::kArray:
+      AppendArrayBody(value.Document(), out);
+      return;
+    case bson::Type::kBinary: {
+      // CompareValues orders binaries by length, then subtype, then bytes; the fixed-width
+      // length also makes the raw bytes self-delimiting.
+      bson::BinaryView binary = value.Binary();
+      AppendBigEndian(binary.data.size(), 4, out);
+      out->push_back(static_cast<char>(binary.subtype));
+      out->append(binary.data);
+      return;
+    }
+    case bson::Type::kObjectId:
+      out->append(value.data(), 12);
+      return;
+    case bson::Type::kBool:
+      out->push_back(value.Bool() ? '\x01' : '\x00');
+      return;
+    case bson::Type::kDate:
+      AppendBigEndian(static_cast<std::uint64_t>(value.Date()) ^ (std::uint64_t{1} << 63), 8, out);
+      return;
+    case bson::Type::kTimestamp:
+      AppendBigEndian(value.Timestamp(), 8, out);
+      return;
+    case bson::Type::kRegex: {
+      bson::RegexView regex = value.Regex();
+      AppendCString(regex.pattern, out);
+      AppendCString(regex.options, out);
+      return;
+    }
+    case bson::Type::kDbPointer:
+    case bson::Type::kCodeWithScope:
+      // CompareValues compares these by their raw value bytes.
+      AppendEscapedBytes({value.data(), value.size()}, out);
+      return;
+  }
+}
+
+}  // namespace
+
+void AppendIndexKey(bson::ValueView value, bool descending, std::string* out) {
+  std::size_t start = out->size();
+  AppendValue(value, out);
+  if (descending) {
+    for (std::size_t i = start; i < out->size(); ++i) (*out)[i] = static_cast<char>(~(*out)[i]);
+  }
+}
+
+std::string EncodeIndexKey(bson::ValueView value) {
+  std::string out;
+  AppendIndexKey(value, false, &out);
+  return out;
+}
+
+}  // namespace quarry::storage

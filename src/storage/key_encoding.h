@@ -1,0 +1,24 @@
+// Order-preserving encoding of BSON values for record and index keys
+// (docs/formats/key-encoding.md).
+#pragma once
+
+#include <string>
+
+#include "bson/value.h"
+
+namespace quarry::storage {
+
+// Appends the encoding of `value` to `*out`. memcmp on two encodings orders them as
+// bson::CompareValues orders the values, and two values encode to the same bytes exactly when
+// CompareValues finds them equal (int32 1, int64 1 and double 1.0 encode identically).
+// `descending` inverts every byte, reversing that order. Each encoding is self-delimiting (no
+// encoding is a proper prefix of another), so encodings can be concatenated into compound keys.
+// Decimal128 values are encoded through their double value, as CompareValues compares them.
+// An absent value encodes like undefined, with which CompareValues ranks it. Cannot fail.
+// REQUIRES: `value` comes from validated BSON.
+void AppendIndexKey(bson::ValueView value, bool descending, std::string* out);
+
+// The ascending encoding of `value` as a new string.
+std::string EncodeIndexKey(bson::ValueView value);
+
+}  // namespace quarry::storage

@@ -1,0 +1,50 @@
+// Oplog reads: scans from a timestamp, and the newest and oldest timestamps.
+#include "storage/oplog.h"
+
+#include <rocksdb/db.h>
+
+#include "storage/engine_internal.h"
+
+namespace quarry::storage {
+namespace {
+
+class RocksOplogCursor : public OplogCursor {
+ public:
+  RocksOplogCursor(internal::EngineState* state, Timestamp from) {
+    it_.reset(state->db->NewIterator(rocksdb::ReadOptions(), state->oplog));
+    std::string start;
+    internal::AppendBigEndian64(from, &start);
+    it_->Seek(start);
+  }
+
+  bool Valid() const override { return it_->Valid(); }
+  void Next() override { it_->Next(); }
+  Timestamp ts() const override { return internal::ReadBigEndian64(it_->key().data()); }
+  bson::DocumentView entry() const override { return bson::DocumentView(it_->value().data()); }
+  Status status() const override {
+    return internal::FromRocks(it_->status(), "scanning the oplog");
+  }
+
+ private:
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+}  // namespace
+
+Timestamp Oplog::LatestTimestamp() const { return state_->latest_timestamp.load(); }
+
+StatusWith<Timestamp> Oplog::OldestTimestamp() const {
+  std::unique_ptr<rocksdb::Iterator> it(
+      state_->db->NewIterator(rocksdb::ReadOptions(), state_->oplog));
+  it->SeekToFirst();
+  if (!it->status().ok())
+    return internal::FromRocks(it->status(), "reading the oldest oplog entry");
+  if (!it->Valid()) return Timestamp{0};
+  return internal::ReadBigEndian64(it->key().data());
+}
+
+std::unique_ptr<OplogCursor> Oplog::Scan(Timestamp from) const {
+  return std::make_unique<RocksOplogCursor>(state_, from);
+}
+
+}  // namespace quarry::storage

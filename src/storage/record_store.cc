@@ -1,0 +1,108 @@
+// Record reads: point lookups by _id and forward scans, straight from the docs family.
+#include "storage/record_store.h"
+
+#include <rocksdb/db.h>
+
+#include "storage/engine_internal.h"
+#include "storage/key_encoding.h"
+
+namespace quarry::storage {
+namespace {
+
+class RocksRecordCursor : public RecordCursor {
+ public:
+  RocksRecordCursor(internal::EngineState* state, CollectionId collection,
+                    std::string_view start_after_id_key, ScanDirection direction)
+      : forward_(direction == ScanDirection::kForward),
+        prefix_(internal::CollectionPrefix(collection)),
+        upper_(internal::CollectionUpperBound(collection)),
+        lower_slice_(prefix_),
+        upper_slice_(upper_) {
+    rocksdb::ReadOptions options;
+    options.iterate_lower_bound = &lower_slice_;
+    options.iterate_upper_bound = &upper_slice_;
+    it_.reset(state->db->NewIterator(options, state->docs));
+    if (start_after_id_key.empty()) {
+      if (forward_) {
+        it_->SeekToFirst();
+      } else {
+        it_->SeekToLast();
+      }
+      return;
+    }
+    std::string start = prefix_;
+    start.append(start_after_id_key);
+    if (forward_) {
+      it_->Seek(start);  // the first key >= start
+    } else {
+      it_->SeekForPrev(start);  // the last key <= start
+    }
+    // Encodings are prefix-free, so the key found is `start` itself or strictly beyond it.
+    if (it_->Valid() && it_->key() == rocksdb::Slice(start)) Next();
+  }
+
+  bool Valid() const override { return it_->Valid(); }
+  void Next() override {
+    if (forward_) {
+      it_->Next();
+    } else {
+      it_->Prev();
+    }
+  }
+  std::string_view key() const override { return it_->key().ToStringView(); }
+  std::string_view id_key() const override { return key().substr(prefix_.size()); }
+  bson::DocumentView document() const override { return bson::DocumentView(it_->value().data()); }
+  Status status() const override { return internal::FromRocks(it_->status(), "scanning records"); }
+
+ private:
+  bool forward_;
+  std::string prefix_;
+  std::string upper_;
+  rocksdb::Slice lower_slice_;  // the bounds must outlive the iterator
+  rocksdb::Slice upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+}  // namespace
+
+std::string EncodeIdKey(bson::ValueView id) { return EncodeIndexKey(id); }
+
+StatusWith<std::optional<bson::Document>> RecordStore::FindById(CollectionId collection,
+                                                                bson::ValueView id) const {
+  return FindByIdKey(collection, EncodeIdKey(id));
+}
+
+StatusWith<std::optional<bson::Document>> RecordStore::FindByIdKey(CollectionId collection,
+                                                                   std::string_view id_key) const {
+  std::string key = internal::CollectionPrefix(collection);
+  key.append(id_key);
+  std::string value;
+  rocksdb::Status s = state_->db->Get(rocksdb::ReadOptions(), state_->docs, key, &value);
+  if (s.IsNotFound()) return std::optional<bson::Document>();
+  if (!s.ok()) return internal::FromRocks(s, "reading a record");
+  return std::optional<bson::Document>(bson::Document(std::move(value)));
+}
+
+std::unique_ptr<RecordCursor> RecordStore::Scan(CollectionId collection,
+                                                std::string_view start_after_id_key,
+                                                ScanDirection direction) const {
+  return std::make_unique<RocksRecordCursor>(state_, collection, start_after_id_key, direction);
+}
+
+CollectionStats RecordStore::Stats(CollectionId collection) const {
+  return state_->stats.Get(collection);
+}
+
+std::uint64_t RecordStore::ApproximateStorageSize(CollectionId collection) const {
+  std::string start = internal::CollectionPrefix(collection);
+  std::string limit = internal::CollectionUpperBound(collection);
+  rocksdb::Range range(start, limit);
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.include_files = true;
+  std::uint64_t size = 0;
+  rocksdb::Status s = state_->db->GetApproximateSizes(options, state_->docs, &range, 1, &size);
+  return s.ok() ? size : 0;
+}
+
+}  // namespace quarry::storage

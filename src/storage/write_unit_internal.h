@@ -1,0 +1,38 @@
+// The representation of a WriteUnit's mutations, shared by write_unit.cc and commit_pipeline.cc.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "storage/types.h"
+
+namespace quarry::storage::internal {
+
+enum class MutationKind : std::uint8_t {
+  kInsert,
+  kReplace,
+  kDelete,
+  kDropCollectionRecords,
+  kPutCatalog,
+  kDeleteCatalog,
+  kPutMeta,
+  kOplogOnly,
+};
+
+struct Mutation {
+  MutationKind kind = MutationKind::kOplogOnly;
+  CollectionId collection = 0;
+  std::string key;        // record key (prefix + id key), or the catalog / meta key
+  std::string value;      // the new document, or the catalog / meta value
+  std::string pre_image;  // Replace and Delete: the bytes the caller read
+  // The oplog entry with placeholders for ts (at kOplogTsOffset) and wall (the last 8 value
+  // bytes), which the pipeline fills in under the commit lock. Empty: no entry.
+  std::string oplog;
+};
+
+// {ts: Timestamp(...), ...}: int32 length, type byte, "ts\0", then the value.
+inline constexpr std::size_t kOplogTsOffset = 4 + 1 + 3;
+// ..., wall: Date(...)}: the value sits before the terminating 0x00.
+inline std::size_t OplogWallOffset(const std::string& entry) { return entry.size() - 1 - 8; }
+
+}  // namespace quarry::storage::internal

@@ -1,0 +1,26 @@
+// Building the server's replies: OP_MSG for OP_MSG requests, OP_REPLY for the OP_QUERY
+// handshake (reference §1.2, §1.4), and the error document for failures found below server/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "bson/value.h"
+
+namespace quarry::wire {
+
+// An OP_MSG with flagBits 0 and one kind-0 section holding `body`: the only reply shape every
+// driver accepts (no checksum, no sequences).
+std::string BuildOpMsg(std::int32_t request_id, std::int32_t response_to, bson::DocumentView body);
+
+// An OP_REPLY carrying one document: responseFlags 8 (AwaitCapable, as mongod), cursorID 0,
+// startingFrom 0, numberReturned 1.
+std::string BuildOpReply(std::int32_t request_id, std::int32_t response_to,
+                         bson::DocumentView doc);
+
+// MongoDB's error reply for `status`: {ok: 0.0, errmsg, code, codeName} followed by the
+// fields of status.extra_info(). REQUIRES: !status.ok().
+bson::Document BuildErrorReply(const Status& status);
+
+}  // namespace quarry::wire

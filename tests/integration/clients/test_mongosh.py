@@ -1,0 +1,114 @@
+"""mongosh 2.x against quarryd: `show dbs`, `show collections` and CRUD, with no errors and no
+"Non-Genuine MongoDB" warning in its output (reference/wire-protocol.md §4.4, §9.14)."""
+
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from quarry_server import REPO_ROOT
+
+MONGOSH = os.path.join(REPO_ROOT, "node_modules", ".bin", "mongosh")
+BAD_OUTPUT = re.compile(r"error|non-genuine|exception|warning", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def mongosh_home(tmp_path_factory):
+    # A HOME of its own: mongosh writes logs and history there, not into the user's.
+    return str(tmp_path_factory.mktemp("mongosh-home"))
+
+
+def run_mongosh(server, mongosh_home, script, db="test", quiet=True, json_mode=None, uri=None):
+    if not os.access(MONGOSH, os.X_OK):
+        pytest.fail(f"{MONGOSH} is missing: run `npm ci` (scripts/install-deps.sh)", pytrace=False)
+    args = [MONGOSH, "--norc"]
+    if quiet:
+        args.append("--quiet")
+    if json_mode:
+        args.append(f"--json={json_mode}")
+    args += [uri or f"mongodb://{server.host}:{server.port}/{db}", "--eval", script]
+    env = dict(os.environ, HOME=mongosh_home, MONGOSH_NO_UPDATE_CHECK="1", NO_COLOR="1",
+               FORCE_COLOR="0")
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env,
+                          stdin=subprocess.DEVNULL)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"mongosh exited {proc.returncode}:\n{output}"
+    bad = [line for line in output.splitlines() if BAD_OUTPUT.search(line)]
+    assert not bad, "mongosh printed errors or warnings:\n" + "\n".join(bad)
+    return proc.stdout
+
+
+def test_show_dbs_lists_databases_with_sizes(server, client, mongosh_home):
+    client.t_mongosh_dbs.c.insert_one({"x": 1})
+    out = run_mongosh(server, mongosh_home, "show dbs")
+    rows = dict(line.split(None, 1) for line in out.splitlines() if line.strip())
+    assert "t_mongosh_dbs" in rows, out
+    assert re.match(r"^\d+(\.\d+)? (B|KiB|MiB|GiB)$", rows["t_mongosh_dbs"].strip()), out
+    client.drop_database("t_mongosh_dbs")
+
+
+def test_show_collections_lists_names_one_per_line(server, client, mongosh_home):
+    db = client.t_mongosh_colls
+    for name in ("zeta", "alpha", "mid"):
+        db[name].insert_one({"x": 1})
+    out = run_mongosh(server, mongosh_home, "show collections", db="t_mongosh_colls")
+    assert [line.strip() for line in out.splitlines() if line.strip()] == ["alpha", "mid", "zeta"]
+    client.drop_database("t_mongosh_colls")
+
+
+def test_insert_find_update_delete_round_trip(server, client, mongosh_home):
+    script = """
+      db.c.drop();
+      const inserted = db.c.insertOne({_id: 1, name: "ann", n: 1});
+      const many = db.c.insertMany([{_id: 2, n: 2}, {_id: 3, n: 3}]);
+      const found = db.c.find({n: {$gte: 2}}).sort({n: -1}).toArray();
+      const updated = db.c.updateOne({_id: 1}, {$set: {name: "bea"}, $inc: {n: 10}});
+      const after = db.c.findOne({_id: 1});
+      const deleted = db.c.deleteOne({_id: 2});
+      const count = db.c.countDocuments({});
+      const estimated = db.c.estimatedDocumentCount();
+      ({inserted, many, found, updated, after, deleted, count, estimated})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_crud", json_mode="relaxed")
+    got = json.loads(out)
+    assert got["inserted"] == {"acknowledged": True, "insertedId": 1}
+    assert got["many"]["insertedIds"] == {"0": 2, "1": 3}
+    assert got["found"] == [{"_id": 3, "n": 3}, {"_id": 2, "n": 2}]
+    assert got["updated"]["matchedCount"] == 1 and got["updated"]["modifiedCount"] == 1
+    assert got["after"] == {"_id": 1, "name": "bea", "n": 11}
+    assert got["deleted"]["deletedCount"] == 1
+    assert got["count"] == 2 and got["estimated"] == 2
+    assert client.t_mongosh_crud.c.find_one({"_id": 1})["name"] == "bea"
+    client.drop_database("t_mongosh_crud")
+
+
+def test_find_iterates_past_the_first_batch(server, client, mongosh_home):
+    client.t_mongosh_many.c.insert_many([{"_id": i} for i in range(450)])
+    out = run_mongosh(server, mongosh_home,
+                      "db.c.find().toArray().map(d => d._id).reduce((a, b) => a + b, 0)",
+                      db="t_mongosh_many")
+    assert out.strip() == str(sum(range(450)))
+    client.drop_database("t_mongosh_many")
+
+
+def test_default_shell_output_prints_documents(server, client, mongosh_home):
+    client.t_mongosh_print.c.insert_one({"_id": 7, "label": "seven"})
+    out = run_mongosh(server, mongosh_home, "db.c.find()", db="t_mongosh_print")
+    assert re.search(r"_id: 7,\s+label: 'seven'", out), out
+    client.drop_database("t_mongosh_print")
+
+
+def test_banner_has_no_non_genuine_warning(server, mongosh_home):
+    # Without --quiet mongosh prints its greeting, where the Non-Genuine warning would appear.
+    out = run_mongosh(server, mongosh_home, "db.version()", quiet=False)
+    assert "7.0" in out
+
+
+def test_replica_set_uri_with_zstd(server, mongosh_home):
+    uri = f"mongodb://{server.host}:{server.port}/t_mongosh_rs?replicaSet=rs0&compressors=zstd"
+    out = run_mongosh(server, mongosh_home,
+                      "db.c.insertOne({_id: 1}); db.c.countDocuments({})", uri=uri)
+    assert out.strip() == "1"
+    run_mongosh(server, mongosh_home, "db.dropDatabase()", uri=uri)

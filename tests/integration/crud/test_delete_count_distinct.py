@@ -1,0 +1,98 @@
+"""delete, count_documents (aggregate), estimated_document_count (count), distinct."""
+
+import pymongo.errors
+import pytest
+
+
+@pytest.fixture
+def nums(db):
+    db.nums.insert_many([{"_id": i, "mod3": i % 3, "even": i % 2 == 0,
+                          "tags": ["t%d" % (i % 4), "all"]} for i in range(30)])
+    return db.nums
+
+
+def test_delete_one_removes_exactly_one_match(nums):
+    assert nums.delete_one({"mod3": 0}).deleted_count == 1
+    assert nums.count_documents({"mod3": 0}) == 9
+
+
+def test_delete_many_removes_every_match(nums):
+    assert nums.delete_many({"even": True}).deleted_count == 15
+    assert nums.count_documents({}) == 15
+    assert nums.count_documents({"even": True}) == 0
+
+
+def test_delete_with_no_match_deletes_nothing(nums):
+    assert nums.delete_many({"mod3": 7}).deleted_count == 0
+    assert nums.delete_one({"_id": "nope"}).deleted_count == 0
+    assert nums.count_documents({}) == 30
+
+
+def test_delete_many_with_empty_filter_empties_the_collection(nums):
+    assert nums.delete_many({}).deleted_count == 30
+    assert nums.estimated_document_count() == 0
+
+
+def test_deleted_id_can_be_inserted_again(nums):
+    nums.delete_one({"_id": 5})
+    nums.insert_one({"_id": 5, "again": True})
+    assert nums.find_one({"_id": 5}) == {"_id": 5, "again": True}
+
+
+def test_count_documents_with_filter_skip_and_limit(nums):
+    assert nums.count_documents({}) == 30
+    assert nums.count_documents({"mod3": 1}) == 10
+    assert nums.count_documents({"mod3": 1}, skip=4) == 6
+    assert nums.count_documents({"mod3": 1}, limit=3) == 3
+    assert nums.count_documents({"mod3": 1}, skip=8, limit=5) == 2
+    assert nums.count_documents({"nothing": 1}) == 0
+
+
+def test_count_documents_on_a_missing_collection_is_zero(db):
+    assert db.missing.count_documents({}) == 0
+
+
+def test_estimated_document_count(nums, db):
+    assert nums.estimated_document_count() == 30
+    assert db.missing.estimated_document_count() == 0
+
+
+def test_count_command_with_query(nums, db):
+    assert db.command("count", "nums", query={"even": False})["n"] == 15
+
+
+def test_distinct_values(nums):
+    assert sorted(nums.distinct("mod3")) == [0, 1, 2]
+    assert sorted(nums.distinct("mod3", {"even": True})) == [0, 1, 2]
+    assert sorted(nums.distinct("_id", {"_id": {"$lt": 3}})) == [0, 1, 2]
+    assert nums.distinct("nothere") == []
+
+
+def test_distinct_unwinds_arrays(nums):
+    assert sorted(nums.distinct("tags")) == ["all", "t0", "t1", "t2", "t3"]
+
+
+def test_distinct_on_a_missing_collection_is_empty(db):
+    assert db.missing.distinct("x") == []
+
+
+def test_aggregate_match_group_sort(nums):
+    got = list(nums.aggregate([
+        {"$match": {"_id": {"$lt": 12}}},
+        {"$group": {"_id": "$mod3", "n": {"$sum": 1}, "total": {"$sum": "$_id"}}},
+        {"$sort": {"_id": 1}},
+    ]))
+    assert got == [{"_id": 0, "n": 4, "total": 18}, {"_id": 1, "n": 4, "total": 22},
+                   {"_id": 2, "n": 4, "total": 26}]
+
+
+def test_aggregate_project_skip_limit(nums):
+    got = list(nums.aggregate([{"$sort": {"_id": -1}}, {"$skip": 2}, {"$limit": 3},
+                               {"$project": {"_id": 1}}]))
+    assert got == [{"_id": 27}, {"_id": 26}, {"_id": 25}]
+
+
+def test_aggregate_unknown_stage_fails_with_40324(nums):
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        list(nums.aggregate([{"$nonsense": {}}]))
+    assert info.value.code == 40324

@@ -1,0 +1,167 @@
+// The oplog: entry shape, one total order under concurrent committers, timestamps across
+// restarts, scans from a timestamp.
+#include "storage/oplog.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "storage_test_util.h"
+
+namespace quarry::storage {
+namespace {
+
+using testing::DocWithIntId;
+using testing::InsertOne;
+using testing::OpenEngine;
+using testing::OplogFor;
+using testing::TempDir;
+
+std::int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST(OplogTest, EntryGetsTsFirstAndWallLast) {
+  TempDir dir;
+  auto engine = OpenEngine(dir.path());
+  std::int64_t before = NowMillis();
+  InsertOne(*engine, 1, DocWithIntId(1));
+  std::int64_t after = NowMillis();
+  auto cursor = engine->oplog().Scan(0);
+  ASSERT_TRUE(cursor->Valid());
+  bson::DocumentView entry = cursor->entry();
+  std::vector<std::string_view> keys;
+  for (const bson::Element& e : entry) keys.push_back(e.key);
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"ts", "op", "ns", "o", "wall"}));
+  EXPECT_EQ(entry.Get("ts").type(), bson::Type::kTimestamp);
+  EXPECT_EQ(entry.Get("ts").Timestamp(), cursor->ts());
+  EXPECT_EQ(cursor->ts(), engine->oplog().LatestTimestamp());
+  EXPECT_GE(entry.Get("wall").Date(), before);
+  EXPECT_LE(entry.Get("wall").Date(), after);
+  EXPECT_EQ(TimestampSeconds(cursor->ts()),
+            static_cast<std::uint32_t>(entry.Get("wall").Date() / 1000));
+  EXPECT_EQ(entry.Get("o").Document().Get("_id").Int32(), 1);
+  cursor->Next();
+  EXPECT_FALSE(cursor->Valid());
+  EXPECT_TRUE(cursor->status().ok());
+}
+
+TEST(OplogTest, ConcurrentCommittersProduceOneGapFreeTotalOrder) {
+  TempDir dir;
+  auto engine = OpenEngine(dir.path());
+  constexpr int kThreads = 4;
+  constexpr int kCommits = 60;
+  constexpr int kPerCommit = 8;
+  std::mutex mu;
+  // last timestamp of each commit -> (thread, commit)
+  std::map<Timestamp, std::pair<int, int>> commits;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int c = 0; c < kCommits; ++c) {
+        WriteUnit unit;
+        for (int d = 0; d < kPerCommit; ++d) {
+          bson::DocumentBuilder b;
+          b.AppendInt32("_id", c * kPerCommit + d);
+          b.AppendInt32("thread", t);
+          b.AppendInt32("commit", c);
+          bson::Document doc = std::move(b).Finish();
+          bson::Document entry = OplogFor("i", doc);
+          unit.Insert(100 + t, std::move(doc), entry);
+        }
+        auto result = engine->pipeline().Commit(std::move(unit), CommitOptions{});
+        ASSERT_TRUE(result.ok() && result.value().errors.empty());
+        std::lock_guard lock(mu);
+        commits[result.value().last_timestamp] = {t, c};
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+
+  std::vector<Timestamp> seen;
+  std::vector<std::pair<int, int>> owners;
+  for (auto cursor = engine->oplog().Scan(0); cursor->Valid(); cursor->Next()) {
+    seen.push_back(cursor->ts());
+    bson::DocumentView o = cursor->entry().Get("o").Document();
+    owners.emplace_back(o.Get("thread").Int32(), o.Get("commit").Int32());
+  }
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kThreads * kCommits * kPerCommit));
+  for (std::size_t i = 1; i < seen.size(); ++i) ASSERT_LT(seen[i - 1], seen[i]);
+  // Each commit's entries are adjacent in the oplog with consecutive timestamps, ending at the
+  // timestamp its Commit returned.
+  for (std::size_t start = 0; start < seen.size(); start += kPerCommit) {
+    for (int d = 1; d < kPerCommit; ++d) {
+      ASSERT_EQ(owners[start + d], owners[start]);
+      ASSERT_EQ(seen[start + d], seen[start] + d);
+    }
+    auto it = commits.find(seen[start + kPerCommit - 1]);
+    ASSERT_NE(it, commits.end());
+    EXPECT_EQ(it->second, owners[start]);
+  }
+}
+
+TEST(OplogTest, TimestampsKeepIncreasingAcrossReopen) {
+  TempDir dir;
+  Timestamp before_close = 0;
+  {
+    auto engine = OpenEngine(dir.path());
+    for (int id = 0; id < 5; ++id) InsertOne(*engine, 1, DocWithIntId(id));
+    before_close = engine->oplog().LatestTimestamp();
+    ASSERT_GT(before_close, 0u);
+  }
+  auto engine = OpenEngine(dir.path());
+  EXPECT_EQ(engine->oplog().LatestTimestamp(), before_close);
+  InsertOne(*engine, 1, DocWithIntId(99));
+  EXPECT_GT(engine->oplog().LatestTimestamp(), before_close);
+}
+
+TEST(OplogTest, ScanFromATimestampStartsAtThatEntry) {
+  TempDir dir;
+  auto engine = OpenEngine(dir.path());
+  std::vector<Timestamp> stamps;
+  for (int id = 0; id < 6; ++id) {
+    InsertOne(*engine, 1, DocWithIntId(id));
+    stamps.push_back(engine->oplog().LatestTimestamp());
+  }
+  auto from_third = engine->oplog().Scan(stamps[2]);
+  ASSERT_TRUE(from_third->Valid());
+  EXPECT_EQ(from_third->ts(), stamps[2]);
+  auto after_third = engine->oplog().Scan(stamps[2] + 1);
+  ASSERT_TRUE(after_third->Valid());
+  EXPECT_EQ(after_third->ts(), stamps[3]);
+  auto past_end = engine->oplog().Scan(stamps.back() + 1);
+  EXPECT_FALSE(past_end->Valid());
+  auto oldest = engine->oplog().OldestTimestamp();
+  ASSERT_TRUE(oldest.ok());
+  EXPECT_EQ(oldest.value(), stamps[0]);
+}
+
+TEST(OplogTest, DdlEntriesWithoutRecordsAreLogged) {
+  TempDir dir;
+  auto engine = OpenEngine(dir.path());
+  bson::DocumentBuilder b;
+  b.AppendString("op", "c");
+  b.AppendString("ns", "db.$cmd");
+  b.OpenDocument("o");
+  b.AppendString("create", "c");
+  b.Close();
+  bson::Document entry = std::move(b).Finish();
+  WriteUnit unit;
+  unit.AppendOplog(0, entry);
+  auto result = engine->pipeline().Commit(std::move(unit), CommitOptions{});
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result.value().applied, 1u);
+  auto cursor = engine->oplog().Scan(0);
+  ASSERT_TRUE(cursor->Valid());
+  EXPECT_EQ(cursor->entry().Get("o").Document().Get("create").String(), "c");
+}
+
+}  // namespace
+}  // namespace quarry::storage

@@ -1,0 +1,80 @@
+// Helpers for storage tests: a temporary dbpath, documents and oplog entries.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "bson/builder.h"
+#include "bson/value.h"
+#include "storage/engine.h"
+
+namespace quarry::storage::testing {
+
+// A fresh directory under the system temp dir, removed at destruction.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = (std::filesystem::temp_directory_path() /
+             ("quarry_storage_test_" + std::to_string(::getpid()) + "_" +
+              std::to_string(counter.fetch_add(1))))
+                .string();
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline std::unique_ptr<Engine> OpenEngine(
+    const std::string& path,
+    std::chrono::milliseconds sync_interval = std::chrono::milliseconds(100)) {
+  EngineOptions options;
+  options.dbpath = path;
+  options.block_cache_bytes = 8 << 20;
+  options.write_buffer_bytes = 8 << 20;
+  options.wal_sync_interval = sync_interval;
+  auto engine = Engine::Open(options);
+  EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+  return engine.ok() ? std::move(engine).value() : nullptr;
+}
+
+inline bson::Document DocWithIntId(std::int32_t id, std::string_view payload = "x") {
+  bson::DocumentBuilder b;
+  b.AppendInt32("_id", id);
+  b.AppendString("payload", payload);
+  return std::move(b).Finish();
+}
+
+// {op, ns: "db.c", o: <doc>} as a caller would build it.
+inline bson::Document OplogFor(std::string_view op, bson::DocumentView doc,
+                               std::string_view ns = "db.c") {
+  bson::DocumentBuilder b;
+  b.AppendString("op", op);
+  b.AppendString("ns", ns);
+  b.AppendDocument("o", doc);
+  return std::move(b).Finish();
+}
+
+// Inserts one document into `collection` and expects success.
+inline void InsertOne(Engine& engine, CollectionId collection, const bson::Document& doc) {
+  WriteUnit unit;
+  bson::Document entry = OplogFor("i", doc);
+  unit.Insert(collection, doc, entry);
+  auto result = engine.pipeline().Commit(std::move(unit), CommitOptions{});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_TRUE(result.value().errors.empty()) << result.value().errors[0].status.ToString();
+}
+
+}  // namespace quarry::storage::testing
