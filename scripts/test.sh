@@ -5,12 +5,14 @@
 # output is shown as it runs; the last line is `N passed, N failed` over all suites, and the exit
 # status is non-zero if anything failed.
 #
-# Environment: QUARRY_FUZZ_SECONDS (per fuzz target, default 45; 0 skips the fuzzers),
-# QUARRY_SKIP_SUITES (space-separated suite names to leave out, e.g. "fuzz spec").
+# Environment: QUARRY_BUILD_DIR (default ./build), QUARRY_FUZZ_SECONDS (per fuzz target,
+# default 45; 0 skips the fuzzers), QUARRY_SKIP_SUITES (space-separated suite names to leave
+# out, e.g. "fuzz spec").
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 PY=/usr/bin/python3
+BUILD=${QUARRY_BUILD_DIR:-build}
 FUZZ_SECONDS=${QUARRY_FUZZ_SECONDS:-45}
 SKIP=" ${QUARRY_SKIP_SUITES:-} "
 
@@ -110,18 +112,19 @@ if ! bash scripts/install-deps.sh; then
   TOTAL_FAILED=1; SUITE_ROWS+=("deps       failed"); finish
 fi
 
-banner "build (Release, tests on, ./build)"
+banner "build (Release, tests on, $BUILD)"
 build_start=$SECONDS
-if ! bash scripts/build.sh --tests; then
+if ! bash scripts/build.sh --tests --dir "$BUILD"; then
   echo "the build failed: no suite can run"
   TOTAL_FAILED=1; SUITE_ROWS+=("build      failed"); finish
 fi
 SUITE_ROWS+=("$(printf '%-10s ok %29ds' build $((SECONDS - build_start)))")
-export QUARRY_BINARY="$ROOT/build/src/main/quarryd"
-export QUARRY_LIBMONGOC_CLIENT_TEST="$ROOT/build/tests/quarry_libmongoc_client_test"
+BUILD=$(cd "$BUILD" && pwd)
+export QUARRY_BINARY="$BUILD/src/main/quarryd"
+export QUARRY_LIBMONGOC_CLIENT_TEST="$BUILD/tests/quarry_libmongoc_client_test"
 
-run_suite unit parse_ctest 900 ctest --test-dir build -L unit --output-on-failure -j "$(nproc)" --timeout 300
-run_suite layering parse_ctest 120 ctest --test-dir build -L layering --output-on-failure
+run_suite unit parse_ctest 900 ctest --test-dir "$BUILD" -L unit --output-on-failure -j "$(nproc)" --timeout 300
+run_suite layering parse_ctest 120 ctest --test-dir "$BUILD" -L layering --output-on-failure
 run_suite pytest parse_pytest 900 "$PY" -m pytest tests/integration --ignore=tests/integration/clients -q
 shopt -s nullglob
 run_suite node parse_node 600 node --test --test-reporter=spec tests/integration/node/*.test.mjs tests/spec/*.test.mjs
@@ -129,7 +132,7 @@ shopt -u nullglob
 run_suite mongosh parse_pytest 600 "$PY" -m pytest tests/integration/clients/test_mongosh.py -q
 run_suite libmongoc parse_pytest 300 "$PY" -m pytest tests/integration/clients/test_libmongoc.py -q
 if [ -f tests/fuzz/run.sh ] && ((FUZZ_SECONDS > 0)); then
-  run_suite fuzz parse_summary_line $((900 + 4 * FUZZ_SECONDS)) bash tests/fuzz/run.sh "$ROOT/build-fuzz" "$FUZZ_SECONDS"
+  run_suite fuzz parse_summary_line $((900 + 4 * FUZZ_SECONDS)) bash tests/fuzz/run.sh "$BUILD-fuzz" "$FUZZ_SECONDS"
 else
   SUITE_ROWS+=("$(printf '%-10s not run (%s)' fuzz "$([ -f tests/fuzz/run.sh ] && echo 'QUARRY_FUZZ_SECONDS=0' || echo 'no tests/fuzz/run.sh')")")
 fi

@@ -61,8 +61,7 @@ void PinnedCursor::Release() {
 
 // --- CursorManager ---
 
-CursorManager::CursorManager(std::chrono::milliseconds idle_timeout)
-    : idle_timeout_(idle_timeout) {
+CursorManager::CursorManager(std::chrono::milliseconds idle_timeout) : idle_timeout_(idle_timeout) {
   std::random_device random;
   id_key_ = (static_cast<std::uint64_t>(random()) << 32) ^ random();
 }
@@ -104,14 +103,13 @@ StatusWith<PinnedCursor> CursorManager::Pin(CursorId id, std::string_view ns) {
   if (it == cursors_.end()) return NotFound(id);
   PinnedCursor::Entry& entry = *it->second;
   if (entry.ns != ns) {
-    return Status(ErrorCode::kUnauthorized, "Requested getMore on namespace '" +
-                                                std::string(ns) +
+    return Status(ErrorCode::kUnauthorized, "Requested getMore on namespace '" + std::string(ns) +
                                                 "', but cursor belongs to a different namespace " +
                                                 entry.ns);
   }
   if (entry.pinned) {
-    return Status(ErrorCode::kCursorInUse, "cursor id " + std::to_string(id) +
-                                               " is already in use");
+    return Status(ErrorCode::kCursorInUse,
+                  "cursor id " + std::to_string(id) + " is already in use");
   }
   // Expire on access too, so a timed-out cursor dies even between reaper runs.
   if (!entry.options.no_cursor_timeout && Clock::now() - entry.last_used >= idle_timeout_) {

@@ -2,7 +2,9 @@
 // awaitable.hpp uses std::exchange without including it, which GCC 12 rejects.
 #pragma once
 
+// clang-format off
 #include <utility>
+// clang-format on
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -1,11 +1,11 @@
 // The per-connection coroutine. It owns everything about one client: the socket, the codec
 // state, the handler and the frame buffer, and it touches them only from its strand.
-#include "net/connection_internal.h"
-
 #include <algorithm>
+#include <array>
 #include <exception>
 
 #include "base/log.h"
+#include "net/connection_internal.h"
 #include "wire/limits.h"
 #include "wire/message_header.h"
 #include "wire/network_counters.h"
@@ -78,13 +78,9 @@ boost::asio::awaitable<void> Connection::Serve(std::shared_ptr<Connection> self)
   }
   // The handler goes first, so server/'s per-connection state is released before the server
   // counts the connection as gone (a graceful stop waits for that).
-  try {
-    self->handler_.reset();
-  } catch (...) {
-  }
+  self->handler_.reset();
   self->Close();
-  const std::int64_t remaining =
-      wire::GlobalNetworkCounters().Snapshot().connections_current - 1;
+  const std::int64_t remaining = wire::GlobalNetworkCounters().Snapshot().connections_current - 1;
   log::WriteChatter("NETWORK", kLogConnectionEnded, self->log_context_, "Connection ended",
                     {{"remote", self->info_.remote},
                      {"connectionId", self->info_.id},
@@ -98,11 +94,14 @@ boost::asio::awaitable<void> Connection::Loop() {
   while (!env_.stopping->load()) {
     if (!co_await ReadFrame()) break;
     Outcome outcome = Process(buffer_);
-    if (!outcome.reply.empty()) {
+    if (!outcome.head.empty()) {
       sys::error_code ec;
+      const std::array<boost::asio::const_buffer, 2> buffers = {
+          boost::asio::buffer(outcome.head), outcome.has_tail
+                                                 ? boost::asio::buffer(outcome.tail.bytes())
+                                                 : boost::asio::const_buffer()};
       std::size_t n = co_await boost::asio::async_write(
-          socket_, boost::asio::buffer(outcome.reply),
-          boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+          socket_, buffers, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
       counters.AddPhysicalOut(static_cast<std::int64_t>(n));
       if (ec) break;
     }
@@ -124,8 +123,8 @@ boost::asio::awaitable<bool> Connection::ReadFrame() {
   if (ec) {
     if (!IsOrdinaryDisconnect(ec) || n != 0) {
       log::Write(log::Severity::kInfo, "NETWORK", kLogReadError, log_context_,
-                 "Error reading a message header", {{"remote", info_.remote},
-                                                    {"error", ec.message()}});
+                 "Error reading a message header",
+                 {{"remote", info_.remote}, {"error", ec.message()}});
     }
     co_return false;
   }
@@ -182,16 +181,16 @@ Connection::Outcome Connection::Process(std::string_view message) {
                 {"error", parsed.ToString()},
                 {"code", static_cast<int>(parsed.code())},
                 {"requestId", request.request_id}});
-    if (close) return {"", true};
-    if (request.more_to_come()) return {};
+    if (close) return Outcome::Nothing(/*close=*/true);
+    if (request.more_to_come()) return Outcome::Nothing(/*close=*/false);
     return Reply(request, wire::BuildErrorReply(parsed), /*compressible=*/true,
                  /*close_after=*/false);
   }
 
   Response response = CallHandler(request);
   // A moreToCome client reads no reply; sending one would desynchronise its stream.
-  if (request.more_to_come() || !response.send) return {"", response.close_after};
-  return Reply(request, response.body, response.compressible, response.close_after);
+  if (request.more_to_come() || !response.send) return Outcome::Nothing(response.close_after);
+  return Reply(request, std::move(response.body), response.compressible, response.close_after);
 }
 
 Response Connection::CallHandler(const wire::Request& request) {
@@ -205,46 +204,52 @@ Response Connection::CallHandler(const wire::Request& request) {
   }
   log::Write(log::Severity::kError, "NETWORK", kLogHandlerException, log_context_,
              "Exception escaped the request handler",
-             {{"remote", info_.remote},
-              {"command", request.command_name()},
-              {"error", what}});
+             {{"remote", info_.remote}, {"command", request.command_name()}, {"error", what}});
   Response response;
   response.body = wire::BuildErrorReply(
       Status(ErrorCode::kInternalError, "unexpected error while running the command: " + what));
   return response;
 }
 
-Connection::Outcome Connection::Reply(const wire::Request& request, const bson::Document& body,
+Connection::Outcome Connection::Reply(const wire::Request& request, bson::Document body,
                                       bool compressible, bool close_after) {
   wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
-  auto build = [&](bson::DocumentView doc) {
+  const std::int32_t reply_id = NextReplyId();
+  auto prefix = [&](std::size_t doc_size) {
     return request.op_code == wire::OpCode::kQuery
-               ? wire::BuildOpReply(NextReplyId(), request.request_id, doc)
-               : wire::BuildOpMsg(NextReplyId(), request.request_id, doc);
+               ? wire::BuildOpReplyPrefix(reply_id, request.request_id, doc_size)
+               : wire::BuildOpMsgPrefix(reply_id, request.request_id, doc_size);
   };
-  std::string bytes = build(body);
-  if (bytes.size() > wire::kMaxMessageSizeBytes) {
-    Status too_large(ErrorCode::kBSONObjectTooLarge,
-                     "reply of " + std::to_string(bytes.size()) +
-                         " bytes exceeds maxMessageSizeBytes (" +
-                         std::to_string(wire::kMaxMessageSizeBytes) + ")");
-    log::Write(log::Severity::kError, "NETWORK", kLogReplyTooLarge, log_context_,
-               "Reply too large", {{"command", request.command_name()},
-                                   {"size", static_cast<std::uint64_t>(bytes.size())}});
-    bytes = build(wire::BuildErrorReply(too_large));
+  std::string head = prefix(body.size());
+  if (head.size() + body.size() > wire::kMaxMessageSizeBytes) {
+    log::Write(log::Severity::kError, "NETWORK", kLogReplyTooLarge, log_context_, "Reply too large",
+               {{"command", request.command_name()},
+                {"size", static_cast<std::uint64_t>(head.size() + body.size())}});
+    body = wire::BuildErrorReply(Status(ErrorCode::kBSONObjectTooLarge,
+                                        "reply of " + std::to_string(head.size() + body.size()) +
+                                            " bytes exceeds maxMessageSizeBytes (" +
+                                            std::to_string(wire::kMaxMessageSizeBytes) + ")"));
+    head = prefix(body.size());
   }
-  counters.AddLogicalOut(static_cast<std::int64_t>(bytes.size()));
+  const std::size_t logical_size = head.size() + body.size();
+  counters.AddLogicalOut(static_cast<std::int64_t>(logical_size));
+
   if (request.was_compressed && compressible) {
-    std::string compressed = codec_.CompressMessage(bytes, request.compressor);
+    head.append(body.bytes());
+    std::string compressed = codec_.CompressMessage(head, request.compressor);
     if (wire::ReadHeader(compressed.data()).op_code ==
         static_cast<std::int32_t>(wire::OpCode::kCompressed)) {
       counters.AddCompressed(
-          request.compressor, static_cast<std::int64_t>(bytes.size() - wire::kHeaderSize),
+          request.compressor, static_cast<std::int64_t>(logical_size - wire::kHeaderSize),
           static_cast<std::int64_t>(compressed.size() - wire::kHeaderSize - kCompressedPrefix));
-      bytes = std::move(compressed);
+      return Outcome::Send(std::move(compressed), close_after);
     }
+    return Outcome::Send(std::move(head), close_after);
   }
-  return {std::move(bytes), close_after};
+  Outcome out = Outcome::Send(std::move(head), close_after);
+  out.tail = std::move(body);
+  out.has_tail = true;
+  return out;
 }
 
 }  // namespace quarry::net::internal

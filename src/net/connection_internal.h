@@ -42,8 +42,22 @@ class Connection {
 
  private:
   struct Outcome {
-    std::string reply;   // bytes to write; empty for none
-    bool close = false;  // close after writing
+    std::string head;       // bytes to write; empty for no reply
+    bson::Document tail;    // written after head when has_tail: an uncompressed reply's
+    bool has_tail = false;  // document goes out from its own buffer, without a copy
+    bool close = false;     // close after writing
+
+    static Outcome Nothing(bool close) {
+      Outcome out;
+      out.close = close;
+      return out;
+    }
+    static Outcome Send(std::string head, bool close) {
+      Outcome out;
+      out.head = std::move(head);
+      out.close = close;
+      return out;
+    }
   };
 
   boost::asio::awaitable<void> Loop();
@@ -51,7 +65,7 @@ class Connection {
   boost::asio::awaitable<bool> ReadFrame();
   Outcome Process(std::string_view message);
   Response CallHandler(const wire::Request& request);
-  Outcome Reply(const wire::Request& request, const bson::Document& body, bool compressible,
+  Outcome Reply(const wire::Request& request, bson::Document body, bool compressible,
                 bool close_after);
 
   tcp::socket socket_;

@@ -18,10 +18,10 @@ struct ConnectionInfo {
 };
 
 struct Response {
-  bool send = true;            // false: no reply at all (OP_MSG moreToCome)
-  bson::Document body;         // the reply document (ok, errmsg, ...)
-  bool compressible = true;    // false for handshake/auth replies: never compress them
-  bool close_after = false;    // close the connection after sending
+  bool send = true;          // false: no reply at all (OP_MSG moreToCome)
+  bson::Document body;       // the reply document (ok, errmsg, ...)
+  bool compressible = true;  // false for handshake/auth replies: never compress them
+  bool close_after = false;  // close the connection after sending
 };
 
 // One per connection. Handle is called on an io thread, one request at a time per

@@ -2,6 +2,7 @@
 // registry and the graceful stop. Connections themselves live in connection.cc.
 #include "net/server.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <csignal>
 #include <map>
@@ -42,7 +43,7 @@ std::string Describe(const tcp::endpoint& endpoint) {
 
 bool IsIpv6Unavailable(const sys::error_code& ec) {
   return ec == asio::error::address_family_not_supported ||
-         ec == sys::errc::make_error_code(sys::errc::address_not_available);
+         ec == sys::errc::address_not_available;
 }
 
 }  // namespace
@@ -84,7 +85,8 @@ class Server::Impl {
   };
 
   StatusWith<std::vector<tcp::endpoint>> Resolve(const std::string& address, std::uint16_t port);
-  Status Listen(const tcp::endpoint& endpoint, bool from_localhost);
+    // `loopback_v6`: the address is ::1, which is skipped (with a warning) on hosts without IPv6.
+  Status Listen(const tcp::endpoint& endpoint, bool loopback_v6);
   asio::awaitable<void> AcceptLoop(Listener* listener);
   void OnAccepted(tcp::socket socket);
   void OnConnectionEnd(std::int64_t id);
@@ -139,7 +141,7 @@ StatusWith<std::vector<tcp::endpoint>> Server::Impl::Resolve(const std::string& 
   return out;
 }
 
-Status Server::Impl::Listen(const tcp::endpoint& requested, bool from_localhost) {
+Status Server::Impl::Listen(const tcp::endpoint& requested, bool loopback_v6) {
   tcp::endpoint endpoint = requested;
   if (endpoint.port() == 0 && bound_port_ != 0) endpoint.port(bound_port_);
   tcp::acceptor acceptor(io_);
@@ -151,11 +153,10 @@ Status Server::Impl::Listen(const tcp::endpoint& requested, bool from_localhost)
   if (!ec) acceptor.bind(endpoint, ec);
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    if (endpoint.address().is_v6() && IsIpv6Unavailable(ec)) {
+    if (loopback_v6 && IsIpv6Unavailable(ec)) {
       log::Write(log::Severity::kWarning, "NETWORK", kLogNoIpv6, "initandlisten",
-                 "IPv6 is not available; not listening on this address",
-                 {{"address", Describe(endpoint)}, {"error", ec.message()},
-                  {"fromLocalhost", from_localhost}});
+                 "IPv6 is not available; not listening on ::1",
+                 {{"address", Describe(endpoint)}, {"error", ec.message()}});
       return Status::OK();
     }
     std::string reason = "cannot listen on " + Describe(endpoint) + ": " + ec.message();
@@ -185,10 +186,9 @@ Status Server::Impl::Start() {
   bound_port_ = options_.port;
   if (options_.port == 0) bound_port_ = 0;
   for (const std::string& address : addresses) {
-    QUARRY_ASSIGN_OR_RETURN(std::vector<tcp::endpoint> endpoints,
-                            Resolve(address, options_.port));
+    QUARRY_ASSIGN_OR_RETURN(std::vector<tcp::endpoint> endpoints, Resolve(address, options_.port));
     for (const tcp::endpoint& endpoint : endpoints) {
-      Status listened = Listen(endpoint, /*from_localhost=*/address == "::1");
+      Status listened = Listen(endpoint, /*loopback_v6=*/address == "::1");
       if (!listened.ok()) {
         listeners_.clear();  // closes what was already bound
         return listened;
@@ -236,10 +236,9 @@ Status Server::Impl::Start() {
 asio::awaitable<void> Server::Impl::AcceptLoop(Listener* listener) {
   while (!stopping_.load()) {
     sys::error_code ec;
-    tcp::socket socket = co_await listener->acceptor.async_accept(
-        asio::redirect_error(asio::use_awaitable, ec));
-    if (stopping_.load() || ec == asio::error::operation_aborted ||
-        !listener->acceptor.is_open()) {
+    tcp::socket socket =
+        co_await listener->acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopping_.load() || ec == asio::error::operation_aborted || !listener->acceptor.is_open()) {
       break;
     }
     if (ec) {
@@ -279,8 +278,8 @@ void Server::Impl::OnAccepted(tcp::socket socket) {
   {
     std::lock_guard lock(mu_);
     info.id = next_connection_id_++;
-    connection = std::make_shared<Connection>(std::move(socket), asio::make_strand(io_), info,
-                                              env_);
+    connection =
+        std::make_shared<Connection>(std::move(socket), asio::make_strand(io_), info, env_);
     connections_.emplace(info.id, connection);
   }
   counters.ConnectionOpened();

@@ -1,9 +1,7 @@
 // Expression parsing, the operator table, and the core expressions: constants, field paths,
-// variables, object and array literals, $literal and $let.
+// variables, object and array literals.
 #include "query/expression.h"
 
-#include <chrono>
-#include <random>
 
 #include "query/expression_internal.h"
 
@@ -11,6 +9,7 @@ namespace quarry::query {
 
 using expr_internal::OperatorEntry;
 using expr_internal::OperatorTable;
+using expr_internal::ValidateVariableNameForWrite;
 
 namespace {
 
@@ -20,23 +19,6 @@ bool IsAsciiLower(char c) { return c >= 'a' && c <= 'z'; }
 bool IsAsciiAlpha(char c) { return IsAsciiLower(c) || (c >= 'A' && c <= 'Z'); }
 bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsHighBit(char c) { return (static_cast<unsigned char>(c) & 0x80) != 0; }
-
-// Names $let, $map, `let` and friends may define (mongod's validateNameForUserWrite).
-Status ValidateVariableNameForWrite(std::string_view name) {
-  if (name.empty()) return LocationError(16866, "empty variable names are not allowed");
-  if (!IsAsciiLower(name[0]) && !IsHighBit(name[0])) {
-    return LocationError(16867, "'" + std::string(name) +
-                                    "' starts with an invalid character for a user variable name");
-  }
-  for (char c : name.substr(1)) {
-    if (!IsAsciiAlpha(c) && !IsAsciiDigit(c) && c != '_' && !IsHighBit(c)) {
-      return LocationError(16868, "'" + std::string(name) +
-                                      "' contains an invalid character for a variable name: '" +
-                                      std::string(1, c) + "'");
-    }
-  }
-  return Status::OK();
-}
 
 Status ValidateVariableNameForRead(std::string_view name) {
   if (name.empty()) return LocationError(16869, "empty variable names are not allowed");
@@ -65,12 +47,6 @@ Status ValidateFieldName(std::string_view name) {
     return LocationError(16411, "FieldPath field names may not contain '\\0'.");
   }
   return Status::OK();
-}
-
-std::int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // ---- constants ----
@@ -251,105 +227,10 @@ class ArrayExpression final : public Expression {
   std::vector<ExpressionPtr> elements_;
 };
 
-// ---- $let ----
-
-class LetExpression final : public Expression {
- public:
-  LetExpression(std::vector<std::pair<VariableId, ExpressionPtr>> vars, ExpressionPtr in)
-      : vars_(std::move(vars)), in_(std::move(in)) {}
-
-  StatusWith<Value> Evaluate(EvalContext& ctx) const override {
-    // All values are computed before any is bound: `vars` see the outer scope only.
-    std::vector<Value> values;
-    values.reserve(vars_.size());
-    for (const auto& var : vars_) {
-      QUARRY_ASSIGN_OR_RETURN(Value v, var.second->Evaluate(ctx));
-      values.push_back(std::move(v));
-    }
-    for (std::size_t var_idx = 0; var_idx < vars_.size(); ++var_idx) {
-      ctx.SetVariable(vars_[var_idx].first, std::move(values[var_idx]));
-    }
-    return in_->Evaluate(ctx);
-  }
-
- private:
-  std::vector<std::pair<VariableId, ExpressionPtr>> vars_;
-  ExpressionPtr in_;
-};
-
-StatusWith<ExpressionPtr> ParseLet(std::string_view name, bson::ValueView args,
-                                   ParseContext& ctx) {
-  if (args.type() != bson::Type::kDocument) {
-    return LocationError(16874, "$let only supports an object as its argument");
-  }
-  bson::ValueView vars_spec;
-  bson::ValueView in_spec;
-  for (const bson::Element& e : args.Document()) {
-    if (e.key == "vars") {
-      vars_spec = e.value;
-    } else if (e.key == "in") {
-      in_spec = e.value;
-    } else {
-      return LocationError(16875, "Unrecognized parameter to " + std::string(name) + ": " +
-                                      std::string(e.key));
-    }
-  }
-  if (!vars_spec.exists()) return LocationError(16876, "Missing 'vars' parameter to $let");
-  if (!in_spec.exists()) return LocationError(16877, "Missing 'in' parameter to $let");
-  if (vars_spec.type() != bson::Type::kDocument) {
-    return LocationError(10065, "invalid parameter: expected an object (vars)");
-  }
-  std::vector<std::pair<std::string, ExpressionPtr>> parsed;
-  for (const bson::Element& e : vars_spec.Document()) {
-    QUARRY_RETURN_IF_ERROR(ValidateVariableNameForWrite(e.key));
-    QUARRY_ASSIGN_OR_RETURN(ExpressionPtr expr, Expression::Parse(e.value, ctx));
-    parsed.emplace_back(std::string(e.key), std::move(expr));
-  }
-  ctx.PushScope();
-  std::vector<std::pair<VariableId, ExpressionPtr>> vars;
-  for (auto& [var_name, expr] : parsed) {
-    StatusWith<VariableId> slot = ctx.DefineVariable(var_name);
-    if (!slot.ok()) {
-      ctx.PopScope();
-      return slot.status();
-    }
-    vars.emplace_back(slot.value(), std::move(expr));
-  }
-  StatusWith<ExpressionPtr> in = Expression::Parse(in_spec, ctx);
-  ctx.PopScope();
-  if (!in.ok()) return in.status();
-  return ExpressionPtr(std::make_shared<LetExpression>(std::move(vars), std::move(in).value()));
-}
-
-StatusWith<ExpressionPtr> ParseLiteral(std::string_view, bson::ValueView args, ParseContext&) {
-  return Expression::Constant(Value::Copy(args));
-}
-
-class RandExpression final : public Expression {
- public:
-  StatusWith<Value> Evaluate(EvalContext&) const override {
-    thread_local std::mt19937_64 engine{std::random_device{}()};
-    return Value::Double(std::uniform_real_distribution<double>(0.0, 1.0)(engine));
-  }
-};
-
-StatusWith<ExpressionPtr> ParseRand(std::string_view, bson::ValueView args, ParseContext&) {
-  if (args.type() != bson::Type::kDocument || !args.Document().empty()) {
-    return LocationError(10065, "invalid parameter: expected an object ($rand)");
-  }
-  return ExpressionPtr(std::make_shared<RandExpression>());
-}
-
-void AddCoreOperators(OperatorTable* table) {
-  table->Add("$let", ParseLet);
-  table->Add("$literal", ParseLiteral);
-  table->Add("$rand", ParseRand);
-}
-
 const OperatorTable& Operators() {
   static const OperatorTable* table = [] {
     auto* t = new OperatorTable();
-    AddCoreOperators(t);
+    expr_internal::AddCoreOperators(t);
     expr_internal::AddArithmeticOperators(t);
     expr_internal::AddComparisonOperators(t);
     expr_internal::AddStringOperators(t);
@@ -358,6 +239,10 @@ const OperatorTable& Operators() {
     expr_internal::AddDateOperators(t);
     expr_internal::AddObjectOperators(t);
     expr_internal::AddAccumulatorOperators(t);
+    expr_internal::AddSetOperators(t);
+    expr_internal::AddLoopOperators(t);
+    expr_internal::AddRegexOperators(t);
+    expr_internal::AddConvertOperators(t);
     return t;
   }();
   return *table;
@@ -387,68 +272,6 @@ StatusWith<ExpressionPtr> ParseOperator(bson::DocumentView spec, ParseContext& c
 }
 
 }  // namespace
-
-// ---- ParseContext ----
-
-Status ParseContext::DefineConstant(std::string_view name, Value value) {
-  QUARRY_RETURN_IF_ERROR(ValidateVariableNameForWrite(name));
-  Binding binding;
-  binding.found = true;
-  binding.is_constant = true;
-  binding.constant = value.Owned();
-  scopes_.back().names[std::string(name)] = std::move(binding);
-  return Status::OK();
-}
-
-StatusWith<VariableId> ParseContext::DefineVariable(std::string_view name) {
-  if (!(name == "CURRENT")) QUARRY_RETURN_IF_ERROR(ValidateVariableNameForWrite(name));
-  Binding binding;
-  binding.found = true;
-  binding.slot = next_slot_++;
-  scopes_.back().names[std::string(name)] = binding;
-  return binding.slot;
-}
-
-void ParseContext::PushScope() { scopes_.emplace_back(); }
-
-void ParseContext::PopScope() {
-  if (scopes_.size() > 1) scopes_.pop_back();
-}
-
-ParseContext::Binding ParseContext::Lookup(std::string_view name) const {
-  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-    auto found = it->names.find(name);
-    if (found != it->names.end()) return found->second;
-  }
-  return Binding();
-}
-
-// ---- EvalContext ----
-
-EvalContext::EvalContext() : now_millis_(NowMillis()) {}
-
-EvalContext::EvalContext(Value root) : now_millis_(NowMillis()) { SetRoot(std::move(root)); }
-
-void EvalContext::SetRoot(Value root) {
-  root_ = std::move(root);
-  current_ = root_;
-}
-
-void EvalContext::SetRoot(bson::DocumentView doc) {
-  SetRoot(Value::Unowned(bson::ValueView(bson::Type::kDocument, doc.data(), doc.size())));
-}
-
-const Value& EvalContext::GetVariable(VariableId id) const {
-  static const Value kMissing;
-  if (id < 0 || static_cast<std::size_t>(id) >= slots_.size()) return kMissing;
-  return slots_[static_cast<std::size_t>(id)];
-}
-
-void EvalContext::SetVariable(VariableId id, Value value) {
-  if (id < 0) return;
-  if (static_cast<std::size_t>(id) >= slots_.size()) slots_.resize(static_cast<std::size_t>(id) + 1);
-  slots_[static_cast<std::size_t>(id)] = std::move(value);
-}
 
 // ---- Expression ----
 

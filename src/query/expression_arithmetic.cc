@@ -324,6 +324,10 @@ StatusWith<Value> Pow(std::string_view, std::vector<Value>& args) {
     }
     return Value::Double(std::pow(b, e));
   }
+  if (x == -1) {  // (-1)^n alternates: no loop over a huge exponent
+    std::int64_t r = (n % 2 == 0) ? 1 : -1;
+    return type == Type::kInt32 ? Value::Int32(static_cast<std::int32_t>(r)) : Value::Int64(r);
+  }
   std::int64_t result = 1;
   bool overflow = false;
   for (std::int64_t i = 0; i < n && !overflow; ++i) {

@@ -62,6 +62,19 @@ void AddTypeOperators(OperatorTable* table);
 void AddDateOperators(OperatorTable* table);
 void AddObjectOperators(OperatorTable* table);
 void AddAccumulatorOperators(OperatorTable* table);  // $sum/$avg/$min/$max over arrays
+void AddSetOperators(OperatorTable* table);
+void AddLoopOperators(OperatorTable* table);   // $filter $map $reduce
+void AddRegexOperators(OperatorTable* table);  // $regexMatch $replaceOne $replaceAll
+void AddConvertOperators(OperatorTable* table);
+void AddCoreOperators(OperatorTable* table);   // $let $literal $rand
+
+// mongod's rules for variable names that user code defines ($let, `let`, $map's `as`):
+// 16866 empty, 16867 bad first character, 16868 bad character.
+Status ValidateVariableNameForWrite(std::string_view name);
+
+// Parses the date strings $toDate/$convert accept ("2021-02-03", "2021-02-03T04:05:06.789Z",
+// with an optional "+05:30" offset); false for others.
+bool ParseDateString(std::string_view s, std::int64_t* out);
 
 // An operator's operands: the elements of an array argument, or the argument itself.
 StatusWith<std::vector<ExpressionPtr>> ParseOperands(bson::ValueView args, ParseContext& ctx);

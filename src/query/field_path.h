@@ -89,8 +89,7 @@ namespace internal {
 
 template <typename Visit>
 bool TraverseFrom(bson::ValueView current, const FieldPath& path, std::size_t index,
-                  bool expand_leaf_arrays, std::optional<std::size_t> array_index,
-                  Visit& visit) {
+                  bool expand_leaf_arrays, std::optional<std::size_t> array_index, Visit& visit) {
   // Walk down through documents until the path ends, a field is missing, or an array appears.
   while (index < path.size()) {
     if (current.type() == bson::Type::kDocument) {

@@ -83,6 +83,7 @@ std::int64_t FindExecutor::RemainingLimit() const {
 
 StatusWith<Batch> FindExecutor::NextStreamingBatch(std::size_t max_docs, std::size_t max_bytes) {
   Batch batch;
+  std::size_t reply_bytes = 0;
   // Re-seek rather than keep a source between batches: a live storage iterator pins every
   // version it can see, and a client may idle for minutes between getMores.
   std::unique_ptr<RecordSource> records = open_records_(resume_after_);
@@ -107,7 +108,9 @@ StatusWith<Batch> FindExecutor::NextStreamingBatch(std::size_t max_docs, std::si
     // cursor can close now.
     if (batch.documents.size() >= max_docs) return batch;
     QUARRY_ASSIGN_OR_RETURN(bson::Document shaped, Shape(doc, details));
-    if (!batch.documents.empty() && batch.bytes + shaped.size() > max_bytes) return batch;
+    const std::size_t cost = shaped.size() + BatchElementOverhead(batch.documents.size());
+    if (!batch.documents.empty() && reply_bytes + cost > max_bytes) return batch;
+    reply_bytes += cost;
     batch.bytes += shaped.size();
     batch.documents.push_back(std::move(shaped));
     ++returned_;
@@ -185,10 +188,13 @@ Status FindExecutor::LoadAndSort() {
 StatusWith<Batch> FindExecutor::NextBufferedBatch(std::size_t max_docs, std::size_t max_bytes) {
   if (!loaded_) QUARRY_RETURN_IF_ERROR(LoadAndSort());
   Batch batch;
+  std::size_t reply_bytes = 0;
   while (next_buffered_ < buffered_.size() && batch.documents.size() < max_docs) {
     const Buffered& item = buffered_[next_buffered_];
     QUARRY_ASSIGN_OR_RETURN(bson::Document shaped, Shape(item.doc.view(), item.details));
-    if (!batch.documents.empty() && batch.bytes + shaped.size() > max_bytes) break;
+    const std::size_t cost = shaped.size() + BatchElementOverhead(batch.documents.size());
+    if (!batch.documents.empty() && reply_bytes + cost > max_bytes) break;
+    reply_bytes += cost;
     batch.bytes += shaped.size();
     batch.documents.push_back(std::move(shaped));
     ++returned_;

@@ -26,18 +26,17 @@ inline constexpr std::size_t kMaxBlockingSortBytes = 100 * 1024 * 1024;
 
 // A parsed find.
 struct FindSpec {
-  std::optional<Matcher> filter;          // none: every document
-  std::optional<Projection> projection;   // none: whole documents
+  std::optional<Matcher> filter;         // none: every document
+  std::optional<Projection> projection;  // none: whole documents
   SortSpec sort;
-  std::int64_t skip = 0;                  // >= 0
-  std::int64_t limit = 0;                 // > 0 limits; 0 means no limit
+  std::int64_t skip = 0;   // >= 0
+  std::int64_t limit = 0;  // > 0 limits; 0 means no limit
   std::size_t max_sort_bytes = kMaxBlockingSortBytes;
 
   // Parses the parts of a find command. Any view may be empty ({}); `skip` and `limit` must
   // be >= 0 (BadValue otherwise, with mongod's texts).
   static StatusWith<FindSpec> Parse(bson::DocumentView filter, bson::DocumentView projection,
-                                    bson::DocumentView sort, std::int64_t skip,
-                                    std::int64_t limit);
+                                    bson::DocumentView sort, std::int64_t skip, std::int64_t limit);
 };
 
 // Opens the collection's records in storage order, starting after the record with storage key
@@ -79,8 +78,8 @@ class FindExecutor : public CursorSource {
   bool buffered_mode_ = false;
   bool loaded_ = false;
   bool exhausted_ = false;
-  std::string resume_after_;        // streaming: storage key of the last record consumed
-  std::int64_t to_skip_ = 0;        // streaming: matches still to skip
+  std::string resume_after_;  // streaming: storage key of the last record consumed
+  std::int64_t to_skip_ = 0;  // streaming: matches still to skip
   std::int64_t returned_ = 0;
   std::vector<Buffered> buffered_;  // buffered: sorted documents, served from next_buffered_
   std::size_t next_buffered_ = 0;

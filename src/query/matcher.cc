@@ -109,9 +109,8 @@ StatusWith<std::vector<EqualityCondition>> Matcher::UpsertEqualities() const {
     for (std::size_t j = i + 1; j < equalities.size(); ++j) {
       const FieldPath b = FieldPath::FromDotted(equalities[j].path);
       if (a == b) {
-        return Status(ErrorCode::kNotSingleValueField,
-                      "cannot infer query fields to set, path '" + a.dotted() +
-                          "' is matched twice");
+        return Status(ErrorCode::kNotSingleValueField, "cannot infer query fields to set, path '" +
+                                                           a.dotted() + "' is matched twice");
       }
       if (a.IsPrefixOf(b) || b.IsPrefixOf(a)) {
         const FieldPath& shorter = a.size() < b.size() ? a : b;

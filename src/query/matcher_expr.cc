@@ -27,8 +27,7 @@ class ExprNode final : public MatchNode {
 
 }  // namespace
 
-StatusWith<MatchNodePtr> ParseExprNode(bson::ValueView expression,
-                                       const ParseContext* variables) {
+StatusWith<MatchNodePtr> ParseExprNode(bson::ValueView expression, const ParseContext* variables) {
   // A copy: parsing may define scoped variables ($let), which must not leak between $exprs.
   ParseContext context = variables != nullptr ? *variables : ParseContext();
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr parsed, Expression::Parse(expression, context));

@@ -208,6 +208,17 @@ class ElemMatchValuePredicate final : public Predicate {
   std::vector<MatchNodePtr> conditions_;
 };
 
+// --- Operands (matcher_operands.cc) ---
+
+// $mod's divisor or remainder (`what`), truncated to an integer; fails for non-numbers, NaN,
+// infinities and values beyond int64.
+StatusWith<std::int64_t> ParseModArgument(bson::ValueView value, std::string_view what);
+// Adds one $type operand (a type number, an alias, or "number") to `types` / `any_number`.
+Status AddTypeSpec(bson::ValueView spec, std::vector<bson::Type>* types, bool* any_number);
+// The bit positions a $bits* operand names: an array of positions, a number mask, or BinData.
+StatusWith<std::vector<std::uint32_t>> ParseBitPositions(std::string_view name,
+                                                         bson::ValueView arg);
+
 // --- Parsing (matcher_parse.cc) ---
 
 // Parses a whole filter document into one node. `expression_context`, if given, holds the

@@ -35,14 +35,13 @@ bool SameRegexValue(bson::ValueView value, const Regex& regex) {
 }  // namespace
 
 bool PathNode::Matches(bson::ValueView root, MatchDetails* details) const {
-  return TraversePath(root, path_, predicate_->ExpandsLeafArrays(),
-                      [&](const PathValue& reached) {
-                        if (!predicate_->Test(reached.value, details)) return false;
-                        if (details != nullptr && reached.array_index.has_value()) {
-                          details->array_index = reached.array_index;
-                        }
-                        return true;
-                      });
+  return TraversePath(root, path_, predicate_->ExpandsLeafArrays(), [&](const PathValue& reached) {
+    if (!predicate_->Test(reached.value, details)) return false;
+    if (details != nullptr && reached.array_index.has_value()) {
+      details->array_index = reached.array_index;
+    }
+    return true;
+  });
 }
 
 bool AndNode::Matches(bson::ValueView root, MatchDetails* details) const {
@@ -121,9 +120,8 @@ InPredicate::InPredicate(std::vector<bson::ValueView> equalities, std::vector<Re
   for (bson::ValueView value : equalities_) {
     if (value.type() == bson::Type::kNull) has_null_ = true;
   }
-  std::sort(equalities_.begin(), equalities_.end(), [](bson::ValueView a, bson::ValueView b) {
-    return bson::CompareValues(a, b) < 0;
-  });
+  std::sort(equalities_.begin(), equalities_.end(),
+            [](bson::ValueView a, bson::ValueView b) { return bson::CompareValues(a, b) < 0; });
 }
 
 bool InPredicate::Test(bson::ValueView value, MatchDetails*) const {

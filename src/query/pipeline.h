@@ -73,8 +73,10 @@ struct PipelineContext {
   std::string db;  // the aggregate's database: default for $lookup's `from` and $out
   // The aggregate command's `let` ({name: <expression>}), evaluated once before parsing.
   bson::Document let;
+  // Accepted but nothing spills to disk: past the limit, blocking stages fail with
+  // ExceededMemoryLimit instead of 292 QueryExceededMemoryLimitNoDiskUseAllowed.
   bool allow_disk_use = false;
-  // mongod's 100 MB limits of blocking stages ($sort, $group).
+  // mongod's 100 MB limits of blocking stages ($sort, $group, and $lookup's foreign side).
   std::size_t max_memory_bytes = 100 * 1024 * 1024;
 
   // Reads every document of a collection ($lookup, $unionWith). A missing collection is an empty

@@ -90,11 +90,12 @@ Status Parser::ParseLevel(bson::DocumentView spec, const std::string& prefix) {
     if (path.size() >= 2 && path.compare(path.size() - 2, 2, ".$") == 0) {
       const std::string base = path.substr(0, path.size() - 2);
       if (base.find('$') != std::string::npos) {
-        return Error(31394, "As of 4.4, it's illegal to specify positional operator in the "
-                            "middle of a path.Positional projection may only be used at the end, "
-                            "for example: a.b.$. If the query previously used a form like "
-                            "a.b.$.d, remove the parts following the '$' and the results will "
-                            "be equivalent.");
+        return Error(31394,
+                     "As of 4.4, it's illegal to specify positional operator in the "
+                     "middle of a path.Positional projection may only be used at the end, "
+                     "for example: a.b.$. If the query previously used a form like "
+                     "a.b.$.d, remove the parts following the '$' and the results will "
+                     "be equivalent.");
       }
       if (positional_) {
         return Error(31276, "Cannot specify more than one positional projection per query.");
@@ -110,8 +111,9 @@ Status Parser::ParseLevel(bson::DocumentView spec, const std::string& prefix) {
       continue;
     }
     if (key[0] == '$' || path.find(".$") != std::string::npos) {
-      return Error(16410, "FieldPath field names may not start with '$'. Consider using "
-                          "$getField or $setField.");
+      return Error(16410,
+                   "FieldPath field names may not start with '$'. Consider using "
+                   "$getField or $setField.");
     }
 
     if (value.IsNumber() || value.type() == bson::Type::kBool) {
@@ -129,8 +131,9 @@ Status Parser::ParseLevel(bson::DocumentView spec, const std::string& prefix) {
     if (value.type() == bson::Type::kDocument) {
       bson::DocumentView sub = value.Document();
       if (sub.empty()) {
-        return Error(51270, "An empty sub-projection is not a valid value. Found empty object "
-                            "at path");
+        return Error(51270,
+                     "An empty sub-projection is not a valid value. Found empty object "
+                     "at path");
       }
       const std::string_view first = sub.FirstKey();
       if (!first.empty() && first[0] == '$') {

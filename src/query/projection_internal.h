@@ -29,7 +29,7 @@ class ComputedValue {
 StatusWith<std::unique_ptr<const ComputedValue>> ParseComputedValue(bson::ValueView spec);
 
 enum class ProjectionKind {
-  kPath,        // an interior node: the children say what happens below
+  kPath,  // an interior node: the children say what happens below
   kInclude,
   kExclude,
   kSlice,

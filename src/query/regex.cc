@@ -37,8 +37,7 @@ StatusWith<Regex> Regex::Compile(std::string_view pattern, std::string_view opti
     }
   }
   if (pattern.find('\0') != std::string_view::npos) {
-    return Status(ErrorCode::kBadValue,
-                  "Regular expression cannot contain an embedded null byte");
+    return Status(ErrorCode::kBadValue, "Regular expression cannot contain an embedded null byte");
   }
   int error_code = 0;
   PCRE2_SIZE error_offset = 0;
@@ -47,9 +46,8 @@ StatusWith<Regex> Regex::Compile(std::string_view pattern, std::string_view opti
   if (code == nullptr) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(error_code, message, sizeof(message));
-    return Status(static_cast<ErrorCode>(51091),
-                  std::string("Regular expression is invalid: ") +
-                      reinterpret_cast<const char*>(message));
+    return Status(static_cast<ErrorCode>(51091), std::string("Regular expression is invalid: ") +
+                                                     reinterpret_cast<const char*>(message));
   }
   // JIT is an optimisation only: without it (unsupported CPU, no memory) matching still works.
   (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);

@@ -50,8 +50,9 @@ StatusWith<SortSpec> SortSpec::Parse(bson::DocumentView spec) {
       continue;
     }
     if (!element.key.empty() && element.key[0] == '$') {
-      return Status(ErrorCode::kBadValue, "FieldPath field names may not start with '$'. "
-                                          "Consider using $getField or $setField.");
+      return Status(ErrorCode::kBadValue,
+                    "FieldPath field names may not start with '$'. "
+                    "Consider using $getField or $setField.");
     }
     QUARRY_ASSIGN_OR_RETURN(FieldPath path, FieldPath::Parse(element.key));
     result.fields_.push_back(SortField{std::move(path), direction > 0});

@@ -18,8 +18,8 @@ struct SortField {
 // The key one document sorts by: one part per sort field. Parts point into the document, so a
 // key is valid while the document's bytes are.
 struct SortKeyPart {
-  bson::ValueView value;      // absent for a missing field (sorts as null)
-  bool empty_array = false;   // [] sorts below null and missing
+  bson::ValueView value;     // absent for a missing field (sorts as null)
+  bool empty_array = false;  // [] sorts below null and missing
 };
 using SortKey = std::vector<SortKeyPart>;
 

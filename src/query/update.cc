@@ -254,6 +254,11 @@ StatusWith<bson::Document> UpdateSpec::BuildUpsertDocument(const Matcher& filter
   }
   bson::Document seed_doc = seed.ToDocument();
   QUARRY_ASSIGN_OR_RETURN(UpdateResult applied, Apply(seed_doc, MatchDetails{}, true));
+  // The filter's _id equality is part of the new document: the update may not change it.
+  bson::ValueView applied_id = applied.new_doc.Get("_id");
+  if (filter_id.exists() && (!applied_id.exists() || !BinaryEqual(applied_id, filter_id))) {
+    return ImmutableIdAltered(applied_id.exists() ? applied_id : filter_id);
+  }
   bson::Document doc = WithIdFirst(applied.new_doc, fallback_id);
   QUARRY_RETURN_IF_ERROR(CheckResult(doc));
   return doc;

@@ -76,6 +76,9 @@ struct ModifierUpdate {
   std::vector<const LeafOp*> renames;  // in parse order
 };
 
+// Parses the argument of op->kind for op->path (update_parse_args.cc).
+Status ParseArg(LeafOp* op, bson::ValueView value);
+
 // Parses a modifier document ({$set: ..., $inc: ...}).
 StatusWith<std::shared_ptr<ModifierUpdate>> ParseModifiers(bson::DocumentView update,
                                                            const UpdateOptions& options);

@@ -94,6 +94,30 @@ void RecordLastWrite(commands::ConnectionState& connection, bson::DocumentView r
   connection.last_write = std::move(last);
 }
 
+// A w:0 client never sees its errors, so they are counted (serverStatus
+// metrics.quarry.unacknowledgedWriteErrors) and logged, and getLastError still reports them.
+void ReportUnacknowledgedErrors(commands::ServiceState& state,
+                                const commands::ConnectionState& connection,
+                                std::string_view command, const Status& status,
+                                bson::DocumentView body) {
+  std::int64_t errors = status.ok() ? 0 : 1;
+  std::string first = status.ok() ? "" : status.ToString();
+  bson::ValueView write_errors = body.Get("writeErrors");
+  if (write_errors.type() == bson::Type::kArray) {
+    for (const bson::Element& e : write_errors.Document()) {
+      if (errors++ == 0 && e.value.type() == bson::Type::kDocument) {
+        bson::ValueView errmsg = e.value.Document().Get("errmsg");
+        if (errmsg.type() == bson::Type::kString) first = std::string(errmsg.String());
+      }
+    }
+  }
+  if (errors == 0) return;
+  state.opcounters.w0_write_errors.fetch_add(errors, std::memory_order_relaxed);
+  log::Write(log::Severity::kWarning, "COMMAND", 20000, "conn" + std::to_string(connection.id),
+             "Unacknowledged write failed",
+             {{"command", std::string(command)}, {"errors", errors}, {"firstError", first}});
+}
+
 }  // namespace
 
 Service::Service(commands::ServiceState& state) : state_(state) {
@@ -207,12 +231,7 @@ Reply Session::Handle(const wire::Request& request) {
     }
     reply.body = BuildErrorReply(state, status);
   }
-  if (more_to_come && !status.ok()) {
-    state.opcounters.w0_write_errors.fetch_add(1, std::memory_order_relaxed);
-    log::Write(log::Severity::kWarning, "COMMAND", 20000, "conn" + std::to_string(connection_.id),
-               "Unacknowledged request failed",
-               {{"command", std::string(command_request.name)}, {"error", status.ToString()}});
-  }
+  if (more_to_come) ReportUnacknowledgedErrors(state, connection_, command_request.name, status, body);
 
   auto elapsed = std::chrono::steady_clock::now() - started;
   if (elapsed > kSlowOperationThreshold) {

@@ -295,6 +295,9 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
     ++applied;
   }
   const std::size_t chunk_end = *stop ? k + 1 : end;
+  // Release the block-cache pins of the lookups now, not at the next chunk: the engine may
+  // close before there is one.
+  s.values.clear();
 
   for (const auto& [collection, stats] : s.stats) {
     s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));

@@ -72,6 +72,8 @@ class Engine {
 
   // Makes every committed write durable now.
   Status SyncWal();
+  // Writes every memtable to SST files and waits for it (tests, maintenance).
+  Status Flush();
 
  private:
   explicit Engine(std::unique_ptr<internal::EngineState> state);

@@ -28,9 +28,8 @@ constexpr std::size_t kZstdSmallInput = 128 * 1024;
 constexpr std::size_t kCompressedPrefixSize = 9;
 
 Status Corrupt(Compressor compressor, std::string_view what) {
-  return Status(ErrorCode::kProtocolError,
-                std::string(CompressorName(compressor)) + " payload is invalid: " +
-                    std::string(what));
+  return Status(ErrorCode::kProtocolError, std::string(CompressorName(compressor)) +
+                                               " payload is invalid: " + std::string(what));
 }
 
 Status SizeMismatch(Compressor compressor, std::size_t actual, std::size_t expected) {
@@ -44,17 +43,21 @@ Status SizeMismatch(Compressor compressor, std::size_t actual, std::size_t expec
 
 std::string_view CompressorName(Compressor compressor) {
   switch (compressor) {
-    case Compressor::kNoop: return "noop";
-    case Compressor::kSnappy: return "snappy";
-    case Compressor::kZlib: return "zlib";
-    case Compressor::kZstd: return "zstd";
+    case Compressor::kNoop:
+      return "noop";
+    case Compressor::kSnappy:
+      return "snappy";
+    case Compressor::kZlib:
+      return "zlib";
+    case Compressor::kZstd:
+      return "zstd";
   }
   return "unknown";
 }
 
 std::optional<Compressor> CompressorFromName(std::string_view name) {
-  for (Compressor c : {Compressor::kNoop, Compressor::kSnappy, Compressor::kZlib,
-                       Compressor::kZstd}) {
+  for (Compressor c :
+       {Compressor::kNoop, Compressor::kSnappy, Compressor::kZlib, Compressor::kZstd}) {
     if (CompressorName(c) == name) return c;
   }
   return std::nullopt;
@@ -84,9 +87,9 @@ bool CompressionContext::IsEnabled(Compressor compressor) const {
 Status CompressionContext::Decompress(Compressor compressor, std::string_view input,
                                       std::size_t uncompressed_size, std::string* out) {
   if (!IsEnabled(compressor)) {
-    return Status(ErrorCode::kProtocolError,
-                  "received a message compressed with " + std::string(CompressorName(compressor)) +
-                      ", which is not enabled on this server");
+    return Status(ErrorCode::kProtocolError, "received a message compressed with " +
+                                                 std::string(CompressorName(compressor)) +
+                                                 ", which is not enabled on this server");
   }
   // Check what the payload itself says about its size before allocating for it.
   switch (compressor) {
@@ -113,8 +116,8 @@ Status CompressionContext::Decompress(Compressor compressor, std::string_view in
       // must then match exactly; with more frames it can only be too large.
       unsigned long long stored = ZSTD_getFrameContentSize(input.data(), input.size());
       if (stored == ZSTD_CONTENTSIZE_ERROR) return Corrupt(compressor, "not a zstd frame");
-      const bool single_frame = ZSTD_findFrameCompressedSize(input.data(), input.size()) ==
-                                input.size();
+      const bool single_frame =
+          ZSTD_findFrameCompressedSize(input.data(), input.size()) == input.size();
       if (stored != ZSTD_CONTENTSIZE_UNKNOWN &&
           (stored > uncompressed_size || (single_frame && stored != uncompressed_size))) {
         return SizeMismatch(compressor, static_cast<std::size_t>(stored), uncompressed_size);
@@ -204,8 +207,8 @@ Status CompressionContext::Compress(Compressor compressor, std::string_view inpu
                          static_cast<uLong>(input.size()), Z_DEFAULT_COMPRESSION);
       if (rc != Z_OK) {
         out->resize(offset);
-        return Status(ErrorCode::kInternalError, std::string("zlib compression failed: ") +
-                                                     zError(rc));
+        return Status(ErrorCode::kInternalError,
+                      std::string("zlib compression failed: ") + zError(rc));
       }
       out->resize(offset + n);
       return Status::OK();
@@ -219,8 +222,8 @@ Status CompressionContext::Compress(Compressor compressor, std::string_view inpu
       }
       int level = input.size() < kZstdSmallInput ? 1 : 3;
       out->resize(offset + ZSTD_compressBound(input.size()));
-      std::size_t n = ZSTD_compressCCtx(zstd_compress_, out->data() + offset,
-                                        out->size() - offset, input.data(), input.size(), level);
+      std::size_t n = ZSTD_compressCCtx(zstd_compress_, out->data() + offset, out->size() - offset,
+                                        input.data(), input.size(), level);
       if (ZSTD_isError(n)) {
         out->resize(offset);
         return Status(ErrorCode::kInternalError,

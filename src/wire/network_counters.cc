@@ -18,20 +18,28 @@ CompressorCounters Load(const std::atomic<std::int64_t>& a, const std::atomic<st
 
 CompressorCounters NetworkCountersSnapshot::ForCompressor(Compressor compressor) const {
   switch (compressor) {
-    case Compressor::kSnappy: return snappy;
-    case Compressor::kZlib: return zlib;
-    case Compressor::kZstd: return zstd;
-    case Compressor::kNoop: break;
+    case Compressor::kSnappy:
+      return snappy;
+    case Compressor::kZlib:
+      return zlib;
+    case Compressor::kZstd:
+      return zstd;
+    case Compressor::kNoop:
+      break;
   }
   return {};
 }
 
 NetworkCounters::AtomicCompressorCounters* NetworkCounters::Slot(Compressor compressor) {
   switch (compressor) {
-    case Compressor::kSnappy: return &compressors_[0];
-    case Compressor::kZlib: return &compressors_[1];
-    case Compressor::kZstd: return &compressors_[2];
-    case Compressor::kNoop: break;
+    case Compressor::kSnappy:
+      return &compressors_[0];
+    case Compressor::kZlib:
+      return &compressors_[1];
+    case Compressor::kZstd:
+      return &compressors_[2];
+    case Compressor::kNoop:
+      break;
   }
   return nullptr;
 }
@@ -71,7 +79,7 @@ NetworkCountersSnapshot NetworkCounters::Snapshot() const {
 
 NetworkCounters& GlobalNetworkCounters() {
   static NetworkCounters* counters = new NetworkCounters();  // never destroyed: io threads may
-                                                            // count during static teardown
+                                                             // count during static teardown
   return *counters;
 }
 

@@ -23,7 +23,7 @@ struct NetworkCountersSnapshot {
   std::int64_t bytes_out = 0;          // logical: before compression
   std::int64_t physical_bytes_in = 0;  // socket bytes
   std::int64_t physical_bytes_out = 0;
-  std::int64_t num_requests = 0;       // messages received
+  std::int64_t num_requests = 0;  // messages received
   CompressorCounters snappy;
   CompressorCounters zlib;
   CompressorCounters zstd;

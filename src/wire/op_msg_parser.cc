@@ -31,9 +31,9 @@ Status VerifyAndStripChecksum(std::string_view message, std::string_view* rest) 
   const std::uint32_t stored = LoadU32(message.data() + message.size() - 4);
   const std::uint32_t computed = Crc32c(message.substr(0, message.size() - 4));
   if (stored != computed) {
-    return Status(ErrorCode::kChecksumMismatch,
-                  "OP_MSG checksum " + Hex(stored) + " does not match its contents (" +
-                      Hex(computed) + ")");
+    return Status(
+        ErrorCode::kChecksumMismatch,
+        "OP_MSG checksum " + Hex(stored) + " does not match its contents (" + Hex(computed) + ")");
   }
   rest->remove_suffix(4);
   return Status::OK();
@@ -46,9 +46,8 @@ Status ParseSequence(std::string_view* rest, Request* request) {
   const std::int32_t size = LoadI32(rest->data());
   if (size < kMinSequenceSize || static_cast<std::size_t>(size) > rest->size()) {
     return Status(ErrorCode::kProtocolError,
-                  "OP_MSG document sequence size " + std::to_string(size) +
-                      " does not fit the " + std::to_string(rest->size()) +
-                      " bytes that remain in the message");
+                  "OP_MSG document sequence size " + std::to_string(size) + " does not fit the " +
+                      std::to_string(rest->size()) + " bytes that remain in the message");
   }
   std::string_view section = rest->substr(4, static_cast<std::size_t>(size) - 4);
   rest->remove_prefix(static_cast<std::size_t>(size));
@@ -67,8 +66,7 @@ Status ParseSequence(std::string_view* rest, Request* request) {
   }
   if (request->sequences.size() == kMaxSequences) {
     return Status(ErrorCode::kTooManyDocumentSequences,
-                  "OP_MSG has more than " + std::to_string(kMaxSequences) +
-                      " document sequences");
+                  "OP_MSG has more than " + std::to_string(kMaxSequences) + " document sequences");
   }
   const std::string what = "OP_MSG document sequence '" + std::string(sequence.identifier) + "'";
   while (!section.empty()) {

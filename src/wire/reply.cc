@@ -1,5 +1,4 @@
-// Reply framing. Replies are built in one buffer: header, then the fixed fields, then the
-// document bytes, so a multi-megabyte reply is copied once.
+// Reply framing: the header and fixed fields, then the document bytes.
 #include "wire/reply.h"
 
 #include "bson/builder.h"
@@ -10,6 +9,10 @@ namespace quarry::wire {
 namespace {
 
 constexpr std::int32_t kAwaitCapable = 8;
+// Header, flagBits, section kind.
+constexpr std::size_t kOpMsgPrefixSize = kHeaderSize + 4 + 1;
+// Header, responseFlags, cursorID, startingFrom, numberReturned.
+constexpr std::size_t kOpReplyPrefixSize = kHeaderSize + 4 + 8 + 4 + 4;
 
 void AppendHeaderFor(std::size_t total, std::int32_t request_id, std::int32_t response_to,
                      OpCode op_code, std::string* out) {
@@ -23,28 +26,39 @@ void AppendHeaderFor(std::size_t total, std::int32_t request_id, std::int32_t re
 
 }  // namespace
 
-std::string BuildOpMsg(std::int32_t request_id, std::int32_t response_to,
-                       bson::DocumentView body) {
-  const std::size_t total = kHeaderSize + 4 + 1 + body.size();
+std::string BuildOpMsgPrefix(std::int32_t request_id, std::int32_t response_to,
+                             std::size_t body_size) {
   std::string out;
-  out.reserve(total);
-  AppendHeaderFor(total, request_id, response_to, OpCode::kMsg, &out);
+  out.reserve(kOpMsgPrefixSize);
+  AppendHeaderFor(kOpMsgPrefixSize + body_size, request_id, response_to, OpCode::kMsg, &out);
   internal::AppendU32(0, &out);  // flagBits
   out.push_back('\0');           // section kind 0
+  return out;
+}
+
+std::string BuildOpReplyPrefix(std::int32_t request_id, std::int32_t response_to,
+                               std::size_t doc_size) {
+  std::string out;
+  out.reserve(kOpReplyPrefixSize);
+  AppendHeaderFor(kOpReplyPrefixSize + doc_size, request_id, response_to, OpCode::kReply, &out);
+  internal::AppendI32(kAwaitCapable, &out);  // responseFlags
+  internal::AppendI64(0, &out);              // cursorID
+  internal::AppendI32(0, &out);              // startingFrom
+  internal::AppendI32(1, &out);              // numberReturned
+  return out;
+}
+
+std::string BuildOpMsg(std::int32_t request_id, std::int32_t response_to, bson::DocumentView body) {
+  std::string out = BuildOpMsgPrefix(request_id, response_to, body.size());
+  out.reserve(kOpMsgPrefixSize + body.size());
   out.append(body.bytes());
   return out;
 }
 
 std::string BuildOpReply(std::int32_t request_id, std::int32_t response_to,
                          bson::DocumentView doc) {
-  const std::size_t total = kHeaderSize + 4 + 8 + 4 + 4 + doc.size();
-  std::string out;
-  out.reserve(total);
-  AppendHeaderFor(total, request_id, response_to, OpCode::kReply, &out);
-  internal::AppendI32(kAwaitCapable, &out);  // responseFlags
-  internal::AppendI64(0, &out);              // cursorID
-  internal::AppendI32(0, &out);              // startingFrom
-  internal::AppendI32(1, &out);              // numberReturned
+  std::string out = BuildOpReplyPrefix(request_id, response_to, doc.size());
+  out.reserve(kOpReplyPrefixSize + doc.size());
   out.append(doc.bytes());
   return out;
 }

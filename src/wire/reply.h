@@ -2,6 +2,7 @@
 // handshake (reference §1.2, §1.4), and the error document for failures found below server/.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -16,8 +17,14 @@ std::string BuildOpMsg(std::int32_t request_id, std::int32_t response_to, bson::
 
 // An OP_REPLY carrying one document: responseFlags 8 (AwaitCapable, as mongod), cursorID 0,
 // startingFrom 0, numberReturned 1.
-std::string BuildOpReply(std::int32_t request_id, std::int32_t response_to,
-                         bson::DocumentView doc);
+std::string BuildOpReply(std::int32_t request_id, std::int32_t response_to, bson::DocumentView doc);
+
+// The bytes of BuildOpMsg / BuildOpReply that precede the document, for a caller that writes
+// the document from its own buffer (a gather write) instead of copying it into the message.
+std::string BuildOpMsgPrefix(std::int32_t request_id, std::int32_t response_to,
+                             std::size_t body_size);
+std::string BuildOpReplyPrefix(std::int32_t request_id, std::int32_t response_to,
+                               std::size_t doc_size);
 
 // MongoDB's error reply for `status`: {ok: 0.0, errmsg, code, codeName} followed by the
 // fields of status.extra_info(). REQUIRES: !status.ok().

@@ -38,10 +38,11 @@ Status ParseCompressed(std::string_view message, const MessageHeader& header,
 
   if (original_op != static_cast<std::int32_t>(OpCode::kMsg) &&
       original_op != static_cast<std::int32_t>(OpCode::kQuery)) {
-    return Status(ErrorCode::kProtocolError,
-                  "OP_COMPRESSED wraps opcode " + std::to_string(original_op) + " (" +
-                      std::string(OpCodeName(original_op)) + "); only OP_MSG and OP_QUERY are "
-                      "accepted");
+    return Status(ErrorCode::kProtocolError, "OP_COMPRESSED wraps opcode " +
+                                                 std::to_string(original_op) + " (" +
+                                                 std::string(OpCodeName(original_op)) +
+                                                 "); only OP_MSG and OP_QUERY are "
+                                                 "accepted");
   }
   request->op_code = static_cast<OpCode>(original_op);
   if (uncompressed_size < 0 ||
@@ -67,8 +68,8 @@ Status ParseCompressed(std::string_view message, const MessageHeader& header,
   inner_header.message_length = static_cast<std::int32_t>(kHeaderSize) + uncompressed_size;
   inner_header.op_code = original_op;
   AppendHeader(inner_header, inner.get());
-  QUARRY_RETURN_IF_ERROR(
-      codec.Decompress(*compressor, rest, static_cast<std::size_t>(uncompressed_size), inner.get()));
+  QUARRY_RETURN_IF_ERROR(codec.Decompress(
+      *compressor, rest, static_cast<std::size_t>(uncompressed_size), inner.get()));
   request->logical_size = inner->size();
   request->decompressed = inner;
   return ParseUncompressed(*inner, request);
@@ -134,10 +135,10 @@ Status ReadDocument(std::string_view what, std::string_view* rest, bson::Documen
   if (rest->size() >= 4) {
     const std::int32_t declared = LoadI32(rest->data());
     if (declared > 0 && static_cast<std::size_t>(declared) > kMaxInternalBsonObjectSize) {
-      return Status(ErrorCode::kBSONObjectTooLarge,
-                    std::string(what) + ": BSONObj size " + std::to_string(declared) +
-                        " is invalid; size must be between 0 and " +
-                        std::to_string(kMaxInternalBsonObjectSize));
+      return Status(ErrorCode::kBSONObjectTooLarge, std::string(what) + ": BSONObj size " +
+                                                        std::to_string(declared) +
+                                                        " is invalid; size must be between 0 and " +
+                                                        std::to_string(kMaxInternalBsonObjectSize));
     }
   }
   const std::int64_t length = bson::PeekDocumentLength(rest->data(), rest->size());

@@ -36,8 +36,8 @@ struct Request {
   std::int32_t request_id = 0;
   bool was_compressed = false;
   Compressor compressor = Compressor::kNoop;  // meaningful when was_compressed
-  std::size_t physical_size = 0;  // bytes as received, header included
-  std::size_t logical_size = 0;   // bytes after decompression, header included
+  std::size_t physical_size = 0;              // bytes as received, header included
+  std::size_t logical_size = 0;               // bytes after decompression, header included
 
   // OP_MSG. `body` is the kind-0 section; for OP_QUERY it is the query document, unwrapped
   // from {$query: {...}} when the client wrapped it.

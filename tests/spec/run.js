@@ -23,7 +23,7 @@ const kBaselineFile = path.join(__dirname, 'baseline.json');
 
 function parseArgs(argv) {
   const opts = { folders: [], filter: null, updateBaseline: false, verbose: false,
-    timeoutMs: 60000, uri: process.env.QUARRY_SPEC_URI || null, keepLog: false };
+    timeoutMs: 30000, uri: process.env.QUARRY_SPEC_URI || null, keepLog: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -43,16 +43,15 @@ function parseArgs(argv) {
   return opts;
 }
 
+function inFolders(opts, fileInfo) {
+  return opts.folders.length === 0 ||
+    opts.folders.some((f) => fileInfo.folder === f || fileInfo.folder.startsWith(`${f}/`) ||
+      fileInfo.rel.startsWith(`${f}/`));
+}
+
 function selected(opts) {
   const filter = opts.filter ? opts.filter.toLowerCase() : null;
-  return (id, fileInfo) => {
-    if (opts.folders.length > 0 &&
-        !opts.folders.some((f) => fileInfo.folder === f || fileInfo.folder.startsWith(`${f}/`) ||
-          fileInfo.rel.startsWith(`${f}/`))) {
-      return false;
-    }
-    return !filter || id.toLowerCase().includes(filter);
-  };
+  return (id, fileInfo) => inFolders(opts, fileInfo) && (!filter || id.toLowerCase().includes(filter));
 }
 
 async function main() {
@@ -69,8 +68,7 @@ async function main() {
   }
   const baseline = report.readBaseline(kBaselineFile);
   const want = selected(opts);
-  const files = findTestFiles(specRoot).filter((f) =>
-    opts.folders.length === 0 || want(f.rel, f));
+  const files = findTestFiles(specRoot).filter((f) => inFolders(opts, f));
   if (files.length === 0) {
     console.log(`spec tests: no test files selected under ${specRoot}`);
     return 0;

@@ -23,6 +23,15 @@ catalog::DdlOptions DdlFor(const CommandContext& ctx) {
   return ddl;
 }
 
+// `doc` with an _id: pipeline output written to a collection gets one generated when it has none.
+bson::Document WithId(bson::Document doc) {
+  if (doc.Get("_id").exists()) return doc;
+  bson::DocumentBuilder with_id;
+  with_id.AppendObjectId("_id", bson::ObjectId::Generate());
+  with_id.AppendElements(doc);
+  return std::move(with_id).Finish();
+}
+
 // Commits `unit` and fails with the first error of any mutation.
 Status CommitAll(CommandContext& ctx, storage::WriteUnit unit) {
   if (unit.empty()) return Status::OK();
@@ -118,12 +127,7 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
     while (true) {
       QUARRY_ASSIGN_OR_RETURN(bool more, docs->Next(&doc));
       if (!more) break;
-      if (!doc.Get("_id").exists()) {
-        bson::DocumentBuilder with_id;
-        with_id.AppendObjectId("_id", bson::ObjectId::Generate());
-        with_id.AppendElements(doc);
-        doc = std::move(with_id).Finish();
-      }
+      doc = WithId(std::move(doc));
       unit.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
       if (unit.size() >= kDocumentsPerCommit) {
         QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(unit)));
@@ -146,12 +150,7 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
   while (true) {
     QUARRY_ASSIGN_OR_RETURN(bool more, docs->Next(&doc));
     if (!more) break;
-    if (!doc.Get("_id").exists()) {
-      bson::DocumentBuilder with_id;
-      with_id.AppendObjectId("_id", bson::ObjectId::Generate());
-      with_id.AppendElements(doc);
-      doc = std::move(with_id).Finish();
-    }
+    doc = WithId(std::move(doc));
     std::optional<bson::Document> existing;
     if (by_id) {
       QUARRY_ASSIGN_OR_RETURN(existing, ReadById(ctx_, collection, doc.Get("_id")));

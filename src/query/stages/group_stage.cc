@@ -150,7 +150,12 @@ class GroupStage final : public Stage {
           const std::size_t after = acc.memory_bytes();
           bytes = after >= before ? bytes + (after - before) : bytes - std::min(bytes, before - after);
         }
-        if (bytes > limit && !allow_disk) {
+        if (bytes > limit) {
+          if (allow_disk) {
+            return Status(ErrorCode::kExceededMemoryLimit,
+                          "Exceeded memory limit for $group, and spilling to disk is not "
+                          "supported.");
+          }
           return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
                         "Exceeded memory limit for $group, but didn't allow external sort. Pass "
                         "allowDiskUse:true to opt in.");

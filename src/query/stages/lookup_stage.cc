@@ -12,8 +12,6 @@ namespace {
 
 using bson::Type;
 
-constexpr std::size_t kMaxForeignBytes = 100 * 1024 * 1024;
-
 StatusWith<std::vector<bson::Document>> ReadCollection(const RunContext& run,
                                                        const OutTarget& target,
                                                        std::string_view stage) {
@@ -30,8 +28,8 @@ StatusWith<std::vector<bson::Document>> ReadCollection(const RunContext& run,
     QUARRY_ASSIGN_OR_RETURN(bool more, stream->Next(&doc));
     if (!more) break;
     bytes += doc.size();
-    if (bytes > kMaxForeignBytes && !run.pipeline->allow_disk_use) {
-      return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
+    if (bytes > run.pipeline->max_memory_bytes) {
+      return Status(ErrorCode::kExceededMemoryLimit,
                     std::string(stage) + " exceeded the memory limit reading " + target.db + "." +
                         target.coll);
     }

@@ -74,7 +74,14 @@ class SortStage final : public Stage {
         if (limit > 0 && entries_.size() >= 2 * static_cast<std::size_t>(limit) + 16) {
           SortAndTrim(static_cast<std::size_t>(limit));
         }
-        if (bytes_ > limit_bytes && !allow_disk) {
+        if (bytes_ > limit_bytes) {
+          // There is no external sort: with allowDiskUse the limit still holds, under the
+          // code that says so rather than "did not opt in".
+          if (allow_disk) {
+            return Status(ErrorCode::kExceededMemoryLimit,
+                          "Sort exceeded memory limit of " + std::to_string(limit_bytes) +
+                              " bytes, and external sorting is not supported.");
+          }
           return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
                         "Sort exceeded memory limit of " + std::to_string(limit_bytes) +
                             " bytes, but did not opt in to external sorting.");

@@ -72,6 +72,12 @@ def test_distinct_unwinds_arrays(nums):
     assert sorted(nums.distinct("tags")) == ["all", "t0", "t1", "t2", "t3"]
 
 
+def test_distinct_ignores_empty_arrays_and_missing_fields(db):
+    # mongod expands a trailing array element by element, so [] contributes no value.
+    db.c.insert_many([{"_id": 1, "t": []}, {"_id": 2, "t": ["x"]}, {"_id": 3}, {"_id": 4, "t": None}])
+    assert sorted(db.c.distinct("t"), key=str) == [None, "x"]
+
+
 def test_distinct_on_a_missing_collection_is_empty(db):
     assert db.missing.distinct("x") == []
 

@@ -111,7 +111,7 @@ def test_document_ids_can_be_documents_and_find_them_by_value(db):
 def test_array_id_is_rejected(db):
     with pytest.raises(pymongo.errors.WriteError) as info:
         db.c.insert_one({"_id": [1, 2]})
-    assert info.value.code == 53  # InvalidIdField
+    assert info.value.code == 2  # BadValue "can't use an array for _id", as mongod's insert.cpp
 
 
 def test_unacknowledged_insert_is_visible_to_the_next_read_on_the_connection(client, db):
@@ -151,16 +151,23 @@ def test_document_just_under_16_mib_is_stored(db):
     assert len(got["data"]) == len(doc["data"])
 
 
-def test_unicode_and_dotted_field_names_round_trip(db):
-    db.c.insert_one({"_id": 1, "ключ": "значение", "emoji 🐟": 1, "a": {"b.c": 2}})
+def test_unicode_field_names_round_trip(db):
+    db.c.insert_one({"_id": 1, "ключ": "значение", "emoji 🐟": 1})
     got = db.c.find_one({"_id": 1})
-    assert got["ключ"] == "значение" and got["emoji 🐟"] == 1 and got["a"] == {"b.c": 2}
+    assert got["ключ"] == "значение" and got["emoji 🐟"] == 1
+
+
+def test_dotted_field_names_inside_documents_are_stored(db):
+    # mongod 5.0+ stores them; pymongo 3.11 refuses them in insert_one, so send the command.
+    db.command("insert", "c", documents=[{"_id": 1, "a": {"b.c": 2}}])
+    assert db.c.find_one({"_id": 1})["a"] == {"b.c": 2}
 
 
 def test_regex_values_are_stored_not_compiled(db):
     db.c.insert_one({"_id": 1, "r": re.compile("^a", re.IGNORECASE)})
     got = db.c.find_one({"_id": 1})
-    assert isinstance(got["r"], Regex) and got["r"].pattern == "^a" and "i" in got["r"].flags
+    assert isinstance(got["r"], Regex) and got["r"].pattern == "^a"
+    assert got["r"].flags & re.IGNORECASE
 
 
 def test_bulk_write_mixes_inserts_updates_and_deletes(db):

@@ -303,8 +303,11 @@ def test_unknown_compressor_id_is_refused(server, compressor_id):
                             negotiate=ALL)
 
 
-def test_compressor_that_was_not_negotiated_is_refused(server):
-    send_and_expect_refusal(server, op_compressed(op_msg(PING), "zstd"), negotiate=["snappy"])
+def test_compressor_that_is_not_enabled_is_refused(make_server):
+    only_snappy = make_server("snappy-only", extra_args=["--networkMessageCompressors", "snappy"])
+    send_and_expect_refusal(only_snappy, op_compressed(op_msg(PING), "zstd"), negotiate=["snappy"])
+    assert only_snappy.alive()
+    only_snappy.stop()
 
 
 def test_compressed_message_wrapping_a_compressed_message_is_refused(server):

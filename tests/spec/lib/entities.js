@@ -123,6 +123,9 @@ class ClientEntity {
     const options = {
       monitorCommands: true,
       serverSelectionTimeoutMS: runner.serverSelectionTimeoutMS,
+      // connect() would otherwise check a connection out and in, and CMAP assertions expect
+      // the first connection to appear during the first operation.
+      __skipPingOnConnect: true,
     };
     if (runner.usesFailPoints && !('heartbeatFrequencyMS' in uriOptions)) {
       options.heartbeatFrequencyMS = 500;
@@ -273,7 +276,15 @@ async function createEntities(specs, entities, runner) {
       case 'client': {
         const client = new ClientEntity(def.id, def, runner);
         entities.set(def.id, 'client', client);
-        await client.client.connect();
+        // connect() selects a server with the client's read preference; a single-member replica
+        // set has no secondary, so connect through the primary (operations keep their own).
+        const saved = client.client.options.readPreference;
+        client.client.options.readPreference = ReadPreference.primary;
+        try {
+          await client.client.connect();
+        } finally {
+          client.client.options.readPreference = saved;
+        }
         if (def.awaitMinPoolSizeMS !== undefined) {
           // The driver fills minPoolSize in the background; give it the allowed time.
           await new Promise((r) => setTimeout(r, Math.min(Number(def.awaitMinPoolSizeMS), 2000)));

@@ -227,6 +227,7 @@ function exactEqual(expected, actual) {
 }
 
 function matchExact(expected, actual, path) {
+  if (actual instanceof Map) actual = Object.fromEntries(actual);
   if (bsonType(expected) === 'DBRef') expected = expected.toJSON();
   if (bsonType(actual) === 'DBRef') actual = actual.toJSON();
   if (isDocument(expected)) {
@@ -266,6 +267,8 @@ function matchExact(expected, actual, path) {
 //   ctx.entities: an EntityMap (for $$matchesEntity and $$sessionLsid); may be undefined.
 //   isRoot: whether `actual` is a root-level document (extra fields allowed).
 function match(expected, actual, ctx = {}, isRoot = true, path = '') {
+  // The driver builds some command fields (sort) as Maps to keep their order.
+  if (actual instanceof Map) actual = Object.fromEntries(actual);
   const op = specialOperator(expected);
   if (op) {
     matchOperator(op, expected[op], actual, ctx, isRoot, path, /* keyPresent= */ true);

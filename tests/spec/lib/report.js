@@ -7,13 +7,11 @@ const fs = require('fs');
 function failureCause(reason) {
   let r = String(reason || '');
   r = r.replace(/^operation \d+ /, 'operation ');
-  const server = r.match(/unexpected error (MongoServerError|MongoBulkWriteError|MongoWriteConcernError)( \d+)?( [A-Za-z]+)?: (.*)$/);
+  const server = r.match(/unexpected error (MongoServerError|MongoBulkWriteError|MongoWriteConcernError)( \d+)?( [A-Za-z][A-Za-z0-9]*)?: (.*)$/);
   if (server) {
-    const op = (r.match(/^operation \((\w+)/) || [])[1];
-    return `server error${server[2] || ''}${server[3] || ''}: ${normalize(server[4])}` +
-      (op ? ` [${op}]` : '');
+    return `server error${server[2] || ''}${server[3] || ''}: ${normalize(server[4])}`;
   }
-  const unexpected = r.match(/unexpected error (\w+)( \d+)?( [A-Za-z]+)?: (.*)$/);
+  const unexpected = r.match(/unexpected error (\w+)( \d+)?( [A-Za-z][A-Za-z0-9]*)?: (.*)$/);
   if (unexpected) {
     return `client error ${unexpected[1]}${unexpected[2] || ''}: ${normalize(unexpected[4])}`;
   }

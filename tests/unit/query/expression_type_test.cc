@@ -12,10 +12,10 @@ using testing::Evaluates;
 ErrorCode Loc(int code) { return static_cast<ErrorCode>(code); }
 
 TEST(ExpressionTypeTest, TypeNamesValues) {
-  EXPECT_TRUE(Evaluates(R"({"$type": "$a"})", R"({"a": 1})", R"("int")"));
-  EXPECT_TRUE(Evaluates(R"({"$type": "$a"})", R"({"a": {"$numberLong": "1"}})", R"("long")"));
-  EXPECT_TRUE(Evaluates(R"({"$type": "$nope"})", "{}", R"("missing")"));
-  EXPECT_TRUE(Evaluates(R"({"$type": [[1]]})", "{}", R"("array")"));
+  EXPECT_TRUE(Evaluates(R"({"%type": "$a"})", R"({"a": 1})", R"("int")"));
+  EXPECT_TRUE(Evaluates(R"({"%type": "$a"})", R"({"a": {"$numberLong": "1"}})", R"("long")"));
+  EXPECT_TRUE(Evaluates(R"({"%type": "$nope"})", "{}", R"("missing")"));
+  EXPECT_TRUE(Evaluates(R"({"%type": [[1]]})", "{}", R"("array")"));
   EXPECT_TRUE(Evaluates(R"({"$isNumber": 1.5})", "{}", "true"));
 }
 

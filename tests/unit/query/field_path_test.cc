@@ -95,7 +95,8 @@ TEST(FieldPathTest, TraversalGoesThroughArraysOfDocuments) {
 }
 
 TEST(FieldPathTest, TraversalUsesNumericComponentsBothWays) {
-  EXPECT_EQ(Visit(R"({"a": [{"0": "x"}, "y"]})", "a.0"), (Strings{"\"x\"@0", "{ \"0\" : \"x\" }@0"}));
+  EXPECT_EQ(Visit(R"({"a": [{"0": "x"}, "y"]})", "a.0"),
+            (Strings{"\"x\"@0", "{ \"0\" : \"x\" }@0"}));
   EXPECT_EQ(Visit(R"({"a": [7, 8]})", "a.1"), (Strings{"8@1"}));
 }
 

@@ -67,8 +67,7 @@ class MemoryCollection {
 
 FindSpec Spec(std::string_view filter = "{}", std::string_view projection = "{}",
               std::string_view sort = "{}", std::int64_t skip = 0, std::int64_t limit = 0) {
-  StatusWith<FindSpec> spec =
-      FindSpec::Parse(Doc(filter), Doc(projection), Doc(sort), skip, limit);
+  StatusWith<FindSpec> spec = FindSpec::Parse(Doc(filter), Doc(projection), Doc(sort), skip, limit);
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
   return std::move(spec).value();
 }
@@ -141,7 +140,7 @@ TEST(FindExecutorTest, ResumesAfterLastConsumedKeyEvenWhenLaterDocumentsChange) 
   MemoryCollection collection = MemoryCollection::Numbered(6);
   FindExecutor executor(Spec(), collection.Factory());
   ASSERT_EQ(Ids(executor.NextBatch(2, 1 << 24).value()), (std::vector<int>{0, 1}));
-  collection.records_.erase("k0002");  // deleted between getMores: never returned
+  collection.records_.erase("k0002");                // deleted between getMores: never returned
   collection.Add("k0001x", Doc(R"({"_id": 100})"));  // inserted after the position: returned
   EXPECT_EQ(Drain(&executor, 10), (std::vector<int>{100, 3, 4, 5}));
 }
@@ -169,11 +168,28 @@ TEST(FindExecutorTest, ByteLimitEndsBatchButOneDocumentAlwaysFits) {
   StatusWith<Batch> first = executor.NextBatch(101, 1);  // smaller than any document
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(Ids(first.value()), (std::vector<int>{0}));
-  StatusWith<Batch> second = executor.NextBatch(101, 2 * doc_size + 1);
+  StatusWith<Batch> second =
+      executor.NextBatch(101, 2 * doc_size + BatchElementOverhead(0) + BatchElementOverhead(1));
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(Ids(second.value()), (std::vector<int>{1, 2}));
   EXPECT_EQ(second.value().bytes, 2 * doc_size);
   EXPECT_EQ(Drain(&executor, 101), (std::vector<int>{3}));
+}
+
+TEST(FindExecutorTest, ByteLimitCountsArrayKeysOfTheReply) {
+  MemoryCollection collection = MemoryCollection::Numbered(4);
+  const std::size_t doc_size = collection.records_.begin()->second.size();
+  FindExecutor executor(Spec(), collection.Factory());
+  StatusWith<Batch> batch = executor.NextBatch(101, 2 * doc_size + 1);
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(Ids(batch.value()), (std::vector<int>{0}));
+}
+
+TEST(FindExecutorTest, ElementOverheadGrowsWithIndexDigits) {
+  EXPECT_EQ(BatchElementOverhead(0), 3u);
+  EXPECT_EQ(BatchElementOverhead(9), 3u);
+  EXPECT_EQ(BatchElementOverhead(10), 4u);
+  EXPECT_EQ(BatchElementOverhead(123456), 8u);
 }
 
 TEST(FindExecutorTest, SkipAndLimitWhileStreaming) {
@@ -300,9 +316,7 @@ TEST(FindExecutorTest, SpecRejectsNegativeSkipAndLimit) {
 TEST(FindExecutorTest, SpecReportsFilterProjectionAndSortErrors) {
   EXPECT_EQ(FindSpec::Parse(Doc(R"({"$foo": 1})"), Doc("{}"), Doc("{}"), 0, 0).status().code(),
             ErrorCode::kBadValue);
-  EXPECT_EQ(FindSpec::Parse(Doc("{}"), Doc(R"({"a": 1, "b": 0})"), Doc("{}"), 0, 0)
-                .status()
-                .code(),
+  EXPECT_EQ(FindSpec::Parse(Doc("{}"), Doc(R"({"a": 1, "b": 0})"), Doc("{}"), 0, 0).status().code(),
             static_cast<ErrorCode>(31254));
   EXPECT_EQ(FindSpec::Parse(Doc("{}"), Doc("{}"), Doc(R"({"a": 5})"), 0, 0).status().code(),
             ErrorCode::kBadValue);

@@ -32,7 +32,8 @@ TEST(JsonSchemaTest, RequiredFieldsMustExist) {
 }
 
 TEST(JsonSchemaTest, BsonTypeRestrictsProperties) {
-  const char* schema = R"({"properties": {"age": {"bsonType": "int"}, "n": {"bsonType": "number"}}})";
+  const char* schema =
+      R"({"properties": {"age": {"bsonType": "int"}, "n": {"bsonType": "number"}}})";
   EXPECT_TRUE(Valid(schema, R"({"age": 3, "n": 1.5})"));
   EXPECT_FALSE(Valid(schema, R"({"age": "3"})"));
   EXPECT_TRUE(Valid(schema, R"({"other": 1})"));
@@ -97,8 +98,8 @@ TEST(JsonSchemaTest, NestedObjectsAndCombinators) {
   EXPECT_FALSE(Valid(schema, R"({"o": {"x": 1.5}})"));
   EXPECT_FALSE(Valid(schema, R"({"o": {}})"));
   EXPECT_FALSE(Valid(R"({"not": {"required": ["a"]}})", R"({"a": 1})"));
-  EXPECT_FALSE(Valid(R"({"oneOf": [{"required": ["a"]}, {"required": ["b"]}]})",
-                     R"({"a": 1, "b": 1})"));
+  EXPECT_FALSE(
+      Valid(R"({"oneOf": [{"required": ["a"]}, {"required": ["b"]}]})", R"({"a": 1, "b": 1})"));
 }
 
 TEST(JsonSchemaTest, CombinesWithOtherFilterConditions) {
@@ -120,8 +121,7 @@ TEST(JsonSchemaTest, MistypedKeywordsFail) {
   EXPECT_EQ(SchemaError(R"({"type": "integer"})").code(), ErrorCode::kBadValue);
   EXPECT_EQ(SchemaError(R"({"type": "object", "bsonType": "object"})").code(),
             ErrorCode::kFailedToParse);
-  EXPECT_EQ(Matcher::Parse(Doc(R"({"$jsonSchema": 1})")).status().code(),
-            ErrorCode::kTypeMismatch);
+  EXPECT_EQ(Matcher::Parse(Doc(R"({"$jsonSchema": 1})")).status().code(), ErrorCode::kTypeMismatch);
 }
 
 }  // namespace

@@ -201,8 +201,7 @@ TEST(MatcherTest, MinKeyAndMaxKeyBoundEveryType) {
 TEST(MatcherTest, DatesAndObjectIdsCompareWithinTheirType) {
   EXPECT_TRUE(Matches(R"({"d": {"$gt": {"$date": "2020-01-01T00:00:00Z"}}})",
                       R"({"d": {"$date": "2021-01-01T00:00:00Z"}})"));
-  EXPECT_FALSE(Matches(R"({"d": {"$gt": {"$date": "2020-01-01T00:00:00Z"}}})",
-                       R"({"d": 1})"));
+  EXPECT_FALSE(Matches(R"({"d": {"$gt": {"$date": "2020-01-01T00:00:00Z"}}})", R"({"d": 1})"));
   EXPECT_TRUE(Matches(R"({"_id": {"$oid": "5f0000000000000000000001"}})",
                       R"({"_id": {"$oid": "5f0000000000000000000001"}})"));
 }
@@ -248,12 +247,15 @@ TEST(MatcherTest, InMatchesArrayElements) {
 }
 
 TEST(MatcherTest, InWithRegexMatchesStrings) {
-  EXPECT_TRUE(Matches(R"({"a": {"$in": [{"$regularExpression": {"pattern": "^ab", "options": ""}}, 5]}})",
-                      R"({"a": "abc"})"));
-  EXPECT_FALSE(Matches(R"({"a": {"$in": [{"$regularExpression": {"pattern": "^ab", "options": ""}}]}})",
-                       R"({"a": "cab"})"));
-  EXPECT_TRUE(Matches(R"({"a": {"$in": [{"$regularExpression": {"pattern": "^ab", "options": ""}}, 5]}})",
-                      R"({"a": 5})"));
+  EXPECT_TRUE(
+      Matches(R"({"a": {"$in": [{"$regularExpression": {"pattern": "^ab", "options": ""}}, 5]}})",
+              R"({"a": "abc"})"));
+  EXPECT_FALSE(
+      Matches(R"({"a": {"$in": [{"$regularExpression": {"pattern": "^ab", "options": ""}}]}})",
+              R"({"a": "cab"})"));
+  EXPECT_TRUE(
+      Matches(R"({"a": {"$in": [{"$regularExpression": {"pattern": "^ab", "options": ""}}, 5]}})",
+              R"({"a": 5})"));
 }
 
 TEST(MatcherTest, InWithNullMatchesMissingField) {
@@ -296,10 +298,10 @@ TEST(MatcherTest, NorRequiresNoClause) {
 }
 
 TEST(MatcherTest, LogicalOperatorsNest) {
-  EXPECT_TRUE(Matches(R"({"$or": [{"$and": [{"a": 1}, {"b": 1}]}, {"c": 1}]})",
-                      R"({"a": 1, "b": 1})"));
-  EXPECT_FALSE(Matches(R"({"$or": [{"$and": [{"a": 1}, {"b": 1}]}, {"c": 1}]})",
-                       R"({"a": 1, "b": 2})"));
+  EXPECT_TRUE(
+      Matches(R"({"$or": [{"$and": [{"a": 1}, {"b": 1}]}, {"c": 1}]})", R"({"a": 1, "b": 1})"));
+  EXPECT_FALSE(
+      Matches(R"({"$or": [{"$and": [{"a": 1}, {"b": 1}]}, {"c": 1}]})", R"({"a": 1, "b": 2})"));
 }
 
 TEST(MatcherTest, LogicalOperatorsNeedNonEmptyArray) {
@@ -317,10 +319,12 @@ TEST(MatcherTest, NotNegatesOperatorsAndMatchesMissingField) {
 }
 
 TEST(MatcherTest, NotAcceptsRegex) {
-  EXPECT_FALSE(Matches(R"({"a": {"$not": {"$regularExpression": {"pattern": "^x", "options": ""}}}})",
-                       R"({"a": "xy"})"));
-  EXPECT_TRUE(Matches(R"({"a": {"$not": {"$regularExpression": {"pattern": "^x", "options": ""}}}})",
-                      R"({"a": "yx"})"));
+  EXPECT_FALSE(
+      Matches(R"({"a": {"$not": {"$regularExpression": {"pattern": "^x", "options": ""}}}})",
+              R"({"a": "xy"})"));
+  EXPECT_TRUE(
+      Matches(R"({"a": {"$not": {"$regularExpression": {"pattern": "^x", "options": ""}}}})",
+              R"({"a": "yx"})"));
 }
 
 TEST(MatcherTest, NotNeedsRegexOrDocument) {
@@ -382,8 +386,8 @@ TEST(MatcherTest, BareRegexMatchesStrings) {
                       R"({"a": "abbc"})"));
   EXPECT_FALSE(Matches(R"({"a": {"$regularExpression": {"pattern": "^b", "options": ""}}})",
                        R"({"a": "abc"})"));
-  EXPECT_FALSE(Matches(R"({"a": {"$regularExpression": {"pattern": "1", "options": ""}}})",
-                       R"({"a": 1})"));
+  EXPECT_FALSE(
+      Matches(R"({"a": {"$regularExpression": {"pattern": "1", "options": ""}}})", R"({"a": 1})"));
 }
 
 TEST(MatcherTest, RegexOptionsApply) {
@@ -435,10 +439,9 @@ TEST(MatcherTest, RegexOperatorNeedsString) {
 }
 
 TEST(MatcherTest, RegexCannotBeArgumentOfGt) {
-  EXPECT_EQ(
-      ParseError(R"({"a": {"$gt": {"$regularExpression": {"pattern": "x", "options": ""}}}})")
-          .reason(),
-      "Can't have RegEx as arg to predicate over field 'a'.");
+  EXPECT_EQ(ParseError(R"({"a": {"$gt": {"$regularExpression": {"pattern": "x", "options": ""}}}})")
+                .reason(),
+            "Can't have RegEx as arg to predicate over field 'a'.");
 }
 
 // --- $mod, $all, $size, $elemMatch ---
@@ -469,8 +472,7 @@ TEST(MatcherTest, AllRequiresEveryValue) {
 }
 
 TEST(MatcherTest, AllWithElemMatchClauses) {
-  const char* filter =
-      R"({"a": {"$all": [{"$elemMatch": {"x": 1}}, {"$elemMatch": {"y": 2}}]}})";
+  const char* filter = R"({"a": {"$all": [{"$elemMatch": {"x": 1}}, {"$elemMatch": {"y": 2}}]}})";
   EXPECT_TRUE(Matches(filter, R"({"a": [{"x": 1}, {"y": 2}]})"));
   EXPECT_FALSE(Matches(filter, R"({"a": [{"x": 1}]})"));
   EXPECT_EQ(ParseError(R"({"a": {"$all": [{"$elemMatch": {"x": 1}}, 5]}})").reason(),
@@ -517,8 +519,8 @@ TEST(MatcherTest, ElemMatchValueFormTestsElementsThemselves) {
 }
 
 TEST(MatcherTest, ElemMatchWithLogicalOperatorIsObjectForm) {
-  EXPECT_TRUE(Matches(R"({"a": {"$elemMatch": {"$or": [{"x": 1}, {"x": 2}]}}})",
-                      R"({"a": [{"x": 2}]})"));
+  EXPECT_TRUE(
+      Matches(R"({"a": {"$elemMatch": {"$or": [{"x": 1}, {"x": 2}]}}})", R"({"a": [{"x": 2}]})"));
 }
 
 TEST(MatcherTest, ElemMatchValueFormWithNot) {
@@ -622,8 +624,10 @@ TEST(MatcherTest, ExprComparesFieldsOfTheSameDocument) {
 }
 
 TEST(MatcherTest, ExprCombinesWithOtherConditions) {
-  EXPECT_TRUE(Matches(R"({"c": 1, "$expr": {"$eq": ["$a", "$b"]}})", R"({"a": 2, "b": 2, "c": 1})"));
-  EXPECT_FALSE(Matches(R"({"c": 1, "$expr": {"$eq": ["$a", "$b"]}})", R"({"a": 2, "b": 2, "c": 0})"));
+  EXPECT_TRUE(
+      Matches(R"({"c": 1, "$expr": {"$eq": ["$a", "$b"]}})", R"({"a": 2, "b": 2, "c": 1})"));
+  EXPECT_FALSE(
+      Matches(R"({"c": 1, "$expr": {"$eq": ["$a", "$b"]}})", R"({"a": 2, "b": 2, "c": 0})"));
   EXPECT_TRUE(Matches(R"({"$or": [{"$expr": {"$eq": ["$a", 1]}}, {"b": 1}]})", R"({"a": 1})"));
 }
 
@@ -663,15 +667,14 @@ TEST(MatcherTest, MatchDetailsGiveIndexOfMatchingElement) {
   ASSERT_TRUE(MatchWithDetails(R"({"a.b": 2})", R"({"a": [{"b": 1}, {"b": 2}]})", &details));
   EXPECT_EQ(details.array_index, 1u);
   details = {};
-  ASSERT_TRUE(MatchWithDetails(R"({"a": {"$elemMatch": {"$gt": 1}}})", R"({"a": [0, 1, 5]})",
-                               &details));
+  ASSERT_TRUE(
+      MatchWithDetails(R"({"a": {"$elemMatch": {"$gt": 1}}})", R"({"a": [0, 1, 5]})", &details));
   EXPECT_EQ(details.array_index, 2u);
 }
 
 TEST(MatcherTest, MatchDetailsUseOutermostArray) {
   MatchDetails details;
-  ASSERT_TRUE(MatchWithDetails(R"({"a.b": 4})", R"({"a": [{"b": [1]}, {"b": [3, 4]}]})",
-                               &details));
+  ASSERT_TRUE(MatchWithDetails(R"({"a.b": 4})", R"({"a": [{"b": [1]}, {"b": [3, 4]}]})", &details));
   EXPECT_EQ(details.array_index, 1u);
 }
 

@@ -23,9 +23,7 @@ std::string Project(std::string_view spec_json, std::string_view doc_json,
 
 std::string Json(std::string_view json) { return Doc(json).ToJson(); }
 
-Status ParseError(std::string_view spec_json) {
-  return Projection::Parse(Doc(spec_json)).status();
-}
+Status ParseError(std::string_view spec_json) { return Projection::Parse(Doc(spec_json)).status(); }
 
 TEST(ProjectionTest, EmptyProjectionReturnsWholeDocument) {
   StatusWith<Projection> projection = Projection::Parse(Doc("{}"));
@@ -73,7 +71,8 @@ TEST(ProjectionTest, DottedInclusionReachesIntoSubdocuments) {
 }
 
 TEST(ProjectionTest, DottedInclusionKeepsEmptySubdocument) {
-  EXPECT_EQ(Project(R"({"a.b": 1})", R"({"_id": 1, "a": {"c": 2}})"), Json(R"({"_id": 1, "a": {}})"));
+  EXPECT_EQ(Project(R"({"a.b": 1})", R"({"_id": 1, "a": {"c": 2}})"),
+            Json(R"({"_id": 1, "a": {}})"));
   EXPECT_EQ(Project(R"({"a.b": 1})", R"({"_id": 1, "a": 5})"), Json(R"({"_id": 1})"));
 }
 
@@ -120,8 +119,9 @@ TEST(ProjectionTest, SliceLimitsArray) {
 }
 
 TEST(ProjectionTest, SliceWithInclusionKeepsOnlyListedFields) {
-  EXPECT_EQ(Project(R"({"a": {"$slice": 1}, "c": 1})", R"({"_id": 1, "a": [1, 2], "b": 1, "c": 2})"),
-            Json(R"({"_id": 1, "a": [1], "c": 2})"));
+  EXPECT_EQ(
+      Project(R"({"a": {"$slice": 1}, "c": 1})", R"({"_id": 1, "a": [1, 2], "b": 1, "c": 2})"),
+      Json(R"({"_id": 1, "a": [1], "c": 2})"));
 }
 
 TEST(ProjectionTest, SliceLeavesNonArraysAlone) {

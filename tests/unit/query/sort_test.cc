@@ -62,12 +62,14 @@ TEST(SortTest, MixedTypesFollowCanonicalOrder) {
 }
 
 TEST(SortTest, ArrayAscendingUsesMinElement) {
-  const char* docs = R"({"d": [{"_id": 1, "a": [5, 0]}, {"_id": 2, "a": 3}, {"_id": 3, "a": [4]}]})";
+  const char* docs =
+      R"({"d": [{"_id": 1, "a": [5, 0]}, {"_id": 2, "a": 3}, {"_id": 3, "a": [4]}]})";
   EXPECT_EQ(SortedIds(R"({"a": 1})", docs), (std::vector<int>{1, 2, 3}));
 }
 
 TEST(SortTest, ArrayDescendingUsesMaxElement) {
-  const char* docs = R"({"d": [{"_id": 1, "a": [5, 0]}, {"_id": 2, "a": 6}, {"_id": 3, "a": [4]}]})";
+  const char* docs =
+      R"({"d": [{"_id": 1, "a": [5, 0]}, {"_id": 2, "a": 6}, {"_id": 3, "a": [4]}]})";
   EXPECT_EQ(SortedIds(R"({"a": -1})", docs), (std::vector<int>{2, 1, 3}));
 }
 

@@ -124,6 +124,21 @@ TEST_F(CommitPipelineTest, DuplicateObjectIdIsPrintedAsMongodPrintsIt) {
       << result.errors[0].status.reason();
 }
 
+TEST_F(CommitPipelineTest, DuplicatesAreFoundInFlushedDataToo) {
+  WriteUnit unit;
+  for (int id = 0; id < 3000; ++id) AddInsert(&unit, 1, DocWithIntId(id, std::string(300, 'f')));
+  ASSERT_TRUE(Commit(std::move(unit)).errors.empty());
+  ASSERT_TRUE(engine_->Flush().ok());
+  WriteUnit again;
+  for (int id = 2990; id < 3010; ++id) AddInsert(&again, 1, DocWithIntId(id));
+  CommitResult result = Commit(std::move(again), {.ordered = false});
+  EXPECT_EQ(result.applied, 10u);
+  EXPECT_EQ(result.errors.size(), 10u);
+  EXPECT_EQ(engine_->records().Count(1), 3010);
+  // Closing right after lookups that read SST blocks.
+  EXPECT_TRUE(engine_->Close().ok());
+}
+
 TEST_F(CommitPipelineTest, ReplaceWithAStalePreImageIsAWriteConflict) {
   bson::Document original = DocWithIntId(1, "v1");
   InsertOne(*engine_, 1, original);

@@ -25,8 +25,8 @@ std::string Compressible(std::size_t size) {
 }
 
 CompressionContext AllEnabled() {
-  return CompressionContext({Compressor::kNoop, Compressor::kSnappy, Compressor::kZlib,
-                             Compressor::kZstd});
+  return CompressionContext(
+      {Compressor::kNoop, Compressor::kSnappy, Compressor::kZlib, Compressor::kZstd});
 }
 
 TEST(CompressorTest, NamesAndIdsMatchTheHandshake) {
@@ -55,8 +55,8 @@ TEST(CompressorTest, DefaultsAreTheThreeRealCodecs) {
 
 TEST(CompressionTest, EachCompressorRoundTripsSmallLargeAndEmptyInputs) {
   CompressionContext context = AllEnabled();
-  for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{5000},
-                           std::size_t{1} << 20}) {
+  for (std::size_t size :
+       {std::size_t{0}, std::size_t{1}, std::size_t{5000}, std::size_t{1} << 20}) {
     const std::string input = Compressible(size);
     for (Compressor c : kAll) {
       SCOPED_TRACE(std::string(CompressorName(c)) + " size " + std::to_string(size));
@@ -131,8 +131,8 @@ TEST(CompressionTest, UncompressedSizeThatLiesIsRejected) {
     SCOPED_TRACE(CompressorName(c));
     std::string compressed;
     ASSERT_TRUE(context.Compress(c, input, &compressed).ok());
-    for (std::size_t claimed : {input.size() - 1, input.size() + 1, std::size_t{0},
-                                std::size_t{40000000}}) {
+    for (std::size_t claimed :
+         {input.size() - 1, input.size() + 1, std::size_t{0}, std::size_t{40000000}}) {
       std::string out = "keep";
       Status s = context.Decompress(c, compressed, claimed, &out);
       EXPECT_EQ(s.code(), ErrorCode::kProtocolError) << claimed;
@@ -158,10 +158,10 @@ TEST(CompressionTest, CorruptPayloadsAreRejectedWithoutCrashing) {
 
     // Truncated.
     out.clear();
-    EXPECT_FALSE(
-        context.Decompress(c, std::string_view(compressed).substr(0, compressed.size() / 2),
-                           input.size(), &out)
-            .ok());
+    EXPECT_FALSE(context
+                     .Decompress(c, std::string_view(compressed).substr(0, compressed.size() / 2),
+                                 input.size(), &out)
+                     .ok());
 
     // Flipped bytes in the middle: must fail or (for snappy, which has no checksum) produce
     // exactly uncompressed_size bytes; never crash or overrun.
@@ -202,10 +202,9 @@ TEST(CompressionTest, CompressMessageWrapsHeaderAndKeepsIds) {
 
   CompressionContext context;
   std::string payload;
-  ASSERT_TRUE(context
-                  .Decompress(Compressor::kZlib, std::string_view(wrapped).substr(25), 1000,
-                              &payload)
-                  .ok());
+  ASSERT_TRUE(
+      context.Decompress(Compressor::kZlib, std::string_view(wrapped).substr(25), 1000, &payload)
+          .ok());
   EXPECT_EQ(payload, message.substr(16));
 }
 

@@ -7,9 +7,7 @@
 namespace quarry::wire {
 namespace {
 
-TEST(Crc32cTest, MatchesTheCastagnoliCheckValue) {
-  EXPECT_EQ(Crc32c("123456789"), 0xE3069283u);
-}
+TEST(Crc32cTest, MatchesTheCastagnoliCheckValue) { EXPECT_EQ(Crc32c("123456789"), 0xE3069283u); }
 
 TEST(Crc32cTest, KnownVectors) {
   EXPECT_EQ(Crc32c(""), 0u);

@@ -41,12 +41,20 @@ TEST(ReplyTest, OpReplyCarriesOneDocumentWithAwaitCapable) {
   EXPECT_EQ(header.request_id, 7);
   EXPECT_EQ(header.response_to, 5);
   EXPECT_EQ(header.op_code, 1);
-  EXPECT_EQ(internal::LoadI32(reply.data() + 16), 8);   // responseFlags
-  EXPECT_EQ(internal::LoadI32(reply.data() + 20), 0);   // cursorID low
-  EXPECT_EQ(internal::LoadI32(reply.data() + 24), 0);   // cursorID high
-  EXPECT_EQ(internal::LoadI32(reply.data() + 28), 0);   // startingFrom
-  EXPECT_EQ(internal::LoadI32(reply.data() + 32), 1);   // numberReturned
+  EXPECT_EQ(internal::LoadI32(reply.data() + 16), 8);  // responseFlags
+  EXPECT_EQ(internal::LoadI32(reply.data() + 20), 0);  // cursorID low
+  EXPECT_EQ(internal::LoadI32(reply.data() + 24), 0);  // cursorID high
+  EXPECT_EQ(internal::LoadI32(reply.data() + 28), 0);  // startingFrom
+  EXPECT_EQ(internal::LoadI32(reply.data() + 32), 1);  // numberReturned
   EXPECT_EQ(reply.substr(36), doc.bytes());
+}
+
+TEST(ReplyTest, PrefixPlusDocumentEqualsTheWholeReply) {
+  bson::Document doc = Json(R"({"ok": 1.0, "x": "y"})");
+  EXPECT_EQ(BuildOpMsgPrefix(3, 4, doc.size()) + doc.bytes(), BuildOpMsg(3, 4, doc));
+  EXPECT_EQ(BuildOpReplyPrefix(3, 4, doc.size()) + doc.bytes(), BuildOpReply(3, 4, doc));
+  EXPECT_EQ(BuildOpMsgPrefix(3, 4, doc.size()).size(), 21u);
+  EXPECT_EQ(BuildOpReplyPrefix(3, 4, doc.size()).size(), 36u);
 }
 
 TEST(ReplyTest, CompressedReplyRoundTripsThroughTheParser) {

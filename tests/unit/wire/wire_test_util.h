@@ -9,7 +9,9 @@
 
 #include "bson/json.h"
 #include "bson/value.h"
+#include "wire/compression.h"
 #include "wire/message_header.h"
+#include "wire/request.h"
 
 namespace quarry::wire::testing {
 
@@ -61,5 +63,14 @@ inline std::string Kind1(std::string_view identifier, std::initializer_list<bson
   out += payload;
   return out;
 }
+
+// ParseRequest with every real codec enabled (the default context).
+inline Status Parse(std::string_view message, Request* request = nullptr) {
+  CompressionContext codec;
+  Request scratch;
+  return ParseRequest(message, codec, request ? request : &scratch);
+}
+
+inline ErrorCode ParseCode(std::string_view message) { return Parse(message).code(); }
 
 }  // namespace quarry::wire::testing

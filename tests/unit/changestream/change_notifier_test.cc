@@ -1,0 +1,204 @@
+// The change notifier: a commit wakes every waiter behind it, deadlines fire on time, callbacks
+// run once on the notifier's own thread, and waiting costs no thread per waiter.
+#include "changestream/change_notifier.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "changestream_test_util.h"
+
+namespace quarry::changestream {
+namespace {
+
+using Clock = ChangeNotifier::Clock;
+using std::chrono::milliseconds;
+
+std::size_t ThreadCount() {
+  std::size_t count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++count;
+  }
+  return count;
+}
+
+storage::CommittedBatch BatchUpTo(storage::Timestamp ts) {
+  storage::CommittedBatch batch;
+  batch.entries.push_back(storage::CommittedEntry{ts, 1, bson::DocumentView()});
+  return batch;
+}
+
+// Waits for a future with a generous bound, so a broken notifier fails instead of hanging.
+template <typename T>
+T Get(std::future<T>& future) {
+  EXPECT_EQ(future.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  return future.get();
+}
+
+TEST(ChangeNotifierTest, CommitAfterTheTimestampWakesTheWaiter) {
+  ChangeNotifier notifier(10);
+  std::promise<bool> woke;
+  auto future = woke.get_future();
+  notifier.Wait(10, Clock::now() + std::chrono::seconds(30),
+                [&](bool by_change) { woke.set_value(by_change); });
+  EXPECT_EQ(future.wait_for(milliseconds(20)), std::future_status::timeout);
+  notifier.OnCommit(BatchUpTo(11));
+  EXPECT_TRUE(Get(future));
+  EXPECT_EQ(notifier.waiting(), 0u);
+}
+
+TEST(ChangeNotifierTest, CommitAtOrBeforeTheTimestampDoesNotWake) {
+  ChangeNotifier notifier(5);
+  std::atomic<int> calls{0};
+  notifier.Wait(8, Clock::now() + std::chrono::seconds(30), [&](bool) { ++calls; });
+  notifier.OnCommit(BatchUpTo(7));
+  notifier.OnCommit(BatchUpTo(8));
+  std::this_thread::sleep_for(milliseconds(30));
+  EXPECT_EQ(calls.load(), 0);
+  EXPECT_EQ(notifier.waiting(), 1u);
+}
+
+TEST(ChangeNotifierTest, WaitBehindAnAlreadyCommittedTimestampFiresAtOnce) {
+  ChangeNotifier notifier(20);
+  std::promise<bool> woke;
+  auto future = woke.get_future();
+  notifier.Wait(19, Clock::now() + std::chrono::seconds(30),
+                [&](bool by_change) { woke.set_value(by_change); });
+  EXPECT_TRUE(Get(future));
+}
+
+TEST(ChangeNotifierTest, DeadlineFiresWithFalseWithinAFewMilliseconds) {
+  ChangeNotifier notifier;
+  for (int delay_ms : {5, 50, 120}) {
+    std::promise<std::pair<bool, Clock::time_point>> fired;
+    auto future = fired.get_future();
+    const Clock::time_point deadline = Clock::now() + milliseconds(delay_ms);
+    notifier.Wait(0, deadline, [&](bool by_change) {
+      fired.set_value({by_change, Clock::now()});
+    });
+    auto [by_change, at] = Get(future);
+    EXPECT_FALSE(by_change);
+    EXPECT_GE(at, deadline);
+    EXPECT_LT(at - deadline, milliseconds(15)) << delay_ms;
+  }
+}
+
+TEST(ChangeNotifierTest, OneCommitWakesAThousandWaitersWithoutAddingThreads) {
+  ChangeNotifier notifier(100);
+  const std::size_t threads_before = ThreadCount();
+  constexpr int kWaiters = 1000;
+  std::atomic<int> woke{0};
+  std::atomic<int> timed_out{0};
+  std::promise<void> all_done;
+  auto done = all_done.get_future();
+  for (int i = 0; i < kWaiters; ++i) {
+    notifier.Wait(100, Clock::now() + std::chrono::seconds(30), [&](bool by_change) {
+      (by_change ? woke : timed_out).fetch_add(1);
+      if (woke.load() + timed_out.load() == kWaiters) all_done.set_value();
+    });
+  }
+  EXPECT_EQ(notifier.waiting(), static_cast<std::size_t>(kWaiters));
+  EXPECT_EQ(ThreadCount(), threads_before);
+  const auto start = Clock::now();
+  notifier.OnCommit(BatchUpTo(101));
+  Get(done);
+  EXPECT_LT(Clock::now() - start, milliseconds(500));
+  EXPECT_EQ(woke.load(), kWaiters);
+  EXPECT_EQ(timed_out.load(), 0);
+  EXPECT_EQ(ThreadCount(), threads_before);
+}
+
+TEST(ChangeNotifierTest, CallbacksRunOnTheNotifierThreadNotTheCommitter) {
+  ChangeNotifier notifier(1);
+  std::promise<std::thread::id> ran_on;
+  auto future = ran_on.get_future();
+  notifier.Wait(1, Clock::now() + std::chrono::seconds(30),
+                [&](bool) { ran_on.set_value(std::this_thread::get_id()); });
+  notifier.OnCommit(BatchUpTo(2));
+  EXPECT_NE(Get(future), std::this_thread::get_id());
+}
+
+TEST(ChangeNotifierTest, CancelledWaiterNeverFires) {
+  ChangeNotifier notifier(1);
+  std::atomic<int> calls{0};
+  auto id = notifier.Wait(1, Clock::now() + milliseconds(20), [&](bool) { ++calls; });
+  EXPECT_TRUE(notifier.Cancel(id));
+  EXPECT_FALSE(notifier.Cancel(id));
+  notifier.OnCommit(BatchUpTo(5));
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_EQ(calls.load(), 0);
+}
+
+TEST(ChangeNotifierTest, EachCallbackFiresExactlyOnce) {
+  ChangeNotifier notifier(1);
+  std::atomic<int> calls{0};
+  std::promise<void> fired;
+  auto future = fired.get_future();
+  auto id = notifier.Wait(1, Clock::now() + milliseconds(10), [&](bool) {
+    if (calls.fetch_add(1) == 0) fired.set_value();
+  });
+  Get(future);
+  notifier.OnCommit(BatchUpTo(9));  // after the deadline fired: nothing more
+  std::this_thread::sleep_for(milliseconds(30));
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_FALSE(notifier.Cancel(id));
+}
+
+TEST(ChangeNotifierTest, CallbacksMayWaitAgain) {
+  ChangeNotifier notifier(1);
+  std::promise<bool> second;
+  auto future = second.get_future();
+  notifier.Wait(1, Clock::now() + std::chrono::seconds(30), [&](bool) {
+    notifier.Wait(2, Clock::now() + std::chrono::seconds(30),
+                  [&](bool by_change) { second.set_value(by_change); });
+  });
+  notifier.OnCommit(BatchUpTo(2));
+  EXPECT_EQ(future.wait_for(milliseconds(30)), std::future_status::timeout);
+  notifier.OnCommit(BatchUpTo(3));
+  EXPECT_TRUE(Get(future));
+}
+
+TEST(ChangeNotifierTest, ShutdownFiresEveryRemainingWaiterWithFalse) {
+  ChangeNotifier notifier(1);
+  std::atomic<int> false_calls{0};
+  for (int i = 0; i < 10; ++i) {
+    notifier.Wait(1, Clock::now() + std::chrono::hours(1), [&](bool by_change) {
+      if (!by_change) ++false_calls;
+    });
+  }
+  notifier.Shutdown();
+  EXPECT_EQ(false_calls.load(), 10);
+  bool called = false;
+  EXPECT_EQ(notifier.Wait(1, Clock::now() + std::chrono::hours(1),
+                          [&](bool by_change) { called = !by_change; }),
+            0u);
+  EXPECT_TRUE(called);
+  notifier.Shutdown();
+}
+
+TEST(ChangeNotifierTest, RealCommitsWakeWaitersThroughTheCommitObserver) {
+  testing::TempDir dir;
+  auto engine = testing::OpenEngine(dir.path());
+  ASSERT_NE(engine, nullptr);
+  {
+    ChangeNotifier notifier(engine->oplog().LatestTimestamp());
+    engine->pipeline().AddObserver(&notifier);
+    std::promise<bool> woke;
+    auto future = woke.get_future();
+    notifier.Wait(engine->oplog().LatestTimestamp(), Clock::now() + std::chrono::seconds(30),
+                  [&](bool by_change) { woke.set_value(by_change); });
+    testing::Writer writer(engine.get());
+    storage::Timestamp ts = writer.Insert("db.c", R"({"_id": 1})");
+    EXPECT_TRUE(Get(future));
+    EXPECT_EQ(notifier.latest(), ts);
+    engine->pipeline().RemoveObserver(&notifier);
+  }
+  EXPECT_TRUE(engine->Close().ok());
+}
+
+}  // namespace
+}  // namespace quarry::changestream
