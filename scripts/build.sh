@@ -18,6 +18,9 @@ while (($#)); do
   esac
 done
 
+# ccache keys on the compiler command line; with a base dir, absolute paths under the checkout
+# become relative, so a clone in another folder (as CI makes) reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 configure=(-S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DQUARRY_BUILD_TESTS="$tests")
 # Keep whatever generator an existing build directory was made with; new ones use Ninja.
 [ -f "$build_dir/CMakeCache.txt" ] || configure+=(-G Ninja)

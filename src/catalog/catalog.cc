@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "base/check.h"
 #include "bson/builder.h"
 #include "catalog/names.h"
 
@@ -129,6 +130,28 @@ std::vector<std::shared_ptr<const CollectionInfo>> Catalog::ListCollections(
   if (db_it == databases_.end()) return out;
   for (const auto& [name, info] : db_it->second) out.push_back(info);
   return out;
+}
+
+Status Catalog::ModifyCollection(std::string_view db, std::string_view coll,
+                                 const std::function<Status(CollectionInfo*)>& change,
+                                 bson::DocumentView oplog_o, const DdlOptions& ddl) {
+  std::lock_guard ddl_lock(ddl_mu_);
+  std::shared_ptr<const CollectionInfo> current = Find(db, coll);
+  if (current == nullptr) {
+    return Status(ErrorCode::kNamespaceNotFound,
+                  "ns does not exist: " + std::string(db) + "." + std::string(coll));
+  }
+  auto modified = std::make_shared<CollectionInfo>(*current);
+  QUARRY_RETURN_IF_ERROR(change(modified.get()));
+  QUARRY_CHECK(modified->id == current->id && modified->uuid == current->uuid &&
+               modified->db == current->db && modified->name == current->name);
+  storage::WriteUnit unit;
+  unit.PutCatalog(CatalogKey(db, coll), modified->ToBson().bytes());
+  unit.AppendOplog(current->id, CommandEntry(db, &current->uuid, oplog_o));
+  QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
+  std::unique_lock lock(mu_);
+  databases_[modified->db][modified->name] = modified;
+  return Status::OK();
 }
 
 Status Catalog::Commit(storage::WriteUnit unit, const DdlOptions& ddl) {

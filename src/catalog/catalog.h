@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -77,6 +78,14 @@ class Catalog {
   Status RenameCollection(std::string_view from_db, std::string_view from_coll,
                           std::string_view to_db, std::string_view to_coll, bool drop_target,
                           const DdlOptions& ddl = {});
+
+  // Changes a collection's options or index specs: `change` edits a copy of its entry (it must
+  // not touch db, name, uuid or id), which is then persisted atomically with the oplog entry
+  // {op: "c", ns: "db.$cmd", ui, o: `oplog_o`} (collMod, createIndexes, dropIndexes).
+  // Fails with kNamespaceNotFound, or with what `change` returns.
+  Status ModifyCollection(std::string_view db, std::string_view coll,
+                          const std::function<Status(CollectionInfo*)>& change,
+                          bson::DocumentView oplog_o, const DdlOptions& ddl = {});
 
  private:
   using CollectionMap = std::map<std::string, std::shared_ptr<const CollectionInfo>, std::less<>>;

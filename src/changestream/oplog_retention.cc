@@ -13,7 +13,10 @@ constexpr std::uint64_t kKeyBytes = 12;
 
 OplogRetention::OplogRetention(RetentionPolicy policy, OplogTrimmer* trimmer,
                                storage::Timestamp trimmed_before)
-    : policy_(policy), trimmer_(trimmer), trimmed_before_(trimmed_before) {}
+    : policy_(policy),
+      trimmer_(trimmer),
+      trimmed_before_(trimmed_before),
+      deleted_before_(trimmed_before) {}
 
 Status OplogRetention::Load(const storage::Oplog& oplog) {
   std::map<std::uint32_t, std::uint64_t> sizes;
@@ -72,11 +75,13 @@ StatusWith<storage::Timestamp> OplogRetention::TrimOnce(
   }
 
   const storage::Timestamp boundary = storage::MakeTimestamp(first_kept_second, 0);
-  if (boundary <= trimmed_before_.load()) return trimmed_before_.load();
+  if (boundary <= deleted_before_) return trimmed_before_.load();
   // Raise the boundary first: a change stream that scanned while entries disappeared sees it
-  // when it checks after its scan.
-  trimmed_before_.store(boundary);
+  // when it checks after its scan. A failed delete leaves it raised (some entries may be gone)
+  // and is tried again next time.
+  if (boundary > trimmed_before_.load()) trimmed_before_.store(boundary);
   QUARRY_RETURN_IF_ERROR(trimmer_->TrimBefore(boundary));
+  deleted_before_ = boundary;
 
   std::lock_guard lock(mu_);
   while (!bytes_by_second_.empty() && bytes_by_second_.begin()->first < first_kept_second) {

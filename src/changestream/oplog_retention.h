@@ -59,8 +59,9 @@ class OplogRetention final : public storage::CommitObserver {
  private:
   const RetentionPolicy policy_;
   OplogTrimmer* const trimmer_;
-  std::atomic<storage::Timestamp> trimmed_before_;
-  std::mutex trim_mu_;  // one trim at a time
+  std::atomic<storage::Timestamp> trimmed_before_;  // announced boundary
+  std::mutex trim_mu_;                              // one trim at a time
+  storage::Timestamp deleted_before_ = 0;           // guarded by trim_mu_: last trim that worked
 
   mutable std::mutex mu_;
   std::map<std::uint32_t, std::uint64_t> bytes_by_second_;  // guarded by mu_

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bson/value.h"
+#include "commands/sessions/session_registry.h"
 
 namespace quarry::storage {
 class Engine;
@@ -55,6 +56,7 @@ struct OpCounters {
 struct ServiceState {
   ServerConfig config;
   OpCounters opcounters;
+  SessionRegistry sessions;
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   std::string host_name;           // this machine's name, for serverStatus().host
   bson::ObjectId election_id;      // constant across restarts, see hello

@@ -54,6 +54,13 @@ class ParseContext {
   VariableId next_slot_ = 0;
 };
 
+// Per-document values that are not fields ({$meta: "vectorSearchScore"}): stages such as
+// $vectorSearch attach them, $meta reads them, and they never appear in the document itself.
+struct DocumentMetadata {
+  std::map<std::string, Value, std::less<>> values;  // "vectorSearchScore" -> 0.93, ...
+  bool empty() const { return values.empty(); }
+};
+
 // The run-time environment of one evaluation: $$ROOT, $$CURRENT, $$NOW and variable slots.
 // Not thread-safe; make one per thread of execution.
 class EvalContext {
@@ -74,7 +81,12 @@ class EvalContext {
   const Value& GetVariable(VariableId id) const;
   void SetVariable(VariableId id, Value value);
 
+  // The metadata of the current document, or null. Not owned; valid during one evaluation.
+  const DocumentMetadata* metadata() const { return metadata_; }
+  void set_metadata(const DocumentMetadata* metadata) { metadata_ = metadata; }
+
  private:
+  const DocumentMetadata* metadata_ = nullptr;
   Value root_;
   Value current_;
   std::int64_t now_millis_;
@@ -111,8 +123,8 @@ class Expression {
 StatusWith<Value> EvaluateOn(const Expression& expr, bson::DocumentView doc, EvalContext& ctx);
 
 // Parses a command's `let` document ({x: "foo", y: {$literal: "$bar"}}) and binds each name
-// as a constant in `ctx`. Values are expressions evaluated once, without a document; a field
-// path in them fails (17276-like errors aside, mongod rejects "$x" there as a missing document).
+// as a constant in `ctx`. Values are expressions evaluated once, against an empty document (so
+// a field path in them is missing).
 Status DefineLetConstants(bson::DocumentView let, ParseContext* ctx);
 
 }  // namespace quarry::query

@@ -381,7 +381,6 @@ StatusWith<Value> ConvertShorthand(std::string_view, std::vector<Value>& args) {
 
 }  // namespace
 
-}  // namespace quarry::query::expr_internal
 void AddConvertOperators(OperatorTable* table) {
   table->Add("$convert", ParseConvert);
   table->AddNary("$toString", 1, 1, ConvertShorthand<Type::kString>);
@@ -394,3 +393,4 @@ void AddConvertOperators(OperatorTable* table) {
   table->AddNary("$toDate", 1, 1, ConvertShorthand<Type::kDate>);
 }
 
+}  // namespace quarry::query::expr_internal

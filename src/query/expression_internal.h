@@ -66,7 +66,7 @@ void AddSetOperators(OperatorTable* table);
 void AddLoopOperators(OperatorTable* table);   // $filter $map $reduce
 void AddRegexOperators(OperatorTable* table);  // $regexMatch $replaceOne $replaceAll
 void AddConvertOperators(OperatorTable* table);
-void AddCoreOperators(OperatorTable* table);   // $let $literal $rand
+void AddCoreOperators(OperatorTable* table);   // $let $literal $rand $meta
 
 // mongod's rules for variable names that user code defines ($let, `let`, $map's `as`):
 // 16866 empty, 16867 bad first character, 16868 bad character.

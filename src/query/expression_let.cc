@@ -1,4 +1,4 @@
-// $let, $literal and $rand.
+// $let, $literal, $rand and $meta.
 #include <random>
 
 #include "query/expression_internal.h"
@@ -95,9 +95,39 @@ StatusWith<ExpressionPtr> ParseRand(std::string_view, bson::ValueView args, Pars
   return ExpressionPtr(std::make_shared<RandExpression>());
 }
 
+// {$meta: "vectorSearchScore"}: a value a stage attached to the document (missing if none).
+class MetaExpression final : public Expression {
+ public:
+  explicit MetaExpression(std::string name) : name_(std::move(name)) {}
+  StatusWith<Value> Evaluate(EvalContext& ctx) const override {
+    if (ctx.metadata() == nullptr) return Value();
+    auto it = ctx.metadata()->values.find(name_);
+    return it == ctx.metadata()->values.end() ? Value() : it->second;
+  }
+
+ private:
+  std::string name_;
+};
+
+StatusWith<ExpressionPtr> ParseMeta(std::string_view, bson::ValueView args, ParseContext&) {
+  static const char* const kKnown[] = {
+      "vectorSearchScore", "searchScore", "searchScoreDetails", "searchHighlights", "textScore",
+      "randVal",           "indexKey",    "recordId",           "sortKey",          "geoNearDistance",
+      "geoNearPoint"};
+  if (args.type() == bson::Type::kString) {
+    for (const char* known : kKnown) {
+      if (args.String() == known) {
+        return ExpressionPtr(std::make_shared<MetaExpression>(std::string(args.String())));
+      }
+    }
+  }
+  return LocationError(17308, "Unsupported argument to $meta: " + args.ToJson());
+}
+
 }  // namespace
 
 void AddCoreOperators(OperatorTable* table) {
+  table->Add("$meta", ParseMeta);
   table->Add("$let", ParseLet);
   table->Add("$literal", ParseLiteral);
   table->Add("$rand", ParseRand);

@@ -37,6 +37,7 @@ const std::map<std::string, StageParser, std::less<>>& StageTable() {
       {"$merge", stages::ParseMergeStage},
       {"$documents", stages::ParseDocumentsStage},
       {"$sample", stages::ParseSampleStage},
+      {"$facet", stages::ParseFacetStage},
   };
   return *table;
 }
@@ -143,6 +144,11 @@ class StreamCursor final : public CursorSource {
 };
 
 }  // namespace
+
+const DocumentMetadata& DocumentStream::metadata() const {
+  static const DocumentMetadata kNone;
+  return kNone;
+}
 
 std::unique_ptr<DocumentStream> StreamOfDocuments(std::vector<bson::Document> docs) {
   return std::make_unique<VectorStream>(std::move(docs));

@@ -25,6 +25,9 @@ class DocumentStream {
   // Stores the next document in *out and returns true, or returns false at the end. After an
   // error or the end, the stream stays exhausted.
   virtual StatusWith<bool> Next(bson::Document* out) = 0;
+  // Metadata of the document the last Next produced ($vectorSearch's score...); empty by
+  // default. Stages that keep documents as they are pass it along.
+  virtual const DocumentMetadata& metadata() const;
 };
 
 // A stream over documents held in memory.

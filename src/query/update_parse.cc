@@ -32,9 +32,6 @@ bool IsArrayFilterComponent(std::string_view part) {
 
 std::string_view ArrayFilterId(std::string_view part) { return part.substr(2, part.size() - 3); }
 
-std::string ElementJson(std::string_view key, bson::ValueView value) {
-  return "{" + Str(key) + ": " + value.ToJson() + "}";
-}
 
 std::vector<std::string> SplitComponents(std::string_view path) {
   std::vector<std::string> parts;

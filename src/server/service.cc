@@ -184,6 +184,11 @@ Reply Session::Handle(const wire::Request& request) {
   bson::Document body;
   std::optional<Status> write_concern_error;
   if (status.ok()) {
+    bson::ValueView lsid = request.body.Get("lsid");
+    if (lsid.type() == bson::Type::kDocument) {
+      bson::ValueView id = lsid.Document().Get("id");
+      if (id.type() == bson::Type::kBinary) state.sessions.Touch(std::string(id.Binary().data));
+    }
     commands::CommandContext ctx(state, connection_);
     StatusWith<ParsedWriteConcern> wc = ParseWriteConcern(request.body.Get("writeConcern"));
     if (!wc.ok()) {

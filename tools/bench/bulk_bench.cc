@@ -18,9 +18,12 @@ using Clock = std::chrono::steady_clock;
 WriteMode RoundWriteMode(BulkRound round) {
   switch (round) {
     case BulkRound::kUnacknowledgedBulk:
-    case BulkRound::kUnacknowledgedBulkGle: return WriteMode::kUnacknowledged;
-    case BulkRound::kJournaledBulk: return WriteMode::kJournaled;
-    default: return WriteMode::kAcknowledged;
+    case BulkRound::kUnacknowledgedBulkGle:
+      return WriteMode::kUnacknowledged;
+    case BulkRound::kJournaledBulk:
+      return WriteMode::kJournaled;
+    default:
+      return WriteMode::kAcknowledged;
   }
 }
 
@@ -43,22 +46,32 @@ std::string GetLastErrorNote(MongoClient& client, const std::string& database) {
 
 std::string_view BulkRoundName(BulkRound round) {
   switch (round) {
-    case BulkRound::kAcknowledgedOneByOne: return "one-by-one";
-    case BulkRound::kAcknowledgedBulk: return "bulk";
-    case BulkRound::kUnacknowledgedBulk: return "unack";
-    case BulkRound::kUnacknowledgedBulkGle: return "unack-gle";
-    case BulkRound::kJournaledBulk: return "journaled";
+    case BulkRound::kAcknowledgedOneByOne:
+      return "one-by-one";
+    case BulkRound::kAcknowledgedBulk:
+      return "bulk";
+    case BulkRound::kUnacknowledgedBulk:
+      return "unack";
+    case BulkRound::kUnacknowledgedBulkGle:
+      return "unack-gle";
+    case BulkRound::kJournaledBulk:
+      return "journaled";
   }
   return "?";
 }
 
 std::string_view BulkRoundDescription(BulkRound round) {
   switch (round) {
-    case BulkRound::kAcknowledgedOneByOne: return "acknowledged one-by-one";
-    case BulkRound::kAcknowledgedBulk: return "acknowledged bulk";
-    case BulkRound::kUnacknowledgedBulk: return "unacknowledged bulk";
-    case BulkRound::kUnacknowledgedBulkGle: return "unacknowledged bulk + getLastError";
-    case BulkRound::kJournaledBulk: return "journaled bulk";
+    case BulkRound::kAcknowledgedOneByOne:
+      return "acknowledged one-by-one";
+    case BulkRound::kAcknowledgedBulk:
+      return "acknowledged bulk";
+    case BulkRound::kUnacknowledgedBulk:
+      return "unacknowledged bulk";
+    case BulkRound::kUnacknowledgedBulkGle:
+      return "unacknowledged bulk + getLastError";
+    case BulkRound::kJournaledBulk:
+      return "journaled bulk";
   }
   return "?";
 }
@@ -66,8 +79,7 @@ std::string_view BulkRoundDescription(BulkRound round) {
 const std::vector<BulkRound>& AllBulkRounds() {
   static const std::vector<BulkRound> rounds = {
       BulkRound::kAcknowledgedOneByOne, BulkRound::kAcknowledgedBulk,
-      BulkRound::kUnacknowledgedBulk, BulkRound::kUnacknowledgedBulkGle,
-      BulkRound::kJournaledBulk};
+      BulkRound::kUnacknowledgedBulk, BulkRound::kUnacknowledgedBulkGle, BulkRound::kJournaledBulk};
   return rounds;
 }
 
@@ -94,8 +106,7 @@ Status ValidateBulkBenchOptions(const BulkBenchOptions& options) {
   return Status::OK();
 }
 
-StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options,
-                                         ProgressSink& progress) {
+StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options, ProgressSink& progress) {
   QUARRY_RETURN_IF_ERROR(ValidateBulkBenchOptions(options));
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<MongoClient> client,
                           MongoClient::Connect({.uri = options.uri}));
@@ -132,7 +143,8 @@ StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options,
     progress.End();
     QUARRY_RETURN_IF_ERROR(inserted.WithContext(BulkRoundDescription(round)));
     r.documents = static_cast<std::int64_t>(count);
-    for (std::size_t i = 0; i < count; ++i) r.bytes += static_cast<std::int64_t>(docs.Bytes(i).size());
+    for (std::size_t i = 0; i < count; ++i)
+      r.bytes += static_cast<std::int64_t>(docs.Bytes(i).size());
     QUARRY_ASSIGN_OR_RETURN(r.seen, CountDocuments(collection.get()));
     result.rounds.push_back(std::move(r));
   }

@@ -56,9 +56,9 @@ struct BulkRoundResult {
   BulkRound round;
   std::int64_t documents = 0;
   std::int64_t bytes = 0;
-  double seconds = 0;       // from the first request to the driver's return (or the GLE reply)
-  std::int64_t seen = 0;    // countDocuments right after, on the same connection
-  std::string note;         // e.g. why getLastError failed
+  double seconds = 0;     // from the first request to the driver's return (or the GLE reply)
+  std::int64_t seen = 0;  // countDocuments right after, on the same connection
+  std::string note;       // e.g. why getLastError failed
 };
 
 struct BulkBenchResult {
@@ -70,8 +70,7 @@ Status ValidateBulkBenchOptions(const BulkBenchOptions& options);
 
 // Generates the documents, then per round: drops the collection, inserts, counts. Fails with
 // the first failing insert; a failing getLastError only fills that round's note.
-StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options,
-                                         ProgressSink& progress);
+StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options, ProgressSink& progress);
 
 // Columns round, write concern, documents, seconds, documents/s, MB/s, seen after, all seen,
 // "time/doc vs w:1 bulk" (a round's time per document over the acknowledged bulk round's),

@@ -20,9 +20,12 @@ void AppendWriteOptions(const InsertOptions& options, bool with_ordered, bson_t*
 
 std::string_view WriteModeName(WriteMode mode) {
   switch (mode) {
-    case WriteMode::kUnacknowledged: return "w:0";
-    case WriteMode::kAcknowledged: return "w:1";
-    case WriteMode::kJournaled: return "j:true";
+    case WriteMode::kUnacknowledged:
+      return "w:0";
+    case WriteMode::kAcknowledged:
+      return "w:1";
+    case WriteMode::kJournaled:
+      return "j:true";
   }
   return "?";
 }
@@ -31,8 +34,8 @@ Status BulkInsert(mongoc_collection_t* collection, const DocumentSet& docs, std:
                   std::size_t end, const InsertOptions& options) {
   bson_t opts = BSON_INITIALIZER;
   AppendWriteOptions(options, /*with_ordered=*/true, &opts);
-  mongoc_bulk_operation_t* bulk = mongoc_collection_create_bulk_operation_with_opts(collection,
-                                                                                   &opts);
+  mongoc_bulk_operation_t* bulk =
+      mongoc_collection_create_bulk_operation_with_opts(collection, &opts);
   bson_destroy(&opts);
   bson_t insert_opts = BSON_INITIALIZER;
   if (!options.driver_validation) BSON_APPEND_BOOL(&insert_opts, "validate", false);

@@ -17,7 +17,7 @@ class DocumentSet {
   void Append(const bson_t* doc);
 
   std::size_t size() const { return offsets_.size(); }  // documents
-  std::size_t bytes() const { return buffer_.size(); }   // BSON bytes of all documents
+  std::size_t bytes() const { return buffer_.size(); }  // BSON bytes of all documents
   bool empty() const { return offsets_.empty(); }
 
   // The BSON bytes of document `index`. REQUIRES: index < size().

@@ -110,12 +110,13 @@ struct ListingGenerator::State {
     AppendUtf8(&host, "host_name", random.Pick(FirstNames()));
     AppendUtf8(&host, "host_location", std::string(city.name) + ", " + std::string(city.country));
     AppendUtf8(&host, "host_about", Text(random.Between(0, 45)));
-    static constexpr std::string_view kResponseTimes[] = {
-        "within an hour", "within a few hours", "within a day", "a few days or more"};
+    static constexpr std::string_view kResponseTimes[] = {"within an hour", "within a few hours",
+                                                          "within a day", "a few days or more"};
     AppendUtf8(&host, "host_response_time", random.Pick(kResponseTimes));
     AppendUtf8(&host, "host_picture_url",
                "https://a0.example-cdn.com/im/users/" + host_id + "/profile_pic/" +
-                   Digits(1'300'000'000, 1'700'000'000) + "/original.jpg?aki_policy=profile_x_medium");
+                   Digits(1'300'000'000, 1'700'000'000) +
+                   "/original.jpg?aki_policy=profile_x_medium");
     AppendUtf8(&host, "host_neighbourhood", neighbourhood);
     AppendInt32(&host, "host_response_rate", random.Between(70, 100));
     BSON_APPEND_BOOL(&host, "host_is_superhost", random.Chance(0.3));
@@ -126,9 +127,9 @@ struct ListingGenerator::State {
     AppendInt32(&host, "host_total_listings_count", listings);
     bson_t verifications;
     BSON_APPEND_ARRAY_BEGIN(&host, "host_verifications", &verifications);
-    static constexpr const char* kVerifications[] = {"email", "phone", "reviews", "jumio",
-                                                     "offline_government_id", "selfie",
-                                                     "government_id", "work_email"};
+    static constexpr const char* kVerifications[] = {
+        "email",  "phone",         "reviews",   "jumio", "offline_government_id",
+        "selfie", "government_id", "work_email"};
     int count = 0;
     for (const char* v : kVerifications) {
       if (count < 2 || random.Chance(0.45)) {
@@ -325,9 +326,9 @@ struct ListingGenerator::State {
   void AppendReviewScores(bson_t* out) {
     bson_t scores;
     BSON_APPEND_DOCUMENT_BEGIN(out, "review_scores", &scores);
-    for (const char* key : {"review_scores_accuracy", "review_scores_cleanliness",
-                            "review_scores_checkin", "review_scores_communication",
-                            "review_scores_location", "review_scores_value"}) {
+    for (const char* key :
+         {"review_scores_accuracy", "review_scores_cleanliness", "review_scores_checkin",
+          "review_scores_communication", "review_scores_location", "review_scores_value"}) {
       AppendInt32(&scores, key, random.Between(7, 10));
     }
     AppendInt32(&scores, "review_scores_rating", random.Between(70, 100));

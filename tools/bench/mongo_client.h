@@ -46,9 +46,9 @@ const std::vector<std::string>& KnownCompressors();
 bool IsKnownCompressor(std::string_view name);
 
 struct ClientOptions {
-  std::string uri;               // any MongoDB connection string
+  std::string uri;                  // any MongoDB connection string
   std::string compressor = "none";  // "none", or one the server must accept: snappy|zlib|zstd
-  int zlib_level = -1;           // zlibCompressionLevel (-1..9); -1 keeps the URI's or default
+  int zlib_level = -1;              // zlibCompressionLevel (-1..9); -1 keeps the URI's or default
   std::string app_name = "quarry-bench";
 };
 

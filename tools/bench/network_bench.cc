@@ -59,8 +59,8 @@ Status ValidateNetworkBenchOptions(const NetworkBenchOptions& options) {
   std::set<std::string> seen;
   for (const std::string& name : options.compressors) {
     if (!IsKnownCompressor(name)) {
-      return Status(ErrorCode::kBadValue, "unknown compressor '" + name +
-                                              "' (choose from none, snappy, zlib, zstd)");
+      return Status(ErrorCode::kBadValue,
+                    "unknown compressor '" + name + "' (choose from none, snappy, zlib, zstd)");
     }
     if (!seen.insert(name).second) {
       return Status(ErrorCode::kBadValue, "compressor '" + name + "' given twice");
@@ -69,7 +69,8 @@ Status ValidateNetworkBenchOptions(const NetworkBenchOptions& options) {
   if (!(options.megabytes > 0) || !std::isfinite(options.megabytes)) {
     return Status(ErrorCode::kBadValue, "--megabytes must be above 0");
   }
-  if (options.batch_size == 0) return Status(ErrorCode::kBadValue, "--batch-size must be at least 1");
+  if (options.batch_size == 0)
+    return Status(ErrorCode::kBadValue, "--batch-size must be at least 1");
   if (options.zlib_level < -1 || options.zlib_level > 9) {
     return Status(ErrorCode::kBadValue, "--zlib-level must be between -1 and 9");
   }
@@ -79,15 +80,16 @@ Status ValidateNetworkBenchOptions(const NetworkBenchOptions& options) {
 StatusWith<NetworkBenchResult> RunNetworkBench(const NetworkBenchOptions& options,
                                                ProgressSink& progress) {
   QUARRY_RETURN_IF_ERROR(ValidateNetworkBenchOptions(options));
-  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<MongoClient> stats,
-                          MongoClient::Connect({.uri = options.uri, .app_name = "quarry-bench-stats"}));
+  QUARRY_ASSIGN_OR_RETURN(
+      std::unique_ptr<MongoClient> stats,
+      MongoClient::Connect({.uri = options.uri, .app_name = "quarry-bench-stats"}));
   QUARRY_RETURN_IF_ERROR(stats->ReadNetworkCounters());
   std::vector<std::unique_ptr<MongoClient>> clients;
   for (const std::string& compressor : options.compressors) {
-    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<MongoClient> client,
-                            MongoClient::Connect({.uri = options.uri,
-                                                  .compressor = compressor,
-                                                  .zlib_level = options.zlib_level}));
+    QUARRY_ASSIGN_OR_RETURN(
+        std::unique_ptr<MongoClient> client,
+        MongoClient::Connect(
+            {.uri = options.uri, .compressor = compressor, .zlib_level = options.zlib_level}));
     clients.push_back(std::move(client));
   }
 
@@ -131,7 +133,8 @@ StatusWith<NetworkBenchResult> RunNetworkBench(const NetworkBenchOptions& option
     read.phase = "read";
     progress.Begin(compressor + " read", static_cast<double>(docs.bytes()));
     start = Clock::now();
-    Status got = ReadAll(collection.get(), options.batch_size, progress, &read.records, &read.bytes);
+    Status got =
+        ReadAll(collection.get(), options.batch_size, progress, &read.records, &read.bytes);
     read.seconds = SecondsSince(start);
     progress.End();
     QUARRY_RETURN_IF_ERROR(got.WithContext(compressor));
@@ -181,14 +184,14 @@ ResultTable NetworkBenchTable(const NetworkBenchOptions& options,
     }
     Cell saving;
     if (none != nullptr && physical(*none) > 0) {
-      saving = 100.0 * (1.0 - static_cast<double>(physical(p)) /
-                                  static_cast<double>(physical(*none)));
+      saving =
+          100.0 * (1.0 - static_cast<double>(physical(p)) / static_cast<double>(physical(*none)));
     }
     double seconds = std::max(p.seconds, 1e-9);
     table.rows.push_back({p.compressor, p.phase, p.records, p.seconds,
                           static_cast<double>(p.records) / seconds,
-                          static_cast<double>(p.bytes) / 1e6 / seconds,
-                          p.server.physical_bytes_in, p.server.physical_bytes_out, saving});
+                          static_cast<double>(p.bytes) / 1e6 / seconds, p.server.physical_bytes_in,
+                          p.server.physical_bytes_out, saving});
   }
   table.notes = {
       "MB = 10^6 bytes of BSON documents. physicalBytesIn/Out: the server's serverStatus "

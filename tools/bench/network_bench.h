@@ -56,8 +56,7 @@ StatusWith<NetworkBenchResult> RunNetworkBench(const NetworkBenchOptions& option
 // physicalBytesOut, saving: the percentage by which this row's physical bytes in the
 // direction of the data (in for a write, out for a read) fall below compressor "none"'s;
 // no value when "none" was not run.
-ResultTable NetworkBenchTable(const NetworkBenchOptions& options,
-                              const NetworkBenchResult& result);
+ResultTable NetworkBenchTable(const NetworkBenchOptions& options, const NetworkBenchResult& result);
 // MB/s and saving, labelled by compressor and phase.
 ChartOptions NetworkBenchChart(const ResultTable& table);
 

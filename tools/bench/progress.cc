@@ -18,8 +18,9 @@ std::string FormatProgressLine(std::string_view label, double done, double total
     char percent[16];
     std::snprintf(percent, sizeof percent, "%3d%%", static_cast<int>(std::floor(fraction * 100)));
     // label, " [", bar, "] ", percent, "  ", seconds
-    int fixed = static_cast<int>(line.size()) + 4 + static_cast<int>(std::string_view(percent).size()) +
-                2 + static_cast<int>(std::string_view(seconds).size());
+    int fixed = static_cast<int>(line.size()) + 4 +
+                static_cast<int>(std::string_view(percent).size()) + 2 +
+                static_cast<int>(std::string_view(seconds).size());
     int bar = std::clamp(width - fixed, 10, 50);
     int filled = static_cast<int>(std::floor(fraction * bar));
     line += " [" + std::string(static_cast<std::size_t>(filled), '#') +
@@ -27,7 +28,8 @@ std::string FormatProgressLine(std::string_view label, double done, double total
   }
   line += "  ";
   line += seconds;
-  if (width > 0 && static_cast<int>(line.size()) > width) line.resize(static_cast<std::size_t>(width));
+  if (width > 0 && static_cast<int>(line.size()) > width)
+    line.resize(static_cast<std::size_t>(width));
   return line;
 }
 

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <iterator>
+#include <random>
 #include <vector>
 
 namespace quarry::tools::bench {

@@ -94,6 +94,7 @@ std::string FormatText(const ResultTable& table) {
   emit_row([&](std::size_t col) { return table.columns[col].heading; });
   emit_row([&](std::size_t col) { return std::string(widths[col], '-'); });
   for (const auto& cells : texts) emit_row([&](std::size_t col) { return cells[col]; });
+  if (!table.notes.empty()) out += "\n";
   for (const std::string& note : table.notes) out += note + "\n";
   return out;
 }
@@ -102,11 +103,21 @@ std::string JsonString(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char escape[8];

@@ -21,8 +21,8 @@ struct Column {
 };
 
 struct ResultTable {
-  std::string benchmark;  // "network", "bulk", ...
-  std::string title;      // the first line of the text form
+  std::string benchmark;                                 // "network", "bulk", ...
+  std::string title;                                     // the first line of the text form
   std::vector<std::pair<std::string, Cell>> parameters;  // what was run, in order
   std::vector<Column> columns;
   std::vector<std::vector<Cell>> rows;  // each as long as `columns`
@@ -36,7 +36,8 @@ struct ResultTable {
 std::string FormatCell(const Cell& cell, const Column& column);
 
 // The title, a "key: value" line of parameters, the table with a heading row and a rule (text
-// left-aligned, numbers right-aligned, two spaces between columns), then the notes.
+// left-aligned, numbers right-aligned, two spaces between columns), then a blank line and the
+// notes.
 std::string FormatText(const ResultTable& table);
 
 // {"benchmark", "title", "parameters": {...}, "columns": [{key, heading}...],

@@ -25,12 +25,23 @@ std::string XmlEscape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -74,21 +85,19 @@ StatusWith<std::string> RenderBarChartSvg(const ResultTable& table, const ChartO
       if (!label.empty()) label += ' ';
       label += col < row.size() ? FormatCell(row[col], table.columns[col]) : "-";
     }
-    std::string group = options.label_columns.empty() || options.label_columns[0] >= row.size()
-                            ? std::string()
-                            : FormatCell(row[options.label_columns[0]],
-                                         table.columns[options.label_columns[0]]);
-    auto [it, inserted] =
-        colours.emplace(group, kPalette[colours.size() % std::size(kPalette)]);
+    std::string group =
+        options.label_columns.empty() || options.label_columns[0] >= row.size()
+            ? std::string()
+            : FormatCell(row[options.label_columns[0]], table.columns[options.label_columns[0]]);
+    auto [it, inserted] = colours.emplace(group, kPalette[colours.size() % std::size(kPalette)]);
     row_colours.push_back(it->second);
     longest_label = std::max(longest_label, label.size());
     labels.push_back(std::move(label));
   }
 
   const int width = std::max(options.width, 320);
-  const int label_width =
-      std::clamp(static_cast<int>(static_cast<double>(longest_label) * kCharWidth) + 10, 60,
-                 width * 2 / 5);
+  const int label_width = std::clamp(
+      static_cast<int>(static_cast<double>(longest_label) * kCharWidth) + 10, 60, width * 2 / 5);
   const int bar_left = kMargin + label_width;
   const double bar_span = std::max(40, width - bar_left - kValueWidth - kMargin);
   const int rows = static_cast<int>(table.rows.size());

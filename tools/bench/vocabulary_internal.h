@@ -15,10 +15,10 @@ struct City {
   double longitude;
 };
 
-std::span<const std::string_view> TextWords();       // common to rare
-std::span<const std::string_view> TextPhrases();     // set phrases listings repeat
-std::span<const std::string_view> Amenities();       // common to rare
-std::span<const std::string_view> PropertyTypes();   // common to rare
+std::span<const std::string_view> TextWords();      // common to rare
+std::span<const std::string_view> TextPhrases();    // set phrases listings repeat
+std::span<const std::string_view> Amenities();      // common to rare
+std::span<const std::string_view> PropertyTypes();  // common to rare
 std::span<const std::string_view> RoomTypes();
 std::span<const std::string_view> BedTypes();
 std::span<const std::string_view> CancellationPolicies();

@@ -75,15 +75,17 @@ int main(int argc, char** argv) {
   CLI::App* network_command = bench_command->add_subcommand(
       "network", "write and read generated listings once per wire compressor");
   AddCommonFlags(network_command, &network_flags);
-  network_command->add_option("--compressors", compressors, "comma-separated: none,snappy,zlib,zstd")
+  network_command
+      ->add_option("--compressors", compressors, "comma-separated: none,snappy,zlib,zstd")
       ->capture_default_str();
   network_command->add_option("--zlib-level", network.zlib_level,
                               "client zlib compression level, -1 (default) to 9");
-  network_command->add_option("--megabytes", network.megabytes,
-                              "MB (10^6 bytes) of documents to write and read per compressor")
+  network_command
+      ->add_option("--megabytes", network.megabytes,
+                   "MB (10^6 bytes) of documents to write and read per compressor")
       ->capture_default_str();
-  network_command->add_option("--batch-size", network.batch_size,
-                              "documents per insert and per find batch")
+  network_command
+      ->add_option("--batch-size", network.batch_size, "documents per insert and per find batch")
       ->capture_default_str();
   network_command->add_option("--seed", network.seed, "seed of the data generator")
       ->capture_default_str();
@@ -101,13 +103,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bulk_command->add_option("--size", size, "BSON size of each document (1kb = 1000 bytes)")
       ->capture_default_str();
-  bulk_command->add_option("--shape", shape,
-                           "record (flat, as bench/storage_insert) or listing (nested)")
+  bulk_command
+      ->add_option("--shape", shape, "record (flat, as bench/storage_insert) or listing (nested)")
       ->capture_default_str();
   bulk_command->add_option("--rounds", rounds, "comma-separated rounds to run")
       ->capture_default_str();
-  bulk_command->add_option("--one-by-one-documents", bulk.one_by_one_documents,
-                           "documents in the one-by-one round (0: --documents)")
+  bulk_command
+      ->add_option("--one-by-one-documents", bulk.one_by_one_documents,
+                   "documents in the one-by-one round (0: --documents)")
       ->capture_default_str();
   bulk_command->add_option("--seed", bulk.seed, "seed of the data generator")
       ->capture_default_str();
@@ -127,8 +130,7 @@ int main(int argc, char** argv) {
     network.compressors = bench::SplitList(compressors);
     quarry::Status valid = bench::ValidateNetworkBenchOptions(network);
     if (!valid.ok()) return Fail("network", valid, kBadArguments);
-    bench::ProgressBar progress(stderr,
-                                !network_flags.no_progress && bench::IsTerminal(stderr));
+    bench::ProgressBar progress(stderr, !network_flags.no_progress && bench::IsTerminal(stderr));
     auto result = bench::RunNetworkBench(network, progress);
     if (!result.ok()) return Fail("network", result.status(), kRunFailed);
     bench::ResultTable table = bench::NetworkBenchTable(network, result.value());

@@ -36,6 +36,31 @@ Status CheckUnsupportedStages(bson::DocumentView stages) {
   return Status::OK();
 }
 
+std::string_view FirstStageName(bson::DocumentView stages) {
+  auto it = stages.begin();
+  if (it == stages.end() || it->value.type() != bson::Type::kDocument) return {};
+  return it->value.Document().FirstKey();
+}
+
+// $listLocalSessions' documents: the sessions clients have used, with the uid mongod gives a
+// session without authentication (the SHA-256 of the empty user name).
+std::vector<bson::Document> LocalSessions(const ServiceState& state) {
+  static const std::string kNoUserUid = [] {
+    const char* hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    std::string bytes;
+    for (int i = 0; i < 64; i += 2) bytes.push_back(static_cast<char>(std::stoi(std::string(hex + i, 2), nullptr, 16)));
+    return bytes;
+  }();
+  std::vector<bson::Document> docs;
+  for (const SessionRegistry::Entry& session : state.sessions.List()) {
+    bson::DocumentBuilder b;
+    b.OpenDocument("_id").AppendBinary("id", 4, session.id).AppendBinary("uid", 0, kNoUserUid).Close();
+    b.AppendDate("lastUse", session.last_use_ms);
+    docs.push_back(std::move(b).Finish());
+  }
+  return docs;
+}
+
 // mongosh's db.coll.stats() runs [{$collStats: {storageStats: {}}}]: answered from collStats.
 bool IsCollStatsPipeline(bson::DocumentView stages) {
   auto it = stages.begin();
@@ -67,6 +92,20 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   bson::DocumentView stages = pipeline_value.Document();
   QUARRY_RETURN_IF_ERROR(CheckUnsupportedStages(stages));
+  // $listLocalSessions is a source stage that reads server state: it becomes the input, and the
+  // pipeline proper is what follows it.
+  bool local_sessions = FirstStageName(stages) == "$listLocalSessions";
+  bson::Document rest_of_pipeline;
+  if (local_sessions) {
+    bson::ArrayBuilder rest;
+    bool first = true;
+    for (const bson::Element& e : stages) {
+      if (!first) rest.Append(e.value);
+      first = false;
+    }
+    rest_of_pipeline = std::move(rest).Finish();
+    stages = rest_of_pipeline.view();
+  }
 
   std::string coll;
   if (target.type() == bson::Type::kString) {
@@ -86,8 +125,19 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   QUARRY_ASSIGN_OR_RETURN(query::Pipeline pipeline,
                           query::Pipeline::Parse(stages, std::move(pipeline_ctx)));
 
+  if (pipeline.writes_output()) {
+    bson::ValueView read_concern = request.body.Get("readConcern");
+    if (read_concern.type() == bson::Type::kDocument &&
+        read_concern.Document().Get("level").type() == bson::Type::kString &&
+        read_concern.Document().Get("level").String() == "linearizable") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "$out and $merge cannot be used with a 'linearizable' read concern level");
+    }
+  }
   std::unique_ptr<query::DocumentStream> input;
-  if (coll.empty()) {
+  if (local_sessions) {
+    input = query::StreamOfDocuments(LocalSessions(ctx.service()));
+  } else if (coll.empty()) {
     input = query::StreamOfDocuments({});
   } else {
     bson::DocumentView leading_match;

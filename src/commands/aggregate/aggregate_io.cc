@@ -181,8 +181,12 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
       unit.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
     } else {
       if (spec.when_matched == query::MergeSpec::WhenMatched::kFail) {
-        return Status(ErrorCode::kDuplicateKey,
-                      "$merge with whenMatched: fail found an existing document");
+        // mongod inserts and lets the unique index refuse it: the same E11000 error, with
+        // keyPattern and keyValue, as an insert of this document gets.
+        storage::WriteUnit insert;
+        insert.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
+        QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(insert)));
+        continue;
       }
       if (spec.when_matched == query::MergeSpec::WhenMatched::kKeepExisting) continue;
       QUARRY_ASSIGN_OR_RETURN(bson::Document merged, query::MergeDocuments(spec, *existing, doc));

@@ -34,6 +34,15 @@ StatusWith<bson::Document> PrepareForInsert(bson::DocumentView doc) {
         return Status(ErrorCode::kBadValue, "can't use a regex for _id");
       case bson::Type::kUndefined:
         return Status(ErrorCode::kBadValue, "can't use a undefined for _id");
+      case bson::Type::kDocument:
+        for (const bson::Element& e : id.Document()) {
+          if (!e.key.empty() && e.key.front() == '$') {
+            return Status(ErrorCode::kDollarPrefixedFieldName,
+                          "_id fields may not contain '$'-prefixed fields: " + std::string(e.key) +
+                              " is not valid for storage.");
+          }
+        }
+        break;
       default:
         break;
     }

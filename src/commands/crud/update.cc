@@ -52,7 +52,7 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
         }
         options.array_filters.push_back(filter.value.Document());
       }
-    } else if (e.key == "upsertSupplied" || e.key == "sort") {
+    } else if (e.key == "upsertSupplied") {
       continue;
     } else {
       return Status(ErrorCode::kLocation40415,

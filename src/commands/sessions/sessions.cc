@@ -14,6 +14,19 @@ StatusWith<bson::Document> RunAcknowledge(CommandContext&, const Request&) {
   return bson::Document();
 }
 
+// endSessions: [{id: UUID}, ...]; unknown ids are ignored, as in mongod.
+StatusWith<bson::Document> RunEndSessions(CommandContext& ctx, const Request& request) {
+  bson::ValueView sessions = request.body.Get(request.name);
+  if (sessions.type() == bson::Type::kArray) {
+    for (const bson::Element& e : sessions.Document()) {
+      if (e.value.type() != bson::Type::kDocument) continue;
+      bson::ValueView id = e.value.Document().Get("id");
+      if (id.type() == bson::Type::kBinary) ctx.service().sessions.End(std::string(id.Binary().data));
+    }
+  }
+  return bson::Document();
+}
+
 StatusWith<bson::Document> RunStartSession(CommandContext&, const Request&) {
   std::random_device rd;
   std::string uuid(16, '\0');
@@ -29,7 +42,7 @@ StatusWith<bson::Document> RunStartSession(CommandContext&, const Request&) {
 }  // namespace
 
 void RegisterSessionCommands(CommandRegistry& registry) {
-  registry.Add({.name = "endSessions", .run = RunAcknowledge});
+  registry.Add({.name = "endSessions", .run = RunEndSessions});
   registry.Add({.name = "killSessions", .run = RunAcknowledge});
   registry.Add({.name = "killAllSessions", .run = RunAcknowledge});
   registry.Add({.name = "refreshSessions", .run = RunAcknowledge});

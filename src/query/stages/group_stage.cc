@@ -127,6 +127,7 @@ class GroupStage final : public Stage {
         QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(&doc));
         if (!more) break;
         ctx_.SetRoot(doc.view());
+        ctx_.set_metadata(&input_->metadata());
         QUARRY_ASSIGN_OR_RETURN(Value key, stage_->id_->Evaluate(ctx_));
         if (key.missing()) key = Value::Null();
         key_bytes.clear();

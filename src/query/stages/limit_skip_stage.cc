@@ -27,6 +27,7 @@ class LimitStage final : public Stage {
         --remaining_;
         return true;
       }
+      const DocumentMetadata& metadata() const override { return input_->metadata(); }
 
      private:
       std::unique_ptr<DocumentStream> input_;
@@ -58,6 +59,7 @@ class SkipStage final : public Stage {
         }
         return input_->Next(out);
       }
+      const DocumentMetadata& metadata() const override { return input_->metadata(); }
 
      private:
       std::unique_ptr<DocumentStream> input_;

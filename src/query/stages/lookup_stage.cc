@@ -134,6 +134,8 @@ class LookupStage final : public Stage {
       return true;
     }
 
+    const DocumentMetadata& metadata() const override { return input_->metadata(); }
+
    private:
     std::shared_ptr<const LookupStage> stage_;
     std::unique_ptr<DocumentStream> input_;

@@ -27,6 +27,7 @@ class SortStage final : public Stage {
   struct Entry {
     bson::Document doc;
     std::size_t seq;
+    DocumentMetadata metadata;
   };
 
   class Stream final : public DocumentStream {
@@ -41,8 +42,14 @@ class SortStage final : public Stage {
         loaded_ = true;
       }
       if (next_ >= entries_.size()) return false;
+      current_ = next_;
       *out = std::move(entries_[next_++].doc);
       return true;
+    }
+
+    const DocumentMetadata& metadata() const override {
+      return current_ < entries_.size() ? entries_[current_].metadata
+                                        : DocumentStream::metadata();
     }
 
    private:
@@ -70,7 +77,7 @@ class SortStage final : public Stage {
         QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(&doc));
         if (!more) break;
         bytes_ += doc.size();
-        entries_.push_back(Entry{std::move(doc), seq++});
+        entries_.push_back(Entry{std::move(doc), seq++, input_->metadata()});
         if (limit > 0 && entries_.size() >= 2 * static_cast<std::size_t>(limit) + 16) {
           SortAndTrim(static_cast<std::size_t>(limit));
         }
@@ -97,6 +104,7 @@ class SortStage final : public Stage {
     std::vector<Entry> entries_;
     std::size_t bytes_ = 0;
     std::size_t next_ = 0;
+    std::size_t current_ = SIZE_MAX;
     bool loaded_ = false;
   };
 

@@ -47,6 +47,7 @@ StatusWith<StageList> ParseOutStage(bson::ValueView spec, StageParseContext& ctx
 StatusWith<StageList> ParseMergeStage(bson::ValueView spec, StageParseContext& ctx);
 StatusWith<StageList> ParseDocumentsStage(bson::ValueView spec, StageParseContext& ctx);
 StatusWith<StageList> ParseSampleStage(bson::ValueView spec, StageParseContext& ctx);
+StatusWith<StageList> ParseFacetStage(bson::ValueView spec, StageParseContext& ctx);
 
 // $sort followed by $limit: the sort keeps only the first `limit` documents.
 // Returns the merged stage, or nullptr when `sort` is not a $sort stage.

@@ -15,10 +15,13 @@ class TransformStream final : public DocumentStream {
     while (true) {
       QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(out));
       if (!more) return false;
+      ctx_.set_metadata(&input_->metadata());
       QUARRY_ASSIGN_OR_RETURN(bool keep, stage_->Transform(out, ctx_));
       if (keep) return true;
     }
   }
+
+  const DocumentMetadata& metadata() const override { return input_->metadata(); }
 
  private:
   std::shared_ptr<const TransformStage> stage_;

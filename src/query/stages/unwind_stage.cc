@@ -93,6 +93,8 @@ class UnwindStage final : public Stage {
       }
     }
 
+    const DocumentMetadata& metadata() const override { return input_->metadata(); }
+
    private:
     bson::Document Emit(const Value& element, const Value& index) {
       MutableValue edited = MutableValue::OfDocument(*current_);

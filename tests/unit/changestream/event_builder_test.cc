@@ -494,13 +494,17 @@ TEST(EventBuilderTest, DisambiguatedPathsOnlyWithExpandedEvents) {
 }
 
 TEST(EventBuilderTest, TokensIdentifyTheDocumentAndTheNamespace) {
-  auto a = ParseOplogEntry(MakeEntry("i", "db.c", R"({"_id": 1})")).value();
-  auto b = ParseOplogEntry(MakeEntry("i", "db.c", R"({"_id": 2})")).value();
-  auto c = ParseOplogEntry(MakeEntry("i", "db.d", R"({"_id": 1})")).value();
-  EXPECT_NE(EventTokenFor(a).event_hash, EventTokenFor(b).event_hash);
-  EXPECT_NE(EventTokenFor(a).event_hash, EventTokenFor(c).event_hash);
-  auto a_again = ParseOplogEntry(MakeEntry("i", "db.c", R"({"_id": 1, "other": 1})")).value();
-  EXPECT_EQ(EventTokenFor(a).event_hash, EventTokenFor(a_again).event_hash);
+  // Entries are views: keep their bytes alive while the tokens are computed.
+  const bson::Document raw_a = MakeEntry("i", "db.c", R"({"_id": 1})");
+  const bson::Document raw_b = MakeEntry("i", "db.c", R"({"_id": 2})");
+  const bson::Document raw_c = MakeEntry("i", "db.d", R"({"_id": 1})");
+  const bson::Document raw_a_again = MakeEntry("i", "db.c", R"({"_id": 1, "other": 1})");
+  auto hash = [](const bson::Document& raw) {
+    return EventTokenFor(ParseOplogEntry(raw).value()).event_hash;
+  };
+  EXPECT_NE(hash(raw_a), hash(raw_b));
+  EXPECT_NE(hash(raw_a), hash(raw_c));
+  EXPECT_EQ(hash(raw_a), hash(raw_a_again));
 }
 
 TEST(EventBuilderTest, MalformedEntryIsAnInternalError) {

@@ -29,7 +29,7 @@ class FakeTrimmer : public OplogTrimmer {
 // One committed entry of `bytes` bytes (12 of them are the key) at `ts`.
 void Commit(OplogRetention& retention, storage::Timestamp ts, std::size_t bytes) {
   bson::DocumentBuilder b;
-  b.AppendString("p", std::string(bytes - 12 - 5 - 2 - 4 - 1, 'x'));
+  b.AppendString("p", std::string(bytes - 12 - 13, 'x'));
   bson::Document doc = std::move(b).Finish();
   EXPECT_EQ(doc.size() + 12, bytes);
   storage::CommittedBatch batch;
@@ -109,8 +109,10 @@ TEST(OplogRetentionTest, FailedTrimIsReportedAndRetried) {
   trimmer.result = Status::OK();
   trimmer.calls.clear();
   // The boundary stays raised (entries may be partly gone), and the next trim deletes again.
+  EXPECT_EQ(retention.TrimmedBefore(), MakeTimestamp(2, 0));
   EXPECT_EQ(retention.TrimOnce(AtSecond(3)).value(), MakeTimestamp(2, 0));
-  EXPECT_EQ(retention.bytes(), 2000u);
+  EXPECT_EQ(trimmer.calls, (std::vector<storage::Timestamp>{MakeTimestamp(2, 0)}));
+  EXPECT_EQ(retention.bytes(), 1000u);
 }
 
 TEST(OplogRetentionTest, LoadCountsTheEntriesAlreadyInTheOplog) {

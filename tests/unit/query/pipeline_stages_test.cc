@@ -251,3 +251,74 @@ TEST(PipelineTest, CursorOverStreamBatchesAndReportsExhaustion) {
 
 }  // namespace
 }  // namespace quarry::query
+
+namespace quarry::query {
+namespace {
+
+TEST(PipelineTest, FacetRunsEachSubPipelineOverTheSameInput) {
+  EXPECT_TRUE(testing::Produces(
+      R"([{"$facet": {"total": [{"$count": "n"}],
+                      "page": [{"$sort": {"a": -1}}, {"$limit": 1}, {"$project": {"_id": 1}}]}}])",
+      kDocs, R"([{"total": [{"n": 3}], "page": [{"_id": 2}]}])"));
+}
+
+TEST(PipelineTest, FacetRejectsOutAndNonArrays) {
+  EXPECT_EQ(testing::PipelineErrorCode(R"([{"$facet": {"a": 1}}])", "[]"),
+            static_cast<ErrorCode>(40170));
+  EXPECT_EQ(testing::PipelineErrorCode(R"([{"$facet": {"a": [{"$out": "x"}]}}])", "[]"),
+            static_cast<ErrorCode>(40600));
+}
+
+}  // namespace
+}  // namespace quarry::query
+
+namespace quarry::query {
+namespace {
+
+// A stream that attaches a score to each document, as $vectorSearch will.
+class ScoredStream final : public DocumentStream {
+ public:
+  explicit ScoredStream(std::vector<bson::Document> docs) : docs_(std::move(docs)) {}
+  StatusWith<bool> Next(bson::Document* out) override {
+    if (next_ >= docs_.size()) return false;
+    meta_.values["vectorSearchScore"] = Value::Double(1.0 / static_cast<double>(next_ + 1));
+    *out = std::move(docs_[next_++]);
+    return true;
+  }
+  const DocumentMetadata& metadata() const override { return meta_; }
+
+ private:
+  std::vector<bson::Document> docs_;
+  std::size_t next_ = 0;
+  DocumentMetadata meta_;
+};
+
+TEST(PipelineTest, MetaReadsScoresThroughSortAndSet) {
+  StatusWith<Pipeline> p = Pipeline::Parse(
+      testing::Doc(R"({"p": [{"$sort": {"_id": -1}}, {"$set": {"score": {"$meta": "vectorSearchScore"}}},
+                            {"$project": {"emb": 0}}]})")
+          .Get("p")
+          .Document(),
+      PipelineContext{});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  std::vector<bson::Document> docs;
+  docs.push_back(testing::Doc(R"({"_id": 1, "emb": [1, 2]})"));
+  docs.push_back(testing::Doc(R"({"_id": 2, "emb": [3, 4]})"));
+  StatusWith<std::unique_ptr<DocumentStream>> out =
+      p.value().Run(std::make_unique<ScoredStream>(std::move(docs)));
+  ASSERT_TRUE(out.ok());
+  std::vector<bson::Document> results;
+  bson::Document doc;
+  while (out.value()->Next(&doc).value()) results.push_back(doc);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(testing::SameDoc(results[0], R"({"_id": 2, "score": 0.5})"));
+  EXPECT_TRUE(testing::SameDoc(results[1], R"({"_id": 1, "score": 1.0})"));
+}
+
+TEST(PipelineTest, MetaWithUnknownNameFails) {
+  EXPECT_EQ(testing::PipelineErrorCode(R"([{"$set": {"s": {"$meta": "bogus"}}}])", "[]"),
+            static_cast<ErrorCode>(17308));
+}
+
+}  // namespace
+}  // namespace quarry::query

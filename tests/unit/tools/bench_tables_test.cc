@@ -74,25 +74,38 @@ TEST(NetworkBenchOptionsTest, RefusesBadOptionsBeforeConnecting) {
 
 TEST(BulkBenchTableTest, RowsShowRatesSeenCountsAndTimeRelativeToAcknowledgedBulk) {
   BulkBenchResult result;
-  result.rounds = {
-      {.round = BulkRound::kAcknowledgedOneByOne, .documents = 1'000, .bytes = 1'000'000,
-       .seconds = 0.5, .seen = 1'000, .note = {}},
-      {.round = BulkRound::kAcknowledgedBulk, .documents = 10'000, .bytes = 10'000'000,
-       .seconds = 1.0, .seen = 10'000, .note = {}},
-      {.round = BulkRound::kUnacknowledgedBulk, .documents = 10'000, .bytes = 10'000'000,
-       .seconds = 0.25, .seen = 9'000, .note = {}},
-      {.round = BulkRound::kUnacknowledgedBulkGle, .documents = 10'000, .bytes = 10'000'000,
-       .seconds = 1.0, .seen = 10'000, .note = "getLastError failed: CommandNotFound"}};
+  result.rounds = {{.round = BulkRound::kAcknowledgedOneByOne,
+                    .documents = 1'000,
+                    .bytes = 1'000'000,
+                    .seconds = 0.5,
+                    .seen = 1'000,
+                    .note = {}},
+                   {.round = BulkRound::kAcknowledgedBulk,
+                    .documents = 10'000,
+                    .bytes = 10'000'000,
+                    .seconds = 1.0,
+                    .seen = 10'000,
+                    .note = {}},
+                   {.round = BulkRound::kUnacknowledgedBulk,
+                    .documents = 10'000,
+                    .bytes = 10'000'000,
+                    .seconds = 0.25,
+                    .seen = 9'000,
+                    .note = {}},
+                   {.round = BulkRound::kUnacknowledgedBulkGle,
+                    .documents = 10'000,
+                    .bytes = 10'000'000,
+                    .seconds = 1.0,
+                    .seen = 10'000,
+                    .note = "getLastError failed: CommandNotFound"}};
   ResultTable table = BulkBenchTable({.uri = "mongodb://x"}, result);
   ASSERT_EQ(table.rows.size(), 4u);
   EXPECT_EQ(std::get<std::string>(At(table, 0, "round")), "acknowledged one-by-one");
   EXPECT_EQ(std::get<std::string>(At(table, 2, "write_concern")), "w:0");
   EXPECT_DOUBLE_EQ(std::get<double>(At(table, 1, "documents_per_second")), 10'000.0);
   EXPECT_DOUBLE_EQ(std::get<double>(At(table, 1, "megabytes_per_second")), 10.0);
-  EXPECT_DOUBLE_EQ(std::get<double>(At(table, 0, "time_per_document_vs_acknowledged_bulk")),
-                   5.0);
-  EXPECT_DOUBLE_EQ(std::get<double>(At(table, 2, "time_per_document_vs_acknowledged_bulk")),
-                   0.25);
+  EXPECT_DOUBLE_EQ(std::get<double>(At(table, 0, "time_per_document_vs_acknowledged_bulk")), 5.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(At(table, 2, "time_per_document_vs_acknowledged_bulk")), 0.25);
   EXPECT_EQ(std::get<std::string>(At(table, 1, "all_seen")), "yes");
   EXPECT_EQ(std::get<std::string>(At(table, 2, "all_seen")), "no");
   EXPECT_EQ(std::get<std::int64_t>(At(table, 2, "seen_after")), 9'000);
@@ -102,8 +115,12 @@ TEST(BulkBenchTableTest, RowsShowRatesSeenCountsAndTimeRelativeToAcknowledgedBul
 
 TEST(BulkBenchTableTest, WithoutAnAcknowledgedBulkRoundThereIsNoRelativeTime) {
   BulkBenchResult result;
-  result.rounds = {{.round = BulkRound::kJournaledBulk, .documents = 10, .bytes = 10,
-                    .seconds = 1.0, .seen = 10, .note = {}}};
+  result.rounds = {{.round = BulkRound::kJournaledBulk,
+                    .documents = 10,
+                    .bytes = 10,
+                    .seconds = 1.0,
+                    .seen = 10,
+                    .note = {}}};
   ResultTable table = BulkBenchTable({.uri = "mongodb://x"}, result);
   EXPECT_TRUE(std::holds_alternative<std::monostate>(
       At(table, 0, "time_per_document_vs_acknowledged_bulk")));

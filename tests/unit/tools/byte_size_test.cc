@@ -38,8 +38,7 @@ TEST(ByteSizeTest, MalformedOrZeroSizesAreRejected) {
 }
 
 TEST(ByteSizeTest, ListsSplitOnCommasAndDropEmptyItems) {
-  EXPECT_EQ(SplitList("none, snappy,,zstd "),
-            (std::vector<std::string>{"none", "snappy", "zstd"}));
+  EXPECT_EQ(SplitList("none, snappy,,zstd "), (std::vector<std::string>{"none", "snappy", "zstd"}));
   EXPECT_TRUE(SplitList("").empty());
 }
 

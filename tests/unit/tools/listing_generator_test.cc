@@ -97,7 +97,9 @@ TEST(ListingGeneratorTest, IdsIncreaseWithPosition) {
     bson_iter_t iter;
     ASSERT_TRUE(bson_iter_init_find(&iter, &doc, "_id"));
     const bson_oid_t* id = bson_iter_oid(&iter);
-    if (i > 0) EXPECT_GT(bson_oid_compare(id, &previous), 0);
+    if (i > 0) {
+      EXPECT_GT(bson_oid_compare(id, &previous), 0);
+    }
     bson_oid_copy(id, &previous);
   }
 }

@@ -21,7 +21,7 @@ std::string ReadAll(std::FILE* file) {
 TEST(ProgressTest, LineWithATotalShowsABarPercentAndTime) {
   std::string line = FormatProgressLine("zstd read", 50, 100, 1.25, 60);
   EXPECT_EQ(line.rfind("zstd read [", 0), 0u);
-  EXPECT_NE(line.find("#]"), std::string::npos);
+  EXPECT_NE(line.find("#."), std::string::npos);  // half full, half empty
   EXPECT_NE(line.find(" 50%"), std::string::npos);
   EXPECT_NE(line.find("1.2 s"), std::string::npos);
   EXPECT_LE(line.size(), 60u);

@@ -33,8 +33,8 @@ TEST(RecordGeneratorTest, RecordsHaveTheStorageBenchmarksFieldsInOrder) {
   DocumentSet set = GenerateCount(generator, 1);
   bson_t doc;
   set.View(0, &doc);
-  EXPECT_EQ(Keys(doc), (std::vector<std::string>{"_id", "seq", "name", "score", "created",
-                                                 "tags", "text"}));
+  EXPECT_EQ(Keys(doc),
+            (std::vector<std::string>{"_id", "seq", "name", "score", "created", "tags", "text"}));
   std::size_t offset;
   EXPECT_TRUE(bson_validate(&doc, BSON_VALIDATE_UTF8, &offset));
 }

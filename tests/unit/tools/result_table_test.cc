@@ -40,13 +40,14 @@ TEST(ResultTableTest, TextStartsWithTitleAndParameters) {
 
 TEST(ResultTableTest, TextAlignsTextLeftAndNumbersRight) {
   std::vector<std::string> lines = Lines(FormatText(SampleTable()));
-  ASSERT_EQ(lines.size(), 9u);
+  ASSERT_EQ(lines.size(), 10u);
   EXPECT_EQ(lines[3], "name           count  rate/s");
   EXPECT_EQ(lines[4], "-------------  -----  ------");
   EXPECT_EQ(lines[5], "alpha              5  1234.6");
   EXPECT_EQ(lines[6], "a longer name  12345     2.0");
   EXPECT_EQ(lines[7], "none               -       -");
-  EXPECT_EQ(lines[8], "a note");
+  EXPECT_EQ(lines[8], "");
+  EXPECT_EQ(lines[9], "a note");
 }
 
 TEST(ResultTableTest, DoublesUseTheColumnsDecimalsAndNonFiniteShowsADash) {

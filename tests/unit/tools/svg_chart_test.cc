@@ -11,8 +11,8 @@ namespace {
 ResultTable RatesTable() {
   ResultTable table;
   table.title = "Rates <fast & slow>";
-  table.columns = {{"name", "name"}, {"phase", "phase"}, {"MB/s", "rate", 1},
-                   {"saving %", "saving", 1}};
+  table.columns = {
+      {"name", "name"}, {"phase", "phase"}, {"MB/s", "rate", 1}, {"saving %", "saving", 1}};
   table.rows = {{std::string("none"), std::string("read"), 100.0, 0.0},
                 {std::string("zstd"), std::string("read"), 50.0, 75.0},
                 {std::string("x<y"), std::string("write"), Cell(), -5.0}};
@@ -93,14 +93,12 @@ TEST(SvgChartTest, RowsOfTheSameGroupShareAColour) {
 }
 
 TEST(SvgChartTest, AColumnOutOfRangeIsAnError) {
-  EXPECT_EQ(RenderBarChartSvg(RatesTable(), {.label_columns = {9}, .value_columns = {2}})
-                .status()
-                .code(),
-            ErrorCode::kBadValue);
-  EXPECT_EQ(RenderBarChartSvg(RatesTable(), {.label_columns = {0}, .value_columns = {4}})
-                .status()
-                .code(),
-            ErrorCode::kBadValue);
+  EXPECT_EQ(
+      RenderBarChartSvg(RatesTable(), {.label_columns = {9}, .value_columns = {2}}).status().code(),
+      ErrorCode::kBadValue);
+  EXPECT_EQ(
+      RenderBarChartSvg(RatesTable(), {.label_columns = {0}, .value_columns = {4}}).status().code(),
+      ErrorCode::kBadValue);
 }
 
 TEST(SvgChartTest, WritingToAMissingDirectoryFails) {

@@ -1,0 +1,32 @@
+// The logical sessions clients have used, by lsid, for $listLocalSessions and endSessions.
+// Quarry keeps no per-session state beyond the last use: it has no transactions yet.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace quarry::commands {
+
+class SessionRegistry {
+ public:
+  struct Entry {
+    std::string id;            // the lsid's 16-byte UUID
+    std::int64_t last_use_ms;  // wall clock
+  };
+
+  // Records a use of session `id` now.
+  void Touch(const std::string& id);
+  void End(const std::string& id);
+  std::vector<Entry> List() const;
+
+ private:
+  static constexpr std::size_t kMaxSessions = 1000000;
+  mutable std::mutex mu_;
+  std::map<std::string, std::int64_t> last_use_;
+};
+
+}  // namespace quarry::commands
