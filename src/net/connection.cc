@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <mutex>
+#include <optional>
 
 #include "base/log.h"
 #include "net/connection_internal.h"
@@ -93,7 +95,7 @@ boost::asio::awaitable<void> Connection::Loop() {
   wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
   while (!env_.stopping->load()) {
     if (!co_await ReadFrame()) break;
-    Outcome outcome = Process(buffer_);
+    Outcome outcome = co_await Process(buffer_);
     if (!outcome.head.empty()) {
       sys::error_code ec;
       const std::array<boost::asio::const_buffer, 2> buffers = {
@@ -161,7 +163,7 @@ boost::asio::awaitable<bool> Connection::ReadFrame() {
   co_return true;
 }
 
-Connection::Outcome Connection::Process(std::string_view message) {
+boost::asio::awaitable<Connection::Outcome> Connection::Process(std::string_view message) {
   wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
   wire::Request request;
   Status parsed = wire::ParseRequest(message, codec_, &request);
@@ -181,22 +183,56 @@ Connection::Outcome Connection::Process(std::string_view message) {
                 {"error", parsed.ToString()},
                 {"code", static_cast<int>(parsed.code())},
                 {"requestId", request.request_id}});
-    if (close) return Outcome::Nothing(/*close=*/true);
-    if (request.more_to_come()) return Outcome::Nothing(/*close=*/false);
-    return Reply(request, wire::BuildErrorReply(parsed), /*compressible=*/true,
-                 /*close_after=*/false);
+    if (close) co_return Outcome::Nothing(/*close=*/true);
+    if (request.more_to_come()) co_return Outcome::Nothing(/*close=*/false);
+    co_return Reply(request, wire::BuildErrorReply(parsed), /*compressible=*/true,
+                    /*close_after=*/false);
   }
 
-  Response response = CallHandler(request);
+  Response response = co_await CallHandler(request);
   // A moreToCome client reads no reply; sending one would desynchronise its stream.
-  if (request.more_to_come() || !response.send) return Outcome::Nothing(response.close_after);
-  return Reply(request, std::move(response.body), response.compressible, response.close_after);
+  if (request.more_to_come() || !response.send) co_return Outcome::Nothing(response.close_after);
+  co_return Reply(request, std::move(response.body), response.compressible, response.close_after);
 }
 
-Response Connection::CallHandler(const wire::Request& request) {
+namespace {
+
+// Where an asynchronous completion meets the waiting coroutine. Shared, because the handler's
+// `done` may run after the connection is gone (a forced stop).
+struct PendingResponse {
+  explicit PendingResponse(const Strand& strand)
+      : timer(strand, boost::asio::steady_timer::time_point::max()) {}
+  boost::asio::steady_timer timer;  // never expires: cancelled to wake the coroutine
+  std::mutex mu;
+  bool handler_returned = false;  // guarded by mu
+  std::optional<Response> response;  // guarded by mu
+};
+
+}  // namespace
+
+boost::asio::awaitable<Response> Connection::CallHandler(const wire::Request& request) {
   std::string what;
   try {
-    return handler_->Handle(request);
+    auto pending = std::make_shared<PendingResponse>(strand_);
+    handler_->HandleAsync(request, [pending](Response response) {
+      std::unique_lock lock(pending->mu);
+      pending->response = std::move(response);
+      if (!pending->handler_returned) return;  // answered synchronously: no wake-up needed
+      lock.unlock();
+      boost::asio::post(pending->timer.get_executor(), [pending] { pending->timer.cancel(); });
+    });
+    {
+      std::lock_guard lock(pending->mu);
+      pending->handler_returned = true;
+      if (pending->response.has_value()) co_return std::move(*pending->response);
+    }
+    // The completion's cancel is posted to this strand, so it cannot run before this wait is
+    // registered: no wake-up is lost.
+    sys::error_code ec;
+    co_await pending->timer.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    std::lock_guard lock(pending->mu);
+    if (pending->response.has_value()) co_return std::move(*pending->response);
+    what = "the request was abandoned";
   } catch (const std::exception& e) {
     what = e.what();
   } catch (...) {
@@ -208,7 +244,7 @@ Response Connection::CallHandler(const wire::Request& request) {
   Response response;
   response.body = wire::BuildErrorReply(
       Status(ErrorCode::kInternalError, "unexpected error while running the command: " + what));
-  return response;
+  co_return response;
 }
 
 Connection::Outcome Connection::Reply(const wire::Request& request, bson::Document body,

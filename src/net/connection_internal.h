@@ -63,8 +63,9 @@ class Connection {
   boost::asio::awaitable<void> Loop();
   // Reads one whole frame into buffer_; false when the connection should end.
   boost::asio::awaitable<bool> ReadFrame();
-  Outcome Process(std::string_view message);
-  Response CallHandler(const wire::Request& request);
+  boost::asio::awaitable<Outcome> Process(std::string_view message);
+  // Runs the handler, waiting (without holding the thread) for an asynchronous completion.
+  boost::asio::awaitable<Response> CallHandler(const wire::Request& request);
   Outcome Reply(const wire::Request& request, bson::Document body, bool compressible,
                 bool close_after);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -29,8 +30,18 @@ struct Response {
 // but handlers should return errors as replies instead.
 class ConnectionHandler {
  public:
+  using Completion = std::function<void(Response)>;
+
   virtual ~ConnectionHandler() = default;
   virtual Response Handle(const wire::Request& request) = 0;
+
+  // For requests that wait (a change stream's getMore): call `done` exactly once, from any
+  // thread, now or later; `request` stays valid until then. The connection reads no further
+  // request meanwhile, and no io thread is held while it waits. The default answers at once
+  // with Handle().
+  virtual void HandleAsync(const wire::Request& request, Completion done) {
+    done(Handle(request));
+  }
 };
 
 // Creates the per-connection handler when a client connects (on an io thread). Returning null

@@ -14,17 +14,32 @@ using bson::Type;
 
 std::string Str(std::string_view s) { return std::string(s); }
 
-// Milliseconds to add to a date: numbers are rounded to the nearest integer.
-std::int64_t DurationMillis(const Value& v) {
+// Milliseconds to add to a date: numbers are rounded to the nearest integer. False when the
+// number is not finite or does not fit.
+bool DurationMillis(const Value& v, std::int64_t* out) {
   switch (v.type()) {
     case Type::kInt32:
-    case Type::kInt64: return v.view().AsInt64();
+    case Type::kInt64: *out = v.view().AsInt64(); return true;
     default: {
       double d = v.view().AsDouble();
-      if (!std::isfinite(d)) return 0;
-      return std::llround(d);
+      if (!std::isfinite(d) || d >= 9.2e18 || d <= -9.2e18) return false;
+      *out = std::llround(d);
+      return true;
     }
   }
+}
+
+// date + millis (or - millis), failing as mongod does when the result leaves the int64 range.
+StatusWith<Value> ShiftDate(std::int64_t date, const Value& amount, bool subtract,
+                            std::string_view op) {
+  std::int64_t millis = 0;
+  std::int64_t result = 0;
+  if (!DurationMillis(amount, &millis) ||
+      (subtract ? __builtin_sub_overflow(date, millis, &result)
+                : __builtin_add_overflow(date, millis, &result))) {
+    return Status(ErrorCode::kOverflow, "date overflow in " + std::string(op));
+  }
+  return Value::Date(result);
 }
 
 StatusWith<Value> Add(std::string_view, std::vector<Value>& args) {
@@ -44,7 +59,7 @@ StatusWith<Value> Add(std::string_view, std::vector<Value>& args) {
                                       Str(TypeName(v)));
     }
   }
-  if (have_date) return Value::Date(date + DurationMillis(total));
+  if (have_date) return ShiftDate(date, total, false, "$add");
   return total;
 }
 
@@ -54,8 +69,14 @@ StatusWith<Value> Subtract(std::string_view, std::vector<Value>& args) {
   if (a.nullish() || b.nullish()) return Value::Null();
   if (a.IsNumber() && b.IsNumber()) return Arithmetic(ArithmeticOp::kSubtract, a.view(), b.view());
   if (a.type() == Type::kDate) {
-    if (b.type() == Type::kDate) return Value::Int64(a.view().Date() - b.view().Date());
-    if (b.IsNumber()) return Value::Date(a.view().Date() - DurationMillis(b));
+    if (b.type() == Type::kDate) {
+      std::int64_t diff = 0;
+      if (__builtin_sub_overflow(a.view().Date(), b.view().Date(), &diff)) {
+        return Status(ErrorCode::kOverflow, "date overflow in $subtract");
+      }
+      return Value::Int64(diff);
+    }
+    if (b.IsNumber()) return ShiftDate(a.view().Date(), b, true, "$subtract");
   }
   return Status(ErrorCode::kTypeMismatch,
                 "can't $subtract " + Str(TypeName(b)) + " from " + Str(TypeName(a)));

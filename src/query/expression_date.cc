@@ -83,6 +83,15 @@ StatusWith<std::int64_t> ParseTimezone(const Value& tz) {
   return LocationError(40485, "unrecognized time zone identifier: \"" + Str(s) + "\"");
 }
 
+// millis + a time zone offset, saturating at the ends of the date range.
+std::int64_t ShiftMillis(std::int64_t millis, std::int64_t offset_minutes) {
+  std::int64_t shifted = 0;
+  if (__builtin_add_overflow(millis, offset_minutes * 60000, &shifted)) {
+    return offset_minutes > 0 ? INT64_MAX : INT64_MIN;
+  }
+  return shifted;
+}
+
 enum class Part {
   kYear, kMonth, kDayOfMonth, kHour, kMinute, kSecond, kMillisecond, kDayOfWeek, kDayOfYear,
   kWeek, kIsoWeek, kIsoWeekYear, kIsoDayOfWeek
@@ -136,8 +145,7 @@ class DatePartExpression final : public Expression {
       return LocationError(16006, "can't convert from BSON type " + Str(TypeName(date)) +
                                       " to Date");
     }
-    Value part = ExtractPart(part_, millis + offset_minutes * 60000);
-    return part;
+    return ExtractPart(part_, ShiftMillis(millis, offset_minutes));
   }
 
  private:
@@ -213,7 +221,7 @@ Status ValidateFormat(std::string_view format) {
 }
 
 std::string FormatDate(std::string_view format, std::int64_t millis, std::int64_t offset_minutes) {
-  CivilTime t = ToCivil(millis + offset_minutes * 60000);
+  CivilTime t = ToCivil(ShiftMillis(millis, offset_minutes));
   std::string out;
   for (std::size_t i = 0; i < format.size(); ++i) {
     if (format[i] != '%' || i + 1 >= format.size()) {

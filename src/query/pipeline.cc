@@ -96,6 +96,10 @@ class RecordStream final : public DocumentStream {
   bool done_ = false;
 };
 
+// Pipelines may build larger documents in between, but what reaches the client must fit in a
+// BSON document (mongod's BSONObjMaxUserSize plus its 16 KiB allowance).
+constexpr std::size_t kMaxUserDocumentBytes = 16 * 1024 * 1024 + 16 * 1024;
+
 class StreamCursor final : public CursorSource {
  public:
   explicit StreamCursor(std::unique_ptr<DocumentStream> stream) : stream_(std::move(stream)) {}
@@ -115,6 +119,13 @@ class StreamCursor final : public CursorSource {
           return batch;
         }
         has_pending_ = true;
+      }
+      if (pending_.size() > kMaxUserDocumentBytes) {
+        exhausted_ = true;
+        has_pending_ = false;
+        return Status(ErrorCode::kBSONObjectTooLarge,
+                      "BSONObj size: " + std::to_string(pending_.size()) +
+                          " is invalid. Size must be between 0 and 16793600(16MB)");
       }
       if (!batch.documents.empty() && batch.bytes + pending_.size() > max_bytes) break;
       batch.bytes += pending_.size();

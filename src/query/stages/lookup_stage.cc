@@ -250,6 +250,10 @@ StatusWith<StageList> ParseLookupStage(bson::ValueView spec, StageParseContext& 
   QUARRY_RETURN_IF_ERROR(require_string("as", as));
   if (!as.exists()) return Status(ErrorCode::kFailedToParse, "must specify 'as' field for a $lookup");
   parsed.as = std::string(as.String());
+  QUARRY_RETURN_IF_ERROR(FieldPath::Parse(parsed.as));
+  if (parsed.as[0] == '$') {
+    return LocationError(16410, "FieldPath field names may not start with '$'.");
+  }
   if (!from.exists()) {
     return Status(ErrorCode::kFailedToParse, "missing 'from' option to $lookup stage specification: " +
                                                  spec.ToJson());

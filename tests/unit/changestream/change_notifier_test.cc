@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "changestream/change_stream_cursor.h"
 #include "changestream_test_util.h"
 
 namespace quarry::changestream {
@@ -195,6 +196,48 @@ TEST(ChangeNotifierTest, RealCommitsWakeWaitersThroughTheCommitObserver) {
     storage::Timestamp ts = writer.Insert("db.c", R"({"_id": 1})");
     EXPECT_TRUE(Get(future));
     EXPECT_EQ(notifier.latest(), ts);
+    engine->pipeline().RemoveObserver(&notifier);
+  }
+  EXPECT_TRUE(engine->Close().ok());
+}
+
+// The getMore pattern the server uses: an empty batch parks on the notifier at WaitAfter(); the
+// commit wakes it and the next batch has the event.
+TEST(ChangeNotifierTest, ParkedChangeStreamWakesOnCommitAndGetsTheEvent) {
+  testing::TempDir dir;
+  auto engine = testing::OpenEngine(dir.path());
+  ASSERT_NE(engine, nullptr);
+  {
+    ChangeNotifier notifier(engine->oplog().LatestTimestamp());
+    engine->pipeline().AddObserver(&notifier);
+    auto request = ParseChangeStreamPipeline(testing::Json(R"({"0": {"$changeStream": {}}})"),
+                                             "db", "c", {});
+    ASSERT_TRUE(request.ok());
+    ChangeStreamDeps deps;
+    deps.oplog = &engine->oplog();
+    auto cursor = ChangeStreamCursor::Open(std::move(request).value(), std::move(deps));
+    ASSERT_TRUE(cursor.ok());
+    ChangeStreamCursor& stream = *cursor.value();
+
+    auto batch = stream.NextBatch(101, 16 << 20);
+    ASSERT_TRUE(batch.ok());
+    EXPECT_TRUE(batch.value().documents.empty());
+    ASSERT_FALSE(stream.HasNewEntries());
+
+    std::promise<bool> woke;
+    auto future = woke.get_future();
+    notifier.Wait(stream.WaitAfter(), Clock::now() + std::chrono::seconds(1),
+                  [&](bool by_change) { woke.set_value(by_change); });
+    testing::Writer writer(engine.get());
+    std::thread writer_thread([&] { writer.Insert("db.c", R"({"_id": 1})"); });
+    const auto start = Clock::now();
+    EXPECT_TRUE(Get(future));
+    EXPECT_LT(Clock::now() - start, milliseconds(500));
+    writer_thread.join();
+    auto next = stream.NextBatch(101, 16 << 20);
+    ASSERT_TRUE(next.ok());
+    ASSERT_EQ(next.value().documents.size(), 1u);
+    EXPECT_EQ(next.value().documents[0].Get("operationType").String(), "insert");
     engine->pipeline().RemoveObserver(&notifier);
   }
   EXPECT_TRUE(engine->Close().ok());

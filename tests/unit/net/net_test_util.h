@@ -44,6 +44,22 @@ class FakeConnectionHandler : public ConnectionHandler {
  public:
   explicit FakeConnectionHandler(std::atomic<int>* handled, Server** server)
       : handled_(handled), server_(server) {}
+  ~FakeConnectionHandler() override {
+    if (later_.joinable()) later_.join();
+  }
+
+  // "later" completes 300 ms afterwards from another thread, as a waiting getMore does.
+  void HandleAsync(const wire::Request& request, Completion done) override {
+    if (request.command_name() != "later") {
+      done(Handle(request));
+      return;
+    }
+    if (later_.joinable()) later_.join();
+    later_ = std::thread([this, &request, done = std::move(done)] {
+      std::this_thread::sleep_for(300ms);
+      done(Handle(request));
+    });
+  }
 
   Response Handle(const wire::Request& request) override {
     handled_->fetch_add(1);
@@ -72,6 +88,7 @@ class FakeConnectionHandler : public ConnectionHandler {
   std::atomic<int>* handled_;
   Server** server_;
   int count_ = 0;
+  std::thread later_;
 };
 
 class FakeRequestHandler : public RequestHandler {

@@ -56,6 +56,25 @@ TEST_F(ServerTest, StopLetsInFlightRequestFinishAndItsReplyGoOut) {
   stopper.join();
 }
 
+TEST_F(ServerTest, AsynchronousReplyHoldsNoIoThreadWhileItWaits) {
+  ServerOptions options;
+  options.io_threads = 1;
+  StartServer(options);
+  RawClient waiting(port_);
+  RawClient other(port_);
+  ASSERT_TRUE(waiting.Send(Msg(7, R"({"later": 1})")));
+  std::this_thread::sleep_for(50ms);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(other.Send(Msg(8, R"({"ping": 1})")));
+  std::optional<std::string> quick = other.Read();
+  ASSERT_TRUE(quick);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 200ms);  // not queued behind "later"
+  std::optional<std::string> late = waiting.Read();
+  ASSERT_TRUE(late);
+  EXPECT_EQ(Decode(*late).header.response_to, 7);
+  EXPECT_EQ(Decode(*late).body.Get("echo").String(), "later");
+}
+
 TEST_F(ServerTest, DrainTimeoutClosesConnectionsStuckMidFrame) {
   ServerOptions options;
   options.drain_timeout = 300ms;
