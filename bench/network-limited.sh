@@ -72,17 +72,25 @@ RELAY_PID=""
 cleanup() {
   local status=$?
   set +e  # every step below must run, whatever the one before it returned
-  [[ -n "$RELAY_PID" ]] && kill "$RELAY_PID" 2>/dev/null && wait "$RELAY_PID" 2>/dev/null
-  if [[ -n "$SERVER_PID" ]]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-  # Deleting a namespace deletes the veth end inside it, and with it the pair.
-  ip netns del "$NS_SERVER" 2>/dev/null || true
-  ip netns del "$NS_CLIENT" 2>/dev/null || true
-  ip link del "$VETH_SERVER" 2>/dev/null || true
+  # Everything this script started runs inside its two namespaces: stop those processes by PID
+  # (SIGTERM, then SIGKILL), then delete the namespaces, which takes the veth pair with them.
+  local pids=""
+  for ns in "$NS_CLIENT" "$NS_SERVER"; do
+    pids+=" $(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')"
+  done
+  pids+=" $RELAY_PID $SERVER_PID"
+  for pid in $pids; do kill "$pid" 2>/dev/null; done
+  for _ in $(seq 50); do
+    local alive=""
+    for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [[ -z "$alive" ]] && break
+    sleep 0.1
+  done
+  for pid in $pids; do kill -9 "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+  ip netns del "$NS_SERVER" 2>/dev/null
+  ip netns del "$NS_CLIENT" 2>/dev/null
+  ip link del "$VETH_SERVER" 2>/dev/null
   rm -rf "$WORK"
   exit "$status"
 }
@@ -123,7 +131,9 @@ else
   URI_PORT=$((PORT + 1))
 fi
 
-in_server "$QUARRYD" --port "$PORT" --bind_ip "$SERVER_IP" --dbpath "$WORK/db" \
+# `ip netns exec` execs the command, so $! is quarryd's own PID (a shell function here would
+# put a subshell in between).
+ip netns exec "$NS_SERVER" "$QUARRYD" --port "$PORT" --bind_ip "$SERVER_IP" --dbpath "$WORK/db" \
   --advertise-host "$SERVER_IP" --quiet >"$WORK/quarryd.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 100); do
@@ -137,8 +147,8 @@ for _ in $(seq 100); do
 done
 
 if [[ "$URI_HOST" == "127.0.0.1" ]]; then
-  in_client /usr/bin/python3 "$HERE/tcp_delay_relay.py" 127.0.0.1 "$URI_PORT" "$SERVER_IP" \
-    "$PORT" "$DELAY_MS" >"$WORK/relay.log" 2>&1 &
+  ip netns exec "$NS_CLIENT" /usr/bin/python3 "$HERE/tcp_delay_relay.py" 127.0.0.1 "$URI_PORT" \
+    "$SERVER_IP" "$PORT" "$DELAY_MS" >"$WORK/relay.log" 2>&1 &
   RELAY_PID=$!
   for _ in $(seq 50); do grep -q ready "$WORK/relay.log" 2>/dev/null && break; sleep 0.1; done
 fi
@@ -146,8 +156,17 @@ fi
 echo "link: $SHAPING"
 echo "quarryd in namespace $NS_SERVER at $SERVER_IP:$PORT; quarry bench in $NS_CLIENT"
 echo
-in_client "$QUARRY" bench network --uri "mongodb://$URI_HOST:$URI_PORT/" \
-  --megabytes "$MEGABYTES" "${EXTRA[@]}" | tee "$WORK/bench.out"
+# In the background and waited for, so that a signal runs the cleanup at once (bash defers
+# traps until a foreground command ends).
+ip netns exec "$NS_CLIENT" "$QUARRY" bench network --uri "mongodb://$URI_HOST:$URI_PORT/" \
+  --megabytes "$MEGABYTES" "${EXTRA[@]}" > >(tee "$WORK/bench.out") &
+BENCH_PID=$!
+set +e
+wait "$BENCH_PID"
+BENCH_STATUS=$?
+set -e
+wait  # for tee to finish copying
+[[ $BENCH_STATUS -eq 0 ]] || exit "$BENCH_STATUS"
 
 # The verdict: zstd's read speed over none's (the issue's target: at least 2x).
 awk '$1 == "none" && $2 == "read" { none = $6 } $1 == "zstd" && $2 == "read" { zstd = $6 }

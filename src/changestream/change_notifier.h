@@ -70,12 +70,12 @@ class ChangeNotifier final : public storage::CommitObserver {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  storage::Timestamp latest_ = 0;  // guarded by mu_
-  bool stop_ = false;              // guarded by mu_
-  WaitId next_id_ = 1;             // guarded by mu_
-  std::unordered_map<WaitId, Waiter> waiters_;                 // guarded by mu_
-  std::multimap<storage::Timestamp, WaitId> by_after_;         // guarded by mu_
-  std::multimap<Clock::time_point, WaitId> by_deadline_;       // guarded by mu_
+  storage::Timestamp latest_ = 0;                         // guarded by mu_
+  bool stop_ = false;                                     // guarded by mu_
+  WaitId next_id_ = 1;                                    // guarded by mu_
+  std::unordered_map<WaitId, Waiter> waiters_;            // guarded by mu_
+  std::multimap<storage::Timestamp, WaitId> by_after_;    // guarded by mu_
+  std::multimap<Clock::time_point, WaitId> by_deadline_;  // guarded by mu_
   std::thread worker_;
 };
 

@@ -17,9 +17,9 @@ Status HistoryLost() {
 }
 
 Status TokenNotFound(const ResumeToken& token) {
-  return Status(ErrorCode::kChangeStreamFatalError,
-                "cannot resume stream; the resume token was not found. " +
-                    token.ToDocument().ToJson());
+  return Status(
+      ErrorCode::kChangeStreamFatalError,
+      "cannot resume stream; the resume token was not found. " + token.ToDocument().ToJson());
 }
 
 Status IdModified() {
@@ -104,7 +104,7 @@ bool ChangeStreamCursor::HasNewEntries() const {
 }
 
 StatusWith<query::Batch> ChangeStreamCursor::NextBatch(std::size_t max_docs,
-                                                        std::size_t max_bytes) {
+                                                       std::size_t max_bytes) {
   query::Batch batch;
   if (exhausted_ || max_docs == 0) return batch;
 

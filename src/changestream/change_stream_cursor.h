@@ -89,9 +89,9 @@ class ChangeStreamCursor final : public query::CursorSource {
   bool has_post_stages_ = false;
   ChangeStreamDeps deps_;
 
-  storage::Timestamp next_ts_ = 1;     // the first timestamp not examined yet
-  std::optional<ResumeToken> skip_through_;  // drop events at or before this token (resuming)
-  std::deque<Pending> pending_;        // events that went through the user's stages
+  storage::Timestamp next_ts_ = 1;               // the first timestamp not examined yet
+  std::optional<ResumeToken> skip_through_;      // drop events at or before this token (resuming)
+  std::deque<Pending> pending_;                  // events that went through the user's stages
   std::optional<ResumeToken> invalidate_token_;  // set once the stream met its invalidate
   ResumeToken pbrt_;
   bool exhausted_ = false;

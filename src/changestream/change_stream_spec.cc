@@ -63,8 +63,8 @@ StatusWith<ResumeToken> ParseTokenOption(std::string_view field, bson::ValueView
 // Options mongod accepts for internal or test use; Quarry accepts and ignores them.
 bool IsIgnoredOption(std::string_view name) {
   static constexpr std::string_view kIgnored[] = {
-      "showSystemEvents",    "showRawUpdateDescription", "showMigrationEvents",
-      "allowToRunOnConfigDB", "allowToRunOnSystemNS",    "showCommitTimestamp"};
+      "showSystemEvents",     "showRawUpdateDescription", "showMigrationEvents",
+      "allowToRunOnConfigDB", "allowToRunOnSystemNS",     "showCommitTimestamp"};
   return std::ranges::find(kIgnored, name) != std::end(kIgnored);
 }
 
@@ -82,9 +82,8 @@ Status ValidateNamespace(const ChangeStreamSpec& spec, bool all_changes_for_clus
                   "$changeStream may not be opened on the internal " + spec.db + " database");
   }
   if (spec.scope == StreamScope::kCollection && spec.coll.starts_with("system.")) {
-    return Status(ErrorCode::kInvalidNamespace,
-                  "$changeStream may not be opened on the internal " + spec.db + "." + spec.coll +
-                      " collection");
+    return Status(ErrorCode::kInvalidNamespace, "$changeStream may not be opened on the internal " +
+                                                    spec.db + "." + spec.coll + " collection");
   }
   return Status::OK();
 }
@@ -92,28 +91,25 @@ Status ValidateNamespace(const ChangeStreamSpec& spec, bool all_changes_for_clus
 // Stages mongod knows. A name outside this list is "Unrecognized" (40324) even where Quarry's
 // query layer would know it; inside it and not allowed after $changeStream, it is 20.
 bool IsKnownStageName(std::string_view name) {
-  static constexpr std::string_view kKnown[] = {
-      "$addFields",      "$bucket",         "$bucketAuto",        "$changeStream",
-      "$changeStreamSplitLargeEvent",       "$collStats",         "$count",
-      "$currentOp",      "$densify",        "$documents",         "$facet",
-      "$fill",           "$geoNear",        "$graphLookup",       "$group",
-      "$indexStats",     "$limit",          "$listLocalSessions", "$listSampledQueries",
-      "$listSearchIndexes",                 "$listSessions",      "$lookup",
-      "$match",          "$merge",          "$out",               "$planCacheStats",
-      "$project",        "$querySettings",  "$rankFusion",        "$redact",
-      "$replaceRoot",    "$replaceWith",    "$sample",            "$scoreFusion",
-      "$search",         "$searchMeta",     "$set",               "$setWindowFields",
-      "$shardedDataDistribution",           "$skip",              "$sort",
-      "$sortByCount",    "$unionWith",      "$unset",             "$unwind",
-      "$vectorSearch",   "$listCatalog",    "$listClusterCatalog", "$queryStats",
-      "$score",          "$rerank",         "$_internalInhibitOptimization"};
-  return std::ranges::find(kKnown, name) != std::end(kKnown);
+  // Space-separated, with a space at both ends, so " $name " finds whole names only.
+  static constexpr std::string_view kKnown =
+      " "
+      "$addFields $bucket $bucketAuto $changeStream $changeStreamSplitLargeEvent $collStats "
+      "$count $currentOp $densify $documents $facet $fill $geoNear $graphLookup $group "
+      "$indexStats $limit $listLocalSessions $listSampledQueries $listSearchIndexes "
+      "$listSessions $lookup $match $merge $out $planCacheStats $project $querySettings "
+      "$rankFusion $redact $replaceRoot $replaceWith $sample $scoreFusion $search $searchMeta "
+      "$set $setWindowFields $shardedDataDistribution $skip $sort $sortByCount $unionWith $unset "
+      "$unwind $vectorSearch $listCatalog $listClusterCatalog $queryStats $score $rerank "
+      "$_internalInhibitOptimization ";
+  if (name.empty() || name.find(' ') != std::string_view::npos) return false;
+  return kKnown.find(" " + std::string(name) + " ") != std::string_view::npos;
 }
 
 bool IsAllowedAfterChangeStream(std::string_view name) {
-  static constexpr std::string_view kAllowed[] = {
-      "$match", "$project",     "$addFields",   "$set",
-      "$unset", "$replaceRoot", "$replaceWith", "$redact"};
+  static constexpr std::string_view kAllowed[] = {"$match",       "$project", "$addFields",
+                                                  "$set",         "$unset",   "$replaceRoot",
+                                                  "$replaceWith", "$redact"};
   return std::ranges::find(kAllowed, name) != std::end(kAllowed);
 }
 
@@ -163,8 +159,9 @@ StatusWith<ChangeStreamSpec> ParseChangeStreamStage(bson::ValueView stage, std::
   if (all_changes_for_cluster) spec.scope = StreamScope::kCluster;
 
   if (spec.resume_after.has_value() && spec.start_after.has_value()) {
-    return Location(50865, "Do not specify both 'resumeAfter' and 'startAfter' in a $changeStream "
-                           "stage");
+    return Location(50865,
+                    "Do not specify both 'resumeAfter' and 'startAfter' in a $changeStream "
+                    "stage");
   }
   const bool has_token = spec.resume_after.has_value() || spec.start_after.has_value();
   if (has_token && spec.start_at_operation_time.has_value()) {

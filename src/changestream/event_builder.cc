@@ -85,7 +85,7 @@ bool InScope(const ChangeStreamSpec& spec, const Classified& what) {
 bool Invalidates(const ChangeStreamSpec& spec, const Classified& what) {
   switch (spec.scope) {
     case StreamScope::kCollection:
-      if (what.kind == EntryKind::kDrop) return true;  // InScope checked it is ours
+      if (what.kind == EntryKind::kDrop) return true;    // InScope checked it is ours
       if (what.kind == EntryKind::kRename) return true;  // from or to the watched collection
       return false;
     case StreamScope::kDatabase:
@@ -413,8 +413,7 @@ StatusWith<std::vector<ChangeEvent>> BuildEvents(const OplogEntry& entry,
       break;
     }
     default:
-      event.document =
-          internal::BuildDdlEvent(entry, what, event.token, spec.show_expanded_events);
+      event.document = internal::BuildDdlEvent(entry, what, event.token, spec.show_expanded_events);
       break;
   }
   const bool invalidates = Invalidates(spec, what);

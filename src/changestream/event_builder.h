@@ -10,7 +10,8 @@
 //            {renameCollection: "db.a", to: "db.b", dropTarget: <UUID>|false} |
 //            {dropDatabase: 1} | {collMod: c, ...changes} (o2?: {collectionOptions_old}) |
 //            {createIndexes: c, <index spec>} or {createIndexes: c, indexes: [<spec>...]} |
-//            {dropIndexes: c, index: <name>} (o2?: <index spec>) or {dropIndexes: c, indexes: [...]}}
+//            {dropIndexes: c, index: <name>} (o2?: <index spec>) or {dropIndexes: c, indexes:
+//            [...]}}
 // `images` says whether the collection had changeStreamPreAndPostImages enabled when the update
 // was written; without it, EventSources::images_enabled decides (false when unset).
 #pragma once
@@ -40,8 +41,8 @@ struct OplogEntry {
   bson::DocumentView o;
   std::optional<bson::DocumentView> o2;
   std::optional<bson::DocumentView> pre;
-  bool replace = false;         // `r: true`
-  std::optional<bool> images;   // `images`
+  bool replace = false;        // `r: true`
+  std::optional<bool> images;  // `images`
 };
 
 // Fails with InternalError when `entry` lacks ts, op, ns or o (a corrupt oplog).

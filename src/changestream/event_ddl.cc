@@ -81,7 +81,7 @@ bson::Document BuildDdlEvent(const OplogEntry& entry, const Classified& what,
       }
       AppendCommandOptions(entry.o, &b);
       b.Close();
-      b.AppendString("nsType", is_view                      ? "view"
+      b.AppendString("nsType", is_view                     ? "view"
                                : entry.o.Has("timeseries") ? "timeseries"
                                                            : "collection");
       break;

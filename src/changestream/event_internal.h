@@ -31,8 +31,8 @@ enum class EntryKind : std::uint8_t {
 // What an entry is about: its kind and the namespaces it touches.
 struct Classified {
   EntryKind kind = EntryKind::kNone;
-  std::string_view db;    // the collection's database (the source, for a rename)
-  std::string_view coll;  // the collection (empty for dropDatabase)
+  std::string_view db;       // the collection's database (the source, for a rename)
+  std::string_view coll;     // the collection (empty for dropDatabase)
   std::string_view to_db;    // rename only
   std::string_view to_coll;  // rename only
 };

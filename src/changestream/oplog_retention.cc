@@ -48,17 +48,15 @@ std::uint64_t OplogRetention::bytes() const {
   return total_bytes_;
 }
 
-StatusWith<storage::Timestamp> OplogRetention::TrimOnce(
-    std::chrono::system_clock::time_point now) {
+StatusWith<storage::Timestamp> OplogRetention::TrimOnce(std::chrono::system_clock::time_point now) {
   std::lock_guard trim_lock(trim_mu_);
   std::uint32_t first_kept_second = 0;
   {
     std::lock_guard lock(mu_);
     if (bytes_by_second_.size() <= 1) return trimmed_before_.load();
     std::uint64_t remaining = total_bytes_;
-    const auto now_seconds = std::chrono::duration_cast<std::chrono::seconds>(
-                                 now.time_since_epoch())
-                                 .count();
+    const auto now_seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
     const std::int64_t oldest_allowed =
         policy_.max_age.count() > 0 ? now_seconds - policy_.max_age.count() : 0;
     auto it = bytes_by_second_.begin();

@@ -22,7 +22,7 @@ namespace quarry::changestream {
 
 struct RetentionPolicy {
   std::uint64_t max_bytes = std::uint64_t{1024} << 20;  // --oplogSizeMB; 0: no size limit
-  std::chrono::seconds max_age{0};                       // 0: no age limit
+  std::chrono::seconds max_age{0};                      // 0: no age limit
 };
 
 // What retention needs from storage: deleting the oldest entries. The real implementation wraps
@@ -65,7 +65,7 @@ class OplogRetention final : public storage::CommitObserver {
 
   mutable std::mutex mu_;
   std::map<std::uint32_t, std::uint64_t> bytes_by_second_;  // guarded by mu_
-  std::uint64_t total_bytes_ = 0;                            // guarded by mu_
+  std::uint64_t total_bytes_ = 0;                           // guarded by mu_
 };
 
 }  // namespace quarry::changestream

@@ -29,6 +29,7 @@ struct ConnectionState {
   std::string remote;                      // "ip:port"
   std::vector<std::string> compressors;    // negotiated in the handshake, client's order
   bool handshake_done = false;
+  std::string app_name;                    // client.application.name from the handshake
   LastWrite last_write;
 };
 

@@ -13,6 +13,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterCrudCommands(registry);
   RegisterCursorCommands(registry);
   RegisterDdlCommands(registry);
+  RegisterCollModCommand(registry);
   RegisterIndexCommands(registry);
   RegisterAggregateCommands(registry);
 }

@@ -15,8 +15,12 @@ void RegisterCrudCommands(CommandRegistry& registry);
 void RegisterGetLastErrorCommand(CommandRegistry& registry);
 void RegisterCursorCommands(CommandRegistry& registry);
 void RegisterDdlCommands(CommandRegistry& registry);
+void RegisterCollModCommand(CommandRegistry& registry);
 void RegisterIndexCommands(CommandRegistry& registry);
 void RegisterAggregateCommands(CommandRegistry& registry);
+
+// Test hooks (configureFailPoint): only with --enableTestCommands.
+void RegisterTestCommands(CommandRegistry& registry);
 
 void RegisterAllCommands(CommandRegistry& registry);
 

@@ -11,6 +11,7 @@
 
 #include "bson/value.h"
 #include "commands/sessions/session_registry.h"
+#include "commands/testing/fail_command.h"
 
 namespace quarry::storage {
 class Engine;
@@ -57,6 +58,7 @@ struct ServiceState {
   ServerConfig config;
   OpCounters opcounters;
   SessionRegistry sessions;
+  FailCommandPoint fail_command;  // inert unless --enableTestCommands registered its command
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   std::string host_name;           // this machine's name, for serverStatus().host
   bson::ObjectId election_id;      // constant across restarts, see hello

@@ -49,7 +49,9 @@ class Matcher {
   static StatusWith<Matcher> ParseValueCondition(bson::ValueView condition);
 
   // True if `doc` satisfies the filter. `details`, if given, receives the array index for the
-  // positional operator (only meaningful when this returns true).
+  // positional operator (only meaningful when this returns true). A $expr that fails while
+  // evaluating (a $divide by zero, say) makes the document not match, where mongod would fail
+  // the whole query.
   bool Matches(bson::DocumentView doc, MatchDetails* details = nullptr) const;
 
   // For a Matcher from ParseValueCondition: true if `value` satisfies the condition. For one from

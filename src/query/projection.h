@@ -16,10 +16,11 @@ class Projection {
  public:
   // Parses a find projection. Errors as mongod: 31254 "Cannot do exclusion on field x in
   // inclusion projection", 31253 "Cannot do inclusion on field x in exclusion projection",
-  // 31250 "Path collision at x", 31249 "Path collision at x remaining portion y", BadValue for
-  // malformed $slice / $elemMatch / positional specs. `query` is the find's filter, which a
-  // positional projection needs (31277/51050-style errors when it cannot apply); it may be null
-  // when the caller has none.
+  // 31250 "Path collision at x", 31249 "Path collision at x remaining portion y", 31252 for
+  // expressions in exclusion mode, 31276 for two positional projections, 28667/28724 for bad
+  // $slice arguments, BadValue for $meta (not supported yet). `query`, the find's filter, is
+  // accepted for a future check that a positional path appears in it; it may be null. Aggregation
+  // expressions ({x: "$a"}, {x: {$add: ...}}, literals) are computed fields (inclusion mode).
   static StatusWith<Projection> Parse(bson::DocumentView spec, const Matcher* query = nullptr);
 
   // The projected document. `details` are the match details of this document under the find's

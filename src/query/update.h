@@ -16,9 +16,12 @@
 
 namespace quarry::query {
 
+// Views here need only live through UpdateSpec::Parse, which copies what it keeps.
 struct UpdateOptions {
   // The update command's `arrayFilters`, each {<identifier>[.path]: <condition>}.
   std::vector<bson::DocumentView> array_filters;
+  // The statement's `upsert` flag, for the caller's bookkeeping: parsing does not depend on it,
+  // and BuildUpsertDocument builds the inserted document.
   bool is_upsert = false;
   // The command's `let` document: constants pipeline-style updates see as $$name.
   bson::DocumentView let;

@@ -24,7 +24,9 @@ void AppendClusterTime(const commands::ServiceState& state, bson::DocumentBuilde
 }  // namespace
 
 bson::Document FinishSuccessReply(const commands::ServiceState& state, bson::DocumentView body,
-                                  const std::optional<Status>& write_concern_error) {
+                                  const std::optional<Status>& write_concern_error,
+                                  const std::optional<bson::Document>& write_concern_error_doc,
+                                  const std::optional<bson::Document>& labels) {
   bson::DocumentBuilder b;
   for (const bson::Element& e : body) {
     if (e.key != "ok") b.Append(e.key, e.value);
@@ -37,13 +39,17 @@ bson::Document FinishSuccessReply(const commands::ServiceState& state, bson::Doc
         .OpenDocument("errInfo")
         .Close()
         .Close();
+  } else if (write_concern_error_doc.has_value()) {
+    b.AppendDocument("writeConcernError", *write_concern_error_doc);
   }
+  if (labels.has_value() && !labels->view().empty()) b.AppendArray("errorLabels", *labels);
   b.AppendDouble("ok", 1.0);
   AppendClusterTime(state, &b);
   return std::move(b).Finish();
 }
 
-bson::Document BuildErrorReply(const commands::ServiceState& state, const Status& status) {
+bson::Document BuildErrorReply(const commands::ServiceState& state, const Status& status,
+                               const std::optional<bson::Document>& labels) {
   bson::DocumentBuilder b;
   b.AppendDouble("ok", 0.0);
   b.AppendString("errmsg", status.reason());
@@ -57,6 +63,7 @@ bson::Document BuildErrorReply(const commands::ServiceState& state, const Status
       }
     }
   }
+  if (labels.has_value() && !labels->view().empty()) b.AppendArray("errorLabels", *labels);
   AppendClusterTime(state, &b);
   return std::move(b).Finish();
 }

@@ -11,10 +11,15 @@
 namespace quarry::server {
 
 // `body` plus writeConcernError (if any), the cluster time fields and ok: 1.
+// A write concern error is either a Status or, from the failCommand fail point, a document
+// given as is. `labels` (an array) become the reply's errorLabels.
 bson::Document FinishSuccessReply(const commands::ServiceState& state, bson::DocumentView body,
-                                  const std::optional<Status>& write_concern_error);
+                                  const std::optional<Status>& write_concern_error,
+                                  const std::optional<bson::Document>& write_concern_error_doc = {},
+                                  const std::optional<bson::Document>& labels = {});
 
-// {ok: 0, errmsg, code, codeName, <extra info>, cluster time fields}.
-bson::Document BuildErrorReply(const commands::ServiceState& state, const Status& status);
+// {ok: 0, errmsg, code, codeName, <extra info>, errorLabels, cluster time fields}.
+bson::Document BuildErrorReply(const commands::ServiceState& state, const Status& status,
+                               const std::optional<bson::Document>& labels = {});
 
 }  // namespace quarry::server

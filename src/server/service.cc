@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <exception>
+#include <thread>
 
 #include "base/log.h"
 #include "bson/builder.h"
@@ -118,10 +119,20 @@ void ReportUnacknowledgedErrors(commands::ServiceState& state,
              {{"command", std::string(command)}, {"errors", errors}, {"firstError", first}});
 }
 
+// The labels mongod puts on an error: a retryable write (one with a txnNumber, outside a
+// transaction) that fails with a retriable code may be retried by the driver.
+std::optional<bson::Document> ErrorLabels(bson::DocumentView body, ErrorCode code) {
+  if (!body.Has("txnNumber") || !IsInCategory(code, kRetriable)) return std::nullopt;
+  bson::ArrayBuilder labels;
+  labels.AppendString("RetryableWriteError");
+  return std::move(labels).Finish();
+}
+
 }  // namespace
 
 Service::Service(commands::ServiceState& state) : state_(state) {
   commands::RegisterAllCommands(registry_);
+  if (state_.config.enable_test_commands) commands::RegisterTestCommands(registry_);
   state_.registry = &registry_;
 }
 
@@ -181,6 +192,24 @@ Reply Session::Handle(const wire::Request& request) {
     return Status::OK();
   }();
 
+  // The failCommand fail point (test builds of a deployment only) acts before the command runs.
+  std::optional<commands::FailCommandAction> fail;
+  if (status.ok() && state.config.enable_test_commands && command->name != "configureFailPoint") {
+    fail = state.fail_command.Check(command_request.name, connection_.app_name);
+    if (fail.has_value() && fail->block_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(fail->block_ms));
+    }
+    if (fail.has_value() && fail->close_connection) {
+      reply.send = false;
+      reply.close_after = true;
+      return reply;
+    }
+    if (fail.has_value() && fail->error_code.has_value()) {
+      status = Status(static_cast<ErrorCode>(*fail->error_code),
+                      "Failing command via 'failCommand' failpoint");
+    }
+  }
+
   bson::Document body;
   std::optional<Status> write_concern_error;
   if (status.ok()) {
@@ -226,15 +255,28 @@ Reply Session::Handle(const wire::Request& request) {
   if (command != nullptr) CountOperation(state.opcounters, command->name, command_request, body);
   reply.compressible = command == nullptr || (command->flags & commands::kNeverCompressReply) == 0;
 
+  std::optional<bson::Document> labels;
+  if (fail.has_value() && fail->error_labels.has_value()) labels = fail->error_labels;
   if (status.ok()) {
-    reply.body = FinishSuccessReply(state, body, write_concern_error);
+    std::optional<bson::Document> fail_write_concern_error;
+    if (fail.has_value() && fail->write_concern_error.has_value()) {
+      fail_write_concern_error = fail->write_concern_error;
+      bson::ValueView code = fail_write_concern_error->Get("code");
+      if (!labels.has_value() && code.IsNumber()) {
+        labels = ErrorLabels(request.body, static_cast<ErrorCode>(code.AsInt64()));
+      }
+    } else if (!labels.has_value() && write_concern_error.has_value()) {
+      labels = ErrorLabels(request.body, write_concern_error->code());
+    }
+    reply.body = FinishSuccessReply(state, body, write_concern_error, fail_write_concern_error, labels);
   } else {
+    if (!labels.has_value()) labels = ErrorLabels(request.body, status.code());
     if (status.code() == ErrorCode::kInternalError) {
       log::Write(log::Severity::kError, "COMMAND", 21962, "conn" + std::to_string(connection_.id),
                  "Assertion while executing command",
                  {{"command", std::string(command_request.name)}, {"error", status.ToString()}});
     }
-    reply.body = BuildErrorReply(state, status);
+    reply.body = BuildErrorReply(state, status, labels);
   }
   if (more_to_come) ReportUnacknowledgedErrors(state, connection_, command_request.name, status, body);
 

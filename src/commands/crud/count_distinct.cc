@@ -75,7 +75,8 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
     QUARRY_RETURN_IF_ERROR(ForEachMatch(
         ctx, *collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails&) {
           for (bson::ValueView v : query::CollectPathValues(doc, path)) {
-            if (!v.exists()) continue;
+            // mongod's distinct skips missing values and empty arrays.
+            if (!v.exists() || (v.type() == bson::Type::kArray && v.Document().empty())) continue;
             bson::DocumentBuilder holder;
             holder.Append("v", v);
             values.insert(std::move(holder).Finish());

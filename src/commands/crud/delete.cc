@@ -25,7 +25,7 @@ struct DeleteStatement {
   bool just_one = false;
 };
 
-StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement) {
+StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let) {
   bson::ValueView q = statement.Get("q");
   if (q.type() != bson::Type::kDocument) {
     return Status(ErrorCode::kLocation40414,
@@ -46,7 +46,7 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement) {
                     "BSON field 'delete.deletes." + std::string(e.key) + "' is an unknown field.");
     }
   }
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document()));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
   return DeleteStatement{std::move(matcher), limit.AsDouble() == 1};
 }
 
@@ -92,7 +92,8 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   args.Raw("deletes");
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> statements, request.Documents("deletes"));
   QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));
-  args.Ignore({"let", "bypassDocumentValidation"});
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
+  args.Ignore({"bypassDocumentValidation"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_RETURN_IF_ERROR(CheckBatchSize(statements.size()));
 
@@ -100,7 +101,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   std::int64_t n = 0;
   std::vector<WriteError> errors;
   for (std::size_t i = 0; i < statements.size(); ++i) {
-    StatusWith<DeleteStatement> statement = ParseStatement(statements[i]);
+    StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let);
     StatusWith<std::int64_t> deleted = statement.ok() ? (collection.has_value()
                                                              ? ExecuteDelete(ctx, *collection,
                                                                              statement.value())

@@ -30,7 +30,8 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   QUARRY_ASSIGN_OR_RETURN(bool no_cursor_timeout, args.OptionalBool("noCursorTimeout", false));
   QUARRY_ASSIGN_OR_RETURN(bool tailable, args.OptionalBool("tailable", false));
   QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
-  args.Ignore({"hint", "let", "allowDiskUse", "returnKey", "showRecordId", "min", "max",
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
+  args.Ignore({"hint", "allowDiskUse", "returnKey", "showRecordId", "min", "max",
                "collation", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
                "$_requestResumeToken", "$_resumeAfter", "isMaster"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
@@ -43,6 +44,11 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
 
   QUARRY_ASSIGN_OR_RETURN(query::FindSpec spec,
                           query::FindSpec::Parse(filter, projection, sort, skip, limit));
+  if (!let.empty()) {
+    // `let` constants are visible to $expr in the filter as $$name.
+    QUARRY_ASSIGN_OR_RETURN(query::Matcher with_let, query::Matcher::Parse(filter, let));
+    spec.filter = std::move(with_let);
+  }
   std::string ns = request.db + "." + coll;
   std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
   if (!collection.has_value()) {

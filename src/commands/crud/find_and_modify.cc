@@ -64,7 +64,8 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
   bson::ValueView update = args.Raw("update");
   bson::ValueView array_filters = args.Raw("arrayFilters");
-  args.Ignore({"bypassDocumentValidation", "hint", "collation"});
+  QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
+  args.Ignore({"hint", "collation"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
 
   bool has_update = update.exists() && update.type() != bson::Type::kNull;
@@ -82,7 +83,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   if (remove && upsert) {
     return Status(ErrorCode::kFailedToParse, "Cannot specify both upsert=true and remove=true ");
   }
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let));
   QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(sort_spec));
   std::optional<query::Projection> projection;
   if (!fields.empty()) {
@@ -112,7 +113,8 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
                               .update = std::move(spec),
                               .multi = false,
                               .upsert = upsert,
-                              .sort = sort};
+                              .sort = sort,
+                              .bypass_validation = bypass};
     QUARRY_ASSIGN_OR_RETURN(UpdateOutcome outcome, ExecuteUpdate(ctx, request.db, coll, statement));
     bool upserted = outcome.upserted_id.has_value();
     last_error.AppendInt32("n", outcome.matched > 0 || upserted ? 1 : 0);

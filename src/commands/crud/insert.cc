@@ -6,6 +6,8 @@
 #include "bson/builder.h"
 #include "commands/collection_access.h"
 #include "commands/command_context.h"
+#include "catalog/collection_info.h"
+#include "commands/crud/document_validator.h"
 #include "commands/crud/matching.h"
 #include "commands/crud/write_errors.h"
 #include "commands/register.h"
@@ -66,10 +68,13 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
   args.Raw("documents");
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> documents, request.Documents("documents"));
   QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));
-  args.Ignore({"bypassDocumentValidation", "let"});
+  QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
+  args.Ignore({"let"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_RETURN_IF_ERROR(CheckBatchSize(documents.size()));
   QUARRY_ASSIGN_OR_RETURN(CollectionHandle collection, EnsureCollection(ctx, request.db, coll));
+  QUARRY_ASSIGN_OR_RETURN(std::optional<DocumentValidator> validator,
+                          DocumentValidator::ForCollection(collection.info->options, bypass));
 
   std::vector<WriteError> errors;
   std::vector<std::size_t> request_index;  // mutation index -> statement index
@@ -78,6 +83,10 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
   unit.Reserve(documents.size());
   for (std::size_t i = 0; i < documents.size(); ++i) {
     StatusWith<bson::Document> prepared = PrepareForInsert(documents[i]);
+    if (prepared.ok() && validator.has_value()) {
+      Status valid = validator->Check(prepared.value());
+      if (!valid.ok()) prepared = valid;
+    }
     if (!prepared.ok()) {
       errors.push_back({i, prepared.status()});
       if (ordered) break;  // the documents before it are still inserted

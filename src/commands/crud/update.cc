@@ -15,7 +15,8 @@
 namespace quarry::commands {
 namespace {
 
-StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let) {
+StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let,
+                                           bool bypass_validation) {
   bson::ValueView q = statement.Get("q");
   bson::ValueView u = statement.Get("u");
   if (!q.exists()) {
@@ -60,7 +61,7 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
     }
   }
   options.is_upsert = upsert;
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document()));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
   QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec update, query::UpdateSpec::Parse(u, options));
   if (multi && update.kind() == query::UpdateSpec::Kind::kReplacement) {
     return Status(ErrorCode::kFailedToParse,
@@ -70,7 +71,8 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
                          .update = std::move(update),
                          .multi = multi,
                          .upsert = upsert,
-                         .sort = std::nullopt};
+                         .sort = std::nullopt,
+                         .bypass_validation = bypass_validation};
 }
 
 StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request) {
@@ -80,7 +82,7 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> statements, request.Documents("updates"));
   QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
-  args.Ignore({"bypassDocumentValidation"});
+  QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_RETURN_IF_ERROR(CheckBatchSize(statements.size()));
 
@@ -90,7 +92,7 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
   bson::DocumentBuilder upserted;
   std::size_t upserted_count = 0;
   for (std::size_t i = 0; i < statements.size(); ++i) {
-    StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let);
+    StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let, bypass);
     StatusWith<UpdateOutcome> outcome =
         statement.ok() ? ExecuteUpdate(ctx, request.db, coll, statement.value())
                        : StatusWith<UpdateOutcome>(statement.status());

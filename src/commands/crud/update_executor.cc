@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "bson/builder.h"
+#include "catalog/collection_info.h"
+#include "commands/crud/document_validator.h"
 #include "commands/crud/matching.h"
 #include "storage/engine.h"
 #include "storage/write_unit.h"
@@ -63,7 +65,8 @@ StatusWith<std::optional<std::pair<bson::Document, query::MatchDetails>>> FindTa
 
 // Updates at most one document. Retries from the start when it changed under us.
 StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle& collection,
-                                    const UpdateStatement& statement) {
+                                    const UpdateStatement& statement,
+                                    const std::optional<DocumentValidator>& validator) {
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     UpdateOutcome outcome;
     QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, statement));
@@ -76,6 +79,10 @@ StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle&
     if (!result.modified) {
       outcome.post_image = doc;
       return outcome;
+    }
+    if (validator.has_value()) {
+      bson::DocumentView before = doc;
+      QUARRY_RETURN_IF_ERROR(validator->Check(result.new_doc, &before));
     }
     storage::WriteUnit unit;
     unit.Replace(collection.id, doc.bytes(), result.new_doc,
@@ -96,7 +103,8 @@ StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle&
 // Updates every match; documents that change concurrently are re-read and re-checked, never
 // updated twice.
 StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle& collection,
-                                     const UpdateStatement& statement) {
+                                     const UpdateStatement& statement,
+                                     const std::optional<DocumentValidator>& validator) {
   UpdateOutcome outcome;
   storage::WriteUnit unit;
   std::vector<bson::Document> ids;
@@ -116,6 +124,7 @@ StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle
                             statement.update.Apply(doc, details, /*is_insert=*/false));
     ++outcome.matched;
     if (!result.modified) return Status::OK();
+    if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(result.new_doc, &doc));
     ++outcome.modified;
     unit.Replace(collection.id, std::string(doc.bytes()), result.new_doc,
                  UpdateOplogEntry(collection, doc, result.new_doc));
@@ -153,8 +162,10 @@ StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle
 // Inserts the document an upsert builds. DuplicateKey means a concurrent upsert won the race:
 // the caller then retries as an update, as mongod does.
 StatusWith<bson::Document> Upsert(CommandContext& ctx, const CollectionHandle& collection,
-                                  const UpdateStatement& statement) {
+                                  const UpdateStatement& statement,
+                                  const std::optional<DocumentValidator>& validator) {
   QUARRY_ASSIGN_OR_RETURN(bson::Document doc, statement.update.BuildUpsertDocument(statement.matcher));
+  if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(doc));
   storage::WriteUnit unit;
   unit.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
   QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
@@ -174,11 +185,15 @@ StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& 
     QUARRY_ASSIGN_OR_RETURN(CollectionHandle created, EnsureCollection(ctx, db, coll));
     collection = std::move(created);
   }
+  QUARRY_ASSIGN_OR_RETURN(
+      std::optional<DocumentValidator> validator,
+      DocumentValidator::ForCollection(collection->info->options, statement.bypass_validation));
   for (int attempt = 0; attempt < 2; ++attempt) {
-    StatusWith<UpdateOutcome> outcome = statement.multi ? UpdateMany(ctx, *collection, statement)
-                                                        : UpdateOne(ctx, *collection, statement);
+    StatusWith<UpdateOutcome> outcome = statement.multi
+                                            ? UpdateMany(ctx, *collection, statement, validator)
+                                            : UpdateOne(ctx, *collection, statement, validator);
     if (!outcome.ok() || outcome.value().matched > 0 || !statement.upsert) return outcome;
-    StatusWith<bson::Document> inserted = Upsert(ctx, *collection, statement);
+    StatusWith<bson::Document> inserted = Upsert(ctx, *collection, statement, validator);
     if (inserted.ok()) {
       UpdateOutcome upserted;
       upserted.upserted_id = IdDocument(inserted.value().Get("_id"));

@@ -19,6 +19,7 @@ struct UpdateStatement {
   bool multi = false;
   bool upsert = false;
   std::optional<query::SortSpec> sort;  // findAndModify: which match to update first
+  bool bypass_validation = false;        // bypassDocumentValidation
 };
 
 struct UpdateOutcome {

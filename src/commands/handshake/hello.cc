@@ -36,6 +36,13 @@ StatusWith<bson::Document> RunHello(CommandContext& ctx, const Request& request)
   bson::ValueView compression = request.body.Get("compression");
   if (compression.exists()) connection.compressors = Negotiate(compression, service.config.compressors);
   connection.handshake_done = true;
+  bson::ValueView client = request.body.Get("client");
+  if (client.type() == bson::Type::kDocument) {
+    bson::ValueView app = client.Document().Get("application");
+    if (app.type() == bson::Type::kDocument && app.Document().Get("name").type() == bson::Type::kString) {
+      connection.app_name = std::string(app.Document().Get("name").String());
+    }
+  }
 
   bool legacy = request.name != "hello";
   bson::ValueView hello_ok = request.body.Get("helloOk");

@@ -21,7 +21,8 @@ using std::chrono::milliseconds;
 
 std::size_t ThreadCount() {
   std::size_t count = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/task")) {
     ++count;
   }
   return count;
@@ -78,9 +79,7 @@ TEST(ChangeNotifierTest, DeadlineFiresWithFalseWithinAFewMilliseconds) {
     std::promise<std::pair<bool, Clock::time_point>> fired;
     auto future = fired.get_future();
     const Clock::time_point deadline = Clock::now() + milliseconds(delay_ms);
-    notifier.Wait(0, deadline, [&](bool by_change) {
-      fired.set_value({by_change, Clock::now()});
-    });
+    notifier.Wait(0, deadline, [&](bool by_change) { fired.set_value({by_change, Clock::now()}); });
     auto [by_change, at] = Get(future);
     EXPECT_FALSE(by_change);
     EXPECT_GE(at, deadline);
@@ -210,8 +209,8 @@ TEST(ChangeNotifierTest, ParkedChangeStreamWakesOnCommitAndGetsTheEvent) {
   {
     ChangeNotifier notifier(engine->oplog().LatestTimestamp());
     engine->pipeline().AddObserver(&notifier);
-    auto request = ParseChangeStreamPipeline(testing::Json(R"({"0": {"$changeStream": {}}})"),
-                                             "db", "c", {});
+    auto request =
+        ParseChangeStreamPipeline(testing::Json(R"({"0": {"$changeStream": {}}})"), "db", "c", {});
     ASSERT_TRUE(request.ok());
     ChangeStreamDeps deps;
     deps.oplog = &engine->oplog();

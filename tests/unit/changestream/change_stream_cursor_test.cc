@@ -202,8 +202,8 @@ TEST_F(ChangeStreamCursorTest, InvalidateBatchSplitsAtTheBatchSize) {
 }
 
 TEST_F(ChangeStreamCursorTest, FilteredOutInvalidateStillClosesTheCursor) {
-  auto cursor = MustOpen(
-      R"({"0": {"$changeStream": {}}, "1": {"$match": {"operationType": "insert"}}})");
+  auto cursor =
+      MustOpen(R"({"0": {"$changeStream": {}}, "1": {"$match": {"operationType": "insert"}}})");
   writer_->Drop("db", "c");
   EXPECT_TRUE(Next(*cursor).empty());
   EXPECT_TRUE(cursor->exhausted());
@@ -218,8 +218,8 @@ TEST_F(ChangeStreamCursorTest, DatabaseStreamIsInvalidatedByDropDatabase) {
   writer_->Command("db", R"({"dropDatabase": 1})");
   std::vector<std::string> types;
   for (const auto& event : Next(*cursor)) types.push_back(OpType(event));
-  EXPECT_EQ(types, (std::vector<std::string>{"insert", "insert", "drop", "dropDatabase",
-                                             "invalidate"}));
+  EXPECT_EQ(types,
+            (std::vector<std::string>{"insert", "insert", "drop", "dropDatabase", "invalidate"}));
   EXPECT_TRUE(cursor->exhausted());
 }
 
@@ -248,8 +248,8 @@ TEST_F(ChangeStreamCursorTest, ProjectingOutTheTokenIsAFatalError) {
   EXPECT_EQ(batch.status().code(), ErrorCode::kChangeStreamFatalError);
   EXPECT_TRUE(cursor->exhausted());
 
-  auto replaced = MustOpen(
-      R"({"0": {"$changeStream": {}}, "1": {"$replaceRoot": {"newRoot": {"_id": "x"}}}})");
+  auto replaced =
+      MustOpen(R"({"0": {"$changeStream": {}}, "1": {"$replaceRoot": {"newRoot": {"_id": "x"}}}})");
   writer_->Insert("db.c", R"({"_id": 2})");
   EXPECT_EQ(replaced->NextBatch(kNoLimit, kNoLimit).status().code(),
             ErrorCode::kChangeStreamFatalError);
@@ -264,8 +264,9 @@ TEST_F(ChangeStreamCursorTest, TokenOfAnEventNotInTheOplogCannotResume) {
   auto cursor = Open(StageWithToken("resumeAfter", missing.ToDocument()));
   ASSERT_FALSE(cursor.ok());
   EXPECT_EQ(cursor.status().code(), ErrorCode::kChangeStreamFatalError);
-  EXPECT_TRUE(cursor.status().reason().starts_with("cannot resume stream; the resume token was "
-                                                   "not found."));
+  EXPECT_TRUE(
+      cursor.status().reason().starts_with("cannot resume stream; the resume token was "
+                                           "not found."));
 
   ResumeToken forged = missing;
   forged.ts = engine_->oplog().LatestTimestamp();
@@ -282,8 +283,8 @@ TEST_F(ChangeStreamCursorTest, ResumingBeforeTrimmedHistoryIsHistoryLost) {
   storage::Timestamp boundary = engine_->oplog().LatestTimestamp() + 1;
   auto trimmed = [&boundary] { return boundary; };
 
-  auto resumed = Open(StageWithToken("resumeAfter", events[0].Get("_id").Document()), "c", "db",
-                      trimmed);
+  auto resumed =
+      Open(StageWithToken("resumeAfter", events[0].Get("_id").Document()), "c", "db", trimmed);
   ASSERT_FALSE(resumed.ok());
   EXPECT_EQ(resumed.status().code(), ErrorCode::kChangeStreamHistoryLost);
 
@@ -345,7 +346,8 @@ TEST_F(ChangeStreamCursorTest, BatchesRespectTheByteLimitButTakeAtLeastOneEvent)
   auto rest = cursor->NextBatch(kNoLimit, 7000);
   ASSERT_TRUE(rest.ok());
   EXPECT_EQ(rest.value().documents.size(), 2u);
-  EXPECT_EQ(rest.value().bytes, rest.value().documents[0].size() + rest.value().documents[1].size());
+  EXPECT_EQ(rest.value().bytes,
+            rest.value().documents[0].size() + rest.value().documents[1].size());
 }
 
 TEST_F(ChangeStreamCursorTest, UpdateLookupReadsTheCurrentDocumentThroughTheCatalog) {
@@ -392,8 +394,15 @@ TEST_F(ChangeStreamCursorTest, UpdateLookupReadsTheCurrentDocumentThroughTheCata
   ASSERT_EQ(batch.value().documents.size(), 3u);
   // updateLookup gives the document as it is now, not as of the event.
   EXPECT_EQ(batch.value().documents[1].Get("fullDocument").Document().Get("x").Int32(), 3);
-  EXPECT_EQ(batch.value().documents[1].Get("updateDescription").Document()
-                .Get("updatedFields").Document().Get("x").Int32(), 2);
+  EXPECT_EQ(batch.value()
+                .documents[1]
+                .Get("updateDescription")
+                .Document()
+                .Get("updatedFields")
+                .Document()
+                .Get("x")
+                .Int32(),
+            2);
 }
 
 }  // namespace

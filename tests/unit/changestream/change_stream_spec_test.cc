@@ -69,10 +69,9 @@ TEST(ChangeStreamSpecTest, EveryOptionIsRead) {
             FullDocumentMode::kWhenAvailable);
   EXPECT_EQ(Parse(R"({"fullDocument": "required"})").value().full_document,
             FullDocumentMode::kRequired);
-  EXPECT_EQ(Parse(R"({"fullDocumentBeforeChange": "whenAvailable"})")
-                .value()
-                .full_document_before_change,
-            BeforeChangeMode::kWhenAvailable);
+  EXPECT_EQ(
+      Parse(R"({"fullDocumentBeforeChange": "whenAvailable"})").value().full_document_before_change,
+      BeforeChangeMode::kWhenAvailable);
 }
 
 TEST(ChangeStreamSpecTest, NullOptionsCountAsAbsent) {
@@ -148,8 +147,8 @@ TEST(ChangeStreamSpecTest, InternalNamespacesAreRefused) {
 }
 
 TEST(ChangeStreamSpecTest, DetectsChangeStreamPipelines) {
-  EXPECT_TRUE(IsChangeStreamPipeline(Json(R"({"0": {"$changeStream": {}}, "1": {"$match": {}}})"))
-                  .value());
+  EXPECT_TRUE(
+      IsChangeStreamPipeline(Json(R"({"0": {"$changeStream": {}}, "1": {"$match": {}}})")).value());
   EXPECT_FALSE(IsChangeStreamPipeline(Json(R"({"0": {"$match": {}}})")).value());
   EXPECT_FALSE(IsChangeStreamPipeline(Json("{}")).value());
   auto later = IsChangeStreamPipeline(Json(R"({"0": {"$match": {}}, "1": {"$changeStream": {}}})"));

@@ -24,11 +24,26 @@ struct EntryOptions {
   std::optional<bool> images;
   bool with_uuid = true;
 
-  EntryOptions& O2(std::string json) { o2 = std::move(json); return *this; }
-  EntryOptions& Pre(std::string json) { pre = std::move(json); return *this; }
-  EntryOptions& Replace() { replace = true; return *this; }
-  EntryOptions& Images(std::optional<bool> value) { images = value; return *this; }
-  EntryOptions& NoUuid() { with_uuid = false; return *this; }
+  EntryOptions& O2(std::string json) {
+    o2 = std::move(json);
+    return *this;
+  }
+  EntryOptions& Pre(std::string json) {
+    pre = std::move(json);
+    return *this;
+  }
+  EntryOptions& Replace() {
+    replace = true;
+    return *this;
+  }
+  EntryOptions& Images(std::optional<bool> value) {
+    images = value;
+    return *this;
+  }
+  EntryOptions& NoUuid() {
+    with_uuid = false;
+    return *this;
+  }
 };
 
 EntryOptions Opts() { return EntryOptions(); }
@@ -100,12 +115,13 @@ TEST(EventBuilderTest, InsertEventHasMongodFieldsInMongodOrder) {
   auto events = Build(MakeEntry("i", "db.c", R"({"_id": 1, "a": "x"})"), CollectionSpec());
   ASSERT_EQ(events.size(), 1u);
   bson::DocumentView event = events[0].document;
-  EXPECT_EQ(Keys(event), (Keys_t{"_id", "operationType", "clusterTime", "wallTime",
-                                 "fullDocument", "ns", "documentKey"}));
+  EXPECT_EQ(Keys(event), (Keys_t{"_id", "operationType", "clusterTime", "wallTime", "fullDocument",
+                                 "ns", "documentKey"}));
   EXPECT_EQ(event.Get("operationType").String(), "insert");
   EXPECT_EQ(event.Get("clusterTime").Timestamp(), kTs);
   EXPECT_EQ(event.Get("wallTime").Date(), kWall);
-  EXPECT_EQ(event.Get("fullDocument").Document().ToJson(), Json(R"({"_id": 1, "a": "x"})").ToJson());
+  EXPECT_EQ(event.Get("fullDocument").Document().ToJson(),
+            Json(R"({"_id": 1, "a": "x"})").ToJson());
   EXPECT_EQ(event.Get("ns").Document().ToJson(), Json(R"({"db": "db", "coll": "c"})").ToJson());
   EXPECT_EQ(event.Get("documentKey").Document().ToJson(), Json(R"({"_id": 1})").ToJson());
   EXPECT_EQ(event.Get("_id").Document().bytes(), events[0].token.ToDocument().bytes());
@@ -117,7 +133,9 @@ TEST(EventBuilderTest, InsertEventHasMongodFieldsInMongodOrder) {
 TEST(EventBuilderTest, UpdateDescriptionIsARealDiffWithTruncatedArrays) {
   // change-streams.json "Test array truncation".
   auto raw = MakeEntry("u", "db.c", R"({"_id": 1, "a": 1, "array": ["foo", {"a": "bar"}]})",
-                       Opts().O2(R"({"_id": 1})").Pre(R"({"_id": 1, "a": 1, "array": ["foo", {"a": "bar"}, 1, 2, 3]})"));
+                       Opts()
+                           .O2(R"({"_id": 1})")
+                           .Pre(R"({"_id": 1, "a": 1, "array": ["foo", {"a": "bar"}, 1, 2, 3]})"));
   auto events = Build(raw, CollectionSpec());
   ASSERT_EQ(events.size(), 1u);
   bson::DocumentView event = events[0].document;
@@ -128,14 +146,21 @@ TEST(EventBuilderTest, UpdateDescriptionIsARealDiffWithTruncatedArrays) {
             Json(R"({"updatedFields": {}, "removedFields": [],
                      "truncatedArrays": [{"field": "array", "newSize": 2}]})")
                 .ToJson());
-  EXPECT_EQ(event.Get("updateDescription").Document().Get("truncatedArrays").Document()
-                .Get("0").Document().Get("newSize").type(),
+  EXPECT_EQ(event.Get("updateDescription")
+                .Document()
+                .Get("truncatedArrays")
+                .Document()
+                .Get("0")
+                .Document()
+                .Get("newSize")
+                .type(),
             bson::Type::kInt32);
 }
 
 TEST(EventBuilderTest, UpdateReportsSetAndRemovedFields) {
-  auto raw = MakeEntry("u", "db.c", R"({"_id": 1, "x": 2, "n": {"b": 3}})",
-                       Opts().O2(R"({"_id": 1})").Pre(R"({"_id": 1, "x": 1, "y": 0, "n": {"b": 1}})"));
+  auto raw =
+      MakeEntry("u", "db.c", R"({"_id": 1, "x": 2, "n": {"b": 3}})",
+                Opts().O2(R"({"_id": 1})").Pre(R"({"_id": 1, "x": 1, "y": 0, "n": {"b": 1}})"));
   auto events = Build(raw, CollectionSpec());
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].document.Get("updateDescription").Document().ToJson(),
@@ -151,8 +176,8 @@ TEST(EventBuilderTest, ReplacementBecomesReplaceEventWithTheNewDocument) {
   ASSERT_EQ(events.size(), 1u);
   bson::DocumentView event = events[0].document;
   EXPECT_EQ(event.Get("operationType").String(), "replace");
-  EXPECT_EQ(Keys(event), (Keys_t{"_id", "operationType", "clusterTime", "wallTime",
-                                 "fullDocument", "ns", "documentKey"}));
+  EXPECT_EQ(Keys(event), (Keys_t{"_id", "operationType", "clusterTime", "wallTime", "fullDocument",
+                                 "ns", "documentKey"}));
   EXPECT_EQ(event.Get("fullDocument").Document().ToJson(), Json(R"({"_id": 1, "x": 3})").ToJson());
 }
 
@@ -160,8 +185,8 @@ TEST(EventBuilderTest, DeleteEventHasOnlyTheDocumentKey) {
   auto events = Build(MakeEntry("d", "db.c", R"({"_id": 7})"), CollectionSpec());
   ASSERT_EQ(events.size(), 1u);
   bson::DocumentView event = events[0].document;
-  EXPECT_EQ(Keys(event), (Keys_t{"_id", "operationType", "clusterTime", "wallTime", "ns",
-                                 "documentKey"}));
+  EXPECT_EQ(Keys(event),
+            (Keys_t{"_id", "operationType", "clusterTime", "wallTime", "ns", "documentKey"}));
   EXPECT_EQ(event.Get("operationType").String(), "delete");
   EXPECT_EQ(event.Get("documentKey").Document().Get("_id").Int32(), 7);
 }
@@ -221,7 +246,10 @@ TEST(EventBuilderTest, PreAndPostImagesFollowTheCollectionOption) {
   for (bool enabled : {true, false}) {
     for (bool via_flag : {true, false}) {
       auto raw = MakeEntry("u", "db.c", post,
-                           Opts().O2(R"({"_id": 1})").Pre(pre).Images(via_flag ? std::optional<bool>(enabled) : std::nullopt));
+                           Opts()
+                               .O2(R"({"_id": 1})")
+                               .Pre(pre)
+                               .Images(via_flag ? std::optional<bool>(enabled) : std::nullopt));
       EventSources sources;
       if (!via_flag) sources.images_enabled = [&](auto, auto) { return enabled; };
       SCOPED_TRACE(std::string(enabled ? "enabled" : "disabled") + (via_flag ? " flag" : " fn"));
@@ -273,8 +301,8 @@ TEST(EventBuilderTest, PreAndPostImagesFollowTheCollectionOption) {
 TEST(EventBuilderTest, DeletePreImageComesFromTheLoggedPreField) {
   ChangeStreamSpec spec = CollectionSpec();
   spec.full_document_before_change = BeforeChangeMode::kWhenAvailable;
-  auto with_pre = Build(MakeEntry("d", "db.c", R"({"_id": 1})", Opts().Pre(R"({"_id": 1, "a": 5})")),
-                        spec);
+  auto with_pre =
+      Build(MakeEntry("d", "db.c", R"({"_id": 1})", Opts().Pre(R"({"_id": 1, "a": 5})")), spec);
   ASSERT_EQ(with_pre.size(), 1u);
   EXPECT_EQ(with_pre[0].document.Get("fullDocumentBeforeChange").Document().Get("a").Int32(), 5);
   auto without = Build(MakeEntry("d", "db.c", R"({"_id": 1})"), spec);
@@ -308,10 +336,10 @@ TEST(EventBuilderTest, ClusterStreamSkipsInternalDatabases) {
     EXPECT_TRUE(Build(MakeEntry("i", ns, R"({"_id": 1})"), ClusterSpec()).empty()) << ns;
   }
   // Never invalidated.
-  EXPECT_EQ(Build(MakeEntry("c", "db.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()),
-                  ClusterSpec())
-                .size(),
-            1u);
+  EXPECT_EQ(
+      Build(MakeEntry("c", "db.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()), ClusterSpec())
+          .size(),
+      1u);
 }
 
 TEST(EventBuilderTest, DropOfTheWatchedCollectionIsFollowedByInvalidate) {
@@ -325,8 +353,7 @@ TEST(EventBuilderTest, DropOfTheWatchedCollectionIsFollowedByInvalidate) {
   EXPECT_FALSE(events[0].invalidate);
   EXPECT_TRUE(events[1].invalidate);
   EXPECT_EQ(events[1].document.Get("operationType").String(), "invalidate");
-  EXPECT_EQ(Keys(events[1].document),
-            (Keys_t{"_id", "operationType", "clusterTime", "wallTime"}));
+  EXPECT_EQ(Keys(events[1].document), (Keys_t{"_id", "operationType", "clusterTime", "wallTime"}));
   EXPECT_TRUE(events[1].token.from_invalidate);
   EXPECT_GT(CompareResumeTokens(events[1].token, events[0].token), 0);
 
@@ -361,27 +388,26 @@ TEST(EventBuilderTest, RenameFromOrOntoTheWatchedCollectionInvalidates) {
 }
 
 TEST(EventBuilderTest, DropDatabaseInvalidatesADatabaseStream) {
-  auto events = Build(MakeEntry("c", "db.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()),
-                      DatabaseSpec());
+  auto events =
+      Build(MakeEntry("c", "db.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()), DatabaseSpec());
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].document.Get("operationType").String(), "dropDatabase");
   EXPECT_EQ(events[0].document.Get("ns").Document().ToJson(), Json(R"({"db": "db"})").ToJson());
   EXPECT_TRUE(events[1].invalidate);
-  EXPECT_TRUE(Build(MakeEntry("c", "db.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()),
-                    CollectionSpec())
-                  .empty());
-  EXPECT_TRUE(Build(MakeEntry("c", "db2.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()),
-                    DatabaseSpec())
-                  .empty());
+  EXPECT_TRUE(
+      Build(MakeEntry("c", "db.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()), CollectionSpec())
+          .empty());
+  EXPECT_TRUE(
+      Build(MakeEntry("c", "db2.$cmd", R"({"dropDatabase": 1})", Opts().NoUuid()), DatabaseSpec())
+          .empty());
 }
 
 TEST(EventBuilderTest, ExpandedDdlEventsNeedShowExpandedEvents) {
   const auto create = MakeEntry("c", "db.$cmd", R"({"create": "c"})");
-  const auto create_index =
-      MakeEntry("c", "db.$cmd", R"({"createIndexes": "c", "v": 2, "key": {"x": 1}, "name": "x_1"})");
-  const auto drop_index =
-      MakeEntry("c", "db.$cmd", R"({"dropIndexes": "c", "index": "x_1"})",
-                Opts().O2(R"({"v": 2, "key": {"x": 1}, "name": "x_1"})"));
+  const auto create_index = MakeEntry(
+      "c", "db.$cmd", R"({"createIndexes": "c", "v": 2, "key": {"x": 1}, "name": "x_1"})");
+  const auto drop_index = MakeEntry("c", "db.$cmd", R"({"dropIndexes": "c", "index": "x_1"})",
+                                    Opts().O2(R"({"v": 2, "key": {"x": 1}, "name": "x_1"})"));
   const auto coll_mod = MakeEntry("c", "db.$cmd", R"({"collMod": "c", "validator": {}})",
                                   Opts().O2(R"({"collectionOptions_old": {"uuid": 1}})"));
   for (const auto* entry : {&create, &create_index, &drop_index, &coll_mod}) {
@@ -461,35 +487,51 @@ TEST(EventBuilderTest, DisambiguatedPathsOnlyWithExpandedEvents) {
   expanded.show_expanded_events = true;
   auto events = Build(numeric_key, expanded);
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].document.Get("updateDescription").Document().Get("disambiguatedPaths")
-                .Document().ToJson(),
+  EXPECT_EQ(events[0]
+                .document.Get("updateDescription")
+                .Document()
+                .Get("disambiguatedPaths")
+                .Document()
+                .ToJson(),
             Json(R"({"a.1": ["a", "1"]})").ToJson());
 
   auto in_array = MakeEntry("u", "db.c", R"({"_id": 1, "a": [{"1": 2}]})",
                             Opts().O2(R"({"_id": 1})").Pre(R"({"_id": 1, "a": [{"1": 1}]})"));
   auto array_events = Build(in_array, expanded);
   ASSERT_EQ(array_events.size(), 1u);
-  bson::DocumentView paths = array_events[0].document.Get("updateDescription").Document()
-                                 .Get("disambiguatedPaths").Document();
+  bson::DocumentView paths = array_events[0]
+                                 .document.Get("updateDescription")
+                                 .Document()
+                                 .Get("disambiguatedPaths")
+                                 .Document();
   bson::DocumentView components = paths.Get("a.0.1").Document();
   EXPECT_EQ(components.Get("0").String(), "a");
   EXPECT_EQ(components.Get("1").type(), bson::Type::kInt32);
   EXPECT_EQ(components.Get("1").Int32(), 0);
   EXPECT_EQ(components.Get("2").String(), "1");
 
-  auto unambiguous = MakeEntry("u", "db.c", R"({"_id": 1, "a": [5, 6]})",
-                               Opts().O2(R"({"_id": 1})").Pre(R"({"_id": 1, "a": [5, 7], "b": 1})"));
+  auto unambiguous =
+      MakeEntry("u", "db.c", R"({"_id": 1, "a": [5, 6]})",
+                Opts().O2(R"({"_id": 1})").Pre(R"({"_id": 1, "a": [5, 7], "b": 1})"));
   auto simple = Build(unambiguous, expanded);
   ASSERT_EQ(simple.size(), 1u);
-  EXPECT_TRUE(simple[0].document.Get("updateDescription").Document().Get("disambiguatedPaths")
-                  .Document().empty());
+  EXPECT_TRUE(simple[0]
+                  .document.Get("updateDescription")
+                  .Document()
+                  .Get("disambiguatedPaths")
+                  .Document()
+                  .empty());
 
   auto dotted = MakeEntry("u", "db.c", R"({"_id": 1, "x.y": 2})",
                           Opts().O2(R"({"_id": 1})").Pre(R"({"_id": 1, "x.y": 1})"));
   auto dotted_events = Build(dotted, expanded);
   ASSERT_EQ(dotted_events.size(), 1u);
-  EXPECT_EQ(dotted_events[0].document.Get("updateDescription").Document()
-                .Get("disambiguatedPaths").Document().ToJson(),
+  EXPECT_EQ(dotted_events[0]
+                .document.Get("updateDescription")
+                .Document()
+                .Get("disambiguatedPaths")
+                .Document()
+                .ToJson(),
             Json(R"({"x.y": ["x.y"]})").ToJson());
 }
 

@@ -26,8 +26,8 @@ TEST(ResumeTokenTest, EventTokenRoundTripsThroughItsDocument) {
   ResumeToken token = Event(storage::MakeTimestamp(1700000000, 5));
   token.txn_op_index = 3;
   bson::Document doc = token.ToDocument();
-  auto parsed = ParseResumeToken(bson::ValueView(bson::Type::kDocument, doc.bytes().data(),
-                                                 doc.size()));
+  auto parsed =
+      ParseResumeToken(bson::ValueView(bson::Type::kDocument, doc.bytes().data(), doc.size()));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed.value().ts, token.ts);
   EXPECT_TRUE(parsed.value().is_event());
@@ -56,10 +56,14 @@ TEST(ResumeTokenTest, DataStartsWith82AndTheBigEndianTimestampInUpperCaseHex) {
 
 TEST(ResumeTokenTest, StringOrderOfDataEqualsStreamOrder) {
   const storage::Timestamp t = storage::MakeTimestamp(100, 7);
-  std::vector<ResumeToken> in_order = {
-      ResumeToken::HighWaterMark(t - 1), Event(t - 1), Event(t - 1, true),
-      ResumeToken::HighWaterMark(t),     Event(t),     Event(t, true),
-      ResumeToken::HighWaterMark(t + 1), Event(storage::MakeTimestamp(101, 1))};
+  std::vector<ResumeToken> in_order = {ResumeToken::HighWaterMark(t - 1),
+                                       Event(t - 1),
+                                       Event(t - 1, true),
+                                       ResumeToken::HighWaterMark(t),
+                                       Event(t),
+                                       Event(t, true),
+                                       ResumeToken::HighWaterMark(t + 1),
+                                       Event(storage::MakeTimestamp(101, 1))};
   for (std::size_t i = 0; i + 1 < in_order.size(); ++i) {
     EXPECT_LT(CompareResumeTokens(in_order[i], in_order[i + 1]), 0) << i;
     EXPECT_GT(CompareResumeTokens(in_order[i + 1], in_order[i]), 0) << i;
@@ -74,17 +78,17 @@ TEST(ResumeTokenTest, ForeignOrMalformedTokensAreInvalidResumeToken) {
       R"({"_data": 5})",
       R"({"_data": "8"})",
       R"({"_data": "ZZ"})",
-      R"({"_data": "8100000001000000010100"})",      // not a timestamp
-      R"({"_data": "820000000100000001"})",          // truncated
-      R"({"_data": "82000000010000000101000000"})",  // HWM with trailing bytes
-      R"({"_data": "82000000010000000102"})",        // unknown kind
+      R"({"_data": "8100000001000000010100"})",                  // not a timestamp
+      R"({"_data": "820000000100000001"})",                      // truncated
+      R"({"_data": "82000000010000000101000000"})",              // HWM with trailing bytes
+      R"({"_data": "82000000010000000102"})",                    // unknown kind
       R"({"_data": "8262408DAC000000012B022C0100296E5A1004"})",  // MongoDB's own format
       R"({"_data": "82000000010000000101", "extra": 1})",
   };
   for (const char* json : bad) {
     bson::Document doc = Json(json);
-    auto parsed = ParseResumeToken(
-        bson::ValueView(bson::Type::kDocument, doc.bytes().data(), doc.size()));
+    auto parsed =
+        ParseResumeToken(bson::ValueView(bson::Type::kDocument, doc.bytes().data(), doc.size()));
     ASSERT_FALSE(parsed.ok()) << json;
     EXPECT_EQ(parsed.status().code(), ErrorCode::kInvalidResumeToken) << json;
   }

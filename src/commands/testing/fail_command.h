@@ -1,0 +1,45 @@
+// The failCommand fail point (mongod's test hook, enabled by --enableTestCommands): makes chosen
+// commands fail with an error, a write concern error or a closed connection, optionally after
+// blocking, for a number of times or until turned off. Drivers' specification tests rely on it.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+
+namespace quarry::commands {
+
+// What the fail point does to one command that it hits.
+struct FailCommandAction {
+  std::optional<std::int32_t> error_code;
+  bool close_connection = false;
+  std::int64_t block_ms = 0;                          // blockConnection: wait before acting
+  std::optional<bson::Document> write_concern_error;  // run, then report this
+  std::optional<bson::Document> error_labels;         // array; replaces the usual labels
+};
+
+class FailCommandPoint {
+ public:
+  // configureFailPoint's mode and data. Returns how many times the point was hit before.
+  StatusWith<std::int64_t> Configure(bson::ValueView mode, bson::DocumentView data);
+
+  // Whether `command`, from a client named `app_name`, is hit. Counts down {times: n}.
+  std::optional<FailCommandAction> Check(std::string_view command, std::string_view app_name);
+
+ private:
+  std::mutex mu_;
+  bool enabled_ = false;
+  std::optional<std::int64_t> times_left_;  // nullopt: alwaysOn
+  std::int64_t skip_left_ = 0;
+  std::int64_t hits_ = 0;
+  std::vector<std::string> commands_;
+  std::string app_name_;
+  FailCommandAction action_;
+};
+
+}  // namespace quarry::commands
