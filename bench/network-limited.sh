@@ -157,15 +157,14 @@ echo "link: $SHAPING"
 echo "quarryd in namespace $NS_SERVER at $SERVER_IP:$PORT; quarry bench in $NS_CLIENT"
 echo
 # In the background and waited for, so that a signal runs the cleanup at once (bash defers
-# traps until a foreground command ends).
-ip netns exec "$NS_CLIENT" "$QUARRY" bench network --uri "mongodb://$URI_HOST:$URI_PORT/" \
-  --megabytes "$MEGABYTES" "${EXTRA[@]}" > >(tee "$WORK/bench.out") &
+# traps until a foreground command ends). pipefail gives the benchmark's status, not tee's.
+(ip netns exec "$NS_CLIENT" "$QUARRY" bench network --uri "mongodb://$URI_HOST:$URI_PORT/" \
+  --megabytes "$MEGABYTES" "${EXTRA[@]}" | tee "$WORK/bench.out") &
 BENCH_PID=$!
 set +e
 wait "$BENCH_PID"
 BENCH_STATUS=$?
 set -e
-wait  # for tee to finish copying
 [[ $BENCH_STATUS -eq 0 ]] || exit "$BENCH_STATUS"
 
 # The verdict: zstd's read speed over none's (the target: at least 2x).

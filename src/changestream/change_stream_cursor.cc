@@ -30,9 +30,11 @@ Status IdModified() {
                 "retain the unmodified _id field are allowed.");
 }
 
-// Checks that the oplog still holds the event `token` names, as this server wrote it.
+// Checks that the oplog still holds the event `token` names, as this server wrote it, and that
+// it is an event of this stream (mongod looks for the token among the stream's own events, so a
+// token of another collection's event cannot resume a collection stream).
 Status CheckTokenEvent(const storage::Oplog& oplog, const ResumeToken& token,
-                       storage::Timestamp trimmed_before) {
+                       const ChangeStreamSpec& spec, storage::Timestamp trimmed_before) {
   if (token.ts < trimmed_before) return HistoryLost();
   std::unique_ptr<storage::OplogCursor> cursor = oplog.Scan(token.ts);
   if (!cursor->Valid()) {
@@ -45,6 +47,13 @@ Status CheckTokenEvent(const storage::Oplog& oplog, const ResumeToken& token,
   if (found.event_hash != token.event_hash || found.uuid != token.uuid) {
     return TokenNotFound(token);
   }
+  // Scope and kind only: no document lookups or images for this check.
+  ChangeStreamSpec scope_only = spec;
+  scope_only.full_document = FullDocumentMode::kDefault;
+  scope_only.full_document_before_change = BeforeChangeMode::kOff;
+  QUARRY_ASSIGN_OR_RETURN(std::vector<ChangeEvent> events,
+                          BuildEvents(entry, scope_only, EventSources{}));
+  if (events.empty()) return TokenNotFound(token);
   return Status::OK();
 }
 
@@ -70,7 +79,7 @@ StatusWith<std::unique_ptr<ChangeStreamCursor>> ChangeStreamCursor::Open(
       spec.resume_after.has_value() ? spec.resume_after : spec.start_after;
 
   if (token.has_value() && token->is_event()) {
-    QUARRY_RETURN_IF_ERROR(CheckTokenEvent(*cursor->deps_.oplog, *token, trimmed_before));
+    QUARRY_RETURN_IF_ERROR(CheckTokenEvent(*cursor->deps_.oplog, *token, spec, trimmed_before));
     // Re-read the token's entry: its events after the token (the invalidate that follows a
     // drop, for one) still belong to this stream.
     cursor->next_ts_ = token->ts;

@@ -40,7 +40,8 @@ class ChangeStreamCursor final : public query::CursorSource {
   // startAtOperationTime, or after the newest oplog entry (only changes committed from now on).
   // Fails with ChangeStreamHistoryLost (286) when the start point is older than the retained
   // oplog, and with ChangeStreamFatalError (280) "cannot resume stream; the resume token was not
-  // found." when the token's event is not in the oplog.
+  // found." when the token's event is not in the oplog or is not an event of this stream (a
+  // token of another collection's event on a collection stream).
   static StatusWith<std::unique_ptr<ChangeStreamCursor>> Open(ChangeStreamRequest request,
                                                               ChangeStreamDeps deps);
 

@@ -4,10 +4,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "bson/value.h"
 #include "commands/service_state.h"
 
@@ -54,6 +56,14 @@ class CommandContext {
   const WriteConcern& write_concern() const { return write_concern_; }
   void set_write_concern(WriteConcern wc) { write_concern_ = wc; }
 
+  // A command that must wait (a change stream's getMore) returns any document after calling
+  // Defer: server/ then runs `run` with a completion, which may be called later from any
+  // thread with the real result. Everything `run` uses must be captured by value.
+  using Completion = std::function<void(StatusWith<bson::Document>)>;
+  using DeferredRun = std::function<void(Completion)>;
+  void Defer(DeferredRun run) { deferred_ = std::move(run); }
+  DeferredRun TakeDeferred() { return std::move(deferred_); }
+
   // maxTimeMS, when the request gave one.
   std::optional<std::chrono::steady_clock::time_point> deadline() const { return deadline_; }
   void set_deadline(std::chrono::steady_clock::time_point d) { deadline_ = d; }
@@ -63,6 +73,7 @@ class CommandContext {
   ConnectionState& connection_;
   WriteConcern write_concern_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
+  DeferredRun deferred_;
 };
 
 }  // namespace quarry::commands

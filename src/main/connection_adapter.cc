@@ -3,18 +3,27 @@
 namespace quarry::main {
 namespace {
 
+net::Response ToResponse(server::Reply reply) {
+  net::Response response;
+  response.send = reply.send;
+  response.body = std::move(reply.body);
+  response.compressible = reply.compressible;
+  response.close_after = reply.close_after;
+  return response;
+}
+
 class SessionHandler : public net::ConnectionHandler {
  public:
   explicit SessionHandler(std::unique_ptr<server::Session> session) : session_(std::move(session)) {}
 
   net::Response Handle(const wire::Request& request) override {
-    server::Reply reply = session_->Handle(request);
-    net::Response response;
-    response.send = reply.send;
-    response.body = std::move(reply.body);
-    response.compressible = reply.compressible;
-    response.close_after = reply.close_after;
-    return response;
+    return ToResponse(session_->Handle(request));
+  }
+
+  void HandleAsync(const wire::Request& request, Completion done) override {
+    session_->HandleAsync(request, [done = std::move(done)](server::Reply reply) {
+      done(ToResponse(std::move(reply)));
+    });
   }
 
  private:

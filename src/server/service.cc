@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <exception>
+#include <future>
 #include <thread>
 
 #include "base/log.h"
@@ -146,146 +147,192 @@ Session::Session(Service& service, std::int64_t connection_id, std::string remot
   connection_.remote = std::move(remote);
 }
 
-Reply Session::Handle(const wire::Request& request) {
-  auto started = std::chrono::steady_clock::now();
-  commands::ServiceState& state = service_.state();
-  const bool more_to_come = request.more_to_come();
-  const bool over_op_query = request.op_code == wire::OpCode::kQuery;
-
-  commands::Request command_request;
-  command_request.body = request.body;
-  command_request.name = request.body.FirstKey();
-  for (const wire::DocumentSequence& sequence : request.sequences) {
-    command_request.sequences.push_back({sequence.identifier, &sequence.documents});
-  }
-
-  Reply reply;
-  reply.send = !more_to_come;
+// One request on its way through dispatch.
+struct Dispatch {
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  bool more_to_come = false;
+  commands::Request request;
   const commands::Command* command = nullptr;
-  Status status = [&]() -> Status {
-    if (command_request.name.empty()) {
-      return Status(ErrorCode::kFailedToParse, "Command document is empty");
-    }
-    if (over_op_query) {
-      QUARRY_ASSIGN_OR_RETURN(command_request.db, OpQueryDatabase(request.full_collection_name));
-    } else {
-      bson::ValueView db = request.body.Get("$db");
-      if (db.type() != bson::Type::kString) {
-        return Status(static_cast<ErrorCode>(40571), "OP_MSG requests require a $db argument");
-      }
-      command_request.db = std::string(db.String());
-    }
-    command = service_.registry().Find(command_request.name);
-    if (command == nullptr) {
-      return Status(ErrorCode::kCommandNotFound,
-                    "no such command: '" + std::string(command_request.name) + "'");
-    }
-    if (over_op_query && (command->flags & commands::kAllowedOverOpQuery) == 0) {
-      return Status(ErrorCode::kUnsupportedOpQueryCommand,
-                    "Unsupported OP_QUERY command: " + std::string(command_request.name) +
-                        ". The client driver may require an upgrade.");
-    }
-    if ((command->flags & commands::kAdminOnly) != 0 && command_request.db != "admin") {
-      return Status(ErrorCode::kUnauthorized, std::string(command_request.name) +
-                                                  " may only be run against the admin database.");
-    }
-    return Status::OK();
-  }();
-
-  // The failCommand fail point (test builds of a deployment only) acts before the command runs.
   std::optional<commands::FailCommandAction> fail;
-  if (status.ok() && state.config.enable_test_commands && command->name != "configureFailPoint") {
-    fail = state.fail_command.Check(command_request.name, connection_.app_name);
-    if (fail.has_value() && fail->block_ms > 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(fail->block_ms));
+  std::optional<Status> write_concern_error;  // unsatisfiable w, reported after the write
+  Status status;
+  bson::Document body;
+};
+
+Reply Session::Handle(const wire::Request& request) {
+  std::promise<Reply> promise;
+  std::future<Reply> reply = promise.get_future();
+  HandleAsync(request, [&promise](Reply r) { promise.set_value(std::move(r)); });
+  return reply.get();
+}
+
+void Session::HandleAsync(const wire::Request& request, std::function<void(Reply)> done) {
+  auto d = std::make_shared<Dispatch>();
+  d->more_to_come = request.more_to_come();
+  d->request.body = request.body;
+  d->request.name = request.body.FirstKey();
+  for (const wire::DocumentSequence& sequence : request.sequences) {
+    d->request.sequences.push_back({sequence.identifier, &sequence.documents});
+  }
+  d->status = Resolve(request, d.get());
+
+  // The failCommand fail point (test deployments only) acts before the command runs.
+  commands::ServiceState& state = service_.state();
+  if (d->status.ok() && state.config.enable_test_commands &&
+      d->command->name != "configureFailPoint") {
+    d->fail = state.fail_command.Check(d->request.name, connection_.app_name);
+    if (d->fail.has_value() && d->fail->block_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(d->fail->block_ms));
     }
-    if (fail.has_value() && fail->close_connection) {
+    if (d->fail.has_value() && d->fail->close_connection) {
+      Reply reply;
       reply.send = false;
       reply.close_after = true;
-      return reply;
+      done(std::move(reply));
+      return;
     }
-    if (fail.has_value() && fail->error_code.has_value()) {
-      status = Status(static_cast<ErrorCode>(*fail->error_code),
-                      "Failing command via 'failCommand' failpoint");
+    if (d->fail.has_value() && d->fail->error_code.has_value()) {
+      d->status = Status(static_cast<ErrorCode>(*d->fail->error_code),
+                         "Failing command via 'failCommand' failpoint");
     }
   }
+  if (!d->status.ok()) {
+    done(Finish(request, *d));
+    return;
+  }
+  Run(request, std::move(d), std::move(done));
+}
 
-  bson::Document body;
-  std::optional<Status> write_concern_error;
-  if (status.ok()) {
-    bson::ValueView lsid = request.body.Get("lsid");
-    if (lsid.type() == bson::Type::kDocument) {
-      bson::ValueView id = lsid.Document().Get("id");
-      if (id.type() == bson::Type::kBinary) state.sessions.Touch(std::string(id.Binary().data));
+Status Session::Resolve(const wire::Request& request, Dispatch* d) {
+  if (d->request.name.empty()) return Status(ErrorCode::kFailedToParse, "Command document is empty");
+  const bool over_op_query = request.op_code == wire::OpCode::kQuery;
+  if (over_op_query) {
+    QUARRY_ASSIGN_OR_RETURN(d->request.db, OpQueryDatabase(request.full_collection_name));
+  } else {
+    bson::ValueView db = request.body.Get("$db");
+    if (db.type() != bson::Type::kString) {
+      return Status(static_cast<ErrorCode>(40571), "OP_MSG requests require a $db argument");
     }
-    commands::CommandContext ctx(state, connection_);
-    StatusWith<ParsedWriteConcern> wc = ParseWriteConcern(request.body.Get("writeConcern"));
-    if (!wc.ok()) {
-      status = wc.status();
-    } else if (IsTransactionRequest(request.body)) {
-      status = Status(ErrorCode::kCommandNotSupported,
-                      "multi-document transactions are not supported by Quarry yet");
+    d->request.db = std::string(db.String());
+  }
+  d->command = service_.registry().Find(d->request.name);
+  if (d->command == nullptr) {
+    return Status(ErrorCode::kCommandNotFound,
+                  "no such command: '" + std::string(d->request.name) + "'");
+  }
+  if (over_op_query && (d->command->flags & commands::kAllowedOverOpQuery) == 0) {
+    return Status(ErrorCode::kUnsupportedOpQueryCommand,
+                  "Unsupported OP_QUERY command: " + std::string(d->request.name) +
+                      ". The client driver may require an upgrade.");
+  }
+  if ((d->command->flags & commands::kAdminOnly) != 0 && d->request.db != "admin") {
+    return Status(ErrorCode::kUnauthorized, std::string(d->request.name) +
+                                                " may only be run against the admin database.");
+  }
+  return Status::OK();
+}
+
+void Session::Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
+                  std::function<void(Reply)> done) {
+  commands::ServiceState& state = service_.state();
+  bson::ValueView lsid = request.body.Get("lsid");
+  if (lsid.type() == bson::Type::kDocument) {
+    bson::ValueView id = lsid.Document().Get("id");
+    if (id.type() == bson::Type::kBinary) state.sessions.Touch(std::string(id.Binary().data));
+  }
+  StatusWith<ParsedWriteConcern> wc = ParseWriteConcern(request.body.Get("writeConcern"));
+  if (!wc.ok()) {
+    d->status = wc.status();
+    done(Finish(request, *d));
+    return;
+  }
+  if (IsTransactionRequest(request.body)) {
+    d->status = Status(ErrorCode::kCommandNotSupported,
+                       "multi-document transactions are not supported by Quarry yet");
+    done(Finish(request, *d));
+    return;
+  }
+  commands::CommandContext ctx(state, connection_);
+  commands::WriteConcern concern = wc.value().concern;
+  if (d->more_to_come) concern.unacknowledged = true;
+  ctx.set_write_concern(concern);
+  bson::ValueView max_time = request.body.Get("maxTimeMS");
+  if (max_time.IsNumber() && max_time.AsInt64() > 0) {
+    ctx.set_deadline(d->started + std::chrono::milliseconds(max_time.AsInt64()));
+  }
+  try {
+    StatusWith<bson::Document> result = d->command->run(ctx, d->request);
+    if (result.ok()) {
+      d->body = std::move(result).value();
     } else {
-      commands::WriteConcern concern = wc.value().concern;
-      if (more_to_come) concern.unacknowledged = true;
-      ctx.set_write_concern(concern);
-      bson::ValueView max_time = request.body.Get("maxTimeMS");
-      if (max_time.IsNumber() && max_time.AsInt64() > 0) {
-        ctx.set_deadline(started + std::chrono::milliseconds(max_time.AsInt64()));
-      }
-      try {
-        StatusWith<bson::Document> result = command->run(ctx, command_request);
-        if (result.ok()) {
-          body = std::move(result).value();
-        } else {
-          status = result.status();
-        }
-      } catch (const std::exception& e) {
-        status = Status(ErrorCode::kInternalError, std::string("unexpected error: ") + e.what());
-      } catch (...) {
-        status = Status(ErrorCode::kInternalError, "unexpected error");
-      }
-      if ((command->flags & commands::kWritesData) != 0) {
-        RecordLastWrite(connection_, body, status);
-        write_concern_error = wc.value().unsatisfiable;
-      }
+      d->status = result.status();
     }
+  } catch (const std::exception& e) {
+    d->status = Status(ErrorCode::kInternalError, std::string("unexpected error: ") + e.what());
+  } catch (...) {
+    d->status = Status(ErrorCode::kInternalError, "unexpected error");
   }
+  if ((d->command->flags & commands::kWritesData) != 0) {
+    RecordLastWrite(connection_, d->body, d->status);
+    d->write_concern_error = wc.value().unsatisfiable;
+  }
+  commands::CommandContext::DeferredRun deferred = ctx.TakeDeferred();
+  if (!deferred || !d->status.ok()) {
+    done(Finish(request, *d));
+    return;
+  }
+  deferred([this, &request, d, done = std::move(done)](StatusWith<bson::Document> result) {
+    if (result.ok()) {
+      d->body = std::move(result).value();
+    } else {
+      d->status = result.status();
+    }
+    done(Finish(request, *d));
+  });
+}
 
-  if (command != nullptr) CountOperation(state.opcounters, command->name, command_request, body);
-  reply.compressible = command == nullptr || (command->flags & commands::kNeverCompressReply) == 0;
+Reply Session::Finish(const wire::Request& request, Dispatch& d) {
+  commands::ServiceState& state = service_.state();
+  Reply reply;
+  reply.send = !d.more_to_come;
+  if (d.command != nullptr) CountOperation(state.opcounters, d.command->name, d.request, d.body);
+  reply.compressible =
+      d.command == nullptr || (d.command->flags & commands::kNeverCompressReply) == 0;
 
   std::optional<bson::Document> labels;
-  if (fail.has_value() && fail->error_labels.has_value()) labels = fail->error_labels;
-  if (status.ok()) {
+  if (d.fail.has_value() && d.fail->error_labels.has_value()) labels = d.fail->error_labels;
+  if (d.status.ok()) {
     std::optional<bson::Document> fail_write_concern_error;
-    if (fail.has_value() && fail->write_concern_error.has_value()) {
-      fail_write_concern_error = fail->write_concern_error;
+    if (d.fail.has_value() && d.fail->write_concern_error.has_value()) {
+      fail_write_concern_error = d.fail->write_concern_error;
       bson::ValueView code = fail_write_concern_error->Get("code");
       if (!labels.has_value() && code.IsNumber()) {
         labels = ErrorLabels(request.body, static_cast<ErrorCode>(code.AsInt64()));
       }
-    } else if (!labels.has_value() && write_concern_error.has_value()) {
-      labels = ErrorLabels(request.body, write_concern_error->code());
+    } else if (!labels.has_value() && d.write_concern_error.has_value()) {
+      labels = ErrorLabels(request.body, d.write_concern_error->code());
     }
-    reply.body = FinishSuccessReply(state, body, write_concern_error, fail_write_concern_error, labels);
+    reply.body = FinishSuccessReply(state, d.body, d.write_concern_error, fail_write_concern_error,
+                                    labels);
   } else {
-    if (!labels.has_value()) labels = ErrorLabels(request.body, status.code());
-    if (status.code() == ErrorCode::kInternalError) {
+    if (!labels.has_value()) labels = ErrorLabels(request.body, d.status.code());
+    if (d.status.code() == ErrorCode::kInternalError) {
       log::Write(log::Severity::kError, "COMMAND", 21962, "conn" + std::to_string(connection_.id),
                  "Assertion while executing command",
-                 {{"command", std::string(command_request.name)}, {"error", status.ToString()}});
+                 {{"command", std::string(d.request.name)}, {"error", d.status.ToString()}});
     }
-    reply.body = BuildErrorReply(state, status, labels);
+    reply.body = BuildErrorReply(state, d.status, labels);
   }
-  if (more_to_come) ReportUnacknowledgedErrors(state, connection_, command_request.name, status, body);
+  if (d.more_to_come) {
+    ReportUnacknowledgedErrors(state, connection_, d.request.name, d.status, d.body);
+  }
 
-  auto elapsed = std::chrono::steady_clock::now() - started;
-  if (elapsed > kSlowOperationThreshold) {
+  auto elapsed = std::chrono::steady_clock::now() - d.started;
+  if (elapsed > kSlowOperationThreshold && d.command != nullptr && d.command->name != "getMore") {
     log::Write(log::Severity::kInfo, "COMMAND", 51803, "conn" + std::to_string(connection_.id),
                "Slow query",
-               {{"command", std::string(command_request.name)},
-                {"ns", command_request.db},
+               {{"command", std::string(d.request.name)},
+                {"ns", d.request.db},
                 {"durationMillis",
                  static_cast<std::int64_t>(
                      std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count())}});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,16 +39,27 @@ class Service {
   commands::CommandRegistry registry_;
 };
 
+struct Dispatch;
+
 class Session {
  public:
   Session(Service& service, std::int64_t connection_id, std::string remote);
 
-  // Runs one request and builds its reply. Never throws.
+  // Runs one request and calls `done` with its reply, exactly once: at once for most commands,
+  // later (from another thread) for one that waits. `request` must stay valid until then.
+  // Never throws.
+  void HandleAsync(const wire::Request& request, std::function<void(Reply)> done);
+  // The same, waiting for the reply.
   Reply Handle(const wire::Request& request);
 
   const commands::ConnectionState& connection() const { return connection_; }
 
  private:
+  Status Resolve(const wire::Request& request, Dispatch* d);
+  void Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
+           std::function<void(Reply)> done);
+  Reply Finish(const wire::Request& request, Dispatch& d);
+
   Service& service_;
   commands::ConnectionState connection_;
 };

@@ -135,7 +135,7 @@ StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options, Progre
     Clock::time_point start = Clock::now();
     Status inserted = round == BulkRound::kAcknowledgedOneByOne
                           ? InsertOneByOne(collection.get(), docs, count, insert, progress)
-                          : BulkInsert(collection.get(), docs, 0, count, insert);
+                          : InsertInMessages(collection.get(), docs, count, insert, progress);
     if (inserted.ok() && round == BulkRound::kUnacknowledgedBulkGle) {
       r.note = GetLastErrorNote(*client, options.database);
     }

@@ -17,11 +17,13 @@
 namespace quarry::tools::bench {
 
 enum class BulkRound {
-  kAcknowledgedOneByOne,   // insert_one per document, w:1
-  kAcknowledgedBulk,       // one bulk write, w:1
-  kUnacknowledgedBulk,     // one bulk write, w:0
-  kUnacknowledgedBulkGle,  // one bulk write, w:0, then getLastError on the same connection
-  kJournaledBulk,          // one bulk write, w:1, j:true
+  kAcknowledgedOneByOne,  // insert_one per document, w:1
+  // The bulk rounds send all documents as one bulk write would (InsertInMessages: the driver's
+  // own split into messages of at most 100,000 documents and 48 MB).
+  kAcknowledgedBulk,       // w:1
+  kUnacknowledgedBulk,     // w:0
+  kUnacknowledgedBulkGle,  // w:0, then getLastError on the same connection
+  kJournaledBulk,          // w:1, j:true
 };
 
 // The name --rounds takes ("one-by-one", "bulk", "unack", "unack-gle", "journaled") and the

@@ -93,6 +93,35 @@ Status InsertInBatches(mongoc_collection_t* collection, const DocumentSet& docs,
   return Status::OK();
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> MessageSlices(const DocumentSet& docs,
+                                                               std::size_t count,
+                                                               std::size_t max_documents,
+                                                               std::size_t max_bytes) {
+  std::vector<std::pair<std::size_t, std::size_t>> slices;
+  count = std::min(count, docs.size());
+  for (std::size_t begin = 0; begin < count;) {
+    std::size_t end = begin;
+    std::size_t bytes = 0;
+    while (end < count && end - begin < max_documents &&
+           (end == begin || bytes + docs.Bytes(end).size() <= max_bytes)) {
+      bytes += docs.Bytes(end).size();
+      ++end;
+    }
+    slices.emplace_back(begin, end);
+    begin = end;
+  }
+  return slices;
+}
+
+Status InsertInMessages(mongoc_collection_t* collection, const DocumentSet& docs, std::size_t count,
+                        const InsertOptions& options, ProgressSink& progress) {
+  for (const auto& [begin, end] : MessageSlices(docs, count)) {
+    QUARRY_RETURN_IF_ERROR(BulkInsert(collection, docs, begin, end, options));
+    progress.Advance(static_cast<double>(end));
+  }
+  return Status::OK();
+}
+
 StatusWith<std::int64_t> CountDocuments(mongoc_collection_t* collection) {
   bson_t filter = BSON_INITIALIZER;
   bson_error_t error;

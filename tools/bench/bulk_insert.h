@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "tools/bench/document_set.h"
@@ -35,6 +37,21 @@ struct InsertOptions {
 // it returns once the last message is written to the socket. Fails with the first write error.
 Status BulkInsert(mongoc_collection_t* collection, const DocumentSet& docs, std::size_t begin,
                   std::size_t end, const InsertOptions& options);
+
+// Inserts the first `count` documents as the driver would send one bulk write of all of them:
+// as consecutive bulk writes of at most kMaxWriteBatchDocuments documents and
+// kMessageDocumentBytes of BSON, each one insert message, reporting documents done after each.
+// The same messages as one big bulk write, but with progress between them.
+inline constexpr std::size_t kMaxWriteBatchDocuments = 100'000;   // hello's maxWriteBatchSize
+inline constexpr std::size_t kMessageDocumentBytes = 46'000'000;  // under maxMessageSizeBytes
+Status InsertInMessages(mongoc_collection_t* collection, const DocumentSet& docs, std::size_t count,
+                        const InsertOptions& options, ProgressSink& progress);
+
+// The [begin, end) ranges InsertInMessages sends: consecutive, covering [0, count), each within
+// both limits (a single document larger than `max_bytes` gets a range of its own).
+std::vector<std::pair<std::size_t, std::size_t>> MessageSlices(
+    const DocumentSet& docs, std::size_t count, std::size_t max_documents = kMaxWriteBatchDocuments,
+    std::size_t max_bytes = kMessageDocumentBytes);
 
 // Inserts the first `count` documents with one insert command each, reporting the number done.
 Status InsertOneByOne(mongoc_collection_t* collection, const DocumentSet& docs, std::size_t count,

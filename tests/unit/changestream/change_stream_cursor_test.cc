@@ -268,6 +268,14 @@ TEST_F(ChangeStreamCursorTest, TokenOfAnEventNotInTheOplogCannotResume) {
       cursor.status().reason().starts_with("cannot resume stream; the resume token was "
                                            "not found."));
 
+  // An event of another collection is not an event of this stream.
+  auto other = MustOpen(R"({"0": {"$changeStream": {}}})", std::nullopt);
+  writer_->Insert("db.other", R"({"_id": 1})");
+  auto other_events = Next(*other);
+  ASSERT_EQ(other_events.size(), 1u);
+  auto foreign = Open(StageWithToken("resumeAfter", other_events[0].Get("_id").Document()));
+  EXPECT_EQ(foreign.status().code(), ErrorCode::kChangeStreamFatalError);
+
   ResumeToken forged = missing;
   forged.ts = engine_->oplog().LatestTimestamp();
   forged.event_hash = 12345;
