@@ -199,7 +199,8 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
         merged = std::move(fixed).Finish();
       }
       unit.Replace(collection.id, existing->bytes(), merged,
-                   UpdateOplogEntry(collection, *existing, merged));
+                   UpdateOplogEntry(collection, *existing, merged,
+                                    spec.when_matched == query::MergeSpec::WhenMatched::kReplace));
     }
     QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(unit)));
   }

@@ -62,7 +62,7 @@ StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const CollectionHand
       Status scan = ForEachMatch(ctx, collection, statement.matcher,
                                  [&](bson::DocumentView doc, const query::MatchDetails&) {
                                    unit.Delete(collection.id, std::string(doc.bytes()),
-                                               DeleteOplogEntry(collection, doc.Get("_id")));
+                                               DeleteOplogEntry(collection, doc));
                                    return !statement.just_one && unit.size() < kDeletesPerCommit;
                                  });
       QUARRY_RETURN_IF_ERROR(scan);

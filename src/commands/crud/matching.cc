@@ -1,6 +1,7 @@
 #include "commands/crud/matching.h"
 
 #include "bson/builder.h"
+#include "catalog/collection_info.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -25,22 +26,32 @@ StatusWith<std::optional<bson::Document>> ReadById(CommandContext& ctx,
   return ctx.engine().records().FindById(collection.id, id);
 }
 
-bson::Document DeleteOplogEntry(const CollectionHandle& collection, bson::ValueView id) {
+bool PreAndPostImagesEnabled(const CollectionHandle& collection) {
+  bson::ValueView option = collection.info->options.Get("changeStreamPreAndPostImages");
+  return option.type() == bson::Type::kDocument && option.Document().Get("enabled").Truthy();
+}
+
+bson::Document DeleteOplogEntry(const CollectionHandle& collection, bson::DocumentView deleted) {
+  bool images = PreAndPostImagesEnabled(collection);
   bson::DocumentBuilder b;
   b.AppendString("op", "d");
   AppendOplogNamespace(&b, collection);
-  b.OpenDocument("o").Append("_id", id).Close();
+  b.OpenDocument("o").Append("_id", deleted.Get("_id")).Close();
+  b.AppendBool("images", images);
+  if (images) b.AppendDocument("pre", deleted);
   return std::move(b).Finish();
 }
 
 bson::Document UpdateOplogEntry(const CollectionHandle& collection, bson::DocumentView pre_image,
-                                bson::DocumentView post_image) {
+                                bson::DocumentView post_image, bool replacement) {
   bson::DocumentBuilder b;
   b.AppendString("op", "u");
   AppendOplogNamespace(&b, collection);
   b.OpenDocument("o2").Append("_id", post_image.Get("_id")).Close();
   b.AppendDocument("o", post_image);
   b.AppendDocument("pre", pre_image);
+  if (replacement) b.AppendBool("r", true);
+  b.AppendBool("images", PreAndPostImagesEnabled(collection));
   return std::move(b).Finish();
 }
 

@@ -72,6 +72,7 @@ StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle&
     QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, statement));
     if (!target.has_value()) return outcome;
     const bson::Document& doc = target->first;
+    const bool replacement = statement.update.kind() == query::UpdateSpec::Kind::kReplacement;
     QUARRY_ASSIGN_OR_RETURN(query::UpdateResult result,
                             statement.update.Apply(doc, target->second, /*is_insert=*/false));
     outcome.matched = 1;
@@ -86,7 +87,7 @@ StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle&
     }
     storage::WriteUnit unit;
     unit.Replace(collection.id, doc.bytes(), result.new_doc,
-                 UpdateOplogEntry(collection, doc, result.new_doc));
+                 UpdateOplogEntry(collection, doc, result.new_doc, replacement));
     std::vector<bson::Document> ids;
     ids.push_back(IdDocument(doc.Get("_id")));
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> conflicts,
@@ -119,6 +120,7 @@ StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle
     ids.clear();
     return Status::OK();
   };
+  const bool replacement = statement.update.kind() == query::UpdateSpec::Kind::kReplacement;
   auto consider = [&](bson::DocumentView doc, const query::MatchDetails& details) -> Status {
     QUARRY_ASSIGN_OR_RETURN(query::UpdateResult result,
                             statement.update.Apply(doc, details, /*is_insert=*/false));
@@ -127,7 +129,7 @@ StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle
     if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(result.new_doc, &doc));
     ++outcome.modified;
     unit.Replace(collection.id, std::string(doc.bytes()), result.new_doc,
-                 UpdateOplogEntry(collection, doc, result.new_doc));
+                 UpdateOplogEntry(collection, doc, result.new_doc, replacement));
     ids.push_back(IdDocument(doc.Get("_id")));
     if (unit.size() >= kReplacesPerCommit) return flush();
     return Status::OK();

@@ -99,6 +99,9 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
     for (const bson::Document& spec : specs) {
       bson::DocumentView key = spec.Get("key").Document();
       std::string_view name = spec.Get("name").String();
+      // Every collection has its _id index already, whatever name the request gives it (mongod
+      // accepts pymongo's create_index("_id") as a no-op).
+      if (IsIdIndexKey(key)) continue;
       bool exists = false;
       for (const bson::Document& existing : info->indexes) {
         bson::DocumentView existing_key = existing.Get("key").Document();
