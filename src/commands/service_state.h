@@ -22,6 +22,9 @@ class Catalog;
 namespace quarry::cursors {
 class CursorManager;
 }
+namespace quarry::changestream {
+class ChangeNotifier;
+}
 
 namespace quarry::commands {
 
@@ -65,6 +68,7 @@ struct ServiceState {
   storage::Engine* engine = nullptr;
   catalog::Catalog* catalog = nullptr;
   cursors::CursorManager* cursors = nullptr;
+  changestream::ChangeNotifier* notifier = nullptr;  // wakes change-stream getMores
   const CommandRegistry* registry = nullptr;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.
   std::function<std::uint64_t()> cluster_time;

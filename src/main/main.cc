@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "bson/builder.h"
 #include "catalog/catalog.h"
+#include "changestream/change_notifier.h"
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
 #include "main/connection_adapter.h"
@@ -125,6 +126,8 @@ int Run(int argc, char** argv) {
   StatusWith<std::unique_ptr<catalog::Catalog>> catalog = catalog::Catalog::Load(engine.value().get());
   if (!catalog.ok()) return Fatal("cannot load the catalog", catalog.status());
   cursors::CursorManager cursors;
+  changestream::ChangeNotifier notifier(engine.value()->oplog().LatestTimestamp());
+  engine.value()->pipeline().AddObserver(&notifier);
 
   commands::ServiceState state;
   state.config.port = options.port;
@@ -143,6 +146,7 @@ int Run(int argc, char** argv) {
   state.engine = engine.value().get();
   state.catalog = catalog.value().get();
   state.cursors = &cursors;
+  state.notifier = &notifier;
   storage::Oplog* oplog = &engine.value()->oplog();
   state.cluster_time = [oplog] { return oplog->LatestTimestamp(); };
 
@@ -169,6 +173,9 @@ int Run(int argc, char** argv) {
   }
   log::Write(log::Severity::kInfo, "CONTROL", 23377, "signalProcessingThread",
              "Received signal; shutting down", {{"signal", signal}});
+  // Parked change-stream getMores are answered (empty) before the storage engine closes.
+  engine.value()->pipeline().RemoveObserver(&notifier);
+  notifier.Shutdown();
   cursors.KillAll();
   Status closed = engine.value()->Close();
   if (!closed.ok()) return Fatal("error while closing the storage engine", closed);

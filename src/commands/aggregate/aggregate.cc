@@ -5,7 +5,9 @@
 #include <string>
 
 #include "bson/builder.h"
+#include "changestream/change_stream_spec.h"
 #include "commands/aggregate/aggregate_io.h"
+#include "commands/aggregate/change_stream.h"
 #include "commands/collection_access.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
@@ -23,10 +25,6 @@ Status CheckUnsupportedStages(bson::DocumentView stages) {
   for (const bson::Element& e : stages) {
     if (e.value.type() != bson::Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
-    if (name == "$changeStream") {
-      return Status(ErrorCode::kCommandNotSupported,
-                    "$changeStream is not supported by this version of Quarry yet");
-    }
     if (name == "$vectorSearch" || name == "$search" || name == "$searchMeta" ||
         name == "$listSearchIndexes") {
       return Status(ErrorCode::kCommandNotSupported,
@@ -91,6 +89,14 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
                   "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   bson::DocumentView stages = pipeline_value.Document();
+  QUARRY_ASSIGN_OR_RETURN(bool change_stream, changestream::IsChangeStreamPipeline(stages));
+  if (change_stream) {
+    std::optional<std::string> stream_coll;
+    if (target.type() == bson::Type::kString) stream_coll = std::string(target.String());
+    std::optional<std::int64_t> stream_batch;
+    if (cursor->Get("batchSize").IsNumber()) stream_batch = cursor->Get("batchSize").AsInt64();
+    return RunChangeStreamAggregate(ctx, request, stream_coll, stages, let, stream_batch);
+  }
   QUARRY_RETURN_IF_ERROR(CheckUnsupportedStages(stages));
   // $listLocalSessions is a source stage that reads server state: it becomes the input, and the
   // pipeline proper is what follows it.

@@ -1,5 +1,6 @@
 // getMore and killCursors over the cursors find and aggregate left open.
 #include "bson/builder.h"
+#include "commands/aggregate/change_stream.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/register.h"
@@ -22,12 +23,14 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
   bson::ValueView batch_size_value = args.Raw("batchSize");
   QUARRY_ASSIGN_OR_RETURN(std::int64_t batch_size, args.OptionalNonNegative("batchSize", 0));
   args.Ignore({"term", "lastKnownCommittedOpTime", "$_generateV2ResumeTokens"});
+  // maxTimeMS (a generic argument) bounds a change stream's wait for new events.
   QUARRY_RETURN_IF_ERROR(args.Finish());
 
   std::string ns = request.db + "." + coll;
   QUARRY_ASSIGN_OR_RETURN(cursors::PinnedCursor cursor, ctx.cursors().Pin(id_value.Int64(), ns));
   std::optional<std::int64_t> requested;
   if (batch_size_value.exists() && batch_size > 0) requested = batch_size;
+  if (auto reply = ChangeStreamGetMore(ctx, request, cursor, requested)) return std::move(*reply);
   cursors::BatchLimits limits = cursors::GetMoreBatchLimits(requested);
   StatusWith<query::Batch> batch = cursor.source().NextBatch(limits.max_docs, limits.max_bytes);
   if (!batch.ok()) {

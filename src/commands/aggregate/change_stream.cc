@@ -1,0 +1,153 @@
+#include "commands/aggregate/change_stream.h"
+
+#include <chrono>
+#include <memory>
+
+#include "bson/builder.h"
+#include "changestream/catalog_lookup.h"
+#include "changestream/change_notifier.h"
+#include "changestream/change_stream_cursor.h"
+#include "changestream/change_stream_spec.h"
+#include "commands/aggregate/aggregate_io.h"
+#include "cursors/batch_limits.h"
+#include "storage/engine.h"
+
+namespace quarry::commands {
+namespace {
+
+// mongod's wait for an awaitData getMore without maxTimeMS (SERVER-19665).
+constexpr std::chrono::milliseconds kDefaultAwaitTime{1000};
+
+bson::Document StreamReply(std::string_view batch_field, const query::Batch& batch,
+                           std::int64_t cursor_id, std::string_view ns,
+                           bson::DocumentView resume_token) {
+  bson::DocumentBuilder b;
+  b.OpenDocument("cursor");
+  b.OpenArray(batch_field);
+  for (std::size_t i = 0; i < batch.documents.size(); ++i) {
+    b.AppendDocument(std::to_string(i), batch.documents[i]);
+  }
+  b.Close();
+  b.AppendDocument("postBatchResumeToken", resume_token);
+  b.AppendInt64("id", cursor_id);
+  b.AppendString("ns", ns);
+  b.Close();
+  return std::move(b).Finish();
+}
+
+// A getMore parked until a change or its deadline. Owns the pinned cursor meanwhile, so no
+// other getMore can use it and killCursors takes effect when the wait ends.
+struct ParkedGetMore {
+  cursors::PinnedCursor cursor;
+  changestream::ChangeStreamCursor* stream;
+  changestream::ChangeNotifier* notifier;
+  cursors::BatchLimits limits;
+  std::string ns;
+  std::chrono::steady_clock::time_point deadline;
+  CommandContext::Completion complete;
+};
+
+// Answers with the next batch; the cursor id is 0 once the stream has ended.
+void Answer(const std::shared_ptr<ParkedGetMore>& parked, StatusWith<query::Batch> batch) {
+  if (!batch.ok()) {
+    parked->cursor.Close();
+    parked->complete(batch.status());
+    return;
+  }
+  std::int64_t id = parked->cursor.id();
+  if (parked->stream->exhausted()) {
+    parked->cursor.Close();
+    id = 0;
+  }
+  parked->complete(StreamReply("nextBatch", batch.value(), id, parked->ns,
+                               parked->stream->PostBatchResumeToken()));
+}
+
+void Park(const std::shared_ptr<ParkedGetMore>& parked) {
+  parked->notifier->Wait(
+      parked->stream->WaitAfter(), parked->deadline, [parked](bool woke_by_change) {
+        StatusWith<query::Batch> batch =
+            parked->stream->NextBatch(parked->limits.max_docs, parked->limits.max_bytes);
+        bool nothing_yet = batch.ok() && batch.value().documents.empty() &&
+                           !parked->stream->exhausted();
+        // A commit that brought nothing for this stream (another collection's, or events its
+        // $match dropped): keep waiting until the deadline.
+        if (nothing_yet && (woke_by_change || parked->stream->HasNewEntries()) &&
+            std::chrono::steady_clock::now() < parked->deadline) {
+          Park(parked);
+          return;
+        }
+        Answer(parked, std::move(batch));
+      });
+}
+
+}  // namespace
+
+StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const Request& request,
+                                                    std::optional<std::string> coll,
+                                                    bson::DocumentView pipeline,
+                                                    bson::DocumentView let,
+                                                    std::optional<std::int64_t> batch_size) {
+  auto io = std::make_shared<AggregateIo>(ctx.service(), ctx.write_concern());
+  std::optional<std::string_view> coll_view;
+  if (coll.has_value()) coll_view = *coll;
+  QUARRY_ASSIGN_OR_RETURN(changestream::ChangeStreamRequest stream_request,
+                          changestream::ParseChangeStreamPipeline(
+                              pipeline, request.db, coll_view,
+                              io->MakePipelineContext(request.db, let, false)));
+  std::string ns = changestream::CursorNamespace(stream_request.spec);
+  changestream::ChangeStreamDeps deps;
+  deps.oplog = &ctx.engine().oplog();
+  deps.sources = changestream::MakeCatalogEventSources(&ctx.catalog(), &ctx.engine().records());
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<changestream::ChangeStreamCursor> stream,
+                          changestream::ChangeStreamCursor::Open(std::move(stream_request),
+                                                                 std::move(deps)));
+  cursors::BatchLimits limits = cursors::FirstBatchLimits(batch_size);
+  QUARRY_ASSIGN_OR_RETURN(query::Batch batch, stream->NextBatch(limits.max_docs, limits.max_bytes));
+  bson::Document token = stream->PostBatchResumeToken();
+  std::int64_t id = 0;
+  if (!stream->exhausted()) {
+    cursors::CursorOptions options;
+    options.tailable = true;
+    options.await_data = true;
+    id = ctx.cursors().Register(ns, std::move(stream), options);
+  }
+  return StreamReply("firstBatch", batch, id, ns, token);
+}
+
+std::optional<StatusWith<bson::Document>> ChangeStreamGetMore(CommandContext& ctx,
+                                                              const Request& request,
+                                                              cursors::PinnedCursor& cursor,
+                                                              std::optional<std::int64_t> batch_size) {
+  auto* stream = dynamic_cast<changestream::ChangeStreamCursor*>(&cursor.source());
+  if (stream == nullptr) return std::nullopt;
+  std::string ns = cursor.ns();
+  auto parked = std::make_shared<ParkedGetMore>(ParkedGetMore{
+      .cursor = std::move(cursor),
+      .stream = stream,
+      .notifier = ctx.service().notifier,
+      .limits = cursors::GetMoreBatchLimits(batch_size),
+      .ns = std::move(ns),
+      .deadline = {},
+      .complete = {}});
+  StatusWith<query::Batch> batch = stream->NextBatch(parked->limits.max_docs, parked->limits.max_bytes);
+  bool nothing_yet = batch.ok() && batch.value().documents.empty() && !stream->exhausted();
+  if (!nothing_yet || parked->notifier == nullptr) {
+    std::optional<StatusWith<bson::Document>> reply;
+    parked->complete = [&reply](StatusWith<bson::Document> r) { reply = std::move(r); };
+    Answer(parked, std::move(batch));
+    return reply;
+  }
+  bson::ValueView max_time = request.body.Get("maxTimeMS");
+  auto wait = max_time.IsNumber() && max_time.AsInt64() > 0
+                  ? std::chrono::milliseconds(max_time.AsInt64())
+                  : kDefaultAwaitTime;
+  parked->deadline = std::chrono::steady_clock::now() + wait;
+  ctx.Defer([parked](CommandContext::Completion complete) {
+    parked->complete = std::move(complete);
+    Park(parked);
+  });
+  return StatusWith<bson::Document>(bson::Document());
+}
+
+}  // namespace quarry::commands
