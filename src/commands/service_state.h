@@ -61,7 +61,9 @@ struct ServiceState {
   ServerConfig config;
   OpCounters opcounters;
   SessionRegistry sessions;
-  FailCommandPoint fail_command;  // inert unless --enableTestCommands registered its command
+  // Test fail points: inert unless --enableTestCommands registered configureFailPoint.
+  FailCommandPoint fail_command;
+  FailCommandPoint fail_get_more;  // failGetMoreAfterCursorCheckout
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   std::string host_name;           // this machine's name, for serverStatus().host
   bson::ObjectId election_id;      // constant across restarts, see hello

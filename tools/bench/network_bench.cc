@@ -30,6 +30,18 @@ NetworkCounters AtLeastZero(NetworkCounters c) {
   return c;
 }
 
+// Makes sure the server has counted every byte it sent on `client`'s connection. The server
+// counts a reply when its socket write completes, which can be just after the client has read
+// it and asked for serverStatus on its other connection; a ping on this connection is handled
+// only after that count, so afterwards at most the ping's own small reply is still uncounted.
+Status FenceCounters(MongoClient& client) {
+  bson_t ping = BSON_INITIALIZER;
+  BSON_APPEND_INT32(&ping, "ping", 1);
+  StatusWith<BsonPtr> pong = client.RunCommand("admin", ping);
+  bson_destroy(&ping);
+  return pong.status();
+}
+
 // Reads every document of `collection` in batches of `batch_size`.
 Status ReadAll(mongoc_collection_t* collection, std::size_t batch_size, ProgressSink& progress,
                std::int64_t* records, std::int64_t* bytes) {
@@ -123,6 +135,7 @@ StatusWith<NetworkBenchResult> RunNetworkBench(const NetworkBenchOptions& option
     written.seconds = SecondsSince(start);
     progress.End();
     QUARRY_RETURN_IF_ERROR(wrote.WithContext(compressor));
+    QUARRY_RETURN_IF_ERROR(FenceCounters(*clients[i]));
     QUARRY_ASSIGN_OR_RETURN(NetworkCounters after_write, stats->ReadNetworkCounters());
     written.records = result.documents;
     written.bytes = result.bytes;
@@ -138,6 +151,7 @@ StatusWith<NetworkBenchResult> RunNetworkBench(const NetworkBenchOptions& option
     read.seconds = SecondsSince(start);
     progress.End();
     QUARRY_RETURN_IF_ERROR(got.WithContext(compressor));
+    QUARRY_RETURN_IF_ERROR(FenceCounters(*clients[i]));
     QUARRY_ASSIGN_OR_RETURN(NetworkCounters after_read, stats->ReadNetworkCounters());
     read.server = AtLeastZero(after_read - after_write - overhead);
     if (read.records != result.documents) {

@@ -8,6 +8,7 @@
 #include "changestream/change_notifier.h"
 #include "changestream/change_stream_cursor.h"
 #include "changestream/change_stream_spec.h"
+#include "changestream/error_labels.h"
 #include "commands/aggregate/aggregate_io.h"
 #include "cursors/batch_limits.h"
 #include "storage/engine.h"
@@ -51,7 +52,7 @@ struct ParkedGetMore {
 void Answer(const std::shared_ptr<ParkedGetMore>& parked, StatusWith<query::Batch> batch) {
   if (!batch.ok()) {
     parked->cursor.Close();
-    parked->complete(batch.status());
+    parked->complete(LabelChangeStreamError(batch.status()));
     return;
   }
   std::int64_t id = parked->cursor.id();
@@ -115,12 +116,23 @@ StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const R
   return StreamReply("firstBatch", batch, id, ns, token);
 }
 
-std::optional<StatusWith<bson::Document>> ChangeStreamGetMore(CommandContext& ctx,
-                                                              const Request& request,
-                                                              cursors::PinnedCursor& cursor,
-                                                              std::optional<std::int64_t> batch_size) {
-  auto* stream = dynamic_cast<changestream::ChangeStreamCursor*>(&cursor.source());
-  if (stream == nullptr) return std::nullopt;
+bool IsChangeStream(cursors::PinnedCursor& cursor) {
+  return dynamic_cast<changestream::ChangeStreamCursor*>(&cursor.source()) != nullptr;
+}
+
+Status LabelChangeStreamError(Status status) {
+  std::optional<std::string_view> label = changestream::ChangeStreamErrorLabel(status.code());
+  if (!label.has_value()) return status;
+  bson::DocumentBuilder extra;
+  if (!status.extra_info().empty()) extra.AppendElements(bson::DocumentView(status.extra_info().data()));
+  extra.OpenArray("errorLabels").AppendString("0", *label).Close();
+  return std::move(status).WithExtraInfo(std::move(extra).FinishBytes());
+}
+
+StatusWith<bson::Document> ChangeStreamGetMore(CommandContext& ctx, const Request& request,
+                                               cursors::PinnedCursor& cursor,
+                                               std::optional<std::int64_t> batch_size) {
+  auto* stream = static_cast<changestream::ChangeStreamCursor*>(&cursor.source());
   std::string ns = cursor.ns();
   auto parked = std::make_shared<ParkedGetMore>(ParkedGetMore{
       .cursor = std::move(cursor),
@@ -133,7 +145,7 @@ std::optional<StatusWith<bson::Document>> ChangeStreamGetMore(CommandContext& ct
   StatusWith<query::Batch> batch = stream->NextBatch(parked->limits.max_docs, parked->limits.max_bytes);
   bool nothing_yet = batch.ok() && batch.value().documents.empty() && !stream->exhausted();
   if (!nothing_yet || parked->notifier == nullptr) {
-    std::optional<StatusWith<bson::Document>> reply;
+    StatusWith<bson::Document> reply = bson::Document();
     parked->complete = [&reply](StatusWith<bson::Document> r) { reply = std::move(r); };
     Answer(parked, std::move(batch));
     return reply;

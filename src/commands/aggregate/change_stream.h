@@ -22,12 +22,16 @@ StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const R
                                                     bson::DocumentView let,
                                                     std::optional<std::int64_t> batch_size);
 
-// getMore on a change-stream cursor: returns the events already there, or defers the reply
-// until a commit brings some or maxTimeMS (default 1 s) passes. Returns nullopt when `cursor`
-// is not a change stream.
-std::optional<StatusWith<bson::Document>> ChangeStreamGetMore(CommandContext& ctx,
-                                                              const Request& request,
-                                                              cursors::PinnedCursor& cursor,
-                                                              std::optional<std::int64_t> batch_size);
+bool IsChangeStream(cursors::PinnedCursor& cursor);
+
+// `status` with the error label (ResumableChangeStreamError / NonResumableChangeStreamError)
+// mongod gives an error on a change-stream cursor, carried in its extra info.
+Status LabelChangeStreamError(Status status);
+
+// getMore on a change-stream cursor (REQUIRES: IsChangeStream): returns the events already
+// there, or defers the reply until a commit brings some or maxTimeMS (default 1 s) passes.
+StatusWith<bson::Document> ChangeStreamGetMore(CommandContext& ctx, const Request& request,
+                                               cursors::PinnedCursor& cursor,
+                                               std::optional<std::int64_t> batch_size);
 
 }  // namespace quarry::commands

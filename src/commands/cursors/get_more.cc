@@ -30,7 +30,16 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
   QUARRY_ASSIGN_OR_RETURN(cursors::PinnedCursor cursor, ctx.cursors().Pin(id_value.Int64(), ns));
   std::optional<std::int64_t> requested;
   if (batch_size_value.exists() && batch_size > 0) requested = batch_size;
-  if (auto reply = ChangeStreamGetMore(ctx, request, cursor, requested)) return std::move(*reply);
+  const bool change_stream = IsChangeStream(cursor);
+  if (ctx.service().config.enable_test_commands) {
+    if (auto fail = ctx.service().fail_get_more.Check("getMore", ctx.connection().app_name);
+        fail.has_value() && fail->error_code.has_value()) {
+      Status injected(static_cast<ErrorCode>(*fail->error_code),
+                      "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint");
+      return change_stream ? LabelChangeStreamError(std::move(injected)) : injected;
+    }
+  }
+  if (change_stream) return ChangeStreamGetMore(ctx, request, cursor, requested);
   cursors::BatchLimits limits = cursors::GetMoreBatchLimits(requested);
   StatusWith<query::Batch> batch = cursor.source().NextBatch(limits.max_docs, limits.max_bytes);
   if (!batch.ok()) {

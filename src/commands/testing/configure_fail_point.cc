@@ -12,17 +12,20 @@ StatusWith<bson::Document> RunConfigureFailPoint(CommandContext& ctx, const Requ
   if (name.type() != bson::Type::kString) {
     return Status(ErrorCode::kTypeMismatch, "configureFailPoint takes the fail point's name");
   }
-  if (name.String() != "failCommand") {
+  FailCommandPoint* point = nullptr;
+  if (name.String() == "failCommand") point = &ctx.service().fail_command;
+  if (name.String() == "failGetMoreAfterCursorCheckout") point = &ctx.service().fail_get_more;
+  if (point == nullptr) {
     return Status(ErrorCode::kBadValue,
                   "Unknown fail point: " + std::string(name.String()) +
-                      " (Quarry has only failCommand)");
+                      " (Quarry has failCommand and failGetMoreAfterCursorCheckout)");
   }
   bson::ValueView data = request.body.Get("data");
   QUARRY_ASSIGN_OR_RETURN(
       std::int64_t count,
-      ctx.service().fail_command.Configure(
-          request.body.Get("mode"),
-          data.type() == bson::Type::kDocument ? data.Document() : bson::DocumentView()));
+      point->Configure(request.body.Get("mode"),
+                       data.type() == bson::Type::kDocument ? data.Document() : bson::DocumentView(),
+                       /*needs_command_list=*/point == &ctx.service().fail_command));
   bson::DocumentBuilder b;
   b.AppendInt64("count", count);
   return std::move(b).Finish();

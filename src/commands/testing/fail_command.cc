@@ -4,7 +4,8 @@
 
 namespace quarry::commands {
 
-StatusWith<std::int64_t> FailCommandPoint::Configure(bson::ValueView mode, bson::DocumentView data) {
+StatusWith<std::int64_t> FailCommandPoint::Configure(bson::ValueView mode, bson::DocumentView data,
+                                                     bool needs_command_list) {
   std::lock_guard lock(mu_);
   std::int64_t hits = hits_;
   if (mode.type() == bson::Type::kString && mode.String() == "off") {
@@ -25,11 +26,13 @@ StatusWith<std::int64_t> FailCommandPoint::Configure(bson::ValueView mode, bson:
   }
   std::vector<std::string> commands;
   bson::ValueView list = data.Get("failCommands");
-  if (list.type() != bson::Type::kArray) {
+  if (needs_command_list && list.type() != bson::Type::kArray) {
     return Status(ErrorCode::kBadValue, "failCommand requires data.failCommands, an array");
   }
-  for (const bson::Element& e : list.Document()) {
-    if (e.value.type() == bson::Type::kString) commands.emplace_back(e.value.String());
+  if (list.type() == bson::Type::kArray) {
+    for (const bson::Element& e : list.Document()) {
+      if (e.value.type() == bson::Type::kString) commands.emplace_back(e.value.String());
+    }
   }
   FailCommandAction action;
   if (data.Get("errorCode").IsNumber()) action.error_code = static_cast<std::int32_t>(data.Get("errorCode").AsInt64());
@@ -59,7 +62,10 @@ std::optional<FailCommandAction> FailCommandPoint::Check(std::string_view comman
                                                          std::string_view app_name) {
   std::lock_guard lock(mu_);
   if (!enabled_) return std::nullopt;
-  if (std::find(commands_.begin(), commands_.end(), command) == commands_.end()) return std::nullopt;
+  if (!commands_.empty() &&
+      std::find(commands_.begin(), commands_.end(), command) == commands_.end()) {
+    return std::nullopt;
+  }
   if (!app_name_.empty() && app_name_ != app_name) return std::nullopt;
   if (skip_left_ > 0) {
     --skip_left_;

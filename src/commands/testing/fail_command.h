@@ -26,7 +26,10 @@ struct FailCommandAction {
 class FailCommandPoint {
  public:
   // configureFailPoint's mode and data. Returns how many times the point was hit before.
-  StatusWith<std::int64_t> Configure(bson::ValueView mode, bson::DocumentView data);
+  // `needs_command_list`: failCommand names its commands in data.failCommands; fail points
+  // tied to one command (failGetMoreAfterCursorCheckout) do not.
+  StatusWith<std::int64_t> Configure(bson::ValueView mode, bson::DocumentView data,
+                                     bool needs_command_list = true);
 
   // Whether `command`, from a client named `app_name`, is hit. Counts down {times: n}.
   std::optional<FailCommandAction> Check(std::string_view command, std::string_view app_name);
@@ -37,7 +40,7 @@ class FailCommandPoint {
   std::optional<std::int64_t> times_left_;  // nullopt: alwaysOn
   std::int64_t skip_left_ = 0;
   std::int64_t hits_ = 0;
-  std::vector<std::string> commands_;
+  std::vector<std::string> commands_;  // empty with !needs_command_list: every command
   std::string app_name_;
   FailCommandAction action_;
 };
