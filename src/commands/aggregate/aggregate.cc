@@ -16,6 +16,8 @@
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "query/pipeline.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
 
 namespace quarry::commands {
 namespace {
@@ -57,6 +59,37 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
     docs.push_back(std::move(b).Finish());
   }
   return docs;
+}
+
+// countDocuments({}) sends [{$match: {}}, {$group: {_id: 1, n: {$sum: 1}}}] (the $match may be
+// absent): the record store keeps exact counts, so this needs no scan.
+bool IsCountAllPipeline(bson::DocumentView stages) {
+  std::vector<bson::DocumentView> list;
+  for (const bson::Element& e : stages) {
+    if (e.value.type() != bson::Type::kDocument) return false;
+    list.push_back(e.value.Document());
+  }
+  if (list.size() == 2) {
+    bson::ValueView match = list[0].Get("$match");
+    if (list[0].CountElements() != 1 || match.type() != bson::Type::kDocument ||
+        !match.Document().empty()) {
+      return false;
+    }
+    list.erase(list.begin());
+  }
+  if (list.size() != 1 || list[0].CountElements() != 1) return false;
+  bson::ValueView group = list[0].Get("$group");
+  if (group.type() != bson::Type::kDocument || group.Document().CountElements() != 2) return false;
+  bson::DocumentView spec = group.Document();
+  bson::ValueView id = spec.Get("_id");
+  if (!(id.IsNumber() || id.type() == bson::Type::kNull)) return false;
+  for (const bson::Element& e : spec) {
+    if (e.key == "_id") continue;
+    if (e.value.type() != bson::Type::kDocument || e.value.Document().CountElements() != 1) return false;
+    bson::ValueView sum = e.value.Document().Get("$sum");
+    return sum.IsNumber() && sum.AsDouble() == 1.0;
+  }
+  return false;
 }
 
 // mongosh's db.coll.stats() runs [{$collStats: {storageStats: {}}}]: answered from collStats.
@@ -125,6 +158,29 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   auto io = std::make_shared<AggregateIo>(ctx.service(), ctx.write_concern());
   if (!coll.empty() && IsCollStatsPipeline(stages)) {
     QUARRY_ASSIGN_OR_RETURN(query::Batch batch, io->CollStatsBatch(request.db, coll));
+    return BuildCursorReply("firstBatch", batch, 0, ns);
+  }
+  if (!coll.empty() && IsCountAllPipeline(stages)) {
+    query::Batch batch;
+    std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+    std::int64_t count = collection.has_value() ? ctx.engine().records().Count(collection->id) : 0;
+    if (count > 0) {  // $group over no documents outputs nothing
+      bson::DocumentView group = stages.begin()->value.Document().FirstKey() == "$group"
+                                     ? stages.begin()->value.Document().Get("$group").Document()
+                                     : (++stages.begin())->value.Document().Get("$group").Document();
+      bson::DocumentBuilder b;
+      for (const bson::Element& e : group) {
+        if (e.key == "_id") {
+          b.Append("_id", e.value);
+        } else if (count <= 2147483647) {
+          b.AppendInt32(e.key, static_cast<std::int32_t>(count));
+        } else {
+          b.AppendInt64(e.key, count);
+        }
+      }
+      batch.documents.push_back(std::move(b).Finish());
+      batch.bytes = batch.documents.back().size();
+    }
     return BuildCursorReply("firstBatch", batch, 0, ns);
   }
   query::PipelineContext pipeline_ctx = io->MakePipelineContext(request.db, let, allow_disk_use);

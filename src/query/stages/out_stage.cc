@@ -171,8 +171,10 @@ StatusWith<StageList> ParseMergeStage(bson::ValueView spec, StageParseContext& c
     UpdateOptions options;
     QUARRY_RETURN_IF_ERROR(UpdateSpec::ParsePipeline(merge.when_matched_pipeline, options));
   } else if (!merge.let.view().empty()) {
+    static const char* const kModes[] = {"replace", "keepExisting", "merge", "fail", "pipeline"};
     return LocationError(51199, "Cannot use 'let' variables with 'whenMatched: " +
-                                    std::string("...") + "' mode");
+                                    std::string(kModes[static_cast<int>(merge.when_matched)]) +
+                                    "' mode");
   }
   return StageList{std::make_shared<WriteStage>(spec, std::move(merge))};
 }
