@@ -78,7 +78,10 @@ void ChangeNotifier::Shutdown() {
     by_after_.clear();
     by_deadline_.clear();
   }
-  for (Callback& callback : remaining) callback(false);
+  for (Callback& callback : remaining) {
+    Callback run = std::move(callback);
+    run(false);
+  }
 }
 
 storage::Timestamp ChangeNotifier::latest() const {
@@ -111,7 +114,12 @@ void ChangeNotifier::Run() {
     }
     if (!due.empty()) {
       lock.unlock();
-      for (auto& [callback, woke] : due) callback(woke);
+      for (auto& [callback, woke] : due) {
+        // Destroy each callback as soon as it returns: what it captured (a pinned cursor, a
+        // connection's completion) is released before the next one runs.
+        Callback run = std::move(callback);
+        run(woke);
+      }
       due.clear();
       lock.lock();
       continue;

@@ -41,9 +41,10 @@ class ChangeNotifier final : public storage::CommitObserver {
 
   // Calls `callback` exactly once, on the worker thread: with true at the first commit whose
   // timestamp is > `after` (at once if there already is one), or with false at `deadline`.
-  // Callbacks must be short and must not block (post to an executor); they may call Wait and
-  // Cancel. Thread-safe. After Shutdown, calls `callback(false)` on the calling thread and
-  // returns 0.
+  // The callback is destroyed right after it returns. Callbacks run one after another on one
+  // thread: keep them short and never block (one ChangeStreamCursor::NextBatch is fine; post
+  // anything longer to an executor); they may call Wait and Cancel. Thread-safe. After
+  // Shutdown, calls `callback(false)` on the calling thread and returns 0.
   WaitId Wait(storage::Timestamp after, Clock::time_point deadline, Callback callback);
 
   // Forgets a waiter. True: its callback will never run. False: it already ran, is running, or

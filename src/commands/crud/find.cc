@@ -42,8 +42,11 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   }
   (void)await_data;
 
-  QUARRY_ASSIGN_OR_RETURN(query::FindSpec spec,
-                          query::FindSpec::Parse(filter, projection, sort, skip, limit));
+  // With `let`, the filter is parsed below with its constants in scope ($expr's $$name).
+  QUARRY_ASSIGN_OR_RETURN(
+      query::FindSpec spec,
+      query::FindSpec::Parse(let.empty() ? filter : bson::DocumentView(), projection, sort, skip,
+                             limit));
   if (!let.empty()) {
     // `let` constants are visible to $expr in the filter as $$name.
     QUARRY_ASSIGN_OR_RETURN(query::Matcher with_let, query::Matcher::Parse(filter, let));
