@@ -64,6 +64,7 @@ struct ServiceState {
   // Test fail points: inert unless --enableTestCommands registered configureFailPoint.
   FailCommandPoint fail_command;
   FailCommandPoint fail_get_more;  // failGetMoreAfterCursorCheckout
+  FailCommandPoint fail_primary_write;  // onPrimaryTransactionalWrite
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   std::string host_name;           // this machine's name, for serverStatus().host
   bson::ObjectId election_id;      // constant across restarts, see hello

@@ -195,6 +195,17 @@ void Session::HandleAsync(const wire::Request& request, std::function<void(Reply
       d->status = Status(static_cast<ErrorCode>(*d->fail->error_code),
                          "Failing command via 'failCommand' failpoint");
     }
+    // onPrimaryTransactionalWrite: mongod aborts the retryable write before it commits and
+    // closes the connection, so the driver's retry is what applies it.
+    if (d->status.ok() && request.body.Has("txnNumber") &&
+        (d->command->flags & commands::kWritesData) != 0 &&
+        state.fail_primary_write.Check(d->request.name, connection_.app_name).has_value()) {
+      Reply reply;
+      reply.send = false;
+      reply.close_after = true;
+      done(std::move(reply));
+      return;
+    }
   }
   if (!d->status.ok()) {
     done(Finish(request, *d));
@@ -260,6 +271,21 @@ void Session::Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
   if (max_time.IsNumber() && max_time.AsInt64() > 0) {
     ctx.set_deadline(d->started + std::chrono::milliseconds(max_time.AsInt64()));
   }
+  // A retried retryable write (same session, same txnNumber) gets the first attempt's reply.
+  std::string session_id;
+  bson::ValueView txn_number = request.body.Get("txnNumber");
+  const bool retryable = (d->command->flags & commands::kWritesData) != 0 &&
+                         txn_number.type() == bson::Type::kInt64 &&
+                         lsid.type() == bson::Type::kDocument &&
+                         lsid.Document().Get("id").type() == bson::Type::kBinary;
+  if (retryable) {
+    session_id = std::string(lsid.Document().Get("id").Binary().data);
+    if (std::optional<bson::Document> first = state.sessions.RetryReply(session_id, txn_number.Int64())) {
+      d->body = std::move(*first);
+      done(Finish(request, *d));
+      return;
+    }
+  }
   try {
     StatusWith<bson::Document> result = d->command->run(ctx, d->request);
     if (result.ok()) {
@@ -276,6 +302,7 @@ void Session::Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
     RecordLastWrite(connection_, d->body, d->status);
     d->write_concern_error = wc.value().unsatisfiable;
   }
+  if (retryable && d->status.ok()) state.sessions.RememberReply(session_id, txn_number.Int64(), d->body);
   commands::CommandContext::DeferredRun deferred = ctx.TakeDeferred();
   if (!deferred || !d->status.ok()) {
     done(Finish(request, *d));

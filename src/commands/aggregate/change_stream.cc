@@ -48,20 +48,27 @@ struct ParkedGetMore {
   CommandContext::Completion complete;
 };
 
-// Answers with the next batch; the cursor id is 0 once the stream has ended.
+// Answers with the next batch; the cursor id is 0 once the stream has ended. The reply is built
+// while the cursor is still pinned, and the pin is released before the reply goes out: the
+// client's next getMore may arrive as soon as it reads this one, and must find the cursor free.
 void Answer(const std::shared_ptr<ParkedGetMore>& parked, StatusWith<query::Batch> batch) {
-  if (!batch.ok()) {
-    parked->cursor.Close();
-    parked->complete(LabelChangeStreamError(batch.status()));
-    return;
+  StatusWith<bson::Document> reply = bson::Document();
+  {
+    cursors::PinnedCursor pinned = std::move(parked->cursor);
+    if (!batch.ok()) {
+      pinned.Close();
+      reply = LabelChangeStreamError(batch.status());
+    } else {
+      std::int64_t id = pinned.id();
+      if (parked->stream->exhausted()) {
+        pinned.Close();
+        id = 0;
+      }
+      reply = StreamReply("nextBatch", batch.value(), id, parked->ns,
+                          parked->stream->PostBatchResumeToken());
+    }
   }
-  std::int64_t id = parked->cursor.id();
-  if (parked->stream->exhausted()) {
-    parked->cursor.Close();
-    id = 0;
-  }
-  parked->complete(StreamReply("nextBatch", batch.value(), id, parked->ns,
-                               parked->stream->PostBatchResumeToken()));
+  parked->complete(std::move(reply));
 }
 
 void Park(const std::shared_ptr<ParkedGetMore>& parked) {

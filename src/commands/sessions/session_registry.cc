@@ -14,6 +14,22 @@ void SessionRegistry::Touch(const std::string& id) {
 void SessionRegistry::End(const std::string& id) {
   std::lock_guard lock(mu_);
   last_use_.erase(id);
+  last_write_.erase(id);
+}
+
+std::optional<bson::Document> SessionRegistry::RetryReply(const std::string& id,
+                                                         std::int64_t txn_number) const {
+  std::lock_guard lock(mu_);
+  auto it = last_write_.find(id);
+  if (it == last_write_.end() || it->second.txn_number != txn_number) return std::nullopt;
+  return it->second.reply;
+}
+
+void SessionRegistry::RememberReply(const std::string& id, std::int64_t txn_number,
+                                    bson::Document reply) {
+  std::lock_guard lock(mu_);
+  if (last_write_.size() >= kMaxSessions && last_write_.find(id) == last_write_.end()) return;
+  last_write_[id] = LastWrite{txn_number, std::move(reply)};
 }
 
 std::vector<SessionRegistry::Entry> SessionRegistry::List() const {

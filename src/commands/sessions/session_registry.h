@@ -7,7 +7,10 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <optional>
 #include <vector>
+
+#include "bson/value.h"
 
 namespace quarry::commands {
 
@@ -20,6 +23,12 @@ class SessionRegistry {
 
   // Records a use of session `id` now.
   void Touch(const std::string& id);
+
+  // Retryable writes: the reply of the session's last write with this txnNumber, so a retry
+  // after a lost reply is answered without applying the write twice (kept in memory: a retry
+  // across a server restart executes again).
+  std::optional<bson::Document> RetryReply(const std::string& id, std::int64_t txn_number) const;
+  void RememberReply(const std::string& id, std::int64_t txn_number, bson::Document reply);
   void End(const std::string& id);
   std::vector<Entry> List() const;
 
@@ -27,6 +36,11 @@ class SessionRegistry {
   static constexpr std::size_t kMaxSessions = 1000000;
   mutable std::mutex mu_;
   std::map<std::string, std::int64_t> last_use_;
+  struct LastWrite {
+    std::int64_t txn_number;
+    bson::Document reply;
+  };
+  std::map<std::string, LastWrite> last_write_;
 };
 
 }  // namespace quarry::commands

@@ -15,10 +15,12 @@ StatusWith<bson::Document> RunConfigureFailPoint(CommandContext& ctx, const Requ
   FailCommandPoint* point = nullptr;
   if (name.String() == "failCommand") point = &ctx.service().fail_command;
   if (name.String() == "failGetMoreAfterCursorCheckout") point = &ctx.service().fail_get_more;
+  if (name.String() == "onPrimaryTransactionalWrite") point = &ctx.service().fail_primary_write;
   if (point == nullptr) {
     return Status(ErrorCode::kBadValue,
                   "Unknown fail point: " + std::string(name.String()) +
-                      " (Quarry has failCommand and failGetMoreAfterCursorCheckout)");
+                      " (Quarry has failCommand, failGetMoreAfterCursorCheckout and "
+                      "onPrimaryTransactionalWrite)");
   }
   bson::ValueView data = request.body.Get("data");
   QUARRY_ASSIGN_OR_RETURN(

@@ -568,3 +568,23 @@ def test_pymongo_resumes_transparently_after_a_resumable_get_more_error(make_ser
             assert ids == [2, 3], "the resumed stream lost or repeated events"
     finally:
         server.stop()
+
+
+def test_back_to_back_awaited_get_mores_never_find_the_cursor_in_use(db):
+    # One client, strictly sequential getMores: each is sent only after the previous reply
+    # arrived, so mongod never answers CursorInUse here.
+    db.create_collection("c")
+    cursor_id, _ = open_raw_stream(db, "c")
+    in_use = 0
+    try:
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            try:
+                db.command("getMore", cursor_id, collection="c", maxTimeMS=5)
+            except pymongo.errors.OperationFailure as exc:
+                if exc.code != 143:
+                    raise
+                in_use += 1
+    finally:
+        kill_raw(db, "c", cursor_id)
+    assert in_use == 0, f"{in_use} sequential getMores were refused with CursorInUse"
