@@ -12,6 +12,7 @@ APT_PACKAGES=(
   clang libclang-rt-14-dev
   python3-pymongo python3-pymongo-ext python3-bson-ext python3-snappy python3-zstandard
   python3-pytest
+  chromium
 )
 # The machine image ships Node.js 20 and npm; Debian's own nodejs (18) is only a fallback.
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(nodejs npm)

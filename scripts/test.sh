@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what Quarry needs, builds everything with tests (./build), and runs every suite:
 # unit tests (ctest), the include-layering check, the pytest integration tests, the Node.js
-# driver tests, mongosh, the libmongoc client, the fuzzers and the spec-test runner. Each suite's
-# output is shown as it runs; the last line is `N passed, N failed` over all suites, and the exit
-# status is non-zero if anything failed.
+# driver tests, the end-to-end browser test of the change-stream chat example (e2e), mongosh,
+# the libmongoc client, the fuzzers and the spec-test runner. Each suite's output is shown as it
+# runs; the last line is `N passed, N failed` over all suites, and the exit status is non-zero if
+# anything failed.
 #
 # Environment: QUARRY_BUILD_DIR (default ./build), QUARRY_FUZZ_SECONDS (per fuzz target,
 # default 45; 0 skips the fuzzers), QUARRY_SKIP_SUITES (space-separated suite names to leave
@@ -131,6 +132,9 @@ run_suite pytest parse_pytest 900 "$PY" -m pytest tests/integration --ignore=tes
 shopt -s nullglob
 run_suite node parse_node 600 node --test --test-reporter=spec tests/integration/node/*.test.mjs tests/spec/*.test.mjs
 shopt -u nullglob
+# e2e: the example keeps its own package-lock.json, so its node_modules are installed here.
+run_suite e2e parse_node 300 bash -c '(cd examples/change-stream-chat && npm ci --no-audit --no-fund --loglevel=error) &&
+  node --test --test-reporter=spec tests/e2e/*.test.mjs'
 run_suite mongosh parse_pytest 600 "$PY" -m pytest tests/integration/clients/test_mongosh.py -q
 run_suite libmongoc parse_pytest 300 "$PY" -m pytest tests/integration/clients/test_libmongoc.py -q
 if [ -f tests/fuzz/run.sh ] && ((FUZZ_SECONDS > 0)); then

@@ -73,6 +73,8 @@ struct ServiceState {
   cursors::CursorManager* cursors = nullptr;
   changestream::ChangeNotifier* notifier = nullptr;  // wakes change-stream getMores
   const CommandRegistry* registry = nullptr;
+  // Oplog entries below this timestamp may have been trimmed (ChangeStreamHistoryLost).
+  std::function<std::uint64_t()> oplog_trimmed_before;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.
   std::function<std::uint64_t()> cluster_time;
 

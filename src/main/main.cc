@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "changestream/change_notifier.h"
+#include "changestream/oplog_retention.h"
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
 #include "main/connection_adapter.h"
@@ -27,6 +29,7 @@ namespace quarry::main {
 namespace {
 
 constexpr std::chrono::seconds kCursorReapInterval{30};
+constexpr std::chrono::seconds kOplogTrimInterval{5};
 
 std::vector<std::string> SplitComma(const std::string& list) {
   std::vector<std::string> parts;
@@ -68,17 +71,19 @@ bson::Document ParsedOptions(const Options& options) {
   return std::move(b).Finish();
 }
 
-// Wakes every kCursorReapInterval to time out idle cursors, until stopped.
-class CursorReaper {
+// Runs `task` every `interval` on its own thread until destroyed.
+class PeriodicTask {
  public:
-  explicit CursorReaper(cursors::CursorManager& cursors)
-      : thread_([this, &cursors] {
+  PeriodicTask(std::chrono::milliseconds interval, std::function<void()> task)
+      : thread_([this, interval, task = std::move(task)] {
           std::unique_lock lock(mu_);
-          while (!cv_.wait_for(lock, kCursorReapInterval, [this] { return stop_; })) {
-            cursors.ReapIdle(std::chrono::steady_clock::now());
+          while (!cv_.wait_for(lock, interval, [this] { return stop_; })) {
+            lock.unlock();
+            task();
+            lock.lock();
           }
         }) {}
-  ~CursorReaper() {
+  ~PeriodicTask() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
@@ -92,6 +97,16 @@ class CursorReaper {
   std::condition_variable cv_;
   bool stop_ = false;
   std::thread thread_;
+};
+
+// Retention deletes from the oplog through storage's range delete.
+class EngineOplogTrimmer : public changestream::OplogTrimmer {
+ public:
+  explicit EngineOplogTrimmer(storage::Oplog* oplog) : oplog_(oplog) {}
+  Status TrimBefore(storage::Timestamp first_kept) override { return oplog_->TrimBefore(first_kept); }
+
+ private:
+  storage::Oplog* oplog_;
 };
 
 int Fatal(std::string_view message, const Status& status) {
@@ -128,6 +143,14 @@ int Run(int argc, char** argv) {
   cursors::CursorManager cursors;
   changestream::ChangeNotifier notifier(engine.value()->oplog().LatestTimestamp());
   engine.value()->pipeline().AddObserver(&notifier);
+  EngineOplogTrimmer trimmer(&engine.value()->oplog());
+  changestream::OplogRetention retention(
+      {.max_bytes = static_cast<std::uint64_t>(options.oplog_size_mb) << 20,
+       .max_age = std::chrono::hours(options.oplog_retention_hours)},
+      &trimmer, engine.value()->oplog().TrimmedBefore());
+  engine.value()->pipeline().AddObserver(&retention);
+  Status loaded = retention.Load(engine.value()->oplog());
+  if (!loaded.ok()) return Fatal("cannot read the oplog", loaded);
 
   commands::ServiceState state;
   state.config.port = options.port;
@@ -149,6 +172,7 @@ int Run(int argc, char** argv) {
   state.notifier = &notifier;
   storage::Oplog* oplog = &engine.value()->oplog();
   state.cluster_time = [oplog] { return oplog->LatestTimestamp(); };
+  state.oplog_trimmed_before = [&retention] { return retention.TrimmedBefore(); };
 
   server::Service service(state);
   ConnectionAdapter adapter(service);
@@ -168,13 +192,22 @@ int Run(int argc, char** argv) {
 
   int signal = 0;
   {
-    CursorReaper reaper(cursors);
+    PeriodicTask reaper(kCursorReapInterval,
+                        [&cursors] { cursors.ReapIdle(std::chrono::steady_clock::now()); });
+    PeriodicTask trim(kOplogTrimInterval, [&retention] {
+      StatusWith<storage::Timestamp> trimmed = retention.TrimOnce(std::chrono::system_clock::now());
+      if (!trimmed.ok()) {
+        log::Write(log::Severity::kWarning, "STORAGE", 22430, "OplogTruncation",
+                   "Oplog trim failed", {{"error", trimmed.status().ToString()}});
+      }
+    });
     signal = server.Run();
   }
   log::Write(log::Severity::kInfo, "CONTROL", 23377, "signalProcessingThread",
              "Received signal; shutting down", {{"signal", signal}});
   // Parked change-stream getMores are answered (empty) before the storage engine closes.
   engine.value()->pipeline().RemoveObserver(&notifier);
+  engine.value()->pipeline().RemoveObserver(&retention);
   notifier.Shutdown();
   cursors.KillAll();
   Status closed = engine.value()->Close();

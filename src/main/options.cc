@@ -36,6 +36,9 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
       if (replication["replSetName"] && unset("--replSet")) {
         options->repl_set = replication["replSetName"].as<std::string>();
       }
+      if (replication["oplogSizeMB"] && unset("--oplogSizeMB")) {
+        options->oplog_size_mb = replication["oplogSizeMB"].as<std::int64_t>();
+      }
     }
     if (YAML::Node system_log = root["systemLog"]) {
       if (system_log["path"] && unset("--logpath")) options->logpath = system_log["path"].as<std::string>();
@@ -90,6 +93,12 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   app.add_flag("--quiet", options->quiet, "less connection chatter in the log");
   app.add_flag("--enableTestCommands", options->enable_test_commands,
                "enable test-only commands (configureFailPoint)");
+  app.add_option("--oplogSizeMB", options->oplog_size_mb,
+                 "oplog window kept for change streams, in MB (0: unlimited)")
+      ->capture_default_str();
+  app.add_option("--oplogRetentionHours", options->oplog_retention_hours,
+                 "also drop oplog entries older than this many hours (0: no age limit)")
+      ->capture_default_str();
   bool show_version = false;
   app.add_flag("--version", show_version, "print the version and exit");
 
@@ -112,6 +121,10 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
       std::cerr << "quarryd: " << status.reason() << "\n";
       return ParseOutcome::kExitFailure;
     }
+  }
+  if (options->oplog_size_mb < 0 || options->oplog_retention_hours < 0) {
+    std::cerr << "quarryd: --oplogSizeMB and --oplogRetentionHours must not be negative\n";
+    return ParseOutcome::kExitFailure;
   }
   if (options->port <= 0 || options->port > 65535) {
     std::cerr << "quarryd: --port must be between 1 and 65535\n";

@@ -2,6 +2,7 @@
 // Flags given on the command line win over the file, as with mongod.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct Options {
   bool log_append = false;
   bool quiet = false;
   bool enable_test_commands = false;
+  std::int64_t oplog_size_mb = 1024;      // the oplog window, by size (0: unlimited)
+  std::int64_t oplog_retention_hours = 0;  // and by age (0: unlimited)
   std::string config_path;
   std::vector<std::string> argv;
 };

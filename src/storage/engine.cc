@@ -143,7 +143,16 @@ Status LoadLatestTimestamp(internal::EngineState* state) {
   if (it->Valid() && it->key().size() >= 8) {
     state->latest_timestamp.store(internal::ReadBigEndian64(it->key().data()));
   }
-  return internal::FromRocks(it->status(), "reading the newest oplog entry");
+  QUARRY_RETURN_IF_ERROR(internal::FromRocks(it->status(), "reading the newest oplog entry"));
+  std::string boundary;
+  rocksdb::Status read = state->db->Get(rocksdb::ReadOptions(), state->meta,
+                                        internal::kOplogTrimmedBeforeName, &boundary);
+  if (read.ok() && boundary.size() == 8) {
+    state->oplog_trimmed_before.store(internal::ReadBigEndian64(boundary.data()));
+  } else if (!read.IsNotFound() && !read.ok()) {
+    return internal::FromRocks(read, "reading the oplog's trim boundary");
+  }
+  return Status::OK();
 }
 
 void CloseDb(internal::EngineState* state) {

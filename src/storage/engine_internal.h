@@ -50,6 +50,7 @@ struct EngineState {
   rocksdb::ColumnFamilyHandle* meta = nullptr;
 
   std::atomic<Timestamp> latest_timestamp{0};  // of the last committed oplog entry
+  std::atomic<Timestamp> oplog_trimmed_before{0};  // entries below it were deleted
   StatsTable stats;
   std::atomic<std::uint64_t> journal_syncs{0};
   std::atomic<std::uint64_t> background_syncs{0};
@@ -67,6 +68,9 @@ std::uint64_t ReadBigEndian64(const char* p);
 // The 8-byte big-endian prefix of a collection's record keys, and the first key after them.
 std::string CollectionPrefix(CollectionId collection);
 std::string CollectionUpperBound(CollectionId collection);
+
+// Meta name of the oplog's trim boundary (8 bytes, big-endian).
+inline constexpr std::string_view kOplogTrimmedBeforeName = "oplog/trimmed_before";
 
 // Oplog keys: 8-byte big-endian timestamp, 4-byte big-endian position in its commit chunk.
 std::string OplogKey(Timestamp ts, std::uint32_t position);

@@ -2,6 +2,7 @@
 #include "storage/oplog.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
 
 #include "storage/engine_internal.h"
 
@@ -46,5 +47,23 @@ StatusWith<Timestamp> Oplog::OldestTimestamp() const {
 std::unique_ptr<OplogCursor> Oplog::Scan(Timestamp from) const {
   return std::make_unique<RocksOplogCursor>(state_, from);
 }
+
+Status Oplog::TrimBefore(Timestamp first_kept) {
+  if (first_kept <= state_->oplog_trimmed_before.load()) return Status::OK();
+  rocksdb::WriteBatch batch;
+  rocksdb::Status put = batch.DeleteRange(state_->oplog, internal::OplogKey(0, 0),
+                                          internal::OplogKey(first_kept, 0));
+  if (!put.ok()) return internal::FromRocks(put, "trimming the oplog");
+  std::string boundary;
+  internal::AppendBigEndian64(first_kept, &boundary);
+  put = batch.Put(state_->meta, internal::kOplogTrimmedBeforeName, boundary);
+  if (!put.ok()) return internal::FromRocks(put, "trimming the oplog");
+  QUARRY_RETURN_IF_ERROR(internal::FromRocks(state_->db->Write(rocksdb::WriteOptions(), &batch),
+                                             "trimming the oplog"));
+  state_->oplog_trimmed_before.store(first_kept);
+  return Status::OK();
+}
+
+Timestamp Oplog::TrimmedBefore() const { return state_->oplog_trimmed_before.load(); }
 
 }  // namespace quarry::storage

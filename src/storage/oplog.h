@@ -42,6 +42,12 @@ class Oplog {
   // Entries with ts >= `from`, in timestamp order. Scan(ts + 1) resumes after ts.
   std::unique_ptr<OplogCursor> Scan(Timestamp from) const;
 
+  // Deletes every entry with ts < `first_kept` (one range delete) and persists the boundary in
+  // the same batch, so it survives restarts. The boundary never moves backwards.
+  Status TrimBefore(Timestamp first_kept);
+  // The boundary of the last trim: entries below it may be gone (0: never trimmed).
+  Timestamp TrimmedBefore() const;
+
  private:
   internal::EngineState* state_;
 };

@@ -2,9 +2,13 @@
 // tested library code (tools/bench/ for `quarry bench`).
 //   quarry bench network --uri URI [--compressors none,snappy,zlib,zstd] [--zlib-level N]
 //                        [--megabytes 10] [--batch-size 100] [--json] [--chart FILE.svg]
+//   quarry watch --uri URI [--db D] [--collection C] [--full-document updateLookup]
+//                [--resume-token-file F]   (tools/watch/; runs until SIGINT/SIGTERM)
 //   quarry bench bulk --uri URI [--documents 200000] [--size 1kb] [--rounds ...] [--json] ...
 // Exit status: 0 success, 1 the run failed, 2 bad arguments.
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -15,6 +19,7 @@
 #include "tools/bench/progress.h"
 #include "tools/bench/result_table.h"
 #include "tools/bench/svg_chart.h"
+#include "tools/watch/change_watcher.h"
 
 namespace {
 
@@ -57,6 +62,25 @@ int Print(const std::string& command, const OutputFlags& flags, const bench::Res
   if (!flags.chart.empty()) {
     quarry::Status written = bench::WriteBarChartSvg(table, chart, flags.chart);
     if (!written.ok()) return Fail(command, written, kRunFailed);
+  }
+  return 0;
+}
+
+// Set by SIGINT/SIGTERM; `quarry watch` polls it between awaited getMores.
+std::atomic<bool> stop_requested{false};
+
+void RequestStop(int) { stop_requested.store(true); }
+
+int RunWatchCommand(const quarry::tools::watch::WatchOptions& options) {
+  struct sigaction action = {};
+  action.sa_handler = RequestStop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  auto printed = quarry::tools::watch::RunWatch(options, stdout, stop_requested);
+  if (!printed.ok()) {
+    std::fprintf(stderr, "quarry watch: %s\n", std::string(printed.status().reason()).c_str());
+    return printed.status().code() == quarry::ErrorCode::kBadValue ? kBadArguments : kRunFailed;
   }
   return 0;
 }
@@ -117,6 +141,20 @@ int main(int argc, char** argv) {
   bulk_command->add_flag("--no-driver-validation", no_driver_validation,
                          "skip the driver's per-document key and UTF-8 checks");
 
+  quarry::tools::watch::WatchOptions watch;
+  watch.uri = "mongodb://localhost:27017";
+  CLI::App* watch_command = app.add_subcommand(
+      "watch", "print change events as relaxed Extended JSON lines until SIGINT/SIGTERM");
+  watch_command->add_option("--uri", watch.uri, "MongoDB connection string")
+      ->capture_default_str();
+  watch_command->add_option("--db", watch.database, "watch this database (default: all)");
+  watch_command->add_option("--collection", watch.collection,
+                            "watch only this collection of --db");
+  watch_command->add_option("--full-document", watch.full_document,
+                            "fullDocument mode, e.g. updateLookup");
+  watch_command->add_option("--resume-token-file", watch.resume_token_file,
+                            "resume after the token saved here, and save each new one");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -124,6 +162,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "quarry: %s (see --help)\n", e.what());
     return kBadArguments;
   }
+
+  if (watch_command->parsed()) return RunWatchCommand(watch);
 
   if (network_command->parsed()) {
     network.uri = network_flags.uri;

@@ -107,6 +107,7 @@ StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const R
   changestream::ChangeStreamDeps deps;
   deps.oplog = &ctx.engine().oplog();
   deps.sources = changestream::MakeCatalogEventSources(&ctx.catalog(), &ctx.engine().records());
+  if (ctx.service().oplog_trimmed_before) deps.trimmed_before = ctx.service().oplog_trimmed_before;
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<changestream::ChangeStreamCursor> stream,
                           changestream::ChangeStreamCursor::Open(std::move(stream_request),
                                                                  std::move(deps)));

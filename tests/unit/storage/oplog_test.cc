@@ -165,3 +165,34 @@ TEST(OplogTest, DdlEntriesWithoutRecordsAreLogged) {
 
 }  // namespace
 }  // namespace quarry::storage
+
+namespace quarry::storage {
+namespace {
+
+TEST(OplogTest, TrimBeforeDeletesOlderEntriesAndItsBoundarySurvivesReopen) {
+  TempDir dir;
+  std::vector<Timestamp> stamps;
+  {
+    auto engine = testing::OpenEngine(dir.path());
+    for (int id = 1; id <= 5; ++id) {
+      testing::InsertOne(*engine, 1, testing::DocWithIntId(id));
+      stamps.push_back(engine->oplog().LatestTimestamp());
+    }
+    EXPECT_EQ(engine->oplog().TrimmedBefore(), 0u);
+    ASSERT_TRUE(engine->oplog().TrimBefore(stamps[3]).ok());
+    EXPECT_EQ(engine->oplog().TrimmedBefore(), stamps[3]);
+    auto cursor = engine->oplog().Scan(0);
+    ASSERT_TRUE(cursor->Valid());
+    EXPECT_EQ(cursor->ts(), stamps[3]);
+    // The boundary never moves back.
+    ASSERT_TRUE(engine->oplog().TrimBefore(stamps[1]).ok());
+    EXPECT_EQ(engine->oplog().TrimmedBefore(), stamps[3]);
+  }
+  auto reopened = testing::OpenEngine(dir.path());
+  EXPECT_EQ(reopened->oplog().TrimmedBefore(), stamps[3]);
+  EXPECT_EQ(reopened->oplog().LatestTimestamp(), stamps[4]);
+  EXPECT_EQ(reopened->oplog().OldestTimestamp().value(), stamps[3]);
+}
+
+}  // namespace
+}  // namespace quarry::storage
