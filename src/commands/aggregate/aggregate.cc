@@ -128,7 +128,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     if (target.type() == bson::Type::kString) stream_coll = std::string(target.String());
     std::optional<std::int64_t> stream_batch;
     if (cursor->Get("batchSize").IsNumber()) stream_batch = cursor->Get("batchSize").AsInt64();
-    return RunChangeStreamAggregate(ctx, request, stream_coll, stages, let, stream_batch);
+    StatusWith<bson::Document> opened =
+        RunChangeStreamAggregate(ctx, request, stream_coll, stages, let, stream_batch);
+    if (!opened.ok()) return LabelChangeStreamError(opened.status());
+    return opened;
   }
   QUARRY_RETURN_IF_ERROR(CheckUnsupportedStages(stages));
   // $listLocalSessions is a source stage that reads server state: it becomes the input, and the
