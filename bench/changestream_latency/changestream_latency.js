@@ -3,7 +3,7 @@
 //   (a) latency: insertOne acknowledged -> the event reaches a watcher in this process;
 //   (b) fan-out: W watchers on one collection each must see all M inserts, once, in order,
 //       while the server's thread count is sampled from /proc/<pid>/status;
-//   (c) write throughput with 0 and with 10 watchers open.
+//   (c) write throughput with 0 and with 10 watchers open (the watchers in a child process).
 // Usage: node bench/changestream_latency/changestream_latency.js --uri URI [--pid QUARRYD_PID]
 //          [--events 10000] [--watchers 100] [--inserts 50000] [--batch 1000]
 //          [--throughput-docs 50000] [--throughput-batch 100] [--throughput-watchers 10]
@@ -12,6 +12,7 @@
 
 const fs = require('fs');
 const path = require('path');
+const { fork } = require('child_process');
 const { MongoClient } = require(path.join(__dirname, '..', '..', 'node_modules', 'mongodb'));
 
 const AWAIT_MS = 1000;
@@ -60,10 +61,10 @@ function percentile(sorted, p) {
   return sorted[Math.max(0, index)];
 }
 
-// Opens a watcher and resolves once it provably receives events: a marker document is inserted
-// and the promise waits until every watcher in `watchers` has seen it (the Node driver sends
-// the aggregate lazily, so without this the first inserts could precede the stream).
-async function openWatchers(coll, count, onChange) {
+// Opens `count` watchers. Returns them with a promise that resolves once every one has seen a
+// marker document (the Node driver sends the aggregate lazily, so until then the first
+// inserts could precede a stream).
+function startWatchers(coll, count, onChange) {
   const watchers = [];
   const seenMarker = [];
   for (let w = 0; w < count; w++) {
@@ -77,16 +78,27 @@ async function openWatchers(coll, count, onChange) {
       }
       onChange(w, event);
     });
-    stream.on('error', (error) => console.error(`watcher ${w}: ${error.message}`));
+    stream.on('error', (error) => {
+      if (!stream.closed) console.error(`watcher ${w}: ${error.message}`);
+    });
     watchers.push(stream);
   }
-  // Keep inserting markers until all have seen one: a stream opened after a marker misses it.
+  return { watchers, live: Promise.all(seenMarker) };
+}
+
+// Inserts markers into `coll` until `live` resolves: a stream opened after a marker misses it.
+async function insertMarkersUntil(coll, live) {
   let done = false;
-  const all = Promise.all(seenMarker).then(() => { done = true; });
+  const all = live.then(() => { done = true; });
   for (let i = 0; !done; i++) {
     await coll.insertOne({ marker: true, n: i });
     await Promise.race([all, sleep(200)]);
   }
+}
+
+async function openWatchers(coll, count, onChange) {
+  const { watchers, live } = startWatchers(coll, count, onChange);
+  await insertMarkersUntil(coll, live);
   return watchers;
 }
 
@@ -184,14 +196,63 @@ async function fanoutPart(args, client, watchClient) {
   };
 }
 
-async function throughputRound(args, client, watchClient, watcherCount) {
+// Server CPU seconds (user + system) from /proc/<pid>/stat, or null without --pid.
+function serverCpuSeconds(pid) {
+  if (!pid) return null;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;  // utime, stime in clock ticks
+  } catch (e) {
+    return null;
+  }
+}
+
+// The throughput round's watchers run in a child process, so that decoding their events does
+// not slow this process's writer down (the measurement is of the server).
+function startChildWatchers(args, collName, count) {
+  const child = fork(__filename, [], {
+    env: { ...process.env, CS_BENCH_CHILD: JSON.stringify({ uri: args.uri, db: args.db,
+                                                            coll: collName, count }) },
+  });
+  const live = new Promise((resolve, reject) => {
+    child.once('message', (m) => (m.live ? resolve() : reject(new Error('child failed'))));
+    child.once('exit', () => reject(new Error('watcher process exited')));
+  });
+  const stop = () => new Promise((resolve) => {
+    child.once('message', (m) => resolve(m.received));
+    child.send({ stop: true });
+  });
+  return { live, stop };
+}
+
+async function childMain(config) {
+  const client = new MongoClient(config.uri, { maxPoolSize: config.count + 10 });
+  await client.connect();
+  let received = 0;
+  const { watchers, live } = startWatchers(client.db(config.db).collection(config.coll),
+                                           config.count, () => { received++; });
+  await live;
+  process.send({ live: true });
+  process.on('message', async () => {
+    await closeAll(watchers);
+    await client.close();
+    process.send({ received }, () => process.exit(0));
+  });
+}
+
+async function throughputRound(args, client, watcherCount) {
   const name = `throughput_${watcherCount}`;
   const coll = client.db(args.db).collection(name);
   await coll.drop().catch(() => {});
   await coll.insertOne({ create: true });
-  let received = 0;
-  const watchers = await openWatchers(watchClient.db(args.db).collection(name), watcherCount,
-    () => { received++; });
+  let stopWatchers = async () => 0;
+  if (watcherCount > 0) {
+    const child = startChildWatchers(args, name, watcherCount);
+    await insertMarkersUntil(coll, child.live);
+    stopWatchers = child.stop;
+  }
+  const cpuBefore = serverCpuSeconds(args.pid);
   const started = nowMs();
   for (let start = 0; start < args['throughput-docs']; start += args['throughput-batch']) {
     const docs = [];
@@ -200,9 +261,11 @@ async function throughputRound(args, client, watchClient, watcherCount) {
     await coll.insertMany(docs, { ordered: true });
   }
   const seconds = (nowMs() - started) / 1000;
-  await closeAll(watchers);
+  const cpuAfter = serverCpuSeconds(args.pid);
+  const received = await stopWatchers();
   return { watchers: watcherCount, documents: args['throughput-docs'], seconds,
-           docs_per_second: args['throughput-docs'] / seconds, events_received: received };
+           docs_per_second: args['throughput-docs'] / seconds, events_received: received,
+           server_cpu_seconds: cpuBefore === null ? 'n/a' : (cpuAfter - cpuBefore).toFixed(2) };
 }
 
 function printTable(title, rows) {
@@ -237,13 +300,13 @@ async function main() {
       printTable('(b) fan-out: every watcher must see every insert once, in order', [r]);
     }
     if (args.parts.includes('throughput')) {
-      const none = await throughputRound(args, client, watchClient, 0);
-      const some = await throughputRound(args, client, watchClient, args['throughput-watchers']);
+      const none = await throughputRound(args, client, 0);
+      const some = await throughputRound(args, client, args['throughput-watchers']);
       const rows = [none, some].map((r) => ({
         watchers: r.watchers, documents: r.documents, seconds: r.seconds.toFixed(2),
         'docs/s': Math.round(r.docs_per_second),
         'vs none %': ((100 * r.docs_per_second) / none.docs_per_second).toFixed(1),
-        events_received_by_end: r.events_received,
+        server_cpu_s: r.server_cpu_seconds, events_received_by_end: r.events_received,
       }));
       printTable(`(c) write throughput, insertMany batches of ${args['throughput-batch']}`, rows);
     }
@@ -253,7 +316,8 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+const childConfig = process.env.CS_BENCH_CHILD;
+(childConfig ? childMain(JSON.parse(childConfig)) : main()).catch((error) => {
   console.error(`changestream_latency: ${error.message}`);
   process.exit(1);
 });

@@ -138,7 +138,9 @@ StatusWith<std::int64_t> RunWatch(const WatchOptions& options, std::FILE* out,
       }
       continue;
     }
-    QUARRY_RETURN_IF_ERROR(StreamError(stream.get(), "change stream failed"));
+    Status failed = StreamError(stream.get(), "change stream failed");
+    // A signal may interrupt the awaited getMore; that is the stop it asked for, not a failure.
+    if (!failed.ok()) return stop.load() ? StatusWith<std::int64_t>(printed) : failed;
     // An empty batch: the stream's postBatchResumeToken moves past events filtered out or in
     // other namespaces, so a restart need not scan them again.
     const bson_t* token = mongoc_change_stream_get_resume_token(stream.get());
