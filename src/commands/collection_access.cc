@@ -67,10 +67,8 @@ StatusWith<CollectionHandle> EnsureCollection(CommandContext& ctx, const std::st
   if (std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(db, name)) {
     return MakeHandle(std::move(info));
   }
-  catalog::DdlOptions ddl;
-  ddl.durability = CommitOptionsFor(ctx, true).durability;
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
-                          ctx.catalog().EnsureCollection(db, name, ddl));
+                          ctx.catalog().EnsureCollection(db, name, DdlOptionsFor(ctx)));
   return MakeHandle(std::move(info));
 }
 
@@ -94,6 +92,12 @@ query::RecordSourceFactory RecordsOf(CommandContext& ctx, const CollectionHandle
   return [records, id](std::string_view start_after) -> std::unique_ptr<query::RecordSource> {
     return std::make_unique<ScanSource>(records->Scan(id, start_after));
   };
+}
+
+catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx) {
+  catalog::DdlOptions ddl;
+  ddl.durability = CommitOptionsFor(ctx, true).durability;
+  return ddl;
 }
 
 storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "catalog/catalog.h"
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "query/find_executor.h"
@@ -40,6 +41,9 @@ StatusWith<CollectionHandle> EnsureCollection(CommandContext& ctx, const std::st
 // that pins _id to one value, opens just that record (a point lookup instead of a scan).
 query::RecordSourceFactory RecordsOf(CommandContext& ctx, const CollectionHandle& collection,
                                      bson::DocumentView filter = bson::DocumentView());
+
+// DDL options for the request's write concern (j:true makes the catalog change durable too).
+catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx);
 
 // Commit options for the request's write concern.
 storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered);

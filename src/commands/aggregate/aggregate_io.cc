@@ -16,13 +16,6 @@ namespace {
 
 constexpr std::size_t kDocumentsPerCommit = 1000;
 
-catalog::DdlOptions DdlFor(const CommandContext& ctx) {
-  catalog::DdlOptions ddl;
-  ddl.durability = CommitOptionsFor(ctx, true).durability;
-  ddl.allow_system_names = false;
-  return ddl;
-}
-
 // `doc` with an _id: pipeline output written to a collection gets one generated when it has none.
 bson::Document WithId(bson::Document doc) {
   if (doc.Get("_id").exists()) return doc;
@@ -117,7 +110,7 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
   // readers see the old contents or the new, never a mix.
   std::random_device rd;
   std::string temp = "tmp.agg_out." + std::to_string(rd()) + std::to_string(rd());
-  catalog::DdlOptions ddl = DdlFor(ctx_);
+  catalog::DdlOptions ddl = DdlOptionsFor(ctx_);
   QUARRY_ASSIGN_OR_RETURN(auto created, ctx_.catalog().CreateCollection(target.db, temp, {}, ddl));
   CollectionHandle collection = *LookupCollection(ctx_, target.db, temp);
   (void)created;

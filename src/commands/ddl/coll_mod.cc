@@ -87,10 +87,8 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
   for (const bson::Element& e : body) {
     if (!IsGenericArgument(e.key)) o.Append(e.key, e.value);
   }
-  catalog::DdlOptions ddl;
-  ddl.durability = CommitOptionsFor(ctx, true).durability;
   QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(request.db, coll, change,
-                                                        std::move(o).Finish(), ddl));
+                                                        std::move(o).Finish(), DdlOptionsFor(ctx)));
   return bson::Document();
 }
 

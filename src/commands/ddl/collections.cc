@@ -16,12 +16,6 @@
 namespace quarry::commands {
 namespace {
 
-catalog::DdlOptions DdlFor(const CommandContext& ctx) {
-  catalog::DdlOptions ddl;
-  ddl.durability = CommitOptionsFor(ctx, true).durability;
-  return ddl;
-}
-
 // Options of create that Quarry honours or can safely record; the rest fail clearly.
 Status CheckCreateOptions(bson::DocumentView body) {
   for (const bson::Element& e : body) {
@@ -47,7 +41,7 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
   }
   bson::Document options_doc = std::move(options).Finish();
   StatusWith<std::shared_ptr<const catalog::CollectionInfo>> created =
-      ctx.catalog().CreateCollection(request.db, coll, options_doc, DdlFor(ctx));
+      ctx.catalog().CreateCollection(request.db, coll, options_doc, DdlOptionsFor(ctx));
   if (!created.ok()) {
     if (created.status().code() == ErrorCode::kNamespaceExists) {
       // mongod 7.0 accepts a create that repeats the existing collection's options.
@@ -68,7 +62,7 @@ StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) 
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   QUARRY_RETURN_IF_ERROR(args.Finish());
   std::string ns = request.db + "." + coll;
-  StatusWith<int> dropped = ctx.catalog().DropCollection(request.db, coll, DdlFor(ctx));
+  StatusWith<int> dropped = ctx.catalog().DropCollection(request.db, coll, DdlOptionsFor(ctx));
   if (!dropped.ok()) {
     // mongod 7.0 answers ok for a collection that does not exist.
     if (dropped.status().code() == ErrorCode::kNamespaceNotFound) return bson::Document();
@@ -87,7 +81,7 @@ StatusWith<bson::Document> RunDropDatabase(CommandContext& ctx, const Request& r
   for (const auto& info : ctx.catalog().ListCollections(request.db)) {
     ctx.cursors().KillNamespace(info->ns());
   }
-  QUARRY_ASSIGN_OR_RETURN(int dropped, ctx.catalog().DropDatabase(request.db, DdlFor(ctx)));
+  QUARRY_ASSIGN_OR_RETURN(int dropped, ctx.catalog().DropDatabase(request.db, DdlOptionsFor(ctx)));
   (void)dropped;
   bson::DocumentBuilder b;
   b.AppendString("dropped", request.db);
@@ -118,7 +112,7 @@ StatusWith<bson::Document> RunRenameCollection(CommandContext& ctx, const Reques
   QUARRY_ASSIGN_OR_RETURN(auto source, SplitNamespace(from, "renameCollection"));
   QUARRY_ASSIGN_OR_RETURN(auto target, SplitNamespace(to, "to"));
   QUARRY_RETURN_IF_ERROR(ctx.catalog().RenameCollection(source.first, source.second, target.first,
-                                                        target.second, drop_target, DdlFor(ctx)));
+                                                        target.second, drop_target, DdlOptionsFor(ctx)));
   ctx.cursors().KillNamespace(source.first + "." + source.second);
   return bson::Document();
 }

@@ -30,12 +30,6 @@ bool IsIdIndexKey(bson::DocumentView key) {
 
 bool SameKey(bson::DocumentView a, bson::DocumentView b) { return bson::CompareDocuments(a, b) == 0; }
 
-catalog::DdlOptions DdlFor(const CommandContext& ctx) {
-  catalog::DdlOptions ddl;
-  ddl.durability = CommitOptionsFor(ctx, true).durability;
-  return ddl;
-}
-
 // Checks one spec and returns it as stored: {v: 2, key, name, <options>}.
 StatusWith<bson::Document> NormalizeSpec(bson::DocumentView spec) {
   bson::ValueView key = spec.Get("key");
@@ -144,7 +138,7 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
     o.AppendString("createIndexes", coll);
     o.AppendArray("indexes", indexes.Document());
     QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(request.db, coll, add_specs,
-                                                          std::move(o).Finish(), DdlFor(ctx)));
+                                                          std::move(o).Finish(), DdlOptionsFor(ctx)));
   }
   b.AppendInt32("numIndexesBefore", before);
   b.AppendInt32("numIndexesAfter", after);
@@ -237,7 +231,7 @@ StatusWith<bson::Document> RunDropIndexes(CommandContext& ctx, const Request& re
       return Status::OK();
     };
     QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(request.db, coll, drop,
-                                                          std::move(o).Finish(), DdlFor(ctx)));
+                                                          std::move(o).Finish(), DdlOptionsFor(ctx)));
   }
   bson::DocumentBuilder b;
   b.AppendInt32("nIndexesWas", count);

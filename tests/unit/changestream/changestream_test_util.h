@@ -18,6 +18,7 @@
 #include "storage/engine.h"
 #include "storage/record_store.h"
 #include "storage/write_unit.h"
+#include "../storage/storage_test_util.h"
 
 namespace quarry::changestream::testing {
 
@@ -27,26 +28,8 @@ inline bson::Document Json(std::string_view json) {
   return doc.ok() ? std::move(doc).value() : bson::Document();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = (std::filesystem::temp_directory_path() /
-             ("quarry_changestream_test_" + std::to_string(::getpid()) + "_" +
-              std::to_string(counter.fetch_add(1))))
-                .string();
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// A fresh directory under the system temp dir, removed at destruction.
+using storage::testing::TempDir;
 
 inline std::unique_ptr<storage::Engine> OpenEngine(const std::string& path) {
   storage::EngineOptions options;
