@@ -125,6 +125,7 @@ SUITE_ROWS+=("$(printf '%-10s ok %29ds' build $((SECONDS - build_start)))")
 BUILD=$(cd "$BUILD" && pwd)
 export QUARRY_BINARY="$BUILD/src/main/quarryd"
 export QUARRY_LIBMONGOC_CLIENT_TEST="$BUILD/tests/quarry_libmongoc_client_test"
+export QUARRY_LIBMONGOC_BULK_TEST="$BUILD/tests/quarry_libmongoc_bulk_test"
 
 run_suite unit parse_ctest 900 ctest --test-dir "$BUILD" -L unit --output-on-failure -j "$(nproc)" --timeout 300
 run_suite layering parse_ctest 120 ctest --test-dir "$BUILD" -L layering --output-on-failure

@@ -24,8 +24,10 @@ void PatchInt32(std::string* buf, std::size_t offset, std::int32_t v) {
 
 }  // namespace
 
-DocumentBuilder::DocumentBuilder() {
-  buffer_.reserve(64);
+DocumentBuilder::DocumentBuilder() : DocumentBuilder(64) {}
+
+DocumentBuilder::DocumentBuilder(std::size_t bytes) {
+  buffer_.reserve(bytes);
   PutInt32(&buffer_, 0);  // patched by Finish
 }
 

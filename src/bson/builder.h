@@ -20,6 +20,8 @@ namespace quarry::bson {
 class DocumentBuilder {
  public:
   DocumentBuilder();
+  // Room for a document of about `bytes`, so appending to it does not reallocate.
+  explicit DocumentBuilder(std::size_t bytes);
 
   DocumentBuilder& Append(std::string_view key, ValueView value);
   DocumentBuilder& AppendDouble(std::string_view key, double value);

@@ -4,7 +4,7 @@
 
 #include <cstring>
 #include <string>
-#include <vector>
+#include <array>
 
 #include "bson/types.h"
 #include "bson/value_internal.h"
@@ -38,6 +38,19 @@ Status OpenNested(const char* p, std::int64_t available, Frame* frame) {
   return Status::OK();
 }
 
+class FrameStack {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  Frame& back() { return frames_[size_ - 1]; }
+  void pop_back() { --size_; }
+  void push_back(Frame frame) { frames_[size_++] = frame; }  // callers check kMaxNestingDepth
+
+ private:
+  std::array<Frame, kMaxNestingDepth> frames_;
+  std::size_t size_ = 0;
+};
+
 }  // namespace
 
 std::int64_t PeekDocumentLength(const char* data, std::size_t available) {
@@ -55,7 +68,9 @@ Status Validate(const char* data, std::size_t size) {
   }
   if (data[size - 1] != 0) return Invalid("document not terminated");
 
-  std::vector<Frame> stack;
+  // The depth limit bounds the stack, so it fits in a fixed array (3 KB) and validating a
+  // document allocates nothing.
+  FrameStack stack;
   stack.push_back(Frame{data + 4, data + size - 1});
   while (!stack.empty()) {
     Frame& top = stack.back();

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/allocator.h"
 #include "base/log.h"
 #include "bson/builder.h"
 #include "catalog/catalog.h"
@@ -117,6 +118,7 @@ int Fatal(std::string_view message, const Status& status) {
 }
 
 int Run(int argc, char** argv) {
+  TuneAllocatorForLargeMessages();
   Options options;
   switch (ParseOptions(argc, argv, &options)) {
     case ParseOutcome::kExitSuccess: return 0;

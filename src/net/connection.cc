@@ -28,8 +28,10 @@ constexpr int kLogReplyTooLarge = 23101;
 constexpr int kLogConnectionFailed = 23102;
 
 // Frames are read in growing chunks, so a client that announces 48 MB but sends little does not
-// get 48 MB allocated up front.
+// get 48 MB allocated up front. Once this much has arrived the client has shown it means it, and
+// the rest is read in one piece: every doubling step would copy and zero the buffer again.
 constexpr std::size_t kFirstChunk = 64 * 1024;
+constexpr std::size_t kTrustedBytes = 1024 * 1024;
 // A connection keeps a frame buffer up to this size between requests; larger ones are freed.
 constexpr std::size_t kKeptBufferBytes = 1024 * 1024;
 // OP_COMPRESSED's fields before the payload: originalOpcode, uncompressedSize, compressorId.
@@ -142,7 +144,8 @@ boost::asio::awaitable<bool> Connection::ReadFrame() {
   const auto total = static_cast<std::size_t>(header.message_length);
   std::size_t have = wire::kHeaderSize;
   while (have < total) {
-    const std::size_t target = std::min(total, std::max(have * 2, kFirstChunk));
+    const std::size_t target =
+        have >= kTrustedBytes ? total : std::min(total, std::max(have * 2, kFirstChunk));
     buffer_.resize(target);
     n = co_await boost::asio::async_read(
         socket_, boost::asio::buffer(buffer_.data() + have, target - have),

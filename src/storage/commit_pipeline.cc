@@ -1,16 +1,26 @@
 // The commit pipeline. Under the commit lock it does only what needs the lock: one MultiGet for
-// the chunk's record keys, the checks, the oplog timestamps, and one WriteBatch write. Documents,
-// keys and oplog entries were laid out by WriteUnit before.
+// the chunk's record keys, the checks, the oplog timestamps, and two writes: the oplog entries,
+// counters and catalog changes through the WAL, then the records without it. Documents, keys
+// and oplog entries were laid out by WriteUnit before.
+//
+// Why records skip the WAL: every record change is also in its oplog entry (`o` is the new
+// document), so writing it to the WAL too would log each document twice, and the WAL's software
+// CRC32C is the costliest part of an insert. The oplog is the redo log instead: the oplog key
+// of a record change names the record, the docs family carries the timestamp its records are
+// applied through, and Engine::Open replays the entries after it (storage/record_recovery.h).
 #include "storage/commit_pipeline.h"
 
 #include <rocksdb/write_batch.h>
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
+#include "base/check.h"
+#include "base/log.h"
 #include "storage/duplicate_key.h"
 #include "storage/engine_internal.h"
 #include "storage/write_unit_internal.h"
@@ -20,19 +30,21 @@ namespace internal {
 
 // Buffers reused from chunk to chunk (guarded by the commit lock).
 struct ChunkScratch {
-  rocksdb::WriteBatch batch;
+  rocksdb::WriteBatch batch;       // through the WAL: oplog, counters, catalog, meta
+  rocksdb::WriteBatch docs_batch;  // records, without the WAL (rebuilt from the oplog)
   std::vector<rocksdb::Slice> keys;
   std::vector<rocksdb::PinnableSlice> values;
   std::vector<rocksdb::Status> statuses;
   std::vector<std::int64_t> lookup_of;  // per mutation of the chunk: index into keys, or -1
-  // Records this chunk has already written: key -> new bytes, nullptr when deleted.
-  std::unordered_map<std::string_view, const std::string*> overlay;
+  // Records this chunk has already written: key -> new bytes, nullopt when deleted.
+  std::unordered_map<std::string_view, std::optional<std::string_view>> overlay;
   std::unordered_map<CollectionId, CollectionStats> stats;  // collections touched, new totals
   std::unordered_set<CollectionId> dropped;
   CommittedBatch committed;  // entries only; wall_ms is set when handed to observers
 
   void Reset() {
     batch.Clear();
+    docs_batch.Clear();
     keys.clear();
     values.clear();
     statuses.clear();
@@ -71,7 +83,7 @@ Status DuplicateInsert(const Mutation& m) {
   bson::DocumentView entry(m.oplog.data());
   bson::ValueView ns = entry.Get("ns");
   std::string_view ns_text = ns.type() == bson::Type::kString ? ns.String() : std::string_view();
-  return DuplicateIdError(ns_text, bson::DocumentView(m.value.data()).Get("_id"));
+  return DuplicateIdError(ns_text, bson::DocumentView(m.record().data()).Get("_id"));
 }
 
 std::int64_t NowMillis() {
@@ -176,7 +188,7 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   auto current = [&](std::size_t k) -> Current {
     const Mutation& m = mutations[k];
     if (auto it = s.overlay.find(m.key); it != s.overlay.end()) {
-      if (it->second == nullptr) return {};
+      if (!it->second.has_value()) return {};
       return {true, *it->second, Status::OK()};
     }
     std::int64_t lookup = s.lookup_of[k - begin];
@@ -227,10 +239,10 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
             error = DuplicateInsert(m);
             break;
           }
-          s.batch.Put(state_->docs, m.key, m.value);
-          s.overlay[m.key] = &m.value;
+          s.docs_batch.Put(state_->docs, m.key, m.record());
+          s.overlay[m.key] = m.record();
           stats.count += 1;
-          stats.data_bytes += static_cast<std::int64_t>(m.value.size());
+          stats.data_bytes += static_cast<std::int64_t>(m.record_size);
           break;
         }
         if (!cur.exists || cur.bytes != m.pre_image) {
@@ -239,13 +251,13 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
           break;
         }
         if (m.kind == MutationKind::kReplace) {
-          s.batch.Put(state_->docs, m.key, m.value);
-          s.overlay[m.key] = &m.value;
-          stats.data_bytes += static_cast<std::int64_t>(m.value.size()) -
+          s.docs_batch.Put(state_->docs, m.key, m.record());
+          s.overlay[m.key] = m.record();
+          stats.data_bytes += static_cast<std::int64_t>(m.record_size) -
                               static_cast<std::int64_t>(m.pre_image.size());
         } else {
-          s.batch.Delete(state_->docs, m.key);
-          s.overlay[m.key] = nullptr;
+          s.docs_batch.Delete(state_->docs, m.key);
+          s.overlay[m.key] = std::nullopt;
           stats.count -= 1;
           stats.data_bytes -= static_cast<std::int64_t>(m.pre_image.size());
         }
@@ -254,7 +266,10 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
       case MutationKind::kDropCollectionRecords: {
         std::string prefix = internal::CollectionPrefix(m.collection);
         std::string upper = internal::CollectionUpperBound(m.collection);
-        s.batch.DeleteRange(state_->docs, prefix, upper);
+        s.docs_batch.DeleteRange(state_->docs, prefix, upper);
+        // The range delete skips the WAL with the records; this note, which does not, lets
+        // recovery delete the range again if it was lost.
+        s.batch.Put(state_->meta, internal::DroppedRecordsName(m.collection), "");
         s.batch.Delete(state_->meta, internal::StatsName(m.collection));
         s.stats.erase(m.collection);
         s.dropped.insert(m.collection);
@@ -287,7 +302,16 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
       WriteLittleEndian64(ts, m.oplog.data() + internal::kOplogTsOffset);
       WriteLittleEndian64(static_cast<std::uint64_t>(wall_ms),
                           m.oplog.data() + internal::OplogWallOffset(m.oplog));
-      s.batch.Put(state_->oplog, internal::OplogKey(ts, position++), m.oplog);
+      if (IsRecordMutation(m.kind)) {
+        s.batch.Put(state_->oplog,
+                    internal::RecordOplogKey(ts, position++, m.kind == MutationKind::kDelete
+                                                                 ? internal::RedoKind::kDelete
+                                                                 : internal::RedoKind::kPut,
+                                             m.key),
+                    m.oplog);
+      } else {
+        s.batch.Put(state_->oplog, internal::OplogKey(ts, position++), m.oplog);
+      }
       if (notify) {
         s.committed.entries.push_back({ts, m.collection, bson::DocumentView(m.oplog.data())});
       }
@@ -303,10 +327,32 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
     s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));
   }
 
-  if (s.batch.Count() > 0) {
+  if (s.docs_batch.Count() > 0) {
+    // After a crash, the docs family holds the records of a prefix of these batches (RocksDB
+    // flushes a family's writes in order), and this tells recovery which prefix.
+    std::string applied_through;
+    internal::AppendBigEndian64(next_ts != first_ts ? next_ts - 1 : last_assigned_,
+                                &applied_through);
+    s.docs_batch.Put(state_->docs, internal::kRecordsAppliedThroughKey, applied_through);
+  }
+  if (s.batch.Count() > 0 || s.docs_batch.Count() > 0) {
     rocksdb::WriteOptions write_options;
     write_options.sync = false;  // the WAL reaches the OS now, the disk by sync (see Commit)
-    rocksdb::Status written = state_->db->Write(write_options, &s.batch);
+    // The oplog first: records must never be on disk ahead of the entries that redo them.
+    rocksdb::Status written = s.batch.Count() > 0 ? state_->db->Write(write_options, &s.batch)
+                                                  : rocksdb::Status::OK();
+    if (written.ok() && s.docs_batch.Count() > 0) {
+      rocksdb::WriteOptions no_wal;
+      no_wal.disableWAL = true;
+      rocksdb::Status records = state_->db->Write(no_wal, &s.docs_batch);
+      if (!records.ok()) {
+        // The chunk is committed (its oplog entries are durable) but its records cannot be
+        // applied: only a restart, which replays them, makes the two agree again.
+        log::Write(log::Severity::kFatal, "STORAGE", 22318, "", "Applying committed records failed",
+                   {{"error", records.ToString()}});
+        QUARRY_CHECK(records.ok());
+      }
+    }
     if (!written.ok()) {
       Status failure = internal::FromRocks(written, "writing a commit batch");
       // Nothing of this chunk is in: report it, and do not try further chunks.

@@ -5,6 +5,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
 
 #include <filesystem>
 #include <system_error>
@@ -13,6 +14,7 @@
 
 #include "base/log.h"
 #include "storage/engine_internal.h"
+#include "storage/record_recovery.h"
 
 namespace quarry::storage {
 namespace {
@@ -113,6 +115,19 @@ Status ReadFormatVersion(internal::EngineState* state) {
   }
   if (!s.ok()) return internal::FromRocks(s, "reading the format version");
   std::uint64_t found = value.size() == 8 ? internal::ReadBigEndian64(value.data()) : 0;
+  if (found == 1) {
+    // Version 1 wrote records through the WAL, so they are all there: mark them applied
+    // through the newest entry (its oplog keys carry no redo part anyway), then say version 2.
+    std::string through, version;
+    internal::AppendBigEndian64(state->latest_timestamp.load(), &through);
+    internal::AppendBigEndian64(kFormatVersion, &version);
+    rocksdb::WriteBatch batch;
+    batch.Put(state->docs, internal::kRecordsAppliedThroughKey, through);
+    batch.Put(state->meta, std::string(internal::kFormatVersionName), version);
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    return internal::FromRocks(state->db->Write(sync, &batch), "upgrading the format version");
+  }
   if (found != kFormatVersion) {
     return Status(ErrorCode::kIllegalOperation, "unsupported data format version " +
                                                     std::to_string(found) + " in " + state->dbpath +
@@ -216,9 +231,10 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   state->oplog = handles[4];
   state->meta = handles[5];
 
-  Status loaded = ReadFormatVersion(state.get());
+  Status loaded = LoadLatestTimestamp(state.get());
+  if (loaded.ok()) loaded = ReadFormatVersion(state.get());
+  if (loaded.ok()) loaded = internal::RecoverRecords(state.get());
   if (loaded.ok()) loaded = LoadStats(state.get());
-  if (loaded.ok()) loaded = LoadLatestTimestamp(state.get());
   if (!loaded.ok()) {
     CloseDb(state.get());
     return loaded;
@@ -310,6 +326,9 @@ Status Engine::Close() {
   syncer_cv_.notify_all();
   if (syncer_.joinable()) syncer_.join();
   Status synced = internal::FromRocks(state_->db->SyncWAL(), "syncing the write-ahead log");
+  // Not needed for safety (the next open would replay the oplog), but it makes that open fast.
+  Status persisted = internal::PersistRecords(state_.get());
+  if (synced.ok()) synced = persisted;
   CloseDb(state_.get());
   return synced;
 }

@@ -42,7 +42,7 @@ struct EngineStats {
 };
 
 // Format version written to meta at creation; Open refuses any other.
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;
 
 class Engine {
  public:

@@ -43,6 +43,33 @@ std::string OplogKey(Timestamp ts, std::uint32_t position) {
   return out;
 }
 
+std::string RecordOplogKey(Timestamp ts, std::uint32_t position, RedoKind kind,
+                           std::string_view record_key) {
+  std::string out = OplogKey(ts, position);
+  out.reserve(kOplogKeySize + 1 + record_key.size());
+  out.push_back(static_cast<char>(kind));
+  out.append(record_key);
+  return out;
+}
+
+bool ParseRecordOplogKey(std::string_view oplog_key, RedoKind* kind,
+                         std::string_view* record_key) {
+  if (oplog_key.size() <= kOplogKeySize + 1) return false;
+  const char k = oplog_key[kOplogKeySize];
+  if (k != static_cast<char>(RedoKind::kPut) && k != static_cast<char>(RedoKind::kDelete)) {
+    return false;
+  }
+  *kind = static_cast<RedoKind>(k);
+  *record_key = oplog_key.substr(kOplogKeySize + 1);
+  return true;
+}
+
+std::string DroppedRecordsName(CollectionId collection) {
+  std::string out(kDroppedRecordsPrefix);
+  AppendBigEndian64(collection, &out);
+  return out;
+}
+
 std::string StatsName(CollectionId collection) {
   std::string out(kStatsPrefix);
   AppendBigEndian64(collection, &out);

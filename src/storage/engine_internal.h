@@ -76,6 +76,26 @@ inline constexpr std::string_view kOplogTrimmedBeforeName = "oplog/trimmed_befor
 std::string OplogKey(Timestamp ts, std::uint32_t position);
 inline constexpr std::size_t kOplogKeySize = 12;
 
+// The oplog is the records' redo log: the key of a record change goes on with what to redo
+// (one byte) and the record key, so recovery needs no catalog to find the record.
+enum class RedoKind : char {
+  kPut = 'p',     // store the entry's `o` under the record key
+  kDelete = 'd',  // delete the record key
+};
+std::string RecordOplogKey(Timestamp ts, std::uint32_t position, RedoKind kind,
+                           std::string_view record_key);
+// The redo part of an oplog key; false for entries that change no record (DDL, and every
+// entry written by format version 1).
+bool ParseRecordOplogKey(std::string_view oplog_key, RedoKind* kind, std::string_view* record_key);
+
+// The docs family's own key (outside every collection's range, which start with 8-byte ids):
+// the timestamp (8 bytes BE) of the last oplog entry whose record changes are in the family.
+inline constexpr std::string_view kRecordsAppliedThroughKey{"\0", 1};
+// Meta names written with a collection's record range delete, which skips the WAL: recovery
+// deletes the range again (ids are never reused, so this is always safe), then removes them.
+inline constexpr std::string_view kDroppedRecordsPrefix = "dropped_records/";  // + 8-byte id
+std::string DroppedRecordsName(CollectionId collection);
+
 // Meta names owned by storage.
 inline constexpr std::string_view kFormatVersionName = "format_version";
 inline constexpr std::string_view kStatsPrefix = "stats/";  // + 8-byte big-endian id

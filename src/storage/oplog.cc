@@ -5,14 +5,20 @@
 #include <rocksdb/write_batch.h>
 
 #include "storage/engine_internal.h"
+#include "storage/record_recovery.h"
 
 namespace quarry::storage {
 namespace {
 
 class RocksOplogCursor : public OplogCursor {
  public:
-  RocksOplogCursor(internal::EngineState* state, Timestamp from) {
-    it_.reset(state->db->NewIterator(rocksdb::ReadOptions(), state->oplog));
+  RocksOplogCursor(internal::EngineState* state, Timestamp from)
+      // A chunk's oplog entries are written before its records: readers see an entry only once
+      // the pipeline has published its timestamp, when the records are in too.
+      : upper_(internal::OplogKey(state->latest_timestamp.load() + 1, 0)), upper_slice_(upper_) {
+    rocksdb::ReadOptions options;
+    options.iterate_upper_bound = &upper_slice_;
+    it_.reset(state->db->NewIterator(options, state->oplog));
     std::string start;
     internal::AppendBigEndian64(from, &start);
     it_->Seek(start);
@@ -27,6 +33,8 @@ class RocksOplogCursor : public OplogCursor {
   }
 
  private:
+  std::string upper_;
+  rocksdb::Slice upper_slice_;  // must outlive the iterator
   std::unique_ptr<rocksdb::Iterator> it_;
 };
 
@@ -50,6 +58,8 @@ std::unique_ptr<OplogCursor> Oplog::Scan(Timestamp from) const {
 
 Status Oplog::TrimBefore(Timestamp first_kept) {
   if (first_kept <= state_->oplog_trimmed_before.load()) return Status::OK();
+  // The entries about to go may be the only durable copy of recent records.
+  QUARRY_RETURN_IF_ERROR(internal::PersistRecords(state_));
   rocksdb::WriteBatch batch;
   rocksdb::Status put = batch.DeleteRange(state_->oplog, internal::OplogKey(0, 0),
                                           internal::OplogKey(first_kept, 0));

@@ -38,6 +38,16 @@ std::string PrepareOplogEntry(bson::DocumentView entry) {
   return out;
 }
 
+// Points `m` at the `o` document of its prepared oplog entry, which must be `document` itself:
+// records are stored from the oplog entry and replayed from it after a crash.
+void PointAtRecord(bson::DocumentView document, internal::Mutation* m) {
+  bson::ValueView o = bson::DocumentView(m->oplog.data()).Get("o");
+  QUARRY_CHECK(o.type() == bson::Type::kDocument && o.size() == document.bytes().size() &&
+               std::memcmp(o.data(), document.bytes().data(), o.size()) == 0);
+  m->record_offset = static_cast<std::size_t>(o.data() - m->oplog.data());
+  m->record_size = o.size();
+}
+
 std::string RecordKey(CollectionId collection, bson::DocumentView document) {
   bson::ValueView id = document.Get("_id");
   QUARRY_CHECK(id.exists());
@@ -58,32 +68,33 @@ std::size_t WriteUnit::size() const { return mutations_.size(); }
 void WriteUnit::Reserve(std::size_t mutations) { mutations_.reserve(mutations); }
 
 std::size_t WriteUnit::Add(internal::Mutation mutation) {
-  bytes_ += mutation.key.size() + mutation.value.size() + mutation.oplog.size() + 32;
+  bytes_ += mutation.key.size() + mutation.value.size() + mutation.pre_image.size() +
+            mutation.oplog.size() + 32;
   mutations_.push_back(std::move(mutation));
   return mutations_.size() - 1;
 }
 
-std::size_t WriteUnit::Insert(CollectionId collection, bson::Document document,
+std::size_t WriteUnit::Insert(CollectionId collection, bson::DocumentView document,
                               bson::DocumentView oplog_entry) {
   internal::Mutation m;
   m.kind = internal::MutationKind::kInsert;
   m.collection = collection;
   m.key = RecordKey(collection, document);
-  m.value = std::move(document).TakeBytes();
   m.oplog = PrepareOplogEntry(oplog_entry);
+  PointAtRecord(document, &m);
   return Add(std::move(m));
 }
 
 std::size_t WriteUnit::Replace(CollectionId collection, std::string pre_image,
-                               bson::Document document, bson::DocumentView oplog_entry) {
+                               bson::DocumentView document, bson::DocumentView oplog_entry) {
   internal::Mutation m;
   m.kind = internal::MutationKind::kReplace;
   m.collection = collection;
   m.key = RecordKey(collection, document);
   QUARRY_DCHECK(m.key == RecordKey(collection, bson::DocumentView(pre_image.data())));
-  m.value = std::move(document).TakeBytes();
   m.pre_image = std::move(pre_image);
   m.oplog = PrepareOplogEntry(oplog_entry);
+  PointAtRecord(document, &m);
   return Add(std::move(m));
 }
 

@@ -20,7 +20,9 @@ struct Mutation;
 // Oplog entries are built by the caller ({op: "i"|"u"|"d"|"c", ns, ui, o, o2, ...}); the pipeline
 // adds `ts` (Timestamp, first) and `wall` (Date, last), so the caller's entry must not have them.
 // Every change a client can see carries one, so change streams see it. For record mutations the
-// entry's `ns` ("db.coll") also names the collection in DuplicateKey messages.
+// entry's `ns` ("db.coll") also names the collection in DuplicateKey messages. For Insert and
+// Replace the entry's `o` must be the new document itself, byte for byte (checked): the record
+// is stored from it, and rebuilt from the oplog after a crash (docs/formats/storage-layout.md).
 class WriteUnit {
  public:
   WriteUnit();
@@ -30,13 +32,13 @@ class WriteUnit {
 
   // Inserts `document`; fails at commit with kDuplicateKey when a record with an equal _id
   // exists. REQUIRES: `document` has an _id field.
-  std::size_t Insert(CollectionId collection, bson::Document document,
+  std::size_t Insert(CollectionId collection, bson::DocumentView document,
                      bson::DocumentView oplog_entry);
   // Replaces the record whose bytes the caller read as `pre_image` by `document` (same _id).
   // Fails at commit with kWriteConflict when the stored record is gone or no longer `pre_image`:
   // re-read and retry.
-  std::size_t Replace(CollectionId collection, std::string pre_image, bson::Document document,
-                      bson::DocumentView oplog_entry);
+  std::size_t Replace(CollectionId collection, std::string pre_image,
+                      bson::DocumentView document, bson::DocumentView oplog_entry);
   // Deletes the record the caller read as `pre_image`; kWriteConflict as for Replace.
   std::size_t Delete(CollectionId collection, std::string pre_image,
                      bson::DocumentView oplog_entry);

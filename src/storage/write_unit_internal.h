@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "storage/types.h"
 
@@ -23,11 +24,17 @@ struct Mutation {
   MutationKind kind = MutationKind::kOplogOnly;
   CollectionId collection = 0;
   std::string key;        // record key (prefix + id key), or the catalog / meta key
-  std::string value;      // the new document, or the catalog / meta value
+  std::string value;      // the catalog / meta value
   std::string pre_image;  // Replace and Delete: the bytes the caller read
   // The oplog entry with placeholders for ts (at kOplogTsOffset) and wall (the last 8 value
   // bytes), which the pipeline fills in under the commit lock. Empty: no entry.
   std::string oplog;
+  // Insert and Replace: where the new document sits in `oplog` (its `o` field). The record is
+  // stored from there, and rebuilt from the oplog after a crash, so it is held only once.
+  std::size_t record_offset = 0;
+  std::size_t record_size = 0;
+
+  std::string_view record() const { return {oplog.data() + record_offset, record_size}; }
 };
 
 // {ts: Timestamp(...), ...}: int32 length, type byte, "ts\0", then the value.

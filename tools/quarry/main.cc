@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/allocator.h"
 #include "tools/bench/bulk_bench.h"
 #include "tools/bench/byte_size.h"
 #include "tools/bench/network_bench.h"
@@ -88,6 +89,7 @@ int RunWatchCommand(const quarry::tools::watch::WatchOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  quarry::TuneAllocatorForLargeMessages();  // the bench sends and reads 48 MB messages
   CLI::App app{"quarry: tools for Quarry and any MongoDB-compatible server"};
   app.require_subcommand(1);
   CLI::App* bench_command = app.add_subcommand("bench", "measure a server");

@@ -19,9 +19,13 @@ namespace quarry::commands {
 namespace {
 
 constexpr std::size_t kMaxUserDocumentSize = 16 * 1024 * 1024;
+// Prepared bytes per commit of a large batch: a few of the pipeline's chunks.
+constexpr std::size_t kSliceBytes = std::size_t{8} << 20;
 
-// The document as it will be stored: _id first (generated when missing).
-StatusWith<bson::Document> PrepareForInsert(bson::DocumentView doc) {
+// The document as it will be stored, _id first (generated when missing): `doc` itself when it
+// already is, else a rebuilt copy kept in `*rebuilt`. Most drivers put _id first, so most
+// documents go to storage without a copy of their own.
+StatusWith<bson::DocumentView> PrepareForInsert(bson::DocumentView doc, bson::Document* rebuilt) {
   if (doc.size() > kMaxUserDocumentSize) {
     return Status(ErrorCode::kBSONObjectTooLarge,
                   "object to insert too large. size in bytes: " + std::to_string(doc.size()) +
@@ -48,7 +52,7 @@ StatusWith<bson::Document> PrepareForInsert(bson::DocumentView doc) {
       default:
         break;
     }
-    if (doc.FirstKey() == "_id") return bson::Document::Copy(doc);
+    if (doc.FirstKey() == "_id") return doc;
   }
   bson::DocumentBuilder b;
   if (id.exists()) {
@@ -59,7 +63,8 @@ StatusWith<bson::Document> PrepareForInsert(bson::DocumentView doc) {
   for (const bson::Element& e : doc) {
     if (e.key != "_id") b.Append(e.key, e.value);
   }
-  return std::move(b).Finish();
+  *rebuilt = std::move(b).Finish();
+  return rebuilt->view();
 }
 
 StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request) {
@@ -76,43 +81,60 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
   QUARRY_ASSIGN_OR_RETURN(std::optional<DocumentValidator> validator,
                           DocumentValidator::ForCollection(collection.info->options, bypass));
 
+  // The batch is prepared and committed a slice at a time, so that a 48 MB message holds a few
+  // MB of prepared oplog entries at once rather than a second copy of itself. Only the last
+  // slice asks for the journal: its sync covers the slices before it.
+  const storage::CommitOptions options = CommitOptionsFor(ctx, ordered);
+  storage::CommitOptions unsynced = options;
+  unsynced.durability = storage::Durability::kNone;
   std::vector<WriteError> errors;
-  std::vector<std::size_t> request_index;  // mutation index -> statement index
-  request_index.reserve(documents.size());
-  storage::WriteUnit unit;
-  unit.Reserve(documents.size());
-  for (std::size_t i = 0; i < documents.size(); ++i) {
-    StatusWith<bson::Document> prepared = PrepareForInsert(documents[i]);
-    if (prepared.ok() && validator.has_value()) {
-      Status valid = validator->Check(prepared.value());
-      if (!valid.ok()) prepared = valid;
-    }
-    if (!prepared.ok()) {
-      errors.push_back({i, prepared.status()});
-      if (ordered) break;  // the documents before it are still inserted
-      continue;
-    }
-    bson::Document oplog_entry = InsertOplogEntry(collection, prepared.value());
-    unit.Insert(collection.id, std::move(prepared).value(), oplog_entry);
-    request_index.push_back(i);
-  }
-
   std::int64_t inserted = 0;
-  if (!unit.empty()) {
+  bool stopped = false;
+  bool synced = false;
+  bson::Document rebuilt;
+  std::size_t next = 0;
+  while (next < documents.size() && !stopped) {
+    storage::WriteUnit unit;
+    std::vector<std::size_t> request_index;  // mutation index -> statement index
+    for (; next < documents.size() && unit.bytes() < kSliceBytes; ++next) {
+      StatusWith<bson::DocumentView> prepared = PrepareForInsert(documents[next], &rebuilt);
+      if (prepared.ok() && validator.has_value()) {
+        Status valid = validator->Check(prepared.value());
+        if (!valid.ok()) prepared = valid;
+      }
+      if (!prepared.ok()) {
+        errors.push_back({next, prepared.status()});
+        if (ordered) {  // the documents before it are still inserted
+          stopped = true;
+          break;
+        }
+        continue;
+      }
+      bson::Document oplog_entry = InsertOplogEntry(collection, prepared.value());
+      unit.Insert(collection.id, prepared.value(), oplog_entry);
+      request_index.push_back(next);
+    }
+    if (unit.empty()) continue;
+    const bool last = stopped || next == documents.size();
     QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
                             ctx.engine().pipeline().Commit(std::move(unit),
-                                                           CommitOptionsFor(ctx, ordered)));
-    inserted = static_cast<std::int64_t>(result.applied);
+                                                           last ? options : unsynced));
+    synced = last;
+    inserted += static_cast<std::int64_t>(result.applied);
     for (const storage::MutationError& error : result.errors) {
       errors.push_back({request_index[error.index], error.status});
     }
+    QUARRY_RETURN_IF_ERROR(result.sync_status);
     if (ordered && !result.errors.empty()) {
       // An ordered batch stops at its first failure: a validation error found later than the
       // commit's failure was never reached.
-      std::size_t first = request_index[result.errors.front().index];
+      const std::size_t first = request_index[result.errors.front().index];
       std::erase_if(errors, [first](const WriteError& e) { return e.index > first; });
+      stopped = true;
     }
-    QUARRY_RETURN_IF_ERROR(result.sync_status);
+  }
+  if (!synced && inserted > 0 && options.durability == storage::Durability::kJournal) {
+    QUARRY_RETURN_IF_ERROR(ctx.engine().SyncWal());
   }
 
   bson::DocumentBuilder b;

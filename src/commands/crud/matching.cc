@@ -56,7 +56,7 @@ bson::Document UpdateOplogEntry(const CollectionHandle& collection, bson::Docume
 }
 
 bson::Document InsertOplogEntry(const CollectionHandle& collection, bson::DocumentView document) {
-  bson::DocumentBuilder b;
+  bson::DocumentBuilder b(document.size() + 320);  // room for op, ns (at most 255) and ui
   b.AppendString("op", "i");
   AppendOplogNamespace(&b, collection);
   b.AppendDocument("o", document);

@@ -107,3 +107,38 @@ def test_batches_over_the_limit_are_refused(db):
     with pytest.raises(pymongo.errors.OperationFailure) as raised:
         db.command("insert", "c", documents=[{"_id": i} for i in range(BATCH + 1)])
     assert raised.value.code == 16
+
+
+def _memory_mib(pid):
+    """(VmRSS, VmHWM) of a process, in MiB."""
+    values = {}
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0]) / 1024
+    return values["VmRSS"], values["VmHWM"]
+
+
+def test_a_48_mb_message_of_100000_documents_grows_the_server_by_a_small_multiple(own_server):
+    # What the server may hold at the peak: the message, the oplog entries built from it, and
+    # the two memtables (records and oplog) that now hold the data itself until RocksDB
+    # flushes them. Everything beyond that would be a needless copy.
+    import bson
+
+    client = pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS)
+    try:
+        client.admin.command("ping")
+        _, peak_before = _memory_mib(own_server.pid)
+        docs = [{"_id": i, "pad": "x" * 440} for i in range(BATCH)]
+        message_mib = sum(len(bson.BSON.encode(d)) for d in docs) / 2**20
+        assert 40 < message_mib < 46  # one OP_MSG (pymongo splits at 48,000,000 bytes)
+        result = client.mem.c.insert_many(docs)
+        assert len(result.inserted_ids) == BATCH
+        _, peak_after = _memory_mib(own_server.pid)
+        growth = peak_after - peak_before
+        assert growth < 6 * message_mib, (
+            f"peak RSS grew {growth:.0f} MiB for a {message_mib:.0f} MiB message")
+        assert client.mem.c.count_documents({}) == BATCH
+    finally:
+        client.close()

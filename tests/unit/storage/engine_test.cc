@@ -142,29 +142,11 @@ TEST(EngineTest, BackgroundSyncerSyncsAfterWrites) {
 }
 
 TEST(EngineTest, AcknowledgedWriteSurvivesKill) {
-  // The death test re-runs this binary up to EXPECT_EXIT, so the child must find the same
-  // directory: pass it through the environment.
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  std::unique_ptr<TempDir> owned;
-  std::string path;
-  if (const char* inherited = std::getenv("QUARRY_KILL_TEST_DIR")) {
-    path = inherited;
-  } else {
-    owned = std::make_unique<TempDir>();
-    path = owned->path();
-    ::setenv("QUARRY_KILL_TEST_DIR", path.c_str(), 1);
-  }
-  EXPECT_EXIT(
-      {
-        // No background syncer: the acknowledged write must be safe without any fsync.
-        auto engine = OpenEngine(path, std::chrono::milliseconds(0));
-        InsertOne(*engine, 7, DocWithIntId(42, "survivor"));
-        std::raise(SIGKILL);
-      },
-      ::testing::KilledBySignal(SIGKILL), "");
-  ::unsetenv("QUARRY_KILL_TEST_DIR");
-
-  auto engine = OpenEngine(path);
+  // No background syncer: the acknowledged write must be safe without any fsync.
+  auto dir = testing::RunThenKill(
+      [](Engine& engine) { InsertOne(engine, 7, DocWithIntId(42, "survivor")); });
+  if (dir == nullptr) return;
+  auto engine = OpenEngine(dir->path());
   ASSERT_NE(engine, nullptr);
   bson::Document key = DocWithIntId(42);
   auto found = engine->records().FindById(7, key.Get("_id"));

@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -75,6 +78,34 @@ inline void InsertOne(Engine& engine, CollectionId collection, const bson::Docum
   auto result = engine.pipeline().Commit(std::move(unit), CommitOptions{});
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   ASSERT_TRUE(result.value().errors.empty()) << result.value().errors[0].status.ToString();
+}
+
+// Runs `work` on an engine over a fresh directory in a process that is then killed by SIGKILL
+// (no close, no flush, no background sync: unflushed memtables are lost as in a crash), and
+// returns the directory for the test to reopen. Returns nullptr in the killed process's own
+// run of the test, which must then return at once: the threadsafe death test re-runs this
+// binary up to EXPECT_EXIT, and the child finds the directory through the environment.
+inline std::unique_ptr<TempDir> RunThenKill(const std::function<void(Engine&)>& work) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  constexpr const char* kDirVariable = "QUARRY_KILL_TEST_DIR";
+  std::unique_ptr<TempDir> dir;
+  std::string path;
+  if (const char* inherited = std::getenv(kDirVariable)) {
+    path = inherited;
+  } else {
+    dir = std::make_unique<TempDir>();
+    path = dir->path();
+    ::setenv(kDirVariable, path.c_str(), 1);
+  }
+  EXPECT_EXIT(
+      {
+        auto engine = OpenEngine(path, std::chrono::milliseconds(0));
+        work(*engine);
+        std::raise(SIGKILL);
+      },
+      ::testing::KilledBySignal(SIGKILL), "");
+  ::unsetenv(kDirVariable);
+  return dir;
 }
 
 }  // namespace quarry::storage::testing

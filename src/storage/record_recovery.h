@@ -1,0 +1,21 @@
+// Crash recovery of the docs family. Records are written without the WAL (commit_pipeline.cc
+// says why), so after a crash the family holds the records of the oplog up to its applied-through
+// mark and none after; this redoes the rest from the oplog, which the WAL kept.
+#pragma once
+
+#include "base/status.h"
+
+namespace quarry::storage::internal {
+
+struct EngineState;
+
+// Applies every record change of the oplog after the docs family's applied-through mark, then
+// deletes again the record ranges of dropped collections. Idempotent; call at open, before any
+// commit. REQUIRES: state->latest_timestamp is loaded.
+Status RecoverRecords(EngineState* state);
+
+// Makes the docs family durable (a flush), so that the oplog entries it depends on may be
+// deleted: the oplog's trim and the engine's close call it first.
+Status PersistRecords(EngineState* state);
+
+}  // namespace quarry::storage::internal
