@@ -2,13 +2,19 @@
 // worker thread that fires them outside the lock.
 #include "changestream/change_notifier.h"
 
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <utility>
 #include <vector>
 
 namespace quarry::changestream {
 
-ChangeNotifier::ChangeNotifier(storage::Timestamp latest) : latest_(latest) {
-  worker_ = std::thread([this] { Run(); });
+ChangeNotifier::ChangeNotifier(storage::Timestamp latest, int worker_nice) : latest_(latest) {
+  worker_ = std::thread([this, worker_nice] { Run(worker_nice); });
 }
 
 ChangeNotifier::~ChangeNotifier() { Shutdown(); }
@@ -50,6 +56,11 @@ ChangeNotifier::WaitId ChangeNotifier::Wait(storage::Timestamp after, Clock::tim
   }
   cv_.notify_one();
   return id;
+}
+
+void ChangeNotifier::Post(std::function<void()> task) {
+  // Due at once: the earliest possible deadline.
+  Wait(0, Clock::time_point::min(), [task = std::move(task)](bool) { task(); });
 }
 
 bool ChangeNotifier::Cancel(WaitId id) {
@@ -94,7 +105,14 @@ std::size_t ChangeNotifier::waiting() const {
   return waiters_.size();
 }
 
-void ChangeNotifier::Run() {
+void ChangeNotifier::Run(int nice) {
+  pthread_setname_np(pthread_self(), "ChangeNotifier");
+  // On Linux a nice value is a thread's own; failing to set it only costs the priority.
+  if (nice != 0) {
+    const int lowest = 19;
+    const int value = std::min(lowest, getpriority(PRIO_PROCESS, 0) + nice);
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), value);
+  }
   std::vector<std::pair<Callback, bool>> due;
   std::unique_lock lock(mu_);
   while (!stop_) {

@@ -26,9 +26,10 @@ class ChangeNotifier final : public storage::CommitObserver {
   // deadline (or at shutdown).
   using Callback = std::function<void(bool woke_by_change)>;
 
-  // `latest`: the newest committed timestamp at start (Oplog::LatestTimestamp()). Starts the
-  // worker thread.
-  explicit ChangeNotifier(storage::Timestamp latest = 0);
+  // `latest`: the newest committed timestamp at start (Oplog::LatestTimestamp()).
+  // `worker_nice`: added to the process's nice value for the worker thread (0: the process's
+  // own priority; capped at 19, the lowest). Starts the worker thread.
+  explicit ChangeNotifier(storage::Timestamp latest = 0, int worker_nice = 0);
   // Shutdown().
   ~ChangeNotifier() override;
   ChangeNotifier(const ChangeNotifier&) = delete;
@@ -46,6 +47,10 @@ class ChangeNotifier final : public storage::CommitObserver {
   // anything longer to an executor); they may call Wait and Cancel. Thread-safe. After
   // Shutdown, calls `callback(false)` on the calling thread and returns 0.
   WaitId Wait(storage::Timestamp after, Clock::time_point deadline, Callback callback);
+
+  // Runs `task` on the worker thread as soon as it is free; after Shutdown, on the calling
+  // thread. The same rules as for Wait's callbacks apply.
+  void Post(std::function<void()> task);
 
   // Forgets a waiter. True: its callback will never run. False: it already ran, is running, or
   // the id is unknown.
@@ -67,7 +72,7 @@ class ChangeNotifier final : public storage::CommitObserver {
     std::multimap<Clock::time_point, WaitId>::iterator by_deadline;
   };
 
-  void Run();
+  void Run(int nice);
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

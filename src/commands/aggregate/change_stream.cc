@@ -89,6 +89,19 @@ void Park(const std::shared_ptr<ParkedGetMore>& parked) {
       });
 }
 
+// Answers now if the stream has something (or has ended), else parks until a change or the
+// deadline. Runs on the notifier's worker, like every later step of the getMore.
+void Serve(const std::shared_ptr<ParkedGetMore>& parked) {
+  StatusWith<query::Batch> batch =
+      parked->stream->NextBatch(parked->limits.max_docs, parked->limits.max_bytes);
+  bool nothing_yet = batch.ok() && batch.value().documents.empty() && !parked->stream->exhausted();
+  if (nothing_yet && std::chrono::steady_clock::now() < parked->deadline) {
+    Park(parked);
+    return;
+  }
+  Answer(parked, std::move(batch));
+}
+
 }  // namespace
 
 StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const Request& request,
@@ -150,12 +163,10 @@ StatusWith<bson::Document> ChangeStreamGetMore(CommandContext& ctx, const Reques
       .ns = std::move(ns),
       .deadline = {},
       .complete = {}});
-  StatusWith<query::Batch> batch = stream->NextBatch(parked->limits.max_docs, parked->limits.max_bytes);
-  bool nothing_yet = batch.ok() && batch.value().documents.empty() && !stream->exhausted();
-  if (!nothing_yet || parked->notifier == nullptr) {
+  if (parked->notifier == nullptr) {  // tests without a notifier: answer what there is now
     StatusWith<bson::Document> reply = bson::Document();
     parked->complete = [&reply](StatusWith<bson::Document> r) { reply = std::move(r); };
-    Answer(parked, std::move(batch));
+    Answer(parked, stream->NextBatch(parked->limits.max_docs, parked->limits.max_bytes));
     return reply;
   }
   bson::ValueView max_time = request.body.Get("maxTimeMS");
@@ -163,9 +174,12 @@ StatusWith<bson::Document> ChangeStreamGetMore(CommandContext& ctx, const Reques
                   ? std::chrono::milliseconds(max_time.AsInt64())
                   : kDefaultAwaitTime;
   parked->deadline = std::chrono::steady_clock::now() + wait;
+  // Every batch is built on the notifier's worker, which runs at a lower priority than the
+  // threads that serve writes: when the CPU is short, writers go first and change streams
+  // deliver what accumulated in larger batches a moment later (main.cc, kNotifierNice).
   ctx.Defer([parked](CommandContext::Completion complete) {
     parked->complete = std::move(complete);
-    Park(parked);
+    parked->notifier->Post([parked] { Serve(parked); });
   });
   return StatusWith<bson::Document>(bson::Document());
 }

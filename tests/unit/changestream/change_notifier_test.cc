@@ -4,11 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <future>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "changestream/change_stream_cursor.h"
 #include "changestream_test_util.h"
@@ -120,6 +127,47 @@ TEST(ChangeNotifierTest, CallbacksRunOnTheNotifierThreadNotTheCommitter) {
                 [&](bool) { ran_on.set_value(std::this_thread::get_id()); });
   notifier.OnCommit(BatchUpTo(2));
   EXPECT_NE(Get(future), std::this_thread::get_id());
+}
+
+TEST(ChangeNotifierTest, PostedTaskRunsOnTheWorkerWithoutAnyCommit) {
+  ChangeNotifier notifier(0);  // nothing committed, and nothing will be
+  std::promise<std::thread::id> ran_on;
+  auto future = ran_on.get_future();
+  notifier.Post([&] { ran_on.set_value(std::this_thread::get_id()); });
+  EXPECT_NE(Get(future), std::this_thread::get_id());
+}
+
+TEST(ChangeNotifierTest, PostedTasksRunInOrderAfterShutdownOnTheCaller) {
+  ChangeNotifier notifier(1);
+  std::vector<int> order;
+  std::mutex mu;
+  std::promise<void> done;
+  auto future = done.get_future();
+  for (int i = 0; i < 5; ++i) {
+    notifier.Post([&, i] {
+      std::lock_guard lock(mu);
+      order.push_back(i);
+      if (i == 4) done.set_value();
+    });
+  }
+  Get(future);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+  notifier.Shutdown();
+  bool ran_here = false;
+  const std::thread::id caller = std::this_thread::get_id();
+  notifier.Post([&] { ran_here = std::this_thread::get_id() == caller; });
+  EXPECT_TRUE(ran_here);
+}
+
+TEST(ChangeNotifierTest, TheWorkerRunsAtTheNiceValueItWasGiven) {
+  ChangeNotifier notifier(1, /*worker_nice=*/7);
+  std::promise<int> nice;
+  auto future = nice.get_future();
+  notifier.Post([&] {
+    errno = 0;
+    nice.set_value(getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid))));
+  });
+  EXPECT_EQ(Get(future), std::min(19, getpriority(PRIO_PROCESS, 0) + 7));  // 19 is the lowest
 }
 
 TEST(ChangeNotifierTest, CancelledWaiterNeverFires) {
