@@ -46,6 +46,34 @@ def test_acknowledged_writes_survive_kill_9(own_server):
         assert docs.find_one({"_id": 0}) is None, "a delete was lost"
 
 
+def test_collection_drops_renames_and_replacements_survive_kill_9(own_server):
+    # Records are replayed from the oplog after a crash (docs/formats/storage-layout.md): a
+    # dropped collection must stay empty, a renamed one keep its documents under its new name,
+    # and the newest version of each document win, also across a second crash.
+    with connect(own_server) as c:
+        db = c.t_crash_ddl
+        db.gone.insert_many([{"_id": i} for i in range(1000)])
+        db.gone.drop()
+        db.old_name.insert_many([{"_id": i, "v": 0} for i in range(1000)])
+        db.old_name.rename("new_name")
+        for round_ in range(1, 4):
+            db.new_name.update_many({}, {"$set": {"v": round_}})
+        db.new_name.replace_one({"_id": 7}, {"replaced": True})
+        db.new_name.delete_many({"_id": {"$gte": 900}})
+        db.gone.insert_one({"_id": "reborn"})  # a new collection of the same name
+    for _ in range(2):
+        own_server.restart(crash=True)
+        with connect(own_server) as c:
+            db = c.t_crash_ddl
+            assert sorted(db.list_collection_names()) == ["gone", "new_name"]
+            assert list(db.gone.find()) == [{"_id": "reborn"}]
+            assert db.new_name.count_documents({}) == 900
+            assert db.new_name.count_documents({"v": 3}) == 899
+            assert db.new_name.find_one({"_id": 7}) == {"_id": 7, "replaced": True}
+            stats = db.command("collStats", "new_name")
+            assert stats["count"] == 900
+
+
 def test_writes_acknowledged_during_a_kill_are_all_found(own_server):
     # A writer thread records every acknowledged _id while the server is killed under it.
     acknowledged = []
