@@ -104,9 +104,12 @@ boost::asio::awaitable<void> Connection::Loop() {
           boost::asio::buffer(outcome.head), outcome.has_tail
                                                  ? boost::asio::buffer(outcome.tail.bytes())
                                                  : boost::asio::const_buffer()};
-      std::size_t n = co_await boost::asio::async_write(
+      // Counted before the write, not after it completes: a client that has read this reply
+      // and then asks for serverStatus on another connection must see these bytes. (A write
+      // that fails halfway is then over-counted; the connection closes anyway.)
+      counters.AddPhysicalOut(static_cast<std::int64_t>(boost::asio::buffer_size(buffers)));
+      co_await boost::asio::async_write(
           socket_, buffers, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
-      counters.AddPhysicalOut(static_cast<std::int64_t>(n));
       if (ec) break;
     }
     if (buffer_.capacity() > kKeptBufferBytes) std::string().swap(buffer_);

@@ -70,6 +70,21 @@ def test_zstd_physical_bytes_out_are_well_below_logical_bytes_out(server, db):
     assert physical < logical / 4, f"{physical} physical bytes out for {logical} logical"
 
 
+def test_a_reply_is_counted_in_physical_bytes_out_before_the_client_has_it(server, db):
+    # Measured from a second connection right after each reply: the counter must already hold
+    # the reply's bytes, or a benchmark's deltas come out short.
+    blob = "x" * 1_000_000
+    db.counted.insert_one({"_id": 1, "blob": blob})
+    with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as reader, \
+            pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as observer:
+        reader.admin.command("ping")
+        for _ in range(20):
+            before = network(observer)["physicalBytesOut"]
+            assert reader[db.name].counted.find_one({"_id": 1})["blob"] == blob
+            after = network(observer)["physicalBytesOut"]
+            assert after - before > len(blob), f"only {after - before} bytes counted"
+
+
 @pytest.mark.parametrize("compressor", COMPRESSORS)
 def test_large_documents_round_trip_compressed(server, db, compressor):
     blob = bytes(range(256)) * 4096  # 1 MiB that compresses poorly
