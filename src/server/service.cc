@@ -155,6 +155,7 @@ struct Dispatch {
   const commands::Command* command = nullptr;
   std::optional<commands::FailCommandAction> fail;
   std::optional<Status> write_concern_error;  // unsatisfiable w, reported after the write
+  bool close_after_write = false;  // onPrimaryTransactionalWrite: apply, then drop the reply
   Status status;
   bson::Document body;
 };
@@ -194,17 +195,6 @@ void Session::HandleAsync(const wire::Request& request, std::function<void(Reply
     if (d->fail.has_value() && d->fail->error_code.has_value()) {
       d->status = Status(static_cast<ErrorCode>(*d->fail->error_code),
                          "Failing command via 'failCommand' failpoint");
-    }
-    // onPrimaryTransactionalWrite: mongod aborts the retryable write before it commits and
-    // closes the connection, so the driver's retry is what applies it.
-    if (d->status.ok() && request.body.Has("txnNumber") &&
-        (d->command->flags & commands::kWritesData) != 0 &&
-        state.fail_primary_write.Check(d->request.name, connection_.app_name).has_value()) {
-      Reply reply;
-      reply.send = false;
-      reply.close_after = true;
-      done(std::move(reply));
-      return;
     }
   }
   if (!d->status.ok()) {
@@ -285,6 +275,22 @@ void Session::Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
       done(Finish(request, *d));
       return;
     }
+    // onPrimaryTransactionalWrite acts where mongod's does, on a write that really executes
+    // (a retry answered above never reaches it). It closes the connection unless told not to;
+    // with failBeforeCommitExceptionCode the write fails before it commits, else it commits
+    // and only the reply is lost, so the driver's retry is answered from the session's memory.
+    if (state.config.enable_test_commands) {
+      if (std::optional<commands::FailCommandAction> fail =
+              state.fail_primary_write.Check(d->request.name, connection_.app_name)) {
+        d->close_after_write = !fail->close_connection_given || fail->close_connection;
+        if (fail->fail_before_commit_code.has_value()) {
+          d->status = Status(static_cast<ErrorCode>(*fail->fail_before_commit_code),
+                             "Failing the write via the 'onPrimaryTransactionalWrite' fail point");
+          done(Finish(request, *d));
+          return;
+        }
+      }
+    }
   }
   try {
     StatusWith<bson::Document> result = d->command->run(ctx, d->request);
@@ -321,7 +327,8 @@ void Session::Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
 Reply Session::Finish(const wire::Request& request, Dispatch& d) {
   commands::ServiceState& state = service_.state();
   Reply reply;
-  reply.send = !d.more_to_come;
+  reply.send = !d.more_to_come && !d.close_after_write;
+  reply.close_after = d.close_after_write;
   if (d.command != nullptr) CountOperation(state.opcounters, d.command->name, d.request, d.body);
   reply.compressible =
       d.command == nullptr || (d.command->flags & commands::kNeverCompressReply) == 0;

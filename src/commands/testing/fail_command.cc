@@ -37,6 +37,11 @@ StatusWith<std::int64_t> FailCommandPoint::Configure(bson::ValueView mode, bson:
   FailCommandAction action;
   if (data.Get("errorCode").IsNumber()) action.error_code = static_cast<std::int32_t>(data.Get("errorCode").AsInt64());
   action.close_connection = data.Get("closeConnection").Truthy();
+  action.close_connection_given = data.Has("closeConnection");
+  if (data.Get("failBeforeCommitExceptionCode").IsNumber()) {
+    action.fail_before_commit_code =
+        static_cast<std::int32_t>(data.Get("failBeforeCommitExceptionCode").AsInt64());
+  }
   if (data.Get("blockConnection").Truthy() && data.Get("blockTimeMS").IsNumber()) {
     action.block_ms = data.Get("blockTimeMS").AsInt64();
   }

@@ -21,6 +21,11 @@ struct FailCommandAction {
   std::int64_t block_ms = 0;                          // blockConnection: wait before acting
   std::optional<bson::Document> write_concern_error;  // run, then report this
   std::optional<bson::Document> error_labels;         // array; replaces the usual labels
+  bool close_connection_given = false;  // data had closeConnection (onPrimaryTransactionalWrite
+                                        // closes unless told not to)
+  // onPrimaryTransactionalWrite's failBeforeCommitExceptionCode: fail the write with this code
+  // before it commits.
+  std::optional<std::int32_t> fail_before_commit_code;
 };
 
 class FailCommandPoint {

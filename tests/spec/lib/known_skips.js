@@ -15,6 +15,13 @@ const kKnownSkips = [
     test: /^crud\/create-null-ids: inserting _id with type null via (insertOne|insertMany|bulkWrite)$/,
     reason: 'driver: the Node.js driver replaces a null _id with a new ObjectId before sending',
   },
+  {
+    // The driver records an insert's _id in the bulk result when it queues the insert; after a
+    // network error on the retry (onPrimaryTransactionalWrite closes the connection twice and
+    // nothing is committed) the error's result still lists it.
+    test: /^retryable-writes\/bulkWrite: First insertOne is never committed$/,
+    reason: 'driver: the Node.js driver reports insertedIds for inserts that were never acknowledged',
+  },
 ];
 
 function knownSkipReason(id) {
