@@ -8,6 +8,7 @@
 #include "commands/collection_access.h"
 #include "commands/command_context.h"
 #include "commands/crud/matching.h"
+#include "commands/crud/statement_fields.h"
 #include "commands/crud/write_errors.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
@@ -28,23 +29,14 @@ struct DeleteStatement {
 StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let) {
   bson::ValueView q = statement.Get("q");
   if (q.type() != bson::Type::kDocument) {
-    return Status(ErrorCode::kLocation40414,
-                  "BSON field 'delete.deletes.q' is missing but a required field");
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'delete.deletes.q' is the wrong type '" +
+                                                std::string(bson::TypeAlias(q.type())) +
+                                                "', expected type 'object'");
   }
   bson::ValueView limit = statement.Get("limit");
-  if (!limit.exists()) {
-    return Status(ErrorCode::kLocation40414,
-                  "BSON field 'delete.deletes.limit' is missing but a required field");
-  }
   if (!limit.IsNumber() || (limit.AsDouble() != 0 && limit.AsDouble() != 1)) {
     return Status(ErrorCode::kFailedToParse, "The limit field in delete objects must be 0 or 1. Got " +
                                                  limit.ToJson());
-  }
-  for (const bson::Element& e : statement) {
-    if (e.key != "q" && e.key != "limit" && e.key != "hint" && e.key != "collation") {
-      return Status(ErrorCode::kLocation40415,
-                    "BSON field 'delete.deletes." + std::string(e.key) + "' is an unknown field.");
-    }
   }
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
   return DeleteStatement{std::move(matcher), limit.AsDouble() == 1};
@@ -96,6 +88,10 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   args.Ignore({"bypassDocumentValidation"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_RETURN_IF_ERROR(CheckBatchSize(statements.size()));
+  QUARRY_RETURN_IF_ERROR(CheckStatementFields({.path = "delete.deletes",
+                                               .required = {"q", "limit"},
+                                               .optional = {"hint", "collation"}},
+                                              statements));
 
   std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
   std::int64_t n = 0;

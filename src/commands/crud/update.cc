@@ -7,6 +7,7 @@
 #include "commands/collection_access.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
+#include "commands/crud/statement_fields.h"
 #include "commands/crud/update_executor.h"
 #include "commands/crud/write_errors.h"
 #include "commands/register.h"
@@ -19,27 +20,17 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
                                            bool bypass_validation) {
   bson::ValueView q = statement.Get("q");
   bson::ValueView u = statement.Get("u");
-  if (!q.exists()) {
-    return Status(ErrorCode::kLocation40414,
-                  "BSON field 'update.updates.q' is missing but a required field");
-  }
   if (q.type() != bson::Type::kDocument) {
     return Status(ErrorCode::kTypeMismatch, "BSON field 'update.updates.q' is the wrong type '" +
                                                 std::string(bson::TypeAlias(q.type())) +
                                                 "', expected type 'object'");
-  }
-  if (!u.exists()) {
-    return Status(ErrorCode::kLocation40414,
-                  "BSON field 'update.updates.u' is missing but a required field");
   }
   query::UpdateOptions options;
   options.let = let;
   bool multi = false;
   bool upsert = false;
   for (const bson::Element& e : statement) {
-    if (e.key == "q" || e.key == "u" || e.key == "hint" || e.key == "collation" || e.key == "c") {
-      continue;
-    } else if (e.key == "upsert") {
+    if (e.key == "upsert") {
       upsert = e.value.Truthy();
     } else if (e.key == "multi") {
       multi = e.value.Truthy();
@@ -53,12 +44,7 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
         }
         options.array_filters.push_back(filter.value.Document());
       }
-    } else if (e.key == "upsertSupplied") {
-      continue;
-    } else {
-      return Status(ErrorCode::kLocation40415,
-                    "BSON field 'update.updates." + std::string(e.key) + "' is an unknown field.");
-    }
+    }  // the other fields are known (CheckStatementFields ran first) and need nothing here
   }
   options.is_upsert = upsert;
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
@@ -85,6 +71,11 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
   QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_RETURN_IF_ERROR(CheckBatchSize(statements.size()));
+  QUARRY_RETURN_IF_ERROR(CheckStatementFields(
+      {.path = "update.updates",
+       .required = {"q", "u"},
+       .optional = {"upsert", "multi", "arrayFilters", "hint", "collation", "c", "upsertSupplied"}},
+      statements));
 
   std::int64_t n = 0;
   std::int64_t modified = 0;

@@ -102,3 +102,15 @@ def test_aggregate_unknown_stage_fails_with_40324(nums):
     with pytest.raises(pymongo.errors.OperationFailure) as info:
         list(nums.aggregate([{"$nonsense": {}}]))
     assert info.value.code == 40324
+
+
+@pytest.mark.parametrize("bad_statement, code", [
+    ({"q": {"_id": 3}, "limit": 1, "sort": {"_id": 1}}, 40415),
+    ({"q": {"_id": 3}}, 40414),  # no limit
+])
+def test_a_malformed_statement_fails_the_whole_delete_before_any_statement_runs(
+        nums, db, bad_statement, code):
+    with pytest.raises(pymongo.errors.OperationFailure) as raised:
+        db.command("delete", "nums", deletes=[{"q": {"_id": 1}, "limit": 1}, bad_statement])
+    assert raised.value.code == code
+    assert nums.count_documents({}) == 30

@@ -160,3 +160,20 @@ def test_find_one_and_delete(items):
     assert gone["_id"] == 2
     assert items.find_one({"_id": 2}) is None
     assert items.find_one_and_delete({"_id": 12345}) is None
+
+
+@pytest.mark.parametrize("bad_statement, code", [
+    ({"q": {"_id": 3}, "u": {"$set": {"n": 0}}, "sort": {"_id": 1}}, 40415),  # 8.0's field
+    ({"q": {"_id": 3}}, 40414),  # no u
+])
+def test_a_malformed_statement_fails_the_whole_update_before_any_statement_runs(
+        items, db, bad_statement, code):
+    # mongod parses every statement before running the first: the command fails, not just
+    # that statement, and nothing is applied (a driver sees a failed command, not writeErrors).
+    with pytest.raises(pymongo.errors.OperationFailure) as raised:
+        db.command("update", "items", updates=[
+            {"q": {"_id": 1}, "u": {"$set": {"n": 100}}},
+            bad_statement,
+        ])
+    assert raised.value.code == code
+    assert items.find_one({"_id": 1})["n"] == 1
