@@ -173,6 +173,8 @@ int Run(int argc, char** argv) {
   // across restarts (reference §3.4).
   bson::ObjectId::FromHex("7fffffff0000000000000001", &state.election_id);
   state.engine = engine.value().get();
+  Status sessions = state.sessions.Attach(state.engine);
+  if (!sessions.ok()) return Fatal("cannot load the sessions' retryable-write replies", sessions);
   state.catalog = catalog.value().get();
   state.cursors = &cursors;
   state.notifier = &notifier;

@@ -308,7 +308,11 @@ void Session::Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
     RecordLastWrite(connection_, d->body, d->status);
     d->write_concern_error = wc.value().unsatisfiable;
   }
-  if (retryable && d->status.ok()) state.sessions.RememberReply(session_id, txn_number.Int64(), d->body);
+  if (retryable && d->status.ok()) {
+    state.sessions.RememberReply(session_id, txn_number.Int64(), d->body,
+                                 ctx.write_concern().journal ? storage::Durability::kJournal
+                                                             : storage::Durability::kNone);
+  }
   commands::CommandContext::DeferredRun deferred = ctx.TakeDeferred();
   if (!deferred || !d->status.ok()) {
     done(Finish(request, *d));

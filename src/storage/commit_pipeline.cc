@@ -286,6 +286,9 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
       case MutationKind::kPutMeta:
         s.batch.Put(state_->meta, m.key, m.value);
         break;
+      case MutationKind::kDeleteMeta:
+        s.batch.Delete(state_->meta, m.key);
+        break;
       case MutationKind::kOplogOnly:
         break;
     }

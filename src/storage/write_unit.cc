@@ -139,6 +139,13 @@ std::size_t WriteUnit::PutMeta(std::string name, std::string value) {
   return Add(std::move(m));
 }
 
+std::size_t WriteUnit::DeleteMeta(std::string name) {
+  internal::Mutation m;
+  m.kind = internal::MutationKind::kDeleteMeta;
+  m.key = std::move(name);
+  return Add(std::move(m));
+}
+
 std::size_t WriteUnit::AppendOplog(CollectionId collection, bson::DocumentView oplog_entry) {
   internal::Mutation m;
   m.kind = internal::MutationKind::kOplogOnly;

@@ -49,6 +49,7 @@ class WriteUnit {
   std::size_t PutCatalog(std::string key, std::string value);
   std::size_t DeleteCatalog(std::string key);
   std::size_t PutMeta(std::string name, std::string value);
+  std::size_t DeleteMeta(std::string name);
   // An oplog entry with no record change (DDL). `collection` is reported to observers (0: none).
   std::size_t AppendOplog(CollectionId collection, bson::DocumentView oplog_entry);
 

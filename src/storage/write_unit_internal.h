@@ -17,6 +17,7 @@ enum class MutationKind : std::uint8_t {
   kPutCatalog,
   kDeleteCatalog,
   kPutMeta,
+  kDeleteMeta,
   kOplogOnly,
 };
 

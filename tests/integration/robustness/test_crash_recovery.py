@@ -74,6 +74,40 @@ def test_collection_drops_renames_and_replacements_survive_kill_9(own_server):
             assert stats["count"] == 900
 
 
+def test_a_retried_write_after_a_crash_gets_the_first_reply_instead_of_applying_again(
+        own_server):
+    # A driver retries a write once when its connection breaks; if the server crashed after
+    # applying it and is back, the retry (same lsid and txnNumber) must get the first attempt's
+    # reply, as from mongod, not duplicate-key errors or a second $inc.
+    import uuid
+
+    from bson.binary import Binary
+    from bson.int64 import Int64
+
+    from wire_client import RawConnection
+
+    lsid = {"id": Binary(uuid.uuid4().bytes, 4)}
+    insert = {"insert": "retried", "documents": [{"_id": i} for i in range(100)],
+              "lsid": lsid, "txnNumber": Int64(1), "$db": "t_crash_retry"}
+    update = {"update": "retried", "updates": [{"q": {"_id": 0}, "u": {"$inc": {"n": 1}}}],
+              "lsid": lsid, "txnNumber": Int64(2), "$db": "t_crash_retry"}
+    with RawConnection(own_server.host, own_server.port) as conn:
+        first_insert = conn.command(insert).doc
+        first_update = conn.command(update).doc
+    assert first_insert["n"] == 100 and "writeErrors" not in first_insert
+    assert first_update["nModified"] == 1
+    own_server.restart(crash=True)
+    with RawConnection(own_server.host, own_server.port) as conn:
+        # Only the session's last write is remembered, as in mongod: txnNumber 2.
+        retried = conn.command(update).doc
+        assert retried["ok"] == 1 and retried["nModified"] == 1
+        newer = dict(update, txnNumber=Int64(3))
+        assert conn.command(newer).doc["nModified"] == 1  # a new txnNumber runs
+    with connect(own_server) as c:
+        assert c.t_crash_retry.retried.find_one({"_id": 0})["n"] == 2
+        assert c.t_crash_retry.retried.count_documents({}) == 100
+
+
 def test_writes_acknowledged_during_a_kill_are_all_found(own_server):
     # A writer thread records every acknowledged _id while the server is killed under it.
     acknowledged = []
