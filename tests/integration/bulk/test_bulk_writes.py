@@ -121,9 +121,10 @@ def _memory_mib(pid):
 
 
 def test_a_48_mb_message_of_100000_documents_grows_the_server_by_a_small_multiple(own_server):
-    # What the server may hold at the peak: the message, the oplog entries built from it, and
-    # the two memtables (records and oplog) that now hold the data itself until RocksDB
-    # flushes them. Everything beyond that would be a needless copy.
+    # What the server may hold at the peak: the message, a slice of oplog entries built from
+    # it (insert commits 8 MB at a time), and the two memtables (records and oplog) that now
+    # hold the data itself until RocksDB flushes them: about 4x the message (measured 3.9x).
+    # A needless copy of the whole batch would break the bound.
     import bson
 
     client = pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS)
@@ -137,7 +138,7 @@ def test_a_48_mb_message_of_100000_documents_grows_the_server_by_a_small_multipl
         assert len(result.inserted_ids) == BATCH
         _, peak_after = _memory_mib(own_server.pid)
         growth = peak_after - peak_before
-        assert growth < 6 * message_mib, (
+        assert growth < 5 * message_mib, (
             f"peak RSS grew {growth:.0f} MiB for a {message_mib:.0f} MiB message")
         assert client.mem.c.count_documents({}) == BATCH
     finally:
