@@ -42,38 +42,76 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::D
   return DeleteStatement{std::move(matcher), limit.AsDouble() == 1};
 }
 
+// Deletes every match in one pass: commits every kDeletesPerCommit documents as the scan goes
+// on (its iterator reads a snapshot, so what was deleted does not disturb it), then re-reads
+// and re-checks the documents that changed after they were read. Restarting the scan after
+// each commit instead would walk over every earlier tombstone again.
+StatusWith<std::int64_t> DeleteMany(CommandContext& ctx, const CollectionHandle& collection,
+                                    const DeleteStatement& statement) {
+  std::int64_t deleted = 0;
+  storage::WriteUnit unit;
+  std::vector<bson::Document> ids;
+  std::vector<bson::Document> conflicts;
+  auto flush = [&]() -> Status {
+    const auto queued = static_cast<std::int64_t>(unit.size());
+    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> more,
+                            CommitNotingConflicts(ctx, std::move(unit), std::move(ids)));
+    deleted += queued - static_cast<std::int64_t>(more.size());
+    for (bson::Document& id : more) conflicts.push_back(std::move(id));
+    unit = storage::WriteUnit();
+    ids.clear();
+    return Status::OK();
+  };
+  auto queue = [&](bson::DocumentView doc) {
+    unit.Delete(collection.id, std::string(doc.bytes()), DeleteOplogEntry(collection, doc));
+    ids.push_back(IdDocument(doc.Get("_id")));
+  };
+  Status flushed;
+  QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, collection, statement.matcher,
+                                      [&](bson::DocumentView doc, const query::MatchDetails&) {
+                                        queue(doc);
+                                        if (unit.size() >= kDeletesPerCommit) flushed = flush();
+                                        return flushed.ok();
+                                      }));
+  QUARRY_RETURN_IF_ERROR(flushed);
+  QUARRY_RETURN_IF_ERROR(flush());
+  for (int attempt = 0; !conflicts.empty(); ++attempt) {
+    if (attempt == kMaxConflictRetries) {
+      return Status(ErrorCode::kWriteConflict, "delete gave up after repeated write conflicts");
+    }
+    std::vector<bson::Document> retry = std::move(conflicts);
+    conflicts.clear();
+    for (const bson::Document& id : retry) {
+      QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> current,
+                              ReadById(ctx, collection, id.Get("_id")));
+      query::MatchDetails details;
+      if (current.has_value() && statement.matcher.Matches(*current, &details)) queue(*current);
+    }
+    QUARRY_RETURN_IF_ERROR(flush());
+  }
+  return deleted;
+}
+
 // Deletes what the statement matches; returns the number deleted.
 StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const CollectionHandle& collection,
                                        const DeleteStatement& statement) {
-  std::int64_t deleted = 0;
+  if (!statement.just_one) return DeleteMany(ctx, collection, statement);
+  // One document: the first match. If it changed before the delete committed, look again (it
+  // may no longer match, and another document may).
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
-    bool conflict = false;
-    bool done = false;
-    while (!done) {
-      storage::WriteUnit unit;
-      Status scan = ForEachMatch(ctx, collection, statement.matcher,
-                                 [&](bson::DocumentView doc, const query::MatchDetails&) {
-                                   unit.Delete(collection.id, std::string(doc.bytes()),
-                                               DeleteOplogEntry(collection, doc));
-                                   return !statement.just_one && unit.size() < kDeletesPerCommit;
-                                 });
-      QUARRY_RETURN_IF_ERROR(scan);
-      done = statement.just_one || unit.size() < kDeletesPerCommit;
-      if (unit.empty()) break;
-      QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                              ctx.engine().pipeline().Commit(
-                                  std::move(unit), CommitOptionsFor(ctx, /*ordered=*/false)));
-      deleted += static_cast<std::int64_t>(result.applied);
-      for (const storage::MutationError& error : result.errors) {
-        if (error.status.code() != ErrorCode::kWriteConflict) return error.status;
-        conflict = true;
-      }
-      QUARRY_RETURN_IF_ERROR(result.sync_status);
-      if (conflict) break;
-    }
-    // A conflicting document changed under us: scan again; what was deleted is gone and what
-    // no longer matches is skipped. A delete of one that succeeded is finished.
-    if (!conflict || (statement.just_one && deleted > 0)) return deleted;
+    storage::WriteUnit unit;
+    std::vector<bson::Document> ids;
+    QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, collection, statement.matcher,
+                                        [&](bson::DocumentView doc, const query::MatchDetails&) {
+                                          unit.Delete(collection.id, std::string(doc.bytes()),
+                                                      DeleteOplogEntry(collection, doc));
+                                          ids.push_back(IdDocument(doc.Get("_id")));
+                                          return false;
+                                        }));
+    if (unit.empty()) return 0;
+    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> conflicts,
+                            CommitNotingConflicts(ctx, std::move(unit), std::move(ids)));
+    if (conflicts.empty()) return 1;
   }
   return Status(ErrorCode::kWriteConflict, "delete gave up after repeated write conflicts");
 }

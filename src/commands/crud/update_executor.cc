@@ -16,32 +16,10 @@ namespace {
 constexpr int kMaxConflictRetries = 100;
 constexpr std::size_t kReplacesPerCommit = 1000;
 
-bson::Document IdDocument(bson::ValueView id) {
-  bson::DocumentBuilder b;
-  b.Append("_id", id);
-  return std::move(b).Finish();
-}
-
 // A matched document waiting to be replaced.
 struct PendingReplace {
   bson::Document id;  // {_id: value}
 };
-
-// Commits `unit`; returns the ids of the replacements that hit a write conflict.
-StatusWith<std::vector<bson::Document>> CommitReplaces(CommandContext& ctx, storage::WriteUnit unit,
-                                                       std::vector<bson::Document> ids) {
-  std::vector<bson::Document> conflicts;
-  if (unit.empty()) return conflicts;
-  QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                          ctx.engine().pipeline().Commit(std::move(unit),
-                                                         CommitOptionsFor(ctx, /*ordered=*/false)));
-  for (const storage::MutationError& error : result.errors) {
-    if (error.status.code() != ErrorCode::kWriteConflict) return error.status;
-    conflicts.push_back(std::move(ids[error.index]));
-  }
-  QUARRY_RETURN_IF_ERROR(result.sync_status);
-  return conflicts;
-}
 
 // Finds the document a single-document update (or findAndModify) targets: the first match in
 // _id order, or the first in `sort` order.
@@ -91,7 +69,7 @@ StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle&
     std::vector<bson::Document> ids;
     ids.push_back(IdDocument(doc.Get("_id")));
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> conflicts,
-                            CommitReplaces(ctx, std::move(unit), std::move(ids)));
+                            CommitNotingConflicts(ctx, std::move(unit), std::move(ids)));
     if (conflicts.empty()) {
       outcome.modified = 1;
       outcome.post_image = std::move(result.new_doc);
@@ -113,7 +91,7 @@ StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle
   Status apply_error;
   auto flush = [&]() -> Status {
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> more,
-                            CommitReplaces(ctx, std::move(unit), std::move(ids)));
+                            CommitNotingConflicts(ctx, std::move(unit), std::move(ids)));
     outcome.modified -= static_cast<std::int64_t>(more.size());
     for (bson::Document& id : more) conflicts.push_back(std::move(id));
     unit = storage::WriteUnit();

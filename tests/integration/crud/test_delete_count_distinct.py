@@ -114,3 +114,34 @@ def test_a_malformed_statement_fails_the_whole_delete_before_any_statement_runs(
         db.command("delete", "nums", deletes=[{"q": {"_id": 1}, "limit": 1}, bad_statement])
     assert raised.value.code == code
     assert nums.count_documents({}) == 30
+
+
+def test_delete_many_under_concurrent_updates_deletes_every_match_and_nothing_else(server, db):
+    # The other client keeps changing documents the delete has read but not yet deleted: each
+    # such document is re-read, still matches, and must be deleted once; the others stay.
+    import threading
+
+    import pymongo
+
+    from quarry_server import CLIENT_OPTIONS
+
+    coll = db.contended
+    coll.insert_many([{"_id": i, "doomed": i % 2 == 0, "n": 0} for i in range(20000)])
+    stop = threading.Event()
+
+    def churn():
+        with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as other:
+            c = other[db.name].contended
+            while not stop.is_set():
+                c.update_many({"_id": {"$mod": [7, 0]}}, {"$inc": {"n": 1}})
+
+    writer = threading.Thread(target=churn)
+    writer.start()
+    try:
+        result = coll.delete_many({"doomed": True})
+    finally:
+        stop.set()
+        writer.join()
+    assert result.deleted_count == 10000
+    assert coll.count_documents({"doomed": True}) == 0
+    assert coll.count_documents({"doomed": False}) == 10000
