@@ -8,6 +8,7 @@
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
 #include "commands/crud/statement_fields.h"
+#include "commands/crud/update_batch.h"
 #include "commands/crud/update_executor.h"
 #include "commands/crud/write_errors.h"
 #include "commands/register.h"
@@ -82,15 +83,11 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
   std::vector<WriteError> errors;
   bson::DocumentBuilder upserted;
   std::size_t upserted_count = 0;
-  for (std::size_t i = 0; i < statements.size(); ++i) {
-    StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let, bypass);
-    StatusWith<UpdateOutcome> outcome =
-        statement.ok() ? ExecuteUpdate(ctx, request.db, coll, statement.value())
-                       : StatusWith<UpdateOutcome>(statement.status());
+  // Reports one statement's outcome; false stops an ordered command at its first error.
+  auto report = [&](std::size_t i, StatusWith<UpdateOutcome> outcome) -> bool {
     if (!outcome.ok()) {
       errors.push_back({i, outcome.status()});
-      if (ordered) break;
-      continue;
+      return !ordered;
     }
     n += outcome.value().matched;
     modified += outcome.value().modified;
@@ -101,7 +98,47 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
           .Append("_id", outcome.value().upserted_id->Get("_id"))
           .Close();
     }
+    return true;
+  };
+  // updateOne({_id: ...}) statements share commits (update_batch.h); anything else runs alone,
+  // after what is queued has been committed and reported.
+  UpdateBatch batch(ctx, request.db, coll, ordered, bypass);
+  bool stop = false;
+  auto flush = [&]() -> Status {
+    QUARRY_ASSIGN_OR_RETURN(bool go_on, batch.Flush(report));
+    stop = stop || !go_on;
+    return Status::OK();
+  };
+  for (std::size_t i = 0; i < statements.size() && !stop; ++i) {
+    StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let, bypass);
+    std::optional<bson::ValueView> id;
+    if (statement.ok()) id = UpdateBatch::BatchableId(statements[i], statement.value());
+    if (id.has_value()) {
+      QUARRY_ASSIGN_OR_RETURN(bool joins, batch.CanJoin(*id));
+      if (!joins) {
+        QUARRY_RETURN_IF_ERROR(flush());
+        if (stop) break;
+        QUARRY_ASSIGN_OR_RETURN(joins, batch.CanJoin(*id));
+      }
+      if (joins) {
+        Status added = batch.Add(i, *id, std::move(statement).value());
+        if (added.ok()) {
+          if (batch.full()) QUARRY_RETURN_IF_ERROR(flush());
+          continue;
+        }
+        QUARRY_RETURN_IF_ERROR(flush());  // the statements before it come first
+        if (!stop && !report(i, added)) stop = true;
+        continue;
+      }
+    }
+    QUARRY_RETURN_IF_ERROR(flush());
+    if (stop) break;
+    StatusWith<UpdateOutcome> outcome =
+        statement.ok() ? ExecuteUpdate(ctx, request.db, coll, statement.value())
+                       : StatusWith<UpdateOutcome>(statement.status());
+    if (!report(i, std::move(outcome))) stop = true;
   }
+  QUARRY_RETURN_IF_ERROR(flush());
   bson::DocumentBuilder b;
   b.AppendInt32("n", static_cast<std::int32_t>(n));
   b.AppendInt32("nModified", static_cast<std::int32_t>(modified));
