@@ -121,14 +121,16 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
         QUARRY_ASSIGN_OR_RETURN(joins, batch.CanJoin(*id));
       }
       if (joins) {
-        Status added = batch.Add(i, *id, std::move(statement).value());
-        if (added.ok()) {
+        StatusWith<bool> added = batch.Add(i, *id, std::move(statement.value()));
+        if (added.ok() && added.value()) {
           if (batch.full()) QUARRY_RETURN_IF_ERROR(flush());
           continue;
         }
-        QUARRY_RETURN_IF_ERROR(flush());  // the statements before it come first
-        if (!stop && !report(i, added)) stop = true;
-        continue;
+        if (!added.ok()) {
+          QUARRY_RETURN_IF_ERROR(flush());  // the statements before it come first
+          if (!stop && !report(i, added.status())) stop = true;
+          continue;
+        }
       }
     }
     QUARRY_RETURN_IF_ERROR(flush());

@@ -26,7 +26,7 @@ UpdateBatch::UpdateBatch(CommandContext& ctx, std::string db, std::string coll, 
 
 std::optional<bson::ValueView> UpdateBatch::BatchableId(bson::DocumentView raw_statement,
                                                         const UpdateStatement& statement) {
-  if (statement.multi || statement.upsert || statement.sort.has_value()) return std::nullopt;
+  if (statement.multi || statement.sort.has_value()) return std::nullopt;
   bson::ValueView q = raw_statement.Get("q");
   if (q.type() != bson::Type::kDocument) return std::nullopt;
   return query::IdEqualityValue(q.Document());  // the rest of the filter is checked on the read
@@ -37,8 +37,8 @@ bool UpdateBatch::full() const {
 }
 
 Status UpdateBatch::Open() {
-  if (opened_) return Status::OK();
-  opened_ = true;
+  // Looked up again while missing: a statement run alone may have created it (an upsert).
+  if (collection_.has_value()) return Status::OK();
   collection_ = LookupCollection(ctx_, db_, coll_);
   if (!collection_.has_value()) return Status::OK();
   QUARRY_ASSIGN_OR_RETURN(validator_, DocumentValidator::ForCollection(
@@ -51,7 +51,8 @@ StatusWith<bool> UpdateBatch::CanJoin(bson::ValueView id) {
   return collection_.has_value() && !queued_ids_.contains(storage::EncodeIdKey(id));
 }
 
-Status UpdateBatch::Add(std::size_t index, bson::ValueView id, UpdateStatement statement) {
+StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
+                                  UpdateStatement&& statement) {
   std::string key = storage::EncodeIdKey(id);
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
                           ctx_.engine().records().FindByIdKey(collection_->id, key));
@@ -69,14 +70,23 @@ Status UpdateBatch::Add(std::size_t index, bson::ValueView id, UpdateStatement s
       }
       const bool replacement = statement.update.kind() == query::UpdateSpec::Kind::kReplacement;
       mutation = unit_.Replace(collection_->id, std::string(doc->bytes()), result.new_doc,
-                                      UpdateOplogEntry(*collection_, *doc, result.new_doc,
-                                                       replacement));
+                               UpdateOplogEntry(*collection_, *doc, result.new_doc, replacement));
       outcome.modified = 1;
       queued_ids_.insert(std::move(key));
     }
+  } else if (statement.upsert) {
+    // A document with this _id that the rest of the filter rejects makes the upsert collide
+    // with it: that case runs alone, the way it always has.
+    if (doc.has_value()) return false;
+    QUARRY_ASSIGN_OR_RETURN(bson::Document inserted,
+                            statement.update.BuildUpsertDocument(statement.matcher));
+    if (validator_.has_value()) QUARRY_RETURN_IF_ERROR(validator_->Check(inserted));
+    mutation = unit_.Insert(collection_->id, inserted, InsertOplogEntry(*collection_, inserted));
+    outcome.upserted_id = IdDocument(inserted.Get("_id"));
+    queued_ids_.insert(storage::EncodeIdKey(inserted.Get("_id")));
   }
   queued_.push_back(Queued{index, std::move(statement), std::move(outcome), mutation});
-  return Status::OK();
+  return true;
 }
 
 StatusWith<bool> UpdateBatch::Flush(const Report& report) {

@@ -32,16 +32,18 @@ class UpdateBatch {
               bool bypass_validation);
 
   // The _id a statement addresses, when it can join a batch: q pins _id to one value
-  // (query::IdEqualityValue), and it updates one document without upsert or sort.
+  // (query::IdEqualityValue), and it updates one document (upserting or not) without sort.
   static std::optional<bson::ValueView> BatchableId(bson::DocumentView raw_statement,
                                                     const UpdateStatement& statement);
 
   // Whether a statement for `id` can join now: the collection exists and no queued statement
   // has this _id. Otherwise Flush, then ask again (or run the statement alone).
   StatusWith<bool> CanJoin(bson::ValueView id);
-  // Reads, applies and queues statement `index` (REQUIRES: CanJoin). An error is the
-  // statement's own, for the caller to report (after a Flush, in an ordered command).
-  Status Add(std::size_t index, bson::ValueView id, UpdateStatement statement);
+  // Reads, applies and queues statement `index` (REQUIRES: CanJoin), taking `statement`.
+  // False: it must run alone after all (an upsert whose _id exists but fails the rest of the
+  // filter), and `statement` is left as it was. An error is the statement's own, for the
+  // caller to report (after a Flush, in an ordered command).
+  StatusWith<bool> Add(std::size_t index, bson::ValueView id, UpdateStatement&& statement);
 
   // Commits the queued changes and reports each queued statement. A statement whose document
   // changed after it was read runs again alone, as do (ordered) the ones queued after it.
@@ -64,7 +66,6 @@ class UpdateBatch {
   std::string coll_;
   bool ordered_;
   bool bypass_validation_;
-  bool opened_ = false;
   std::optional<CollectionHandle> collection_;
   std::optional<DocumentValidator> validator_;
   storage::WriteUnit unit_;

@@ -229,3 +229,28 @@ def test_concurrent_bulk_increments_by_id_are_never_lost(server, db):
         t.join()
     assert modified == [10000] * (2 * rounds)
     assert sorted({d["n"] for d in db.counters.find()}) == [2 * rounds * 10]
+
+
+def test_upserts_by_id_in_one_command_report_each_index_and_create_each_document(db):
+    # The collection does not exist yet: the first upsert creates it, the rest share commits.
+    updates = [{"q": {"_id": i}, "u": {"$set": {"v": i}}, "upsert": True} for i in range(2000)]
+    updates.append({"q": {"_id": 5}, "u": {"$inc": {"v": 100}}, "upsert": True})  # now exists
+    reply = db.command("update", "fresh", updates=updates)
+    assert reply["n"] == 2001 and reply["nModified"] == 1
+    assert reply["upserted"] == [{"index": i, "_id": i} for i in range(2000)]
+    assert db.fresh.count_documents({}) == 2000
+    assert db.fresh.find_one({"_id": 5}) == {"_id": 5, "v": 105}
+    assert db.fresh.find_one({"_id": 1999}) == {"_id": 1999, "v": 1999}
+
+
+def test_an_upsert_whose_id_exists_but_fails_the_rest_of_the_filter_is_a_duplicate_key(db):
+    db.clash.insert_one({"_id": 1, "x": 1})
+    reply = db.command("update", "clash", ordered=False, updates=[
+        {"q": {"_id": 2}, "u": {"$set": {"x": 2}}, "upsert": True},
+        {"q": {"_id": 1, "x": 99}, "u": {"$set": {"x": 3}}, "upsert": True},
+        {"q": {"_id": 3}, "u": {"$set": {"x": 3}}, "upsert": True},
+    ])
+    assert [e["index"] for e in reply["writeErrors"]] == [1]
+    assert reply["writeErrors"][0]["code"] == 11000
+    assert [u["index"] for u in reply["upserted"]] == [0, 2]
+    assert db.clash.find_one({"_id": 1}) == {"_id": 1, "x": 1}
