@@ -7,11 +7,14 @@
 #include "bson/builder.h"
 #include "commands/collection_access.h"
 #include "commands/command_context.h"
+#include "commands/crud/id_batch.h"
 #include "commands/crud/matching.h"
 #include "commands/crud/statement_fields.h"
 #include "commands/crud/write_errors.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "query/id_lookup.h"
+#include "storage/record_store.h"
 #include "storage/engine.h"
 #include "storage/write_unit.h"
 
@@ -134,20 +137,64 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
   std::int64_t n = 0;
   std::vector<WriteError> errors;
-  for (std::size_t i = 0; i < statements.size(); ++i) {
-    StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let);
-    StatusWith<std::int64_t> deleted = statement.ok() ? (collection.has_value()
-                                                             ? ExecuteDelete(ctx, *collection,
-                                                                             statement.value())
-                                                             : StatusWith<std::int64_t>(0))
-                                                      : statement.status();
+  // Reports one statement's outcome; false stops an ordered command at its first error.
+  auto report = [&](std::size_t i, StatusWith<std::int64_t> deleted) -> bool {
     if (!deleted.ok()) {
       errors.push_back({i, deleted.status()});
-      if (ordered) break;
-      continue;
+      return !ordered;
     }
     n += deleted.value();
+    return true;
+  };
+  // deleteOne({_id: ...}) statements share commits (id_batch.h); anything else runs alone,
+  // after what is queued has been committed and reported.
+  IdBatch<DeleteStatement, std::int64_t> batch(
+      ctx, ordered, [&](const DeleteStatement& statement) {
+        return ExecuteDelete(ctx, *collection, statement);
+      });
+  bool stop = false;
+  auto flush = [&] { return batch.Flush(report, &stop); };
+  for (std::size_t i = 0; i < statements.size() && !stop; ++i) {
+    StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let);
+    if (!collection.has_value()) {  // nothing to delete; a malformed statement still fails
+      if (!report(i, statement.ok() ? StatusWith<std::int64_t>(0) : statement.status())) break;
+      continue;
+    }
+    std::optional<bson::ValueView> id;
+    if (statement.ok() && statement.value().just_one) {
+      id = query::IdEqualityValue(statements[i].Get("q").Document());
+    }
+    if (id.has_value()) {
+      std::string key = storage::EncodeIdKey(*id);
+      if (batch.Changes(key)) {
+        QUARRY_RETURN_IF_ERROR(flush());
+        if (stop) break;
+      }
+      StatusWith<std::optional<bson::Document>> doc =
+          ctx.engine().records().FindByIdKey(collection->id, key);
+      if (doc.ok()) {
+        query::MatchDetails details;
+        std::optional<std::size_t> mutation;
+        if (doc.value().has_value() && statement.value().matcher.Matches(*doc.value(), &details)) {
+          mutation = batch.unit().Delete(collection->id, std::string(doc.value()->bytes()),
+                                         DeleteOplogEntry(*collection, *doc.value()));
+        }
+        const std::int64_t deleted = mutation.has_value() ? 1 : 0;
+        batch.Queue(i, std::move(statement).value(), deleted, mutation,
+                    mutation.has_value() ? std::optional<std::string>(std::move(key))
+                                         : std::nullopt);
+        if (batch.full()) QUARRY_RETURN_IF_ERROR(flush());
+        continue;
+      }
+      statement = doc.status();
+    }
+    QUARRY_RETURN_IF_ERROR(flush());
+    if (stop) break;
+    StatusWith<std::int64_t> deleted =
+        statement.ok() ? ExecuteDelete(ctx, *collection, statement.value()) : statement.status();
+    if (!report(i, std::move(deleted))) stop = true;
   }
+  QUARRY_RETURN_IF_ERROR(flush());
   bson::DocumentBuilder b;
   b.AppendInt32("n", static_cast<std::int32_t>(n));
   AppendWriteErrors(&b, std::move(errors));

@@ -104,11 +104,7 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
   // after what is queued has been committed and reported.
   UpdateBatch batch(ctx, request.db, coll, ordered, bypass);
   bool stop = false;
-  auto flush = [&]() -> Status {
-    QUARRY_ASSIGN_OR_RETURN(bool go_on, batch.Flush(report));
-    stop = stop || !go_on;
-    return Status::OK();
-  };
+  auto flush = [&] { return batch.Flush(report, &stop); };
   for (std::size_t i = 0; i < statements.size() && !stop; ++i) {
     StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let, bypass);
     std::optional<bson::ValueView> id;

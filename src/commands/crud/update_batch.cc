@@ -8,21 +8,16 @@
 #include "storage/record_store.h"
 
 namespace quarry::commands {
-namespace {
-
-// Enough to amortize a commit, small enough that a conflict re-runs little.
-constexpr std::size_t kQueuedPerCommit = 1000;
-constexpr std::size_t kQueuedBytes = std::size_t{8} << 20;
-
-}  // namespace
 
 UpdateBatch::UpdateBatch(CommandContext& ctx, std::string db, std::string coll, bool ordered,
                          bool bypass_validation)
     : ctx_(ctx),
       db_(std::move(db)),
       coll_(std::move(coll)),
-      ordered_(ordered),
-      bypass_validation_(bypass_validation) {}
+      bypass_validation_(bypass_validation),
+      queue_(ctx, ordered, [this](const UpdateStatement& statement) {
+        return ExecuteUpdate(ctx_, db_, coll_, statement);
+      }) {}
 
 std::optional<bson::ValueView> UpdateBatch::BatchableId(bson::DocumentView raw_statement,
                                                         const UpdateStatement& statement) {
@@ -32,9 +27,6 @@ std::optional<bson::ValueView> UpdateBatch::BatchableId(bson::DocumentView raw_s
   return query::IdEqualityValue(q.Document());  // the rest of the filter is checked on the read
 }
 
-bool UpdateBatch::full() const {
-  return queued_.size() >= kQueuedPerCommit || unit_.bytes() >= kQueuedBytes;
-}
 
 Status UpdateBatch::Open() {
   // Looked up again while missing: a statement run alone may have created it (an upsert).
@@ -48,7 +40,7 @@ Status UpdateBatch::Open() {
 
 StatusWith<bool> UpdateBatch::CanJoin(bson::ValueView id) {
   QUARRY_RETURN_IF_ERROR(Open());
-  return collection_.has_value() && !queued_ids_.contains(storage::EncodeIdKey(id));
+  return collection_.has_value() && !queue_.Changes(storage::EncodeIdKey(id));
 }
 
 StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
@@ -58,6 +50,7 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
                           ctx_.engine().records().FindByIdKey(collection_->id, key));
   UpdateOutcome outcome;
   std::optional<std::size_t> mutation;
+  std::optional<std::string> changed;  // the record key the statement changes
   query::MatchDetails details;
   if (doc.has_value() && statement.matcher.Matches(*doc, &details)) {
     QUARRY_ASSIGN_OR_RETURN(query::UpdateResult result,
@@ -69,10 +62,10 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
         QUARRY_RETURN_IF_ERROR(validator_->Check(result.new_doc, &before));
       }
       const bool replacement = statement.update.kind() == query::UpdateSpec::Kind::kReplacement;
-      mutation = unit_.Replace(collection_->id, std::string(doc->bytes()), result.new_doc,
+      mutation = queue_.unit().Replace(collection_->id, std::string(doc->bytes()), result.new_doc,
                                UpdateOplogEntry(*collection_, *doc, result.new_doc, replacement));
       outcome.modified = 1;
-      queued_ids_.insert(std::move(key));
+      changed = std::move(key);
     }
   } else if (statement.upsert) {
     // A document with this _id that the rest of the filter rejects makes the upsert collide
@@ -81,41 +74,12 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
     QUARRY_ASSIGN_OR_RETURN(bson::Document inserted,
                             statement.update.BuildUpsertDocument(statement.matcher));
     if (validator_.has_value()) QUARRY_RETURN_IF_ERROR(validator_->Check(inserted));
-    mutation = unit_.Insert(collection_->id, inserted, InsertOplogEntry(*collection_, inserted));
+    mutation = queue_.unit().Insert(collection_->id, inserted,
+                                    InsertOplogEntry(*collection_, inserted));
     outcome.upserted_id = IdDocument(inserted.Get("_id"));
-    queued_ids_.insert(storage::EncodeIdKey(inserted.Get("_id")));
+    changed = storage::EncodeIdKey(inserted.Get("_id"));
   }
-  queued_.push_back(Queued{index, std::move(statement), std::move(outcome), mutation});
-  return true;
-}
-
-StatusWith<bool> UpdateBatch::Flush(const Report& report) {
-  if (queued_.empty()) return true;
-  std::vector<Queued> queued = std::move(queued_);
-  queued_.clear();
-  queued_ids_.clear();
-  storage::WriteUnit unit = std::move(unit_);
-  unit_ = storage::WriteUnit();
-  std::vector<bool> failed_mutation(unit.size(), false);
-  if (!unit.empty()) {
-    QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                            ctx_.engine().pipeline().Commit(std::move(unit),
-                                                            CommitOptionsFor(ctx_, ordered_)));
-    QUARRY_RETURN_IF_ERROR(result.sync_status);
-    for (const storage::MutationError& error : result.errors) failed_mutation[error.index] = true;
-  }
-  // Statements whose change did not commit run again alone: mostly a write conflict (the
-  // document changed after it was read), and that run re-reads it; any other failure comes
-  // back from it too. An ordered commit stops at its first failure, so every statement from
-  // there on runs again, in order.
-  bool rerun_rest = false;
-  for (Queued& q : queued) {
-    if (q.mutation.has_value() && failed_mutation[*q.mutation]) rerun_rest |= ordered_;
-    const bool rerun = rerun_rest || (q.mutation.has_value() && failed_mutation[*q.mutation]);
-    StatusWith<UpdateOutcome> outcome = rerun ? ExecuteUpdate(ctx_, db_, coll_, q.statement)
-                                              : StatusWith<UpdateOutcome>(std::move(q.outcome));
-    if (!report(q.index, std::move(outcome))) return false;
-  }
+  queue_.Queue(index, std::move(statement), std::move(outcome), mutation, std::move(changed));
   return true;
 }
 

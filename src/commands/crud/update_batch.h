@@ -1,35 +1,28 @@
-// Consecutive single-document updates addressed by _id, committed together. A bulk of 100,000
-// updateOne({_id: ...}) statements otherwise costs 100,000 commits. Each statement is read and
-// applied as it comes; the changes are committed as one WriteUnit when the batch is flushed.
-// This equals running the statements one by one because every queued statement touches a
-// different document (a second statement for a queued _id flushes first), and nothing else of
-// the command runs between a statement's read and the flush.
+// updateOne statements that pin _id, upserting or not, committed together (id_batch.h says
+// why that equals running them one by one).
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
-#include <unordered_set>
-#include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
 #include "commands/collection_access.h"
 #include "commands/crud/document_validator.h"
+#include "commands/crud/id_batch.h"
 #include "commands/crud/update_executor.h"
-#include "storage/write_unit.h"
 
 namespace quarry::commands {
 
 class UpdateBatch {
  public:
-  // Where each statement's outcome goes, by statement index, in index order. Returning false
-  // stops the batch (an ordered command's first error).
-  using Report = std::function<bool(std::size_t, StatusWith<UpdateOutcome>)>;
+  using Report = IdBatch<UpdateStatement, UpdateOutcome>::Report;
 
   UpdateBatch(CommandContext& ctx, std::string db, std::string coll, bool ordered,
               bool bypass_validation);
+  UpdateBatch(const UpdateBatch&) = delete;  // its queue calls back into this object
+  UpdateBatch& operator=(const UpdateBatch&) = delete;
 
   // The _id a statement addresses, when it can join a batch: q pins _id to one value
   // (query::IdEqualityValue), and it updates one document (upserting or not) without sort.
@@ -45,32 +38,20 @@ class UpdateBatch {
   // caller to report (after a Flush, in an ordered command).
   StatusWith<bool> Add(std::size_t index, bson::ValueView id, UpdateStatement&& statement);
 
-  // Commits the queued changes and reports each queued statement. A statement whose document
-  // changed after it was read runs again alone, as do (ordered) the ones queued after it.
-  // False: `report` asked to stop.
-  StatusWith<bool> Flush(const Report& report);
-
-  bool full() const;
+  // Commits the queued changes and reports each queued statement (IdBatch::Flush).
+  Status Flush(const Report& report, bool* stop) { return queue_.Flush(report, stop); }
+  bool full() const { return queue_.full(); }
 
  private:
-  struct Queued {
-    std::size_t index;
-    UpdateStatement statement;  // to run it again alone
-    UpdateOutcome outcome;      // if its change commits (or it changes nothing)
-    std::optional<std::size_t> mutation;  // its change in unit_; none when it changes nothing
-  };
   Status Open();
 
   CommandContext& ctx_;
   std::string db_;
   std::string coll_;
-  bool ordered_;
   bool bypass_validation_;
   std::optional<CollectionHandle> collection_;
   std::optional<DocumentValidator> validator_;
-  storage::WriteUnit unit_;
-  std::vector<Queued> queued_;  // in statement order
-  std::unordered_set<std::string> queued_ids_;  // record keys
+  IdBatch<UpdateStatement, UpdateOutcome> queue_;
 };
 
 }  // namespace quarry::commands

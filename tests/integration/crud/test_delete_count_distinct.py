@@ -145,3 +145,45 @@ def test_delete_many_under_concurrent_updates_deletes_every_match_and_nothing_el
     assert result.deleted_count == 10000
     assert coll.count_documents({"doomed": True}) == 0
     assert coll.count_documents({"doomed": False}) == 10000
+
+
+def test_delete_one_statements_by_id_share_commits_without_changing_results(db):
+    db.byid.insert_many([{"_id": i, "keep": i % 10 == 0} for i in range(1000)])
+    deletes = [{"q": {"_id": i, "keep": False}, "limit": 1} for i in range(1000)]
+    deletes.append({"q": {"_id": 3}, "limit": 1})  # already deleted by statement 3
+    reply = db.command("delete", "byid", deletes=deletes)
+    assert reply["n"] == 900
+    assert sorted(d["_id"] for d in db.byid.find()) == list(range(0, 1000, 10))
+
+    failing = [{"q": {"_id": 0}, "limit": 1}, {"q": 5, "limit": 1}, {"q": {"_id": 10}, "limit": 1}]
+    reply = db.command("delete", "byid", deletes=failing)
+    assert reply["n"] == 1 and [e["index"] for e in reply["writeErrors"]] == [1]
+    assert db.byid.find_one({"_id": 10}) is not None
+    reply = db.command("delete", "byid", deletes=failing, ordered=False)
+    assert reply["n"] == 1 and [e["index"] for e in reply["writeErrors"]] == [1]
+    assert db.byid.find_one({"_id": 10}) is None
+
+
+def test_two_clients_deleting_the_same_ids_delete_each_document_once(server, db):
+    import threading
+
+    import pymongo
+    from pymongo import DeleteOne
+
+    from quarry_server import CLIENT_OPTIONS
+
+    db.race.insert_many([{"_id": i} for i in range(20000)])
+    counts = []
+
+    def delete_all():
+        with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as c:
+            ops = [DeleteOne({"_id": i}) for i in range(20000)]
+            counts.append(c[db.name].race.bulk_write(ops, ordered=False).deleted_count)
+
+    threads = [threading.Thread(target=delete_all) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(counts) == 20000
+    assert db.race.count_documents({}) == 0
