@@ -60,12 +60,13 @@ void Answer(const std::shared_ptr<ParkedGetMore>& parked, StatusWith<query::Batc
       reply = LabelChangeStreamError(batch.status());
     } else {
       std::int64_t id = pinned.id();
+      // Read before Close: closing an ended stream's cursor destroys the stream.
+      bson::Document token = parked->stream->PostBatchResumeToken();
       if (parked->stream->exhausted()) {
         pinned.Close();
         id = 0;
       }
-      reply = StreamReply("nextBatch", batch.value(), id, parked->ns,
-                          parked->stream->PostBatchResumeToken());
+      reply = StreamReply("nextBatch", batch.value(), id, parked->ns, token);
     }
   }
   parked->complete(std::move(reply));
