@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds quarryd and the storage unit tests with AddressSanitizer and UBSan (./build-asan), then
+# runs the storage unit tests, the pytest integration tests, the Node.js driver tests and the
+# spec tests against that quarryd. Any sanitizer report makes the server abort, so it shows up
+# as failing tests (and the server logs keep the report). Slow (a full second build, and the
+# server runs several times slower), so it is not part of scripts/test.sh: run it before
+# changing memory-sensitive code, or nightly. Session 2 found a use-after-free this way.
+# Needs what scripts/test.sh installs. The last line is `N passed, N failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${QUARRY_ASAN_BUILD_DIR:-build-asan}
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+generator=()
+[ -f "$BUILD/CMakeCache.txt" ] || generator=(-G Ninja)
+cmake -S . -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUARRY_SANITIZE=ON \
+  -DQUARRY_BUILD_TESTS=ON >/dev/null || exit 1
+cmake --build "$BUILD" -j "$(nproc)" --target quarryd quarry_storage_tests || exit 1
+
+export QUARRY_BINARY="$PWD/$BUILD/src/main/quarryd"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/quarry-sanitize.XXXXXX")
+trap 'rm -rf "$LOG_DIR"' EXIT
+passed=0
+failed=0
+count() {  # count NAME PASSED FAILED
+  local p=${2:-0} f=${3:-0}
+  printf '%-8s %5s passed %5s failed\n' "$1" "$p" "$f"
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
+ASAN_OPTIONS=detect_leaks=1 "$BUILD/tests/quarry_storage_tests" >"$LOG_DIR/unit.log" 2>&1
+count unit "$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\..*/\1/p' "$LOG_DIR/unit.log" | tail -n1)" \
+  "$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?,.*/\1/p' "$LOG_DIR/unit.log" | tail -n1)"
+
+# The RSS bound of a 48 MB message does not hold under ASan's quarantine and shadow memory.
+/usr/bin/python3 -m pytest tests/integration --ignore=tests/integration/clients -q \
+  -k "not grows_the_server" >"$LOG_DIR/pytest.log" 2>&1
+line=$(grep -E '(passed|failed).* in [0-9.]+s' "$LOG_DIR/pytest.log" | tail -n1)
+count pytest "$(grep -oE '[0-9]+ passed' <<<"$line" | grep -oE '[0-9]+' || echo 0)" \
+  "$(($(grep -oE '[0-9]+ (failed|errors?)' <<<"$line" | grep -oE '[0-9]+' | paste -sd+ - || echo 0)))"
+
+node --test tests/integration/node/*.test.mjs >"$LOG_DIR/node.log" 2>&1
+count node "$(sed -nE 's/^# pass ([0-9]+)$/\1/p' "$LOG_DIR/node.log" | tail -n1)" \
+  "$(sed -nE 's/^# fail ([0-9]+)$/\1/p' "$LOG_DIR/node.log" | tail -n1)"
+
+node tests/spec/run.js >"$LOG_DIR/spec.log" 2>&1
+regressed=$(sed -nE 's/^([0-9]+) baseline test\(s\) failed:.*/\1/p' "$LOG_DIR/spec.log" | tail -n1)
+count spec "$(sed -nE 's/^([0-9]+) passed, .*/\1/p' "$LOG_DIR/spec.log" | tail -n1)" "${regressed:-0}"
+
+for log in "$LOG_DIR"/*.log; do
+  if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$log"; then
+    echo "sanitizer report in $(basename "$log"):"
+    grep -E -A30 'ERROR: AddressSanitizer|runtime error:' "$log" | head -60
+  fi
+  if grep -qE 'failed|FAILED|not ok' "$log" && [ "$failed" -gt 0 ]; then
+    echo "--- $(basename "$log"), last lines ---"
+    tail -n 30 "$log"
+  fi
+done
+echo "$passed passed, $failed failed"
+((failed == 0))
