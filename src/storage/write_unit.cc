@@ -56,6 +56,16 @@ std::string RecordKey(CollectionId collection, bson::DocumentView document) {
   return key;
 }
 
+// A raw put or delete in the catalog or meta family.
+internal::Mutation KeyedMutation(internal::MutationKind kind, std::string key,
+                                 std::string value = {}) {
+  internal::Mutation m;
+  m.kind = kind;
+  m.key = std::move(key);
+  m.value = std::move(value);
+  return m;
+}
+
 }  // namespace
 
 WriteUnit::WriteUnit() = default;
@@ -117,33 +127,19 @@ std::size_t WriteUnit::DropCollectionRecords(CollectionId collection) {
 }
 
 std::size_t WriteUnit::PutCatalog(std::string key, std::string value) {
-  internal::Mutation m;
-  m.kind = internal::MutationKind::kPutCatalog;
-  m.key = std::move(key);
-  m.value = std::move(value);
-  return Add(std::move(m));
+  return Add(KeyedMutation(internal::MutationKind::kPutCatalog, std::move(key), std::move(value)));
 }
 
 std::size_t WriteUnit::DeleteCatalog(std::string key) {
-  internal::Mutation m;
-  m.kind = internal::MutationKind::kDeleteCatalog;
-  m.key = std::move(key);
-  return Add(std::move(m));
+  return Add(KeyedMutation(internal::MutationKind::kDeleteCatalog, std::move(key)));
 }
 
 std::size_t WriteUnit::PutMeta(std::string name, std::string value) {
-  internal::Mutation m;
-  m.kind = internal::MutationKind::kPutMeta;
-  m.key = std::move(name);
-  m.value = std::move(value);
-  return Add(std::move(m));
+  return Add(KeyedMutation(internal::MutationKind::kPutMeta, std::move(name), std::move(value)));
 }
 
 std::size_t WriteUnit::DeleteMeta(std::string name) {
-  internal::Mutation m;
-  m.kind = internal::MutationKind::kDeleteMeta;
-  m.key = std::move(name);
-  return Add(std::move(m));
+  return Add(KeyedMutation(internal::MutationKind::kDeleteMeta, std::move(name)));
 }
 
 std::size_t WriteUnit::AppendOplog(CollectionId collection, bson::DocumentView oplog_entry) {

@@ -2,48 +2,29 @@
 // operations per call with errors at known positions, upserts, every write concern, getLastError,
 // and read-your-writes after w:0. The pytest twin is ../bulk/test_bulk_writes.py.
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 
 import {
-  MongoBulkWriteError, MongoClient, MongoServerError, MongoWriteConcernError, ObjectId,
+  MongoBulkWriteError, MongoServerError, MongoWriteConcernError, ObjectId,
 } from 'mongodb';
 
-import { QuarryServer } from './quarry_server.mjs';
+import { serveThisFile } from './quarry_server.mjs';
 
 const BATCH = 100_000;
 const DUPLICATE_POSITIONS = [10, 5_000, 77_777, 99_999];
 
-const server = new QuarryServer('bulk');
-const clients = [];
+const fixture = serveThisFile('bulk', { dbPrefix: 'node_bulk' });
 let client;
 let db;
+beforeEach(() => {
+  ({ client, db } = fixture);
+});
 
 // A client with one pooled connection, so every operation on it shares one socket (what
 // read-your-writes after w:0 and getLastError are about).
-async function singleConnectionClient() {
-  const c = new MongoClient(server.uri(), { serverSelectionTimeoutMS: 5000, maxPoolSize: 1 });
-  clients.push(c);
-  await c.connect();
-  return c;
+function singleConnectionClient() {
+  return fixture.connect('', { maxPoolSize: 1 });
 }
-
-before(async () => {
-  await server.start();
-  client = new MongoClient(server.uri(), { serverSelectionTimeoutMS: 5000 });
-  clients.push(client);
-  await client.connect();
-});
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  const status = await server.stop();
-  assert.deepEqual(status, { code: 0, signal: null }, 'SIGTERM must end quarryd with status 0');
-});
-
-let dbCounter = 0;
-beforeEach(() => {
-  db = client.db(`node_bulk_${dbCounter++}`);
-});
 
 // 100,000 documents whose _ids repeat the previous one exactly at DUPLICATE_POSITIONS.
 function documentsWithDuplicates() {

@@ -1,31 +1,15 @@
 // Change streams with the Node.js `mongodb` 7.x driver against a real quarryd: the shape a chat
 // application relies on (insert then update of a message, delivered in order).
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 
-import { MongoClient } from 'mongodb';
+import { serveThisFile } from './quarry_server.mjs';
 
-import { QuarryServer } from './quarry_server.mjs';
-
-const server = new QuarryServer('change-streams');
+const fixture = serveThisFile('change-streams', { dbPrefix: 'node_cs' });
 let client;
 let db;
-
-before(async () => {
-  await server.start();
-  client = new MongoClient(server.uri(), { serverSelectionTimeoutMS: 5000 });
-  await client.connect();
-});
-
-after(async () => {
-  await client?.close();
-  const status = await server.stop();
-  assert.deepEqual(status, { code: 0, signal: null }, 'SIGTERM must end quarryd with status 0');
-});
-
-let dbCounter = 0;
-beforeEach(async () => {
-  db = client.db(`node_cs_${dbCounter++}`);
+beforeEach(() => {
+  ({ client, db } = fixture);
 });
 
 // The next change of `stream`, or a rejection after `ms`.

@@ -1,30 +1,16 @@
 // CRUD with the Node.js `mongodb` 7.x driver against a real quarryd (no compression).
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { beforeEach, describe, test } from 'node:test';
 
-import { Long, MongoClient, MongoServerError, ObjectId } from 'mongodb';
+import { Long, MongoServerError, ObjectId } from 'mongodb';
 
-import { QuarryServer } from './quarry_server.mjs';
+import { serveThisFile } from './quarry_server.mjs';
 
-const server = new QuarryServer('crud');
+const fixture = serveThisFile('crud', { dbPrefix: 'node_crud' });
 let client;
 let db;
-
-before(async () => {
-  await server.start();
-  client = new MongoClient(server.uri(), { serverSelectionTimeoutMS: 5000 });
-  await client.connect();
-});
-
-after(async () => {
-  await client?.close();
-  const status = await server.stop();
-  assert.deepEqual(status, { code: 0, signal: null }, 'SIGTERM must end quarryd with status 0');
-});
-
-let dbCounter = 0;
-beforeEach(async () => {
-  db = client.db(`node_crud_${dbCounter++}`);
+beforeEach(() => {
+  ({ client, db } = fixture);
 });
 
 describe('insert', () => {

@@ -1,37 +1,22 @@
 // Node.js `mongodb` 7.x: cursors over many documents, each wire compressor, and the replica-set
 // view of the server (replicaSet=rs0).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { MongoClient } from 'mongodb';
+import { serveThisFile } from './quarry_server.mjs';
 
-import { QuarryServer } from './quarry_server.mjs';
-
-const server = new QuarryServer('cursors');
-const clients = [];
-
-function connect(options = '') {
-  const c = new MongoClient(server.uri(options), { serverSelectionTimeoutMS: 5000 });
-  clients.push(c);
-  return c.connect();
-}
+const fixture = serveThisFile('cursors', {
+  setUp: async ({ connect }) => {
+    const c = await connect();
+    const docs = Array.from({ length: 10_000 }, (_, i) => ({ _id: i, text: `document number ${i} `.repeat(8) }));
+    await c.db('node_many').collection('docs').insertMany(docs);
+  },
+});
+const connect = (uriOptions = '') => fixture.connect(uriOptions);
 
 async function serverNetwork(client) {
   return (await client.db('admin').command({ serverStatus: 1 })).network;
 }
-
-before(async () => {
-  await server.start();
-  const c = await connect();
-  const docs = Array.from({ length: 10_000 }, (_, i) => ({ _id: i, text: `document number ${i} `.repeat(8) }));
-  await c.db('node_many').collection('docs').insertMany(docs);
-});
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  const status = await server.stop();
-  assert.deepEqual(status, { code: 0, signal: null }, 'SIGTERM must end quarryd with status 0');
-});
 
 describe('cursors', () => {
   test('for await over 10,000 documents returns each once, in _id order', async () => {
@@ -117,7 +102,7 @@ describe('topology', () => {
     const hello = await c.db('admin').command({ hello: 1 });
     assert.equal(hello.isWritablePrimary, true);
     assert.equal(hello.setName, 'rs0');
-    assert.deepEqual(hello.hosts, [`127.0.0.1:${server.port}`]);
+    assert.deepEqual(hello.hosts, [`127.0.0.1:${fixture.server.port}`]);
     assert.equal(hello.maxWireVersion, 21);
   });
 

@@ -1,12 +1,16 @@
 // Starts a real quarryd for a node:test file and stops it by PID (see ../quarry_server.py for the
 // Python twin): 127.0.0.1 only, a free port, a fresh --dbpath in a temp dir.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, openSync, readFileSync, readdirSync,
   rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before, beforeEach } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
+import { MongoClient } from 'mongodb';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -119,4 +123,39 @@ export class QuarryServer {
     rmSync(this.dir, { recursive: true, force: true });
     return result;
   }
+}
+
+// One quarryd for the calling test file, started in `before` and stopped by PID in `after`
+// (which also checks it exits with status 0 on SIGTERM). `connect(uriOptions, clientOptions)`
+// opens a client that `after` closes. With `dbPrefix`, `client` is connected in `before` and
+// `db` is a fresh database before each test; `setUp(fixture)` runs once the server is up (put
+// data shared by the file's tests there). Read the fields inside hooks and tests: they are set
+// once `before` has run.
+export function serveThisFile(name, { dbPrefix, setUp } = {}) {
+  const fixture = { server: new QuarryServer(name), client: null, db: null };
+  const clients = [];
+  fixture.connect = async (uriOptions = '', clientOptions = {}) => {
+    const c = new MongoClient(fixture.server.uri(uriOptions),
+      { serverSelectionTimeoutMS: 5000, ...clientOptions });
+    clients.push(c);
+    await c.connect();
+    return c;
+  };
+  before(async () => {
+    await fixture.server.start();
+    if (dbPrefix) fixture.client = await fixture.connect();
+    if (setUp) await setUp(fixture);
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    const status = await fixture.server.stop();
+    assert.deepEqual(status, { code: 0, signal: null }, 'SIGTERM must end quarryd with status 0');
+  });
+  if (dbPrefix) {
+    let counter = 0;
+    beforeEach(() => {
+      fixture.db = fixture.client.db(`${dbPrefix}_${counter++}`);
+    });
+  }
+  return fixture;
 }
