@@ -1,5 +1,5 @@
 // Connects net/'s handler interface to server/'s sessions. net/ and server/ never include each
-// other (DESIGN.md), so the two meet here.
+// other (docs/DESIGN.md), so the two meet here.
 #pragma once
 
 #include <memory>

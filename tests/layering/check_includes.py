@@ -88,7 +88,7 @@ def check(src_dir, table):
         if folder not in table.direct:
             violations.append(
                 f"src/{folder}/: folder has no row in tests/layering/layers.txt "
-                "(add it there and to DESIGN.md's module table)")
+                "(add it there and to docs/DESIGN.md's module table)")
     checked = 0
     for path in source_files(src_dir):
         rel = os.path.relpath(path, src_dir)

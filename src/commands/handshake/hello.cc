@@ -1,5 +1,5 @@
 // hello / isMaster / ismaster: Quarry presents itself as the primary of a one-member replica
-// set (DESIGN.md, Topology), and negotiates wire compression (OP_COMPRESSED spec).
+// set (docs/DESIGN.md, Topology), and negotiates wire compression (OP_COMPRESSED spec).
 #include <algorithm>
 #include <chrono>
 

@@ -115,7 +115,7 @@ def test_array_id_is_rejected(db):
 
 
 def test_unacknowledged_insert_is_visible_to_the_next_read_on_the_connection(client, db):
-    # DESIGN.md: a read that follows a w:0 write on the same connection sees that write.
+    # docs/DESIGN.md: a read that follows a w:0 write on the same connection sees that write.
     with pymongo.MongoClient(client.address[0], client.address[1], w=0, maxPoolSize=1,
                              **CLIENT_OPTIONS) as c:
         coll = c[db.name].get_collection("w0")

@@ -47,7 +47,7 @@ def test_hello_limits_and_wire_versions_are_int32(client):
 
 
 def test_hello_leaves_out_topology_version_until_awaitable_hello_exists(client):
-    # DESIGN.md "Topology": advertising topologyVersion turns on streaming monitors.
+    # docs/DESIGN.md "Topology": advertising topologyVersion turns on streaming monitors.
     assert "topologyVersion" not in client.admin.command("hello")
 
 

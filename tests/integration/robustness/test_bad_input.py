@@ -1,5 +1,5 @@
 """Malformed client bytes: each one is refused (error reply or closed connection), and afterwards
-the server is alive and a fresh pymongo client works (DESIGN.md "Errors": nothing a client sends
+the server is alive and a fresh pymongo client works (docs/DESIGN.md "Errors": nothing a client sends
 can crash the server). Frames are built byte by byte with wire_client."""
 
 import os

@@ -1,4 +1,4 @@
-"""Durability across kill -9 and clean restarts, and the dbpath lock (DESIGN.md "The write path":
+"""Durability across kill -9 and clean restarts, and the dbpath lock (docs/DESIGN.md "The write path":
 an acknowledged write survives a process crash)."""
 
 import os
