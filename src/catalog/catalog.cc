@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/clock.h"
+#include "base/endian.h"
 #include "bson/builder.h"
 #include "catalog/names.h"
 
@@ -14,25 +16,6 @@ namespace {
 // Meta name of the next collection id (8 bytes, big-endian). Persisted with each create, so ids
 // are never reused, even after the collection that had one is dropped.
 constexpr std::string_view kNextIdName = "catalog/next_collection_id";
-
-std::string EncodeId(storage::CollectionId id) {
-  std::string out;
-  for (int shift = 56; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>((id >> shift) & 0xFF));
-  return out;
-}
-
-storage::CollectionId DecodeId(std::string_view bytes) {
-  storage::CollectionId id = 0;
-  for (char c : bytes) id = (id << 8) | static_cast<unsigned char>(c);
-  return id;
-}
-
-std::int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // {op: "c", ns: "<db>.$cmd", ui: <uuid>, o: <o>}
 bson::Document CommandEntry(std::string_view db, const Uuid* uuid, bson::DocumentView o) {
@@ -73,7 +56,9 @@ StatusWith<std::unique_ptr<Catalog>> Catalog::Load(storage::Engine* engine) {
     catalog->databases_[db][name] = std::make_shared<const CollectionInfo>(std::move(info));
   }
   QUARRY_ASSIGN_OR_RETURN(auto next, engine->meta().Get(kNextIdName));
-  catalog->next_id_ = std::max(next.has_value() ? DecodeId(*next) : 1, max_id + 1);
+  const storage::CollectionId stored =
+      next.has_value() && next->size() == 8 ? LoadBigEndian64(next->data()) : 1;
+  catalog->next_id_ = std::max(stored, max_id + 1);
   return catalog;
 }
 
@@ -209,7 +194,9 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::str
   bson::Document entry = CommandEntry(db, &info->uuid, std::move(o).Finish());
 
   storage::WriteUnit unit;
-  unit.PutMeta(std::string(kNextIdName), EncodeId(next_id_));
+  std::string next_id;
+  AppendBigEndian64(next_id_, &next_id);
+  unit.PutMeta(std::string(kNextIdName), std::move(next_id));
   unit.PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
   unit.AppendOplog(info->id, entry);
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));

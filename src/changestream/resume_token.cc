@@ -1,6 +1,7 @@
 // Resume token encoding and decoding (layout in resume_token.h).
 #include "changestream/resume_token.h"
 
+#include "base/endian.h"
 #include "bson/builder.h"
 
 namespace quarry::changestream {
@@ -8,20 +9,6 @@ namespace {
 
 constexpr std::uint8_t kTimestampTypeByte = 0x82;  // KeyString's type byte for a Timestamp
 constexpr std::size_t kUuidBytes = 16;
-
-void AppendBigEndian(std::uint64_t value, int bytes, std::string* out) {
-  for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) {
-    out->push_back(static_cast<char>((value >> shift) & 0xFF));
-  }
-}
-
-std::uint64_t ReadBigEndian(std::string_view bytes, std::size_t pos, int count) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < count; ++i) {
-    value = (value << 8) | static_cast<unsigned char>(bytes[pos + static_cast<std::size_t>(i)]);
-  }
-  return value;
-}
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -94,7 +81,7 @@ StatusWith<ResumeToken> ParseResumeTokenHex(std::string_view hex) {
     return Invalid("_data does not start with a timestamp");
   }
   ResumeToken token;
-  token.ts = ReadBigEndian(raw, 1, 8);
+  token.ts = LoadBigEndian(raw.data() + 1, 8);
   if (static_cast<std::uint8_t>(raw[9]) != kResumeTokenVersion) {
     return Invalid("unsupported token version " + std::to_string(static_cast<int>(raw[9])));
   }
@@ -110,7 +97,7 @@ StatusWith<ResumeToken> ParseResumeTokenHex(std::string_view hex) {
   token.kind = ResumeToken::Kind::kEvent;
   std::size_t pos = kHeader;
   if (raw.size() < pos + 4 + 1 + 1) return Invalid("truncated event token");
-  token.txn_op_index = static_cast<std::uint32_t>(ReadBigEndian(raw, pos, 4));
+  token.txn_op_index = static_cast<std::uint32_t>(LoadBigEndian(raw.data() + pos, 4));
   pos += 4;
   const auto invalidate = static_cast<std::uint8_t>(raw[pos++]);
   const auto has_uuid = static_cast<std::uint8_t>(raw[pos++]);
@@ -122,7 +109,7 @@ StatusWith<ResumeToken> ParseResumeTokenHex(std::string_view hex) {
     pos += kUuidBytes;
   }
   if (raw.size() != pos + 8) return Invalid("bad length of event token");
-  token.event_hash = ReadBigEndian(raw, pos, 8);
+  token.event_hash = LoadBigEndian(raw.data() + pos, 8);
   return token;
 }
 

@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "query/expression.h"
+#include "base/clock.h"
 #include "query/expression_internal.h"
 
 namespace quarry::query {
@@ -11,12 +12,6 @@ bool IsAsciiLower(char c) { return c >= 'a' && c <= 'z'; }
 bool IsAsciiAlpha(char c) { return IsAsciiLower(c) || (c >= 'A' && c <= 'Z'); }
 bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsHighBit(char c) { return (static_cast<unsigned char>(c) & 0x80) != 0; }
-
-std::int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "base/clock.h"
 #include "query/expression_internal.h"
 #include "query/pipeline.h"
 #include "query/update_internal.h"
@@ -26,12 +27,6 @@ struct UpdateSpec::Impl {
 namespace {
 
 constexpr std::size_t kMaxDocumentBytes = 16 * 1024 * 1024;
-
-std::int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // A timestamp for $currentDate: this second, with an increment that only grows.
 std::uint64_t NextTimestamp() {

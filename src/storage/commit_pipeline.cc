@@ -20,6 +20,8 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/clock.h"
+#include "base/endian.h"
 #include "base/log.h"
 #include "storage/duplicate_key.h"
 #include "storage/engine_internal.h"
@@ -68,10 +70,6 @@ bool IsRecordMutation(MutationKind kind) {
          kind == MutationKind::kDelete;
 }
 
-void WriteLittleEndian64(std::uint64_t v, char* out) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-}
-
 // What a record key holds at this point of the chunk.
 struct Current {
   bool exists = false;
@@ -84,12 +82,6 @@ Status DuplicateInsert(const Mutation& m) {
   bson::ValueView ns = entry.Get("ns");
   std::string_view ns_text = ns.type() == bson::Type::kString ? ns.String() : std::string_view();
   return DuplicateIdError(ns_text, bson::DocumentView(m.record().data()).Get("_id"));
-}
-
-std::int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace
@@ -302,8 +294,8 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
     }
     if (!m.oplog.empty()) {
       Timestamp ts = next_ts++;
-      WriteLittleEndian64(ts, m.oplog.data() + internal::kOplogTsOffset);
-      WriteLittleEndian64(static_cast<std::uint64_t>(wall_ms),
+      StoreLittleEndian64(ts, m.oplog.data() + internal::kOplogTsOffset);
+      StoreLittleEndian64(static_cast<std::uint64_t>(wall_ms),
                           m.oplog.data() + internal::OplogWallOffset(m.oplog));
       if (IsRecordMutation(m.kind)) {
         s.batch.Put(state_->oplog,
@@ -334,7 +326,7 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
     // After a crash, the docs family holds the records of a prefix of these batches (RocksDB
     // flushes a family's writes in order), and this tells recovery which prefix.
     std::string applied_through;
-    internal::AppendBigEndian64(next_ts != first_ts ? next_ts - 1 : last_assigned_,
+    AppendBigEndian64(next_ts != first_ts ? next_ts - 1 : last_assigned_,
                                 &applied_through);
     s.docs_batch.Put(state_->docs, internal::kRecordsAppliedThroughKey, applied_through);
   }

@@ -106,7 +106,7 @@ Status ReadFormatVersion(internal::EngineState* state) {
                                      std::string(internal::kFormatVersionName), &value);
   if (s.IsNotFound()) {
     std::string version;
-    internal::AppendBigEndian64(kFormatVersion, &version);
+    AppendBigEndian64(kFormatVersion, &version);
     rocksdb::WriteOptions sync;
     sync.sync = true;
     return internal::FromRocks(
@@ -114,13 +114,13 @@ Status ReadFormatVersion(internal::EngineState* state) {
         "writing the format version");
   }
   if (!s.ok()) return internal::FromRocks(s, "reading the format version");
-  std::uint64_t found = value.size() == 8 ? internal::ReadBigEndian64(value.data()) : 0;
+  std::uint64_t found = value.size() == 8 ? LoadBigEndian64(value.data()) : 0;
   if (found == 1) {
     // Version 1 wrote records through the WAL, so they are all there: mark them applied
     // through the newest entry (its oplog keys carry no redo part anyway), then say version 2.
     std::string through, version;
-    internal::AppendBigEndian64(state->latest_timestamp.load(), &through);
-    internal::AppendBigEndian64(kFormatVersion, &version);
+    AppendBigEndian64(state->latest_timestamp.load(), &through);
+    AppendBigEndian64(kFormatVersion, &version);
     rocksdb::WriteBatch batch;
     batch.Put(state->docs, internal::kRecordsAppliedThroughKey, through);
     batch.Put(state->meta, std::string(internal::kFormatVersionName), version);
@@ -146,7 +146,7 @@ Status LoadStats(internal::EngineState* state) {
     if (key.size() != internal::kStatsPrefix.size() + 8) continue;
     CollectionStats stats;
     if (!internal::DecodeStats(it->value().ToStringView(), &stats)) continue;
-    state->stats.Set(internal::ReadBigEndian64(key.data() + internal::kStatsPrefix.size()), stats);
+    state->stats.Set(LoadBigEndian64(key.data() + internal::kStatsPrefix.size()), stats);
   }
   return internal::FromRocks(it->status(), "loading collection counters");
 }
@@ -156,14 +156,14 @@ Status LoadLatestTimestamp(internal::EngineState* state) {
       state->db->NewIterator(rocksdb::ReadOptions(), state->oplog));
   it->SeekToLast();
   if (it->Valid() && it->key().size() >= 8) {
-    state->latest_timestamp.store(internal::ReadBigEndian64(it->key().data()));
+    state->latest_timestamp.store(LoadBigEndian64(it->key().data()));
   }
   QUARRY_RETURN_IF_ERROR(internal::FromRocks(it->status(), "reading the newest oplog entry"));
   std::string boundary;
   rocksdb::Status read = state->db->Get(rocksdb::ReadOptions(), state->meta,
                                         internal::kOplogTrimmedBeforeName, &boundary);
   if (read.ok() && boundary.size() == 8) {
-    state->oplog_trimmed_before.store(internal::ReadBigEndian64(boundary.data()));
+    state->oplog_trimmed_before.store(LoadBigEndian64(boundary.data()));
   } else if (!read.IsNotFound() && !read.ok()) {
     return internal::FromRocks(read, "reading the oplog's trim boundary");
   }

@@ -11,17 +11,6 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context) {
   return Status(ErrorCode::kInternalError, std::move(message));
 }
 
-void AppendBigEndian64(std::uint64_t v, std::string* out) {
-  for (int shift = 56; shift >= 0; shift -= 8)
-    out->push_back(static_cast<char>((v >> shift) & 0xFF));
-}
-
-std::uint64_t ReadBigEndian64(const char* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-
 std::string CollectionPrefix(CollectionId collection) {
   std::string out;
   out.reserve(32);
@@ -85,8 +74,8 @@ std::string EncodeStats(const CollectionStats& stats) {
 
 bool DecodeStats(std::string_view bytes, CollectionStats* stats) {
   if (bytes.size() != 16) return false;
-  stats->count = static_cast<std::int64_t>(ReadBigEndian64(bytes.data()));
-  stats->data_bytes = static_cast<std::int64_t>(ReadBigEndian64(bytes.data() + 8));
+  stats->count = static_cast<std::int64_t>(LoadBigEndian64(bytes.data()));
+  stats->data_bytes = static_cast<std::int64_t>(LoadBigEndian64(bytes.data() + 8));
   return true;
 }
 

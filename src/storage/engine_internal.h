@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/endian.h"
 #include "base/status.h"
 #include "storage/types.h"
 
@@ -62,8 +63,6 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context);
 
 // ---- key layouts (docs/formats/storage-layout.md) ----
 
-void AppendBigEndian64(std::uint64_t v, std::string* out);
-std::uint64_t ReadBigEndian64(const char* p);
 
 // The 8-byte big-endian prefix of a collection's record keys, and the first key after them.
 std::string CollectionPrefix(CollectionId collection);

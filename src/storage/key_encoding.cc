@@ -1,6 +1,7 @@
 // Order-preserving key encoding. The byte layout is persisted (docs/formats/key-encoding.md):
 // never renumber a tag.
 #include "storage/key_encoding.h"
+#include "base/endian.h"
 
 #include <bit>
 #include <cmath>
@@ -90,12 +91,6 @@ Tag TagOf(bson::Type type) {
       return kTagMaxKey;
   }
   return kTagUndefined;
-}
-
-void AppendBigEndian(std::uint64_t v, int bytes, std::string* out) {
-  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
-    out->push_back(static_cast<char>((v >> shift) & 0xFF));
-  }
 }
 
 // A byte string that may hold NULs: 0x00 becomes 0x00 0xFF and the end is 0x00 0x00, so the

@@ -20,13 +20,13 @@ class RocksOplogCursor : public OplogCursor {
     options.iterate_upper_bound = &upper_slice_;
     it_.reset(state->db->NewIterator(options, state->oplog));
     std::string start;
-    internal::AppendBigEndian64(from, &start);
+    AppendBigEndian64(from, &start);
     it_->Seek(start);
   }
 
   bool Valid() const override { return it_->Valid(); }
   void Next() override { it_->Next(); }
-  Timestamp ts() const override { return internal::ReadBigEndian64(it_->key().data()); }
+  Timestamp ts() const override { return LoadBigEndian64(it_->key().data()); }
   bson::DocumentView entry() const override { return bson::DocumentView(it_->value().data()); }
   Status status() const override {
     return internal::FromRocks(it_->status(), "scanning the oplog");
@@ -49,7 +49,7 @@ StatusWith<Timestamp> Oplog::OldestTimestamp() const {
   if (!it->status().ok())
     return internal::FromRocks(it->status(), "reading the oldest oplog entry");
   if (!it->Valid()) return Timestamp{0};
-  return internal::ReadBigEndian64(it->key().data());
+  return LoadBigEndian64(it->key().data());
 }
 
 std::unique_ptr<OplogCursor> Oplog::Scan(Timestamp from) const {
@@ -65,7 +65,7 @@ Status Oplog::TrimBefore(Timestamp first_kept) {
                                           internal::OplogKey(first_kept, 0));
   if (!put.ok()) return internal::FromRocks(put, "trimming the oplog");
   std::string boundary;
-  internal::AppendBigEndian64(first_kept, &boundary);
+  AppendBigEndian64(first_kept, &boundary);
   put = batch.Put(state_->meta, internal::kOplogTrimmedBeforeName, boundary);
   if (!put.ok()) return internal::FromRocks(put, "trimming the oplog");
   QUARRY_RETURN_IF_ERROR(internal::FromRocks(state_->db->Write(rocksdb::WriteOptions(), &batch),

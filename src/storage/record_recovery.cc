@@ -26,7 +26,7 @@ StatusWith<Timestamp> ReadAppliedThrough(EngineState* state) {
   if (value.size() != 8) {
     return Status(ErrorCode::kInternalError, "the records' applied-through mark is corrupt");
   }
-  return ReadBigEndian64(value.data());
+  return LoadBigEndian64(value.data());
 }
 
 Status WriteWithoutWal(EngineState* state, rocksdb::WriteBatch* batch, Timestamp through) {
@@ -52,7 +52,7 @@ StatusWith<std::uint64_t> Replay(EngineState* state, Timestamp applied_through) 
     RedoKind kind;
     std::string_view record_key;
     if (!ParseRecordOplogKey(key, &kind, &record_key)) continue;
-    last = ReadBigEndian64(key.data());
+    last = LoadBigEndian64(key.data());
     if (kind == RedoKind::kDelete) {
       batch.Delete(state->docs, record_key);
     } else {
@@ -83,7 +83,7 @@ StatusWith<std::vector<std::string>> DeleteDroppedRanges(EngineState* state) {
     std::string_view name = it->key().ToStringView();
     if (!name.starts_with(kDroppedRecordsPrefix)) break;
     if (name.size() != kDroppedRecordsPrefix.size() + 8) continue;
-    const CollectionId collection = ReadBigEndian64(name.data() + kDroppedRecordsPrefix.size());
+    const CollectionId collection = LoadBigEndian64(name.data() + kDroppedRecordsPrefix.size());
     batch.DeleteRange(state->docs, CollectionPrefix(collection), CollectionUpperBound(collection));
     names.emplace_back(name);
   }

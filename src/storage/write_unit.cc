@@ -6,16 +6,13 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/endian.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
 #include "storage/write_unit_internal.h"
 
 namespace quarry::storage {
 namespace {
-
-void AppendLittleEndian32(std::uint32_t v, std::string* out) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
 
 // {ts: Timestamp(0), <the caller's elements>, wall: Date(0)}: the pipeline overwrites the two
 // placeholders in place, so nothing is rebuilt under the commit lock.

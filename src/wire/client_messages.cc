@@ -2,7 +2,7 @@
 #include "wire/client_messages.h"
 
 #include "wire/crc32c.h"
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/message_header.h"
 
 namespace quarry::wire {
@@ -24,7 +24,7 @@ std::string BuildOpMsgRequest(std::int32_t request_id, bson::DocumentView body,
                               const std::vector<DocumentSequence>& sequences,
                               std::uint32_t flag_bits) {
   std::string out(kHeaderSize, '\0');
-  internal::AppendU32(flag_bits, &out);
+  AppendLittleEndian32(flag_bits, &out);
   out.push_back('\0');
   out.append(body.bytes());
   for (const DocumentSequence& sequence : sequences) {
@@ -34,13 +34,13 @@ std::string BuildOpMsgRequest(std::int32_t request_id, bson::DocumentView body,
     out.append(sequence.identifier);
     out.push_back('\0');
     for (bson::DocumentView doc : sequence.documents) out.append(doc.bytes());
-    internal::StoreU32(static_cast<std::uint32_t>(out.size() - size_at), out.data() + size_at);
+    StoreLittleEndian32(static_cast<std::uint32_t>(out.size() - size_at), out.data() + size_at);
   }
   if (flag_bits & kChecksumPresent) {
     out.append(4, '\0');
     FinishHeader(request_id, OpCode::kMsg, &out);
     const std::uint32_t crc = Crc32c(std::string_view(out).substr(0, out.size() - 4));
-    internal::StoreU32(crc, out.data() + out.size() - 4);
+    StoreLittleEndian32(crc, out.data() + out.size() - 4);
     return out;
   }
   FinishHeader(request_id, OpCode::kMsg, &out);
@@ -50,11 +50,11 @@ std::string BuildOpMsgRequest(std::int32_t request_id, bson::DocumentView body,
 std::string BuildOpQueryRequest(std::int32_t request_id, std::string_view full_collection_name,
                                 bson::DocumentView query, std::int32_t number_to_return) {
   std::string out(kHeaderSize, '\0');
-  internal::AppendI32(0, &out);  // flags
+  AppendLittleEndianInt32(0, &out);  // flags
   out.append(full_collection_name);
   out.push_back('\0');
-  internal::AppendI32(0, &out);  // numberToSkip
-  internal::AppendI32(number_to_return, &out);
+  AppendLittleEndianInt32(0, &out);  // numberToSkip
+  AppendLittleEndianInt32(number_to_return, &out);
   out.append(query.bytes());
   FinishHeader(request_id, OpCode::kQuery, &out);
   return out;

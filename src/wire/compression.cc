@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/limits.h"
 #include "wire/message_header.h"
 
@@ -243,8 +243,8 @@ std::string CompressionContext::CompressMessage(std::string_view message, Compre
   std::string out;
   out.reserve(kHeaderSize + kCompressedPrefixSize + payload.size() / 2);
   out.resize(kHeaderSize);  // filled in below, once the length is known
-  internal::AppendI32(inner.op_code, &out);
-  internal::AppendI32(static_cast<std::int32_t>(payload.size()), &out);
+  AppendLittleEndianInt32(inner.op_code, &out);
+  AppendLittleEndianInt32(static_cast<std::int32_t>(payload.size()), &out);
   out.push_back(static_cast<char>(compressor));
   if (!Compress(compressor, payload, &out).ok() || out.size() > kMaxMessageSizeBytes) {
     return std::string(message);

@@ -1,7 +1,7 @@
 // Header decoding and the opcode names used in errors and logs.
 #include "wire/message_header.h"
 
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/limits.h"
 
 namespace quarry::wire {
@@ -34,18 +34,18 @@ std::string_view OpCodeName(std::int32_t op_code) {
 
 MessageHeader ReadHeader(const char* data) {
   MessageHeader header;
-  header.message_length = internal::LoadI32(data);
-  header.request_id = internal::LoadI32(data + 4);
-  header.response_to = internal::LoadI32(data + 8);
-  header.op_code = internal::LoadI32(data + 12);
+  header.message_length = LoadLittleEndianInt32(data);
+  header.request_id = LoadLittleEndianInt32(data + 4);
+  header.response_to = LoadLittleEndianInt32(data + 8);
+  header.op_code = LoadLittleEndianInt32(data + 12);
   return header;
 }
 
 void AppendHeader(const MessageHeader& header, std::string* out) {
-  internal::AppendI32(header.message_length, out);
-  internal::AppendI32(header.request_id, out);
-  internal::AppendI32(header.response_to, out);
-  internal::AppendI32(header.op_code, out);
+  AppendLittleEndianInt32(header.message_length, out);
+  AppendLittleEndianInt32(header.request_id, out);
+  AppendLittleEndianInt32(header.response_to, out);
+  AppendLittleEndianInt32(header.op_code, out);
 }
 
 Status CheckMessageLength(std::int32_t message_length) {

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "wire/crc32c.h"
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/request_internal.h"
 
 namespace quarry::wire::internal {
@@ -28,7 +28,7 @@ Status VerifyAndStripChecksum(std::string_view message, std::string_view* rest) 
   if (rest->size() < 4) {
     return Status(ErrorCode::kProtocolError, "OP_MSG has checksumPresent but no room for one");
   }
-  const std::uint32_t stored = LoadU32(message.data() + message.size() - 4);
+  const std::uint32_t stored = LoadLittleEndian32(message.data() + message.size() - 4);
   const std::uint32_t computed = Crc32c(message.substr(0, message.size() - 4));
   if (stored != computed) {
     return Status(
@@ -43,7 +43,7 @@ Status ParseSequence(std::string_view* rest, Request* request) {
   if (rest->size() < 4) {
     return Status(ErrorCode::kProtocolError, "OP_MSG document sequence is truncated");
   }
-  const std::int32_t size = LoadI32(rest->data());
+  const std::int32_t size = LoadLittleEndianInt32(rest->data());
   if (size < kMinSequenceSize || static_cast<std::size_t>(size) > rest->size()) {
     return Status(ErrorCode::kProtocolError,
                   "OP_MSG document sequence size " + std::to_string(size) + " does not fit the " +
@@ -85,7 +85,7 @@ Status ParseOpMsg(std::string_view message, Request* request) {
   if (rest.size() < 4) {
     return Status(ErrorCode::kProtocolError, "OP_MSG is too short for its flagBits");
   }
-  request->flag_bits = LoadU32(rest.data());
+  request->flag_bits = LoadLittleEndian32(rest.data());
   rest.remove_prefix(4);
   const std::uint32_t unknown = request->flag_bits & kRequiredFlagsMask & ~kKnownRequiredFlags;
   if (unknown != 0) {

@@ -1,5 +1,5 @@
 // OP_QUERY parsing, used only for the first handshake command of a connection (reference §1.3).
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/request_internal.h"
 
 namespace quarry::wire::internal {
@@ -11,7 +11,7 @@ Status ParseOpQuery(std::string_view message, Request* request) {
                   "OP_QUERY is truncated before its " + std::string(field));
   };
   if (rest.size() < 4) return truncated("flags");
-  request->query_flags = LoadI32(rest.data());
+  request->query_flags = LoadLittleEndianInt32(rest.data());
   rest.remove_prefix(4);
 
   const std::size_t nul = rest.find('\0');
@@ -20,8 +20,8 @@ Status ParseOpQuery(std::string_view message, Request* request) {
   rest.remove_prefix(nul + 1);
 
   if (rest.size() < 8) return truncated("numberToSkip and numberToReturn");
-  request->number_to_skip = LoadI32(rest.data());
-  request->number_to_return = LoadI32(rest.data() + 4);
+  request->number_to_skip = LoadLittleEndianInt32(rest.data());
+  request->number_to_return = LoadLittleEndianInt32(rest.data() + 4);
   rest.remove_prefix(8);
 
   bson::DocumentView query;

@@ -2,7 +2,7 @@
 #include "wire/reply.h"
 
 #include "bson/builder.h"
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/message_header.h"
 
 namespace quarry::wire {
@@ -31,7 +31,7 @@ std::string BuildOpMsgPrefix(std::int32_t request_id, std::int32_t response_to,
   std::string out;
   out.reserve(kOpMsgPrefixSize);
   AppendHeaderFor(kOpMsgPrefixSize + body_size, request_id, response_to, OpCode::kMsg, &out);
-  internal::AppendU32(0, &out);  // flagBits
+  AppendLittleEndian32(0, &out);  // flagBits
   out.push_back('\0');           // section kind 0
   return out;
 }
@@ -41,10 +41,10 @@ std::string BuildOpReplyPrefix(std::int32_t request_id, std::int32_t response_to
   std::string out;
   out.reserve(kOpReplyPrefixSize);
   AppendHeaderFor(kOpReplyPrefixSize + doc_size, request_id, response_to, OpCode::kReply, &out);
-  internal::AppendI32(kAwaitCapable, &out);  // responseFlags
-  internal::AppendI64(0, &out);              // cursorID
-  internal::AppendI32(0, &out);              // startingFrom
-  internal::AppendI32(1, &out);              // numberReturned
+  AppendLittleEndianInt32(kAwaitCapable, &out);  // responseFlags
+  AppendLittleEndian64(0, &out);              // cursorID
+  AppendLittleEndianInt32(0, &out);              // startingFrom
+  AppendLittleEndianInt32(1, &out);              // numberReturned
   return out;
 }
 

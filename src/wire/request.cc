@@ -3,7 +3,7 @@
 #include "wire/request.h"
 
 #include "bson/validate.h"
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/limits.h"
 #include "wire/request_internal.h"
 
@@ -31,8 +31,8 @@ Status ParseCompressed(std::string_view message, const MessageHeader& header,
   if (rest.size() < kCompressedPrefixSize) {
     return Status(ErrorCode::kProtocolError, "OP_COMPRESSED message is too short for its fields");
   }
-  const std::int32_t original_op = internal::LoadI32(rest.data());
-  const std::int32_t uncompressed_size = internal::LoadI32(rest.data() + 4);
+  const std::int32_t original_op = LoadLittleEndianInt32(rest.data());
+  const std::int32_t uncompressed_size = LoadLittleEndianInt32(rest.data() + 4);
   const auto compressor_id = static_cast<std::uint8_t>(rest[8]);
   rest.remove_prefix(kCompressedPrefixSize);
 
@@ -133,7 +133,7 @@ namespace internal {
 
 Status ReadDocument(std::string_view what, std::string_view* rest, bson::DocumentView* doc) {
   if (rest->size() >= 4) {
-    const std::int32_t declared = LoadI32(rest->data());
+    const std::int32_t declared = LoadLittleEndianInt32(rest->data());
     if (declared > 0 && static_cast<std::size_t>(declared) > kMaxInternalBsonObjectSize) {
       return Status(ErrorCode::kBSONObjectTooLarge, std::string(what) + ": BSONObj size " +
                                                         std::to_string(declared) +

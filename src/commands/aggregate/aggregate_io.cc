@@ -6,7 +6,7 @@
 #include "catalog/catalog.h"
 #include "commands/collection_access.h"
 #include "commands/crud/matching.h"
-#include "commands/reply_util.h"
+#include "base/clock.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 #include "storage/write_unit.h"

@@ -10,7 +10,7 @@
 #include "bson/json.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
-#include "commands/reply_util.h"
+#include "base/clock.h"
 #include "commands/request_parser.h"
 
 namespace quarry::commands {

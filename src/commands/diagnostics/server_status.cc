@@ -9,7 +9,7 @@
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
-#include "commands/reply_util.h"
+#include "base/clock.h"
 #include "wire/network_counters.h"
 
 namespace quarry::commands {

@@ -6,7 +6,7 @@
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
-#include "commands/reply_util.h"
+#include "base/clock.h"
 
 namespace quarry::commands {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "base/log.h"
 #include "bson/builder.h"
-#include "commands/reply_util.h"
+#include "base/clock.h"
 #include "storage/engine.h"
 #include "storage/write_unit.h"
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/message_header.h"
 
 namespace quarry::wire {
@@ -195,8 +195,8 @@ TEST(CompressionTest, CompressMessageWrapsHeaderAndKeepsIds) {
   EXPECT_EQ(outer.request_id, 12);
   EXPECT_EQ(outer.response_to, 34);
   EXPECT_EQ(outer.op_code, 2012);
-  EXPECT_EQ(internal::LoadI32(wrapped.data() + 16), 2013);
-  EXPECT_EQ(internal::LoadI32(wrapped.data() + 20), 1000);
+  EXPECT_EQ(LoadLittleEndianInt32(wrapped.data() + 16), 2013);
+  EXPECT_EQ(LoadLittleEndianInt32(wrapped.data() + 20), 1000);
   EXPECT_EQ(wrapped[24], '\x02');
   EXPECT_LT(wrapped.size(), message.size());
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "wire/client_messages.h"
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/request.h"
 #include "wire_test_util.h"
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire/message_header.h"
 #include "wire/request.h"
 #include "wire_test_util.h"
@@ -21,7 +21,7 @@ TEST(ReplyTest, OpMsgReplyHasZeroFlagsAndOneBodySection) {
   EXPECT_EQ(header.request_id, 100);
   EXPECT_EQ(header.response_to, 42);
   EXPECT_EQ(header.op_code, 2013);
-  EXPECT_EQ(internal::LoadU32(reply.data() + 16), 0u);
+  EXPECT_EQ(LoadLittleEndian32(reply.data() + 16), 0u);
   EXPECT_EQ(reply[20], '\0');
   EXPECT_EQ(reply.substr(21), body.bytes());
 
@@ -41,11 +41,11 @@ TEST(ReplyTest, OpReplyCarriesOneDocumentWithAwaitCapable) {
   EXPECT_EQ(header.request_id, 7);
   EXPECT_EQ(header.response_to, 5);
   EXPECT_EQ(header.op_code, 1);
-  EXPECT_EQ(internal::LoadI32(reply.data() + 16), 8);  // responseFlags
-  EXPECT_EQ(internal::LoadI32(reply.data() + 20), 0);  // cursorID low
-  EXPECT_EQ(internal::LoadI32(reply.data() + 24), 0);  // cursorID high
-  EXPECT_EQ(internal::LoadI32(reply.data() + 28), 0);  // startingFrom
-  EXPECT_EQ(internal::LoadI32(reply.data() + 32), 1);  // numberReturned
+  EXPECT_EQ(LoadLittleEndianInt32(reply.data() + 16), 8);  // responseFlags
+  EXPECT_EQ(LoadLittleEndianInt32(reply.data() + 20), 0);  // cursorID low
+  EXPECT_EQ(LoadLittleEndianInt32(reply.data() + 24), 0);  // cursorID high
+  EXPECT_EQ(LoadLittleEndianInt32(reply.data() + 28), 0);  // startingFrom
+  EXPECT_EQ(LoadLittleEndianInt32(reply.data() + 32), 1);  // numberReturned
   EXPECT_EQ(reply.substr(36), doc.bytes());
 }
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "wire/client_messages.h"
-#include "wire/endian_internal.h"
+#include "base/endian.h"
 #include "wire_test_util.h"
 
 namespace quarry::wire {
@@ -33,10 +33,10 @@ TEST(FramingTest, LengthFieldMustMatchTheBytes) {
   EXPECT_EQ(ParseCode(longer), ErrorCode::kProtocolError);
   EXPECT_EQ(ParseCode(message.substr(0, message.size() - 1)), ErrorCode::kProtocolError);
   std::string small = message;
-  internal::StoreU32(8, small.data());
+  StoreLittleEndian32(8, small.data());
   EXPECT_EQ(ParseCode(small), ErrorCode::kProtocolError);
   std::string huge = message;
-  internal::StoreU32(48000001, huge.data());
+  StoreLittleEndian32(48000001, huge.data());
   EXPECT_EQ(ParseCode(huge), ErrorCode::kProtocolError);
 }
 
@@ -204,9 +204,9 @@ TEST(CompressedFramingTest, UncompressedSizeThatLiesIsRejected) {
   std::string plain = BuildOpMsgRequest(1, Json(R"({"ping": 1, "pad": "aaaaaaaaaaaaaaaaaa"})"));
   for (Compressor c : {Compressor::kSnappy, Compressor::kZlib, Compressor::kZstd}) {
     std::string compressed = CompressMessage(plain, c);
-    std::int32_t real = internal::LoadI32(compressed.data() + 20);
+    std::int32_t real = LoadLittleEndianInt32(compressed.data() + 20);
     for (std::int32_t lie : {real - 1, real + 1, real * 1000}) {
-      internal::StoreU32(static_cast<std::uint32_t>(lie), compressed.data() + 20);
+      StoreLittleEndian32(static_cast<std::uint32_t>(lie), compressed.data() + 20);
       EXPECT_EQ(ParseCode(compressed), ErrorCode::kProtocolError) << CompressorName(c) << lie;
     }
   }
