@@ -47,15 +47,6 @@ bson::Document MakeDocument(std::size_t index, std::size_t target_bytes, std::mt
   return std::move(b).Finish();
 }
 
-bson::Document MakeOplogEntry(const catalog::CollectionInfo& info, bson::DocumentView doc) {
-  bson::DocumentBuilder b;
-  b.AppendString("op", "i");
-  b.AppendString("ns", info.ns());
-  b.AppendBinary("ui", catalog::kUuidBinarySubtype, info.uuid.view());
-  b.AppendDocument("o", doc);
-  return std::move(b).Finish();
-}
-
 }  // namespace
 
 StatusWith<StorageInsertBenchResult> RunStorageInsertBench(
@@ -79,6 +70,8 @@ StatusWith<StorageInsertBenchResult> RunStorageInsertBench(
                             catalog::Catalog::Load(engine.get()));
     QUARRY_ASSIGN_OR_RETURN(auto info, catalog->EnsureCollection("bench", "storage_insert"));
 
+    const std::string ns = info->ns();
+    const storage::CollectionRef target{.id = info->id, .ns = ns, .uuid = info->uuid.view()};
     std::mt19937_64 rng(42);
     const storage::CommitOptions commit_options{.ordered = true, .durability = options.durability};
     Clock::duration commit_time{};
@@ -90,9 +83,8 @@ StatusWith<StorageInsertBenchResult> RunStorageInsertBench(
       unit.Reserve(n);
       for (std::size_t i = 0; i < n; ++i) {
         bson::Document doc = MakeDocument(done + i, options.document_bytes, rng);
-        bson::Document entry = MakeOplogEntry(*info, doc);
         result.bson_bytes += doc.size();
-        unit.Insert(info->id, std::move(doc), entry);
+        unit.Insert(target, doc);
       }
       Clock::time_point commit_start = Clock::now();
       QUARRY_ASSIGN_OR_RETURN(storage::CommitResult committed,

@@ -17,20 +17,11 @@ namespace {
 // are never reused, even after the collection that had one is dropped.
 constexpr std::string_view kNextIdName = "catalog/next_collection_id";
 
-// {op: "c", ns: "<db>.$cmd", ui: <uuid>, o: <o>}
-bson::Document CommandEntry(std::string_view db, const Uuid* uuid, bson::DocumentView o) {
-  bson::DocumentBuilder b;
-  b.AppendString("op", "c");
-  b.AppendString("ns", std::string(db) + ".$cmd");
-  if (uuid != nullptr) b.AppendBinary("ui", kUuidBinarySubtype, uuid->view());
-  b.AppendDocument("o", o);
-  return std::move(b).Finish();
-}
-
-bson::Document DropEntry(const CollectionInfo& info) {
+// {drop: coll}, logged against the collection.
+void LogDrop(const CollectionInfo& info, storage::WriteUnit* unit) {
   bson::DocumentBuilder o;
   o.AppendString("drop", info.name);
-  return CommandEntry(info.db, &info.uuid, std::move(o).Finish());
+  unit->LogCommand(info.id, info.db, info.uuid.view(), std::move(o).Finish());
 }
 
 }  // namespace
@@ -132,7 +123,7 @@ Status Catalog::ModifyCollection(std::string_view db, std::string_view coll,
                modified->db == current->db && modified->name == current->name);
   storage::WriteUnit unit;
   unit.PutCatalog(CatalogKey(db, coll), modified->ToBson().bytes());
-  unit.AppendOplog(current->id, CommandEntry(db, &current->uuid, oplog_o));
+  unit.LogCommand(current->id, db, current->uuid.view(), oplog_o);
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
   std::unique_lock lock(mu_);
   databases_[modified->db][modified->name] = modified;
@@ -191,14 +182,12 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::str
   bson::DocumentBuilder o;
   o.AppendString("create", coll);
   o.AppendElements(options);
-  bson::Document entry = CommandEntry(db, &info->uuid, std::move(o).Finish());
-
   storage::WriteUnit unit;
   std::string next_id;
   AppendBigEndian64(next_id_, &next_id);
   unit.PutMeta(std::string(kNextIdName), std::move(next_id));
   unit.PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
-  unit.AppendOplog(info->id, entry);
+  unit.LogCommand(info->id, db, info->uuid.view(), std::move(o).Finish());
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
 
   std::unique_lock lock(mu_);
@@ -214,7 +203,7 @@ StatusWith<int> Catalog::DropCollection(std::string_view db, std::string_view co
   storage::WriteUnit unit;
   unit.DropCollectionRecords(info->id);
   unit.DeleteCatalog(CatalogKey(db, coll));
-  unit.AppendOplog(info->id, DropEntry(*info));
+  LogDrop(*info, &unit);
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
   std::unique_lock lock(mu_);
   Erase(db, coll);
@@ -229,11 +218,11 @@ StatusWith<int> Catalog::DropDatabase(std::string_view db, const DdlOptions& ddl
   for (const auto& info : collections) {
     unit.DropCollectionRecords(info->id);
     unit.DeleteCatalog(CatalogKey(db, info->name));
-    unit.AppendOplog(info->id, DropEntry(*info));
+    LogDrop(*info, &unit);
   }
   bson::DocumentBuilder o;
   o.AppendInt32("dropDatabase", 1);
-  unit.AppendOplog(0, CommandEntry(db, nullptr, std::move(o).Finish()));
+  unit.LogCommand(0, db, {}, std::move(o).Finish());
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
   std::unique_lock lock(mu_);
   if (auto it = databases_.find(db); it != databases_.end()) databases_.erase(it);
@@ -281,7 +270,7 @@ Status Catalog::RenameCollection(std::string_view from_db, std::string_view from
   }
   unit.DeleteCatalog(CatalogKey(from_db, from_coll));
   unit.PutCatalog(CatalogKey(to_db, to_coll), renamed->ToBson().bytes());
-  unit.AppendOplog(source->id, CommandEntry(from_db, &source->uuid, std::move(o).Finish()));
+  unit.LogCommand(source->id, from_db, source->uuid.view(), std::move(o).Finish());
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
 
   std::unique_lock lock(mu_);

@@ -42,7 +42,7 @@ Status CheckTokenEvent(const storage::Oplog& oplog, const ResumeToken& token,
     return TokenNotFound(token);
   }
   if (cursor->ts() != token.ts) return TokenNotFound(token);
-  QUARRY_ASSIGN_OR_RETURN(OplogEntry entry, ParseOplogEntry(cursor->entry()));
+  QUARRY_ASSIGN_OR_RETURN(OplogEntry entry, storage::ParseOplogEntry(cursor->entry()));
   ResumeToken found = EventTokenFor(entry);
   if (found.event_hash != token.event_hash || found.uuid != token.uuid) {
     return TokenNotFound(token);
@@ -165,7 +165,7 @@ Status ChangeStreamCursor::Scan(std::size_t want) {
     for (; cursor->Valid() && examined < deps_.max_entries_per_batch; cursor->Next()) {
       ++examined;
       const storage::Timestamp ts = cursor->ts();
-      QUARRY_ASSIGN_OR_RETURN(OplogEntry entry, ParseOplogEntry(cursor->entry()));
+      QUARRY_ASSIGN_OR_RETURN(OplogEntry entry, storage::ParseOplogEntry(cursor->entry()));
       QUARRY_ASSIGN_OR_RETURN(std::vector<ChangeEvent> events,
                               BuildEvents(entry, spec_, deps_.sources));
       next_ts_ = ts + 1;

@@ -29,15 +29,6 @@ bool IsInternalDatabase(std::string_view db) {
 
 bool IsSystemCollection(std::string_view coll) { return coll.starts_with("system."); }
 
-// The _id of the document an entry changed.
-bson::ValueView DocumentId(const OplogEntry& entry) {
-  if (entry.op == "u" && entry.o2.has_value()) {
-    bson::ValueView id = entry.o2->Get("_id");
-    if (id.exists()) return id;
-  }
-  return entry.o.Get("_id");
-}
-
 bool IsShown(EntryKind kind, bool show_expanded_events) {
   switch (kind) {
     case EntryKind::kNone:
@@ -105,7 +96,7 @@ std::string DescribeForError(const OplogEntry& entry) {
   bson::DocumentBuilder b;
   b.AppendTimestamp("clusterTime", entry.ts);
   internal::AppendNamespace("ns", entry.db, entry.coll, &b);
-  b.OpenDocument("documentKey").Append("_id", DocumentId(entry)).Close();
+  b.OpenDocument("documentKey").Append("_id", entry.DocumentId()).Close();
   return std::move(b).Finish().ToJson();
 }
 
@@ -138,7 +129,7 @@ Status AppendPreImage(const OplogEntry& entry, const ChangeStreamSpec& spec, boo
 }
 
 void AppendDocumentKey(const OplogEntry& entry, bson::DocumentBuilder* b) {
-  b->OpenDocument("documentKey").Append("_id", DocumentId(entry)).Close();
+  b->OpenDocument("documentKey").Append("_id", entry.DocumentId()).Close();
 }
 
 void AppendUpdateDescription(const OplogEntry& entry, bool show_expanded_events,
@@ -215,7 +206,7 @@ StatusWith<bson::Document> BuildCrudEvent(const OplogEntry& entry, EntryKind kin
           }
           QUARRY_ASSIGN_OR_RETURN(
               std::optional<bson::Document> current,
-              sources.lookup_document(entry.db, entry.coll, entry.uuid, DocumentId(entry)));
+              sources.lookup_document(entry.db, entry.coll, entry.uuid, entry.DocumentId()));
           if (current.has_value()) {
             b.AppendDocument("fullDocument", *current);
           } else {
@@ -261,18 +252,6 @@ bson::Document BuildInvalidateEvent(const OplogEntry& entry, const ResumeToken& 
 
 namespace internal {
 
-bool SplitNamespace(std::string_view ns, std::string_view* db, std::string_view* coll) {
-  std::size_t dot = ns.find('.');
-  if (dot == std::string_view::npos) {
-    *db = ns;
-    *coll = {};
-    return false;
-  }
-  *db = ns.substr(0, dot);
-  *coll = ns.substr(dot + 1);
-  return true;
-}
-
 Classified Classify(const OplogEntry& entry) {
   Classified what;
   what.db = entry.db;
@@ -306,8 +285,8 @@ Classified Classify(const OplogEntry& entry) {
     } else if (command.key == "renameCollection") {
       bson::ValueView to = entry.o.Get("to");
       if (command.value.type() == bson::Type::kString && to.type() == bson::Type::kString) {
-        SplitNamespace(command.value.String(), &what.db, &what.coll);
-        SplitNamespace(to.String(), &what.to_db, &what.to_coll);
+        storage::SplitNamespace(command.value.String(), &what.db, &what.coll);
+        storage::SplitNamespace(to.String(), &what.to_db, &what.to_coll);
         what.kind = EntryKind::kRename;
       }
     }
@@ -336,45 +315,6 @@ void AppendNamespace(std::string_view key, std::string_view db, std::string_view
 
 }  // namespace internal
 
-StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView raw) {
-  OplogEntry entry;
-  bool has_ts = false;
-  bool has_op = false;
-  bool has_ns = false;
-  bool has_o = false;
-  for (const bson::Element& e : raw) {
-    if (e.key == "ts" && e.value.type() == bson::Type::kTimestamp) {
-      entry.ts = e.value.Timestamp();
-      has_ts = true;
-    } else if (e.key == "wall" && e.value.type() == bson::Type::kDate) {
-      entry.wall_ms = e.value.Date();
-    } else if (e.key == "op" && e.value.type() == bson::Type::kString) {
-      entry.op = e.value.String();
-      has_op = true;
-    } else if (e.key == "ns" && e.value.type() == bson::Type::kString) {
-      internal::SplitNamespace(e.value.String(), &entry.db, &entry.coll);
-      has_ns = true;
-    } else if (e.key == "ui" && e.value.type() == bson::Type::kBinary) {
-      entry.uuid = e.value.Binary().data;
-    } else if (e.key == "o" && e.value.type() == bson::Type::kDocument) {
-      entry.o = e.value.Document();
-      has_o = true;
-    } else if (e.key == "o2" && e.value.type() == bson::Type::kDocument) {
-      entry.o2 = e.value.Document();
-    } else if (e.key == "pre" && e.value.type() == bson::Type::kDocument) {
-      entry.pre = e.value.Document();
-    } else if (e.key == "r" && e.value.type() == bson::Type::kBool) {
-      entry.replace = e.value.Bool();
-    } else if (e.key == "images" && e.value.type() == bson::Type::kBool) {
-      entry.images = e.value.Bool();
-    }
-  }
-  if (!has_ts || !has_op || !has_ns || (!has_o && entry.op != "n")) {
-    return Status(ErrorCode::kInternalError, "malformed oplog entry: " + raw.ToJson());
-  }
-  return entry;
-}
-
 ResumeToken EventTokenFor(const OplogEntry& entry) {
   ResumeToken token;
   token.ts = entry.ts;
@@ -387,7 +327,7 @@ ResumeToken EventTokenFor(const OplogEntry& entry) {
   if (entry.op == "c") {
     hash = Fnv1a(entry.o.bytes(), hash);
   } else {
-    bson::ValueView id = DocumentId(entry);
+    bson::ValueView id = entry.DocumentId();
     hash = Fnv1a(std::string_view(id.data(), id.size()), hash);
   }
   token.event_hash = hash;

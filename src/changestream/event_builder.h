@@ -1,19 +1,8 @@
 // Oplog entries to change events: which entries a stream sees (its scope), what each event holds
 // (MongoDB's field order), and when a stream is invalidated.
 //
-// Oplog entries read (writers in commands/ and catalog/; `ts` and `wall` added by storage):
-//   insert  {op: "i", ns: "db.c", ui, o: <doc>}
-//   update  {op: "u", ns, ui, o2: {_id}, o: <post-image>, pre: <pre-image>, r?: true,
-//            images?: <bool>}   r: true marks a replacement (a "replace" event)
-//   delete  {op: "d", ns, ui, o: {_id}, pre?: <pre-image>}  pre only when images are enabled
-//   DDL     {op: "c", ns: "db.$cmd", ui?, o: {create: c, ...options} | {drop: c} |
-//            {renameCollection: "db.a", to: "db.b", dropTarget: <UUID>|false} |
-//            {dropDatabase: 1} | {collMod: c, ...changes} (o2?: {collectionOptions_old}) |
-//            {createIndexes: c, <index spec>} or {createIndexes: c, indexes: [<spec>...]} |
-//            {dropIndexes: c, index: <name>} (o2?: <index spec>) or {dropIndexes: c, indexes:
-//            [...]}}
-// `images` says whether the collection had changeStreamPreAndPostImages enabled when the update
-// was written; without it, EventSources::images_enabled decides (false when unset).
+// Oplog entries are read in storage's format (storage/oplog_entry.h). An update entry without
+// `images` (an older format) leaves it to EventSources::images_enabled (false when unset).
 #pragma once
 
 #include <cstdint>
@@ -26,27 +15,12 @@
 #include "bson/value.h"
 #include "changestream/change_stream_spec.h"
 #include "changestream/resume_token.h"
+#include "storage/oplog_entry.h"
 #include "storage/types.h"
 
 namespace quarry::changestream {
 
-// An oplog entry's fields, as views into its bytes.
-struct OplogEntry {
-  storage::Timestamp ts = 0;
-  std::int64_t wall_ms = 0;
-  std::string_view op;    // "i", "u", "d", "c", "n"
-  std::string_view db;    // from ns
-  std::string_view coll;  // from ns; "$cmd" for commands
-  std::string_view uuid;  // `ui`: 16 raw bytes, or empty
-  bson::DocumentView o;
-  std::optional<bson::DocumentView> o2;
-  std::optional<bson::DocumentView> pre;
-  bool replace = false;        // `r: true`
-  std::optional<bool> images;  // `images`
-};
-
-// Fails with InternalError when `entry` lacks ts, op, ns or o (a corrupt oplog).
-StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView entry);
+using storage::OplogEntry;
 
 // The current document with _id `id` in db.coll, provided the collection still has UUID `uuid`
 // (empty: any); nullopt when there is none. For fullDocument: "updateLookup".

@@ -39,9 +39,6 @@ struct Classified {
 
 Classified Classify(const OplogEntry& entry);
 
-// "a.b" -> {"a", "b"} at the first dot; false without one.
-bool SplitNamespace(std::string_view ns, std::string_view* db, std::string_view* coll);
-
 // _id, operationType, clusterTime, [collectionUUID], wallTime.
 void AppendEventHeader(const ResumeToken& token, std::string_view operation_type,
                        const OplogEntry& entry, bool with_uuid, bson::DocumentBuilder* b);

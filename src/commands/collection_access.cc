@@ -49,6 +49,9 @@ CollectionHandle MakeHandle(std::shared_ptr<const catalog::CollectionInfo> info)
   handle.name = info->name;
   handle.ns = info->ns();
   handle.uuid = std::string(info->uuid.view());
+  bson::ValueView images = info->options.Get("changeStreamPreAndPostImages");
+  handle.pre_and_post_images =
+      images.type() == bson::Type::kDocument && images.Document().Get("enabled").Truthy();
   handle.info = std::move(info);
   return handle;
 }
@@ -106,11 +109,6 @@ storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered)
   options.durability = ctx.write_concern().journal ? storage::Durability::kJournal
                                                    : storage::Durability::kNone;
   return options;
-}
-
-void AppendOplogNamespace(bson::DocumentBuilder* b, const CollectionHandle& collection) {
-  b->AppendString("ns", collection.ns);
-  b->AppendBinary("ui", catalog::kUuidBinarySubtype, collection.uuid);
 }
 
 }  // namespace quarry::commands

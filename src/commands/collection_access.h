@@ -12,6 +12,7 @@
 #include "commands/command_context.h"
 #include "query/find_executor.h"
 #include "storage/commit_pipeline.h"
+#include "storage/oplog_entry.h"
 #include "storage/types.h"
 
 namespace quarry::catalog {
@@ -27,6 +28,10 @@ struct CollectionHandle {
   std::string name;
   std::string ns;    // "db.name"
   std::string uuid;  // 16 bytes
+  bool pre_and_post_images = false;  // changeStreamPreAndPostImages enabled
+
+  // How the collection's record changes are logged.
+  storage::CollectionRef ref() const { return {id, ns, uuid, pre_and_post_images}; }
 };
 
 // The collection, or nullopt when it does not exist.
@@ -47,8 +52,5 @@ catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx);
 
 // Commit options for the request's write concern.
 storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered);
-
-// Appends `ui: <UUID>` and `ns` to an oplog entry being built.
-void AppendOplogNamespace(bson::DocumentBuilder* b, const CollectionHandle& collection);
 
 }  // namespace quarry::commands

@@ -12,7 +12,6 @@
 
 #include <rocksdb/write_batch.h>
 
-#include <chrono>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -30,30 +29,35 @@
 namespace quarry::storage {
 namespace internal {
 
-// Buffers reused from chunk to chunk (guarded by the commit lock).
+// The state of the chunk being committed, in buffers reused from chunk to chunk (guarded by
+// the commit lock).
 struct ChunkScratch {
   rocksdb::WriteBatch batch;       // through the WAL: oplog, counters, catalog, meta
   rocksdb::WriteBatch docs_batch;  // records, without the WAL (rebuilt from the oplog)
   std::vector<rocksdb::Slice> keys;
   std::vector<rocksdb::PinnableSlice> values;
   std::vector<rocksdb::Status> statuses;
+  std::size_t begin = 0;                // the chunk's first mutation
   std::vector<std::int64_t> lookup_of;  // per mutation of the chunk: index into keys, or -1
   // Records this chunk has already written: key -> new bytes, nullopt when deleted.
   std::unordered_map<std::string_view, std::optional<std::string_view>> overlay;
   std::unordered_map<CollectionId, CollectionStats> stats;  // collections touched, new totals
   std::unordered_set<CollectionId> dropped;
-  CommittedBatch committed;  // entries only; wall_ms is set when handed to observers
+  std::uint32_t position = 0;  // of the next oplog entry within the chunk
+  CommittedBatch committed;    // entries only; wall_ms is set when handed to observers
 
-  void Reset() {
+  void Reset(std::size_t first) {
     batch.Clear();
     docs_batch.Clear();
     keys.clear();
     values.clear();
     statuses.clear();
+    begin = first;
     lookup_of.clear();
     overlay.clear();
     stats.clear();
     dropped.clear();
+    position = 0;
     committed.entries.clear();
   }
 };
@@ -66,7 +70,7 @@ using internal::Mutation;
 using internal::MutationKind;
 
 bool IsRecordMutation(MutationKind kind) {
-  return kind == MutationKind::kInsert || kind == MutationKind::kReplace ||
+  return kind == MutationKind::kInsert || kind == MutationKind::kUpdate ||
          kind == MutationKind::kDelete;
 }
 
@@ -78,11 +82,10 @@ struct Current {
 };
 
 Status DuplicateInsert(const Mutation& m) {
-  bson::DocumentView entry(m.oplog.data());
-  bson::ValueView ns = entry.Get("ns");
-  std::string_view ns_text = ns.type() == bson::Type::kString ? ns.String() : std::string_view();
-  return DuplicateIdError(ns_text, bson::DocumentView(m.record().data()).Get("_id"));
+  return DuplicateIdError(m.ns_text(), bson::DocumentView(m.record_bytes().data()).Get("_id"));
 }
+
+Status Conflict(std::string_view why) { return Status(ErrorCode::kWriteConflict, std::string(why)); }
 
 }  // namespace
 
@@ -159,41 +162,9 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   std::vector<Mutation>& mutations = unit.mutations_;
   std::unique_lock commit_lock(commit_mu_);
   internal::ChunkScratch& s = *scratch_;
-  s.Reset();
+  s.Reset(begin);
   const bool notify = observer_count_.load() > 0;  // stable: AddObserver takes the commit lock
-
-  // One MultiGet for every record key of the chunk.
-  s.lookup_of.assign(end - begin, -1);
-  for (std::size_t k = begin; k < end; ++k) {
-    const Mutation& m = mutations[k];
-    if (!IsRecordMutation(m.kind) || dropped_.contains(m.collection)) continue;
-    s.lookup_of[k - begin] = static_cast<std::int64_t>(s.keys.size());
-    s.keys.emplace_back(m.key);
-  }
-  if (!s.keys.empty()) {
-    s.values.resize(s.keys.size());
-    s.statuses.resize(s.keys.size());
-    state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, s.keys.size(), s.keys.data(),
-                         s.values.data(), s.statuses.data());
-  }
-
-  auto current = [&](std::size_t k) -> Current {
-    const Mutation& m = mutations[k];
-    if (auto it = s.overlay.find(m.key); it != s.overlay.end()) {
-      if (!it->second.has_value()) return {};
-      return {true, *it->second, Status::OK()};
-    }
-    std::int64_t lookup = s.lookup_of[k - begin];
-    const rocksdb::Status& status = s.statuses[lookup];
-    if (status.IsNotFound()) return {};
-    if (!status.ok()) return {false, {}, internal::FromRocks(status, "reading a record")};
-    return {true, std::string_view(s.values[lookup].data(), s.values[lookup].size()), Status::OK()};
-  };
-  auto stats_of = [&](CollectionId collection) -> CollectionStats& {
-    auto it = s.stats.find(collection);
-    if (it == s.stats.end()) it = s.stats.emplace(collection, state_->stats.Get(collection)).first;
-    return it->second;
-  };
+  LookUpRecords(unit, begin, end);
 
   // Oplog timestamps: consecutive within the chunk, above every earlier one even if the clock
   // went back (or the process restarted on a machine whose clock is behind).
@@ -203,87 +174,12 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
                                  ? MakeTimestamp(now_seconds, 1)
                                  : last_assigned_ + 1;
   Timestamp next_ts = first_ts;
-  std::uint32_t position = 0;
   const std::size_t errors_before = result->errors.size();
   std::size_t applied = 0;
   std::size_t k = begin;
-
   for (; k < end; ++k) {
     Mutation& m = mutations[k];
-    Status error;
-    switch (m.kind) {
-      case MutationKind::kInsert:
-      case MutationKind::kReplace:
-      case MutationKind::kDelete: {
-        if (dropped_.contains(m.collection) || s.dropped.contains(m.collection)) {
-          error = Status(ErrorCode::kWriteConflict,
-                         "the collection was dropped while this write was prepared");
-          break;
-        }
-        Current cur = current(k);
-        if (!cur.error.ok()) {
-          error = cur.error;
-          break;
-        }
-        CollectionStats& stats = stats_of(m.collection);
-        if (m.kind == MutationKind::kInsert) {
-          if (cur.exists) {
-            error = DuplicateInsert(m);
-            break;
-          }
-          s.docs_batch.Put(state_->docs, m.key, m.record());
-          s.overlay[m.key] = m.record();
-          stats.count += 1;
-          stats.data_bytes += static_cast<std::int64_t>(m.record_size);
-          break;
-        }
-        if (!cur.exists || cur.bytes != m.pre_image) {
-          error = Status(ErrorCode::kWriteConflict,
-                         "the document changed since it was read; retry the operation");
-          break;
-        }
-        if (m.kind == MutationKind::kReplace) {
-          s.docs_batch.Put(state_->docs, m.key, m.record());
-          s.overlay[m.key] = m.record();
-          stats.data_bytes += static_cast<std::int64_t>(m.record_size) -
-                              static_cast<std::int64_t>(m.pre_image.size());
-        } else {
-          s.docs_batch.Delete(state_->docs, m.key);
-          s.overlay[m.key] = std::nullopt;
-          stats.count -= 1;
-          stats.data_bytes -= static_cast<std::int64_t>(m.pre_image.size());
-        }
-        break;
-      }
-      case MutationKind::kDropCollectionRecords: {
-        std::string prefix = internal::CollectionPrefix(m.collection);
-        std::string upper = internal::CollectionUpperBound(m.collection);
-        s.docs_batch.DeleteRange(state_->docs, prefix, upper);
-        // The range delete skips the WAL with the records; this note, which does not, lets
-        // recovery delete the range again if it was lost.
-        s.batch.Put(state_->meta, internal::DroppedRecordsName(m.collection), "");
-        s.batch.Delete(state_->meta, internal::StatsName(m.collection));
-        s.stats.erase(m.collection);
-        s.dropped.insert(m.collection);
-        std::erase_if(s.overlay,
-                      [&](const auto& entry) { return entry.first.starts_with(prefix); });
-        break;
-      }
-      case MutationKind::kPutCatalog:
-        s.batch.Put(state_->catalog, m.key, m.value);
-        break;
-      case MutationKind::kDeleteCatalog:
-        s.batch.Delete(state_->catalog, m.key);
-        break;
-      case MutationKind::kPutMeta:
-        s.batch.Put(state_->meta, m.key, m.value);
-        break;
-      case MutationKind::kDeleteMeta:
-        s.batch.Delete(state_->meta, m.key);
-        break;
-      case MutationKind::kOplogOnly:
-        break;
-    }
+    Status error = StageMutation(m, k);
     if (!error.ok()) {
       result->errors.push_back({k, std::move(error)});
       if (options.ordered) {
@@ -292,21 +188,10 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
       }
       continue;
     }
+    if (!m.side_name.empty()) s.batch.Put(state_->meta, m.side_name, m.side_value);
     if (!m.oplog.empty()) {
-      Timestamp ts = next_ts++;
-      StoreLittleEndian64(ts, m.oplog.data() + internal::kOplogTsOffset);
-      StoreLittleEndian64(static_cast<std::uint64_t>(wall_ms),
-                          m.oplog.data() + internal::OplogWallOffset(m.oplog));
-      if (IsRecordMutation(m.kind)) {
-        s.batch.Put(state_->oplog,
-                    internal::RecordOplogKey(ts, position++, m.kind == MutationKind::kDelete
-                                                                 ? internal::RedoKind::kDelete
-                                                                 : internal::RedoKind::kPut,
-                                             m.key),
-                    m.oplog);
-      } else {
-        s.batch.Put(state_->oplog, internal::OplogKey(ts, position++), m.oplog);
-      }
+      const Timestamp ts = next_ts++;
+      LogMutation(m, ts, wall_ms);
       if (notify) {
         s.committed.entries.push_back({ts, m.collection, bson::DocumentView(m.oplog.data())});
       }
@@ -318,59 +203,21 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   // close before there is one.
   s.values.clear();
 
-  for (const auto& [collection, stats] : s.stats) {
-    s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));
-  }
-
-  if (s.docs_batch.Count() > 0) {
-    // After a crash, the docs family holds the records of a prefix of these batches (RocksDB
-    // flushes a family's writes in order), and this tells recovery which prefix.
-    std::string applied_through;
-    AppendBigEndian64(next_ts != first_ts ? next_ts - 1 : last_assigned_,
-                                &applied_through);
-    s.docs_batch.Put(state_->docs, internal::kRecordsAppliedThroughKey, applied_through);
-  }
-  if (s.batch.Count() > 0 || s.docs_batch.Count() > 0) {
-    rocksdb::WriteOptions write_options;
-    write_options.sync = false;  // the WAL reaches the OS now, the disk by sync (see Commit)
-    // The oplog first: records must never be on disk ahead of the entries that redo them.
-    rocksdb::Status written = s.batch.Count() > 0 ? state_->db->Write(write_options, &s.batch)
-                                                  : rocksdb::Status::OK();
-    if (written.ok() && s.docs_batch.Count() > 0) {
-      rocksdb::WriteOptions no_wal;
-      no_wal.disableWAL = true;
-      rocksdb::Status records = state_->db->Write(no_wal, &s.docs_batch);
-      if (!records.ok()) {
-        // The chunk is committed (its oplog entries are durable) but its records cannot be
-        // applied: only a restart, which replays them, makes the two agree again.
-        log::Write(log::Severity::kFatal, "STORAGE", 22318, "", "Applying committed records failed",
-                   {{"error", records.ToString()}});
-        QUARRY_CHECK(records.ok());
-      }
+  const Timestamp last = next_ts != first_ts ? next_ts - 1 : last_assigned_;
+  StageCountersAndMark(last);
+  Status written = WriteStaged();
+  if (!written.ok()) {
+    // Nothing of this chunk is in: report it, and do not try further chunks.
+    result->errors.resize(errors_before);
+    for (std::size_t j = begin; j < mutations.size(); ++j) {
+      result->errors.push_back({j, written});
+      if (options.ordered) break;
     }
-    if (!written.ok()) {
-      Status failure = internal::FromRocks(written, "writing a commit batch");
-      // Nothing of this chunk is in: report it, and do not try further chunks.
-      result->errors.resize(errors_before);
-      for (std::size_t j = begin; j < mutations.size(); ++j) {
-        result->errors.push_back({j, failure});
-        if (options.ordered) break;
-      }
-      *stop = true;
-      return mutations.size();
-    }
+    *stop = true;
+    return mutations.size();
   }
-
-  if (next_ts != first_ts) {
-    last_assigned_ = next_ts - 1;
-    state_->latest_timestamp.store(last_assigned_);
-    result->last_timestamp = last_assigned_;
-  }
-  for (const auto& [collection, stats] : s.stats) state_->stats.Set(collection, stats);
-  for (CollectionId collection : s.dropped) {
-    state_->stats.Erase(collection);
-    dropped_.insert(collection);
-  }
+  Publish(last);
+  if (next_ts != first_ts) result->last_timestamp = last;
   result->applied += applied;
 
   if (!notify || s.committed.entries.empty()) return chunk_end;
@@ -385,6 +232,180 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   commit_lock.unlock();
   for (CommitObserver* observer : observers_) observer->OnCommit(batch);
   return chunk_end;
+}
+
+// One MultiGet for every record key of the chunk: the existence and pre-image checks then
+// cost no further reads under the lock.
+void CommitPipeline::LookUpRecords(const WriteUnit& unit, std::size_t begin, std::size_t end) {
+  internal::ChunkScratch& s = *scratch_;
+  s.lookup_of.assign(end - begin, -1);
+  for (std::size_t k = begin; k < end; ++k) {
+    const Mutation& m = unit.mutations_[k];
+    if (!IsRecordMutation(m.kind) || dropped_.contains(m.collection)) continue;
+    s.lookup_of[k - begin] = static_cast<std::int64_t>(s.keys.size());
+    s.keys.emplace_back(m.key);
+  }
+  if (s.keys.empty()) return;
+  s.values.resize(s.keys.size());
+  s.statuses.resize(s.keys.size());
+  state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, s.keys.size(), s.keys.data(),
+                       s.values.data(), s.statuses.data());
+}
+
+// Checks mutation `k` against what its key holds at this point of the chunk (an earlier
+// mutation of the chunk may have changed it) and stages its write; an error leaves nothing
+// staged.
+Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
+  internal::ChunkScratch& s = *scratch_;
+  auto stats_of = [&](CollectionId collection) -> CollectionStats& {
+    auto it = s.stats.find(collection);
+    if (it == s.stats.end()) it = s.stats.emplace(collection, state_->stats.Get(collection)).first;
+    return it->second;
+  };
+  auto current = [&]() -> Current {
+    if (auto it = s.overlay.find(m.key); it != s.overlay.end()) {
+      if (!it->second.has_value()) return {};
+      return {true, *it->second, Status::OK()};
+    }
+    const std::int64_t lookup = s.lookup_of[k - s.begin];
+    const rocksdb::Status& status = s.statuses[lookup];
+    if (status.IsNotFound()) return {};
+    if (!status.ok()) return {false, {}, internal::FromRocks(status, "reading a record")};
+    return {true, std::string_view(s.values[lookup].data(), s.values[lookup].size()), Status::OK()};
+  };
+
+  switch (m.kind) {
+    case MutationKind::kInsert:
+    case MutationKind::kUpdate:
+    case MutationKind::kDelete: {
+      if (dropped_.contains(m.collection) || s.dropped.contains(m.collection)) {
+        return Conflict("the collection was dropped while this write was prepared");
+      }
+      Current cur = current();
+      if (!cur.error.ok()) return cur.error;
+      CollectionStats& stats = stats_of(m.collection);
+      if (m.kind == MutationKind::kInsert) {
+        if (cur.exists) return DuplicateInsert(m);
+        s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
+        s.overlay[m.key] = m.record_bytes();
+        stats.count += 1;
+        stats.data_bytes += static_cast<std::int64_t>(m.record.size);
+        return Status::OK();
+      }
+      if (!cur.exists || cur.bytes != m.pre_image()) {
+        return Conflict("the document changed since it was read; retry the operation");
+      }
+      const auto pre_size = static_cast<std::int64_t>(m.pre_image().size());
+      if (m.kind == MutationKind::kUpdate) {
+        s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
+        s.overlay[m.key] = m.record_bytes();
+        stats.data_bytes += static_cast<std::int64_t>(m.record.size) - pre_size;
+      } else {
+        s.docs_batch.Delete(state_->docs, m.key);
+        s.overlay[m.key] = std::nullopt;
+        stats.count -= 1;
+        stats.data_bytes -= pre_size;
+      }
+      return Status::OK();
+    }
+    case MutationKind::kDropCollectionRecords: {
+      std::string prefix = internal::CollectionPrefix(m.collection);
+      s.docs_batch.DeleteRange(state_->docs, prefix, internal::CollectionUpperBound(m.collection));
+      // The range delete skips the WAL with the records; this note, which does not, lets
+      // recovery delete the range again if it was lost.
+      s.batch.Put(state_->meta, internal::DroppedRecordsName(m.collection), "");
+      s.batch.Delete(state_->meta, internal::StatsName(m.collection));
+      s.stats.erase(m.collection);
+      s.dropped.insert(m.collection);
+      std::erase_if(s.overlay, [&](const auto& entry) { return entry.first.starts_with(prefix); });
+      return Status::OK();
+    }
+    case MutationKind::kPutCatalog:
+      s.batch.Put(state_->catalog, m.key, m.value);
+      return Status::OK();
+    case MutationKind::kDeleteCatalog:
+      s.batch.Delete(state_->catalog, m.key);
+      return Status::OK();
+    case MutationKind::kPutMeta:
+      s.batch.Put(state_->meta, m.key, m.value);
+      return Status::OK();
+    case MutationKind::kDeleteMeta:
+      s.batch.Delete(state_->meta, m.key);
+      return Status::OK();
+    case MutationKind::kOplogOnly:
+      return Status::OK();
+  }
+  return Status::OK();
+}
+
+// Stamps the entry's ts and wall in place and stages it. The key of a record change also
+// names the record and what to redo, so recovery needs no catalog to replay it.
+void CommitPipeline::LogMutation(Mutation& m, Timestamp ts, std::int64_t wall_ms) {
+  internal::ChunkScratch& s = *scratch_;
+  StoreLittleEndian64(ts, m.oplog.data() + internal::kOplogTsOffset);
+  StoreLittleEndian64(static_cast<std::uint64_t>(wall_ms),
+                      m.oplog.data() + internal::OplogWallOffset(m.oplog));
+  const std::uint32_t position = s.position++;
+  if (!IsRecordMutation(m.kind)) {
+    s.batch.Put(state_->oplog, internal::OplogKey(ts, position), m.oplog);
+    return;
+  }
+  const internal::RedoKind redo =
+      m.kind == MutationKind::kDelete ? internal::RedoKind::kDelete : internal::RedoKind::kPut;
+  s.batch.Put(state_->oplog, internal::RecordOplogKey(ts, position, redo, m.key), m.oplog);
+}
+
+// The collections' new counters go with the oplog entries; the records carry the mark of the
+// last entry they include, which tells recovery where to start.
+void CommitPipeline::StageCountersAndMark(Timestamp applied_through) {
+  internal::ChunkScratch& s = *scratch_;
+  for (const auto& [collection, stats] : s.stats) {
+    s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));
+  }
+  if (s.docs_batch.Count() == 0) return;
+  // After a crash, the docs family holds the records of a prefix of these batches (RocksDB
+  // flushes a family's writes in order), and this tells recovery which prefix.
+  std::string mark;
+  AppendBigEndian64(applied_through, &mark);
+  s.docs_batch.Put(state_->docs, internal::kRecordsAppliedThroughKey, mark);
+}
+
+// Two writes: the oplog first, through the WAL, then the records without it. Records must
+// never be on disk ahead of the entries that redo them.
+Status CommitPipeline::WriteStaged() {
+  internal::ChunkScratch& s = *scratch_;
+  if (s.batch.Count() == 0 && s.docs_batch.Count() == 0) return Status::OK();
+  rocksdb::WriteOptions write_options;
+  write_options.sync = false;  // the WAL reaches the OS now, the disk by sync (see Commit)
+  if (s.batch.Count() > 0) {
+    QUARRY_RETURN_IF_ERROR(internal::FromRocks(state_->db->Write(write_options, &s.batch),
+                                               "writing a commit batch"));
+  }
+  if (s.docs_batch.Count() == 0) return Status::OK();
+  rocksdb::WriteOptions no_wal;
+  no_wal.disableWAL = true;
+  rocksdb::Status records = state_->db->Write(no_wal, &s.docs_batch);
+  if (!records.ok()) {
+    // The chunk is committed (its oplog entries are durable) but its records cannot be
+    // applied: only a restart, which replays them, makes the two agree again.
+    log::Write(log::Severity::kFatal, "STORAGE", 22318, "", "Applying committed records failed",
+               {{"error", records.ToString()}});
+    QUARRY_CHECK(records.ok());
+  }
+  return Status::OK();
+}
+
+// Makes the chunk visible: readers see oplog entries up to the new latest timestamp, and the
+// counters and drops take effect.
+void CommitPipeline::Publish(Timestamp last) {
+  internal::ChunkScratch& s = *scratch_;
+  last_assigned_ = last;
+  state_->latest_timestamp.store(last);
+  for (const auto& [collection, stats] : s.stats) state_->stats.Set(collection, stats);
+  for (CollectionId collection : s.dropped) {
+    state_->stats.Erase(collection);
+    dropped_.insert(collection);
+  }
 }
 
 }  // namespace quarry::storage

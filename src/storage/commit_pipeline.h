@@ -1,7 +1,7 @@
 // The commit pipeline: the one place writes happen. It takes the commit lock, checks _id
-// uniqueness and pre-images, gives each oplog entry the next timestamp, writes records, catalog
-// and meta changes and oplog entries in one RocksDB batch per chunk, and then tells the commit
-// observers, in timestamp order.
+// uniqueness and pre-images, gives each oplog entry the next timestamp, writes each chunk
+// atomically (oplog entries, counters, catalog and meta changes through the WAL, then the
+// records), and then tells the commit observers, in timestamp order.
 #pragma once
 
 #include <atomic>
@@ -102,6 +102,14 @@ class CommitPipeline {
   // the last one it dealt with (less than `end` when an ordered chunk stops early).
   std::size_t CommitChunk(WriteUnit& unit, std::size_t begin, std::size_t end,
                           const CommitOptions& options, CommitResult* result, bool* stop);
+  // The phases of a chunk, each under the commit lock (commit_pipeline.cc says why each
+  // exists). The chunk's state is in scratch_.
+  void LookUpRecords(const WriteUnit& unit, std::size_t begin, std::size_t end);
+  Status StageMutation(internal::Mutation& m, std::size_t k);
+  void LogMutation(internal::Mutation& m, Timestamp ts, std::int64_t wall_ms);
+  void StageCountersAndMark(Timestamp applied_through);
+  Status WriteStaged();
+  void Publish(Timestamp last);
 
   internal::EngineState* state_;
 

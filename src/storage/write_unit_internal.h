@@ -5,13 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "storage/oplog_entry_internal.h"
 #include "storage/types.h"
 
 namespace quarry::storage::internal {
 
 enum class MutationKind : std::uint8_t {
   kInsert,
-  kReplace,
+  kUpdate,
   kDelete,
   kDropCollectionRecords,
   kPutCatalog,
@@ -24,23 +25,23 @@ enum class MutationKind : std::uint8_t {
 struct Mutation {
   MutationKind kind = MutationKind::kOplogOnly;
   CollectionId collection = 0;
-  std::string key;        // record key (prefix + id key), or the catalog / meta key
-  std::string value;      // the catalog / meta value
-  std::string pre_image;  // Replace and Delete: the bytes the caller read
-  // The oplog entry with placeholders for ts (at kOplogTsOffset) and wall (the last 8 value
-  // bytes), which the pipeline fills in under the commit lock. Empty: no entry.
+  std::string key;    // record key (prefix + id key), or the catalog / meta key
+  std::string value;  // the catalog / meta value; a delete's document when its entry omits it
+  // The laid-out oplog entry (placeholders for ts and wall), empty when there is none. Insert
+  // and Update store the record from its `o`, and the pipeline checks Update's and Delete's
+  // read against its `pre`, so each document is held once.
   std::string oplog;
-  // Insert and Replace: where the new document sits in `oplog` (its `o` field). The record is
-  // stored from there, and rebuilt from the oplog after a crash, so it is held only once.
-  std::size_t record_offset = 0;
-  std::size_t record_size = 0;
+  Span ns;
+  Span record;  // Insert, Update: the new document in `oplog`
+  Span pre;     // Update, and Delete when logged: the document as read, in `oplog`
+  // PutMetaWith: written with this mutation, and only if it applies.
+  std::string side_name;
+  std::string side_value;
 
-  std::string_view record() const { return {oplog.data() + record_offset, record_size}; }
+  std::string_view record_bytes() const { return record.In(oplog); }
+  std::string_view ns_text() const { return ns.In(oplog); }
+  // The bytes the caller read, which the stored record must still equal.
+  std::string_view pre_image() const { return pre.size > 0 ? pre.In(oplog) : value; }
 };
-
-// {ts: Timestamp(...), ...}: int32 length, type byte, "ts\0", then the value.
-inline constexpr std::size_t kOplogTsOffset = 4 + 1 + 3;
-// ..., wall: Date(...)}: the value sits before the terminating 0x00.
-inline std::size_t OplogWallOffset(const std::string& entry) { return entry.size() - 1 - 8; }
 
 }  // namespace quarry::storage::internal

@@ -121,7 +121,7 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
       QUARRY_ASSIGN_OR_RETURN(bool more, docs->Next(&doc));
       if (!more) break;
       doc = WithId(std::move(doc));
-      unit.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
+      unit.Insert(collection.ref(), doc);
       if (unit.size() >= kDocumentsPerCommit) {
         QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(unit)));
         unit = storage::WriteUnit();
@@ -171,13 +171,13 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
         return Status(static_cast<ErrorCode>(13113),
                       "$merge could not find a matching document in the target collection");
       }
-      unit.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
+      unit.Insert(collection.ref(), doc);
     } else {
       if (spec.when_matched == query::MergeSpec::WhenMatched::kFail) {
         // mongod inserts and lets the unique index refuse it: the same E11000 error, with
         // keyPattern and keyValue, as an insert of this document gets.
         storage::WriteUnit insert;
-        insert.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
+        insert.Insert(collection.ref(), doc);
         QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(insert)));
         continue;
       }
@@ -191,9 +191,10 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
         }
         merged = std::move(fixed).Finish();
       }
-      unit.Replace(collection.id, existing->bytes(), merged,
-                   UpdateOplogEntry(collection, *existing, merged,
-                                    spec.when_matched == query::MergeSpec::WhenMatched::kReplace));
+      unit.Update(collection.ref(), *existing, merged,
+                  spec.when_matched == query::MergeSpec::WhenMatched::kReplace
+                      ? storage::UpdateKind::kReplace
+                      : storage::UpdateKind::kModify);
     }
     QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(unit)));
   }

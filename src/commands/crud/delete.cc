@@ -66,7 +66,7 @@ StatusWith<std::int64_t> DeleteMany(CommandContext& ctx, const CollectionHandle&
     return Status::OK();
   };
   auto queue = [&](bson::DocumentView doc) {
-    unit.Delete(collection.id, std::string(doc.bytes()), DeleteOplogEntry(collection, doc));
+    unit.Delete(collection.ref(), doc);
     ids.push_back(IdDocument(doc.Get("_id")));
   };
   Status flushed;
@@ -106,8 +106,7 @@ StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const CollectionHand
     std::vector<bson::Document> ids;
     QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, collection, statement.matcher,
                                         [&](bson::DocumentView doc, const query::MatchDetails&) {
-                                          unit.Delete(collection.id, std::string(doc.bytes()),
-                                                      DeleteOplogEntry(collection, doc));
+                                          unit.Delete(collection.ref(), doc);
                                           ids.push_back(IdDocument(doc.Get("_id")));
                                           return false;
                                         }));
@@ -176,8 +175,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
         query::MatchDetails details;
         std::optional<std::size_t> mutation;
         if (doc.value().has_value() && statement.value().matcher.Matches(*doc.value(), &details)) {
-          mutation = batch.unit().Delete(collection->id, std::string(doc.value()->bytes()),
-                                         DeleteOplogEntry(*collection, *doc.value()));
+          mutation = batch.unit().Delete(collection->ref(), *doc.value());
         }
         const std::int64_t deleted = mutation.has_value() ? 1 : 0;
         batch.Queue(i, std::move(statement).value(), deleted, mutation,

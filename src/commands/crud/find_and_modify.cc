@@ -38,7 +38,7 @@ StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const s
                                         }));
     if (!target.has_value()) return target;
     storage::WriteUnit unit;
-    unit.Delete(collection->id, target->bytes(), DeleteOplogEntry(*collection, *target));
+    unit.Delete(collection->ref(), *target);
     QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
                             ctx.engine().pipeline().Commit(std::move(unit), CommitOptionsFor(ctx, true)));
     if (result.errors.empty()) {

@@ -110,8 +110,7 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
         }
         continue;
       }
-      bson::Document oplog_entry = InsertOplogEntry(collection, prepared.value());
-      unit.Insert(collection.id, prepared.value(), oplog_entry);
+      unit.Insert(collection.ref(), prepared.value());
       request_index.push_back(next);
     }
     if (unit.empty()) continue;

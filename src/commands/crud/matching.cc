@@ -48,41 +48,4 @@ StatusWith<std::optional<bson::Document>> ReadById(CommandContext& ctx,
   return ctx.engine().records().FindById(collection.id, id);
 }
 
-bool PreAndPostImagesEnabled(const CollectionHandle& collection) {
-  bson::ValueView option = collection.info->options.Get("changeStreamPreAndPostImages");
-  return option.type() == bson::Type::kDocument && option.Document().Get("enabled").Truthy();
-}
-
-bson::Document DeleteOplogEntry(const CollectionHandle& collection, bson::DocumentView deleted) {
-  bool images = PreAndPostImagesEnabled(collection);
-  bson::DocumentBuilder b;
-  b.AppendString("op", "d");
-  AppendOplogNamespace(&b, collection);
-  b.OpenDocument("o").Append("_id", deleted.Get("_id")).Close();
-  b.AppendBool("images", images);
-  if (images) b.AppendDocument("pre", deleted);
-  return std::move(b).Finish();
-}
-
-bson::Document UpdateOplogEntry(const CollectionHandle& collection, bson::DocumentView pre_image,
-                                bson::DocumentView post_image, bool replacement) {
-  bson::DocumentBuilder b;
-  b.AppendString("op", "u");
-  AppendOplogNamespace(&b, collection);
-  b.OpenDocument("o2").Append("_id", post_image.Get("_id")).Close();
-  b.AppendDocument("o", post_image);
-  b.AppendDocument("pre", pre_image);
-  if (replacement) b.AppendBool("r", true);
-  b.AppendBool("images", PreAndPostImagesEnabled(collection));
-  return std::move(b).Finish();
-}
-
-bson::Document InsertOplogEntry(const CollectionHandle& collection, bson::DocumentView document) {
-  bson::DocumentBuilder b(document.size() + 320);  // room for op, ns (at most 255) and ui
-  b.AppendString("op", "i");
-  AppendOplogNamespace(&b, collection);
-  b.AppendDocument("o", document);
-  return std::move(b).Finish();
-}
-
 }  // namespace quarry::commands

@@ -33,21 +33,4 @@ StatusWith<std::optional<bson::Document>> ReadById(CommandContext& ctx,
                                                    const CollectionHandle& collection,
                                                    bson::ValueView id);
 
-// The oplog entry of a delete: {op: "d", ns, ui, o: {_id}, images, pre?}. The deleted document
-// is logged only when the collection has changeStreamPreAndPostImages enabled.
-bson::Document DeleteOplogEntry(const CollectionHandle& collection, bson::DocumentView deleted);
-
-// The oplog entry of an update: {op: "u", ns, ui, o2: {_id}, o: <post-image>, pre: <pre-image>,
-// r: <replacement?>, images}. Change streams diff the two images for updateDescription and
-// report a replacement as a "replace" event; `images` says whether the collection had
-// changeStreamPreAndPostImages enabled when the change was made.
-bson::Document UpdateOplogEntry(const CollectionHandle& collection, bson::DocumentView pre_image,
-                                bson::DocumentView post_image, bool replacement);
-
-// Whether the collection has changeStreamPreAndPostImages: {enabled: true}.
-bool PreAndPostImagesEnabled(const CollectionHandle& collection);
-
-// The oplog entry of an insert: {op: "i", ns, ui, o: <document>}.
-bson::Document InsertOplogEntry(const CollectionHandle& collection, bson::DocumentView document);
-
 }  // namespace quarry::commands

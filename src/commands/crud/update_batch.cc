@@ -61,9 +61,8 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
         bson::DocumentView before = *doc;
         QUARRY_RETURN_IF_ERROR(validator_->Check(result.new_doc, &before));
       }
-      const bool replacement = statement.update.kind() == query::UpdateSpec::Kind::kReplacement;
-      mutation = queue_.unit().Replace(collection_->id, std::string(doc->bytes()), result.new_doc,
-                               UpdateOplogEntry(*collection_, *doc, result.new_doc, replacement));
+      mutation = queue_.unit().Update(collection_->ref(), *doc, result.new_doc,
+                                      UpdateKindOf(statement.update));
       outcome.modified = 1;
       changed = std::move(key);
     }
@@ -74,8 +73,7 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
     QUARRY_ASSIGN_OR_RETURN(bson::Document inserted,
                             statement.update.BuildUpsertDocument(statement.matcher));
     if (validator_.has_value()) QUARRY_RETURN_IF_ERROR(validator_->Check(inserted));
-    mutation = queue_.unit().Insert(collection_->id, inserted,
-                                    InsertOplogEntry(*collection_, inserted));
+    mutation = queue_.unit().Insert(collection_->ref(), inserted);
     outcome.upserted_id = IdDocument(inserted.Get("_id"));
     changed = storage::EncodeIdKey(inserted.Get("_id"));
   }

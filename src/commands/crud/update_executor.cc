@@ -50,7 +50,6 @@ StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle&
     QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, statement));
     if (!target.has_value()) return outcome;
     const bson::Document& doc = target->first;
-    const bool replacement = statement.update.kind() == query::UpdateSpec::Kind::kReplacement;
     QUARRY_ASSIGN_OR_RETURN(query::UpdateResult result,
                             statement.update.Apply(doc, target->second, /*is_insert=*/false));
     outcome.matched = 1;
@@ -64,8 +63,7 @@ StatusWith<UpdateOutcome> UpdateOne(CommandContext& ctx, const CollectionHandle&
       QUARRY_RETURN_IF_ERROR(validator->Check(result.new_doc, &before));
     }
     storage::WriteUnit unit;
-    unit.Replace(collection.id, doc.bytes(), result.new_doc,
-                 UpdateOplogEntry(collection, doc, result.new_doc, replacement));
+    unit.Update(collection.ref(), doc, result.new_doc, UpdateKindOf(statement.update));
     std::vector<bson::Document> ids;
     ids.push_back(IdDocument(doc.Get("_id")));
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> conflicts,
@@ -98,7 +96,6 @@ StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle
     ids.clear();
     return Status::OK();
   };
-  const bool replacement = statement.update.kind() == query::UpdateSpec::Kind::kReplacement;
   auto consider = [&](bson::DocumentView doc, const query::MatchDetails& details) -> Status {
     QUARRY_ASSIGN_OR_RETURN(query::UpdateResult result,
                             statement.update.Apply(doc, details, /*is_insert=*/false));
@@ -106,8 +103,7 @@ StatusWith<UpdateOutcome> UpdateMany(CommandContext& ctx, const CollectionHandle
     if (!result.modified) return Status::OK();
     if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(result.new_doc, &doc));
     ++outcome.modified;
-    unit.Replace(collection.id, std::string(doc.bytes()), result.new_doc,
-                 UpdateOplogEntry(collection, doc, result.new_doc, replacement));
+    unit.Update(collection.ref(), doc, result.new_doc, UpdateKindOf(statement.update));
     ids.push_back(IdDocument(doc.Get("_id")));
     if (unit.size() >= kReplacesPerCommit) return flush();
     return Status::OK();
@@ -147,7 +143,7 @@ StatusWith<bson::Document> Upsert(CommandContext& ctx, const CollectionHandle& c
   QUARRY_ASSIGN_OR_RETURN(bson::Document doc, statement.update.BuildUpsertDocument(statement.matcher));
   if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(doc));
   storage::WriteUnit unit;
-  unit.Insert(collection.id, doc, InsertOplogEntry(collection, doc));
+  unit.Insert(collection.ref(), doc);
   QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
                           ctx.engine().pipeline().Commit(std::move(unit), CommitOptionsFor(ctx, true)));
   if (!result.errors.empty()) return result.errors.front().status;

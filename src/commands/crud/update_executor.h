@@ -31,6 +31,12 @@ struct UpdateOutcome {
   std::optional<bson::Document> post_image;
 };
 
+// How an update's oplog entry and change event describe it.
+inline storage::UpdateKind UpdateKindOf(const query::UpdateSpec& update) {
+  return update.kind() == query::UpdateSpec::Kind::kReplacement ? storage::UpdateKind::kReplace
+                                                                 : storage::UpdateKind::kModify;
+}
+
 // Applies the statement. `collection` is created when missing and the statement upserts.
 StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& db,
                                         const std::string& coll, const UpdateStatement& statement);

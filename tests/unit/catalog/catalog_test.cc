@@ -61,15 +61,12 @@ class CatalogTest : public ::testing::Test {
 
   void InsertDocs(const CollectionInfo& info, int n) {
     storage::WriteUnit unit;
+    const std::string ns = info.ns();
+    const storage::CollectionRef ref{.id = info.id, .ns = ns, .uuid = info.uuid.view()};
     for (int i = 0; i < n; ++i) {
       bson::DocumentBuilder doc;
       doc.AppendInt32("_id", i);
-      bson::Document d = std::move(doc).Finish();
-      bson::DocumentBuilder entry;
-      entry.AppendString("op", "i");
-      entry.AppendString("ns", info.ns());
-      entry.AppendDocument("o", d);
-      unit.Insert(info.id, std::move(d), std::move(entry).Finish());
+      unit.Insert(ref, std::move(doc).Finish());
     }
     auto result = engine_->pipeline().Commit(std::move(unit), storage::CommitOptions{});
     ASSERT_TRUE(result.ok() && result.value().errors.empty());

@@ -374,29 +374,23 @@ TEST_F(ChangeStreamCursorTest, UpdateLookupReadsTheCurrentDocumentThroughTheCata
   ASSERT_TRUE(cursor.ok());
 
   // Write through the catalog's collection id and UUID, as the server's writers do.
-  auto write = [&](std::string_view op, const bson::Document& doc, const bson::Document* pre) {
-    bson::DocumentBuilder b;
-    b.AppendString("op", op);
-    b.AppendString("ns", "db.c");
-    b.AppendBinary("ui", 4, info.value()->uuid.view());
-    if (pre != nullptr) b.OpenDocument("o2").Append("_id", doc.Get("_id")).Close();
-    b.AppendDocument("o", doc);
-    if (pre != nullptr) b.AppendDocument("pre", *pre);
-    bson::Document entry = std::move(b).Finish();
+  const storage::CollectionRef ref{
+      .id = info.value()->id, .ns = "db.c", .uuid = info.value()->uuid.view()};
+  auto write = [&](const bson::Document& doc, const bson::Document* pre) {
     storage::WriteUnit unit;
     if (pre == nullptr) {
-      unit.Insert(info.value()->id, doc, entry);
+      unit.Insert(ref, doc);
     } else {
-      unit.Replace(info.value()->id, pre->bytes(), doc, entry);
+      unit.Update(ref, *pre, doc, storage::UpdateKind::kModify);
     }
     ASSERT_TRUE(engine_->pipeline().Commit(std::move(unit), {}).ok());
   };
   bson::Document v1 = Json(R"({"_id": 1, "x": 1})");
   bson::Document v2 = Json(R"({"_id": 1, "x": 2})");
   bson::Document v3 = Json(R"({"_id": 1, "x": 3})");
-  write("i", v1, nullptr);
-  write("u", v2, &v1);
-  write("u", v3, &v2);
+  write(v1, nullptr);
+  write(v2, &v1);
+  write(v3, &v2);
   auto batch = cursor.value()->NextBatch(kNoLimit, kNoLimit);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   ASSERT_EQ(batch.value().documents.size(), 3u);

@@ -73,76 +73,48 @@ class Writer {
 
   // Returns the entry's timestamp.
   storage::Timestamp Insert(const std::string& ns, std::string_view doc_json) {
-    const Collection& c = Coll(ns);
     bson::Document doc = Json(doc_json);
-    bson::DocumentBuilder b;
-    b.AppendString("op", "i");
-    Namespace(ns, c, &b);
-    b.AppendDocument("o", doc);
-    bson::Document entry = std::move(b).Finish();
     storage::WriteUnit unit;
-    unit.Insert(c.id, doc, entry);
+    unit.Insert(Ref(ns), doc);
     return Commit(std::move(unit));
   }
 
-  // Replaces the stored document with `new_json` (same _id). `replace`: log r: true.
-  // `images`: log images: <value> when set.
+  // Replaces the stored document with `new_json` (same _id). `replace`: a replacement
+  // (r: true). `images`: the collection's changeStreamPreAndPostImages, as logged.
   storage::Timestamp Update(const std::string& ns, std::string_view new_json, bool replace = false,
-                            std::optional<bool> images = std::nullopt) {
-    const Collection& c = Coll(ns);
+                            bool images = false) {
     bson::Document after = Json(new_json);
-    auto before = engine_->records().FindById(c.id, after.Get("_id"));
+    auto before = engine_->records().FindById(Coll(ns).id, after.Get("_id"));
     EXPECT_TRUE(before.ok() && before.value().has_value());
     bson::Document pre = *before.value();
-    bson::DocumentBuilder b;
-    b.AppendString("op", "u");
-    Namespace(ns, c, &b);
-    b.OpenDocument("o2").Append("_id", after.Get("_id")).Close();
-    b.AppendDocument("o", after);
-    b.AppendDocument("pre", pre);
-    if (replace) b.AppendBool("r", true);
-    if (images.has_value()) b.AppendBool("images", *images);
-    bson::Document entry = std::move(b).Finish();
     storage::WriteUnit unit;
-    unit.Replace(c.id, pre.bytes(), after, entry);
+    unit.Update(Ref(ns, images), pre, after,
+                replace ? storage::UpdateKind::kReplace : storage::UpdateKind::kModify);
     return Commit(std::move(unit));
   }
 
   storage::Timestamp Delete(const std::string& ns, std::string_view id_json,
                             bool log_pre_image = false) {
-    const Collection& c = Coll(ns);
     bson::Document id_doc = Json(id_json);  // {_id: ...}
-    auto before = engine_->records().FindById(c.id, id_doc.Get("_id"));
+    auto before = engine_->records().FindById(Coll(ns).id, id_doc.Get("_id"));
     EXPECT_TRUE(before.ok() && before.value().has_value());
     bson::Document pre = *before.value();
-    bson::DocumentBuilder b;
-    b.AppendString("op", "d");
-    Namespace(ns, c, &b);
-    b.AppendDocument("o", id_doc);
-    if (log_pre_image) b.AppendDocument("pre", pre);
-    bson::Document entry = std::move(b).Finish();
     storage::WriteUnit unit;
-    unit.Delete(c.id, pre.bytes(), entry);
+    unit.Delete(Ref(ns, log_pre_image), pre);
     return Commit(std::move(unit));
   }
 
-  // A DDL entry {op: "c", ns: "<db>.$cmd", ui?, o: <o_json>, o2?}.
+  // A DDL entry {op: "c", ns: "<db>.$cmd", ui?, o: <o_json>}.
   storage::Timestamp Command(const std::string& db, std::string_view o_json,
-                             const std::string& uuid_of_ns = "", std::string_view o2_json = "") {
-    bson::DocumentBuilder b;
-    b.AppendString("op", "c");
-    b.AppendString("ns", db + ".$cmd");
+                             const std::string& uuid_of_ns = "") {
     storage::CollectionId id = 0;
+    std::string uuid;
     if (!uuid_of_ns.empty()) {
-      const Collection& c = Coll(uuid_of_ns);
-      b.AppendBinary("ui", 4, c.uuid);
-      id = c.id;
+      id = Coll(uuid_of_ns).id;
+      uuid = Coll(uuid_of_ns).uuid;
     }
-    b.AppendDocument("o", Json(o_json));
-    if (!o2_json.empty()) b.AppendDocument("o2", Json(o2_json));
-    bson::Document entry = std::move(b).Finish();
     storage::WriteUnit unit;
-    unit.AppendOplog(id, entry);
+    unit.LogCommand(id, db, uuid, Json(o_json));
     return Commit(std::move(unit));
   }
 
@@ -159,9 +131,9 @@ class Writer {
   }
 
  private:
-  void Namespace(const std::string& ns, const Collection& c, bson::DocumentBuilder* b) {
-    b->AppendString("ns", ns);
-    b->AppendBinary("ui", 4, c.uuid);
+  storage::CollectionRef Ref(const std::string& ns, bool images = false) {
+    const Collection& c = Coll(ns);
+    return {.id = c.id, .ns = ns, .uuid = c.uuid, .pre_and_post_images = images};
   }
 
   storage::Engine* engine_;

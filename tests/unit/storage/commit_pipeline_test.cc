@@ -16,7 +16,7 @@ namespace {
 using testing::DocWithIntId;
 using testing::InsertOne;
 using testing::OpenEngine;
-using testing::OplogFor;
+using testing::Target;
 using testing::TempDir;
 
 class CommitPipelineTest : public ::testing::Test {
@@ -30,8 +30,7 @@ class CommitPipelineTest : public ::testing::Test {
   }
 
   static void AddInsert(WriteUnit* unit, CollectionId collection, bson::Document doc) {
-    bson::Document entry = OplogFor("i", doc);
-    unit->Insert(collection, std::move(doc), entry);
+    unit->Insert(Target(collection), doc);
   }
 
   bool Exists(CollectionId collection, std::int32_t id) {
@@ -145,12 +144,12 @@ TEST_F(CommitPipelineTest, ReplaceWithAStalePreImageIsAWriteConflict) {
   bson::Document v2 = DocWithIntId(1, "v2");
   {
     WriteUnit unit;
-    unit.Replace(1, original.bytes(), v2, OplogFor("u", v2));
+    unit.Update(Target(1), original, v2, UpdateKind::kModify);
     EXPECT_TRUE(Commit(std::move(unit)).errors.empty());
   }
   bson::Document v3 = DocWithIntId(1, "v3");
   WriteUnit unit;
-  unit.Replace(1, original.bytes(), v3, OplogFor("u", v3));  // read before v2 was written
+  unit.Update(Target(1), original, v3, UpdateKind::kModify);  // read before v2 was written
   CommitResult result = Commit(std::move(unit));
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
@@ -163,10 +162,10 @@ TEST_F(CommitPipelineTest, DeletingAnAlreadyDeletedDocumentIsAWriteConflict) {
   bson::Document doc = DocWithIntId(1);
   InsertOne(*engine_, 1, doc);
   WriteUnit first;
-  first.Delete(1, doc.bytes(), OplogFor("d", doc));
+  first.Delete(Target(1), doc);
   EXPECT_TRUE(Commit(std::move(first)).errors.empty());
   WriteUnit second;
-  second.Delete(1, doc.bytes(), OplogFor("d", doc));
+  second.Delete(Target(1), doc);
   CommitResult result = Commit(std::move(second));
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
@@ -176,7 +175,7 @@ TEST_F(CommitPipelineTest, DeleteThenReinsertInOneUnitSucceeds) {
   bson::Document doc = DocWithIntId(1, "old");
   InsertOne(*engine_, 1, doc);
   WriteUnit unit;
-  unit.Delete(1, doc.bytes(), OplogFor("d", doc));
+  unit.Delete(Target(1), doc);
   AddInsert(&unit, 1, DocWithIntId(1, "new"));
   CommitResult result = Commit(std::move(unit));
   EXPECT_TRUE(result.errors.empty());
@@ -208,7 +207,7 @@ TEST_F(CommitPipelineTest, ConcurrentReadModifyWriteLosesNoIncrement) {
           next.AppendInt64("n", before.Get("n").Int64() + 1);
           bson::Document after = std::move(next).Finish();
           WriteUnit unit;
-          unit.Replace(1, before.bytes(), after, OplogFor("u", after));
+          unit.Update(Target(1), before, after, UpdateKind::kModify);
           auto result = engine_->pipeline().Commit(std::move(unit), CommitOptions{});
           ASSERT_TRUE(result.ok());
           if (result.value().errors.empty()) break;
@@ -244,10 +243,7 @@ TEST_F(CommitPipelineTest, CatalogChangesCommitWithTheirOplogEntry) {
   unit.PutCatalog(std::string("db\0a", 4), "value-a");
   unit.PutCatalog(std::string("db\0b", 4), "value-b");
   unit.DeleteCatalog(std::string("db\0a", 4));
-  bson::DocumentBuilder entry;
-  entry.AppendString("op", "c");
-  entry.AppendString("ns", "db.$cmd");
-  unit.AppendOplog(0, std::move(entry).Finish());
+  unit.LogCommand(0, "db", {}, bson::Document());
   CommitResult result = Commit(std::move(unit));
   EXPECT_EQ(result.applied, 4u);
   EXPECT_EQ(OplogSize(), 1u);

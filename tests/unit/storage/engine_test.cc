@@ -48,7 +48,7 @@ TEST(EngineTest, CommitAfterCloseIsRefused) {
   ASSERT_TRUE(engine->Close().ok());
   WriteUnit unit;
   bson::Document doc = DocWithIntId(1);
-  unit.Insert(1, doc, testing::OplogFor("i", doc));
+  unit.Insert(testing::Target(1), doc);
   auto result = engine->pipeline().Commit(std::move(unit), CommitOptions{});
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), ErrorCode::kShutdownInProgress);
@@ -120,7 +120,7 @@ TEST(EngineTest, JournalDurabilitySyncsBeforeCommitReturns) {
 
   WriteUnit unit;
   bson::Document doc = DocWithIntId(1);
-  unit.Insert(1, doc, testing::OplogFor("i", doc));
+  unit.Insert(testing::Target(1), doc);
   auto result =
       engine->pipeline().Commit(std::move(unit), CommitOptions{.durability = Durability::kJournal});
   ASSERT_TRUE(result.ok());

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/clock.h"
 #include "storage_test_util.h"
 
 namespace quarry::storage {
@@ -19,14 +20,8 @@ namespace {
 using testing::DocWithIntId;
 using testing::InsertOne;
 using testing::OpenEngine;
-using testing::OplogFor;
+using testing::Target;
 using testing::TempDir;
-
-std::int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 TEST(OplogTest, EntryGetsTsFirstAndWallLast) {
   TempDir dir;
@@ -39,7 +34,7 @@ TEST(OplogTest, EntryGetsTsFirstAndWallLast) {
   bson::DocumentView entry = cursor->entry();
   std::vector<std::string_view> keys;
   for (const bson::Element& e : entry) keys.push_back(e.key);
-  EXPECT_EQ(keys, (std::vector<std::string_view>{"ts", "op", "ns", "o", "wall"}));
+  EXPECT_EQ(keys, (std::vector<std::string_view>{"ts", "op", "ns", "ui", "o", "wall"}));
   EXPECT_EQ(entry.Get("ts").type(), bson::Type::kTimestamp);
   EXPECT_EQ(entry.Get("ts").Timestamp(), cursor->ts());
   EXPECT_EQ(cursor->ts(), engine->oplog().LatestTimestamp());
@@ -73,8 +68,7 @@ TEST(OplogTest, ConcurrentCommittersProduceOneGapFreeTotalOrder) {
           b.AppendInt32("thread", t);
           b.AppendInt32("commit", c);
           bson::Document doc = std::move(b).Finish();
-          bson::Document entry = OplogFor("i", doc);
-          unit.Insert(100 + t, std::move(doc), entry);
+          unit.Insert(Target(100 + t), doc);
         }
         auto result = engine->pipeline().Commit(std::move(unit), CommitOptions{});
         ASSERT_TRUE(result.ok() && result.value().errors.empty());
@@ -146,15 +140,10 @@ TEST(OplogTest, ScanFromATimestampStartsAtThatEntry) {
 TEST(OplogTest, DdlEntriesWithoutRecordsAreLogged) {
   TempDir dir;
   auto engine = OpenEngine(dir.path());
-  bson::DocumentBuilder b;
-  b.AppendString("op", "c");
-  b.AppendString("ns", "db.$cmd");
-  b.OpenDocument("o");
-  b.AppendString("create", "c");
-  b.Close();
-  bson::Document entry = std::move(b).Finish();
+  bson::DocumentBuilder o;
+  o.AppendString("create", "c");
   WriteUnit unit;
-  unit.AppendOplog(0, entry);
+  unit.LogCommand(0, "db", {}, std::move(o).Finish());
   auto result = engine->pipeline().Commit(std::move(unit), CommitOptions{});
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result.value().applied, 1u);

@@ -13,7 +13,7 @@ namespace {
 
 using testing::DocWithIntId;
 using testing::InsertOne;
-using testing::OplogFor;
+using testing::Target;
 using testing::OpenEngine;
 using testing::RunThenKill;
 using testing::TempDir;
@@ -37,9 +37,9 @@ TEST(RecordRecoveryTest, InsertsReplacesAndDeletesOfAKilledServerAreAllBack) {
     bson::Document v1 = DocWithIntId(5, "v1");
     bson::Document v2 = DocWithIntId(5, "v2");
     WriteUnit unit;
-    unit.Replace(7, std::string(v1.bytes()), v2, OplogFor("u", v2));
+    unit.Update(Target(7), v1, v2, UpdateKind::kModify);
     bson::Document gone = DocWithIntId(9, "v1");
-    unit.Delete(7, std::string(gone.bytes()), OplogFor("d", DocWithIntId(9)));
+    unit.Delete(Target(7), gone);
     Commit(engine, std::move(unit));
   });
   if (dir == nullptr) return;  // the child's side of the death test
@@ -62,7 +62,7 @@ TEST(RecordRecoveryTest, RecordsFlushedBeforeTheKillAreNotDisturbedByTheReplay) 
     bson::Document before = DocWithIntId(3, "old");
     bson::Document after = DocWithIntId(3, "new");
     WriteUnit unit;
-    unit.Replace(7, std::string(before.bytes()), after, OplogFor("u", after));
+    unit.Update(Target(7), before, after, UpdateKind::kModify);
     Commit(engine, std::move(unit));
     InsertOne(engine, 7, DocWithIntId(11, "new"));
   });
@@ -126,14 +126,6 @@ TEST(RecordRecoveryTest, AVersionOneDatabaseOpensAndKeepsItsRecords) {
   ASSERT_TRUE(version.ok());
   ASSERT_TRUE(version.value().has_value());
   EXPECT_EQ(*version.value(), std::string("\0\0\0\0\0\0\0\x02", 8));
-}
-
-TEST(RecordRecoveryTest, AnInsertWhoseOplogEntryDoesNotCarryTheDocumentIsAProgrammingError) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  bson::Document doc = DocWithIntId(1, "a");
-  bson::Document other = OplogFor("i", DocWithIntId(1, "b"));
-  WriteUnit unit;
-  EXPECT_DEATH(unit.Insert(7, doc, other), "");
 }
 
 }  // namespace

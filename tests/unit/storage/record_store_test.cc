@@ -13,7 +13,7 @@ namespace {
 using testing::DocWithIntId;
 using testing::InsertOne;
 using testing::OpenEngine;
-using testing::OplogFor;
+using testing::Target;
 using testing::TempDir;
 
 std::vector<std::int32_t> ScanIds(const RecordStore& records, CollectionId collection,
@@ -133,8 +133,8 @@ TEST(RecordStoreTest, CountersFollowInsertReplaceAndDelete) {
 
   bson::Document bigger = DocWithIntId(1, "a much longer payload");
   WriteUnit unit;
-  unit.Replace(1, a.bytes(), bigger, OplogFor("u", bigger));
-  unit.Delete(1, b.bytes(), OplogFor("d", b));
+  unit.Update(Target(1), a, bigger, UpdateKind::kModify);
+  unit.Delete(Target(1), b);
   auto result = engine->pipeline().Commit(std::move(unit), CommitOptions{});
   ASSERT_TRUE(result.ok());
   ASSERT_TRUE(result.value().errors.empty());
@@ -167,8 +167,7 @@ TEST(RecordStoreTest, ApproximateStorageSizeGrowsWithData) {
   WriteUnit unit;
   for (int id = 0; id < 2000; ++id) {
     bson::Document doc = DocWithIntId(id, std::string(200, static_cast<char>('a' + id % 26)));
-    bson::Document entry = OplogFor("i", doc);
-    unit.Insert(1, std::move(doc), entry);
+    unit.Insert(Target(1), doc);
   }
   ASSERT_TRUE(engine->pipeline().Commit(std::move(unit), CommitOptions{}).ok());
   EXPECT_GT(engine->records().ApproximateStorageSize(1), 0u);

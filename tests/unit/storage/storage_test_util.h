@@ -60,21 +60,18 @@ inline bson::Document DocWithIntId(std::int32_t id, std::string_view payload = "
   return std::move(b).Finish();
 }
 
-// {op, ns: "db.c", o: <doc>} as a caller would build it.
-inline bson::Document OplogFor(std::string_view op, bson::DocumentView doc,
-                               std::string_view ns = "db.c") {
-  bson::DocumentBuilder b;
-  b.AppendString("op", op);
-  b.AppendString("ns", ns);
-  b.AppendDocument("o", doc);
-  return std::move(b).Finish();
+// How record changes to `collection` are logged in these tests: as "db.c" (or `ns`), with a
+// fixed UUID.
+inline CollectionRef Target(CollectionId collection, std::string_view ns = "db.c",
+                            bool pre_and_post_images = false) {
+  static const std::string kUuid(16, '\x42');
+  return {.id = collection, .ns = ns, .uuid = kUuid, .pre_and_post_images = pre_and_post_images};
 }
 
 // Inserts one document into `collection` and expects success.
 inline void InsertOne(Engine& engine, CollectionId collection, const bson::Document& doc) {
   WriteUnit unit;
-  bson::Document entry = OplogFor("i", doc);
-  unit.Insert(collection, doc, entry);
+  unit.Insert(Target(collection), doc);
   auto result = engine.pipeline().Commit(std::move(unit), CommitOptions{});
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   ASSERT_TRUE(result.value().errors.empty()) << result.value().errors[0].status.ToString();

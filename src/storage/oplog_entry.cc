@@ -1,0 +1,150 @@
+// Oplog entries: their layouts (each document copied once, straight into the entry) and the
+// one parser.
+#include "storage/oplog_entry.h"
+
+#include "bson/builder.h"
+#include "storage/oplog_entry_internal.h"
+
+namespace quarry::storage {
+namespace internal {
+namespace {
+
+constexpr std::uint8_t kUuidSubtype = 4;
+// Room for everything but the documents: field names, op, ns (at most 255), ui, flags, ts, wall.
+constexpr std::size_t kEntryOverhead = 384;
+
+// Appends a document field and returns where its value landed.
+Span AppendDocumentAt(bson::DocumentBuilder* b, std::string_view key, bson::DocumentView doc) {
+  Span span{b->size() + 1 + key.size() + 1, doc.bytes().size()};
+  b->AppendDocument(key, doc);
+  return span;
+}
+
+// ts placeholder, op, ns and ui: how every entry starts.
+void AppendHeader(std::string_view op, std::string_view ns, std::string_view uuid,
+                  bson::DocumentBuilder* b, LaidOutEntry* entry) {
+  b->AppendTimestamp("ts", 0);
+  b->AppendString("op", op);
+  // The string's bytes follow its int32 length.
+  entry->ns = Span{b->size() + 1 + 3 + 4, ns.size()};
+  b->AppendString("ns", ns);
+  if (!uuid.empty()) b->AppendBinary("ui", kUuidSubtype, uuid);
+}
+
+void Finish(bson::DocumentBuilder* b, LaidOutEntry* entry) {
+  b->AppendDate("wall", 0);
+  entry->bytes = std::move(*b).FinishBytes();
+}
+
+}  // namespace
+
+LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView document) {
+  LaidOutEntry entry;
+  bson::DocumentBuilder b(document.bytes().size() + kEntryOverhead);
+  AppendHeader("i", collection.ns, collection.uuid, &b, &entry);
+  entry.document = AppendDocumentAt(&b, "o", document);
+  Finish(&b, &entry);
+  return entry;
+}
+
+LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
+                          bson::DocumentView post_image, UpdateKind kind) {
+  LaidOutEntry entry;
+  bson::DocumentBuilder b(pre_image.bytes().size() + post_image.bytes().size() + kEntryOverhead);
+  AppendHeader("u", collection.ns, collection.uuid, &b, &entry);
+  b.OpenDocument("o2").Append("_id", post_image.Get("_id")).Close();
+  entry.document = AppendDocumentAt(&b, "o", post_image);
+  // Always logged: change streams diff the two images for updateDescription, and the commit
+  // pipeline checks the stored record against it.
+  entry.pre = AppendDocumentAt(&b, "pre", pre_image);
+  if (kind == UpdateKind::kReplace) b.AppendBool("r", true);
+  b.AppendBool("images", collection.pre_and_post_images);
+  Finish(&b, &entry);
+  return entry;
+}
+
+LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted) {
+  LaidOutEntry entry;
+  const bool images = collection.pre_and_post_images;
+  bson::DocumentBuilder b((images ? deleted.bytes().size() : 0) + kEntryOverhead);
+  AppendHeader("d", collection.ns, collection.uuid, &b, &entry);
+  b.OpenDocument("o").Append("_id", deleted.Get("_id")).Close();
+  b.AppendBool("images", images);
+  if (images) entry.pre = AppendDocumentAt(&b, "pre", deleted);
+  Finish(&b, &entry);
+  return entry;
+}
+
+LaidOutEntry LayOutCommand(std::string_view db, std::string_view uuid, bson::DocumentView o) {
+  LaidOutEntry entry;
+  bson::DocumentBuilder b(o.bytes().size() + kEntryOverhead);
+  std::string ns(db);
+  ns.append(".$cmd");
+  AppendHeader("c", ns, uuid, &b, &entry);
+  b.AppendDocument("o", o);
+  Finish(&b, &entry);
+  return entry;
+}
+
+}  // namespace internal
+
+bool SplitNamespace(std::string_view ns, std::string_view* db, std::string_view* coll) {
+  std::size_t dot = ns.find('.');
+  if (dot == std::string_view::npos) {
+    *db = ns;
+    *coll = {};
+    return false;
+  }
+  *db = ns.substr(0, dot);
+  *coll = ns.substr(dot + 1);
+  return true;
+}
+
+bson::ValueView OplogEntry::DocumentId() const {
+  if (op == "u" && o2.has_value()) {
+    bson::ValueView id = o2->Get("_id");
+    if (id.exists()) return id;
+  }
+  return o.Get("_id");
+}
+
+StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView raw) {
+  OplogEntry entry;
+  bool has_ts = false;
+  bool has_op = false;
+  bool has_ns = false;
+  bool has_o = false;
+  for (const bson::Element& e : raw) {
+    if (e.key == "ts" && e.value.type() == bson::Type::kTimestamp) {
+      entry.ts = e.value.Timestamp();
+      has_ts = true;
+    } else if (e.key == "wall" && e.value.type() == bson::Type::kDate) {
+      entry.wall_ms = e.value.Date();
+    } else if (e.key == "op" && e.value.type() == bson::Type::kString) {
+      entry.op = e.value.String();
+      has_op = true;
+    } else if (e.key == "ns" && e.value.type() == bson::Type::kString) {
+      SplitNamespace(e.value.String(), &entry.db, &entry.coll);
+      has_ns = true;
+    } else if (e.key == "ui" && e.value.type() == bson::Type::kBinary) {
+      entry.uuid = e.value.Binary().data;
+    } else if (e.key == "o" && e.value.type() == bson::Type::kDocument) {
+      entry.o = e.value.Document();
+      has_o = true;
+    } else if (e.key == "o2" && e.value.type() == bson::Type::kDocument) {
+      entry.o2 = e.value.Document();
+    } else if (e.key == "pre" && e.value.type() == bson::Type::kDocument) {
+      entry.pre = e.value.Document();
+    } else if (e.key == "r" && e.value.type() == bson::Type::kBool) {
+      entry.replace = e.value.Bool();
+    } else if (e.key == "images" && e.value.type() == bson::Type::kBool) {
+      entry.images = e.value.Bool();
+    }
+  }
+  if (!has_ts || !has_op || !has_ns || (!has_o && entry.op != "n")) {
+    return Status(ErrorCode::kInternalError, "malformed oplog entry: " + raw.ToJson());
+  }
+  return entry;
+}
+
+}  // namespace quarry::storage

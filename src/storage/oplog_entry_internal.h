@@ -1,0 +1,40 @@
+// The layouts of oplog entries, as WriteUnit stores them until commit: complete BSON with
+// placeholders for `ts` (first) and `wall` (last), which the commit pipeline fills in place.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "bson/value.h"
+#include "storage/oplog_entry.h"
+
+namespace quarry::storage::internal {
+
+// {ts: Timestamp(...), ...}: int32 length, type byte, "ts\0", then the value.
+inline constexpr std::size_t kOplogTsOffset = 4 + 1 + 3;
+// ..., wall: Date(...)}: the value sits before the terminating 0x00.
+inline std::size_t OplogWallOffset(std::string_view entry) { return entry.size() - 1 - 8; }
+
+// A part of a laid-out entry, by position, so it survives moves of the entry's bytes.
+struct Span {
+  std::size_t offset = 0;
+  std::size_t size = 0;
+  std::string_view In(std::string_view bytes) const { return bytes.substr(offset, size); }
+};
+
+struct LaidOutEntry {
+  std::string bytes;
+  Span ns;        // the `ns` string
+  Span document;  // `o` when it is the record's new version (insert, update), else empty
+  Span pre;       // `pre` when logged, else empty
+};
+
+LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView document);
+LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
+                          bson::DocumentView post_image, UpdateKind kind);
+LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted);
+// `uuid` empty: no `ui` (dropDatabase).
+LaidOutEntry LayOutCommand(std::string_view db, std::string_view uuid, bson::DocumentView o);
+
+}  // namespace quarry::storage::internal

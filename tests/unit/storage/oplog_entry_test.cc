@@ -1,0 +1,174 @@
+// Oplog entries as WriteUnit lays them out and ParseOplogEntry reads them back, and the one
+// copy of a document an insert makes.
+#include "storage/oplog_entry.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "bson/builder.h"
+#include "bson/json.h"
+#include "storage/write_unit.h"
+#include "storage_test_util.h"
+
+// Counts the bytes this binary allocates while `g_counting` is set (on the counting thread
+// only), to show how many copies of a document a write makes.
+namespace {
+thread_local bool g_counting = false;
+thread_local std::size_t g_counted_bytes = 0;
+}  // namespace
+
+// GCC cannot see that the replaced new and delete below pair malloc with free.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (g_counting) g_counted_bytes += size;
+  void* p = std::malloc(size == 0 ? 1 : size);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace quarry::storage {
+namespace {
+
+using testing::OpenEngine;
+using testing::Target;
+using testing::TempDir;
+
+// Commits `unit` and returns its entries as stored, in order.
+std::vector<bson::Document> CommitAndRead(Engine& engine, WriteUnit unit) {
+  auto result = engine.pipeline().Commit(std::move(unit), CommitOptions{});
+  EXPECT_TRUE(result.ok() && result.value().errors.empty());
+  std::vector<bson::Document> entries;
+  for (auto cursor = engine.oplog().Scan(0); cursor->Valid(); cursor->Next()) {
+    entries.push_back(bson::Document::Copy(cursor->entry()));
+  }
+  return entries;
+}
+
+std::vector<std::string> Keys(bson::DocumentView doc) {
+  std::vector<std::string> keys;
+  for (const bson::Element& e : doc) keys.emplace_back(e.key);
+  return keys;
+}
+
+bson::Document Doc(std::string_view json) { return bson::FromJson(json).value(); }
+
+class OplogEntryTest : public ::testing::Test {
+ protected:
+  void SetUp() override { engine_ = OpenEngine(dir_.path()); }
+  TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(OplogEntryTest, InsertLogsTheDocument) {
+  WriteUnit unit;
+  unit.Insert(Target(1, "shop.orders"), Doc(R"({"_id": 1, "item": "pen"})"));
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(Keys(entries[0]), (std::vector<std::string>{"ts", "op", "ns", "ui", "o", "wall"}));
+  auto entry = ParseOplogEntry(entries[0]);
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ(entry.value().op, "i");
+  EXPECT_EQ(entry.value().db, "shop");
+  EXPECT_EQ(entry.value().coll, "orders");
+  EXPECT_EQ(entry.value().uuid, Target(1).uuid);
+  EXPECT_EQ(entry.value().o.ToJson(), Doc(R"({"_id": 1, "item": "pen"})").ToJson());
+}
+
+TEST_F(OplogEntryTest, UpdateLogsBothImagesAndWhetherItReplaced) {
+  testing::InsertOne(*engine_, 1, Doc(R"({"_id": 1, "n": 1})"));
+  WriteUnit unit;
+  unit.Update(Target(1), Doc(R"({"_id": 1, "n": 1})"), Doc(R"({"_id": 1, "n": 2})"),
+              UpdateKind::kModify);
+  unit.Update(Target(1, "db.c", /*pre_and_post_images=*/true), Doc(R"({"_id": 1, "n": 2})"),
+              Doc(R"({"_id": 1, "m": 3})"), UpdateKind::kReplace);
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(Keys(entries[1]),
+            (std::vector<std::string>{"ts", "op", "ns", "ui", "o2", "o", "pre", "images", "wall"}));
+  auto modify = ParseOplogEntry(entries[1]).value();
+  EXPECT_EQ(modify.op, "u");
+  EXPECT_EQ(modify.o2->ToJson(), Doc(R"({"_id": 1})").ToJson());
+  EXPECT_EQ(modify.pre->ToJson(), Doc(R"({"_id": 1, "n": 1})").ToJson());
+  EXPECT_EQ(modify.o.ToJson(), Doc(R"({"_id": 1, "n": 2})").ToJson());
+  EXPECT_FALSE(modify.replace);
+  EXPECT_EQ(modify.images, std::optional<bool>(false));
+  auto replace = ParseOplogEntry(entries[2]).value();
+  EXPECT_TRUE(replace.replace);
+  EXPECT_EQ(replace.images, std::optional<bool>(true));
+  EXPECT_EQ(replace.DocumentId().Int32(), 1);
+}
+
+TEST_F(OplogEntryTest, DeleteLogsTheDocumentOnlyWithPreAndPostImages) {
+  testing::InsertOne(*engine_, 1, Doc(R"({"_id": 1, "a": 1})"));
+  testing::InsertOne(*engine_, 1, Doc(R"({"_id": 2, "a": 2})"));
+  WriteUnit unit;
+  unit.Delete(Target(1), Doc(R"({"_id": 1, "a": 1})"));
+  unit.Delete(Target(1, "db.c", /*pre_and_post_images=*/true), Doc(R"({"_id": 2, "a": 2})"));
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 4u);
+  auto plain = ParseOplogEntry(entries[2]).value();
+  EXPECT_EQ(plain.op, "d");
+  EXPECT_EQ(plain.o.ToJson(), Doc(R"({"_id": 1})").ToJson());
+  EXPECT_FALSE(plain.pre.has_value());
+  auto with_image = ParseOplogEntry(entries[3]).value();
+  ASSERT_TRUE(with_image.pre.has_value());
+  EXPECT_EQ(with_image.pre->ToJson(), Doc(R"({"_id": 2, "a": 2})").ToJson());
+  EXPECT_EQ(engine_->records().Count(1), 0);
+}
+
+TEST_F(OplogEntryTest, CommandsAreLoggedOnTheDatabasesCommandNamespace) {
+  WriteUnit unit;
+  unit.LogCommand(3, "shop", Target(3).uuid, Doc(R"({"create": "orders"})"));
+  unit.LogCommand(0, "shop", {}, Doc(R"({"dropDatabase": 1})"));
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 2u);
+  auto create = ParseOplogEntry(entries[0]).value();
+  EXPECT_EQ(create.op, "c");
+  EXPECT_EQ(create.db, "shop");
+  EXPECT_EQ(create.coll, "$cmd");
+  EXPECT_EQ(create.uuid, Target(3).uuid);
+  EXPECT_EQ(create.o.Get("create").String(), "orders");
+  EXPECT_EQ(Keys(entries[1]), (std::vector<std::string>{"ts", "op", "ns", "o", "wall"}));
+}
+
+TEST(OplogEntryParseTest, AnEntryWithoutItsRequiredFieldsIsAnInternalError) {
+  auto entry = ParseOplogEntry(Doc(R"({"op": "i"})"));
+  EXPECT_EQ(entry.status().code(), ErrorCode::kInternalError);
+}
+
+TEST(OplogEntryParseTest, SplitNamespaceCutsAtTheFirstDot) {
+  std::string_view db;
+  std::string_view coll;
+  EXPECT_TRUE(SplitNamespace("shop.orders.2024", &db, &coll));
+  EXPECT_EQ(db, "shop");
+  EXPECT_EQ(coll, "orders.2024");
+  EXPECT_FALSE(SplitNamespace("shop", &db, &coll));
+  EXPECT_EQ(db, "shop");
+  EXPECT_EQ(coll, "");
+}
+
+// Each inserted document is copied once in Quarry's code: straight into its oplog entry, which
+// the record is later stored from.
+TEST(OplogEntryCopyTest, InsertCopiesTheDocumentOnce) {
+  bson::DocumentBuilder b;
+  b.AppendInt32("_id", 1);
+  b.AppendString("payload", std::string(1 << 20, 'x'));
+  bson::Document doc = std::move(b).Finish();
+  WriteUnit unit;
+  unit.Reserve(1);
+  g_counted_bytes = 0;
+  g_counting = true;
+  unit.Insert(Target(1), doc);
+  g_counting = false;
+  EXPECT_GE(g_counted_bytes, doc.size());
+  EXPECT_LT(g_counted_bytes, doc.size() + 4096) << "more than one copy of the document";
+}
+
+}  // namespace
+}  // namespace quarry::storage
