@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
 #include "commands/service_state.h"
@@ -64,6 +66,10 @@ class CommandContext {
   void Defer(DeferredRun run) { deferred_ = std::move(run); }
   DeferredRun TakeDeferred() { return std::move(deferred_); }
 
+  // How the operation is told to stop (killSessions); plans and cursors keep it.
+  const std::shared_ptr<Interrupt>& interrupt() const { return interrupt_; }
+  void set_interrupt(std::shared_ptr<Interrupt> interrupt) { interrupt_ = std::move(interrupt); }
+
   // maxTimeMS, when the request gave one.
   std::optional<std::chrono::steady_clock::time_point> deadline() const { return deadline_; }
   void set_deadline(std::chrono::steady_clock::time_point d) { deadline_ = d; }
@@ -74,6 +80,7 @@ class CommandContext {
   WriteConcern write_concern_;
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   DeferredRun deferred_;
+  std::shared_ptr<Interrupt> interrupt_ = std::make_shared<Interrupt>();
 };
 
 }  // namespace quarry::commands

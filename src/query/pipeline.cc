@@ -1,7 +1,6 @@
 // Pipeline parsing (the stage table), running, and the stream adapters callers use.
 #include "query/pipeline.h"
 
-#include <deque>
 #include <map>
 
 #include "query/expression_internal.h"
@@ -54,46 +53,6 @@ class VectorStream final : public DocumentStream {
  private:
   std::vector<bson::Document> docs_;
   std::size_t next_ = 0;
-};
-
-class RecordStream final : public DocumentStream {
- public:
-  explicit RecordStream(RecordSourceFactory open) : open_(std::move(open)) {}
-
-  StatusWith<bool> Next(bson::Document* out) override {
-    if (buffer_.empty()) {
-      if (done_) return false;
-      QUARRY_RETURN_IF_ERROR(Refill());
-      if (buffer_.empty()) return false;
-    }
-    *out = std::move(buffer_.front());
-    buffer_.pop_front();
-    return true;
-  }
-
- private:
-  static constexpr std::size_t kChunkDocs = 1000;
-  static constexpr std::size_t kChunkBytes = 4 * 1024 * 1024;
-
-  Status Refill() {
-    std::unique_ptr<RecordSource> source = open_(last_key_);
-    std::size_t bytes = 0;
-    while (source->Valid() && buffer_.size() < kChunkDocs && bytes < kChunkBytes) {
-      bson::DocumentView doc = source->document();
-      buffer_.push_back(bson::Document::Copy(doc));
-      bytes += doc.size();
-      last_key_ = std::string(source->key());
-      source->Next();
-    }
-    QUARRY_RETURN_IF_ERROR(source->status());
-    if (!source->Valid()) done_ = true;
-    return Status::OK();
-  }
-
-  RecordSourceFactory open_;
-  std::string last_key_;
-  std::deque<bson::Document> buffer_;
-  bool done_ = false;
 };
 
 // Pipelines may build larger documents in between, but what reaches the client must fit in a
@@ -163,10 +122,6 @@ const DocumentMetadata& DocumentStream::metadata() const {
 
 std::unique_ptr<DocumentStream> StreamOfDocuments(std::vector<bson::Document> docs) {
   return std::make_unique<VectorStream>(std::move(docs));
-}
-
-std::unique_ptr<DocumentStream> StreamOfRecords(RecordSourceFactory open_records) {
-  return std::make_unique<RecordStream>(std::move(open_records));
 }
 
 std::unique_ptr<CursorSource> CursorOverStream(std::unique_ptr<DocumentStream> stream) {

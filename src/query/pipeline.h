@@ -14,7 +14,7 @@
 #include "bson/value.h"
 #include "query/cursor_source.h"
 #include "query/expression.h"
-#include "query/find_executor.h"
+#include "query/matcher.h"
 
 namespace quarry::query {
 
@@ -32,9 +32,6 @@ class DocumentStream {
 
 // A stream over documents held in memory.
 std::unique_ptr<DocumentStream> StreamOfDocuments(std::vector<bson::Document> docs);
-// A stream over a collection's records: reads them in chunks, re-opening the RecordSource after
-// the last key of each chunk so no storage iterator lives while the consumer waits.
-std::unique_ptr<DocumentStream> StreamOfRecords(RecordSourceFactory open_records);
 // A client cursor's view of a pipeline's output (batches within the size limits).
 std::unique_ptr<CursorSource> CursorOverStream(std::unique_ptr<DocumentStream> stream);
 
@@ -118,6 +115,9 @@ class Stage : public std::enable_shared_from_this<Stage> {
   bson::ValueView spec() const { return spec_.Get("spec"); }
   // Only for stages that write ($out, $merge): must be last.
   virtual bool writes_output() const { return false; }
+  // A filter that the scan feeding a pipeline can apply in this stage's place: a $match whose
+  // conditions need no pipeline variables. Null for every other stage.
+  virtual const Matcher* pushdown_filter() const { return nullptr; }
 
  protected:
   explicit Stage(bson::ValueView spec);

@@ -8,16 +8,18 @@
 #include "changestream/change_stream_spec.h"
 #include "commands/aggregate/aggregate_io.h"
 #include "commands/aggregate/change_stream.h"
-#include "commands/collection_access.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
+#include "base/clock.h"
+#include "exec/count_all.h"
+#include "exec/storage_stats.h"
+#include "exec/pipeline_input.h"
 #include "query/pipeline.h"
-#include "storage/engine.h"
-#include "storage/record_store.h"
 
 namespace quarry::commands {
 namespace {
@@ -61,42 +63,31 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
   return docs;
 }
 
-// countDocuments({}) sends [{$match: {}}, {$group: {_id: 1, n: {$sum: 1}}}] (the $match may be
-// absent): the record store keeps exact counts, so this needs no scan.
-bool IsCountAllPipeline(bson::DocumentView stages) {
-  std::vector<bson::DocumentView> list;
-  for (const bson::Element& e : stages) {
-    if (e.value.type() != bson::Type::kDocument) return false;
-    list.push_back(e.value.Document());
-  }
-  if (list.size() == 2) {
-    bson::ValueView match = list[0].Get("$match");
-    if (list[0].CountElements() != 1 || match.type() != bson::Type::kDocument ||
-        !match.Document().empty()) {
-      return false;
-    }
-    list.erase(list.begin());
-  }
-  if (list.size() != 1 || list[0].CountElements() != 1) return false;
-  bson::ValueView group = list[0].Get("$group");
-  if (group.type() != bson::Type::kDocument || group.Document().CountElements() != 2) return false;
-  bson::DocumentView spec = group.Document();
-  bson::ValueView id = spec.Get("_id");
-  if (!(id.IsNumber() || id.type() == bson::Type::kNull)) return false;
-  for (const bson::Element& e : spec) {
-    if (e.key == "_id") continue;
-    if (e.value.type() != bson::Type::kDocument || e.value.Document().CountElements() != 1) return false;
-    bson::ValueView sum = e.value.Document().Get("$sum");
-    return sum.IsNumber() && sum.AsDouble() == 1.0;
-  }
-  return false;
-}
-
 // mongosh's db.coll.stats() runs [{$collStats: {storageStats: {}}}]: answered from collStats.
 bool IsCollStatsPipeline(bson::DocumentView stages) {
   auto it = stages.begin();
   return it != stages.end() && it->value.type() == bson::Type::kDocument &&
          it->value.Document().FirstKey() == "$collStats";
+}
+
+// $collStats' one document {ns, host, localTime, storageStats: {...}}.
+StatusWith<query::Batch> CollStatsBatch(CommandContext& ctx, const std::string& db,
+                                        const std::string& coll) {
+  std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+  if (!collection.has_value()) {
+    return Status(ErrorCode::kNamespaceNotFound,
+                  "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [" +
+                      db + "." + coll + "] not found.");
+  }
+  bson::DocumentBuilder b;
+  b.AppendString("ns", collection->ns);
+  b.AppendString("host", ctx.service().host_name + ":" + std::to_string(ctx.service().config.port));
+  b.AppendDate("localTime", NowMillis());
+  b.AppendDocument("storageStats", exec::StorageStats(ExecContextOf(ctx), *collection));
+  query::Batch batch;
+  batch.documents.push_back(std::move(b).Finish());
+  batch.bytes = batch.documents.back().size();
+  return batch;
 }
 
 StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& request) {
@@ -158,34 +149,24 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   std::string ns = coll.empty() ? request.db + ".$cmd.aggregate" : request.db + "." + coll;
 
-  auto io = std::make_shared<AggregateIo>(ctx.service(), ctx.write_concern());
   if (!coll.empty() && IsCollStatsPipeline(stages)) {
-    QUARRY_ASSIGN_OR_RETURN(query::Batch batch, io->CollStatsBatch(request.db, coll));
+    QUARRY_ASSIGN_OR_RETURN(query::Batch batch, CollStatsBatch(ctx, request.db, coll));
     return BuildCursorReply("firstBatch", batch, 0, ns);
   }
-  if (!coll.empty() && IsCountAllPipeline(stages)) {
-    query::Batch batch;
-    std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
-    std::int64_t count = collection.has_value() ? ctx.engine().records().Count(collection->id) : 0;
-    if (count > 0) {  // $group over no documents outputs nothing
-      bson::DocumentView group = stages.begin()->value.Document().FirstKey() == "$group"
-                                     ? stages.begin()->value.Document().Get("$group").Document()
-                                     : (++stages.begin())->value.Document().Get("$group").Document();
-      bson::DocumentBuilder b;
-      for (const bson::Element& e : group) {
-        if (e.key == "_id") {
-          b.Append("_id", e.value);
-        } else if (count <= 2147483647) {
-          b.AppendInt32(e.key, static_cast<std::int32_t>(count));
-        } else {
-          b.AppendInt64(e.key, count);
-        }
+  std::optional<exec::Collection> collection;
+  if (!coll.empty()) collection = LookupCollection(ctx, request.db, coll);
+  if (!coll.empty()) {
+    if (std::optional<std::vector<bson::Document>> counted =
+            exec::CountAllPipeline(ExecContextOf(ctx), collection, stages)) {
+      query::Batch batch;
+      for (bson::Document& doc : *counted) {
+        batch.bytes += doc.size();
+        batch.documents.push_back(std::move(doc));
       }
-      batch.documents.push_back(std::move(b).Finish());
-      batch.bytes = batch.documents.back().size();
+      return BuildCursorReply("firstBatch", batch, 0, ns);
     }
-    return BuildCursorReply("firstBatch", batch, 0, ns);
   }
+  auto io = std::make_shared<AggregateIo>(ctx);
   query::PipelineContext pipeline_ctx = io->MakePipelineContext(request.db, let, allow_disk_use);
   QUARRY_ASSIGN_OR_RETURN(query::Pipeline pipeline,
                           query::Pipeline::Parse(stages, std::move(pipeline_ctx)));
@@ -204,13 +185,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     input = query::StreamOfDocuments(LocalSessions(ctx.service()));
   } else if (coll.empty()) {
     input = query::StreamOfDocuments({});
+  } else if (!collection.has_value()) {
+    input = query::StreamOfDocuments({});
   } else {
-    bson::DocumentView leading_match;
-    if (!pipeline.stages().empty() && pipeline.stages().front()->name() == "$match" &&
-        pipeline.stages().front()->spec().type() == bson::Type::kDocument) {
-      leading_match = pipeline.stages().front()->spec().Document();
-    }
-    input = io->OpenCollection(request.db, coll, leading_match);
+    input = exec::OpenPipelineInput(ExecContextOf(ctx), *collection, &pipeline);
   }
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> output,
                           pipeline.Run(std::move(input)));

@@ -4,11 +4,10 @@
 
 #include "bson/builder.h"
 #include "catalog/catalog.h"
-#include "commands/collection_access.h"
-#include "commands/crud/matching.h"
-#include "base/clock.h"
-#include "storage/engine.h"
-#include "storage/record_store.h"
+#include "commands/execution.h"
+#include "exec/collection.h"
+#include "exec/pipeline_input.h"
+#include "exec/write_matches.h"
 #include "storage/write_unit.h"
 
 namespace quarry::commands {
@@ -25,20 +24,17 @@ bson::Document WithId(bson::Document doc) {
   return std::move(with_id).Finish();
 }
 
-// Commits `unit` and fails with the first error of any mutation.
-Status CommitAll(CommandContext& ctx, storage::WriteUnit unit) {
-  if (unit.empty()) return Status::OK();
-  QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                          ctx.engine().pipeline().Commit(std::move(unit), CommitOptionsFor(ctx, true)));
-  if (!result.errors.empty()) return result.errors.front().status;
-  return result.sync_status;
-}
-
 }  // namespace
 
-AggregateIo::AggregateIo(ServiceState& service, const WriteConcern& write_concern)
-    : ctx_(service, connection_) {
-  ctx_.set_write_concern(write_concern);
+AggregateIo::AggregateIo(CommandContext& ctx)
+    : exec_(ExecContextOf(ctx)), commit_(CommitterOf(ctx)), ddl_(DdlOptionsFor(ctx)) {}
+
+// Commits `unit` and fails with the first error of any mutation.
+Status AggregateIo::CommitAll(storage::WriteUnit unit) {
+  if (unit.empty()) return Status::OK();
+  QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, commit_(std::move(unit), true));
+  if (!result.errors.empty()) return result.errors.front().status;
+  return result.sync_status;
 }
 
 query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
@@ -63,46 +59,10 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
 }
 
 std::unique_ptr<query::DocumentStream> AggregateIo::OpenCollection(const std::string& db,
-                                                                   const std::string& coll,
-                                                                   bson::DocumentView filter) {
-  std::optional<CollectionHandle> collection = LookupCollection(ctx_, db, coll);
+                                                                   const std::string& coll) {
+  std::optional<exec::Collection> collection = exec::LookupCollection(*exec_.catalog, db, coll);
   if (!collection.has_value()) return query::StreamOfDocuments({});
-  return query::StreamOfRecords(RecordsOf(ctx_, *collection, filter));
-}
-
-StatusWith<query::Batch> AggregateIo::CollStatsBatch(const std::string& db, const std::string& coll) {
-  std::optional<CollectionHandle> collection = LookupCollection(ctx_, db, coll);
-  if (!collection.has_value()) {
-    return Status(ErrorCode::kNamespaceNotFound,
-                  "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [" +
-                      db + "." + coll + "] not found.");
-  }
-  storage::CollectionStats stats = ctx_.engine().records().Stats(collection->id);
-  auto storage_size = static_cast<std::int64_t>(
-      ctx_.engine().records().ApproximateStorageSize(collection->id));
-  bson::DocumentBuilder b;
-  b.AppendString("ns", collection->ns);
-  b.AppendString("host", ctx_.service().host_name + ":" + std::to_string(ctx_.service().config.port));
-  b.AppendDate("localTime", NowMillis());
-  b.OpenDocument("storageStats")
-      .AppendInt64("size", stats.data_bytes)
-      .AppendInt64("count", stats.count)
-      .AppendInt64("avgObjSize", stats.count > 0 ? stats.data_bytes / stats.count : 0)
-      .AppendInt64("storageSize", storage_size)
-      .AppendInt64("freeStorageSize", 0)
-      .AppendBool("capped", false)
-      .AppendInt32("nindexes", static_cast<std::int32_t>(collection->info->indexes.size()))
-      .AppendInt64("totalIndexSize", 0)
-      .AppendInt64("totalSize", storage_size)
-      .OpenDocument("indexSizes")
-      .AppendInt64("_id_", 0)
-      .Close()
-      .AppendInt32("scaleFactor", 1)
-      .Close();
-  query::Batch batch;
-  batch.documents.push_back(std::move(b).Finish());
-  batch.bytes = batch.documents.back().size();
-  return batch;
+  return exec::StreamOfCollection(exec_, *collection);
 }
 
 Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStream* docs) {
@@ -110,9 +70,9 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
   // readers see the old contents or the new, never a mix.
   std::random_device rd;
   std::string temp = "tmp.agg_out." + std::to_string(rd()) + std::to_string(rd());
-  catalog::DdlOptions ddl = DdlOptionsFor(ctx_);
-  QUARRY_ASSIGN_OR_RETURN(auto created, ctx_.catalog().CreateCollection(target.db, temp, {}, ddl));
-  CollectionHandle collection = *LookupCollection(ctx_, target.db, temp);
+  const catalog::DdlOptions& ddl = ddl_;
+  QUARRY_ASSIGN_OR_RETURN(auto created, exec_.catalog->CreateCollection(target.db, temp, {}, ddl));
+  exec::Collection collection = *exec::LookupCollection(*exec_.catalog, target.db, temp);
   (void)created;
   Status status = [&]() -> Status {
     storage::WriteUnit unit;
@@ -123,21 +83,21 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
       doc = WithId(std::move(doc));
       unit.Insert(collection.ref(), doc);
       if (unit.size() >= kDocumentsPerCommit) {
-        QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(unit)));
+        QUARRY_RETURN_IF_ERROR(CommitAll(std::move(unit)));
         unit = storage::WriteUnit();
       }
     }
-    QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(unit)));
-    return ctx_.catalog().RenameCollection(target.db, temp, target.db, target.coll,
+    QUARRY_RETURN_IF_ERROR(CommitAll(std::move(unit)));
+    return exec_.catalog->RenameCollection(target.db, temp, target.db, target.coll,
                                            /*drop_target=*/true, ddl);
   }();
-  if (!status.ok()) (void)ctx_.catalog().DropCollection(target.db, temp, ddl);
+  if (!status.ok()) (void)exec_.catalog->DropCollection(target.db, temp, ddl);
   return status;
 }
 
 Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStream* docs) {
-  QUARRY_ASSIGN_OR_RETURN(CollectionHandle collection,
-                          EnsureCollection(ctx_, spec.into.db, spec.into.coll));
+  QUARRY_ASSIGN_OR_RETURN(exec::Collection collection,
+                          exec::EnsureCollection(*exec_.catalog, spec.into.db, spec.into.coll, ddl_));
   bool by_id = spec.on.size() == 1 && spec.on.front() == "_id";
   bson::Document doc;
   while (true) {
@@ -146,7 +106,7 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
     doc = WithId(std::move(doc));
     std::optional<bson::Document> existing;
     if (by_id) {
-      QUARRY_ASSIGN_OR_RETURN(existing, ReadById(ctx_, collection, doc.Get("_id")));
+      QUARRY_ASSIGN_OR_RETURN(existing, exec::ReadById(exec_, collection, doc.Get("_id")));
     } else {
       bson::DocumentBuilder filter;
       for (const std::string& field : spec.on) {
@@ -158,7 +118,7 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
         filter.Append(field, v);
       }
       QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(std::move(filter).Finish()));
-      QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx_, collection, matcher,
+      QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(exec_, collection, matcher,
                                           [&](bson::DocumentView found, const query::MatchDetails&) {
                                             existing = bson::Document::Copy(found);
                                             return false;
@@ -178,7 +138,7 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
         // keyPattern and keyValue, as an insert of this document gets.
         storage::WriteUnit insert;
         insert.Insert(collection.ref(), doc);
-        QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(insert)));
+        QUARRY_RETURN_IF_ERROR(CommitAll(std::move(insert)));
         continue;
       }
       if (spec.when_matched == query::MergeSpec::WhenMatched::kKeepExisting) continue;
@@ -196,7 +156,7 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
                       ? storage::UpdateKind::kReplace
                       : storage::UpdateKind::kModify);
     }
-    QUARRY_RETURN_IF_ERROR(CommitAll(ctx_, std::move(unit)));
+    QUARRY_RETURN_IF_ERROR(CommitAll(std::move(unit)));
   }
   return Status::OK();
 }

@@ -110,7 +110,7 @@ StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const R
                                                     bson::DocumentView pipeline,
                                                     bson::DocumentView let,
                                                     std::optional<std::int64_t> batch_size) {
-  auto io = std::make_shared<AggregateIo>(ctx.service(), ctx.write_concern());
+  auto io = std::make_shared<AggregateIo>(ctx);
   std::optional<std::string_view> coll_view;
   if (coll.has_value()) coll_view = *coll;
   QUARRY_ASSIGN_OR_RETURN(changestream::ChangeStreamRequest stream_request,

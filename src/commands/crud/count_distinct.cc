@@ -6,9 +6,9 @@
 
 #include "bson/builder.h"
 #include "bson/compare.h"
-#include "commands/collection_access.h"
 #include "commands/command_context.h"
-#include "commands/crud/matching.h"
+#include "commands/execution.h"
+#include "exec/write_matches.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "query/field_path.h"
@@ -30,14 +30,14 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
 
   std::int64_t n = 0;
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (collection.has_value()) {
     if (matcher.MatchesEverything()) {
       n = ctx.engine().records().Count(collection->id);  // exact, kept by every commit
       n = std::max<std::int64_t>(0, n - skip);
     } else {
       std::int64_t to_skip = skip;
-      QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, *collection, matcher,
+      QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(ExecContextOf(ctx), *collection, matcher,
                                           [&](bson::DocumentView, const query::MatchDetails&) {
                                             if (to_skip > 0) {
                                               --to_skip;
@@ -70,10 +70,10 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
     return bson::CompareValues(a.Get("v"), b.Get("v")) < 0;
   };
   std::set<bson::Document, decltype(by_value)> values(by_value);
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (collection.has_value()) {
-    QUARRY_RETURN_IF_ERROR(ForEachMatch(
-        ctx, *collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails&) {
+    QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
+        ExecContextOf(ctx), *collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails&) {
           for (bson::ValueView v : query::CollectPathValues(doc, path)) {
             // mongod's distinct skips missing values and empty arrays.
             if (!v.exists() || (v.type() == bson::Type::kArray && v.Document().empty())) continue;

@@ -5,24 +5,21 @@
 #include <vector>
 
 #include "bson/builder.h"
-#include "commands/collection_access.h"
 #include "commands/command_context.h"
-#include "commands/crud/id_batch.h"
-#include "commands/crud/matching.h"
 #include "commands/crud/statement_fields.h"
 #include "commands/crud/write_errors.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "query/id_lookup.h"
-#include "storage/record_store.h"
+#include "exec/id_batch.h"
+#include "exec/id_point.h"
+#include "exec/write_matches.h"
 #include "storage/engine.h"
+#include "storage/record_store.h"
 #include "storage/write_unit.h"
 
 namespace quarry::commands {
 namespace {
-
-constexpr int kMaxConflictRetries = 100;
-constexpr std::size_t kDeletesPerCommit = 1000;
 
 struct DeleteStatement {
   query::Matcher matcher;
@@ -45,77 +42,32 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::D
   return DeleteStatement{std::move(matcher), limit.AsDouble() == 1};
 }
 
-// Deletes every match in one pass: commits every kDeletesPerCommit documents as the scan goes
-// on (its iterator reads a snapshot, so what was deleted does not disturb it), then re-reads
-// and re-checks the documents that changed after they were read. Restarting the scan after
-// each commit instead would walk over every earlier tombstone again.
-StatusWith<std::int64_t> DeleteMany(CommandContext& ctx, const CollectionHandle& collection,
-                                    const DeleteStatement& statement) {
-  std::int64_t deleted = 0;
-  storage::WriteUnit unit;
-  std::vector<bson::Document> ids;
-  std::vector<bson::Document> conflicts;
-  auto flush = [&]() -> Status {
-    const auto queued = static_cast<std::int64_t>(unit.size());
-    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> more,
-                            CommitNotingConflicts(ctx, std::move(unit), std::move(ids)));
-    deleted += queued - static_cast<std::int64_t>(more.size());
-    for (bson::Document& id : more) conflicts.push_back(std::move(id));
-    unit = storage::WriteUnit();
-    ids.clear();
-    return Status::OK();
+// What a delete does to a matched document.
+exec::ChangeFunction DeleteIt(const exec::Collection& collection) {
+  return [&collection](bson::DocumentView doc, const query::MatchDetails&,
+                       storage::WriteUnit* unit) -> StatusWith<bool> {
+    unit->Delete(collection.ref(), doc);
+    return true;
   };
-  auto queue = [&](bson::DocumentView doc) {
-    unit.Delete(collection.ref(), doc);
-    ids.push_back(IdDocument(doc.Get("_id")));
-  };
-  Status flushed;
-  QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, collection, statement.matcher,
-                                      [&](bson::DocumentView doc, const query::MatchDetails&) {
-                                        queue(doc);
-                                        if (unit.size() >= kDeletesPerCommit) flushed = flush();
-                                        return flushed.ok();
-                                      }));
-  QUARRY_RETURN_IF_ERROR(flushed);
-  QUARRY_RETURN_IF_ERROR(flush());
-  for (int attempt = 0; !conflicts.empty(); ++attempt) {
-    if (attempt == kMaxConflictRetries) {
-      return Status(ErrorCode::kWriteConflict, "delete gave up after repeated write conflicts");
-    }
-    std::vector<bson::Document> retry = std::move(conflicts);
-    conflicts.clear();
-    for (const bson::Document& id : retry) {
-      QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> current,
-                              ReadById(ctx, collection, id.Get("_id")));
-      query::MatchDetails details;
-      if (current.has_value() && statement.matcher.Matches(*current, &details)) queue(*current);
-    }
-    QUARRY_RETURN_IF_ERROR(flush());
-  }
-  return deleted;
 }
 
-// Deletes what the statement matches; returns the number deleted.
-StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const CollectionHandle& collection,
+// Deletes what the statement matches (the first match for limit 1); returns the number
+// deleted. Deletes name the document they read: if a concurrent write changed it, the
+// statement reads again rather than deleting a document that no longer matches.
+StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const exec::Collection& collection,
                                        const DeleteStatement& statement) {
-  if (!statement.just_one) return DeleteMany(ctx, collection, statement);
-  // One document: the first match. If it changed before the delete committed, look again (it
-  // may no longer match, and another document may).
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
-    storage::WriteUnit unit;
-    std::vector<bson::Document> ids;
-    QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, collection, statement.matcher,
-                                        [&](bson::DocumentView doc, const query::MatchDetails&) {
-                                          unit.Delete(collection.ref(), doc);
-                                          ids.push_back(IdDocument(doc.Get("_id")));
-                                          return false;
-                                        }));
-    if (unit.empty()) return 0;
-    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> conflicts,
-                            CommitNotingConflicts(ctx, std::move(unit), std::move(ids)));
-    if (conflicts.empty()) return 1;
+  const exec::ExecContext exec_ctx = ExecContextOf(ctx);
+  if (!statement.just_one) {
+    QUARRY_ASSIGN_OR_RETURN(exec::MatchCounts counts,
+                            exec::ChangeEveryMatch(exec_ctx, collection, statement.matcher,
+                                                   CommitterOf(ctx), DeleteIt(collection)));
+    return counts.changed;
   }
-  return Status(ErrorCode::kWriteConflict, "delete gave up after repeated write conflicts");
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> first,
+                          exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher,
+                                                 /*sort=*/nullptr, CommitterOf(ctx),
+                                                 DeleteIt(collection)));
+  return first.has_value() ? 1 : 0;
 }
 
 StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request) {
@@ -133,7 +85,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
                                                .optional = {"hint", "collation"}},
                                               statements));
 
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   std::int64_t n = 0;
   std::vector<WriteError> errors;
   // Reports one statement's outcome; false stops an ordered command at its first error.
@@ -147,8 +99,8 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   };
   // deleteOne({_id: ...}) statements share commits (id_batch.h); anything else runs alone,
   // after what is queued has been committed and reported.
-  IdBatch<DeleteStatement, std::int64_t> batch(
-      ctx, ordered, [&](const DeleteStatement& statement) {
+  exec::IdBatch<DeleteStatement, std::int64_t> batch(
+      CommitterOf(ctx), ordered, [&](const DeleteStatement& statement) {
         return ExecuteDelete(ctx, *collection, statement);
       });
   bool stop = false;
@@ -161,7 +113,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
     }
     std::optional<bson::ValueView> id;
     if (statement.ok() && statement.value().just_one) {
-      id = query::IdEqualityValue(statements[i].Get("q").Document());
+      id = exec::IdEqualityValue(statements[i].Get("q").Document());
     }
     if (id.has_value()) {
       std::string key = storage::EncodeIdKey(*id);

@@ -1,13 +1,14 @@
-// find: parse, plan (point lookup or scan), run the first batch, keep a cursor for the rest.
+// find: parse, plan, run the first batch, keep a cursor for the rest.
 #include "bson/builder.h"
-#include "commands/collection_access.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
-#include "query/find_executor.h"
+#include "exec/plan_executor.h"
+#include "exec/planner.h"
 
 namespace quarry::commands {
 namespace {
@@ -31,7 +32,8 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   QUARRY_ASSIGN_OR_RETURN(bool tailable, args.OptionalBool("tailable", false));
   QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
-  args.Ignore({"hint", "allowDiskUse", "returnKey", "showRecordId", "min", "max",
+  bson::ValueView hint = args.Raw("hint");
+  args.Ignore({"allowDiskUse", "returnKey", "showRecordId", "min", "max",
                "collation", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
                "$_requestResumeToken", "$_resumeAfter", "isMaster"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
@@ -42,23 +44,17 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   }
   (void)await_data;
 
-  // With `let`, the filter is parsed below with its constants in scope ($expr's $$name).
-  QUARRY_ASSIGN_OR_RETURN(
-      query::FindSpec spec,
-      query::FindSpec::Parse(let.empty() ? filter : bson::DocumentView(), projection, sort, skip,
-                             limit));
-  if (!let.empty()) {
-    // `let` constants are visible to $expr in the filter as $$name.
-    QUARRY_ASSIGN_OR_RETURN(query::Matcher with_let, query::Matcher::Parse(filter, let));
-    spec.filter = std::move(with_let);
-  }
+  QUARRY_ASSIGN_OR_RETURN(exec::QuerySpec spec,
+                          exec::QuerySpec::Parse(filter, let, projection, sort, skip, limit));
+  spec.hint = hint;
   std::string ns = request.db + "." + coll;
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (!collection.has_value()) {
     return BuildCursorReply("firstBatch", query::Batch{}, 0, ns);
   }
-  auto executor =
-      std::make_unique<query::FindExecutor>(std::move(spec), RecordsOf(ctx, *collection, filter));
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<exec::PlanStage> plan,
+                          exec::PlanQuery(ExecContextOf(ctx), *collection, std::move(spec)));
+  auto executor = std::make_unique<exec::PlanExecutor>(std::move(plan));
   std::optional<std::int64_t> requested_batch;
   if (batch_size_value.IsNumber()) requested_batch = batch_size;
   cursors::BatchLimits limits = cursors::FirstBatchLimits(requested_batch);

@@ -3,13 +3,13 @@
 #include <string>
 
 #include "bson/builder.h"
-#include "commands/collection_access.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
-#include "commands/crud/matching.h"
 #include "commands/crud/update_executor.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "exec/write_matches.h"
 #include "query/projection.h"
 #include "storage/engine.h"
 #include "storage/write_unit.h"
@@ -17,39 +17,23 @@
 namespace quarry::commands {
 namespace {
 
-constexpr int kMaxConflictRetries = 100;
-
 // Removes the first document `sort` orders first among the matches; returns it, or nullopt.
 StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const std::string& db,
                                                     const std::string& coll,
                                                     const query::Matcher& matcher,
                                                     const query::SortSpec& sort) {
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
   if (!collection.has_value()) return std::optional<bson::Document>();
-  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
-    std::optional<bson::Document> target;
-    QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, *collection, matcher,
-                                        [&](bson::DocumentView doc, const query::MatchDetails&) {
-                                          if (!target.has_value() || (sort.needs_sort() &&
-                                                                      sort.Compare(doc, *target) < 0)) {
-                                            target = bson::Document::Copy(doc);
-                                          }
-                                          return sort.needs_sort();
-                                        }));
-    if (!target.has_value()) return target;
-    storage::WriteUnit unit;
-    unit.Delete(collection->ref(), *target);
-    QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                            ctx.engine().pipeline().Commit(std::move(unit), CommitOptionsFor(ctx, true)));
-    if (result.errors.empty()) {
-      QUARRY_RETURN_IF_ERROR(result.sync_status);
-      return target;
-    }
-    if (result.errors.front().status.code() != ErrorCode::kWriteConflict) {
-      return result.errors.front().status;
-    }
-  }
-  return Status(ErrorCode::kWriteConflict, "findAndModify gave up after repeated write conflicts");
+  auto remove = [&collection](bson::DocumentView doc, const query::MatchDetails&,
+                              storage::WriteUnit* unit) -> StatusWith<bool> {
+    unit->Delete(collection->ref(), doc);
+    return true;
+  };
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> removed,
+                          exec::ChangeFirstMatch(ExecContextOf(ctx), *collection, matcher, &sort,
+                                                 CommitterOf(ctx), remove));
+  if (!removed.has_value()) return std::optional<bson::Document>();
+  return std::optional<bson::Document>(std::move(removed->doc));
 }
 
 StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& request) {

@@ -4,12 +4,11 @@
 #include <vector>
 
 #include "bson/builder.h"
-#include "commands/collection_access.h"
 #include "commands/command_context.h"
 #include "catalog/collection_info.h"
 #include "commands/crud/document_validator.h"
-#include "commands/crud/matching.h"
 #include "commands/crud/write_errors.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "storage/engine.h"
@@ -77,7 +76,7 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
   args.Ignore({"let"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_RETURN_IF_ERROR(CheckBatchSize(documents.size()));
-  QUARRY_ASSIGN_OR_RETURN(CollectionHandle collection, EnsureCollection(ctx, request.db, coll));
+  QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, request.db, coll));
   QUARRY_ASSIGN_OR_RETURN(std::optional<DocumentValidator> validator,
                           DocumentValidator::ForCollection(collection.info->options, bypass));
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bson/builder.h"
-#include "commands/collection_access.h"
+#include "commands/execution.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
 #include "commands/crud/statement_fields.h"

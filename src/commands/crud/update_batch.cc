@@ -2,8 +2,9 @@
 
 #include <utility>
 
-#include "commands/crud/matching.h"
-#include "query/id_lookup.h"
+#include "commands/execution.h"
+#include "exec/id_point.h"
+#include "exec/write_matches.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -15,7 +16,7 @@ UpdateBatch::UpdateBatch(CommandContext& ctx, std::string db, std::string coll, 
       db_(std::move(db)),
       coll_(std::move(coll)),
       bypass_validation_(bypass_validation),
-      queue_(ctx, ordered, [this](const UpdateStatement& statement) {
+      queue_(CommitterOf(ctx), ordered, [this](const UpdateStatement& statement) {
         return ExecuteUpdate(ctx_, db_, coll_, statement);
       }) {}
 
@@ -24,7 +25,7 @@ std::optional<bson::ValueView> UpdateBatch::BatchableId(bson::DocumentView raw_s
   if (statement.multi || statement.sort.has_value()) return std::nullopt;
   bson::ValueView q = raw_statement.Get("q");
   if (q.type() != bson::Type::kDocument) return std::nullopt;
-  return query::IdEqualityValue(q.Document());  // the rest of the filter is checked on the read
+  return exec::IdEqualityValue(q.Document());  // the rest of the filter is checked on the read
 }
 
 
@@ -74,7 +75,7 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
                             statement.update.BuildUpsertDocument(statement.matcher));
     if (validator_.has_value()) QUARRY_RETURN_IF_ERROR(validator_->Check(inserted));
     mutation = queue_.unit().Insert(collection_->ref(), inserted);
-    outcome.upserted_id = IdDocument(inserted.Get("_id"));
+    outcome.upserted_id = exec::IdDocument(inserted.Get("_id"));
     changed = storage::EncodeIdKey(inserted.Get("_id"));
   }
   queue_.Queue(index, std::move(statement), std::move(outcome), mutation, std::move(changed));

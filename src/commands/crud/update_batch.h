@@ -8,16 +8,16 @@
 
 #include "base/status.h"
 #include "bson/value.h"
-#include "commands/collection_access.h"
 #include "commands/crud/document_validator.h"
-#include "commands/crud/id_batch.h"
 #include "commands/crud/update_executor.h"
+#include "exec/collection.h"
+#include "exec/id_batch.h"
 
 namespace quarry::commands {
 
 class UpdateBatch {
  public:
-  using Report = IdBatch<UpdateStatement, UpdateOutcome>::Report;
+  using Report = exec::IdBatch<UpdateStatement, UpdateOutcome>::Report;
 
   UpdateBatch(CommandContext& ctx, std::string db, std::string coll, bool ordered,
               bool bypass_validation);
@@ -25,7 +25,7 @@ class UpdateBatch {
   UpdateBatch& operator=(const UpdateBatch&) = delete;
 
   // The _id a statement addresses, when it can join a batch: q pins _id to one value
-  // (query::IdEqualityValue), and it updates one document (upserting or not) without sort.
+  // (exec::IdEqualityValue), and it updates one document (upserting or not) without sort.
   static std::optional<bson::ValueView> BatchableId(bson::DocumentView raw_statement,
                                                     const UpdateStatement& statement);
 
@@ -49,9 +49,9 @@ class UpdateBatch {
   std::string db_;
   std::string coll_;
   bool bypass_validation_;
-  std::optional<CollectionHandle> collection_;
+  std::optional<exec::Collection> collection_;
   std::optional<DocumentValidator> validator_;
-  IdBatch<UpdateStatement, UpdateOutcome> queue_;
+  exec::IdBatch<UpdateStatement, UpdateOutcome> queue_;
 };
 
 }  // namespace quarry::commands

@@ -6,10 +6,11 @@
 
 #include "base/status.h"
 #include "bson/value.h"
-#include "commands/collection_access.h"
+#include "commands/command_context.h"
 #include "query/matcher.h"
 #include "query/sort.h"
 #include "query/update.h"
+#include "storage/oplog_entry.h"
 
 namespace quarry::commands {
 
@@ -37,7 +38,7 @@ inline storage::UpdateKind UpdateKindOf(const query::UpdateSpec& update) {
                                                                  : storage::UpdateKind::kModify;
 }
 
-// Applies the statement. `collection` is created when missing and the statement upserts.
+// Applies the statement. The collection is created when missing and the statement upserts.
 StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& db,
                                         const std::string& coll, const UpdateStatement& statement);
 

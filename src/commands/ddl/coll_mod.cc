@@ -4,7 +4,7 @@
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
-#include "commands/collection_access.h"
+#include "commands/execution.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"

@@ -5,7 +5,7 @@
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
-#include "commands/collection_access.h"
+#include "commands/execution.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
@@ -61,7 +61,7 @@ StatusWith<bson::Document> RunCollStats(CommandContext& ctx, const Request& requ
   args.Ignore({"verbose"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   std::string ns = request.db + "." + coll;
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "Collection [" + ns + "] not found.");
   }

@@ -11,7 +11,7 @@
 #include "bson/compare.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
-#include "commands/collection_access.h"
+#include "commands/execution.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/register.h"
@@ -85,7 +85,7 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
     specs.push_back(std::move(spec));
   }
   bool existed = LookupCollection(ctx, request.db, coll).has_value();
-  QUARRY_ASSIGN_OR_RETURN(CollectionHandle collection, EnsureCollection(ctx, request.db, coll));
+  QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, request.db, coll));
   auto before = static_cast<std::int32_t>(collection.info->indexes.size());
   std::int32_t after = before;
 
@@ -153,7 +153,7 @@ StatusWith<bson::Document> RunListIndexes(CommandContext& ctx, const Request& re
   args.Raw("cursor");
   args.Ignore({"includeBuildUUIDs", "includeIndexBuildInfo"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   std::string ns = request.db + "." + coll;
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
@@ -214,7 +214,7 @@ StatusWith<bson::Document> RunDropIndexes(CommandContext& ctx, const Request& re
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   bson::ValueView index = args.Raw("index");
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  std::optional<CollectionHandle> collection = LookupCollection(ctx, request.db, coll);
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "ns not found " + request.db + "." + coll);
   }

@@ -15,6 +15,10 @@ class MatchStage final : public NamedStage {
              std::vector<ExpressionPtr> exprs)
       : NamedStage("$match", spec), matcher_(std::move(matcher)), exprs_(std::move(exprs)) {}
 
+  const Matcher* pushdown_filter() const override {
+    return exprs_.empty() && matcher_.has_value() ? &*matcher_ : nullptr;
+  }
+
   StatusWith<bool> Transform(bson::Document* doc, EvalContext& ctx) const override {
     if (matcher_.has_value() && !matcher_->Matches(*doc)) return false;
     if (exprs_.empty()) return true;

@@ -15,12 +15,10 @@
 #include <vector>
 
 #include "base/status.h"
-#include "commands/collection_access.h"
-#include "commands/command_context.h"
-#include "storage/engine.h"
+#include "exec/exec_context.h"
 #include "storage/write_unit.h"
 
-namespace quarry::commands {
+namespace quarry::exec {
 
 template <typename Statement, typename Outcome>
 class IdBatch {
@@ -35,8 +33,8 @@ class IdBatch {
   static constexpr std::size_t kQueuedPerCommit = 1000;
   static constexpr std::size_t kQueuedBytes = std::size_t{8} << 20;
 
-  IdBatch(CommandContext& ctx, bool ordered, RunAlone run_alone)
-      : ctx_(ctx), ordered_(ordered), run_alone_(std::move(run_alone)) {}
+  IdBatch(Committer commit, bool ordered, RunAlone run_alone)
+      : commit_(std::move(commit)), ordered_(ordered), run_alone_(std::move(run_alone)) {}
 
   // Whether a queued statement changes the record with this key (storage::EncodeIdKey).
   bool Changes(const std::string& record_key) const { return keys_.contains(record_key); }
@@ -65,9 +63,7 @@ class IdBatch {
     unit_ = storage::WriteUnit();
     std::vector<bool> failed(unit.size(), false);
     if (!unit.empty()) {
-      QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                              ctx_.engine().pipeline().Commit(std::move(unit),
-                                                              CommitOptionsFor(ctx_, ordered_)));
+      QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, commit_(std::move(unit), ordered_));
       QUARRY_RETURN_IF_ERROR(result.sync_status);
       for (const storage::MutationError& error : result.errors) failed[error.index] = true;
     }
@@ -97,7 +93,7 @@ class IdBatch {
     std::optional<std::size_t> mutation;
   };
 
-  CommandContext& ctx_;
+  Committer commit_;
   bool ordered_;
   RunAlone run_alone_;
   storage::WriteUnit unit_;
@@ -105,4 +101,4 @@ class IdBatch {
   std::unordered_set<std::string> keys_;
 };
 
-}  // namespace quarry::commands
+}  // namespace quarry::exec

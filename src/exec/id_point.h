@@ -6,7 +6,7 @@
 
 #include "bson/value.h"
 
-namespace quarry::query {
+namespace quarry::exec {
 
 // The value `filter` requires _id to equal — {_id: v}, {_id: {$eq: v}}, also inside a top-level
 // $and — when that value can only be matched by an _id equal to it (not a regex, document with
@@ -14,4 +14,4 @@ namespace quarry::query {
 // into `filter`.
 std::optional<bson::ValueView> IdEqualityValue(bson::DocumentView filter);
 
-}  // namespace quarry::query
+}  // namespace quarry::exec

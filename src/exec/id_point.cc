@@ -1,6 +1,6 @@
-#include "query/id_lookup.h"
+#include "exec/id_point.h"
 
-namespace quarry::query {
+namespace quarry::exec {
 namespace {
 
 bool IsPointValue(bson::ValueView v) {
@@ -48,4 +48,4 @@ std::optional<bson::ValueView> IdEqualityValue(bson::DocumentView filter) {
   return std::nullopt;
 }
 
-}  // namespace quarry::query
+}  // namespace quarry::exec

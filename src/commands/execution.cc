@@ -1,0 +1,46 @@
+#include "commands/execution.h"
+
+#include "storage/engine.h"
+
+namespace quarry::commands {
+
+exec::ExecContext ExecContextOf(CommandContext& ctx) {
+  return exec::ExecContext{
+      .engine = &ctx.engine(), .catalog = &ctx.catalog(), .interrupt = ctx.interrupt()};
+}
+
+exec::Committer CommitterOf(CommandContext& ctx) {
+  storage::Engine* engine = &ctx.engine();
+  const storage::CommitOptions base = CommitOptionsFor(ctx, true);
+  return [engine, base](storage::WriteUnit unit, bool ordered) {
+    storage::CommitOptions options = base;
+    options.ordered = ordered;
+    return engine->pipeline().Commit(std::move(unit), options);
+  };
+}
+
+storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered) {
+  storage::CommitOptions options;
+  options.ordered = ordered;
+  options.durability = ctx.write_concern().journal ? storage::Durability::kJournal
+                                                   : storage::Durability::kNone;
+  return options;
+}
+
+catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx) {
+  catalog::DdlOptions ddl;
+  ddl.durability = CommitOptionsFor(ctx, true).durability;
+  return ddl;
+}
+
+std::optional<exec::Collection> LookupCollection(CommandContext& ctx, std::string_view db,
+                                                 std::string_view name) {
+  return exec::LookupCollection(ctx.catalog(), db, name);
+}
+
+StatusWith<exec::Collection> EnsureCollection(CommandContext& ctx, std::string_view db,
+                                              std::string_view name) {
+  return exec::EnsureCollection(ctx.catalog(), db, name, DdlOptionsFor(ctx));
+}
+
+}  // namespace quarry::commands

@@ -1,0 +1,39 @@
+// A collection as execution uses it: its catalog entry, where its records live and how its
+// changes are logged.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "catalog/catalog.h"
+#include "catalog/collection_info.h"
+#include "storage/oplog_entry.h"
+#include "storage/types.h"
+
+namespace quarry::exec {
+
+struct Collection {
+  std::shared_ptr<const catalog::CollectionInfo> info;
+  storage::CollectionId id = 0;
+  std::string db;
+  std::string name;
+  std::string ns;    // "db.name"
+  std::string uuid;  // 16 bytes
+  bool pre_and_post_images = false;  // changeStreamPreAndPostImages enabled
+
+  // How the collection's record changes are logged. Valid while this Collection is.
+  storage::CollectionRef ref() const { return {id, ns, uuid, pre_and_post_images}; }
+};
+
+// The collection, or nullopt when it does not exist.
+std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std::string_view db,
+                                           std::string_view name);
+
+// The collection, created (with its database) when missing, as inserts and upserts do.
+StatusWith<Collection> EnsureCollection(catalog::Catalog& catalog, std::string_view db,
+                                        std::string_view name, const catalog::DdlOptions& ddl);
+
+}  // namespace quarry::exec

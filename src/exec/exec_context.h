@@ -1,0 +1,37 @@
+// What execution reads and writes through, for one operation.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "base/status.h"
+#include "base/interrupt.h"
+#include "storage/commit_pipeline.h"
+#include "storage/write_unit.h"
+
+namespace quarry::storage {
+class Engine;
+}  // namespace quarry::storage
+namespace quarry::catalog {
+class Catalog;
+}  // namespace quarry::catalog
+
+namespace quarry::exec {
+
+struct ExecContext {
+  storage::Engine* engine = nullptr;
+  catalog::Catalog* catalog = nullptr;
+  // The operation's; plans keep it (a cursor's getMores check the Interrupt of the find that
+  // opened it). Null: the operation cannot be interrupted.
+  std::shared_ptr<const Interrupt> interrupt;
+
+  Status CheckForInterrupt() const { return interrupt == nullptr ? Status::OK() : interrupt->Check(); }
+};
+
+// Commits a unit the way the running command must: with its write concern's durability, and
+// with the records a retryable write keeps (commands/ provides it). `ordered`: stop at the
+// first failing mutation.
+using Committer = std::function<StatusWith<storage::CommitResult>(storage::WriteUnit unit,
+                                                                  bool ordered)>;
+
+}  // namespace quarry::exec

@@ -1,0 +1,63 @@
+#include "exec/plan_executor.h"
+
+namespace quarry::exec {
+
+PlanExecutor::PlanExecutor(std::unique_ptr<PlanStage> root) : root_(std::move(root)) {}
+
+StatusWith<query::Batch> PlanExecutor::NextBatch(std::size_t max_docs, std::size_t max_bytes) {
+  if (exhausted() || max_docs == 0) return query::Batch{};
+  Status restored = root_->Restore();
+  StatusWith<query::Batch> batch = restored.ok() ? Fill(max_docs, max_bytes) : restored;
+  root_->Save();
+  if (!batch.ok()) {
+    exhausted_ = true;
+    pending_.reset();
+  }
+  return batch;
+}
+
+StatusWith<query::Batch> PlanExecutor::Fill(std::size_t max_docs, std::size_t max_bytes) {
+  query::Batch batch;
+  std::size_t reply_bytes = 0;
+  while (true) {
+    std::optional<bson::Document> doc = std::move(pending_);
+    pending_.reset();
+    if (!doc.has_value()) {
+      QUARRY_ASSIGN_OR_RETURN(doc, Pull());
+      if (!doc.has_value()) return batch;
+    }
+    const std::size_t cost = doc->size() + query::BatchElementOverhead(batch.documents.size());
+    const bool full = batch.documents.size() >= max_docs ||
+                      (!batch.documents.empty() && reply_bytes + cost > max_bytes);
+    if (full) {
+      pending_ = std::move(doc);
+      return batch;
+    }
+    reply_bytes += cost;
+    batch.bytes += doc->size();
+    batch.documents.push_back(std::move(*doc));
+  }
+}
+
+StatusWith<std::optional<bson::Document>> PlanExecutor::Pull() {
+  if (exhausted_) return std::optional<bson::Document>();
+  PlanResult result;
+  QUARRY_ASSIGN_OR_RETURN(bool more, root_->Next(&result));
+  if (!more) {
+    exhausted_ = true;
+    return std::optional<bson::Document>();
+  }
+  if (result.owned.has_value()) return std::move(result.owned);
+  return std::optional<bson::Document>(bson::Document::Copy(result.doc));
+}
+
+Status ForEachResult(PlanStage& root,
+                     const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
+  PlanResult result;
+  while (true) {
+    QUARRY_ASSIGN_OR_RETURN(bool more, root.Next(&result));
+    if (!more || !visit(result.doc, result.details)) return Status::OK();
+  }
+}
+
+}  // namespace quarry::exec

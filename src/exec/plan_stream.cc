@@ -1,0 +1,57 @@
+#include "exec/plan_stream.h"
+
+#include <deque>
+
+namespace quarry::exec {
+namespace {
+
+class PlanStream final : public query::DocumentStream {
+ public:
+  explicit PlanStream(std::unique_ptr<PlanStage> root) : root_(std::move(root)) {}
+
+  StatusWith<bool> Next(bson::Document* out) override {
+    if (buffer_.empty()) {
+      if (done_) return false;
+      Status refilled = Refill();
+      root_->Save();
+      QUARRY_RETURN_IF_ERROR(refilled);
+      if (buffer_.empty()) return false;
+    }
+    *out = std::move(buffer_.front());
+    buffer_.pop_front();
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t kChunkDocs = 1000;
+  static constexpr std::size_t kChunkBytes = 4 * 1024 * 1024;
+
+  Status Refill() {
+    QUARRY_RETURN_IF_ERROR(root_->Restore());
+    std::size_t bytes = 0;
+    PlanResult result;
+    while (buffer_.size() < kChunkDocs && bytes < kChunkBytes) {
+      StatusWith<bool> more = root_->Next(&result);
+      if (!more.ok() || !more.value()) {
+        done_ = true;
+        return more.status();
+      }
+      buffer_.push_back(result.owned.has_value() ? std::move(*result.owned)
+                                                 : bson::Document::Copy(result.doc));
+      bytes += buffer_.back().size();
+    }
+    return Status::OK();
+  }
+
+  std::unique_ptr<PlanStage> root_;
+  std::deque<bson::Document> buffer_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<query::DocumentStream> StreamOfPlan(std::unique_ptr<PlanStage> root) {
+  return std::make_unique<PlanStream>(std::move(root));
+}
+
+}  // namespace quarry::exec

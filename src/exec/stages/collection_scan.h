@@ -1,0 +1,44 @@
+// COLLSCAN: a collection's records in _id order (or its reverse), filtered.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/interrupt.h"
+#include "exec/stages/plan_stage.h"
+#include "query/matcher.h"
+#include "storage/record_store.h"
+
+namespace quarry::exec {
+
+class CollectionScan final : public PlanStage {
+ public:
+  struct Options {
+    storage::CollectionId collection = 0;
+    storage::ScanDirection direction = storage::ScanDirection::kForward;
+    std::optional<query::Matcher> filter;  // none: every record
+    bool want_match_details = false;       // a positional projection reads them
+  };
+
+  CollectionScan(const storage::RecordStore* records, std::shared_ptr<const Interrupt> interrupt,
+                 Options options);
+
+  void Save() override { cursor_.reset(); }
+  Status Restore() override { return Status::OK(); }  // the cursor reopens on demand
+  std::string_view name() const override { return "COLLSCAN"; }
+
+ private:
+  StatusWith<bool> DoNext(PlanResult* out) override;
+  void ExplainDetails(bson::DocumentBuilder* b) const override;
+
+  const storage::RecordStore* records_;
+  std::shared_ptr<const Interrupt> interrupt_;
+  Options options_;
+  std::unique_ptr<storage::RecordCursor> cursor_;
+  bool on_returned_record_ = false;  // the cursor is still on the record last returned
+  std::string resume_after_;         // id key of the last record read
+  bool done_ = false;
+};
+
+}  // namespace quarry::exec

@@ -1,0 +1,44 @@
+#include "exec/stages/plan_stage.h"
+
+namespace quarry::exec {
+
+StatusWith<bool> PlanStage::Next(PlanResult* out) {
+  ++stats_.works;
+  StatusWith<bool> advanced = DoNext(out);
+  if (advanced.ok() && advanced.value()) ++stats_.advanced;
+  return advanced;
+}
+
+void PlanStage::Save() {
+  for (const auto& child : children_) child->Save();
+}
+
+Status PlanStage::Restore() {
+  for (const auto& child : children_) QUARRY_RETURN_IF_ERROR(child->Restore());
+  return Status::OK();
+}
+
+void PlanStage::Explain(bson::DocumentBuilder* b) const {
+  b->AppendString("stage", name());
+  ExplainDetails(b);
+  b->AppendInt64("nReturned", stats_.advanced);
+  b->AppendInt64("works", stats_.works);
+  if (stats_.docs_examined > 0 || name() == "COLLSCAN" || name() == "IDHACK") {
+    b->AppendInt64("docsExamined", stats_.docs_examined);
+  }
+  if (children_.size() == 1) {
+    b->OpenDocument("inputStage");
+    children_.front()->Explain(b);
+    b->Close();
+  } else if (children_.size() > 1) {
+    b->OpenArray("inputStages");
+    for (std::size_t i = 0; i < children_.size(); ++i) {
+      b->OpenDocument(std::to_string(i));
+      children_[i]->Explain(b);
+      b->Close();
+    }
+    b->Close();
+  }
+}
+
+}  // namespace quarry::exec

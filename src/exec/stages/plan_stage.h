@@ -1,0 +1,83 @@
+// A plan is a tree of stages that each pull results from their children (mongod's stage names:
+// COLLSCAN, IDHACK, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; index stages come with secondary
+// indexes). Every stage counts what it did, for explain.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/builder.h"
+#include "bson/value.h"
+#include "query/matcher.h"
+
+namespace quarry::exec {
+
+// One result, as a stage hands it to its parent.
+struct PlanResult {
+  // The document. Unless `owned` holds it, the bytes belong to the stage that produced it and
+  // stay valid until that stage's next Next() or Save().
+  bson::DocumentView doc;
+  std::optional<bson::Document> owned;
+  query::MatchDetails details;  // how the filter matched, for positional projections
+
+  // Points `doc` at `owned` after `owned` was set.
+  void Own(bson::Document document) {
+    owned = std::move(document);
+    doc = owned->view();
+  }
+};
+
+// What a stage did, in explain's terms.
+struct StageStats {
+  std::int64_t works = 0;           // calls to Next
+  std::int64_t advanced = 0;        // results returned (explain's nReturned)
+  std::int64_t docs_examined = 0;   // records read from storage
+  std::int64_t keys_examined = 0;   // index keys read
+};
+
+class PlanStage {
+ public:
+  virtual ~PlanStage() = default;
+
+  // Fills `*out` with the next result and returns true, or returns false at the end. An error
+  // ends the stage.
+  StatusWith<bool> Next(PlanResult* out);
+
+  // A plan does not hold storage iterators between client batches (a live iterator pins every
+  // version it can see, and a client may idle for minutes between getMores): Save() lets go of
+  // them, keeping the position; Restore() picks up after it. Results not yet returned stay
+  // where they are. Stages without storage pass both to their children.
+  virtual void Save();
+  virtual Status Restore();
+
+  // mongod's stage name: "COLLSCAN", "IDHACK", ...
+  virtual std::string_view name() const = 0;
+  // Appends this stage's explain fields (stage, the stage's own details, nReturned, works,
+  // docsExamined...) and its children as inputStage.
+  void Explain(bson::DocumentBuilder* b) const;
+
+  const StageStats& stats() const { return stats_; }
+  const std::vector<std::unique_ptr<PlanStage>>& children() const { return children_; }
+
+ protected:
+  PlanStage() = default;
+  explicit PlanStage(std::unique_ptr<PlanStage> child) { children_.push_back(std::move(child)); }
+
+  // The stage's own Next, which Next() counts.
+  virtual StatusWith<bool> DoNext(PlanResult* out) = 0;
+  // Explain fields particular to the stage (a filter, a sort pattern, a limit).
+  virtual void ExplainDetails(bson::DocumentBuilder*) const {}
+
+  PlanStage& child() { return *children_.front(); }
+  StageStats& mutable_stats() { return stats_; }
+
+ private:
+  std::vector<std::unique_ptr<PlanStage>> children_;
+  StageStats stats_;
+};
+
+}  // namespace quarry::exec

@@ -1,0 +1,136 @@
+#include "exec/write_matches.h"
+
+#include <utility>
+#include <vector>
+
+#include "bson/builder.h"
+#include "exec/plan_executor.h"
+#include "exec/planner.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
+
+namespace quarry::exec {
+namespace {
+
+constexpr int kMaxConflictRetries = 100;
+constexpr std::size_t kChangesPerCommit = 1000;
+
+Status GaveUp() {
+  return Status(ErrorCode::kWriteConflict, "the write gave up after repeated write conflicts");
+}
+
+// The first match in _id order, or the first in `sort` order, with its match details.
+StatusWith<std::optional<std::pair<bson::Document, query::MatchDetails>>> FindTarget(
+    const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
+    const query::SortSpec* sort) {
+  const bool sorting = sort != nullptr && sort->needs_sort();
+  std::optional<std::pair<bson::Document, query::MatchDetails>> best;
+  QUARRY_RETURN_IF_ERROR(ForEachMatch(
+      ctx, collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails& details) {
+        if (!best.has_value() || (sorting && sort->Compare(doc, best->first) < 0)) {
+          best.emplace(bson::Document::Copy(doc), details);
+        }
+        return sorting;
+      }));
+  return best;
+}
+
+}  // namespace
+
+bson::Document IdDocument(bson::ValueView id) {
+  bson::DocumentBuilder b;
+  b.Append("_id", id);
+  return std::move(b).Finish();
+}
+
+Status ForEachMatch(const ExecContext& ctx, const Collection& collection,
+                    const query::Matcher& matcher,
+                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
+  std::unique_ptr<PlanStage> plan = PlanFilter(ctx, collection, matcher);
+  return ForEachResult(*plan, visit);
+}
+
+StatusWith<std::optional<bson::Document>> ReadById(const ExecContext& ctx,
+                                                   const Collection& collection,
+                                                   bson::ValueView id) {
+  return ctx.engine->records().FindById(collection.id, id);
+}
+
+StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collection& collection,
+                                         const query::Matcher& matcher, const Committer& commit,
+                                         const ChangeFunction& change) {
+  MatchCounts counts;
+  storage::WriteUnit unit;
+  std::vector<bson::Document> ids;        // per mutation of `unit`
+  std::vector<bson::Document> conflicts;  // to read again
+  auto flush = [&]() -> Status {
+    if (unit.empty()) return Status::OK();
+    QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
+                            commit(std::exchange(unit, storage::WriteUnit()), /*ordered=*/false));
+    for (const storage::MutationError& error : result.errors) {
+      if (error.status.code() != ErrorCode::kWriteConflict) return error.status;
+      --counts.changed;
+      conflicts.push_back(std::move(ids[error.index]));
+    }
+    ids.clear();
+    return result.sync_status;
+  };
+  auto consider = [&](bson::DocumentView doc, const query::MatchDetails& details) -> Status {
+    ++counts.matched;
+    QUARRY_ASSIGN_OR_RETURN(bool changed, change(doc, details, &unit));
+    if (!changed) return Status::OK();
+    ++counts.changed;
+    ids.push_back(IdDocument(doc.Get("_id")));
+    return unit.size() >= kChangesPerCommit ? flush() : Status::OK();
+  };
+
+  Status failed;
+  QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, collection, matcher,
+                                      [&](bson::DocumentView doc, const query::MatchDetails& d) {
+                                        failed = consider(doc, d);
+                                        return failed.ok();
+                                      }));
+  QUARRY_RETURN_IF_ERROR(failed);
+  QUARRY_RETURN_IF_ERROR(flush());
+  for (int attempt = 0; !conflicts.empty(); ++attempt) {
+    if (attempt == kMaxConflictRetries) return GaveUp();
+    std::vector<bson::Document> again = std::exchange(conflicts, {});
+    for (const bson::Document& id : again) {
+      QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> current,
+                              ReadById(ctx, collection, id.Get("_id")));
+      --counts.matched;  // counted again below if it still matches
+      query::MatchDetails details;
+      if (!current.has_value() || !matcher.Matches(*current, &details)) continue;
+      QUARRY_RETURN_IF_ERROR(consider(*current, details));
+    }
+    QUARRY_RETURN_IF_ERROR(flush());
+  }
+  return counts;
+}
+
+StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(const ExecContext& ctx,
+                                                       const Collection& collection,
+                                                       const query::Matcher& matcher,
+                                                       const query::SortSpec* sort,
+                                                       const Committer& commit,
+                                                       const ChangeFunction& change) {
+  for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort));
+    if (!target.has_value()) return std::optional<FirstMatch>();
+    FirstMatch first{std::move(target->first), false};
+    storage::WriteUnit unit;
+    QUARRY_ASSIGN_OR_RETURN(first.changed, change(first.doc, target->second, &unit));
+    if (!first.changed) return std::optional<FirstMatch>(std::move(first));
+    QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, commit(std::move(unit), true));
+    if (result.errors.empty()) {
+      QUARRY_RETURN_IF_ERROR(result.sync_status);
+      return std::optional<FirstMatch>(std::move(first));
+    }
+    if (result.errors.front().status.code() != ErrorCode::kWriteConflict) {
+      return result.errors.front().status;
+    }
+  }
+  return GaveUp();
+}
+
+}  // namespace quarry::exec
