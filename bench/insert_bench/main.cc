@@ -8,16 +8,17 @@
 #include <memory>
 #include <string>
 
-#include "storage_insert/storage_insert_bench.h"
+#include "bench/storage_insert/storage_insert_bench.h"
 #include "tools/bench/bulk_insert.h"
-#include "tools/bench/mongo_client.h"
-#include "tools/bench/progress.h"
 #include "tools/bench/record_generator.h"
-#include "tools/bench/result_table.h"
+#include "tools/client/mongo_client.h"
+#include "tools/client/progress.h"
+#include "tools/client/result_table.h"
 
 namespace {
 
 namespace tb = quarry::tools::bench;
+namespace tc = quarry::tools::client;
 
 struct Options {
   std::string uri = "mongodb://localhost:27017";
@@ -39,11 +40,11 @@ quarry::StatusWith<Measured> InsertThroughDriver(const Options& options) {
   tb::RecordGenerator generator({.target_bytes = options.size});
   tb::DocumentSet docs = tb::GenerateCount(generator, options.documents);
   QUARRY_ASSIGN_OR_RETURN(
-      std::unique_ptr<tb::MongoClient> client,
-      tb::MongoClient::Connect({.uri = options.uri, .app_name = "insert_bench"}));
-  tb::CollectionPtr collection = client->Collection("quarry_bench", "insert_bench");
+      std::unique_ptr<tc::MongoClient> client,
+      tc::MongoClient::Connect({.uri = options.uri, .app_name = "insert_bench"}));
+  tc::CollectionPtr collection = client->Collection("quarry_bench", "insert_bench");
   QUARRY_RETURN_IF_ERROR(tb::DropCollection(collection.get()));
-  tb::NoProgress progress;
+  tc::NoProgress progress;
   auto start = std::chrono::steady_clock::now();
   QUARRY_RETURN_IF_ERROR(tb::InsertInBatches(collection.get(), docs, options.batch,
                                              {.mode = tb::WriteMode::kAcknowledged}, progress));
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
   const double n = static_cast<double>(options.documents);
   const double driver_rate = n / driver.value().seconds;
   const double storage_rate = storage.value().documents_per_second;
-  tb::ResultTable table;
+  tc::ResultTable table;
   table.benchmark = "insert";
   table.title = "insert_bench: the same documents through the driver and the storage layer";
   table.parameters = {{"uri", options.uri},
@@ -122,9 +123,9 @@ int main(int argc, char** argv) {
       "(commit alone: " +
       std::to_string(storage.value().commit_seconds).substr(0, 5) + " s)."};
   if (options.json) {
-    std::printf("%s\n", tb::FormatJson(table).c_str());
+    std::printf("%s\n", tc::FormatJson(table).c_str());
   } else {
-    std::fputs(tb::FormatText(table).c_str(), stdout);
+    std::fputs(tc::FormatText(table).c_str(), stdout);
   }
   return 0;
 }

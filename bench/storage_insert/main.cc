@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "storage_insert/storage_insert_bench.h"
+#include "bench/storage_insert/storage_insert_bench.h"
 
 int main(int argc, char** argv) {
   quarry::bench::StorageInsertBenchOptions options;

@@ -1,6 +1,6 @@
 // The storage insert benchmark: documents shaped like a typical application's (strings, numbers,
 // a date, a small array), with the oplog entry the insert command builds for each.
-#include "storage_insert/storage_insert_bench.h"
+#include "bench/storage_insert/storage_insert_bench.h"
 
 #include <unistd.h>
 

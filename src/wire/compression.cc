@@ -21,7 +21,7 @@ namespace {
 constexpr std::size_t kZlibMaxRatio = 1032;
 
 // Below this size zstd level 3 compresses no better than level 1 but is a third slower;
-// above it, level 3 saves about a fifth of the bytes (reference/platform.md §9).
+// above it, level 3 saves about a fifth of the bytes.
 constexpr std::size_t kZstdSmallInput = 128 * 1024;
 
 // OP_COMPRESSED body before the payload: originalOpcode, uncompressedSize, compressorId.

@@ -1,5 +1,5 @@
-// OP_COMPRESSED's codecs (reference §2): snappy raw blocks, zlib streams and zstd frames, with
-// the compression contexts a connection keeps between messages.
+// OP_COMPRESSED's codecs (MongoDB's OP_COMPRESSED specification): snappy raw blocks, zlib streams
+// and zstd frames, with the compression contexts a connection keeps between messages.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,5 @@
-// CRC-32C (Castagnoli), the checksum of OP_MSG's checksumPresent flag (reference §1.2).
+// CRC-32C (Castagnoli), the checksum of OP_MSG's checksumPresent flag (MongoDB's OP_MSG
+// specification).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// Size limits of the wire protocol, as mongod advertises them in `hello` (reference §6).
+// Size limits of the wire protocol, as mongod advertises them in `hello` (maxMessageSizeBytes,
+// maxBsonObjectSize, maxWriteBatchSize).
 #pragma once
 
 #include <cstddef>

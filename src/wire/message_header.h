@@ -1,4 +1,5 @@
-// The 16-byte header that starts every wire message, and the opcodes it names (reference §1.1).
+// The 16-byte header that starts every wire message, and the opcodes it names (MongoDB's Wire
+// Protocol documentation, "Standard Message Header").
 #pragma once
 
 #include <cstddef>

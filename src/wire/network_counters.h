@@ -1,5 +1,5 @@
 // Process-wide network counters behind serverStatus's `network` and `connections` sections
-// (reference §7.1). net/ updates them; readers take a Snapshot.
+// (named as in mongod's serverStatus output). net/ updates them; readers take a Snapshot.
 #pragma once
 
 #include <array>

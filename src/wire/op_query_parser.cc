@@ -1,4 +1,5 @@
-// OP_QUERY parsing, used only for the first handshake command of a connection (reference §1.3).
+// OP_QUERY parsing, used only for the first handshake command of a connection, which drivers
+// send as OP_QUERY (MongoDB's Handshake specification).
 #include "base/endian.h"
 #include "wire/request_internal.h"
 

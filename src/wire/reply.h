@@ -1,5 +1,6 @@
-// Building the server's replies: OP_MSG for OP_MSG requests, OP_REPLY for the OP_QUERY
-// handshake (reference §1.2, §1.4), and the error document for failures found below server/.
+// Building the server's replies: OP_MSG for OP_MSG requests, OP_REPLY for the OP_QUERY handshake
+// (MongoDB's OP_MSG specification and Wire Protocol documentation), and the error document for
+// failures found below server/.
 #pragma once
 
 #include <cstddef>

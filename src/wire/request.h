@@ -1,6 +1,6 @@
 // A client message decoded for the server: OP_MSG or OP_QUERY, after OP_COMPRESSED is unwrapped
-// (reference §1.2-§1.3, §2). Parsing enforces every framing rule; the views it produces point
-// only at validated BSON.
+// (MongoDB's OP_MSG and OP_COMPRESSED specifications). Parsing enforces every framing rule; the
+// views it produces point only at validated BSON.
 #pragma once
 
 #include <cstddef>

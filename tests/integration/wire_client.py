@@ -1,7 +1,8 @@
 """A raw-socket MongoDB wire client for tests that must send exact (or broken) bytes.
 
-Builds OP_MSG / OP_QUERY / OP_COMPRESSED frames byte by byte (reference/wire-protocol.md §1,
-§2), reads replies, and tells "the server closed the connection" from "the server replied".
+Builds OP_MSG / OP_QUERY / OP_COMPRESSED frames byte by byte (MongoDB's OP_MSG and OP_COMPRESSED
+specifications), reads replies, and tells "the server closed the connection" from "the server
+replied".
 """
 
 import socket

@@ -7,10 +7,19 @@
 
 #include "tools/bench/bulk_insert.h"
 #include "tools/bench/listing_generator.h"
-#include "tools/bench/mongo_client.h"
 #include "tools/bench/record_generator.h"
+#include "tools/client/mongo_client.h"
 
 namespace quarry::tools::bench {
+
+using client::BsonPtr;
+using client::Cell;
+using client::ChartOptions;
+using client::CollectionPtr;
+using client::MongoClient;
+using client::ProgressSink;
+using client::ResultTable;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -109,7 +118,7 @@ Status ValidateBulkBenchOptions(const BulkBenchOptions& options) {
 StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options, ProgressSink& progress) {
   QUARRY_RETURN_IF_ERROR(ValidateBulkBenchOptions(options));
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<MongoClient> client,
-                          MongoClient::Connect({.uri = options.uri}));
+                          MongoClient::Connect({.uri = options.uri, .app_name = "quarry-bench"}));
 
   DocumentSet docs;
   if (options.shape == DocumentShape::kRecord) {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "base/status.h"
-#include "tools/bench/progress.h"
-#include "tools/bench/result_table.h"
-#include "tools/bench/svg_chart.h"
+#include "tools/client/progress.h"
+#include "tools/client/result_table.h"
+#include "tools/client/svg_chart.h"
 
 namespace quarry::tools::bench {
 
@@ -72,13 +72,14 @@ Status ValidateBulkBenchOptions(const BulkBenchOptions& options);
 
 // Generates the documents, then per round: drops the collection, inserts, counts. Fails with
 // the first failing insert; a failing getLastError only fills that round's note.
-StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options, ProgressSink& progress);
+StatusWith<BulkBenchResult> RunBulkBench(const BulkBenchOptions& options,
+                                         client::ProgressSink& progress);
 
 // Columns round, write concern, documents, seconds, documents/s, MB/s, seen after, all seen,
 // "time/doc vs w:1 bulk" (a round's time per document over the acknowledged bulk round's),
 // note.
-ResultTable BulkBenchTable(const BulkBenchOptions& options, const BulkBenchResult& result);
+client::ResultTable BulkBenchTable(const BulkBenchOptions& options, const BulkBenchResult& result);
 // documents/s per round.
-ChartOptions BulkBenchChart(const ResultTable& table);
+client::ChartOptions BulkBenchChart(const client::ResultTable& table);
 
 }  // namespace quarry::tools::bench

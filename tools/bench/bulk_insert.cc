@@ -4,6 +4,10 @@
 #include <algorithm>
 
 namespace quarry::tools::bench {
+
+using client::DriverError;
+using client::ProgressSink;
+
 namespace {
 
 // {ordered, writeConcern} for a bulk write or insert_one.

@@ -11,8 +11,8 @@
 
 #include "base/status.h"
 #include "tools/bench/document_set.h"
-#include "tools/bench/mongo_client.h"
-#include "tools/bench/progress.h"
+#include "tools/client/mongo_client.h"
+#include "tools/client/progress.h"
 
 namespace quarry::tools::bench {
 
@@ -45,7 +45,7 @@ Status BulkInsert(mongoc_collection_t* collection, const DocumentSet& docs, std:
 inline constexpr std::size_t kMaxWriteBatchDocuments = 100'000;   // hello's maxWriteBatchSize
 inline constexpr std::size_t kMessageDocumentBytes = 46'000'000;  // under maxMessageSizeBytes
 Status InsertInMessages(mongoc_collection_t* collection, const DocumentSet& docs, std::size_t count,
-                        const InsertOptions& options, ProgressSink& progress);
+                        const InsertOptions& options, client::ProgressSink& progress);
 
 // The [begin, end) ranges InsertInMessages sends: consecutive, covering [0, count), each within
 // both limits (a single document larger than `max_bytes` gets a range of its own).
@@ -55,12 +55,12 @@ std::vector<std::pair<std::size_t, std::size_t>> MessageSlices(
 
 // Inserts the first `count` documents with one insert command each, reporting the number done.
 Status InsertOneByOne(mongoc_collection_t* collection, const DocumentSet& docs, std::size_t count,
-                      const InsertOptions& options, ProgressSink& progress);
+                      const InsertOptions& options, client::ProgressSink& progress);
 
 // Inserts all of `docs` in bulk writes of `batch_size` documents, reporting documents done.
 Status InsertInBatches(mongoc_collection_t* collection, const DocumentSet& docs,
                        std::size_t batch_size, const InsertOptions& options,
-                       ProgressSink& progress);
+                       client::ProgressSink& progress);
 
 // countDocuments({}) through the driver (an aggregate with $group).
 StatusWith<std::int64_t> CountDocuments(mongoc_collection_t* collection);

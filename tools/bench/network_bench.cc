@@ -13,6 +13,18 @@
 #include "tools/bench/listing_generator.h"
 
 namespace quarry::tools::bench {
+
+using client::BsonPtr;
+using client::Cell;
+using client::ChartOptions;
+using client::CollectionPtr;
+using client::DriverError;
+using client::IsKnownCompressor;
+using client::MongoClient;
+using client::NetworkCounters;
+using client::ProgressSink;
+using client::ResultTable;
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -98,10 +110,11 @@ StatusWith<NetworkBenchResult> RunNetworkBench(const NetworkBenchOptions& option
   QUARRY_RETURN_IF_ERROR(stats->ReadNetworkCounters());
   std::vector<std::unique_ptr<MongoClient>> clients;
   for (const std::string& compressor : options.compressors) {
-    QUARRY_ASSIGN_OR_RETURN(
-        std::unique_ptr<MongoClient> client,
-        MongoClient::Connect(
-            {.uri = options.uri, .compressor = compressor, .zlib_level = options.zlib_level}));
+    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<MongoClient> client,
+                            MongoClient::Connect({.uri = options.uri,
+                                                  .compressor = compressor,
+                                                  .zlib_level = options.zlib_level,
+                                                  .app_name = "quarry-bench"}));
     clients.push_back(std::move(client));
   }
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "base/status.h"
-#include "tools/bench/mongo_client.h"
-#include "tools/bench/progress.h"
-#include "tools/bench/result_table.h"
-#include "tools/bench/svg_chart.h"
+#include "tools/client/mongo_client.h"
+#include "tools/client/progress.h"
+#include "tools/client/result_table.h"
+#include "tools/client/svg_chart.h"
 
 namespace quarry::tools::bench {
 
@@ -33,7 +33,8 @@ struct NetworkPhase {
   std::int64_t records = 0;
   std::int64_t bytes = 0;  // BSON bytes of the documents moved
   double seconds = 0;
-  NetworkCounters server;  // serverStatus deltas over the phase, less the serverStatus calls'
+  // serverStatus deltas over the phase, less the serverStatus calls'.
+  client::NetworkCounters server;
 };
 
 struct NetworkBenchResult {
@@ -50,14 +51,15 @@ Status ValidateNetworkBenchOptions(const NetworkBenchOptions& options);
 // fails the run at once), generates the data, then per compressor: drops the collection,
 // writes, reads. The collection is dropped again at the end.
 StatusWith<NetworkBenchResult> RunNetworkBench(const NetworkBenchOptions& options,
-                                               ProgressSink& progress);
+                                               client::ProgressSink& progress);
 
 // Columns compressor, phase, records, seconds, records/s, MB/s, physicalBytesIn,
 // physicalBytesOut, saving: the percentage by which this row's physical bytes in the
 // direction of the data (in for a write, out for a read) fall below compressor "none"'s;
 // no value when "none" was not run.
-ResultTable NetworkBenchTable(const NetworkBenchOptions& options, const NetworkBenchResult& result);
+client::ResultTable NetworkBenchTable(const NetworkBenchOptions& options,
+                                      const NetworkBenchResult& result);
 // MB/s and saving, labelled by compressor and phase.
-ChartOptions NetworkBenchChart(const ResultTable& table);
+client::ChartOptions NetworkBenchChart(const client::ResultTable& table);
 
 }  // namespace quarry::tools::bench

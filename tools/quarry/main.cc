@@ -1,5 +1,6 @@
 // quarry: the command-line tool. This file only parses arguments and prints; the work is in
-// tested library code (tools/bench/ for `quarry bench`).
+// tested library code (tools/bench/ for `quarry bench`, tools/watch/ for `quarry watch`, over
+// tools/client/).
 //   quarry bench network --uri URI [--compressors none,snappy,zlib,zstd] [--zlib-level N]
 //                        [--megabytes 10] [--batch-size 100] [--json] [--chart FILE.svg]
 //   quarry watch --uri URI [--db D] [--collection C] [--full-document updateLookup]
@@ -15,16 +16,17 @@
 
 #include "base/allocator.h"
 #include "tools/bench/bulk_bench.h"
-#include "tools/bench/byte_size.h"
 #include "tools/bench/network_bench.h"
-#include "tools/bench/progress.h"
-#include "tools/bench/result_table.h"
-#include "tools/bench/svg_chart.h"
+#include "tools/client/byte_size.h"
+#include "tools/client/progress.h"
+#include "tools/client/result_table.h"
+#include "tools/client/svg_chart.h"
 #include "tools/watch/change_watcher.h"
 
 namespace {
 
 namespace bench = quarry::tools::bench;
+namespace client = quarry::tools::client;
 
 constexpr int kRunFailed = 1;
 constexpr int kBadArguments = 2;
@@ -52,16 +54,16 @@ int Fail(const std::string& command, const quarry::Status& status, int code) {
   return code;
 }
 
-int Print(const std::string& command, const OutputFlags& flags, const bench::ResultTable& table,
-          const bench::ChartOptions& chart) {
+int Print(const std::string& command, const OutputFlags& flags, const client::ResultTable& table,
+          const client::ChartOptions& chart) {
   if (flags.json) {
-    std::printf("%s\n", bench::FormatJson(table).c_str());
+    std::printf("%s\n", client::FormatJson(table).c_str());
   } else {
-    std::fputs(bench::FormatText(table).c_str(), stdout);
+    std::fputs(client::FormatText(table).c_str(), stdout);
   }
   std::fflush(stdout);
   if (!flags.chart.empty()) {
-    quarry::Status written = bench::WriteBarChartSvg(table, chart, flags.chart);
+    quarry::Status written = client::WriteBarChartSvg(table, chart, flags.chart);
     if (!written.ok()) return Fail(command, written, kRunFailed);
   }
   return 0;
@@ -169,19 +171,19 @@ int main(int argc, char** argv) {
 
   if (network_command->parsed()) {
     network.uri = network_flags.uri;
-    network.compressors = bench::SplitList(compressors);
+    network.compressors = client::SplitList(compressors);
     quarry::Status valid = bench::ValidateNetworkBenchOptions(network);
     if (!valid.ok()) return Fail("network", valid, kBadArguments);
-    bench::ProgressBar progress(stderr, !network_flags.no_progress && bench::IsTerminal(stderr));
+    client::ProgressBar progress(stderr, !network_flags.no_progress && client::IsTerminal(stderr));
     auto result = bench::RunNetworkBench(network, progress);
     if (!result.ok()) return Fail("network", result.status(), kRunFailed);
-    bench::ResultTable table = bench::NetworkBenchTable(network, result.value());
+    client::ResultTable table = bench::NetworkBenchTable(network, result.value());
     return Print("network", network_flags, table, bench::NetworkBenchChart(table));
   }
 
   bulk.uri = bulk_flags.uri;
   bulk.driver_validation = !no_driver_validation;
-  auto bytes = bench::ParseByteSize(size);
+  auto bytes = client::ParseByteSize(size);
   if (!bytes.ok()) return Fail("bulk", bytes.status(), kBadArguments);
   bulk.document_bytes = bytes.value();
   if (shape == "record") {
@@ -195,16 +197,16 @@ int main(int argc, char** argv) {
                 kBadArguments);
   }
   bulk.rounds.clear();
-  for (const std::string& name : bench::SplitList(rounds)) {
+  for (const std::string& name : client::SplitList(rounds)) {
     auto round = bench::ParseBulkRound(name);
     if (!round.ok()) return Fail("bulk", round.status(), kBadArguments);
     bulk.rounds.push_back(round.value());
   }
   quarry::Status valid = bench::ValidateBulkBenchOptions(bulk);
   if (!valid.ok()) return Fail("bulk", valid, kBadArguments);
-  bench::ProgressBar progress(stderr, !bulk_flags.no_progress && bench::IsTerminal(stderr));
+  client::ProgressBar progress(stderr, !bulk_flags.no_progress && client::IsTerminal(stderr));
   auto result = bench::RunBulkBench(bulk, progress);
   if (!result.ok()) return Fail("bulk", result.status(), kRunFailed);
-  bench::ResultTable table = bench::BulkBenchTable(bulk, result.value());
+  client::ResultTable table = bench::BulkBenchTable(bulk, result.value());
   return Print("bulk", bulk_flags, table, bench::BulkBenchChart(table));
 }

@@ -5,13 +5,17 @@
 #include <memory>
 #include <optional>
 
-#include "tools/bench/mongo_client.h"
+#include "tools/client/mongo_client.h"
 #include "tools/watch/resume_token_file.h"
 
 namespace quarry::tools::watch {
 namespace {
 
-using bench::BsonPtr;
+using client::BsonPtr;
+using client::ClientOptions;
+using client::CollectionPtr;
+using client::DriverError;
+using client::MongoClient;
 
 struct StreamDeleter {
   void operator()(mongoc_change_stream_t* stream) const { mongoc_change_stream_destroy(stream); }
@@ -31,13 +35,13 @@ Status StreamError(mongoc_change_stream_t* stream, const std::string& context) {
   bson_error_t error;
   const bson_t* reply = nullptr;
   if (!mongoc_change_stream_error_document(stream, &error, &reply)) return Status::OK();
-  return bench::DriverError(error, context);
+  return DriverError(error, context);
 }
 
-StreamPtr OpenStream(bench::MongoClient& client, const WatchOptions& options,
-                     const bson_t& pipeline, const bson_t& opts) {
+StreamPtr OpenStream(MongoClient& client, const WatchOptions& options, const bson_t& pipeline,
+                     const bson_t& opts) {
   if (!options.collection.empty()) {
-    bench::CollectionPtr collection = client.Collection(options.database, options.collection);
+    CollectionPtr collection = client.Collection(options.database, options.collection);
     return StreamPtr(mongoc_collection_watch(collection.get(), &pipeline, &opts));
   }
   if (!options.database.empty()) {
@@ -94,11 +98,11 @@ StatusWith<std::int64_t> RunWatch(const WatchOptions& options, std::FILE* out,
   if (!options.resume_token_file.empty()) {
     QUARRY_ASSIGN_OR_RETURN(resume_after, ReadResumeToken(options.resume_token_file));
   }
-  bench::ClientOptions client_options;
+  ClientOptions client_options;
   client_options.uri = options.uri;
   client_options.app_name = "quarry-watch";
-  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<bench::MongoClient> client,
-                          bench::MongoClient::Connect(client_options));
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<MongoClient> client,
+                          MongoClient::Connect(client_options));
 
   bson_t pipeline = BSON_INITIALIZER;
   bson_t opts = BSON_INITIALIZER;

@@ -14,10 +14,10 @@ std::string ErrnoText() { return std::strerror(errno); }
 
 }  // namespace
 
-StatusWith<std::optional<bench::BsonPtr>> ReadResumeToken(const std::string& path) {
+StatusWith<std::optional<client::BsonPtr>> ReadResumeToken(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    if (errno == ENOENT) return std::optional<bench::BsonPtr>();
+    if (errno == ENOENT) return std::optional<client::BsonPtr>();
     return Status(ErrorCode::kBadValue,
                   "cannot read resume token file " + path + ": " + ErrnoText());
   }
@@ -34,7 +34,7 @@ StatusWith<std::optional<bench::BsonPtr>> ReadResumeToken(const std::string& pat
     return Status(ErrorCode::kBadValue, "resume token file " + path +
                                             " does not hold a JSON document: " + error.message);
   }
-  return std::optional<bench::BsonPtr>(bench::BsonPtr(token));
+  return std::optional<client::BsonPtr>(client::BsonPtr(token));
 }
 
 Status WriteResumeToken(const std::string& path, const bson_t& token) {

@@ -7,13 +7,13 @@
 #include <optional>
 #include <string>
 
-#include "tools/bench/mongo_client.h"
+#include "tools/client/mongo_client.h"
 
 namespace quarry::tools::watch {
 
 // The token saved at `path`, or nullopt when no file exists there yet (a first run). Fails
 // with kBadValue when the file cannot be read or does not hold one JSON document.
-StatusWith<std::optional<bench::BsonPtr>> ReadResumeToken(const std::string& path);
+StatusWith<std::optional<client::BsonPtr>> ReadResumeToken(const std::string& path);
 
 // Replaces the file at `path` with `token` atomically: the token is written to a temporary
 // file next to it and renamed over it, so a watcher killed at any moment leaves either the old

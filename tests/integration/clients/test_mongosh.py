@@ -1,5 +1,5 @@
 """mongosh 2.x against quarryd: `show dbs`, `show collections` and CRUD, with no errors and no
-"Non-Genuine MongoDB" warning in its output (reference/wire-protocol.md §4.4, §9.14)."""
+"Non-Genuine MongoDB" warning in its output."""
 
 import json
 import os

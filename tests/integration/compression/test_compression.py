@@ -1,5 +1,6 @@
 """Wire compression with pymongo: each compressor is negotiated and really used, data survives the
-round trip, and serverStatus's byte counters show the saving (reference/wire-protocol.md §2, §7)."""
+round trip, and serverStatus's byte counters show the saving (the OP_COMPRESSED specification;
+mongod's serverStatus output)."""
 
 import pymongo
 import pytest
@@ -124,7 +125,7 @@ def test_reply_uses_the_compressor_of_the_request(server, compressor):
 
 
 def test_zstd_frame_without_content_size_is_accepted(server):
-    # The Node driver's zstd frames carry no content size (platform.md §7a).
+    # The Node driver's zstd frames carry no content size.
     import zstandard
     with RawConnection(server.host, server.port) as conn:
         conn.send(op_query({"ismaster": 1, "compression": ["zstd"]}))

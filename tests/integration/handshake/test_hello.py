@@ -1,5 +1,5 @@
 """The handshake: what hello / isMaster report, and how each client shape is answered
-(reference/wire-protocol.md §3)."""
+(MongoDB's Handshake and Server Discovery and Monitoring specifications)."""
 
 import datetime
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "base/status.h"
-#include "tools/bench/result_table.h"
+#include "tools/client/result_table.h"
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 
 struct ChartOptions {
   std::vector<std::size_t> label_columns;  // joined with spaces into each bar's label
@@ -26,4 +26,4 @@ StatusWith<std::string> RenderBarChartSvg(const ResultTable& table, const ChartO
 Status WriteBarChartSvg(const ResultTable& table, const ChartOptions& options,
                         const std::string& path);
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

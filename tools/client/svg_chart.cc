@@ -1,6 +1,6 @@
 // The SVG bar chart. Layout is computed in whole pixels from character counts (no font
 // metrics), which is close enough for the 12 px sans-serif text the chart uses.
-#include "tools/bench/svg_chart.h"
+#include "tools/client/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <map>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 namespace {
 
 constexpr int kMargin = 16;
@@ -169,4 +169,4 @@ Status WriteBarChartSvg(const ResultTable& table, const ChartOptions& options,
   return Status::OK();
 }
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

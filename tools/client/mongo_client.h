@@ -1,4 +1,4 @@
-// MongoClient: the benchmarks' connection to a server, over the MongoDB C driver. One
+// MongoClient: a `quarry` subcommand's connection to a server, over the MongoDB C driver. One
 // single-threaded mongoc_client_t, so every operation goes down one socket in order and a w:0
 // write is followed by the read after it on the same connection, as in an application.
 #pragma once
@@ -14,7 +14,7 @@
 
 #include "base/status.h"
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 
 // Owns a heap bson_t (from bson_new or bson_copy). Not a unique_ptr: bson_t is over-aligned,
 // and GCC warns (an error here) about the attribute on a template argument.
@@ -41,7 +41,7 @@ struct CollectionDeleter {
 };
 using CollectionPtr = std::unique_ptr<mongoc_collection_t, CollectionDeleter>;
 
-// The wire compressors a benchmark can ask for, "none" first.
+// The wire compressors a client can ask for, "none" first.
 const std::vector<std::string>& KnownCompressors();
 bool IsKnownCompressor(std::string_view name);
 
@@ -49,7 +49,7 @@ struct ClientOptions {
   std::string uri;                  // any MongoDB connection string
   std::string compressor = "none";  // "none", or one the server must accept: snappy|zlib|zstd
   int zlib_level = -1;              // zlibCompressionLevel (-1..9); -1 keeps the URI's or default
-  std::string app_name = "quarry-bench";
+  std::string app_name = "quarry";  // the handshake's client.application.name
 };
 
 // The server's wire byte counters (serverStatus.network). Physical bytes are what crossed the
@@ -97,4 +97,4 @@ class MongoClient {
 // the driver's message.
 Status DriverError(const bson_error_t& error, std::string_view context);
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

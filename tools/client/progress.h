@@ -1,5 +1,6 @@
-// Progress reporting for long benchmark runs: an interface the runners call, and a progress
-// bar on a terminal that appears only once a task has run for more than a second.
+// Progress reporting for long runs (a benchmark, an import): an interface the running code
+// calls, and a progress bar on a terminal that appears only once a task has run for more than a
+// second.
 #pragma once
 
 #include <atomic>
@@ -11,10 +12,10 @@
 #include <string_view>
 #include <thread>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 
-// What a benchmark runner reports as it goes. Calls come from one thread, in the order
-// Begin, Advance*, End; a runner may start another task after End.
+// What a long run reports as it goes. Calls come from one thread, in the order Begin,
+// Advance*, End; a run may start another task after End.
 class ProgressSink {
  public:
   virtual ~ProgressSink() = default;
@@ -74,4 +75,4 @@ class ProgressBar : public ProgressSink {
 // True when `stream` is a terminal (progress bars are for people, not for pipes).
 bool IsTerminal(std::FILE* stream);
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

@@ -1,5 +1,5 @@
 // The progress line and the progress bar that draws it.
-#include "tools/bench/progress.h"
+#include "tools/client/progress.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 namespace {
 
 std::string ReadAll(std::FILE* file) {
@@ -88,4 +88,4 @@ TEST(ProgressTest, LongTasksDrawThenEraseTheLine) {
 }
 
 }  // namespace
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

@@ -1,5 +1,5 @@
 // The text and JSON forms of a result table.
-#include "tools/bench/result_table.h"
+#include "tools/client/result_table.h"
 
 #include <bson/bson.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <sstream>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 namespace {
 
 ResultTable SampleTable() {
@@ -101,4 +101,4 @@ TEST(ResultTableTest, ColumnIndexFindsKeysAndReportsMissingOnes) {
 }
 
 }  // namespace
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

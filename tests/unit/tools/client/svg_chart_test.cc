@@ -1,11 +1,11 @@
 // The SVG bar chart drawn from a result table.
-#include "tools/bench/svg_chart.h"
+#include "tools/client/svg_chart.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 namespace {
 
 ResultTable RatesTable() {
@@ -108,4 +108,4 @@ TEST(SvgChartTest, WritingToAMissingDirectoryFails) {
 }
 
 }  // namespace
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

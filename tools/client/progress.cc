@@ -1,12 +1,12 @@
 // The terminal progress bar.
-#include "tools/bench/progress.h"
+#include "tools/client/progress.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 
 std::string FormatProgressLine(std::string_view label, double done, double total,
                                double elapsed_seconds, int width) {
@@ -94,4 +94,4 @@ void ProgressBar::Draw() {
   drawn_ = true;
 }
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

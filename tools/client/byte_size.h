@@ -8,7 +8,7 @@
 
 #include "base/status.h"
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 
 // A byte count: a number (a fraction allowed) and an optional case-insensitive unit: b, kb/k,
 // mb/m, gb/g (powers of 1000, as MB/s in the tables) or kib, mib, gib (powers of 1024). The
@@ -18,4 +18,4 @@ StatusWith<std::size_t> ParseByteSize(std::string_view text);
 // Splits "a,b,,c" into {"a","b","c"}, trimming spaces.
 std::vector<std::string> SplitList(std::string_view text);
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

@@ -1,10 +1,10 @@
 // MongoClient over libmongoc.
-#include "tools/bench/mongo_client.h"
+#include "tools/client/mongo_client.h"
 
 #include <algorithm>
 #include <mutex>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 namespace {
 
 // The driver logs warnings (and worse) to stderr by default; the tool reports each failure
@@ -176,4 +176,4 @@ StatusWith<NetworkCounters> MongoClient::ReadNetworkCounters() {
   return counters;
 }
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

@@ -8,6 +8,10 @@
 namespace quarry::tools::bench {
 namespace {
 
+using client::Cell;
+using client::ChartOptions;
+using client::ResultTable;
+
 NetworkPhase Phase(std::string compressor, std::string phase, std::int64_t physical,
                    double seconds) {
   NetworkPhase p;

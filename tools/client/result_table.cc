@@ -1,12 +1,12 @@
 // Text and JSON forms of a ResultTable.
-#include "tools/bench/result_table.h"
+#include "tools/client/result_table.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 namespace {
 
 bool IsNumber(const Cell& cell) {
@@ -164,4 +164,4 @@ std::string FormatJson(const ResultTable& table) {
   return out + "]}";
 }
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

@@ -1,9 +1,9 @@
 // Sizes and lists given on the command line.
-#include "tools/bench/byte_size.h"
+#include "tools/client/byte_size.h"
 
 #include <gtest/gtest.h>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 namespace {
 
 std::size_t Size(const char* text) {
@@ -43,4 +43,4 @@ TEST(ByteSizeTest, ListsSplitOnCommasAndDropEmptyItems) {
 }
 
 }  // namespace
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

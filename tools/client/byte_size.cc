@@ -1,12 +1,12 @@
 // ParseByteSize and SplitList.
-#include "tools/bench/byte_size.h"
+#include "tools/client/byte_size.h"
 
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <string>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 
 StatusWith<std::size_t> ParseByteSize(std::string_view text) {
   const std::string original(text);
@@ -72,4 +72,4 @@ std::vector<std::string> SplitList(std::string_view text) {
   return items;
 }
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client

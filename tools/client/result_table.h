@@ -1,4 +1,4 @@
-// ResultTable: what a benchmark measured, as rows of typed cells, and its two text forms: an
+// ResultTable: what a subcommand measured, as rows of typed cells, and its two text forms: an
 // aligned table for people and JSON for machines (svg_chart.h draws it).
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-namespace quarry::tools::bench {
+namespace quarry::tools::client {
 
 // No value (shown "-", JSON null), text, an integer, or a real number.
 using Cell = std::variant<std::monostate, std::string, std::int64_t, double>;
@@ -48,4 +48,4 @@ std::string FormatJson(const ResultTable& table);
 // `text` as a JSON string literal, quotes included.
 std::string JsonString(const std::string& text);
 
-}  // namespace quarry::tools::bench
+}  // namespace quarry::tools::client
