@@ -14,10 +14,10 @@
 #include "base/status.h"
 #include "bson/value.h"
 #include "query/cursor_source.h"
-#include "query/matcher.h"
-#include "query/projection.h"
+#include "query/match/matcher.h"
+#include "query/projection/projection.h"
 #include "query/record_source.h"
-#include "query/sort.h"
+#include "query/sort/sort.h"
 
 namespace quarry::query {
 

@@ -15,7 +15,7 @@
 #include "commands/request_parser.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
-#include "query/pipeline.h"
+#include "query/pipeline/pipeline.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 

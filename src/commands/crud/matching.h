@@ -7,7 +7,7 @@
 
 #include "base/status.h"
 #include "commands/collection_access.h"
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 #include "storage/write_unit.h"
 
 namespace quarry::commands {

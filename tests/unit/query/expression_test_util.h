@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "query/expression.h"
-#include "query/pipeline.h"
-#include "query/value.h"
+#include "query/expression/expression.h"
+#include "query/pipeline/pipeline.h"
+#include "query/value/value.h"
 #include "query_test_util.h"
 
 namespace quarry::query::testing {
@@ -145,8 +145,8 @@ inline ErrorCode PipelineErrorCode(std::string_view pipeline_json, std::string_v
 }  // namespace quarry::query::testing
 
 // ---- updates ----
-#include "query/matcher.h"
-#include "query/update.h"
+#include "query/match/matcher.h"
+#include "query/update/update.h"
 
 namespace quarry::query::testing {
 

@@ -1,9 +1,9 @@
 // FieldPath parsing and the query-style traversal the matcher and sort build on.
-#include "query/field_path.h"
+#include "query/match/field_path.h"
 
 #include <gtest/gtest.h>
 
-#include "query/regex.h"
+#include "query/value/regex.h"
 #include "query_test_util.h"
 
 namespace quarry::query {

@@ -1,7 +1,7 @@
 // $jsonSchema filters: the keywords collection validators use most.
 #include <gtest/gtest.h>
 
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 #include "query_test_util.h"
 
 namespace quarry::query {

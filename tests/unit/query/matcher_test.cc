@@ -1,5 +1,5 @@
 // Matcher: MongoDB's filter language, operator by operator.
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Projection: find's inclusion/exclusion language, _id rules, $slice, $elemMatch, positional.
-#include "query/projection.h"
+#include "query/projection/projection.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SortSpec: parsing and MongoDB's order of documents.
-#include "query/sort.h"
+#include "query/sort/sort.h"
 
 #include <gtest/gtest.h>
 
