@@ -1,7 +1,7 @@
 // Array update operators, positional $, $[] and $[<id>] with arrayFilters.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "update/update_test_util.h"
 
 namespace quarry::query {
 namespace {

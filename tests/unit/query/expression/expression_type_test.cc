@@ -1,7 +1,7 @@
 // Type, conversion and date expressions.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "expression/expression_test_util.h"
 
 namespace quarry::query {
 namespace {

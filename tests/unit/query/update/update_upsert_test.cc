@@ -1,7 +1,7 @@
 // Upserted documents, pipeline-style updates and update descriptions.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "update/update_test_util.h"
 
 namespace quarry::query {
 namespace {

@@ -1,7 +1,7 @@
 // String expressions.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "expression/expression_test_util.h"
 
 namespace quarry::query {
 namespace {

@@ -1,7 +1,7 @@
 // Arithmetic expressions: type promotion, null handling and mongod's errors.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "expression/expression_test_util.h"
 
 namespace quarry::query {
 namespace {

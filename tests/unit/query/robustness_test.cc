@@ -2,7 +2,9 @@
 // crash (run under ASan/UBSan to catch memory errors).
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "expression/expression_test_util.h"
+#include "pipeline/pipeline_test_util.h"
+#include "update/update_test_util.h"
 
 namespace quarry::query {
 namespace {

@@ -1,7 +1,7 @@
 // Array and object expressions.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "expression/expression_test_util.h"
 
 namespace quarry::query {
 namespace {

@@ -1,7 +1,7 @@
 // Field update operators, paths, conflicts, _id immutability and replacements.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "update/update_test_util.h"
 
 namespace quarry::query {
 namespace {

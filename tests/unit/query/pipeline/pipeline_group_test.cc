@@ -1,7 +1,7 @@
 // $group, its accumulators, and $sortByCount.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "pipeline/pipeline_test_util.h"
 
 namespace quarry::query {
 namespace {

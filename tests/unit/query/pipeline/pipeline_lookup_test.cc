@@ -5,7 +5,7 @@
 #include <map>
 
 #include "bson/compare.h"
-#include "expression_test_util.h"
+#include "pipeline/pipeline_test_util.h"
 
 namespace quarry::query {
 namespace {

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include "query/value/regex.h"
 #include "query_test_util.h"
 
 namespace quarry::query {
@@ -116,32 +115,6 @@ TEST(FieldPathTest, CollectGivesSortKeyValues) {
   EXPECT_EQ(Collected(R"({"a": [{"b": 2}, {"c": 1}]})", "a.b"), (Strings{"2", "missing"}));
   EXPECT_EQ(Collected(R"({"a": [{"b": [4, 5]}]})", "a.b"), (Strings{"4", "5"}));
   EXPECT_EQ(Collected(R"({"a": [10, 20]})", "a.1"), (Strings{"20"}));
-}
-
-TEST(RegexTest, CompilesAndMatches) {
-  StatusWith<Regex> regex = Regex::Compile("^a.c$", "i");
-  ASSERT_TRUE(regex.ok());
-  EXPECT_TRUE(regex.value().Matches("ABC"));
-  EXPECT_FALSE(regex.value().Matches("abcd"));
-  EXPECT_EQ(regex.value().pattern(), "^a.c$");
-  EXPECT_EQ(regex.value().options(), "i");
-}
-
-TEST(RegexTest, InvalidUtf8SubjectDoesNotMatch) {
-  StatusWith<Regex> regex = Regex::Compile(".", "");
-  ASSERT_TRUE(regex.ok());
-  EXPECT_FALSE(regex.value().Matches(std::string_view("\xff\xfe", 2)));
-}
-
-TEST(RegexTest, EmbeddedNullIsRejected) {
-  EXPECT_FALSE(Regex::Compile(std::string_view("a\0b", 3), "").ok());
-}
-
-TEST(RegexTest, ManyCapturingGroupsStillMatch) {
-  StatusWith<Regex> regex =
-      Regex::Compile("(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)(l)(m)(n)(o)(p)(q)(r)", "");
-  ASSERT_TRUE(regex.ok());
-  EXPECT_TRUE(regex.value().Matches("abcdefghijklmnopqr"));
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // errors.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "expression/expression_test_util.h"
 
 namespace quarry::query {
 namespace {

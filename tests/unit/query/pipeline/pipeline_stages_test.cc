@@ -2,7 +2,7 @@
 // $replaceRoot $replaceWith $limit $skip $count $sort $unwind $documents $sample.
 #include <gtest/gtest.h>
 
-#include "expression_test_util.h"
+#include "pipeline/pipeline_test_util.h"
 
 namespace quarry::query {
 namespace {
