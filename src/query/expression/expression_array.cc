@@ -2,6 +2,7 @@
 // $range $reverseArray $isArray $indexOfArray $allElementsTrue $anyElementTrue.
 #include "bson/compare.h"
 #include "query/expression/expression_internal.h"
+#include "query/value/value_arithmetic.h"
 
 namespace quarry::query::expr_internal {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "bson/types.h"
 #include "query/expression/expression_internal.h"
+#include "query/value/value_arithmetic.h"
 #include "query/value/value_decimal.h"
 
 namespace quarry::query::expr_internal {

@@ -1,5 +1,5 @@
-// Shared by the expression operator files (expression_*.cc), accumulators, pipeline stages and
-// update operators: mongod's numbered "Location" errors, type names, and the operator table.
+// Shared by the expression operator files (expression_*.cc): the operator table, operand
+// parsing, and conversions between operators. Folder-private.
 #pragma once
 
 #include <cstddef>
@@ -11,24 +11,10 @@
 #include "base/status.h"
 #include "bson/value.h"
 #include "query/expression/expression.h"
+#include "query/value/location_error.h"
 #include "query/value/value.h"
 
-namespace quarry::query {
-
-// mongod's assertion codes that have no name (codeName "Location<N>").
-inline ErrorCode LocationCode(int code) { return static_cast<ErrorCode>(code); }
-inline Status LocationError(int code, std::string message) {
-  return Status(LocationCode(code), std::move(message));
-}
-
-// mongod's name of a value's type in messages: "int", "string", "missing"...
-std::string_view TypeName(bson::ValueView v);
-inline std::string_view TypeName(const Value& v) { return TypeName(v.view()); }
-
-// Relaxed JSON of a document, for messages.
-std::string DocJson(bson::DocumentView doc);
-
-namespace expr_internal {
+namespace quarry::query::expr_internal {
 
 // Evaluates all operands and then computes the result from their values.
 using NaryFn = StatusWith<Value> (*)(std::string_view name, std::vector<Value>& args);
@@ -119,8 +105,6 @@ StatusWith<ExpressionPtr> ParseOptional(bson::ValueView spec, ParseContext& ctx)
 StatusWith<Value> EvaluateOptional(const ExpressionPtr& expr, EvalContext& ctx);
 
 // Conversion helpers shared across operator files.
-// A whole number that fits int64 (int, long, integral double or decimal).
-bool ToInt64Exact(bson::ValueView v, std::int64_t* out);
 // Milliseconds since the epoch of a date, timestamp or ObjectId; false for other types.
 bool ToDateMillis(bson::ValueView v, std::int64_t* out);
 
@@ -130,21 +114,6 @@ bool ToDateMillis(bson::ValueView v, std::int64_t* out);
 StatusWith<std::string> CoerceToString(bson::ValueView v);
 // The shortest text that reads back as `d` ("1.5", "1", "1e+21", "NaN", "Infinity").
 std::string FormatDouble(double d);
-
-// Ordered fields of a document being assembled ($mergeObjects, $setField): setting an
-// existing name replaces its value in place, a new name is appended.
-class FieldList {
- public:
-  void Set(std::string_view name, Value value);
-  void Remove(std::string_view name);
-  // Sets every field of `doc`.
-  void Merge(bson::DocumentView doc, const Value& owner);
-  Value ToDocument() const;
-  bool empty() const { return fields_.empty(); }
-
- private:
-  std::vector<std::pair<std::string, Value>> fields_;
-};
 
 // A UTC calendar time.
 struct CivilTime {
@@ -165,5 +134,4 @@ std::int64_t FromCivil(std::int64_t year, std::int64_t month, std::int64_t day, 
 // "2024-01-31T12:00:00.000Z"
 std::string FormatIsoDate(std::int64_t millis);
 
-}  // namespace expr_internal
-}  // namespace quarry::query
+}  // namespace quarry::query::expr_internal

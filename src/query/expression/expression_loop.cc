@@ -1,5 +1,6 @@
 // Expressions that bind a variable per array element: $filter $map $reduce.
 #include "query/expression/expression_internal.h"
+#include "query/value/value_arithmetic.h"
 
 namespace quarry::query::expr_internal {
 namespace {

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "query/expression/expression_internal.h"
+#include "query/value/value_arithmetic.h"
 
 namespace quarry::query::expr_internal {
 namespace {

@@ -1,19 +1,8 @@
 // Helpers shared by the expression operator files: operand parsing, arity checks, named
-// arguments, type names, numeric and date conversions.
-#include <cmath>
-#include <limits>
-
-#include "bson/types.h"
+// arguments, date conversions.
 #include "query/expression/expression_internal.h"
-#include "query/value/value_decimal.h"
 
-namespace quarry::query {
-
-std::string_view TypeName(bson::ValueView v) { return bson::TypeAlias(v.type()); }
-
-std::string DocJson(bson::DocumentView doc) { return doc.ToJson(); }
-
-namespace expr_internal {
+namespace quarry::query::expr_internal {
 
 void OperatorTable::Add(std::string_view name, OperatorParser parser) {
   OperatorEntry entry;
@@ -122,24 +111,6 @@ StatusWith<Value> EvaluateOptional(const ExpressionPtr& expr, EvalContext& ctx) 
   return expr->Evaluate(ctx);
 }
 
-bool ToInt64Exact(bson::ValueView v, std::int64_t* out) {
-  switch (v.type()) {
-    case bson::Type::kInt32:
-    case bson::Type::kInt64:
-      *out = v.AsInt64();
-      return true;
-    case bson::Type::kDouble:
-    case bson::Type::kDecimal128: {
-      double d = v.type() == bson::Type::kDouble ? v.Double() : DecimalToDouble(v.Dec128());
-      if (!std::isfinite(d) || std::trunc(d) != d) return false;
-      if (d < -9.2233720368547758e18 || d >= 9.2233720368547758e18) return false;
-      *out = static_cast<std::int64_t>(d);
-      return true;
-    }
-    default: return false;
-  }
-}
-
 bool ToDateMillis(bson::ValueView v, std::int64_t* out) {
   switch (v.type()) {
     case bson::Type::kDate:
@@ -160,5 +131,4 @@ bool ToDateMillis(bson::ValueView v, std::int64_t* out) {
   }
 }
 
-}  // namespace expr_internal
-}  // namespace quarry::query
+}  // namespace quarry::query::expr_internal

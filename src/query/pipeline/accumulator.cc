@@ -1,11 +1,12 @@
 // Accumulators: $sum $avg $min $max $first $last $push $addToSet $count $mergeObjects
-// $stdDevPop $stdDevSamp, and their expression forms over arrays ({$sum: "$array"}).
+// $stdDevPop $stdDevSamp.
 #include "query/pipeline/accumulator.h"
 
 #include <cmath>
 
 #include "bson/compare.h"
-#include "query/expression/expression_internal.h"
+#include "query/value/field_list.h"
+#include "query/value/location_error.h"
 #include "query/value/value_arithmetic.h"
 #include "query/value/value_decimal.h"
 
@@ -130,7 +131,7 @@ class MergeObjectsAccumulator final : public Accumulator {
   std::size_t memory_bytes() const override { return 16 + bytes_; }
 
  private:
-  expr_internal::FieldList fields_;
+  FieldList fields_;
   std::size_t bytes_ = 0;
 };
 
@@ -160,6 +161,8 @@ class StdDevAccumulator final : public Accumulator {
   double m2_ = 0;
 };
 
+}  // namespace
+
 std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op) {
   if (op == "$sum" || op == "$count") return std::make_unique<SumAccumulator>();
   if (op == "$avg") return std::make_unique<AvgAccumulator>();
@@ -174,22 +177,6 @@ std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op) {
   if (op == "$stdDevSamp") return std::make_unique<StdDevAccumulator>(true);
   return nullptr;
 }
-
-// Expression forms: one array operand accumulates its elements, several operands accumulate
-// themselves.
-StatusWith<Value> AccumulateOperands(std::string_view name, std::vector<Value>& args) {
-  std::unique_ptr<Accumulator> acc = MakeAccumulator(name);
-  if (args.size() == 1 && args[0].IsArray()) {
-    for (const bson::Element& e : args[0].view().Document()) {
-      QUARRY_RETURN_IF_ERROR(acc->Process(args[0].Child(e.value)));
-    }
-  } else {
-    for (const Value& v : args) QUARRY_RETURN_IF_ERROR(acc->Process(v));
-  }
-  return acc->Finish();
-}
-
-}  // namespace
 
 bool IsAccumulatorName(std::string_view op) { return MakeAccumulator(op) != nullptr; }
 
@@ -227,16 +214,4 @@ StatusWith<AccumulationStatement> AccumulationStatement::Parse(std::string_view 
 
 std::unique_ptr<Accumulator> AccumulationStatement::Create() const { return MakeAccumulator(op_); }
 
-namespace expr_internal {
-
-void AddAccumulatorOperators(OperatorTable* table) {
-  table->AddNary("$sum", 0, -1, AccumulateOperands);
-  table->AddNary("$avg", 0, -1, AccumulateOperands);
-  table->AddNary("$min", 0, -1, AccumulateOperands);
-  table->AddNary("$max", 0, -1, AccumulateOperands);
-  table->AddNary("$stdDevPop", 0, -1, AccumulateOperands);
-  table->AddNary("$stdDevSamp", 0, -1, AccumulateOperands);
-}
-
-}  // namespace expr_internal
 }  // namespace quarry::query

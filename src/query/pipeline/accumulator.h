@@ -47,6 +47,11 @@ class AccumulationStatement {
   ExpressionPtr expr_;
 };
 
+// A fresh accumulator for `op` ("$sum", "$push", ...), or null when $group knows no such
+// accumulator. The expression forms of $sum, $avg, $min, $max and $stdDev* fold their operands
+// with these too.
+std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op);
+
 // True if `op` ("$sum", ...) names an accumulator $group knows.
 bool IsAccumulatorName(std::string_view op);
 

@@ -4,8 +4,8 @@
 #include <deque>
 #include <map>
 
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query {
 namespace {

@@ -6,7 +6,6 @@
 #include <chrono>
 
 #include "base/clock.h"
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/pipeline.h"
 #include "query/update/update_internal.h"
 

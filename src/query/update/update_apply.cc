@@ -1,7 +1,6 @@
 // Applying the UpdateNode tree: walking object nodes in path order (so new fields appear in
 // lexicographic order, as mongod 5.0+), array nodes ($[], $[id]) element by element, the
 // positional $, and creating missing paths.
-#include "query/expression/expression_internal.h"
 #include "query/update/update_internal.h"
 
 namespace quarry::query::update_internal {

@@ -2,8 +2,8 @@
 #include <algorithm>
 
 #include "bson/compare.h"
-#include "query/expression/expression_internal.h"
 #include "query/update/update_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::update_internal {
 namespace {

@@ -1,7 +1,7 @@
 // Field operators: $set $unset $inc $mul $min $max $currentDate $setOnInsert $rename.
 #include "bson/compare.h"
-#include "query/expression/expression_internal.h"
 #include "query/update/update_internal.h"
+#include "query/value/location_error.h"
 #include "query/value/value_arithmetic.h"
 
 namespace quarry::query::update_internal {

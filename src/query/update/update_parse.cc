@@ -3,8 +3,8 @@
 #include <cctype>
 #include <set>
 
-#include "query/expression/expression_internal.h"
 #include "query/update/update_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::update_internal {
 namespace {

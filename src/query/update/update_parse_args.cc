@@ -1,7 +1,8 @@
 // Parsing each update operator's argument into its LeafOp: numbers for $inc/$mul, $push's
 // modifiers, $pull's condition, $currentDate's type...
-#include "query/expression/expression_internal.h"
 #include "query/update/update_internal.h"
+#include "query/value/location_error.h"
+#include "query/value/value_arithmetic.h"
 
 namespace quarry::query::update_internal {
 namespace {
@@ -84,7 +85,7 @@ Status ParsePushSort(LeafOp* op, bson::ValueView sort) {
 }
 
 Status ParseIntegralClause(std::string_view clause, bson::ValueView v, std::int64_t* out) {
-  if (!v.IsNumber() || !expr_internal::ToInt64Exact(v, out)) {
+  if (!v.IsNumber() || !ToInt64Exact(v, out)) {
     return BadValue("The value for " + Str(clause) + " must be an integer value but was given type: " +
                     Str(TypeName(v)));
   }
@@ -108,7 +109,7 @@ Status ParsePush(LeafOp* op, bson::ValueView value) {
         op->slice = n;
       } else if (e.key == "$position") {
         std::int64_t n = 0;
-        if (!e.value.IsNumber() || !expr_internal::ToInt64Exact(e.value, &n)) {
+        if (!e.value.IsNumber() || !ToInt64Exact(e.value, &n)) {
           return BadValue("The value for $position must be an integer value, not of type: " +
                           Str(TypeName(e.value)));
         }

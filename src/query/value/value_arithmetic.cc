@@ -1,6 +1,7 @@
 // Numeric promotion as mongod's Value arithmetic and SafeNum do it.
 #include "query/value/value_arithmetic.h"
 
+#include <cmath>
 #include <cstdint>
 
 #include "query/value/value_decimal.h"
@@ -71,6 +72,24 @@ Value Arithmetic(ArithmeticOp op, bson::ValueView a, bson::ValueView b, Int64Ove
       return Value::Double(DoubleOp(op, static_cast<double>(a.AsInt64()),
                                     static_cast<double>(b.AsInt64())));
     }
+  }
+}
+
+bool ToInt64Exact(bson::ValueView v, std::int64_t* out) {
+  switch (v.type()) {
+    case bson::Type::kInt32:
+    case bson::Type::kInt64:
+      *out = v.AsInt64();
+      return true;
+    case bson::Type::kDouble:
+    case bson::Type::kDecimal128: {
+      double d = v.type() == bson::Type::kDouble ? v.Double() : DecimalToDouble(v.Dec128());
+      if (!std::isfinite(d) || std::trunc(d) != d) return false;
+      if (d < -9.2233720368547758e18 || d >= 9.2233720368547758e18) return false;
+      *out = static_cast<std::int64_t>(d);
+      return true;
+    }
+    default: return false;
   }
 }
 

@@ -1,6 +1,9 @@
 // Arithmetic on BSON numbers with MongoDB's type promotion (int32 < int64 < double < decimal),
-// shared by expressions ($add...), accumulators ($sum, $avg) and update operators ($inc, $mul).
+// shared by expressions ($add...), accumulators ($sum, $avg) and update operators ($inc, $mul),
+// and the exact conversion of a number to int64 that counts and positions take.
 #pragma once
+
+#include <cstdint>
 
 #include "bson/value.h"
 #include "query/value/value.h"
@@ -26,5 +29,9 @@ bson::Type WiderNumericType(bson::Type a, bson::Type b);
 
 // A zero of `type` (int32, int64, double or decimal).
 Value ZeroOfType(bson::Type type);
+
+// Sets `*out` and returns true when `v` is a whole number that fits int64: an int, a long, or an
+// integral double or decimal. False for other values, leaving `*out` alone.
+bool ToInt64Exact(bson::ValueView v, std::int64_t* out);
 
 }  // namespace quarry::query

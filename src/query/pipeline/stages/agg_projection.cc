@@ -3,7 +3,7 @@
 // specification order).
 #include "query/pipeline/stages/agg_projection.h"
 
-#include "query/expression/expression_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

@@ -1,8 +1,8 @@
 // $documents (documents given in the pipeline itself) and $sample (a random sample).
 #include <random>
 
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

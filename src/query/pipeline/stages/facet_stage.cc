@@ -1,7 +1,7 @@
 // $facet: several sub-pipelines over the same input, each producing one array field of a single
 // output document (the pagination pattern {metadata: [{$count: ...}], data: [{$skip}, {$limit}]}).
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

@@ -2,10 +2,11 @@
 // the _id expression, numbers of different types grouping together when equal (1, 1.0, 1L).
 #include <unordered_map>
 
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/accumulator.h"
 #include "query/pipeline/stages/stage_internal.h"
 #include "query/sort/sort.h"
+#include "query/value/location_error.h"
+#include "query/value/value_arithmetic.h"
 #include "query/value/value_decimal.h"
 
 namespace quarry::query::stages {
@@ -23,7 +24,7 @@ void AppendCanonicalKey(bson::ValueView v, std::string* out) {
     case Type::kDecimal128: {
       out->push_back('n');
       std::int64_t n = 0;
-      if (expr_internal::ToInt64Exact(v, &n)) {
+      if (ToInt64Exact(v, &n)) {
         out->push_back('i');
         out->append(std::to_string(n));
       } else {

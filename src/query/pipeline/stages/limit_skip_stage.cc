@@ -1,6 +1,7 @@
 // $limit, $skip and $count.
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
+#include "query/value/value_arithmetic.h"
 
 namespace quarry::query::stages {
 namespace {
@@ -122,7 +123,7 @@ std::int64_t LimitOf(const Stage& stage) {
 StatusWith<StageList> ParseLimitStage(bson::ValueView spec, StageParseContext&) {
   if (!spec.IsNumber()) return LocationError(15957, "the limit must be specified as a number");
   std::int64_t limit = 0;
-  if (!expr_internal::ToInt64Exact(spec, &limit)) {
+  if (!ToInt64Exact(spec, &limit)) {
     return LocationError(15957, "invalid argument to $limit stage: Cannot represent as a 64-bit "
                                 "integer: $limit: " +
                                     spec.ToJson());
@@ -134,7 +135,7 @@ StatusWith<StageList> ParseLimitStage(bson::ValueView spec, StageParseContext&) 
 StatusWith<StageList> ParseSkipStage(bson::ValueView spec, StageParseContext&) {
   if (!spec.IsNumber()) return LocationError(15972, "Argument to $skip must be a number");
   std::int64_t skip = 0;
-  if (!expr_internal::ToInt64Exact(spec, &skip)) {
+  if (!ToInt64Exact(spec, &skip)) {
     return LocationError(15972, "invalid argument to $skip stage: Cannot represent as a 64-bit "
                                 "integer: $skip: " +
                                     spec.ToJson());

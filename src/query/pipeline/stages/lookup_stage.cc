@@ -3,9 +3,9 @@
 #include <optional>
 
 #include "bson/compare.h"
-#include "query/expression/expression_internal.h"
 #include "query/match/field_path.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

@@ -2,9 +2,9 @@
 // pipeline's variables (`let`, $lookup's `let`).
 #include <optional>
 
-#include "query/expression/expression_internal.h"
 #include "query/match/matcher.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

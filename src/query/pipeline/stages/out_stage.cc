@@ -1,8 +1,8 @@
 // $out and $merge: hand the pipeline's output to the caller's writer (PipelineContext), and
 // MergeDocuments, which the writer uses for $merge's whenMatched modes.
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
 #include "query/update/update.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query {
 namespace stages {

@@ -1,7 +1,7 @@
 // $project, $addFields, $set, $unset: document reshaping through AggProjection.
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/agg_projection.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

@@ -1,6 +1,6 @@
 // $replaceRoot {newRoot: <expr>} and $replaceWith <expr>.
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

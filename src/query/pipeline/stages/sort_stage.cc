@@ -2,9 +2,9 @@
 // `limit` documents (top-k).
 #include <algorithm>
 
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
 #include "query/sort/sort.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

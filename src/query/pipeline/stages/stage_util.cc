@@ -1,6 +1,6 @@
 // Helpers shared by stages: the one-document-at-a-time stream, path setting, and spec parsing.
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {

@@ -1,8 +1,8 @@
 // $unwind: one output document per element of an array field.
 #include <optional>
 
-#include "query/expression/expression_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
 
 namespace quarry::query::stages {
 namespace {
