@@ -12,8 +12,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 // Milliseconds to add to a date: numbers are rounded to the nearest integer. False when the
 // number is not finite or does not fit.
 bool DurationMillis(const Value& v, std::int64_t* out) {
@@ -56,7 +54,7 @@ StatusWith<Value> Add(std::string_view, std::vector<Value>& args) {
       total = Arithmetic(ArithmeticOp::kAdd, total.view(), v.view());
     } else {
       return LocationError(16554, "$add only supports numeric or date types, not " +
-                                      Str(TypeName(v)));
+                                      std::string(TypeName(v)));
     }
   }
   if (have_date) return ShiftDate(date, total, false, "$add");
@@ -78,8 +76,8 @@ StatusWith<Value> Subtract(std::string_view, std::vector<Value>& args) {
     }
     if (b.IsNumber()) return ShiftDate(a.view().Date(), b, true, "$subtract");
   }
-  return Status(ErrorCode::kTypeMismatch,
-                "can't $subtract " + Str(TypeName(b)) + " from " + Str(TypeName(a)));
+  return Status(ErrorCode::kTypeMismatch, "can't $subtract " + std::string(TypeName(b)) + " from " +
+                                              std::string(TypeName(a)));
 }
 
 StatusWith<Value> Multiply(std::string_view, std::vector<Value>& args) {
@@ -88,7 +86,7 @@ StatusWith<Value> Multiply(std::string_view, std::vector<Value>& args) {
     if (v.nullish()) return Value::Null();
     if (!v.IsNumber()) {
       return LocationError(16555, "$multiply only supports numeric types, not " +
-                                      Str(TypeName(v)));
+                                      std::string(TypeName(v)));
     }
     product = Arithmetic(ArithmeticOp::kMultiply, product.view(), v.view());
   }
@@ -106,7 +104,7 @@ StatusWith<Value> Divide(std::string_view, std::vector<Value>& args) {
   if (a.nullish() || b.nullish()) return Value::Null();
   if (!a.IsNumber() || !b.IsNumber()) {
     return LocationError(16609, "$divide only supports numeric types, not " +
-                                    Str(TypeName(a)) + " and " + Str(TypeName(b)));
+                                    std::string(TypeName(a)) + " and " + std::string(TypeName(b)));
   }
   if (IsZero(b)) return LocationError(16608, "can't $divide by zero");
   if (a.type() == Type::kDecimal128 || b.type() == Type::kDecimal128) {
@@ -121,15 +119,16 @@ StatusWith<Value> Mod(std::string_view, std::vector<Value>& args) {
   const Value& b = args[1];
   if (a.nullish() || b.nullish()) return Value::Null();
   if (!a.IsNumber() || !b.IsNumber()) {
-    return LocationError(16611, "$mod only supports numeric types, not " + Str(TypeName(a)) +
-                                    " and " + Str(TypeName(b)));
+    return LocationError(16611, "$mod only supports numeric types, not " +
+                                    std::string(TypeName(a)) + " and " + std::string(TypeName(b)));
   }
   if (IsZero(b)) return LocationError(16610, "can't $mod by zero");
   const Type type = WiderNumericType(a.type(), b.type());
   if (type == Type::kDecimal128) {
     return Value::Decimal(DecimalFromDouble(std::fmod(a.view().AsDouble(), b.view().AsDouble())));
   }
-  if (type == Type::kDouble) return Value::Double(std::fmod(a.view().AsDouble(), b.view().AsDouble()));
+  if (type == Type::kDouble)
+    return Value::Double(std::fmod(a.view().AsDouble(), b.view().AsDouble()));
   std::int64_t x = a.view().AsInt64();
   std::int64_t y = b.view().AsInt64();
   std::int64_t r = (y == -1) ? 0 : x % y;
@@ -138,8 +137,8 @@ StatusWith<Value> Mod(std::string_view, std::vector<Value>& args) {
 }
 
 Status NotNumeric(std::string_view name, const Value& v) {
-  return LocationError(28765, Str(name) + " only supports numeric types, not " +
-                                  Str(TypeName(v)));
+  return LocationError(28765, std::string(name) + " only supports numeric types, not " +
+                                  std::string(TypeName(v)));
 }
 
 StatusWith<Value> Abs(std::string_view name, std::vector<Value>& args) {
@@ -195,14 +194,14 @@ StatusWith<Value> RoundOrTrunc(std::string_view name, std::vector<Value>& args, 
       return LocationError(51082, "place must be an integral value, but was " + p.ToJson());
     }
     if (place < -20 || place > 100) {
-      return LocationError(51083, "cannot apply " + Str(name) + " with precision value " +
+      return LocationError(51083, "cannot apply " + std::string(name) + " with precision value " +
                                       std::to_string(place) + " value must be in [-20, 100]");
     }
   }
   if (v.nullish()) return Value::Null();
   if (!v.IsNumber()) {
-    return LocationError(51081, Str(name) + " only supports numeric types, not " +
-                                    Str(TypeName(v)));
+    return LocationError(51081, std::string(name) + " only supports numeric types, not " +
+                                    std::string(TypeName(v)));
   }
   const int digits = static_cast<int>(place);
   switch (v.type()) {
@@ -257,7 +256,8 @@ StatusWith<Value> Sqrt(std::string_view, std::vector<Value>& args) {
   const Value& v = args[0];
   if (v.nullish()) return Value::Null();
   if (!v.IsNumber()) {
-    return LocationError(28765, "$sqrt only supports numeric types, not " + Str(TypeName(v)));
+    return LocationError(28765,
+                         "$sqrt only supports numeric types, not " + std::string(TypeName(v)));
   }
   double d = v.view().AsDouble();
   if (d < 0) return LocationError(28714, "$sqrt's argument must be greater than or equal to 0");
@@ -298,10 +298,10 @@ StatusWith<Value> Log(std::string_view, std::vector<Value>& args) {
   const Value& base = args[1];
   if (v.nullish() || base.nullish()) return Value::Null();
   if (!v.IsNumber()) {
-    return LocationError(28756, "$log's argument must be numeric, not " + Str(TypeName(v)));
+    return LocationError(28756, "$log's argument must be numeric, not " + std::string(TypeName(v)));
   }
   if (!base.IsNumber()) {
-    return LocationError(28757, "$log's base must be numeric, not " + Str(TypeName(base)));
+    return LocationError(28757, "$log's base must be numeric, not " + std::string(TypeName(base)));
   }
   double d = v.view().AsDouble();
   double b = base.view().AsDouble();
@@ -321,10 +321,11 @@ StatusWith<Value> Pow(std::string_view, std::vector<Value>& args) {
   const Value& exp = args[1];
   if (base.nullish() || exp.nullish()) return Value::Null();
   if (!base.IsNumber()) {
-    return LocationError(28762, "$pow's base must be numeric, not " + Str(TypeName(base)));
+    return LocationError(28762, "$pow's base must be numeric, not " + std::string(TypeName(base)));
   }
   if (!exp.IsNumber()) {
-    return LocationError(28763, "$pow's exponent must be numeric, not " + Str(TypeName(exp)));
+    return LocationError(28763,
+                         "$pow's exponent must be numeric, not " + std::string(TypeName(exp)));
   }
   const double b = base.view().AsDouble();
   const double e = exp.view().AsDouble();

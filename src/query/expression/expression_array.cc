@@ -9,8 +9,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 std::vector<Value> Elements(const Value& array) {
   std::vector<Value> out;
   for (const bson::Element& e : array.view().Document()) out.push_back(array.Child(e.value));
@@ -20,7 +18,7 @@ std::vector<Value> Elements(const Value& array) {
 StatusWith<Value> Size(std::string_view, std::vector<Value>& args) {
   if (!args[0].IsArray()) {
     return LocationError(17124, "The argument to $size must be an array. Type of argument: " +
-                                    Str(TypeName(args[0])));
+                                    std::string(TypeName(args[0])));
   }
   return Value::Int32(static_cast<std::int32_t>(args[0].view().Document().CountElements()));
 }
@@ -40,11 +38,11 @@ StatusWith<Value> ArrayElemAt(std::string_view, std::vector<Value>& args) {
   if (array.nullish() || index.nullish()) return Value::Null();
   if (!array.IsArray()) {
     return LocationError(28689, "$arrayElemAt's first argument must be an array, but is " +
-                                    Str(TypeName(array)));
+                                    std::string(TypeName(array)));
   }
   if (!index.IsNumber()) {
     return LocationError(28690, "$arrayElemAt's second argument must be a numeric value, but is " +
-                                    Str(TypeName(index)));
+                                    std::string(TypeName(index)));
   }
   std::int64_t i = 0;
   if (!ToInt64Exact(index.view(), &i) || i < INT32_MIN || i > INT32_MAX) {
@@ -61,8 +59,8 @@ StatusWith<Value> FirstOrLast(std::string_view name, std::vector<Value>& args) {
   const Value& array = args[0];
   if (array.nullish()) return Value::Null();
   if (!array.IsArray()) {
-    return LocationError(28689, Str(name) + "'s argument must be an array, but is " +
-                                    Str(TypeName(array)));
+    return LocationError(28689, std::string(name) + "'s argument must be an array, but is " +
+                                    std::string(TypeName(array)));
   }
   return ElementAt(array, Last ? -1 : 0);
 }
@@ -70,7 +68,7 @@ StatusWith<Value> FirstOrLast(std::string_view name, std::vector<Value>& args) {
 StatusWith<Value> In(std::string_view, std::vector<Value>& args) {
   if (!args[1].IsArray()) {
     return LocationError(40081, "$in requires an array as a second argument, found: " +
-                                    Str(TypeName(args[1])));
+                                    std::string(TypeName(args[1])));
   }
   for (const bson::Element& e : args[1].view().Document()) {
     if (bson::ValuesEqual(e.value, args[0].view())) return Value::Bool(true);
@@ -83,7 +81,8 @@ StatusWith<Value> ConcatArrays(std::string_view, std::vector<Value>& args) {
   for (const Value& v : args) {
     if (v.nullish()) return Value::Null();
     if (!v.IsArray()) {
-      return LocationError(28664, "$concatArrays only supports arrays, not " + Str(TypeName(v)));
+      return LocationError(28664,
+                           "$concatArrays only supports arrays, not " + std::string(TypeName(v)));
     }
     for (const bson::Element& e : v.view().Document()) out.Append(e.value);
     if (out.size() > 16 * 1024 * 1024) {
@@ -101,13 +100,13 @@ StatusWith<Value> Slice(std::string_view, std::vector<Value>& args) {
   }
   if (!array.IsArray()) {
     return LocationError(28724, "First argument to $slice must be an array, but is of type: " +
-                                    Str(TypeName(array)));
+                                    std::string(TypeName(array)));
   }
   const Value& second = args[1];
   if (!second.IsNumber()) {
     return LocationError(28725, "Second argument to $slice must be a numeric value, but is of "
                                 "type: " +
-                                    Str(TypeName(second)));
+                                    std::string(TypeName(second)));
   }
   std::int64_t first_arg = 0;
   if (!ToInt64Exact(second.view(), &first_arg) || first_arg < INT32_MIN || first_arg > INT32_MAX) {
@@ -130,7 +129,7 @@ StatusWith<Value> Slice(std::string_view, std::vector<Value>& args) {
     const Value& third = args[2];
     if (!third.IsNumber()) {
       return LocationError(28727, "Third argument to $slice must be numeric, but is of type: " +
-                                      Str(TypeName(third)));
+                                      std::string(TypeName(third)));
     }
     if (!ToInt64Exact(third.view(), &count) || count < INT32_MIN || count > INT32_MAX) {
       return LocationError(28728, "Third argument to $slice can't be represented as a 32-bit "
@@ -155,7 +154,7 @@ StatusWith<Value> ReverseArray(std::string_view, std::vector<Value>& args) {
   if (!array.IsArray()) {
     return LocationError(34435, "The argument to $reverseArray must be an array, but was of "
                                 "type: " +
-                                    Str(TypeName(array)));
+                                    std::string(TypeName(array)));
   }
   std::vector<Value> elements = Elements(array);
   bson::ArrayBuilder out;
@@ -172,22 +171,23 @@ StatusWith<Value> IndexOfArray(std::string_view, std::vector<Value>& args) {
   if (array.nullish()) return Value::Null();
   if (!array.IsArray()) {
     return LocationError(40090, "$indexOfArray requires an array as a first argument, found: " +
-                                    Str(TypeName(array)));
+                                    std::string(TypeName(array)));
   }
   std::int64_t bounds[2] = {0, -1};
   for (std::size_t arg_idx = 2; arg_idx < args.size(); ++arg_idx) {
     std::int64_t n = 0;
     if (!ToInt64Exact(args[arg_idx].view(), &n)) {
-      return LocationError(40096, "$indexOfArray requires an integral " +
-                                      Str(arg_idx == 2 ? "starting index" : "ending index") +
-                                      ", found a value of type: " +
-                                      Str(TypeName(args[arg_idx])) +
-                                      ", with value: " + args[arg_idx].ToJson());
+      return LocationError(40096,
+                           "$indexOfArray requires an integral " +
+                               std::string(arg_idx == 2 ? "starting index" : "ending index") +
+                               ", found a value of type: " + std::string(TypeName(args[arg_idx])) +
+                               ", with value: " + args[arg_idx].ToJson());
     }
     if (n < 0) {
-      return LocationError(40097, "$indexOfArray requires a nonnegative " +
-                                      Str(arg_idx == 2 ? "starting index" : "ending index") +
-                                      ", found: " + std::to_string(n));
+      return LocationError(40097,
+                           "$indexOfArray requires a nonnegative " +
+                               std::string(arg_idx == 2 ? "starting index" : "ending index") +
+                               ", found: " + std::to_string(n));
     }
     bounds[arg_idx - 2] = n;
   }
@@ -206,9 +206,9 @@ template <bool All>
 StatusWith<Value> ElementsTrue(std::string_view name, std::vector<Value>& args) {
   const Value& array = args[0];
   if (!array.IsArray()) {
-    return LocationError(All ? 17040 : 17041, Str(name) +
+    return LocationError(All ? 17040 : 17041, std::string(name) +
                                                   "'s argument must be an array, but is " +
-                                                  Str(TypeName(array)));
+                                                  std::string(TypeName(array)));
   }
   for (const bson::Element& e : array.view().Document()) {
     bool truthy = e.value.Truthy();
@@ -229,14 +229,14 @@ StatusWith<Value> Range(std::string_view, std::vector<Value>& args) {
     const Value& v = args[arg_idx];
     if (!v.IsNumber()) {
       return LocationError(kTypeCodes[arg_idx], "$range requires a numeric " +
-                                                    Str(kNames[arg_idx]) +
+                                                    std::string(kNames[arg_idx]) +
                                                     ", found value of type: " +
-                                                    Str(TypeName(v)));
+                                                    std::string(TypeName(v)));
     }
     if (!ToInt64Exact(v.view(), &numbers[arg_idx]) || numbers[arg_idx] < INT32_MIN ||
         numbers[arg_idx] > INT32_MAX) {
       return LocationError(kRangeCodes[arg_idx],
-                           "$range requires a " + Str(kNames[arg_idx]) +
+                           "$range requires a " + std::string(kNames[arg_idx]) +
                                " that can be represented as a 32-bit integer, found value: " +
                                v.ToJson());
     }

@@ -15,8 +15,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 // A conversion failure: the caller turns it into onError's value or into ConversionFailure.
 struct ConvertError {
   std::string message;
@@ -24,13 +22,13 @@ struct ConvertError {
 using Converted = std::variant<Value, ConvertError>;
 
 ConvertError Unsupported(const Value& input, std::string_view target) {
-  return {"Unsupported conversion from " + Str(TypeName(input)) + " to " + Str(target) +
-          " in $convert with no onError value"};
+  return {"Unsupported conversion from " + std::string(TypeName(input)) + " to " +
+          std::string(target) + " in $convert with no onError value"};
 }
 
 ConvertError ParseFailure(std::string_view text, std::string_view reason) {
-  return {"Failed to parse number '" + Str(text) + "' in $convert with no onError value: " +
-          Str(reason)};
+  return {"Failed to parse number '" + std::string(text) + "' in $convert with no onError value: " +
+          std::string(reason)};
 }
 
 bool ParseStrictDouble(std::string_view text, double* out) {
@@ -219,13 +217,13 @@ Converted ToObjectId(const Value& v) {
   std::string_view s = v.view().String();
   bson::ObjectId oid;
   if (s.size() != 24) {
-    return ConvertError{"Failed to parse objectId '" + Str(s) +
+    return ConvertError{"Failed to parse objectId '" + std::string(s) +
                         "' in $convert with no onError value: Invalid string length for parsing "
                         "to OID, expected 24 but found " +
                         std::to_string(s.size())};
   }
   if (!bson::ObjectId::FromHex(s, &oid)) {
-    return ConvertError{"Failed to parse objectId '" + Str(s) +
+    return ConvertError{"Failed to parse objectId '" + std::string(s) +
                         "' in $convert with no onError value: Invalid character found in hex "
                         "string"};
   }
@@ -255,7 +253,7 @@ Converted ToDate(const Value& v) {
     case Type::kString: {
       std::int64_t millis = 0;
       if (!ParseDateString(v.view().String(), &millis)) {
-        return ConvertError{"Error parsing date string '" + Str(v.view().String()) +
+        return ConvertError{"Error parsing date string '" + std::string(v.view().String()) +
                             "'; 0: passing a time zone identifier as part of the string is not "
                             "allowed"};
       }
@@ -319,7 +317,7 @@ class ConvertExpression final : public Expression {
     if (!TargetFromValue(to, &target)) {
       if (to.type() == Type::kString) {
         return Status(ErrorCode::kBadValue,
-                      "Unknown type name: " + Str(to.view().String()));
+                      "Unknown type name: " + std::string(to.view().String()));
       }
       return Status(ErrorCode::kFailedToParse,
                     "In $convert, numeric 'to' argument is not an integer or not a valid type");
@@ -346,21 +344,21 @@ StatusWith<ExpressionPtr> ParseConvert(std::string_view name, bson::ValueView ar
   if (args.type() != Type::kDocument) {
     return Status(ErrorCode::kFailedToParse,
                   "$convert expects an object of named arguments but found: " +
-                      Str(TypeName(args)));
+                      std::string(TypeName(args)));
   }
   for (const bson::Element& e : args.Document()) {
     if (e.key != "input" && e.key != "to" && e.key != "onError" && e.key != "onNull") {
       return Status(ErrorCode::kFailedToParse,
-                    "$convert found an unknown argument: " + Str(e.key));
+                    "$convert found an unknown argument: " + std::string(e.key));
     }
   }
   NamedArgs named;
-  for (const bson::Element& e : args.Document()) named.values[Str(e.key)] = e.value;
+  for (const bson::Element& e : args.Document()) named.values[std::string(e.key)] = e.value;
   if (!named.Has("input")) {
-    return Status(ErrorCode::kFailedToParse, "Missing 'input' parameter to " + Str(name));
+    return Status(ErrorCode::kFailedToParse, "Missing 'input' parameter to " + std::string(name));
   }
   if (!named.Has("to")) {
-    return Status(ErrorCode::kFailedToParse, "Missing 'to' parameter to " + Str(name));
+    return Status(ErrorCode::kFailedToParse, "Missing 'to' parameter to " + std::string(name));
   }
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr input, Expression::Parse(named.Get("input"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr to, Expression::Parse(named.Get("to"), ctx));

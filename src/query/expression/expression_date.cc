@@ -10,8 +10,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -59,7 +57,7 @@ void IsoWeek(const CivilTime& t, int* week, std::int64_t* week_year) {
 StatusWith<std::int64_t> ParseTimezone(const Value& tz) {
   if (tz.type() != Type::kString) {
     return LocationError(40517, "timezone must evaluate to a string, found " +
-                                    Str(TypeName(tz)));
+                                    std::string(TypeName(tz)));
   }
   std::string_view s = tz.view().String();
   if (s == "UTC" || s == "GMT" || s == "Z" || s == "Etc/UTC" || s == "Etc/GMT") return 0;
@@ -80,7 +78,7 @@ StatusWith<std::int64_t> ParseTimezone(const Value& tz) {
       return s[0] == '-' ? -offset : offset;
     }
   }
-  return LocationError(40485, "unrecognized time zone identifier: \"" + Str(s) + "\"");
+  return LocationError(40485, "unrecognized time zone identifier: \"" + std::string(s) + "\"");
 }
 
 // millis + a time zone offset, saturating at the ends of the date range.
@@ -142,7 +140,7 @@ class DatePartExpression final : public Expression {
     if (date.nullish()) return Value::Null();
     std::int64_t millis = 0;
     if (!ToDateMillis(date.view(), &millis)) {
-      return LocationError(16006, "can't convert from BSON type " + Str(TypeName(date)) +
+      return LocationError(16006, "can't convert from BSON type " + std::string(TypeName(date)) +
                                       " to Date");
     }
     return ExtractPart(part_, ShiftMillis(millis, offset_minutes));
@@ -167,18 +165,19 @@ StatusWith<ExpressionPtr> ParseDatePart(std::string_view name, bson::ValueView a
       } else if (e.key == "timezone") {
         timezone = e.value;
       } else {
-        return LocationError(40535, "unrecognized option to " + Str(name) + ": \"" + Str(e.key) +
+        return LocationError(40535, "unrecognized option to " + std::string(name) + ": \"" +
+                                        std::string(e.key) +
                                         "\". Valid options are \"date\" and \"timezone\".");
       }
     }
     if (date.type() == Type::kDocument && date.data() == args.data()) {
-      return LocationError(40539, "missing 'date' argument to " + Str(name) + ", provided: " +
-                                      args.ToJson());
+      return LocationError(40539, "missing 'date' argument to " + std::string(name) +
+                                      ", provided: " + args.ToJson());
     }
   } else if (args.type() == Type::kArray) {
     std::size_t count = args.Document().CountElements();
     if (count != 1) {
-      return LocationError(40536, Str(name) +
+      return LocationError(40536, std::string(name) +
                                       " accepts exactly one argument if given an array, but was "
                                       "given " +
                                       std::to_string(count));
@@ -285,7 +284,7 @@ class DateToStringExpression final : public Expression {
       if (f.nullish()) return Value::Null();
       if (f.type() != Type::kString) {
         return LocationError(18533, "$dateToString requires that 'format' be a string, found: " +
-                                        Str(TypeName(f)) + " with value " + f.ToJson());
+                                        std::string(TypeName(f)) + " with value " + f.ToJson());
       }
       format = std::string(f.view().String());
       QUARRY_RETURN_IF_ERROR(ValidateFormat(format));
@@ -303,7 +302,7 @@ class DateToStringExpression final : public Expression {
     }
     std::int64_t millis = 0;
     if (!ToDateMillis(date.view(), &millis)) {
-      return LocationError(16006, "can't convert from BSON type " + Str(TypeName(date)) +
+      return LocationError(16006, "can't convert from BSON type " + std::string(TypeName(date)) +
                                       " to Date");
     }
     return Value::String(FormatDate(format, millis, offset));

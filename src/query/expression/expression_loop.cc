@@ -7,8 +7,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 // ---- $filter, $map, $reduce ----
 
 class FilterExpression final : public Expression {
@@ -36,7 +34,7 @@ class FilterExpression final : public Expression {
     if (input.nullish()) return Value::Null();
     if (!input.IsArray()) {
       return LocationError(28651, "input to $filter must be an array not " +
-                                      Str(TypeName(input)));
+                                      std::string(TypeName(input)));
     }
     bson::ArrayBuilder out;
     for (const bson::Element& e : input.view().Document()) {
@@ -111,7 +109,8 @@ class MapExpression final : public Expression {
     QUARRY_ASSIGN_OR_RETURN(Value input, input_->Evaluate(ctx));
     if (input.nullish()) return Value::Null();
     if (!input.IsArray()) {
-      return LocationError(16883, "input to $map must be an array not " + Str(TypeName(input)));
+      return LocationError(16883,
+                           "input to $map must be an array not " + std::string(TypeName(input)));
     }
     bson::ArrayBuilder out;
     for (const bson::Element& e : input.view().Document()) {

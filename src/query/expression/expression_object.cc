@@ -8,8 +8,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 StatusWith<Value> MergeObjects(std::string_view, std::vector<Value>& args) {
   FieldList fields;
   for (std::size_t arg_idx = 0; arg_idx < args.size(); ++arg_idx) {
@@ -17,7 +15,7 @@ StatusWith<Value> MergeObjects(std::string_view, std::vector<Value>& args) {
     if (v.nullish()) continue;
     if (!v.IsDocument()) {
       return LocationError(40400, "$mergeObjects requires object inputs, but input " +
-                                      v.ToJson() + " is of type " + Str(TypeName(v)));
+                                      v.ToJson() + " is of type " + std::string(TypeName(v)));
     }
     fields.Merge(v.view().Document(), v);
   }
@@ -29,7 +27,7 @@ StatusWith<Value> ObjectToArray(std::string_view, std::vector<Value>& args) {
   if (v.nullish()) return Value::Null();
   if (!v.IsDocument()) {
     return LocationError(40390, "$objectToArray requires a document input, found: " +
-                                    Str(TypeName(v)));
+                                    std::string(TypeName(v)));
   }
   bson::DocumentBuilder out;
   int index = 0;
@@ -47,7 +45,7 @@ StatusWith<Value> ArrayToObject(std::string_view, std::vector<Value>& args) {
   if (v.nullish()) return Value::Null();
   if (!v.IsArray()) {
     return LocationError(40386, "$arrayToObject requires an array input, found: " +
-                                    Str(TypeName(v)));
+                                    std::string(TypeName(v)));
   }
   FieldList fields;
   int format = 0;  // 1: [k, v] pairs, 2: {k, v} documents
@@ -90,13 +88,13 @@ StatusWith<Value> ArrayToObject(std::string_view, std::vector<Value>& args) {
       }
     } else {
       return LocationError(40398, "Unrecognised input type format for $arrayToObject: " +
-                                      Str(TypeName(e.value)));
+                                      std::string(TypeName(e.value)));
     }
     if (key.type() != Type::kString) {
       return LocationError(40395,
                            "$arrayToObject requires an array of key-value pairs, where the key "
                            "must be of type string. Found key type: " +
-                               Str(TypeName(key)));
+                               std::string(TypeName(key)));
     }
     if (key.String().find('\0') != std::string_view::npos) {
       return LocationError(4940400,
@@ -125,7 +123,7 @@ class GetFieldExpression final : public Expression {
     if (!input.IsDocument()) {
       return LocationError(3041705, "$getField requires 'input' to evaluate to type Object, "
                                     "but got " +
-                                        Str(TypeName(input)));
+                                        std::string(TypeName(input)));
     }
     bson::ValueView v = input.view().Document().Get(field_);
     if (!v.exists()) return Value();
@@ -145,21 +143,23 @@ StatusWith<std::string> ConstantFieldName(std::string_view op, bson::ValueView s
     if (!spec.String().empty() && spec.String()[0] == '$') {
       return LocationError(5654602, "A string that starts with '$' is not allowed as 'field' "
                                     "argument to " +
-                                        Str(op) + ". Use $literal.");
+                                        std::string(op) + ". Use $literal.");
     }
     return std::string(spec.String());
   }
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr expr, Expression::Parse(spec, ctx));
   if (!expr->IsConstant()) {
-    return LocationError(5654601, Str(op) + " requires 'field' to evaluate to a constant, but "
-                                            "got a non-constant argument");
+    return LocationError(5654601, std::string(op) +
+                                      " requires 'field' to evaluate to a constant, but "
+                                      "got a non-constant argument");
   }
   EvalContext eval;
   QUARRY_ASSIGN_OR_RETURN(Value v, expr->Evaluate(eval));
   if (v.type() != Type::kString) {
-    return LocationError(5654602, Str(op) + " requires 'field' to evaluate to type String, but "
-                                            "got " +
-                                      Str(TypeName(v)));
+    return LocationError(5654602, std::string(op) +
+                                      " requires 'field' to evaluate to type String, but "
+                                      "got " +
+                                      std::string(TypeName(v)));
   }
   return std::string(v.view().String());
 }

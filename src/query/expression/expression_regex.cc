@@ -9,8 +9,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 // ---- $regexMatch ----
 
 class RegexMatchExpression final : public Expression {
@@ -89,8 +87,9 @@ class RegexMatchExpression final : public Expression {
 StatusWith<ExpressionPtr> ParseRegexMatch(std::string_view name, bson::ValueView args,
                                           ParseContext& ctx) {
   if (args.type() != Type::kDocument) {
-    return LocationError(51103, Str(name) + " expects an object of named arguments but found: " +
-                                    Str(TypeName(args)));
+    return LocationError(51103, std::string(name) +
+                                    " expects an object of named arguments but found: " +
+                                    std::string(TypeName(args)));
   }
   bson::ValueView input;
   bson::ValueView regex;
@@ -103,11 +102,14 @@ StatusWith<ExpressionPtr> ParseRegexMatch(std::string_view name, bson::ValueView
     } else if (e.key == "options") {
       options = e.value;
     } else {
-      return LocationError(31024, Str(name) + " found an unknown argument: " + Str(e.key));
+      return LocationError(31024,
+                           std::string(name) + " found an unknown argument: " + std::string(e.key));
     }
   }
-  if (!input.exists()) return LocationError(31022, Str(name) + " requires 'input' parameter");
-  if (!regex.exists()) return LocationError(31023, Str(name) + " requires 'regex' parameter");
+  if (!input.exists())
+    return LocationError(31022, std::string(name) + " requires 'input' parameter");
+  if (!regex.exists())
+    return LocationError(31023, std::string(name) + " requires 'regex' parameter");
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr input_expr, Expression::Parse(input, ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr regex_expr, Expression::Parse(regex, ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr options_expr, ParseOptional(options, ctx));
@@ -179,8 +181,9 @@ StatusWith<ExpressionPtr> ParseReplace(std::string_view name, bson::ValueView ar
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr find, Expression::Parse(named.Get("find"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr replacement,
                           Expression::Parse(named.Get("replacement"), ctx));
-  return ExpressionPtr(std::make_shared<ReplaceExpression>(
-      Str(name), name == "$replaceAll", std::move(input), std::move(find), std::move(replacement)));
+  return ExpressionPtr(std::make_shared<ReplaceExpression>(std::string(name), name == "$replaceAll",
+                                                           std::move(input), std::move(find),
+                                                           std::move(replacement)));
 }
 
 }  // namespace

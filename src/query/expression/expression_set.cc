@@ -8,8 +8,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 std::vector<Value> Elements(const Value& array) {
   std::vector<Value> out;
   for (const bson::Element& e : array.view().Document()) out.push_back(array.Child(e.value));
@@ -33,8 +31,9 @@ bool Contains(const std::vector<Value>& set, const Value& v) {
 }
 
 Status NotArray(std::string_view name, int code, const Value& v) {
-  return LocationError(code, "All operands of " + Str(name) + " must be arrays. One argument is " +
-                                 "of type: " + Str(TypeName(v)));
+  return LocationError(code, "All operands of " + std::string(name) +
+                                 " must be arrays. One argument is " +
+                                 "of type: " + std::string(TypeName(v)));
 }
 
 StatusWith<Value> SetUnion(std::string_view name, std::vector<Value>& args) {
@@ -73,8 +72,8 @@ StatusWith<Value> SetDifference(std::string_view, std::vector<Value>& args) {
   if (!args[0].IsArray() || !args[1].IsArray()) {
     const Value& bad = args[0].IsArray() ? args[1] : args[0];
     return LocationError(17048, "both operands of $setDifference must be arrays. " +
-                                    Str(args[0].IsArray() ? "Second" : "First") +
-                                    " argument is of type: " + Str(TypeName(bad)));
+                                    std::string(args[0].IsArray() ? "Second" : "First") +
+                                    " argument is of type: " + std::string(TypeName(bad)));
   }
   std::vector<Value> other = Elements(args[1]);
   std::vector<Value> set;
@@ -88,9 +87,9 @@ StatusWith<Value> SetEquals(std::string_view name, std::vector<Value>& args) {
   std::vector<Value> reference;
   for (std::size_t arg_idx = 0; arg_idx < args.size(); ++arg_idx) {
     if (!args[arg_idx].IsArray()) {
-      return LocationError(17044, "All operands of " + Str(name) +
+      return LocationError(17044, "All operands of " + std::string(name) +
                                       " must be arrays. One argument is of type: " +
-                                      Str(TypeName(args[arg_idx])));
+                                      std::string(TypeName(args[arg_idx])));
     }
     std::vector<Value> set;
     for (const Value& e : Elements(args[arg_idx])) AddUnique(&set, e);
@@ -110,12 +109,12 @@ StatusWith<Value> SetIsSubset(std::string_view, std::vector<Value>& args) {
   if (!args[0].IsArray()) {
     return LocationError(17046, "both operands of $setIsSubset must be arrays. First argument is "
                                 "of type: " +
-                                    Str(TypeName(args[0])));
+                                    std::string(TypeName(args[0])));
   }
   if (!args[1].IsArray()) {
     return LocationError(17042, "both operands of $setIsSubset must be arrays. Second argument "
                                 "is of type: " +
-                                    Str(TypeName(args[1])));
+                                    std::string(TypeName(args[1])));
   }
   std::vector<Value> superset = Elements(args[1]);
   for (const Value& e : Elements(args[0])) {

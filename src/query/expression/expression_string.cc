@@ -11,8 +11,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 // Strings an expression builds stay within a BSON document's size.
 constexpr std::size_t kMaxStringBytes = 16 * 1024 * 1024;
 
@@ -23,7 +21,7 @@ StatusWith<Value> Concat(std::string_view, std::vector<Value>& args) {
   for (const Value& v : args) {
     if (v.nullish()) return Value::Null();
     if (v.type() != Type::kString) {
-      return LocationError(16702, "$concat only supports strings, not " + Str(TypeName(v)));
+      return LocationError(16702, "$concat only supports strings, not " + std::string(TypeName(v)));
     }
     out.append(v.view().String());
     if (out.size() > kMaxStringBytes) {
@@ -39,29 +37,33 @@ StatusWith<Value> SubstrBytes(std::string_view name, std::vector<Value>& args) {
   const Value& start_v = args[1];
   const Value& length_v = args[2];
   if (!start_v.IsNumber()) {
-    return LocationError(16034, Str(name) + ":  starting index must be a numeric type (is BSON "
-                                            "type " + Str(TypeName(start_v)) + ")");
+    return LocationError(16034, std::string(name) +
+                                    ":  starting index must be a numeric type (is BSON "
+                                    "type " +
+                                    std::string(TypeName(start_v)) + ")");
   }
   if (!length_v.IsNumber()) {
-    return LocationError(16035, Str(name) + ":  length must be a numeric type (is BSON type " +
-                                    Str(TypeName(length_v)) + ")");
+    return LocationError(16035, std::string(name) +
+                                    ":  length must be a numeric type (is BSON type " +
+                                    std::string(TypeName(length_v)) + ")");
   }
   std::int64_t start = start_v.view().AsInt64();
   std::int64_t length = length_v.view().AsInt64();
   if (start < 0) {
-    return LocationError(50752, Str(name) + ":  starting index must be non-negative (got: " +
-                                    std::to_string(start) + ")");
+    return LocationError(
+        50752, std::string(name) +
+                   ":  starting index must be non-negative (got: " + std::to_string(start) + ")");
   }
   const auto size = static_cast<std::int64_t>(s.size());
   if (start >= size) return Value::String("");
   if (IsContinuation(s[static_cast<std::size_t>(start)])) {
-    return LocationError(28656, Str(name) +
+    return LocationError(28656, std::string(name) +
                                     ":  Invalid range, starting index is a UTF-8 continuation "
                                     "byte.");
   }
   std::int64_t end = (length < 0 || length > size - start) ? size : start + length;
   if (end < size && IsContinuation(s[static_cast<std::size_t>(end)])) {
-    return LocationError(28657, Str(name) +
+    return LocationError(28657, std::string(name) +
                                     ":  Invalid range, ending index is in the middle of a UTF-8 "
                                     "character.");
   }
@@ -75,11 +77,11 @@ StatusWith<Value> SubstrCP(std::string_view, std::vector<Value>& args) {
   const Value& length_v = args[2];
   if (!start_v.IsNumber()) {
     return LocationError(34450, "$substrCP: starting index must be a numeric type (is BSON type " +
-                                    Str(TypeName(start_v)) + ")");
+                                    std::string(TypeName(start_v)) + ")");
   }
   if (!length_v.IsNumber()) {
     return LocationError(34451, "$substrCP: length must be a numeric type (is BSON type " +
-                                    Str(TypeName(length_v)) + ")");
+                                    std::string(TypeName(length_v)) + ")");
   }
   std::int64_t start = 0;
   std::int64_t length = 0;
@@ -129,10 +131,11 @@ StatusWith<Value> StrLenBytes(std::string_view, std::vector<Value>& args) {
   const Value& v = args[0];
   if (v.type() != Type::kString) {
     return LocationError(34473, "$strLenBytes requires a string argument, found: " +
-                                    Str(TypeName(v)));
+                                    std::string(TypeName(v)));
   }
   std::size_t n = v.view().String().size();
-  if (n > INT32_MAX) return LocationError(34470, "string length could not be represented as an int.");
+  if (n > INT32_MAX)
+    return LocationError(34470, "string length could not be represented as an int.");
   return Value::Int32(static_cast<std::int32_t>(n));
 }
 
@@ -148,7 +151,7 @@ StatusWith<Value> StrLenCP(std::string_view, std::vector<Value>& args) {
   const Value& v = args[0];
   if (v.type() != Type::kString) {
     return LocationError(34471, "$strLenCP requires a string argument, found: " +
-                                    Str(TypeName(v)));
+                                    std::string(TypeName(v)));
   }
   return Value::Int32(CountCodePoints(v.view().String()));
 }
@@ -161,13 +164,13 @@ StatusWith<Value> Split(std::string_view, std::vector<Value>& args) {
     return LocationError(40085,
                          "$split requires an expression that evaluates to a string as a first "
                          "argument, found: " +
-                             Str(TypeName(input)));
+                             std::string(TypeName(input)));
   }
   if (delimiter.type() != Type::kString) {
     return LocationError(40086,
                          "$split requires an expression that evaluates to a string as a second "
                          "argument, found: " +
-                             Str(TypeName(delimiter)));
+                             std::string(TypeName(delimiter)));
   }
   std::string_view s = input.view().String();
   std::string_view d = delimiter.view().String();
@@ -228,7 +231,7 @@ class TrimExpression final : public Expression {
     if (input.nullish()) return Value::Null();
     if (input.type() != Type::kString) {
       return LocationError(50699, name_ + " requires its input to be a string, got " +
-                                      input.ToJson() + " (of type " + Str(TypeName(input)) +
+                                      input.ToJson() + " (of type " + std::string(TypeName(input)) +
                                       ") instead.");
     }
     std::vector<std::string> trim_set;
@@ -237,8 +240,8 @@ class TrimExpression final : public Expression {
       if (chars.nullish()) return Value::Null();
       if (chars.type() != Type::kString) {
         return LocationError(50700, name_ + " requires 'chars' to be a string, got " +
-                                        chars.ToJson() + " (of type " + Str(TypeName(chars)) +
-                                        ") instead.");
+                                        chars.ToJson() + " (of type " +
+                                        std::string(TypeName(chars)) + ") instead.");
       }
       for (std::string_view cp : CodePoints(chars.view().String())) trim_set.emplace_back(cp);
     } else {
@@ -275,8 +278,9 @@ class TrimExpression final : public Expression {
 StatusWith<ExpressionPtr> ParseTrim(std::string_view name, bson::ValueView args,
                                     ParseContext& ctx) {
   if (args.type() != Type::kDocument) {
-    return LocationError(50696, Str(name) + " only supports an object as an argument, found: " +
-                                    Str(TypeName(args)));
+    return LocationError(50696, std::string(name) +
+                                    " only supports an object as an argument, found: " +
+                                    std::string(TypeName(args)));
   }
   bson::ValueView input;
   bson::ValueView chars;
@@ -286,17 +290,18 @@ StatusWith<ExpressionPtr> ParseTrim(std::string_view name, bson::ValueView args,
     } else if (e.key == "chars") {
       chars = e.value;
     } else {
-      return LocationError(50694, Str(name) + " found an unknown argument: " + Str(e.key));
+      return LocationError(50694,
+                           std::string(name) + " found an unknown argument: " + std::string(e.key));
     }
   }
   if (!input.exists()) {
-    return LocationError(50695, Str(name) + " requires an 'input' field");
+    return LocationError(50695, std::string(name) + " requires an 'input' field");
   }
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr input_expr, Expression::Parse(input, ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr chars_expr, ParseOptional(chars, ctx));
   bool left = name != "$rtrim";
   bool right = name != "$ltrim";
-  return ExpressionPtr(std::make_shared<TrimExpression>(Str(name), left, right,
+  return ExpressionPtr(std::make_shared<TrimExpression>(std::string(name), left, right,
                                                         std::move(input_expr),
                                                         std::move(chars_expr)));
 }
@@ -308,26 +313,28 @@ StatusWith<Value> IndexOf(std::string_view name, std::vector<Value>& args) {
   const Value& input = args[0];
   if (input.nullish()) return Value::Null();
   if (input.type() != Type::kString) {
-    return LocationError(40091, Str(name) + " requires a string as the first argument, found: " +
-                                    Str(TypeName(input)));
+    return LocationError(40091, std::string(name) +
+                                    " requires a string as the first argument, found: " +
+                                    std::string(TypeName(input)));
   }
   const Value& token = args[1];
   if (token.type() != Type::kString) {
-    return LocationError(40092, Str(name) + " requires a string as the second argument, found: " +
-                                    Str(TypeName(token)));
+    return LocationError(40092, std::string(name) +
+                                    " requires a string as the second argument, found: " +
+                                    std::string(TypeName(token)));
   }
   std::int64_t bounds[2] = {0, -1};
   for (std::size_t arg_idx = 2; arg_idx < args.size(); ++arg_idx) {
     const Value& b = args[arg_idx];
     std::int64_t n = 0;
     if (!ToInt64Exact(b.view(), &n)) {
-      return LocationError(40096, Str(name) + " requires an integral " +
+      return LocationError(40096, std::string(name) + " requires an integral " +
                                       (arg_idx == 2 ? "starting index" : "ending index") +
-                                      ", found a value of type: " + Str(TypeName(b)) +
+                                      ", found a value of type: " + std::string(TypeName(b)) +
                                       ", with value: " + b.ToJson());
     }
     if (n < 0) {
-      return LocationError(40097, Str(name) + " requires a nonnegative " +
+      return LocationError(40097, std::string(name) + " requires a nonnegative " +
                                       (arg_idx == 2 ? "start index" : "ending index") +
                                       ", found: " + std::to_string(n));
     }

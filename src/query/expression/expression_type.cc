@@ -11,8 +11,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 StatusWith<Value> TypeOf(std::string_view, std::vector<Value>& args) {
   return Value::String(TypeName(args[0]));
 }
@@ -51,7 +49,7 @@ StatusWith<std::string> CoerceToString(bson::ValueView v) {
              ")";
     }
     default:
-      return LocationError(16007, "can't convert from BSON type " + Str(TypeName(v)) +
+      return LocationError(16007, "can't convert from BSON type " + std::string(TypeName(v)) +
                                       " to String");
   }
 }

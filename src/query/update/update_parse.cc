@@ -11,8 +11,6 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 Status BadValue(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
 Status FailedToParse(std::string message) {
   return Status(ErrorCode::kFailedToParse, std::move(message));
@@ -57,33 +55,33 @@ Status ValidatePath(std::string_view path, const ModifierUpdate& update,
     const std::string& part = parts[part_idx];
     if (part.empty()) {
       return Status(ErrorCode::kEmptyFieldName,
-                    "The update path '" + Str(path) +
+                    "The update path '" + std::string(path) +
                         "' contains an empty field name, which is not allowed.");
     }
     if (part[0] != '$') continue;
     if (part == "$") {
       ++positional;
       if (positional > 1) {
-        return BadValue("Too many positional (i.e. '$') elements found in path '" + Str(path) +
-                        "'");
+        return BadValue("Too many positional (i.e. '$') elements found in path '" +
+                        std::string(path) + "'");
       }
     } else if (IsArrayFilterComponent(part)) {
       std::string_view id = ArrayFilterId(part);
       if (!id.empty()) {
         if (update.array_filters.find(id) == update.array_filters.end()) {
-          return BadValue("No array filter found for identifier '" + Str(id) + "' in path '" +
-                          Str(path) + "'");
+          return BadValue("No array filter found for identifier '" + std::string(id) +
+                          "' in path '" + std::string(path) + "'");
         }
-        used_filters->insert(Str(id));
+        used_filters->insert(std::string(id));
       }
     } else {
       return Status(ErrorCode::kDollarPrefixedFieldName,
-                    "The dollar ($) prefixed field '" + part + "' in '" + Str(path) +
+                    "The dollar ($) prefixed field '" + part + "' in '" + std::string(path) +
                         "' is not valid for storage.");
     }
     if (part_idx == 0) {
       return BadValue("Cannot have positional (i.e. '$') element in the first position in path '" +
-                      Str(path) + "'");
+                      std::string(path) + "'");
     }
   }
   return Status::OK();
@@ -92,9 +90,9 @@ Status ValidatePath(std::string_view path, const ModifierUpdate& update,
 bool IsDynamic(std::string_view path) { return path.find('$') != std::string_view::npos; }
 
 Status Conflict(std::string_view path, std::string_view at) {
-  return Status(ErrorCode::kConflictingUpdateOperators,
-                "Updating the path '" + Str(path) + "' would create a conflict at '" + Str(at) +
-                    "'");
+  return Status(ErrorCode::kConflictingUpdateOperators, "Updating the path '" + std::string(path) +
+                                                            "' would create a conflict at '" +
+                                                            std::string(at) + "'");
 }
 
 std::string JoinPrefix(const std::vector<std::string>& parts, std::size_t count) {
@@ -172,7 +170,7 @@ Status CollectFilterIds(bson::DocumentView filter, std::set<std::string>* ids) {
       }
       continue;
     }
-    ids->insert(Str(e.key.substr(0, e.key.find('.'))));
+    ids->insert(std::string(e.key.substr(0, e.key.find('.'))));
   }
   return Status::OK();
 }
@@ -234,29 +232,29 @@ StatusWith<std::shared_ptr<ModifierUpdate>> ParseModifiers(bson::DocumentView up
   for (const bson::Element& op_elem : update_doc) {
     OpKind kind;
     if (!OpKindOf(op_elem.key, &kind)) {
-      return FailedToParse("Unknown modifier: " + Str(op_elem.key) +
+      return FailedToParse("Unknown modifier: " + std::string(op_elem.key) +
                            ". Expected a valid update modifier or pipeline-style update "
                            "specified as an array");
     }
     if (op_elem.value.type() != Type::kDocument) {
       return FailedToParse("Modifiers operate on fields but we found type " +
-                           Str(TypeName(op_elem.value)) +
+                           std::string(TypeName(op_elem.value)) +
                            " instead. For example: {$mod: {<field>: ...}} not {" +
-                           Str(op_elem.key) + ": " + op_elem.value.ToJson() + "}");
+                           std::string(op_elem.key) + ": " + op_elem.value.ToJson() + "}");
     }
     for (const bson::Element& field : op_elem.value.Document()) {
       QUARRY_RETURN_IF_ERROR(ValidatePath(field.key, *update, &used_filters));
       auto leaf = std::make_unique<LeafOp>();
       leaf->kind = kind;
-      leaf->op_name = Str(op_elem.key);
-      leaf->path = Str(field.key);
+      leaf->op_name = std::string(op_elem.key);
+      leaf->path = std::string(field.key);
       if (kind == OpKind::kRename) {
         if (field.value.type() != Type::kString) {
           return BadValue("The 'to' field for $rename must be a string: " +
-                          Str(field.key) + ": " + field.value.ToJson());
+                          std::string(field.key) + ": " + field.value.ToJson());
         }
-        std::string from = Str(field.key);
-        std::string to = Str(field.value.String());
+        std::string from = std::string(field.key);
+        std::string to = std::string(field.value.String());
         QUARRY_RETURN_IF_ERROR(ValidatePath(to, *update, &used_filters));
         if (IsDynamic(from)) {
           return BadValue("The source field for $rename may not be dynamic: " + from);

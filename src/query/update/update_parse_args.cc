@@ -9,15 +9,13 @@ namespace {
 
 using bson::Type;
 
-std::string Str(std::string_view s) { return std::string(s); }
-
 Status BadValue(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
 Status FailedToParse(std::string message) {
   return Status(ErrorCode::kFailedToParse, std::move(message));
 }
 
 std::string ElementJson(std::string_view key, bson::ValueView value) {
-  return "{" + Str(key) + ": " + value.ToJson() + "}";
+  return "{" + std::string(key) + ": " + value.ToJson() + "}";
 }
 
 // ---- operator arguments ----
@@ -25,7 +23,7 @@ std::string ElementJson(std::string_view key, bson::ValueView value) {
 Status ParseNumberArg(LeafOp* op, bson::ValueView value) {
   if (!value.IsNumber()) {
     const char* verb = op->kind == OpKind::kInc ? "increment" : "multiply";
-    return Status(ErrorCode::kTypeMismatch, "Cannot " + Str(verb) +
+    return Status(ErrorCode::kTypeMismatch, "Cannot " + std::string(verb) +
                                                 " with non-numeric argument: " +
                                                 ElementJson(op->path, value));
   }
@@ -38,7 +36,8 @@ Status ParseCurrentDate(LeafOp* op, bson::ValueView value) {
   if (value.type() == Type::kDocument) {
     bool found = false;
     for (const bson::Element& e : value.Document()) {
-      if (e.key != "$type") return BadValue("Unrecognized $currentDate option: " + Str(e.key));
+      if (e.key != "$type")
+        return BadValue("Unrecognized $currentDate option: " + std::string(e.key));
       found = true;
       if (e.value.type() == Type::kString && e.value.String() == "timestamp") {
         op->timestamp = true;
@@ -74,7 +73,8 @@ Status ParsePushSort(LeafOp* op, bson::ValueView sort) {
   for (const bson::Element& e : sort.Document()) {
     if (e.key.empty() || e.key.front() == '.' || e.key.back() == '.' ||
         e.key.find("..") != std::string_view::npos) {
-      return BadValue("The $sort field is a dotted field but has an empty part: " + Str(e.key));
+      return BadValue("The $sort field is a dotted field but has an empty part: " +
+                      std::string(e.key));
     }
     if (!e.value.IsNumber() || (e.value.AsDouble() != 1 && e.value.AsDouble() != -1)) {
       return BadValue("The $sort element value must be either 1 or -1");
@@ -86,8 +86,8 @@ Status ParsePushSort(LeafOp* op, bson::ValueView sort) {
 
 Status ParseIntegralClause(std::string_view clause, bson::ValueView v, std::int64_t* out) {
   if (!v.IsNumber() || !ToInt64Exact(v, out)) {
-    return BadValue("The value for " + Str(clause) + " must be an integer value but was given type: " +
-                    Str(TypeName(v)));
+    return BadValue("The value for " + std::string(clause) +
+                    " must be an integer value but was given type: " + std::string(TypeName(v)));
   }
   return Status::OK();
 }
@@ -98,7 +98,7 @@ Status ParsePush(LeafOp* op, bson::ValueView value) {
       if (e.key == "$each") {
         if (e.value.type() != Type::kArray) {
           return BadValue("The argument to $each in $push must be an array but it was of type: " +
-                          Str(TypeName(e.value)));
+                          std::string(TypeName(e.value)));
         }
         for (const bson::Element& item : e.value.Document()) {
           op->each.push_back(Value::Copy(item.value));
@@ -111,13 +111,13 @@ Status ParsePush(LeafOp* op, bson::ValueView value) {
         std::int64_t n = 0;
         if (!e.value.IsNumber() || !ToInt64Exact(e.value, &n)) {
           return BadValue("The value for $position must be an integer value, not of type: " +
-                          Str(TypeName(e.value)));
+                          std::string(TypeName(e.value)));
         }
         op->position = n;
       } else if (e.key == "$sort") {
         QUARRY_RETURN_IF_ERROR(ParsePushSort(op, e.value));
       } else {
-        return BadValue("Unrecognized clause in $push: " + Str(e.key));
+        return BadValue("Unrecognized clause in $push: " + std::string(e.key));
       }
     }
     return Status::OK();
@@ -137,7 +137,7 @@ Status ParseAddToSet(LeafOp* op, bson::ValueView value) {
       first = false;
       if (e.value.type() != Type::kArray) {
         return BadValue("The argument to $each in $addToSet must be an array but it was of type " +
-                        Str(TypeName(e.value)));
+                        std::string(TypeName(e.value)));
       }
       for (const bson::Element& item : e.value.Document()) {
         op->each.push_back(Value::Copy(item.value));
@@ -200,7 +200,8 @@ Status ParseArg(LeafOp* op, bson::ValueView value) {
     case OpKind::kAddToSet:
       return ParseAddToSet(op, value);
     case OpKind::kPop: {
-      if (!value.IsNumber()) return FailedToParse("Expected a number in: " + ElementJson(op->path, value));
+      if (!value.IsNumber())
+        return FailedToParse("Expected a number in: " + ElementJson(op->path, value));
       double d = value.AsDouble();
       if (d != 1 && d != -1) return FailedToParse("$pop expects 1 or -1, found: " + value.ToJson());
       op->arg = Value::Int32(d > 0 ? 1 : -1);
@@ -211,7 +212,7 @@ Status ParseArg(LeafOp* op, bson::ValueView value) {
     case OpKind::kPullAll:
       if (value.type() != Type::kArray) {
         return BadValue("$pullAll requires an array argument but was given a " +
-                        Str(TypeName(value)));
+                        std::string(TypeName(value)));
       }
       op->arg = Value::Copy(value);
       return Status::OK();
