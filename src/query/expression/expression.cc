@@ -2,7 +2,7 @@
 // variables, object and array literals.
 #include "query/expression/expression.h"
 
-
+#include "bson/path.h"
 #include "query/expression/expression_internal.h"
 
 namespace quarry::query {
@@ -159,15 +159,9 @@ StatusWith<ExpressionPtr> ParseFieldPath(std::string_view text, ParseContext& ct
   }
   std::vector<std::string> path;
   if (!rest.empty() || text[1] != '$') {
-    std::size_t start = 0;
-    while (true) {
-      std::size_t dot = rest.find('.', start);
-      std::string_view part = rest.substr(start, dot == std::string_view::npos ? rest.npos
-                                                                              : dot - start);
-      QUARRY_RETURN_IF_ERROR(ValidateFieldName(part));
-      path.emplace_back(part);
-      if (dot == std::string_view::npos) break;
-      start = dot + 1;
+    for (const bson::PathComponent& part : bson::PathComponents(rest)) {
+      QUARRY_RETURN_IF_ERROR(ValidateFieldName(part.name));
+      path.emplace_back(part.name);
     }
   }
   return ExpressionPtr(

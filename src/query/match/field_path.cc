@@ -1,19 +1,16 @@
 // FieldPath parsing, and the values a path reaches as sort keys see them.
 #include "query/match/field_path.h"
 
+#include "bson/path.h"
+
 namespace quarry::query {
 
 FieldPath FieldPath::FromDotted(std::string_view dotted) {
   FieldPath path;
   path.dotted_ = std::string(dotted);
-  std::size_t begin = 0;
-  while (true) {
-    std::size_t dot = dotted.find('.', begin);
-    std::size_t end = dot == std::string_view::npos ? dotted.size() : dot;
-    path.parts_.emplace_back(static_cast<std::uint32_t>(begin),
-                             static_cast<std::uint32_t>(end - begin));
-    if (dot == std::string_view::npos) break;
-    begin = dot + 1;
+  for (const bson::PathComponent& part : bson::PathComponents(dotted)) {
+    path.parts_.emplace_back(static_cast<std::uint32_t>(part.offset),
+                             static_cast<std::uint32_t>(part.name.size()));
   }
   return path;
 }

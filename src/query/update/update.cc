@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "base/clock.h"
+#include "bson/path.h"
 #include "query/pipeline/pipeline.h"
 #include "query/update/update_internal.h"
 
@@ -229,21 +230,16 @@ StatusWith<bson::Document> UpdateSpec::BuildUpsertDocument(const Matcher& filter
   MutableValue seed = MutableValue::NewDocument();
   for (const EqualityCondition& eq : equalities) {
     MutableValue* node = &seed;
-    std::size_t start = 0;
-    while (true) {
-      std::size_t dot = eq.path.find('.', start);
-      std::string part =
-          eq.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (dot == std::string::npos) {
-        node->SetField(part, MutableValue(Value::Copy(eq.value)));
+    for (const bson::PathComponent& part : bson::PathComponents(eq.path)) {
+      if (part.is_last) {
+        node->SetField(part.name, MutableValue(Value::Copy(eq.value)));
         break;
       }
-      MutableValue* next = node->Find(part);
+      MutableValue* next = node->Find(part.name);
       if (next == nullptr || !next->IsDocument()) {
-        next = node->SetField(part, MutableValue::NewDocument());
+        next = node->SetField(part.name, MutableValue::NewDocument());
       }
       node = next;
-      start = dot + 1;
     }
   }
   bson::Document seed_doc = seed.ToDocument();

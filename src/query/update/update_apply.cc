@@ -1,6 +1,7 @@
 // Applying the UpdateNode tree: walking object nodes in path order (so new fields appear in
 // lexicographic order, as mongod 5.0+), array nodes ($[], $[id]) element by element, the
 // positional $, and creating missing paths.
+#include "bson/path.h"
 #include "query/update/update_internal.h"
 
 namespace quarry::query::update_internal {
@@ -222,13 +223,8 @@ Status ApplyModifiers(const ModifierUpdate& update, MutableValue* doc, ApplyStat
   QUARRY_RETURN_IF_ERROR(ApplyNode(update.root, &components, state));
   for (const std::string& source : state.moved_sources) {
     Location loc;
-    std::size_t start = 0;
-    while (true) {
-      std::size_t dot = source.find('.', start);
-      loc.components.push_back(
-          source.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
+    for (const bson::PathComponent& part : bson::PathComponents(source)) {
+      loc.components.emplace_back(part.name);
     }
     Resolve(doc, &loc);
     if (loc.target != nullptr && loc.parent->IsDocument()) loc.parent->Remove(loc.missing.back());

@@ -1,5 +1,6 @@
 // Field operators: $set $unset $inc $mul $min $max $currentDate $setOnInsert $rename.
 #include "bson/compare.h"
+#include "bson/path.h"
 #include "query/update/update_internal.h"
 #include "query/value/location_error.h"
 #include "query/value/value_arithmetic.h"
@@ -42,7 +43,7 @@ Status ApplyArithmetic(const LeafOp& op, Location& loc, ApplyState& state) {
 }
 
 // The first array met on the way along `path` in `doc`, for $rename's checks.
-bool FindArrayOnPath(bson::DocumentView doc, const std::vector<std::string>& parts,
+bool FindArrayOnPath(bson::DocumentView doc, const std::vector<std::string_view>& parts,
                      std::string* field, std::string* json) {
   bson::ValueView current(Type::kDocument, doc.data(), doc.size());
   for (std::size_t part_idx = 0; part_idx + 1 < parts.size(); ++part_idx) {
@@ -58,19 +59,8 @@ bool FindArrayOnPath(bson::DocumentView doc, const std::vector<std::string>& par
   return false;
 }
 
-std::vector<std::string> Split(std::string_view path) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? path.npos : dot - start));
-    if (dot == std::string_view::npos) return parts;
-    start = dot + 1;
-  }
-}
-
 Status ApplyRename(const LeafOp& op, Location& loc, ApplyState& state) {
-  std::vector<std::string> from = Split(op.rename_from);
+  const std::vector<std::string_view> from = bson::SplitPath(op.rename_from);
   std::string field;
   std::string json;
   if (FindArrayOnPath(state.original, from, &field, &json)) {

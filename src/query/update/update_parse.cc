@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "bson/path.h"
 #include "query/update/update_internal.h"
 #include "query/value/location_error.h"
 
@@ -31,17 +32,6 @@ bool IsArrayFilterComponent(std::string_view part) {
 std::string_view ArrayFilterId(std::string_view part) { return part.substr(2, part.size() - 3); }
 
 
-std::vector<std::string> SplitComponents(std::string_view path) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? path.npos : dot - start));
-    if (dot == std::string_view::npos) return parts;
-    start = dot + 1;
-  }
-}
-
 // Checks a path's components: no empty ones, at most one positional `$`, known arrayFilters
 // identifiers, no other $-prefixed names.
 Status ValidatePath(std::string_view path, const ModifierUpdate& update,
@@ -49,10 +39,9 @@ Status ValidatePath(std::string_view path, const ModifierUpdate& update,
   if (path.empty()) {
     return Status(ErrorCode::kEmptyFieldName, "An empty update path is not valid.");
   }
-  std::vector<std::string> parts = SplitComponents(path);
   int positional = 0;
-  for (std::size_t part_idx = 0; part_idx < parts.size(); ++part_idx) {
-    const std::string& part = parts[part_idx];
+  for (const bson::PathComponent& component : bson::PathComponents(path)) {
+    const std::string_view part = component.name;
     if (part.empty()) {
       return Status(ErrorCode::kEmptyFieldName,
                     "The update path '" + std::string(path) +
@@ -76,10 +65,10 @@ Status ValidatePath(std::string_view path, const ModifierUpdate& update,
       }
     } else {
       return Status(ErrorCode::kDollarPrefixedFieldName,
-                    "The dollar ($) prefixed field '" + part + "' in '" + std::string(path) +
-                        "' is not valid for storage.");
+                    "The dollar ($) prefixed field '" + std::string(part) + "' in '" +
+                        std::string(path) + "' is not valid for storage.");
     }
-    if (part_idx == 0) {
+    if (component.offset == 0) {
       return BadValue("Cannot have positional (i.e. '$') element in the first position in path '" +
                       std::string(path) + "'");
     }
@@ -95,7 +84,7 @@ Status Conflict(std::string_view path, std::string_view at) {
                                                             std::string(at) + "'");
 }
 
-std::string JoinPrefix(const std::vector<std::string>& parts, std::size_t count) {
+std::string JoinPrefix(const std::vector<std::string_view>& parts, std::size_t count) {
   std::string out;
   for (std::size_t part_idx = 0; part_idx < count; ++part_idx) {
     if (part_idx > 0) out.push_back('.');
@@ -106,10 +95,10 @@ std::string JoinPrefix(const std::vector<std::string>& parts, std::size_t count)
 
 Status Insert(UpdateNode* root, std::unique_ptr<LeafOp> leaf) {
   const std::string path = leaf->path;
-  std::vector<std::string> parts = SplitComponents(path);
+  const std::vector<std::string_view> parts = bson::SplitPath(path);
   UpdateNode* node = root;
   for (std::size_t part_idx = 0; part_idx < parts.size(); ++part_idx) {
-    const std::string& part = parts[part_idx];
+    const std::string_view part = parts[part_idx];
     if (node->leaf != nullptr) return Conflict(path, JoinPrefix(parts, part_idx));
     std::unique_ptr<UpdateNode>* slot = nullptr;
     if (part == "$") {
@@ -120,10 +109,10 @@ Status Insert(UpdateNode* root, std::unique_ptr<LeafOp> leaf) {
         return Conflict(path, JoinPrefix(parts, part_idx));
       }
       node->array_children = true;
-      slot = &node->children[part];
+      slot = &node->children[std::string(part)];
     } else {
       if (node->array_children) return Conflict(path, JoinPrefix(parts, part_idx));
-      slot = &node->children[part];
+      slot = &node->children[std::string(part)];
     }
     if (part_idx + 1 == parts.size()) {
       if (*slot != nullptr) return Conflict(path, path);

@@ -3,6 +3,7 @@
 // specification order).
 #include "query/pipeline/stages/agg_projection.h"
 
+#include "bson/path.h"
 #include "query/value/location_error.h"
 
 namespace quarry::query::stages {
@@ -34,38 +35,30 @@ Status ValidateFieldName(std::string_view stage, std::string_view name) {
 StatusWith<Node*> NodeForPath(std::string_view stage, Node* root, std::string_view path,
                               std::string* last) {
   Node* node = root;
-  std::size_t start = 0;
-  std::string prefix;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    std::string_view part =
-        path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    QUARRY_RETURN_IF_ERROR(ValidateFieldName(stage, part));
-    if (!prefix.empty()) prefix += ".";
-    prefix += part;
-    if (dot == std::string_view::npos) {
-      *last = std::string(part);
-      auto it = node->children.find(part);
+  for (const bson::PathComponent& part : bson::PathComponents(path)) {
+    QUARRY_RETURN_IF_ERROR(ValidateFieldName(stage, part.name));
+    auto it = node->children.find(part.name);
+    if (part.is_last) {
+      *last = std::string(part.name);
       if (it != node->children.end()) {
         return LocationError(31250, ProjectError(stage, "Path collision at " + std::string(path)));
       }
-      return node;
+      break;
     }
-    auto it = node->children.find(part);
     if (it == node->children.end()) {
       Node::Child child;
       child.kind = Kind::kNested;
       child.nested = std::make_shared<Node>();
-      node->order.emplace_back(part);
-      it = node->children.emplace(std::string(part), std::move(child)).first;
+      node->order.emplace_back(part.name);
+      it = node->children.emplace(std::string(part.name), std::move(child)).first;
     } else if (it->second.kind != Kind::kNested) {
       return LocationError(31250, ProjectError(stage, "Path collision at " + std::string(path) +
                                                           " remaining portion " +
-                                                          std::string(path.substr(start))));
+                                                          std::string(path.substr(part.offset))));
     }
     node = it->second.nested.get();
-    start = dot + 1;
   }
+  return node;
 }
 
 void MarkComputed(Node* node) {

@@ -1,4 +1,5 @@
 // Helpers shared by stages: the one-document-at-a-time stream, path setting, and spec parsing.
+#include "bson/path.h"
 #include "query/pipeline/stages/stage_internal.h"
 #include "query/value/location_error.h"
 
@@ -44,29 +45,24 @@ Value TakeAsValue(bson::Document* doc) {
 
 void SetPath(MutableValue* doc, std::string_view path, Value value) {
   MutableValue* node = doc;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    std::string_view part =
-        path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (dot == std::string_view::npos) {
+  for (const bson::PathComponent& part : bson::PathComponents(path)) {
+    if (part.is_last) {
       if (value.missing()) {
-        node->Remove(part);
+        node->Remove(part.name);
       } else {
-        node->SetField(part, MutableValue(std::move(value)));
+        node->SetField(part.name, MutableValue(std::move(value)));
       }
       return;
     }
-    MutableValue* next = node->Find(part);
+    MutableValue* next = node->Find(part.name);
     if (next == nullptr) {
       if (value.missing()) return;
-      next = node->Append(part, MutableValue::NewDocument());
+      next = node->Append(part.name, MutableValue::NewDocument());
     } else if (!next->IsDocument()) {
       if (value.missing()) return;
       *next = MutableValue::NewDocument();
     }
     node = next;
-    start = dot + 1;
   }
 }
 

@@ -1,6 +1,7 @@
 // $unwind: one output document per element of an array field.
 #include <optional>
 
+#include "bson/path.h"
 #include "query/pipeline/stages/stage_internal.h"
 #include "query/value/location_error.h"
 
@@ -12,16 +13,12 @@ using bson::Type;
 // The value at a dotted path, without traversing arrays (as $unwind reads its path).
 bson::ValueView GetPlainPath(bson::DocumentView doc, std::string_view path) {
   bson::ValueView current(Type::kDocument, doc.data(), doc.size());
-  std::size_t start = 0;
-  while (true) {
+  for (const bson::PathComponent& part : bson::PathComponents(path)) {
     if (current.type() != Type::kDocument) return bson::ValueView();
-    std::size_t dot = path.find('.', start);
-    std::string_view part =
-        path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    current = current.Document().Get(part);
-    if (!current.exists() || dot == std::string_view::npos) return current;
-    start = dot + 1;
+    current = current.Document().Get(part.name);
+    if (!current.exists()) return current;
   }
+  return current;
 }
 
 class UnwindStage final : public Stage {
