@@ -18,14 +18,16 @@ namespace quarry::query::json_schema {
 // "minimum" lets strings through, as JSON Schema says.
 class Schema {
  public:
-  // Parses `spec` (matcher_json_schema.cc); `depth` guards against deep nesting.
+  // Parses `spec` through the keyword table (matcher_json_schema_keywords.cc). `depth` is the
+  // nesting depth of `spec`; past 100 parsing fails.
   static StatusWith<std::unique_ptr<Schema>> Parse(bson::DocumentView spec, int depth);
   // Whether `value` satisfies the schema (matcher_json_schema_validate.cc).
   bool Validate(bson::ValueView value) const;
 
  private:
-  Status ParseKeyword(const std::string& keyword, bson::ValueView arg, bson::DocumentView spec,
-                      int depth);
+  // The keyword table's parsers, which fill in the fields below.
+  friend class SchemaKeywords;
+
   bool ValidateDocument(bson::DocumentView doc) const;
   bool ValidateArray(bson::DocumentView array) const;
 
