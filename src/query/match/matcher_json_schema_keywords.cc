@@ -55,10 +55,50 @@ Status AddBsonType(std::string_view name, std::vector<bson::Type>* types, bool* 
   return Status::OK();
 }
 
+// The kinds of value a keyword's argument may be.
+enum ArgKind : unsigned {
+  kNumberArg = 1 << 0,
+  kStringArg = 1 << 1,
+  kBoolArg = 1 << 2,
+  kObjectArg = 1 << 3,
+  kArrayArg = 1 << 4,
+  kOtherArg = 1 << 5,
+  kAnyArg = (1 << 6) - 1,
+};
+
+ArgKind KindOf(bson::ValueView value) {
+  if (value.IsNumber()) return kNumberArg;
+  switch (value.type()) {
+    case bson::Type::kString: return kStringArg;
+    case bson::Type::kBool: return kBoolArg;
+    case bson::Type::kDocument: return kObjectArg;
+    case bson::Type::kArray: return kArrayArg;
+    default: return kOtherArg;
+  }
+}
+
+// What a keyword's argument may be. Any other argument fails with TypeMismatch
+// "$jsonSchema keyword '<keyword>' must be <what>".
+struct Accepts {
+  unsigned kinds;
+  std::string_view what;
+};
+
+constexpr Accepts kAnything{kAnyArg, ""};
+constexpr Accepts kNumber{kNumberArg, "a number"};
+constexpr Accepts kString{kStringArg, "a string"};
+constexpr Accepts kBoolean{kBoolArg, "a boolean"};
+constexpr Accepts kObject{kObjectArg, "an object"};
+constexpr Accepts kArray{kArrayArg, "an array"};
+constexpr Accepts kStringOrArray{kStringArg | kArrayArg, "a string or an array"};
+constexpr Accepts kObjectOrBoolean{kObjectArg | kBoolArg, "an object or a boolean"};
+constexpr Accepts kArrayOrObject{kArrayArg | kObjectArg, "an array or an object"};
+
 }  // namespace
 
-// The keyword parsers. Each records one keyword's argument in `schema`; the table has already
-// checked the argument's type. Static members of one class so that Schema can befriend them all.
+// The keyword table and its parsers. Each parser records one keyword's argument in `schema`,
+// whose type its row has already checked. Members of one class so that Schema can befriend
+// them all, and so that rows can name the field they fill.
 class SchemaKeywords {
  public:
   struct Arg {
@@ -68,8 +108,37 @@ class SchemaKeywords {
     int depth = 0;              // the schema's nesting depth; its subschemas are one deeper
   };
 
-  static Status JsonType(const Arg& arg, Schema* schema) { return Types(arg, AddJsonType, schema); }
-  static Status BsonType(const Arg& arg, Schema* schema) { return Types(arg, AddBsonType, schema); }
+  struct Keyword {
+    std::string_view name;
+    Accepts accepts;  // checked before `parse` runs
+    Status (*parse)(const Arg& arg, Schema* schema);
+  };
+
+  // The row for keyword `name`, or null when mongod does not know it.
+  static const Keyword* Find(std::string_view name);
+
+ private:
+  using TypeAdder = Status (*)(std::string_view name, std::vector<bson::Type>* types,
+                               bool* any_number);
+  using Count = std::optional<std::int64_t>;
+  using SchemaList = std::vector<std::unique_ptr<Schema>>;
+
+  // type and bsonType: one type name or an array of them.
+  template <TypeAdder kAdd>
+  static Status Types(const Arg& arg, Schema* schema);
+  // minProperties, maxLength, minItems...: a non-negative integer.
+  template <Count Schema::*kField>
+  static Status NonNegativeCount(const Arg& arg, Schema* schema);
+  // allOf, anyOf, oneOf: a nonempty array of subschemas.
+  template <SchemaList Schema::*kField>
+  static Status Subschemas(const Arg& arg, Schema* schema);
+  // minimum and maximum.
+  template <bson::ValueView Schema::*kField>
+  static Status Bound(const Arg& arg, Schema* schema) {
+    schema->*kField = arg.value;
+    return Status::OK();
+  }
+
   static Status Properties(const Arg& arg, Schema* schema);
   static Status Required(const Arg& arg, Schema* schema);
   static Status AdditionalProperties(const Arg& arg, Schema* schema) {
@@ -77,22 +146,8 @@ class SchemaKeywords {
                         &schema->additional_properties_);
   }
   static Status PatternProperties(const Arg& arg, Schema* schema);
-  static Status MinProperties(const Arg& arg, Schema* schema) {
-    return Count(arg, &schema->min_properties_);
-  }
-  static Status MaxProperties(const Arg& arg, Schema* schema) {
-    return Count(arg, &schema->max_properties_);
-  }
   static Status Dependencies(const Arg& arg, Schema* schema);
   static Status Enum(const Arg& arg, Schema* schema);
-  static Status Minimum(const Arg& arg, Schema* schema) {
-    schema->minimum_ = arg.value;
-    return Status::OK();
-  }
-  static Status Maximum(const Arg& arg, Schema* schema) {
-    schema->maximum_ = arg.value;
-    return Status::OK();
-  }
   static Status ExclusiveMinimum(const Arg& arg, Schema* schema) {
     return ExclusiveBound(arg, "minimum", &schema->exclusive_minimum_);
   }
@@ -100,26 +155,15 @@ class SchemaKeywords {
     return ExclusiveBound(arg, "maximum", &schema->exclusive_maximum_);
   }
   static Status MultipleOf(const Arg& arg, Schema* schema);
-  static Status MinLength(const Arg& arg, Schema* schema) {
-    return Count(arg, &schema->min_length_);
-  }
-  static Status MaxLength(const Arg& arg, Schema* schema) {
-    return Count(arg, &schema->max_length_);
-  }
   static Status Pattern(const Arg& arg, Schema* schema);
   static Status Items(const Arg& arg, Schema* schema);
   static Status AdditionalItems(const Arg& arg, Schema* schema) {
     return BoolOrSchema(arg, &schema->additional_items_allowed_, &schema->additional_items_);
   }
-  static Status MinItems(const Arg& arg, Schema* schema) { return Count(arg, &schema->min_items_); }
-  static Status MaxItems(const Arg& arg, Schema* schema) { return Count(arg, &schema->max_items_); }
   static Status UniqueItems(const Arg& arg, Schema* schema) {
     schema->unique_items_ = arg.value.Bool();
     return Status::OK();
   }
-  static Status AllOf(const Arg& arg, Schema* schema) { return SchemaList(arg, &schema->all_of_); }
-  static Status AnyOf(const Arg& arg, Schema* schema) { return SchemaList(arg, &schema->any_of_); }
-  static Status OneOf(const Arg& arg, Schema* schema) { return SchemaList(arg, &schema->one_of_); }
   static Status Not(const Arg& arg, Schema* schema);
   // title and description: annotations, checked for type and otherwise ignored.
   static Status Annotation(const Arg&, Schema*) { return Status::OK(); }
@@ -129,33 +173,107 @@ class SchemaKeywords {
                   "' is not currently supported");
   }
 
- private:
-  using TypeAdder = Status (*)(std::string_view name, std::vector<bson::Type>* types,
-                               bool* any_number);
-
-  static Status Types(const Arg& arg, TypeAdder add, Schema* schema);
   // A subschema one level below `arg`'s schema. A `value` that is not an object fails as
   // "must be <what>".
   static StatusWith<std::unique_ptr<Schema>> Subschema(const Arg& arg, bson::ValueView value,
                                                        std::string_view what);
   static Status BoolOrSchema(const Arg& arg, std::optional<bool>* allowed,
                              std::unique_ptr<Schema>* subschema);
-  static Status Count(const Arg& arg, std::optional<std::int64_t>* out);
   static Status ExclusiveBound(const Arg& arg, std::string_view bound, bool* exclusive);
-  static Status SchemaList(const Arg& arg, std::vector<std::unique_ptr<Schema>>* out);
 };
 
-Status SchemaKeywords::Types(const Arg& arg, TypeAdder add, Schema* schema) {
+const SchemaKeywords::Keyword* SchemaKeywords::Find(std::string_view name) {
+  static constexpr Keyword kKeywords[] = {
+      {"type", kStringOrArray, Types<AddJsonType>},
+      {"bsonType", kStringOrArray, Types<AddBsonType>},
+      {"enum", kArray, Enum},
+      // objects
+      {"properties", kObject, Properties},
+      {"required", kArray, Required},
+      {"additionalProperties", kObjectOrBoolean, AdditionalProperties},
+      {"patternProperties", kObject, PatternProperties},
+      {"minProperties", kNumber, NonNegativeCount<&Schema::min_properties_>},
+      {"maxProperties", kNumber, NonNegativeCount<&Schema::max_properties_>},
+      {"dependencies", kObject, Dependencies},
+      // numbers
+      {"minimum", kNumber, Bound<&Schema::minimum_>},
+      {"maximum", kNumber, Bound<&Schema::maximum_>},
+      {"exclusiveMinimum", kBoolean, ExclusiveMinimum},
+      {"exclusiveMaximum", kBoolean, ExclusiveMaximum},
+      {"multipleOf", kNumber, MultipleOf},
+      // strings
+      {"minLength", kNumber, NonNegativeCount<&Schema::min_length_>},
+      {"maxLength", kNumber, NonNegativeCount<&Schema::max_length_>},
+      {"pattern", kString, Pattern},
+      // arrays
+      {"items", kArrayOrObject, Items},
+      {"additionalItems", kObjectOrBoolean, AdditionalItems},
+      {"minItems", kNumber, NonNegativeCount<&Schema::min_items_>},
+      {"maxItems", kNumber, NonNegativeCount<&Schema::max_items_>},
+      {"uniqueItems", kBoolean, UniqueItems},
+      // combinators
+      {"allOf", kArray, Subschemas<&Schema::all_of_>},
+      {"anyOf", kArray, Subschemas<&Schema::any_of_>},
+      {"oneOf", kArray, Subschemas<&Schema::one_of_>},
+      {"not", kObject, Not},
+      // annotations
+      {"title", kString, Annotation},
+      {"description", kString, Annotation},
+      // draft 4, but not in mongod
+      {"$ref", kAnything, Unsupported},
+      {"$schema", kAnything, Unsupported},
+      {"default", kAnything, Unsupported},
+      {"definitions", kAnything, Unsupported},
+      {"format", kAnything, Unsupported},
+      {"id", kAnything, Unsupported},
+  };
+  for (const Keyword& keyword : kKeywords) {
+    if (keyword.name == name) return &keyword;
+  }
+  return nullptr;
+}
+
+template <SchemaKeywords::TypeAdder kAdd>
+Status SchemaKeywords::Types(const Arg& arg, Schema* schema) {
   schema->has_type_ = true;
   if (arg.value.type() == bson::Type::kString) {
-    return add(arg.value.String(), &schema->types_, &schema->any_number_);
+    return kAdd(arg.value.String(), &schema->types_, &schema->any_number_);
   }
   for (const bson::Element& element : arg.value.Document()) {
     if (element.value.type() != bson::Type::kString) {
       return Mismatch(arg.keyword, "an array of strings");
     }
-    QUARRY_RETURN_IF_ERROR(add(element.value.String(), &schema->types_, &schema->any_number_));
+    QUARRY_RETURN_IF_ERROR(kAdd(element.value.String(), &schema->types_, &schema->any_number_));
   }
+  return Status::OK();
+}
+
+template <SchemaKeywords::Count Schema::*kField>
+Status SchemaKeywords::NonNegativeCount(const Arg& arg, Schema* schema) {
+  const std::string keyword(arg.keyword);
+  if (!arg.value.IsIntegral()) {
+    return Failed("$jsonSchema keyword '" + keyword + "' must be a representable integer");
+  }
+  if (arg.value.AsInt64() < 0) {
+    return Failed("$jsonSchema keyword '" + keyword + "' must be a non-negative integer");
+  }
+  schema->*kField = arg.value.AsInt64();
+  return Status::OK();
+}
+
+template <SchemaKeywords::SchemaList Schema::*kField>
+Status SchemaKeywords::Subschemas(const Arg& arg, Schema* schema) {
+  SchemaList subschemas;
+  for (const bson::Element& element : arg.value.Document()) {
+    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<Schema> subschema,
+                            Subschema(arg, element.value, "an array of objects"));
+    subschemas.push_back(std::move(subschema));
+  }
+  if (subschemas.empty()) {
+    return Status(ErrorCode::kBadValue, "$jsonSchema keyword '" + std::string(arg.keyword) +
+                                            "' must be a nonempty array");
+  }
+  schema->*kField = std::move(subschemas);
   return Status::OK();
 }
 
@@ -176,39 +294,12 @@ Status SchemaKeywords::BoolOrSchema(const Arg& arg, std::optional<bool>* allowed
   return Status::OK();
 }
 
-Status SchemaKeywords::Count(const Arg& arg, std::optional<std::int64_t>* out) {
-  const std::string keyword(arg.keyword);
-  if (!arg.value.IsIntegral()) {
-    return Failed("$jsonSchema keyword '" + keyword + "' must be a representable integer");
-  }
-  if (arg.value.AsInt64() < 0) {
-    return Failed("$jsonSchema keyword '" + keyword + "' must be a non-negative integer");
-  }
-  *out = arg.value.AsInt64();
-  return Status::OK();
-}
-
 Status SchemaKeywords::ExclusiveBound(const Arg& arg, std::string_view bound, bool* exclusive) {
   if (!arg.schema.Has(bound)) {
     return Failed("$jsonSchema keyword '" + std::string(bound) + "' must be a present if " +
                   std::string(arg.keyword) + " is present");
   }
   *exclusive = arg.value.Bool();
-  return Status::OK();
-}
-
-Status SchemaKeywords::SchemaList(const Arg& arg, std::vector<std::unique_ptr<Schema>>* out) {
-  std::vector<std::unique_ptr<Schema>> schemas;
-  for (const bson::Element& element : arg.value.Document()) {
-    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<Schema> schema,
-                            Subschema(arg, element.value, "an array of objects"));
-    schemas.push_back(std::move(schema));
-  }
-  if (schemas.empty()) {
-    return Status(ErrorCode::kBadValue, "$jsonSchema keyword '" + std::string(arg.keyword) +
-                                            "' must be a nonempty array");
-  }
-  *out = std::move(schemas);
   return Status::OK();
 }
 
@@ -307,107 +398,6 @@ Status SchemaKeywords::Not(const Arg& arg, Schema* schema) {
   return Status::OK();
 }
 
-namespace {
-
-// The kinds of value a keyword's argument may be.
-enum ArgKind : unsigned {
-  kNumberArg = 1 << 0,
-  kStringArg = 1 << 1,
-  kBoolArg = 1 << 2,
-  kObjectArg = 1 << 3,
-  kArrayArg = 1 << 4,
-  kOtherArg = 1 << 5,
-  kAnyArg = (1 << 6) - 1,
-};
-
-ArgKind KindOf(bson::ValueView value) {
-  if (value.IsNumber()) return kNumberArg;
-  switch (value.type()) {
-    case bson::Type::kString: return kStringArg;
-    case bson::Type::kBool: return kBoolArg;
-    case bson::Type::kDocument: return kObjectArg;
-    case bson::Type::kArray: return kArrayArg;
-    default: return kOtherArg;
-  }
-}
-
-// What a keyword's argument may be. Any other argument fails with TypeMismatch
-// "$jsonSchema keyword '<keyword>' must be <what>".
-struct Accepts {
-  unsigned kinds;
-  std::string_view what;
-};
-
-constexpr Accepts kAnything{kAnyArg, ""};
-constexpr Accepts kNumber{kNumberArg, "a number"};
-constexpr Accepts kString{kStringArg, "a string"};
-constexpr Accepts kBoolean{kBoolArg, "a boolean"};
-constexpr Accepts kObject{kObjectArg, "an object"};
-constexpr Accepts kArray{kArrayArg, "an array"};
-constexpr Accepts kStringOrArray{kStringArg | kArrayArg, "a string or an array"};
-constexpr Accepts kObjectOrBoolean{kObjectArg | kBoolArg, "an object or a boolean"};
-constexpr Accepts kArrayOrObject{kArrayArg | kObjectArg, "an array or an object"};
-
-struct Keyword {
-  std::string_view name;
-  Accepts accepts;  // checked before `parse` runs
-  Status (*parse)(const SchemaKeywords::Arg& arg, Schema* schema);
-};
-
-constexpr Keyword kKeywords[] = {
-    {"type", kStringOrArray, SchemaKeywords::JsonType},
-    {"bsonType", kStringOrArray, SchemaKeywords::BsonType},
-    {"enum", kArray, SchemaKeywords::Enum},
-    // objects
-    {"properties", kObject, SchemaKeywords::Properties},
-    {"required", kArray, SchemaKeywords::Required},
-    {"additionalProperties", kObjectOrBoolean, SchemaKeywords::AdditionalProperties},
-    {"patternProperties", kObject, SchemaKeywords::PatternProperties},
-    {"minProperties", kNumber, SchemaKeywords::MinProperties},
-    {"maxProperties", kNumber, SchemaKeywords::MaxProperties},
-    {"dependencies", kObject, SchemaKeywords::Dependencies},
-    // numbers
-    {"minimum", kNumber, SchemaKeywords::Minimum},
-    {"maximum", kNumber, SchemaKeywords::Maximum},
-    {"exclusiveMinimum", kBoolean, SchemaKeywords::ExclusiveMinimum},
-    {"exclusiveMaximum", kBoolean, SchemaKeywords::ExclusiveMaximum},
-    {"multipleOf", kNumber, SchemaKeywords::MultipleOf},
-    // strings
-    {"minLength", kNumber, SchemaKeywords::MinLength},
-    {"maxLength", kNumber, SchemaKeywords::MaxLength},
-    {"pattern", kString, SchemaKeywords::Pattern},
-    // arrays
-    {"items", kArrayOrObject, SchemaKeywords::Items},
-    {"additionalItems", kObjectOrBoolean, SchemaKeywords::AdditionalItems},
-    {"minItems", kNumber, SchemaKeywords::MinItems},
-    {"maxItems", kNumber, SchemaKeywords::MaxItems},
-    {"uniqueItems", kBoolean, SchemaKeywords::UniqueItems},
-    // combinators
-    {"allOf", kArray, SchemaKeywords::AllOf},
-    {"anyOf", kArray, SchemaKeywords::AnyOf},
-    {"oneOf", kArray, SchemaKeywords::OneOf},
-    {"not", kObject, SchemaKeywords::Not},
-    // annotations
-    {"title", kString, SchemaKeywords::Annotation},
-    {"description", kString, SchemaKeywords::Annotation},
-    // draft 4, but not in mongod
-    {"$ref", kAnything, SchemaKeywords::Unsupported},
-    {"$schema", kAnything, SchemaKeywords::Unsupported},
-    {"default", kAnything, SchemaKeywords::Unsupported},
-    {"definitions", kAnything, SchemaKeywords::Unsupported},
-    {"format", kAnything, SchemaKeywords::Unsupported},
-    {"id", kAnything, SchemaKeywords::Unsupported},
-};
-
-const Keyword* FindKeyword(std::string_view name) {
-  for (const Keyword& keyword : kKeywords) {
-    if (keyword.name == name) return &keyword;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
 StatusWith<std::unique_ptr<Schema>> Schema::Parse(bson::DocumentView spec, int depth) {
   if (depth > 100) return Failed("$jsonSchema is nested too deeply");
   auto schema = std::make_unique<Schema>();
@@ -415,7 +405,7 @@ StatusWith<std::unique_ptr<Schema>> Schema::Parse(bson::DocumentView spec, int d
     return Failed("Cannot specify both $jsonSchema keywords 'type' and 'bsonType'");
   }
   for (const bson::Element& element : spec) {
-    const Keyword* keyword = FindKeyword(element.key);
+    const SchemaKeywords::Keyword* keyword = SchemaKeywords::Find(element.key);
     if (keyword == nullptr) {
       return Failed("Unknown $jsonSchema keyword: " + std::string(element.key));
     }
