@@ -1,38 +1,40 @@
-// Dotted-path lookup without array traversal.
+// Dotted-path walking and lookup without array traversal.
 #include "bson/path.h"
-
-#include <charconv>
 
 namespace quarry::bson {
 
+PathComponents::Iterator::Iterator(std::string_view path) : path_(path) { LoadFrom(0); }
+
+PathComponents::Iterator& PathComponents::Iterator::operator++() {
+  if (current_.is_last) {
+    done_ = true;
+  } else {
+    LoadFrom(current_.offset + current_.name.size() + 1);
+  }
+  return *this;
+}
+
+void PathComponents::Iterator::LoadFrom(std::size_t offset) {
+  const std::size_t dot = path_.find('.', offset);
+  current_.offset = offset;
+  current_.is_last = dot == std::string_view::npos;
+  current_.name = path_.substr(offset, current_.is_last ? std::string_view::npos : dot - offset);
+}
+
 std::vector<std::string_view> SplitPath(std::string_view path) {
   std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    if (dot == std::string_view::npos) {
-      parts.push_back(path.substr(start));
-      return parts;
-    }
-    parts.push_back(path.substr(start, dot - start));
-    start = dot + 1;
-  }
+  for (const PathComponent& part : PathComponents(path)) parts.push_back(part.name);
+  return parts;
 }
 
 ValueView GetPath(DocumentView doc, std::string_view path) {
-  ValueView current;
-  DocumentView container = doc;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    std::string_view part =
-        path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    current = container.Get(part);
-    if (!current.exists() || dot == std::string_view::npos) return current;
+  ValueView current(Type::kDocument, doc.data(), doc.size());
+  for (const PathComponent& part : PathComponents(path)) {
     if (current.type() != Type::kDocument && current.type() != Type::kArray) return {};
-    container = current.Document();
-    start = dot + 1;
+    current = current.Document().Get(part.name);
+    if (!current.exists()) return current;
   }
+  return current;
 }
 
 }  // namespace quarry::bson

@@ -16,7 +16,7 @@
 #include "changestream/event_builder.h"
 #include "changestream/resume_token.h"
 #include "query/cursor_source.h"
-#include "query/pipeline.h"
+#include "query/pipeline/pipeline.h"
 #include "storage/oplog.h"
 #include "storage/types.h"
 

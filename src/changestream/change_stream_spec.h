@@ -9,7 +9,7 @@
 #include "base/status.h"
 #include "bson/value.h"
 #include "changestream/resume_token.h"
-#include "query/pipeline.h"
+#include "query/pipeline/pipeline.h"
 #include "storage/types.h"
 
 namespace quarry::changestream {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bson/path.h"
 #include "changestream/event_internal.h"
 
 namespace quarry::changestream::internal {
@@ -63,16 +64,8 @@ bool Resolve(bson::DocumentView doc, bool is_array, const std::vector<std::strin
 }
 
 void AddIfAmbiguous(std::string_view path, bson::DocumentView doc, bson::DocumentBuilder* b) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = path.find('.', start);
-    parts.push_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
   std::vector<Component> components;
-  if (!Resolve(doc, false, parts, 0, &components)) return;
+  if (!Resolve(doc, false, bson::SplitPath(path), 0, &components)) return;
   bool ambiguous = false;
   for (const Component& c : components) {
     if (!c.is_index && (IsNumeric(c.name) || c.name.find('.') != std::string::npos)) {

@@ -5,7 +5,7 @@
 
 #include "bson/builder.h"
 #include "changestream/event_internal.h"
-#include "query/update.h"
+#include "query/update/update.h"
 
 namespace quarry::changestream {
 namespace {

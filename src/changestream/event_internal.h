@@ -9,7 +9,7 @@
 #include "bson/builder.h"
 #include "bson/value.h"
 #include "changestream/event_builder.h"
-#include "query/update.h"
+#include "query/update/update.h"
 
 namespace quarry::changestream::internal {
 

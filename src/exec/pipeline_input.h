@@ -6,7 +6,7 @@
 #include "base/status.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
-#include "query/pipeline.h"
+#include "query/pipeline/pipeline.h"
 
 namespace quarry::exec {
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "exec/stages/plan_stage.h"
-#include "query/pipeline.h"
+#include "query/pipeline/pipeline.h"
 
 namespace quarry::exec {
 

@@ -14,9 +14,9 @@
 #include "exec/exec_context.h"
 #include "exec/stages/plan_stage.h"
 #include "exec/stages/sort_stage.h"
-#include "query/matcher.h"
-#include "query/projection.h"
-#include "query/sort.h"
+#include "query/match/matcher.h"
+#include "query/projection/projection.h"
+#include "query/sort/sort.h"
 
 namespace quarry::exec {
 

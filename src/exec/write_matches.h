@@ -10,8 +10,8 @@
 #include "bson/value.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
-#include "query/matcher.h"
-#include "query/sort.h"
+#include "query/match/matcher.h"
+#include "query/sort/sort.h"
 #include "storage/write_unit.h"
 
 namespace quarry::exec {

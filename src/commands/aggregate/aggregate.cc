@@ -17,9 +17,9 @@
 #include "cursors/cursor_manager.h"
 #include "base/clock.h"
 #include "exec/count_all.h"
-#include "exec/storage_stats.h"
 #include "exec/pipeline_input.h"
-#include "query/pipeline.h"
+#include "exec/storage_stats.h"
+#include "query/pipeline/pipeline.h"
 
 namespace quarry::commands {
 namespace {

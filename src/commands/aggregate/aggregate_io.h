@@ -10,7 +10,7 @@
 #include "commands/command_context.h"
 #include "exec/exec_context.h"
 #include "query/cursor_source.h"
-#include "query/pipeline.h"
+#include "query/pipeline/pipeline.h"
 
 namespace quarry::commands {
 

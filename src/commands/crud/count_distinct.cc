@@ -11,7 +11,7 @@
 #include "exec/write_matches.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "query/field_path.h"
+#include "query/match/field_path.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 

@@ -7,7 +7,7 @@
 
 #include "base/status.h"
 #include "bson/value.h"
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 
 namespace quarry::commands {
 

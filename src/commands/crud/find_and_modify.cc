@@ -10,7 +10,7 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "exec/write_matches.h"
-#include "query/projection.h"
+#include "query/projection/projection.h"
 #include "storage/engine.h"
 #include "storage/write_unit.h"
 

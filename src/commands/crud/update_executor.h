@@ -7,9 +7,9 @@
 #include "base/status.h"
 #include "bson/value.h"
 #include "commands/command_context.h"
-#include "query/matcher.h"
-#include "query/sort.h"
-#include "query/update.h"
+#include "query/match/matcher.h"
+#include "query/sort/sort.h"
+#include "query/update/update.h"
 #include "storage/oplog_entry.h"
 
 namespace quarry::commands {

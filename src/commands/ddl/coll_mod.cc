@@ -8,7 +8,7 @@
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 
 namespace quarry::commands {
 namespace {

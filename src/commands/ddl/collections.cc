@@ -11,7 +11,7 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "cursors/cursor_manager.h"
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 
 namespace quarry::commands {
 namespace {

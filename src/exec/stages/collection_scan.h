@@ -7,7 +7,7 @@
 
 #include "base/interrupt.h"
 #include "exec/stages/plan_stage.h"
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 #include "storage/record_store.h"
 
 namespace quarry::exec {

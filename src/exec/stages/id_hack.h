@@ -6,7 +6,7 @@
 #include <string>
 
 #include "exec/stages/plan_stage.h"
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 #include "storage/record_store.h"
 
 namespace quarry::exec {

@@ -12,7 +12,7 @@
 #include "base/status.h"
 #include "bson/builder.h"
 #include "bson/value.h"
-#include "query/matcher.h"
+#include "query/match/matcher.h"
 
 namespace quarry::exec {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "exec/stages/plan_stage.h"
-#include "query/projection.h"
+#include "query/projection/projection.h"
 
 namespace quarry::exec {
 

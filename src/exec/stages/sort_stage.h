@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "exec/stages/plan_stage.h"
-#include "query/sort.h"
+#include "query/sort/sort.h"
 
 namespace quarry::exec {
 

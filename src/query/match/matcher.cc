@@ -1,0 +1,127 @@
+// Matcher: the public face of the match tree, and the equalities an upsert copies.
+#include "query/match/matcher.h"
+
+#include "bson/builder.h"
+#include "query/expression/expression.h"
+#include "query/match/matcher_internal.h"
+
+namespace quarry::query {
+namespace {
+
+bool IsLiteralForUpsert(bson::ValueView value) {
+  if (value.type() == bson::Type::kRegex) return false;
+  if (value.type() != bson::Type::kDocument || value.Document().empty()) return true;
+  std::string_view first = value.Document().FirstKey();
+  return first.empty() || first[0] != '$' || first == "$ref" || first == "$id" || first == "$db";
+}
+
+// Collects the equalities of `filter` (through $and) in order.
+void CollectEqualities(bson::DocumentView filter, std::vector<EqualityCondition>* out) {
+  for (const bson::Element& element : filter) {
+    if (element.key == "$and") {
+      if (element.value.type() != bson::Type::kArray) continue;
+      for (const bson::Element& clause : element.value.Document()) {
+        if (clause.value.type() == bson::Type::kDocument) {
+          CollectEqualities(clause.value.Document(), out);
+        }
+      }
+      continue;
+    }
+    if (!element.key.empty() && element.key[0] == '$') continue;
+    if (IsLiteralForUpsert(element.value)) {
+      out->push_back(EqualityCondition{std::string(element.key), element.value});
+      continue;
+    }
+    if (element.value.type() != bson::Type::kDocument) continue;
+    for (const bson::Element& op : element.value.Document()) {
+      if (op.key == "$eq") {
+        out->push_back(EqualityCondition{std::string(element.key), op.value});
+      } else if (op.key == "$in" && op.value.type() == bson::Type::kArray &&
+                 op.value.Document().CountElements() == 1) {
+        bson::ValueView only = op.value.Document().begin()->value;
+        if (only.type() != bson::Type::kRegex) {
+          out->push_back(EqualityCondition{std::string(element.key), only});
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+StatusWith<Matcher> Matcher::Parse(bson::DocumentView filter) {
+  return Parse(filter, bson::DocumentView());
+}
+
+StatusWith<Matcher> Matcher::Parse(bson::DocumentView filter, bson::DocumentView let) {
+  Matcher matcher;
+  auto owned = std::make_shared<const bson::Document>(bson::Document::Copy(filter));
+  std::optional<ParseContext> variables;
+  if (!let.empty()) {
+    variables.emplace();
+    QUARRY_RETURN_IF_ERROR(DefineLetConstants(let, &*variables));
+  }
+  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr root,
+                          ParseFilterNode(owned->view(), variables ? &*variables : nullptr));
+  matcher.filter_ = std::move(owned);
+  matcher.root_ = std::shared_ptr<const MatchNode>(std::move(root));
+  matcher.matches_everything_ = filter.empty();
+  return matcher;
+}
+
+StatusWith<Matcher> Matcher::ParseValueCondition(bson::ValueView condition) {
+  // Keep the condition's bytes as the single element of an owned document.
+  bson::DocumentBuilder builder;
+  builder.Append("", condition);
+  auto owned = std::make_shared<const bson::Document>(std::move(builder).Finish());
+  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr root, ParseValueConditionNode(owned->view().Get("")));
+  Matcher matcher;
+  matcher.filter_ = std::move(owned);
+  matcher.root_ = std::shared_ptr<const MatchNode>(std::move(root));
+  matcher.value_condition_ = true;
+  return matcher;
+}
+
+bool Matcher::Matches(bson::DocumentView doc, MatchDetails* details) const {
+  if (matches_everything_) return true;
+  return root_->Matches(bson::ValueView(bson::Type::kDocument, doc.data(), doc.size()), details);
+}
+
+bool Matcher::MatchesValue(bson::ValueView value, MatchDetails* details) const {
+  if (!value_condition_) {
+    if (value.type() != bson::Type::kDocument) return false;
+    return Matches(value.Document(), details);
+  }
+  return root_->Matches(value, details);
+}
+
+bson::DocumentView Matcher::filter() const {
+  if (value_condition_) return bson::DocumentView();
+  return filter_->view();
+}
+
+StatusWith<std::vector<EqualityCondition>> Matcher::UpsertEqualities() const {
+  std::vector<EqualityCondition> equalities;
+  if (value_condition_) return equalities;
+  CollectEqualities(filter_->view(), &equalities);
+  for (std::size_t i = 0; i < equalities.size(); ++i) {
+    const FieldPath a = FieldPath::FromDotted(equalities[i].path);
+    for (std::size_t j = i + 1; j < equalities.size(); ++j) {
+      const FieldPath b = FieldPath::FromDotted(equalities[j].path);
+      if (a == b) {
+        return Status(ErrorCode::kNotSingleValueField, "cannot infer query fields to set, path '" +
+                                                           a.dotted() + "' is matched twice");
+      }
+      if (a.IsPrefixOf(b) || b.IsPrefixOf(a)) {
+        const FieldPath& shorter = a.size() < b.size() ? a : b;
+        const FieldPath& longer = a.size() < b.size() ? b : a;
+        return Status(ErrorCode::kNotSingleValueField,
+                      "cannot infer query fields to set, both paths '" + shorter.dotted() +
+                          "' and '" + longer.dotted() + "' are matched");
+      }
+    }
+  }
+  return equalities;
+}
+
+}  // namespace quarry::query

@@ -1,0 +1,237 @@
+// The parsed filter tree behind Matcher: logical nodes, path nodes and the leaf predicates
+// they apply. Folder-private.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "query/match/field_path.h"
+#include "query/match/matcher.h"
+#include "query/value/regex.h"
+
+namespace quarry::query {
+
+class ParseContext;  // query/expression/expression.h
+
+// A node of the filter tree.
+class MatchNode {
+ public:
+  virtual ~MatchNode() = default;
+  // Whether `root` (the document, or the value for value conditions) satisfies this node.
+  virtual bool Matches(bson::ValueView root, MatchDetails* details) const = 0;
+  // Whether one value satisfies the node's condition directly, without following a path: what
+  // $elemMatch's value form asks of each array element.
+  virtual bool MatchesSingle(bson::ValueView value, MatchDetails* details) const = 0;
+};
+using MatchNodePtr = std::unique_ptr<const MatchNode>;
+
+// A condition on one value: what a leaf operator ($gt, $type, $size...) tests.
+class Predicate {
+ public:
+  virtual ~Predicate() = default;
+  // `value` may be absent (a missing field).
+  virtual bool Test(bson::ValueView value, MatchDetails* details) const = 0;
+  // Whether a leaf array is tested element by element as well as whole (false for operators
+  // about arrays themselves: $size, $elemMatch).
+  virtual bool ExpandsLeafArrays() const { return true; }
+};
+using PredicatePtr = std::unique_ptr<const Predicate>;
+
+// A predicate applied to the values a path reaches: true if any of them satisfies it.
+class PathNode final : public MatchNode {
+ public:
+  PathNode(FieldPath path, PredicatePtr predicate)
+      : path_(std::move(path)), predicate_(std::move(predicate)) {}
+  bool Matches(bson::ValueView root, MatchDetails* details) const override;
+  bool MatchesSingle(bson::ValueView value, MatchDetails* details) const override {
+    return predicate_->Test(value, details);
+  }
+
+ private:
+  FieldPath path_;
+  PredicatePtr predicate_;
+};
+
+class AndNode final : public MatchNode {
+ public:
+  explicit AndNode(std::vector<MatchNodePtr> children) : children_(std::move(children)) {}
+  bool Matches(bson::ValueView root, MatchDetails* details) const override;
+  bool MatchesSingle(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  std::vector<MatchNodePtr> children_;
+};
+
+class OrNode final : public MatchNode {
+ public:
+  explicit OrNode(std::vector<MatchNodePtr> children) : children_(std::move(children)) {}
+  bool Matches(bson::ValueView root, MatchDetails* details) const override;
+  bool MatchesSingle(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  std::vector<MatchNodePtr> children_;
+};
+
+class NotNode final : public MatchNode {
+ public:
+  explicit NotNode(MatchNodePtr child) : child_(std::move(child)) {}
+  bool Matches(bson::ValueView root, MatchDetails*) const override {
+    return !child_->Matches(root, nullptr);
+  }
+  bool MatchesSingle(bson::ValueView value, MatchDetails*) const override {
+    return !child_->MatchesSingle(value, nullptr);
+  }
+
+ private:
+  MatchNodePtr child_;
+};
+
+class ConstantNode final : public MatchNode {
+ public:
+  explicit ConstantNode(bool result) : result_(result) {}
+  bool Matches(bson::ValueView, MatchDetails*) const override { return result_; }
+  bool MatchesSingle(bson::ValueView, MatchDetails*) const override { return result_; }
+
+ private:
+  bool result_;
+};
+
+// --- Leaf predicates (matcher_predicates.cc) ---
+
+enum class CompareOp { kEq, kLt, kLte, kGt, kGte };
+
+// $eq, $lt, $lte, $gt, $gte, and plain values: comparison within a canonical type bracket.
+class ComparisonPredicate final : public Predicate {
+ public:
+  ComparisonPredicate(CompareOp op, bson::ValueView rhs) : op_(op), rhs_(rhs) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  CompareOp op_;
+  bson::ValueView rhs_;
+};
+
+// $in: equality to any listed value, or a match of any listed regex.
+class InPredicate final : public Predicate {
+ public:
+  InPredicate(std::vector<bson::ValueView> equalities, std::vector<Regex> regexes);
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  std::vector<bson::ValueView> equalities_;  // sorted by bson::CompareValues
+  std::vector<Regex> regexes_;
+  bool has_null_ = false;
+};
+
+class ExistsPredicate final : public Predicate {
+ public:
+  bool Test(bson::ValueView value, MatchDetails*) const override { return value.exists(); }
+};
+
+class TypePredicate final : public Predicate {
+ public:
+  TypePredicate(std::vector<bson::Type> types, bool any_number)
+      : types_(std::move(types)), any_number_(any_number) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  std::vector<bson::Type> types_;
+  bool any_number_;
+};
+
+class RegexPredicate final : public Predicate {
+ public:
+  explicit RegexPredicate(Regex regex) : regex_(std::move(regex)) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  Regex regex_;
+};
+
+class ModPredicate final : public Predicate {
+ public:
+  ModPredicate(std::int64_t divisor, std::int64_t remainder)
+      : divisor_(divisor), remainder_(remainder) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  std::int64_t divisor_;
+  std::int64_t remainder_;
+};
+
+class SizePredicate final : public Predicate {
+ public:
+  explicit SizePredicate(std::int64_t size) : size_(size) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+  bool ExpandsLeafArrays() const override { return false; }
+
+ private:
+  std::int64_t size_;
+};
+
+enum class BitsOp { kAllSet, kAnySet, kAllClear, kAnyClear };
+
+class BitsPredicate final : public Predicate {
+ public:
+  BitsPredicate(BitsOp op, std::vector<std::uint32_t> positions)
+      : op_(op), positions_(std::move(positions)) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+
+ private:
+  BitsOp op_;
+  std::vector<std::uint32_t> positions_;
+};
+
+// $elemMatch with a query on the elements ({$elemMatch: {b: 1, c: {$gt: 2}}}).
+class ElemMatchObjectPredicate final : public Predicate {
+ public:
+  explicit ElemMatchObjectPredicate(MatchNodePtr sub) : sub_(std::move(sub)) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+  bool ExpandsLeafArrays() const override { return false; }
+
+ private:
+  MatchNodePtr sub_;
+};
+
+// $elemMatch with conditions on the elements themselves ({$elemMatch: {$gt: 1, $lt: 5}}).
+class ElemMatchValuePredicate final : public Predicate {
+ public:
+  explicit ElemMatchValuePredicate(std::vector<MatchNodePtr> conditions)
+      : conditions_(std::move(conditions)) {}
+  bool Test(bson::ValueView value, MatchDetails* details) const override;
+  bool ExpandsLeafArrays() const override { return false; }
+
+ private:
+  std::vector<MatchNodePtr> conditions_;
+};
+
+// --- Operands (matcher_operands.cc) ---
+
+// $mod's divisor or remainder (`what`), truncated to an integer; fails for non-numbers, NaN,
+// infinities and values beyond int64.
+StatusWith<std::int64_t> ParseModArgument(bson::ValueView value, std::string_view what);
+// Adds one $type operand (a type number, an alias, or "number") to `types` / `any_number`.
+Status AddTypeSpec(bson::ValueView spec, std::vector<bson::Type>* types, bool* any_number);
+// The bit positions a $bits* operand names: an array of positions, a number mask, or BinData.
+StatusWith<std::vector<std::uint32_t>> ParseBitPositions(std::string_view name,
+                                                         bson::ValueView arg);
+
+// --- Parsing (matcher_parse.cc) ---
+
+// Parses a whole filter document into one node. `expression_context`, if given, holds the
+// variables $expr may use (a command's `let`).
+StatusWith<MatchNodePtr> ParseFilterNode(bson::DocumentView filter,
+                                         const ParseContext* expression_context = nullptr);
+// Parses the condition on one value (5, /re/, {$gt: 1}) applied to the value itself.
+StatusWith<MatchNodePtr> ParseValueConditionNode(bson::ValueView condition);
+
+// $jsonSchema (matcher_json_schema.cc). The schema's bytes must outlive the node.
+StatusWith<MatchNodePtr> ParseJsonSchemaNode(bson::ValueView schema);
+
+// $expr (matcher_expr.cc). `context` may be null.
+StatusWith<MatchNodePtr> ParseExprNode(bson::ValueView expression, const ParseContext* context);
+
+}  // namespace quarry::query

@@ -1,0 +1,58 @@
+// $group's accumulators ({total: {$sum: "$amount"}}): each is fed one value per document of
+// its group and produces the group's result.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "query/expression/expression.h"
+#include "query/value/value.h"
+
+namespace quarry::query {
+
+class Accumulator {
+ public:
+  virtual ~Accumulator() = default;
+  // Adds one document's value (missing when the expression produced nothing). Fails only
+  // where mongod does ($mergeObjects on a non-object, 40400).
+  virtual Status Process(const Value& value) = 0;
+  // The result for the group so far.
+  virtual Value Finish() const = 0;
+  // Approximate bytes held, for $group's memory limit.
+  virtual std::size_t memory_bytes() const { return 16; }
+};
+
+// One output field of $group: its name, the accumulator operator and the operand expression.
+class AccumulationStatement {
+ public:
+  // Parses `{$sum: <expr>}` for output field `field`. Errors as mongod: 40234 "The field 'f'
+  // must be an accumulator object", 40238 "The field 'f' must specify one accumulator", 15952
+  // "unknown group operator '$foo'", 40237 for array arguments of unary accumulators.
+  static StatusWith<AccumulationStatement> Parse(std::string_view field, bson::ValueView spec,
+                                                 ParseContext& ctx);
+
+  const std::string& field() const { return field_; }
+  const std::string& op() const { return op_; }
+  const Expression& expression() const { return *expr_; }
+  // A fresh accumulator for a new group.
+  std::unique_ptr<Accumulator> Create() const;
+
+ private:
+  std::string field_;
+  std::string op_;
+  ExpressionPtr expr_;
+};
+
+// A fresh accumulator for `op` ("$sum", "$push", ...), or null when $group knows no such
+// accumulator. The expression forms of $sum, $avg, $min, $max and $stdDev* fold their operands
+// with these too.
+std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op);
+
+// True if `op` ("$sum", ...) names an accumulator $group knows.
+bool IsAccumulatorName(std::string_view op);
+
+}  // namespace quarry::query

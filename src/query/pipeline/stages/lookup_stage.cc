@@ -1,0 +1,342 @@
+// $lookup (equality form, pipeline form, and both combined) and $unionWith. The foreign
+// collection is read once per run through PipelineContext::open_collection and kept in memory.
+#include <optional>
+
+#include "bson/compare.h"
+#include "query/match/field_path.h"
+#include "query/pipeline/stages/stage_internal.h"
+#include "query/value/location_error.h"
+
+namespace quarry::query::stages {
+namespace {
+
+using bson::Type;
+
+StatusWith<std::vector<bson::Document>> ReadCollection(const RunContext& run,
+                                                       const OutTarget& target,
+                                                       std::string_view stage) {
+  if (run.pipeline == nullptr || !run.pipeline->open_collection) {
+    return Status(ErrorCode::kNotImplemented,
+                  std::string(stage) + " cannot read other collections here");
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<DocumentStream> stream,
+                          run.pipeline->open_collection(target.db, target.coll));
+  std::vector<bson::Document> docs;
+  std::size_t bytes = 0;
+  while (true) {
+    bson::Document doc;
+    QUARRY_ASSIGN_OR_RETURN(bool more, stream->Next(&doc));
+    if (!more) break;
+    bytes += doc.size();
+    if (bytes > run.pipeline->max_memory_bytes) {
+      return Status(ErrorCode::kExceededMemoryLimit,
+                    std::string(stage) + " exceeded the memory limit reading " + target.db + "." +
+                        target.coll);
+    }
+    docs.push_back(std::move(doc));
+  }
+  return docs;
+}
+
+// Values a path reaches for an equality $lookup: array elements, and null for missing.
+std::vector<bson::ValueView> LookupValues(bson::DocumentView doc, const FieldPath& path) {
+  std::vector<bson::ValueView> values = CollectPathValues(doc, path);
+  static const char kNothing[1] = {0};
+  for (bson::ValueView& v : values) {
+    if (!v.exists()) v = bson::ValueView(Type::kNull, kNothing, 0);
+  }
+  return values;
+}
+
+class LookupStage final : public Stage {
+ public:
+  struct Spec {
+    OutTarget from;
+    std::optional<FieldPath> local_field;
+    std::optional<FieldPath> foreign_field;
+    std::string as;
+    std::vector<std::pair<VariableId, ExpressionPtr>> let_vars;
+    std::optional<Pipeline> pipeline;
+  };
+
+  LookupStage(bson::ValueView spec, Spec parsed) : Stage(spec), spec_(std::move(parsed)) {}
+  std::string_view name() const override { return "$lookup"; }
+
+  StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
+                                                  const RunContext& run) const override {
+    auto self = std::static_pointer_cast<const LookupStage>(shared_from_this());
+    return std::unique_ptr<DocumentStream>(
+        std::make_unique<Stream>(std::move(self), std::move(input), run));
+  }
+
+ private:
+  class Stream final : public DocumentStream {
+   public:
+    Stream(std::shared_ptr<const LookupStage> stage, std::unique_ptr<DocumentStream> input,
+           const RunContext& run)
+        : stage_(std::move(stage)), input_(std::move(input)), run_(run) {}
+
+    StatusWith<bool> Next(bson::Document* out) override {
+      const Spec& spec = stage_->spec_;
+      QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(out));
+      if (!more) return false;
+      if (!foreign_.has_value()) {
+        QUARRY_ASSIGN_OR_RETURN(foreign_, ReadCollection(run_, spec.from, "$lookup"));
+      }
+      std::vector<bson::Document> matches;
+      if (spec.local_field.has_value()) {
+        std::vector<bson::ValueView> local = LookupValues(*out, *spec.local_field);
+        for (const bson::Document& candidate : *foreign_) {
+          bool match = false;
+          for (bson::ValueView fv : LookupValues(candidate, *spec.foreign_field)) {
+            for (bson::ValueView lv : local) {
+              if (bson::ValuesEqual(fv, lv)) {
+                match = true;
+                break;
+              }
+            }
+            if (match) break;
+          }
+          if (match) matches.push_back(candidate);
+        }
+      } else {
+        matches = *foreign_;
+      }
+      if (spec.pipeline.has_value()) {
+        EvalContext vars = run_.variables;
+        vars.SetRoot(out->view());
+        for (const auto& [slot, expr] : spec.let_vars) {
+          QUARRY_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
+          vars.SetVariable(slot, v.Owned());
+        }
+        QUARRY_ASSIGN_OR_RETURN(
+            std::unique_ptr<DocumentStream> results,
+            spec.pipeline->Run(StreamOfDocuments(std::move(matches)), vars));
+        matches.clear();
+        while (true) {
+          bson::Document doc;
+          QUARRY_ASSIGN_OR_RETURN(bool has, results->Next(&doc));
+          if (!has) break;
+          matches.push_back(std::move(doc));
+        }
+      }
+      bson::ArrayBuilder array;
+      for (const bson::Document& m : matches) array.AppendDocument(m);
+      MutableValue edited = MutableValue::OfDocument(*out);
+      SetPath(&edited, spec.as, Value::FromArray(std::move(array).Finish()));
+      bson::Document result = edited.ToDocument();
+      if (result.size() > 16 * 1024 * 1024) {
+        return Status(ErrorCode::kBSONObjectTooLarge,
+                      "Total size of documents in " + spec.from.coll +
+                          " matching pipeline's $lookup stage exceeds 16793600 bytes");
+      }
+      *out = std::move(result);
+      return true;
+    }
+
+    const DocumentMetadata& metadata() const override { return input_->metadata(); }
+
+   private:
+    std::shared_ptr<const LookupStage> stage_;
+    std::unique_ptr<DocumentStream> input_;
+    RunContext run_;
+    std::optional<std::vector<bson::Document>> foreign_;
+  };
+
+  Spec spec_;
+};
+
+StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pipeline,
+                                      StageParseContext& ctx) {
+  if (pipeline.type() != Type::kArray) {
+    return Status(ErrorCode::kFailedToParse,
+                  std::string(stage) + " argument 'pipeline' must be an array, is type " +
+                      std::string(TypeName(pipeline)));
+  }
+  QUARRY_ASSIGN_OR_RETURN(Pipeline parsed,
+                          Pipeline::Parse(pipeline.Document(), ctx.pipeline, ctx.expressions));
+  for (const auto& s : parsed.stages()) {
+    if (s->writes_output()) {
+      return LocationError(51047, std::string(s->name()) + " is not allowed within a " +
+                                      std::string(stage) + "'s sub-pipeline");
+    }
+  }
+  return parsed;
+}
+
+class UnionWithStage final : public Stage {
+ public:
+  UnionWithStage(bson::ValueView spec, OutTarget coll, std::optional<Pipeline> pipeline)
+      : Stage(spec), coll_(std::move(coll)), pipeline_(std::move(pipeline)) {}
+  std::string_view name() const override { return "$unionWith"; }
+
+  StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
+                                                  const RunContext& run) const override {
+    auto self = std::static_pointer_cast<const UnionWithStage>(shared_from_this());
+    return std::unique_ptr<DocumentStream>(
+        std::make_unique<Stream>(std::move(self), std::move(input), run));
+  }
+
+ private:
+  class Stream final : public DocumentStream {
+   public:
+    Stream(std::shared_ptr<const UnionWithStage> stage, std::unique_ptr<DocumentStream> input,
+           const RunContext& run)
+        : stage_(std::move(stage)), input_(std::move(input)), run_(run) {}
+
+    StatusWith<bool> Next(bson::Document* out) override {
+      if (input_ != nullptr) {
+        QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(out));
+        if (more) return true;
+        input_.reset();
+        QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
+                                ReadCollection(run_, stage_->coll_, "$unionWith"));
+        other_ = StreamOfDocuments(std::move(docs));
+        if (stage_->pipeline_.has_value()) {
+          QUARRY_ASSIGN_OR_RETURN(other_,
+                                  stage_->pipeline_->Run(std::move(other_), run_.variables));
+        }
+      }
+      return other_->Next(out);
+    }
+
+   private:
+    std::shared_ptr<const UnionWithStage> stage_;
+    std::unique_ptr<DocumentStream> input_;
+    std::unique_ptr<DocumentStream> other_;
+    RunContext run_;
+  };
+
+  OutTarget coll_;
+  std::optional<Pipeline> pipeline_;
+};
+
+}  // namespace
+
+StatusWith<StageList> ParseLookupStage(bson::ValueView spec, StageParseContext& ctx) {
+  if (spec.type() != Type::kDocument) {
+    return Status(ErrorCode::kFailedToParse, "the $lookup specification must be an Object");
+  }
+  LookupStage::Spec parsed;
+  bson::ValueView from, local, foreign, as, let, pipeline;
+  for (const bson::Element& e : spec.Document()) {
+    if (e.key == "from") {
+      from = e.value;
+    } else if (e.key == "localField") {
+      local = e.value;
+    } else if (e.key == "foreignField") {
+      foreign = e.value;
+    } else if (e.key == "as") {
+      as = e.value;
+    } else if (e.key == "let") {
+      let = e.value;
+    } else if (e.key == "pipeline") {
+      pipeline = e.value;
+    } else {
+      return Status(ErrorCode::kFailedToParse,
+                    "unknown argument to $lookup: " + std::string(e.key));
+    }
+  }
+  auto require_string = [](std::string_view name, bson::ValueView v) -> Status {
+    if (v.exists() && v.type() != Type::kString) {
+      return Status(ErrorCode::kFailedToParse, "$lookup argument '" + std::string(name) +
+                                                   "' must be a string, is type " +
+                                                   std::string(TypeName(v)));
+    }
+    return Status::OK();
+  };
+  QUARRY_RETURN_IF_ERROR(require_string("localField", local));
+  QUARRY_RETURN_IF_ERROR(require_string("foreignField", foreign));
+  QUARRY_RETURN_IF_ERROR(require_string("as", as));
+  if (!as.exists()) return Status(ErrorCode::kFailedToParse, "must specify 'as' field for a $lookup");
+  parsed.as = std::string(as.String());
+  QUARRY_RETURN_IF_ERROR(FieldPath::Parse(parsed.as));
+  if (parsed.as[0] == '$') {
+    return LocationError(16410, "FieldPath field names may not start with '$'.");
+  }
+  if (!from.exists()) {
+    return Status(ErrorCode::kFailedToParse, "missing 'from' option to $lookup stage specification: " +
+                                                 spec.ToJson());
+  }
+  QUARRY_ASSIGN_OR_RETURN(parsed.from, ParseNamespaceSpec("$lookup.from", from, ctx.pipeline->db));
+  if (local.exists() != foreign.exists()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "$lookup requires both or neither of 'localField' and 'foreignField' to be "
+                  "specified");
+  }
+  if (!local.exists() && !pipeline.exists()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to "
+                  "be specified");
+  }
+  if (local.exists()) {
+    QUARRY_ASSIGN_OR_RETURN(FieldPath local_path, FieldPath::Parse(local.String()));
+    QUARRY_ASSIGN_OR_RETURN(FieldPath foreign_path, FieldPath::Parse(foreign.String()));
+    parsed.local_field = std::move(local_path);
+    parsed.foreign_field = std::move(foreign_path);
+  }
+  if (let.exists() && let.type() != Type::kDocument) {
+    return Status(ErrorCode::kFailedToParse, "$lookup argument 'let' must be an object, is type " +
+                                                 std::string(TypeName(let)));
+  }
+  if (pipeline.exists()) {
+    std::vector<std::pair<std::string, ExpressionPtr>> let_exprs;
+    if (let.exists()) {
+      for (const bson::Element& e : let.Document()) {
+        QUARRY_ASSIGN_OR_RETURN(ExpressionPtr expr, Expression::Parse(e.value, *ctx.expressions));
+        let_exprs.emplace_back(std::string(e.key), std::move(expr));
+      }
+    }
+    ctx.expressions->PushScope();
+    for (auto& [name, expr] : let_exprs) {
+      StatusWith<VariableId> slot = ctx.expressions->DefineVariable(name);
+      if (!slot.ok()) {
+        ctx.expressions->PopScope();
+        return slot.status();
+      }
+      parsed.let_vars.emplace_back(slot.value(), std::move(expr));
+    }
+    StatusWith<Pipeline> sub = ParseSubPipeline("$lookup", pipeline, ctx);
+    ctx.expressions->PopScope();
+    if (!sub.ok()) return sub.status();
+    parsed.pipeline = std::move(sub).value();
+  }
+  return StageList{std::make_shared<LookupStage>(spec, std::move(parsed))};
+}
+
+StatusWith<StageList> ParseUnionWithStage(bson::ValueView spec, StageParseContext& ctx) {
+  OutTarget coll;
+  std::optional<Pipeline> pipeline;
+  if (spec.type() == Type::kString) {
+    coll.db = ctx.pipeline->db;
+    coll.coll = std::string(spec.String());
+  } else if (spec.type() == Type::kDocument) {
+    bson::ValueView coll_spec, pipeline_spec;
+    for (const bson::Element& e : spec.Document()) {
+      if (e.key == "coll") {
+        coll_spec = e.value;
+      } else if (e.key == "pipeline") {
+        pipeline_spec = e.value;
+      } else {
+        return Status(ErrorCode::kLocation40415,
+                      "BSON field '$unionWith." + std::string(e.key) + "' is an unknown field.");
+      }
+    }
+    if (!coll_spec.exists() || coll_spec.type() != Type::kString) {
+      return Status(ErrorCode::kFailedToParse, "$unionWith requires a 'coll' string");
+    }
+    coll.db = ctx.pipeline->db;
+    coll.coll = std::string(coll_spec.String());
+    if (pipeline_spec.exists()) {
+      QUARRY_ASSIGN_OR_RETURN(Pipeline parsed, ParseSubPipeline("$unionWith", pipeline_spec, ctx));
+      pipeline = std::move(parsed);
+    }
+  } else {
+    return Status(ErrorCode::kFailedToParse,
+                  "the $unionWith stage specification must be an object or string, but found " +
+                      std::string(TypeName(spec)));
+  }
+  return StageList{std::make_shared<UnionWithStage>(spec, std::move(coll), std::move(pipeline))};
+}
+
+}  // namespace quarry::query::stages

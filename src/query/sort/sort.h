@@ -1,0 +1,86 @@
+// Sort specifications ({a: 1, b: -1}) and MongoDB's order of documents under them.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "query/match/field_path.h"
+
+namespace quarry::query {
+
+struct SortField {
+  FieldPath path;
+  bool ascending = true;
+};
+
+// The key one document sorts by: one part per sort field. Parts point into the document, so a
+// key is valid while the document's bytes are.
+struct SortKeyPart {
+  bson::ValueView value;     // absent for a missing field (sorts as null)
+  bool empty_array = false;  // [] sorts below null and missing
+};
+using SortKey = std::vector<SortKeyPart>;
+
+class SortSpec {
+ public:
+  SortSpec() = default;  // no sort
+
+  // Parses a find/aggregate sort document. Values must be 1 or -1 (any numeric type): other
+  // values fail with BadValue "$sort key ordering must be 1 (for ascending) or -1 (for
+  // descending)"; {$meta: ...} fails with BadValue (not supported yet). {$natural: 1 | -1}
+  // alone asks for storage order or its reverse.
+  static StatusWith<SortSpec> Parse(bson::DocumentView spec);
+
+  bool empty() const { return fields_.empty() && natural_ == 0; }
+  const std::vector<SortField>& fields() const { return fields_; }
+  // 1 or -1 for {$natural: ...}, else 0.
+  int natural() const { return natural_; }
+  // True when documents must be reordered (a non-empty spec that is not $natural).
+  bool needs_sort() const { return !fields_.empty(); }
+
+  // The key `doc` sorts by: per field, the smallest value ascending or the largest descending
+  // among the values the path reaches (arrays contribute their elements).
+  SortKey MakeKey(bson::DocumentView doc) const;
+  // <0, 0, >0 as the document with key `a` goes before, with, or after the one with key `b`.
+  int CompareKeys(const SortKey& a, const SortKey& b) const;
+  // Convenience: CompareKeys(MakeKey(a), MakeKey(b)).
+  int Compare(bson::DocumentView a, bson::DocumentView b) const;
+
+ private:
+  std::vector<SortField> fields_;
+  int natural_ = 0;
+};
+
+// Sorts `docs` by `spec`, stably (equal keys keep their input order). `docs` is any vector of
+// things convertible to bson::DocumentView (bson::Document, DocumentView).
+template <typename Doc>
+void StableSortDocuments(const SortSpec& spec, std::vector<Doc>* docs);
+
+}  // namespace quarry::query
+
+// ---------------------------------------------------------------------------------------------
+#include <algorithm>
+#include <numeric>
+
+namespace quarry::query {
+
+template <typename Doc>
+void StableSortDocuments(const SortSpec& spec, std::vector<Doc>* docs) {
+  if (!spec.needs_sort() || docs->size() < 2) return;
+  std::vector<SortKey> keys;
+  keys.reserve(docs->size());
+  for (const Doc& doc : *docs) keys.push_back(spec.MakeKey(bson::DocumentView(doc)));
+  std::vector<std::size_t> order(docs->size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return spec.CompareKeys(keys[a], keys[b]) < 0;
+  });
+  std::vector<Doc> sorted;
+  sorted.reserve(docs->size());
+  for (std::size_t index : order) sorted.push_back(std::move((*docs)[index]));
+  *docs = std::move(sorted);
+}
+
+}  // namespace quarry::query
