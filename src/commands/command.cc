@@ -1,4 +1,4 @@
-// The registry (a short vector: lookups are a handful of string compares) and Request helpers.
+// The registry (commands by name and alias) and Request helpers.
 #include "commands/command.h"
 
 #include <algorithm>
@@ -28,24 +28,30 @@ StatusWith<std::vector<bson::DocumentView>> Request::Documents(std::string_view 
   return docs;
 }
 
-void CommandRegistry::Add(Command command) { commands_.push_back(std::move(command)); }
+void CommandRegistry::Add(Command command) {
+  auto entry = std::make_unique<Entry>();
+  entry->command = std::move(command);
+  by_name_[entry->command.name] = entry.get();
+  counters_[&entry->command] = entry->counters.get();
+  for (std::string_view alias : entry->command.aliases) by_name_[alias] = entry.get();
+  entries_.push_back(std::move(entry));
+}
 
 const Command* CommandRegistry::Find(std::string_view name) const {
-  for (const Command& command : commands_) {
-    if (command.name == name) return &command;
-    if (std::find(command.aliases.begin(), command.aliases.end(), name) != command.aliases.end()) {
-      return &command;
-    }
-  }
-  return nullptr;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &it->second->command;
 }
 
 std::vector<const Command*> CommandRegistry::All() const {
   std::vector<const Command*> all;
-  for (const Command& command : commands_) all.push_back(&command);
+  for (const auto& entry : entries_) all.push_back(&entry->command);
   std::sort(all.begin(), all.end(),
             [](const Command* a, const Command* b) { return a->name < b->name; });
   return all;
+}
+
+CommandCounters& CommandRegistry::counters(const Command* command) const {
+  return *counters_.at(command);
 }
 
 }  // namespace quarry::commands

@@ -3,13 +3,17 @@
 // handlers only parse their arguments, act, and build the reply body.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
+#include "commands/service_state.h"
 
 namespace quarry::commands {
 
@@ -38,6 +42,17 @@ enum CommandFlag : unsigned {
   kNeverCompressReply = 1u << 1,  // handshake and auth replies go out uncompressed
   kWritesData = 1u << 2,          // honours writeConcern, counts as a write for getLastError
   kAdminOnly = 1u << 3,           // must be run against the admin database
+  kRetryableWrite = 1u << 4,      // with lsid and txnNumber, a retry never applies twice
+  kIgnoresFailCommand = 1u << 5,  // configureFailPoint itself: failCommand never hits it
+  kWaitsByDesign = 1u << 6,       // a getMore waits for events: not a slow operation
+};
+
+// Calls, failures and time of one command, as serverStatus' metrics.commands shows them.
+// Dispatch updates them; any thread reads them.
+struct CommandCounters {
+  std::atomic<std::int64_t> total{0};
+  std::atomic<std::int64_t> failed{0};
+  std::atomic<std::int64_t> micros{0};
 };
 
 using RunFunction = StatusWith<bson::Document> (*)(CommandContext& ctx, const Request& request);
@@ -47,6 +62,9 @@ struct Command {
   unsigned flags = kNoFlags;
   RunFunction run = nullptr;
   std::vector<std::string_view> aliases = {};  // e.g. "ismaster", "buildinfo"
+  OpCounter counter = OpCounter::kCommand;     // the opcounter it counts under
+
+  bool has(CommandFlag flag) const { return (flags & flag) != 0; }
 };
 
 class CommandRegistry {
@@ -56,9 +74,17 @@ class CommandRegistry {
   const Command* Find(std::string_view name) const;
   // Every registered command once, by name.
   std::vector<const Command*> All() const;
+  // The counters of a registered command.
+  CommandCounters& counters(const Command* command) const;
 
  private:
-  std::vector<Command> commands_;
+  struct Entry {
+    Command command;
+    std::unique_ptr<CommandCounters> counters = std::make_unique<CommandCounters>();
+  };
+  std::vector<std::unique_ptr<Entry>> entries_;  // stable addresses: Find hands out pointers
+  std::unordered_map<std::string_view, const Entry*> by_name_;  // names and aliases
+  std::unordered_map<const Command*, CommandCounters*> counters_;
 };
 
 }  // namespace quarry::commands

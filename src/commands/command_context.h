@@ -13,7 +13,9 @@
 #include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
+#include "commands/retryable_write.h"
 #include "commands/service_state.h"
+#include "commands/write_outcome.h"
 
 namespace quarry::commands {
 
@@ -66,6 +68,26 @@ class CommandContext {
   void Defer(DeferredRun run) { deferred_ = std::move(run); }
   DeferredRun TakeDeferred() { return std::move(deferred_); }
 
+  // The command's name as the request spelled it.
+  std::string_view command_name() const { return command_name_; }
+  void set_command_name(std::string_view name) { command_name_ = name; }
+
+  // The request's logical session (the lsid's 16-byte id), empty without one.
+  const std::string& session_id() const { return session_id_; }
+  void set_session_id(std::string id) { session_id_ = std::move(id); }
+
+  // Set when the request is a retryable write (lsid and txnNumber, outside a transaction).
+  RetryableWrite* retryable_write() const { return retryable_write_; }
+  void set_retryable_write(RetryableWrite* retryable) { retryable_write_ = retryable; }
+
+  // Write commands report what they did here (reply, getLastError, opcounters).
+  WriteOutcome& write_outcome() { return write_outcome_; }
+  const WriteOutcome& write_outcome() const { return write_outcome_; }
+
+  // After this request the connection closes instead of replying (a test fail point).
+  void CloseConnectionInsteadOfReplying() { close_instead_of_replying_ = true; }
+  bool close_instead_of_replying() const { return close_instead_of_replying_; }
+
   // How the operation is told to stop (killSessions); plans and cursors keep it.
   const std::shared_ptr<Interrupt>& interrupt() const { return interrupt_; }
   void set_interrupt(std::shared_ptr<Interrupt> interrupt) { interrupt_ = std::move(interrupt); }
@@ -81,6 +103,11 @@ class CommandContext {
   std::optional<std::chrono::steady_clock::time_point> deadline_;
   DeferredRun deferred_;
   std::shared_ptr<Interrupt> interrupt_ = std::make_shared<Interrupt>();
+  std::string_view command_name_;
+  std::string session_id_;
+  RetryableWrite* retryable_write_ = nullptr;
+  WriteOutcome write_outcome_;
+  bool close_instead_of_replying_ = false;
 };
 
 }  // namespace quarry::commands

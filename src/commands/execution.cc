@@ -1,5 +1,6 @@
 #include "commands/execution.h"
 
+#include "commands/test_hooks.h"
 #include "storage/engine.h"
 
 namespace quarry::commands {
@@ -9,9 +10,31 @@ exec::ExecContext ExecContextOf(CommandContext& ctx) {
       .engine = &ctx.engine(), .catalog = &ctx.catalog(), .interrupt = ctx.interrupt()};
 }
 
+cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx) {
+  cursors::CursorOptions options;
+  options.session_id = ctx.session_id();
+  options.interrupt = ctx.interrupt();
+  return options;
+}
+
+StatusWith<storage::CommitResult> CommitForRequest(CommandContext& ctx, storage::WriteUnit unit,
+                                                   const storage::CommitOptions& options) {
+  if (ctx.retryable_write() != nullptr && ctx.service().test_hooks != nullptr && !unit.empty()) {
+    QUARRY_RETURN_IF_ERROR(ctx.service().test_hooks->BeforeRetryableCommit(ctx));
+  }
+  return ctx.engine().pipeline().Commit(std::move(unit), options);
+}
+
 exec::Committer CommitterOf(CommandContext& ctx) {
-  storage::Engine* engine = &ctx.engine();
   const storage::CommitOptions base = CommitOptionsFor(ctx, true);
+  if (ctx.retryable_write() != nullptr) {
+    return [&ctx, base](storage::WriteUnit unit, bool ordered) {
+      storage::CommitOptions options = base;
+      options.ordered = ordered;
+      return CommitForRequest(ctx, std::move(unit), options);
+    };
+  }
+  storage::Engine* engine = &ctx.engine();
   return [engine, base](storage::WriteUnit unit, bool ordered) {
     storage::CommitOptions options = base;
     options.ordered = ordered;

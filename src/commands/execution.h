@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "catalog/catalog.h"
 #include "commands/command_context.h"
+#include "cursors/cursor_manager.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
 #include "storage/commit_pipeline.h"
@@ -17,8 +18,17 @@ namespace quarry::commands {
 // The engine, catalog and interrupt of this request.
 exec::ExecContext ExecContextOf(CommandContext& ctx);
 
-// Commits with the request's write concern. Everything it uses is held by value, so the
-// committer may outlive the request (an aggregation's $merge runs during later getMores).
+// Options of a cursor this request opens: owned by its session, stopped by its interrupt.
+cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx);
+
+// Commits `unit` for this request. A retryable write passes the test fail point first
+// (onPrimaryTransactionalWrite), as it does wherever it really changes data.
+StatusWith<storage::CommitResult> CommitForRequest(CommandContext& ctx, storage::WriteUnit unit,
+                                                   const storage::CommitOptions& options);
+
+// Commits with the request's write concern, through CommitForRequest. Outside a retryable
+// write it holds what it uses by value, so it may outlive the request (an aggregation's $merge
+// runs during later getMores); a retryable write's runs within its request.
 exec::Committer CommitterOf(CommandContext& ctx);
 
 // Commit options for the request's write concern.

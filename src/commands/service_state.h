@@ -10,8 +10,6 @@
 #include <vector>
 
 #include "bson/value.h"
-#include "commands/sessions/session_registry.h"
-#include "commands/testing/fail_command.h"
 
 namespace quarry::storage {
 class Engine;
@@ -29,6 +27,8 @@ class ChangeNotifier;
 namespace quarry::commands {
 
 class CommandRegistry;
+class SessionControl;
+class TestHooks;
 
 // Mirrors mongod's version so drivers and shells enable the features Quarry implements.
 inline constexpr const char* kMongoVersion = "7.0.0";
@@ -55,16 +55,15 @@ struct OpCounters {
   std::atomic<std::int64_t> getmore{0};
   std::atomic<std::int64_t> command{0};
   std::atomic<std::int64_t> w0_write_errors{0};  // errors nobody was told about (w:0)
+  std::atomic<std::int64_t> unknown_commands{0};  // metrics.commands.<UNKNOWN>
 };
+
+// Which of mongod's opcounters a command counts under.
+enum class OpCounter : std::uint8_t { kCommand, kQuery, kGetMore, kInsert, kUpdate, kDelete };
 
 struct ServiceState {
   ServerConfig config;
   OpCounters opcounters;
-  SessionRegistry sessions;
-  // Test fail points: inert unless --enableTestCommands registered configureFailPoint.
-  FailCommandPoint fail_command;
-  FailCommandPoint fail_get_more;  // failGetMoreAfterCursorCheckout
-  FailCommandPoint fail_primary_write;  // onPrimaryTransactionalWrite
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   std::string host_name;           // this machine's name, for serverStatus().host
   bson::ObjectId election_id;      // constant across restarts, see hello
@@ -73,6 +72,8 @@ struct ServiceState {
   cursors::CursorManager* cursors = nullptr;
   changestream::ChangeNotifier* notifier = nullptr;  // wakes change-stream getMores
   const CommandRegistry* registry = nullptr;
+  SessionControl* sessions = nullptr;
+  TestHooks* test_hooks = nullptr;  // only with --enableTestCommands
   // Oplog entries below this timestamp may have been trimmed (ChangeStreamHistoryLost).
   std::function<std::uint64_t()> oplog_trimmed_before;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.

@@ -199,6 +199,24 @@ std::size_t CursorManager::KillNamespace(std::string_view ns) {
   return dead.size();
 }
 
+std::size_t CursorManager::KillSession(std::string_view session_id) {
+  std::vector<std::shared_ptr<PinnedCursor::Entry>> dead;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = cursors_.begin(); it != cursors_.end();) {
+    const CursorOptions& options = it->second->options;
+    const bool owned = session_id.empty() ? !options.session_id.empty()
+                                          : options.session_id == session_id;
+    if (!owned) {
+      ++it;
+      continue;
+    }
+    if (options.interrupt != nullptr) options.interrupt->Kill();
+    dead.push_back(std::move(it->second));
+    it = cursors_.erase(it);
+  }
+  return dead.size();
+}
+
 std::size_t CursorManager::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return cursors_.size();

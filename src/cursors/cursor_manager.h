@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "base/status.h"
 #include "query/cursor_source.h"
 
@@ -26,6 +27,10 @@ struct CursorOptions {
   bool no_cursor_timeout = false;  // never reaped for idleness
   bool tailable = false;           // kept for the getMore handler; the manager does not act on it
   bool await_data = false;
+  std::string session_id;  // the logical session that opened it (lsid's id), empty for none
+  // The interrupt of the operation that opened it, which its plan checks: killing the cursor's
+  // session through it also stops a getMore that is reading.
+  std::shared_ptr<Interrupt> interrupt;
 };
 
 class CursorManager;
@@ -100,6 +105,9 @@ class CursorManager {
   // Kills every cursor (for shutdown, or when a collection is dropped: those of `ns`).
   std::size_t KillAll();
   std::size_t KillNamespace(std::string_view ns);
+  // killSessions: kills the cursors of session `session_id` (of every session when empty) and
+  // interrupts their operations. Returns how many.
+  std::size_t KillSession(std::string_view session_id);
 
   std::size_t size() const;  // open cursors, in use or not
 

@@ -5,13 +5,14 @@
 #include <optional>
 
 #include "bson/value.h"
+#include "query/match/matcher.h"
 
 namespace quarry::exec {
 
-// The value `filter` requires _id to equal — {_id: v}, {_id: {$eq: v}}, also inside a top-level
-// $and — when that value can only be matched by an _id equal to it (not a regex, document with
-// operators, array or null, which match more). nullopt when a scan is needed. The view points
-// into `filter`.
-std::optional<bson::ValueView> IdEqualityValue(bson::DocumentView filter);
+// The value `filter` requires _id to equal ({_id: v}, {_id: {$eq: v}}, also inside a top-level
+// $and), when only a document whose _id equals it can match: not a regex, array, null,
+// undefined, document, MinKey or MaxKey, which match more. nullopt when a scan is needed.
+// The view points into `filter`.
+std::optional<bson::ValueView> IdPoint(const query::Matcher& filter);
 
 }  // namespace quarry::exec

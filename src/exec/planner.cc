@@ -69,7 +69,7 @@ std::unique_ptr<PlanStage> PlanAccess(const ExecContext& ctx, const Collection& 
                                       storage::ScanDirection direction, bool want_match_details) {
   const storage::RecordStore* records = &ctx.engine->records();
   if (filter.has_value()) {
-    if (std::optional<bson::ValueView> id = IdEqualityValue(filter->filter())) {
+    if (std::optional<bson::ValueView> id = IdPoint(*filter)) {
       return std::make_unique<IdHack>(records, collection.id, storage::EncodeIdKey(*id), filter,
                                       want_match_details);
     }

@@ -18,7 +18,6 @@
 #include "changestream/oplog_retention.h"
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
-#include "main/connection_adapter.h"
 #include "main/options.h"
 #include "net/server.h"
 #include "server/service.h"
@@ -170,11 +169,9 @@ int Run(int argc, char** argv) {
   state.config.enable_test_commands = options.enable_test_commands;
   state.host_name = HostName();
   // A fixed electionId: drivers remember the highest they saw, so it must never go down
-  // across restarts (reference §3.4).
+  // across restarts (the Server Discovery and Monitoring specification).
   bson::ObjectId::FromHex("7fffffff0000000000000001", &state.election_id);
   state.engine = engine.value().get();
-  Status sessions = state.sessions.Attach(state.engine);
-  if (!sessions.ok()) return Fatal("cannot load the sessions' retryable-write replies", sessions);
   state.catalog = catalog.value().get();
   state.cursors = &cursors;
   state.notifier = &notifier;
@@ -183,7 +180,8 @@ int Run(int argc, char** argv) {
   state.oplog_trimmed_before = [&retention] { return retention.TrimmedBefore(); };
 
   server::Service service(state);
-  ConnectionAdapter adapter(service);
+  Status sessions = service.Attach(state.engine);
+  if (!sessions.ok()) return Fatal("cannot load the sessions' retryable-write records", sessions);
   net::ServerOptions net_options;
   net_options.bind_addresses = state.config.bind_ips;
   net_options.port = static_cast<std::uint16_t>(options.port);
@@ -192,7 +190,7 @@ int Run(int argc, char** argv) {
     net_options.compressors.push_back(*wire::CompressorFromName(name));
   }
   net_options.stop_on_signals = true;
-  net::Server server(net_options, adapter);
+  net::Server server(net_options, service);
   Status started = server.Start();
   if (!started.ok()) return Fatal("cannot listen", started);
 
@@ -200,8 +198,10 @@ int Run(int argc, char** argv) {
 
   int signal = 0;
   {
-    PeriodicTask reaper(kCursorReapInterval,
-                        [&cursors] { cursors.ReapIdle(std::chrono::steady_clock::now()); });
+    PeriodicTask reaper(kCursorReapInterval, [&cursors, &service] {
+      cursors.ReapIdle(std::chrono::steady_clock::now());
+      service.sessions().ReapExpired(std::chrono::system_clock::now());
+    });
     PeriodicTask trim(kOplogTrimInterval, [&retention] {
       StatusWith<storage::Timestamp> trimmed = retention.TrimOnce(std::chrono::system_clock::now());
       if (!trimmed.ok()) {

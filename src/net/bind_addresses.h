@@ -12,7 +12,7 @@ namespace quarry::net {
 // client's resolver returns first). Other names and literals are kept as given.
 std::vector<std::string> ExpandBindAddresses(const std::vector<std::string>& entries);
 
-// "host:port" for logs and ConnectionInfo; IPv6 literals get brackets: "[::1]:27017".
+// "host:port" for logs and wire::ConnectionInfo; IPv6 literals get brackets: "[::1]:27017".
 std::string FormatHostPort(std::string_view host, unsigned port);
 
 }  // namespace quarry::net

@@ -50,7 +50,7 @@ bool IsOrdinaryDisconnect(const sys::error_code& ec) {
 
 }  // namespace
 
-Connection::Connection(tcp::socket socket, Strand strand, ConnectionInfo info,
+Connection::Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo info,
                        const ConnectionEnv& env)
     : socket_(std::move(socket)),
       strand_(std::move(strand)),
@@ -195,7 +195,7 @@ boost::asio::awaitable<Connection::Outcome> Connection::Process(std::string_view
                     /*close_after=*/false);
   }
 
-  Response response = co_await CallHandler(request);
+  wire::Response response = co_await CallHandler(request);
   // A moreToCome client reads no reply; sending one would desynchronise its stream.
   if (request.more_to_come() || !response.send) co_return Outcome::Nothing(response.close_after);
   co_return Reply(request, std::move(response.body), response.compressible, response.close_after);
@@ -211,16 +211,16 @@ struct PendingResponse {
   boost::asio::steady_timer timer;  // never expires: cancelled to wake the coroutine
   std::mutex mu;
   bool handler_returned = false;  // guarded by mu
-  std::optional<Response> response;  // guarded by mu
+  std::optional<wire::Response> response;  // guarded by mu
 };
 
 }  // namespace
 
-boost::asio::awaitable<Response> Connection::CallHandler(const wire::Request& request) {
+boost::asio::awaitable<wire::Response> Connection::CallHandler(const wire::Request& request) {
   std::string what;
   try {
     auto pending = std::make_shared<PendingResponse>(strand_);
-    handler_->HandleAsync(request, [pending](Response response) {
+    handler_->HandleAsync(request, [pending](wire::Response response) {
       std::unique_lock lock(pending->mu);
       pending->response = std::move(response);
       if (!pending->handler_returned) return;  // answered synchronously: no wake-up needed
@@ -247,7 +247,7 @@ boost::asio::awaitable<Response> Connection::CallHandler(const wire::Request& re
   log::Write(log::Severity::kError, "NETWORK", kLogHandlerException, log_context_,
              "Exception escaped the request handler",
              {{"remote", info_.remote}, {"command", request.command_name()}, {"error", what}});
-  Response response;
+  wire::Response response;
   response.body = wire::BuildErrorReply(
       Status(ErrorCode::kInternalError, "unexpected error while running the command: " + what));
   co_return response;

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "net/asio_internal.h"
-#include "net/request_handler.h"
+#include "wire/request_handler.h"
 #include "wire/compression.h"
 
 namespace quarry::net::internal {
 
 // What connections share with their server, which outlives them all.
 struct ConnectionEnv {
-  RequestHandler* handler = nullptr;
+  wire::RequestHandler* handler = nullptr;
   std::vector<wire::Compressor> compressors;
   const std::atomic<bool>* stopping = nullptr;  // set once a graceful stop begins
   std::function<void(std::int64_t id)> on_end;  // called once when a connection's coroutine ends
@@ -25,10 +25,10 @@ struct ConnectionEnv {
 
 class Connection {
  public:
-  Connection(tcp::socket socket, Strand strand, ConnectionInfo info, const ConnectionEnv& env);
+  Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo info, const ConnectionEnv& env);
 
   const Strand& strand() const { return strand_; }
-  const ConnectionInfo& info() const { return info_; }
+  const wire::ConnectionInfo& info() const { return info_; }
 
   // Serves the connection until the client leaves, a protocol error, close_after, or a stop.
   // Spawn it on strand(); it keeps `self` alive and calls env.on_end when it finishes.
@@ -65,16 +65,16 @@ class Connection {
   boost::asio::awaitable<bool> ReadFrame();
   boost::asio::awaitable<Outcome> Process(std::string_view message);
   // Runs the handler, waiting (without holding the thread) for an asynchronous completion.
-  boost::asio::awaitable<Response> CallHandler(const wire::Request& request);
+  boost::asio::awaitable<wire::Response> CallHandler(const wire::Request& request);
   Outcome Reply(const wire::Request& request, bson::Document body, bool compressible,
                 bool close_after);
 
   tcp::socket socket_;
   Strand strand_;
-  ConnectionInfo info_;
+  wire::ConnectionInfo info_;
   const ConnectionEnv& env_;
   std::string log_context_;  // "conn12"
-  std::unique_ptr<ConnectionHandler> handler_;
+  std::unique_ptr<wire::ConnectionHandler> handler_;
   wire::CompressionContext codec_;
   std::string buffer_;  // the current frame, header included
   bool idle_ = false;   // waiting for the first byte of a new frame

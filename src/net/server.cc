@@ -50,7 +50,7 @@ bool IsIpv6Unavailable(const sys::error_code& ec) {
 
 class Server::Impl {
  public:
-  Impl(ServerOptions options, RequestHandler& handler)
+  Impl(ServerOptions options, wire::RequestHandler& handler)
       : options_(std::move(options)),
         io_threads_(options_.io_threads > 0
                         ? options_.io_threads
@@ -258,7 +258,7 @@ void Server::Impl::OnAccepted(tcp::socket socket) {
   sys::error_code ec;
   const tcp::endpoint remote = socket.remote_endpoint(ec);
   const tcp::endpoint local = socket.local_endpoint(ec);
-  ConnectionInfo info;
+  wire::ConnectionInfo info;
   info.remote = Describe(remote);
   info.local = Describe(local);
 
@@ -400,7 +400,7 @@ void Server::Impl::Shutdown() {
   cv_.notify_all();
 }
 
-Server::Server(ServerOptions options, RequestHandler& handler)
+Server::Server(ServerOptions options, wire::RequestHandler& handler)
     : impl_(std::make_unique<Impl>(std::move(options), handler)) {}
 
 Server::~Server() = default;

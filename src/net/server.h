@@ -1,5 +1,5 @@
 // The network front end: listens on TCP, runs one coroutine per connection on a pool of io
-// threads, frames and decodes messages with wire/, hands them to a RequestHandler and writes
+// threads, frames and decodes messages with wire/, hands them to a wire::RequestHandler and writes
 // the replies. The only place that sees Asio; this header keeps it out (pimpl).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "net/request_handler.h"
+#include "wire/request_handler.h"
 #include "wire/compression.h"
 
 namespace quarry::net {
@@ -33,7 +33,7 @@ struct ServerOptions {
 class Server {
  public:
   // `handler` must outlive the server.
-  Server(ServerOptions options, RequestHandler& handler);
+  Server(ServerOptions options, wire::RequestHandler& handler);
   ~Server();  // Stop()s if still running
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -1,64 +1,72 @@
-// The server's request dispatch: generic arguments, write concern, Status -> error reply,
-// counters. One Service per process; one Session per connection. main/ adapts Session to
-// net/'s ConnectionHandler (net/ and server/ never include each other).
+// The server: the command registry, the logical sessions, and per connection a Client that
+// dispatches each request: find the command, apply the generic arguments (lsid, txnNumber,
+// writeConcern, maxTimeMS), run it, shape the reply or the error exactly as mongod does, and
+// account for it. net/ reaches it through wire/'s handler interface.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
-#include "bson/value.h"
+#include "base/status.h"
 #include "commands/command.h"
 #include "commands/command_context.h"
 #include "commands/service_state.h"
+#include "server/sessions/session_catalog.h"
+#include "server/testing/fail_points.h"
 #include "wire/request.h"
+#include "wire/request_handler.h"
+
+namespace quarry::storage {
+class Engine;
+}  // namespace quarry::storage
 
 namespace quarry::server {
 
-struct Reply {
-  bool send = true;          // false: the client asked for no reply (moreToCome)
-  bson::Document body;
-  bool compressible = true;  // false for handshake replies
-  bool close_after = false;
-};
-
-class Session;
-
-class Service {
+class Service final : public wire::RequestHandler {
  public:
-  // `state` must outlive the Service; its subsystems (engine, catalog, cursors) are set.
+  // `state` must outlive the Service; its subsystems (engine, catalog, cursors) are set. The
+  // service registers its commands, its sessions and, with enable_test_commands, its fail
+  // points in `state`.
   explicit Service(commands::ServiceState& state);
 
-  std::unique_ptr<Session> NewSession(std::int64_t connection_id, std::string remote);
+  // Loads what the sessions' retryable writes kept. Call once, before serving.
+  Status Attach(storage::Engine* engine);
+
+  std::unique_ptr<wire::ConnectionHandler> OnConnect(const wire::ConnectionInfo& info) override;
+  // The same, for callers that have no net/ connection (tests).
+  std::unique_ptr<wire::ConnectionHandler> NewClient(std::int64_t connection_id, std::string remote);
+
   commands::ServiceState& state() { return state_; }
   const commands::CommandRegistry& registry() const { return registry_; }
+  SessionCatalog& sessions() { return sessions_; }
+  FailPoints* fail_points() { return fail_points_.get(); }
 
  private:
   commands::ServiceState& state_;
   commands::CommandRegistry registry_;
+  SessionCatalog sessions_;
+  std::unique_ptr<FailPoints> fail_points_;
 };
 
 struct Dispatch;
 
-class Session {
+// One connection's requests, in order. Handle runs one request synchronously; HandleAsync
+// completes from another thread for a command that waits (a change stream's getMore).
+class Client final : public wire::ConnectionHandler {
  public:
-  Session(Service& service, std::int64_t connection_id, std::string remote);
+  Client(Service& service, std::int64_t connection_id, std::string remote);
 
-  // Runs one request and calls `done` with its reply, exactly once: at once for most commands,
-  // later (from another thread) for one that waits. `request` must stay valid until then.
-  // Never throws.
-  void HandleAsync(const wire::Request& request, std::function<void(Reply)> done);
-  // The same, waiting for the reply.
-  Reply Handle(const wire::Request& request);
+  wire::Response Handle(const wire::Request& request) override;
+  void HandleAsync(const wire::Request& request, Completion done) override;
 
   const commands::ConnectionState& connection() const { return connection_; }
 
  private:
   Status Resolve(const wire::Request& request, Dispatch* d);
-  void Run(const wire::Request& request, std::shared_ptr<Dispatch> d,
-           std::function<void(Reply)> done);
-  Reply Finish(const wire::Request& request, Dispatch& d);
+  void ApplyFailCommand(Dispatch* d, bool* closed);
+  void Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Completion done);
+  wire::Response Finish(const wire::Request& request, Dispatch& d);
 
   Service& service_;
   commands::ConnectionState connection_;

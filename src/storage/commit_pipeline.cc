@@ -44,6 +44,7 @@ struct ChunkScratch {
   std::unordered_map<CollectionId, CollectionStats> stats;  // collections touched, new totals
   std::unordered_set<CollectionId> dropped;
   std::uint32_t position = 0;  // of the next oplog entry within the chunk
+  std::vector<std::uint64_t> applied_tags;  // of the chunk's applied mutations, in order
   CommittedBatch committed;    // entries only; wall_ms is set when handed to observers
 
   void Reset(std::size_t first) {
@@ -58,6 +59,7 @@ struct ChunkScratch {
     stats.clear();
     dropped.clear();
     position = 0;
+    applied_tags.clear();
     committed.entries.clear();
   }
 };
@@ -188,7 +190,7 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
       }
       continue;
     }
-    if (!m.side_name.empty()) s.batch.Put(state_->meta, m.side_name, m.side_value);
+    if (m.tag.has_value()) s.applied_tags.push_back(*m.tag);
     if (!m.oplog.empty()) {
       const Timestamp ts = next_ts++;
       LogMutation(m, ts, wall_ms);
@@ -204,6 +206,11 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   s.values.clear();
 
   const Timestamp last = next_ts != first_ts ? next_ts - 1 : last_assigned_;
+  if (!s.applied_tags.empty() && unit.chunk_record_) {
+    WriteUnit::MetaEntry record = unit.chunk_record_(s.applied_tags);
+    s.batch.Put(state_->meta, record.name, record.value);
+    for (const std::string& name : record.deletes) s.batch.Delete(state_->meta, name);
+  }
   StageCountersAndMark(last);
   Status written = WriteStaged();
   if (!written.ok()) {

@@ -116,12 +116,8 @@ std::size_t WriteUnit::LogCommand(CollectionId collection, std::string_view db,
   return Add(std::move(m));
 }
 
-void WriteUnit::PutMetaWith(std::size_t mutation, std::string name, std::string value) {
-  internal::Mutation& m = mutations_.at(mutation);
-  QUARRY_DCHECK(m.side_name.empty());
-  bytes_ += name.size() + value.size();
-  m.side_name = std::move(name);
-  m.side_value = std::move(value);
-}
+void WriteUnit::SetChunkRecord(ChunkRecord record) { chunk_record_ = std::move(record); }
+
+void WriteUnit::Tag(std::size_t mutation, std::uint64_t tag) { mutations_.at(mutation).tag = tag; }
 
 }  // namespace quarry::storage

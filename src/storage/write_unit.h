@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,10 +56,21 @@ class WriteUnit {
   std::size_t LogCommand(CollectionId collection, std::string_view db, std::string_view uuid,
                          bson::DocumentView o);
 
-  // Puts meta `name` = `value` in the same atomic write as mutation `mutation`, if and only if
-  // that mutation applies: how a retryable write records that a statement executed.
-  // REQUIRES: `mutation` is an index this unit returned, with no other PutMetaWith.
-  void PutMetaWith(std::size_t mutation, std::string name, std::string value);
+  // A record that commits with each chunk of the unit: in every chunk where tagged mutations
+  // apply, `record(tags)` names a meta entry and its value, `tags` being those mutations' tags
+  // in order, and it is written in the same atomic write as the chunk. How a retryable write
+  // records, atomically with its writes, which of its statements executed. `record` runs under
+  // the commit lock: keep it short, and never call into storage from it.
+  struct MetaEntry {
+    std::string name;
+    std::string value;
+    std::vector<std::string> deletes;  // meta names deleted in the same write
+  };
+  using ChunkRecord = std::function<MetaEntry(std::span<const std::uint64_t> tags)>;
+  void SetChunkRecord(ChunkRecord record);
+  bool has_chunk_record() const { return static_cast<bool>(chunk_record_); }
+  // Tags mutation `mutation` for the chunk record. REQUIRES: an index this unit returned.
+  void Tag(std::size_t mutation, std::uint64_t tag);
 
   std::size_t size() const;
   bool empty() const { return size() == 0; }
@@ -70,6 +84,7 @@ class WriteUnit {
 
   std::vector<internal::Mutation> mutations_;
   std::size_t bytes_ = 0;
+  ChunkRecord chunk_record_;
 };
 
 }  // namespace quarry::storage

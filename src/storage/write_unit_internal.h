@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,9 +35,7 @@ struct Mutation {
   Span ns;
   Span record;  // Insert, Update: the new document in `oplog`
   Span pre;     // Update, and Delete when logged: the document as read, in `oplog`
-  // PutMetaWith: written with this mutation, and only if it applies.
-  std::string side_name;
-  std::string side_value;
+  std::optional<std::uint64_t> tag;  // WriteUnit::Tag, for the chunk record
 
   std::string_view record_bytes() const { return record.In(oplog); }
   std::string_view ns_text() const { return ns.In(oplog); }

@@ -13,6 +13,7 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/session_control.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "base/clock.h"
@@ -54,7 +55,8 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
     return bytes;
   }();
   std::vector<bson::Document> docs;
-  for (const SessionRegistry::Entry& session : state.sessions.List()) {
+  if (state.sessions == nullptr) return docs;
+  for (const LocalSession& session : state.sessions->List()) {
     bson::DocumentBuilder b;
     b.OpenDocument("_id").AppendBinary("id", 4, session.id).AppendBinary("uid", 0, kNoUserUid).Close();
     b.AppendDate("lastUse", session.last_use_ms);
@@ -205,7 +207,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   cursors::BatchLimits limits = cursors::FirstBatchLimits(batch_size);
   QUARRY_ASSIGN_OR_RETURN(query::Batch batch, source->NextBatch(limits.max_docs, limits.max_bytes));
   std::int64_t cursor_id = 0;
-  if (!source->exhausted()) cursor_id = ctx.cursors().Register(ns, std::move(source));
+  if (!source->exhausted()) {
+    cursor_id = ctx.cursors().Register(ns, std::move(source), CursorOptionsFor(ctx));
+  }
   return BuildCursorReply("firstBatch", batch, cursor_id, ns);
 }
 

@@ -10,6 +10,7 @@
 #include "changestream/change_stream_spec.h"
 #include "changestream/error_labels.h"
 #include "commands/aggregate/aggregate_io.h"
+#include "commands/execution.h"
 #include "cursors/batch_limits.h"
 #include "storage/engine.h"
 
@@ -130,7 +131,7 @@ StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const R
   bson::Document token = stream->PostBatchResumeToken();
   std::int64_t id = 0;
   if (!stream->exhausted()) {
-    cursors::CursorOptions options;
+    cursors::CursorOptions options = CursorOptionsFor(ctx);
     options.tailable = true;
     options.await_data = true;
     id = ctx.cursors().Register(ns, std::move(stream), options);

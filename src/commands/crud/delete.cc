@@ -7,7 +7,6 @@
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/crud/statement_fields.h"
-#include "commands/crud/write_errors.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
@@ -24,7 +23,14 @@ namespace {
 struct DeleteStatement {
   query::Matcher matcher;
   bool just_one = false;
+  std::size_t index = 0;  // its position in the command: a retryable write's statement number
 };
+
+// What a retryable write records for a delete that removed its document.
+const bson::Document& DeletedOutcome() {
+  static const bson::Document kDeleted;
+  return kDeleted;
+}
 
 StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let) {
   bson::ValueView q = statement.Get("q");
@@ -39,14 +45,19 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::D
                                                  limit.ToJson());
   }
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
-  return DeleteStatement{std::move(matcher), limit.AsDouble() == 1};
+  return DeleteStatement{std::move(matcher), limit.AsDouble() == 1, 0};
 }
 
-// What a delete does to a matched document.
-exec::ChangeFunction DeleteIt(const exec::Collection& collection) {
-  return [&collection](bson::DocumentView doc, const query::MatchDetails&,
-                       storage::WriteUnit* unit) -> StatusWith<bool> {
-    unit->Delete(collection.ref(), doc);
+// What a delete does to a matched document (recording it when the delete is a retryable
+// write's statement `index`).
+exec::ChangeFunction DeleteIt(CommandContext& ctx, const exec::Collection& collection,
+                              std::size_t index) {
+  return [&ctx, &collection, index](bson::DocumentView doc, const query::MatchDetails&,
+                                    storage::WriteUnit* unit) -> StatusWith<bool> {
+    const std::size_t mutation = unit->Delete(collection.ref(), doc);
+    if (RetryableWrite* retry = ctx.retryable_write()) {
+      retry->Record(unit, mutation, index, DeletedOutcome());
+    }
     return true;
   };
 }
@@ -60,13 +71,14 @@ StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const exec::Collecti
   if (!statement.just_one) {
     QUARRY_ASSIGN_OR_RETURN(exec::MatchCounts counts,
                             exec::ChangeEveryMatch(exec_ctx, collection, statement.matcher,
-                                                   CommitterOf(ctx), DeleteIt(collection)));
+                                                   CommitterOf(ctx),
+                                                   DeleteIt(ctx, collection, statement.index)));
     return counts.changed;
   }
   QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> first,
                           exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher,
                                                  /*sort=*/nullptr, CommitterOf(ctx),
-                                                 DeleteIt(collection)));
+                                                 DeleteIt(ctx, collection, statement.index)));
   return first.has_value() ? 1 : 0;
 }
 
@@ -86,15 +98,17 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
                                               statements));
 
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
-  std::int64_t n = 0;
-  std::vector<WriteError> errors;
+  WriteOutcome& outcome = ctx.write_outcome();
+  outcome.present = true;
+  outcome.statements = static_cast<std::int64_t>(statements.size());
+  RetryableWrite* retry = ctx.retryable_write();
   // Reports one statement's outcome; false stops an ordered command at its first error.
   auto report = [&](std::size_t i, StatusWith<std::int64_t> deleted) -> bool {
     if (!deleted.ok()) {
-      errors.push_back({i, deleted.status()});
+      outcome.errors.push_back({i, deleted.status()});
       return !ordered;
     }
-    n += deleted.value();
+    outcome.n += deleted.value();
     return true;
   };
   // deleteOne({_id: ...}) statements share commits (id_batch.h); anything else runs alone,
@@ -106,14 +120,26 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   bool stop = false;
   auto flush = [&] { return batch.Flush(report, &stop); };
   for (std::size_t i = 0; i < statements.size() && !stop; ++i) {
+    if (retry != nullptr && retry->Executed(i).has_value()) {
+      QUARRY_RETURN_IF_ERROR(flush());  // the statements before it come first
+      if (!stop && !report(i, std::int64_t{1})) stop = true;  // deleted earlier
+      continue;
+    }
     StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let);
+    if (statement.ok()) {
+      statement.value().index = i;
+      if (retry != nullptr && !statement.value().just_one) {
+        statement = Status(ErrorCode::kInvalidOptions,
+                           "Cannot use (or request) retryable writes with limit=0");
+      }
+    }
     if (!collection.has_value()) {  // nothing to delete; a malformed statement still fails
       if (!report(i, statement.ok() ? StatusWith<std::int64_t>(0) : statement.status())) break;
       continue;
     }
     std::optional<bson::ValueView> id;
     if (statement.ok() && statement.value().just_one) {
-      id = exec::IdEqualityValue(statements[i].Get("q").Document());
+      id = exec::IdPoint(statement.value().matcher);
     }
     if (id.has_value()) {
       std::string key = storage::EncodeIdKey(*id);
@@ -128,6 +154,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
         std::optional<std::size_t> mutation;
         if (doc.value().has_value() && statement.value().matcher.Matches(*doc.value(), &details)) {
           mutation = batch.unit().Delete(collection->ref(), *doc.value());
+          if (retry != nullptr) retry->Record(&batch.unit(), *mutation, i, DeletedOutcome());
         }
         const std::int64_t deleted = mutation.has_value() ? 1 : 0;
         batch.Queue(i, std::move(statement).value(), deleted, mutation,
@@ -145,16 +172,19 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
     if (!report(i, std::move(deleted))) stop = true;
   }
   QUARRY_RETURN_IF_ERROR(flush());
+  outcome.SortErrors();
   bson::DocumentBuilder b;
-  b.AppendInt32("n", static_cast<std::int32_t>(n));
-  AppendWriteErrors(&b, std::move(errors));
+  outcome.AppendTo(&b);
   return std::move(b).Finish();
 }
 
 }  // namespace
 
 void RegisterDeleteCommand(CommandRegistry& registry) {
-  registry.Add({.name = "delete", .flags = kWritesData, .run = RunDelete});
+  registry.Add({.name = "delete",
+                .flags = kWritesData | kRetryableWrite,
+                .run = RunDelete,
+                .counter = OpCounter::kDelete});
 }
 
 }  // namespace quarry::commands

@@ -61,7 +61,7 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   QUARRY_ASSIGN_OR_RETURN(query::Batch batch, executor->NextBatch(limits.max_docs, limits.max_bytes));
   std::int64_t cursor_id = 0;
   if (!executor->exhausted() && !single_batch) {
-    cursors::CursorOptions options;
+    cursors::CursorOptions options = CursorOptionsFor(ctx);
     options.no_cursor_timeout = no_cursor_timeout;
     cursor_id = ctx.cursors().Register(ns, std::move(executor), options);
   }
@@ -71,7 +71,7 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
 }  // namespace
 
 void RegisterFindCommand(CommandRegistry& registry) {
-  registry.Add({.name = "find", .run = RunFind});
+  registry.Add({.name = "find", .run = RunFind, .counter = OpCounter::kQuery});
 }
 
 }  // namespace quarry::commands

@@ -17,6 +17,38 @@
 namespace quarry::commands {
 namespace {
 
+// What findAndModify did, before its projection shapes `value`: {lastErrorObject: {n,
+// updatedExisting?, upserted?}, value: <the document> | null}. A retryable findAndModify
+// records it, and a retry's reply is built from the record.
+bson::Document Outcome(bool removing, const std::optional<bson::Document>& value,
+                       const UpdateOutcome* update) {
+  bson::DocumentBuilder b;
+  b.OpenDocument("lastErrorObject");
+  if (removing) {
+    b.AppendInt32("n", value.has_value() ? 1 : 0);
+  } else {
+    const bool upserted = update->upserted_id.has_value();
+    b.AppendInt32("n", update->matched > 0 || upserted ? 1 : 0);
+    b.AppendBool("updatedExisting", update->matched > 0);
+    if (upserted) b.Append("upserted", update->upserted_id->Get("_id"));
+  }
+  b.Close();
+  if (value.has_value()) {
+    b.AppendDocument("value", *value);
+  } else {
+    b.AppendNull("value");
+  }
+  return std::move(b).Finish();
+}
+
+// The document findAndModify returns for an update: the new version with `new: true`, else
+// the old one (none after an upsert).
+std::optional<bson::Document> ReturnedDocument(const UpdateOutcome& outcome, bool return_new) {
+  if (return_new) return outcome.post_image;
+  if (outcome.upserted_id.has_value()) return std::nullopt;
+  return outcome.pre_image;
+}
+
 // Removes the first document `sort` orders first among the matches; returns it, or nullopt.
 StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const std::string& db,
                                                     const std::string& coll,
@@ -24,9 +56,12 @@ StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const s
                                                     const query::SortSpec& sort) {
   std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
   if (!collection.has_value()) return std::optional<bson::Document>();
-  auto remove = [&collection](bson::DocumentView doc, const query::MatchDetails&,
-                              storage::WriteUnit* unit) -> StatusWith<bool> {
-    unit->Delete(collection->ref(), doc);
+  auto remove = [&ctx, &collection](bson::DocumentView doc, const query::MatchDetails&,
+                                    storage::WriteUnit* unit) -> StatusWith<bool> {
+    const std::size_t mutation = unit->Delete(collection->ref(), doc);
+    if (RetryableWrite* retry = ctx.retryable_write()) {
+      retry->Record(unit, mutation, 0, Outcome(true, bson::Document::Copy(doc), nullptr));
+    }
     return true;
   };
   QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> removed,
@@ -34,6 +69,34 @@ StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const s
                                                  CommitterOf(ctx), remove));
   if (!removed.has_value()) return std::optional<bson::Document>();
   return std::optional<bson::Document>(std::move(removed->doc));
+}
+
+// The reply: the outcome with its value shaped by the projection, and what getLastError
+// reports of it.
+StatusWith<bson::Document> Reply(CommandContext& ctx, bson::DocumentView outcome,
+                                 const std::optional<query::Projection>& projection,
+                                 const query::Matcher& matcher) {
+  bson::DocumentView last_error = outcome.Get("lastErrorObject").Document();
+  WriteOutcome& write = ctx.write_outcome();
+  write.present = true;
+  write.statements = 1;
+  write.n = last_error.Get("n").AsInt64();
+  write.updated_existing = last_error.Get("updatedExisting").Truthy();
+  if (last_error.Has("upserted")) {
+    write.upserted.push_back({0, exec::IdDocument(last_error.Get("upserted"))});
+  }
+  bson::DocumentBuilder b;
+  b.AppendDocument("lastErrorObject", last_error);
+  bson::ValueView value = outcome.Get("value");
+  if (value.type() == bson::Type::kDocument && projection.has_value()) {
+    query::MatchDetails details;
+    matcher.Matches(value.Document(), &details);
+    QUARRY_ASSIGN_OR_RETURN(bson::Document shaped, projection->Apply(value.Document(), &details));
+    b.AppendDocument("value", shaped);
+  } else {
+    b.Append("value", value);
+  }
+  return std::move(b).Finish();
 }
 
 StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& request) {
@@ -75,61 +138,49 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
     projection = std::move(parsed);
   }
 
-  bson::DocumentBuilder last_error;
-  std::optional<bson::Document> value;
+  if (RetryableWrite* retry = ctx.retryable_write()) {
+    if (std::optional<bson::Document> done = retry->Executed(0)) {
+      return Reply(ctx, *done, projection, matcher);  // an earlier attempt did it
+    }
+  }
   if (remove) {
-    QUARRY_ASSIGN_OR_RETURN(value, RemoveOne(ctx, request.db, coll, matcher, sort));
-    last_error.AppendInt32("n", value.has_value() ? 1 : 0);
-  } else {
-    query::UpdateOptions options;
-    options.is_upsert = upsert;
-    options.let = let;
-    if (array_filters.type() == bson::Type::kArray) {
-      for (const bson::Element& e : array_filters.Document()) {
-        if (e.value.type() != bson::Type::kDocument) {
-          return Status(ErrorCode::kTypeMismatch, "arrayFilters entries must be objects");
-        }
-        options.array_filters.push_back(e.value.Document());
+    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> removed,
+                            RemoveOne(ctx, request.db, coll, matcher, sort));
+    return Reply(ctx, Outcome(true, removed, nullptr), projection, matcher);
+  }
+  query::UpdateOptions options;
+  options.is_upsert = upsert;
+  options.let = let;
+  if (array_filters.type() == bson::Type::kArray) {
+    for (const bson::Element& e : array_filters.Document()) {
+      if (e.value.type() != bson::Type::kDocument) {
+        return Status(ErrorCode::kTypeMismatch, "arrayFilters entries must be objects");
       }
+      options.array_filters.push_back(e.value.Document());
     }
-    QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec spec, query::UpdateSpec::Parse(update, options));
-    UpdateStatement statement{.matcher = matcher,
-                              .update = std::move(spec),
-                              .multi = false,
-                              .upsert = upsert,
-                              .sort = sort,
-                              .bypass_validation = bypass};
-    QUARRY_ASSIGN_OR_RETURN(UpdateOutcome outcome, ExecuteUpdate(ctx, request.db, coll, statement));
-    bool upserted = outcome.upserted_id.has_value();
-    last_error.AppendInt32("n", outcome.matched > 0 || upserted ? 1 : 0);
-    last_error.AppendBool("updatedExisting", outcome.matched > 0);
-    if (upserted) last_error.Append("upserted", outcome.upserted_id->Get("_id"));
-    value = return_new ? outcome.post_image : outcome.pre_image;
-    if (upserted && !return_new) value.reset();
   }
-
-  bson::DocumentBuilder b;
-  b.AppendDocument("lastErrorObject", std::move(last_error).Finish());
-  if (value.has_value()) {
-    if (projection.has_value()) {
-      query::MatchDetails details;
-      matcher.Matches(*value, &details);
-      QUARRY_ASSIGN_OR_RETURN(bson::Document shaped, projection->Apply(*value, &details));
-      b.AppendDocument("value", shaped);
-    } else {
-      b.AppendDocument("value", *value);
-    }
-  } else {
-    b.AppendNull("value");
-  }
-  return std::move(b).Finish();
+  QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec spec, query::UpdateSpec::Parse(update, options));
+  UpdateStatement statement{
+      .index = 0,
+      .matcher = matcher,
+      .update = std::move(spec),
+      .multi = false,
+      .upsert = upsert,
+      .sort = sort,
+      .bypass_validation = bypass,
+      .recorded_outcome = [return_new](const UpdateOutcome& outcome) {
+        return Outcome(false, ReturnedDocument(outcome, return_new), &outcome);
+      }};
+  QUARRY_ASSIGN_OR_RETURN(UpdateOutcome outcome, ExecuteUpdate(ctx, request.db, coll, statement));
+  return Reply(ctx, Outcome(false, ReturnedDocument(outcome, return_new), &outcome), projection,
+               matcher);
 }
 
 }  // namespace
 
 void RegisterFindAndModifyCommand(CommandRegistry& registry) {
   registry.Add({.name = "findAndModify",
-                .flags = kWritesData,
+                .flags = kWritesData | kRetryableWrite,
                 .run = RunFindAndModify,
                 .aliases = {"findandmodify"}});
 }

@@ -7,7 +7,6 @@
 #include "commands/command_context.h"
 #include "catalog/collection_info.h"
 #include "commands/crud/document_validator.h"
-#include "commands/crud/write_errors.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
@@ -86,65 +85,76 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
   const storage::CommitOptions options = CommitOptionsFor(ctx, ordered);
   storage::CommitOptions unsynced = options;
   unsynced.durability = storage::Durability::kNone;
-  std::vector<WriteError> errors;
-  std::int64_t inserted = 0;
+  RetryableWrite* retry = ctx.retryable_write();
+  WriteOutcome& outcome = ctx.write_outcome();
+  outcome.present = true;
+  outcome.statements = static_cast<std::int64_t>(documents.size());
+  const bson::Document inserted_outcome;  // what a retryable write records for an insert: {}
   bool stopped = false;
   bool synced = false;
+  bool wrote = false;
   bson::Document rebuilt;
   std::size_t next = 0;
   while (next < documents.size() && !stopped) {
     storage::WriteUnit unit;
     std::vector<std::size_t> request_index;  // mutation index -> statement index
     for (; next < documents.size() && unit.bytes() < kSliceBytes; ++next) {
+      if (retry != nullptr && retry->Executed(next).has_value()) {
+        ++outcome.n;  // inserted by an earlier attempt of this retryable write
+        continue;
+      }
       StatusWith<bson::DocumentView> prepared = PrepareForInsert(documents[next], &rebuilt);
       if (prepared.ok() && validator.has_value()) {
         Status valid = validator->Check(prepared.value());
         if (!valid.ok()) prepared = valid;
       }
       if (!prepared.ok()) {
-        errors.push_back({next, prepared.status()});
+        outcome.errors.push_back({next, prepared.status()});
         if (ordered) {  // the documents before it are still inserted
           stopped = true;
           break;
         }
         continue;
       }
-      unit.Insert(collection.ref(), prepared.value());
+      const std::size_t mutation = unit.Insert(collection.ref(), prepared.value());
+      if (retry != nullptr) retry->Record(&unit, mutation, next, inserted_outcome);
       request_index.push_back(next);
     }
     if (unit.empty()) continue;
     const bool last = stopped || next == documents.size();
     QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                            ctx.engine().pipeline().Commit(std::move(unit),
-                                                           last ? options : unsynced));
+                            CommitForRequest(ctx, std::move(unit), last ? options : unsynced));
     synced = last;
-    inserted += static_cast<std::int64_t>(result.applied);
+    wrote = wrote || result.applied > 0;
+    outcome.n += static_cast<std::int64_t>(result.applied);
     for (const storage::MutationError& error : result.errors) {
-      errors.push_back({request_index[error.index], error.status});
+      outcome.errors.push_back({request_index[error.index], error.status});
     }
     QUARRY_RETURN_IF_ERROR(result.sync_status);
     if (ordered && !result.errors.empty()) {
       // An ordered batch stops at its first failure: a validation error found later than the
       // commit's failure was never reached.
       const std::size_t first = request_index[result.errors.front().index];
-      std::erase_if(errors, [first](const WriteError& e) { return e.index > first; });
+      std::erase_if(outcome.errors, [first](const WriteError& e) { return e.index > first; });
       stopped = true;
     }
   }
-  if (!synced && inserted > 0 && options.durability == storage::Durability::kJournal) {
+  if (!synced && wrote && options.durability == storage::Durability::kJournal) {
     QUARRY_RETURN_IF_ERROR(ctx.engine().SyncWal());
   }
-
+  outcome.SortErrors();
   bson::DocumentBuilder b;
-  b.AppendInt32("n", static_cast<std::int32_t>(inserted));
-  AppendWriteErrors(&b, std::move(errors));
+  outcome.AppendTo(&b);
   return std::move(b).Finish();
 }
 
 }  // namespace
 
 void RegisterInsertCommand(CommandRegistry& registry) {
-  registry.Add({.name = "insert", .flags = kWritesData, .run = RunInsert});
+  registry.Add({.name = "insert",
+                .flags = kWritesData | kRetryableWrite,
+                .run = RunInsert,
+                .counter = OpCounter::kInsert});
 }
 
 }  // namespace quarry::commands

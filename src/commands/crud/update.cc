@@ -10,7 +10,6 @@
 #include "commands/crud/statement_fields.h"
 #include "commands/crud/update_batch.h"
 #include "commands/crud/update_executor.h"
-#include "commands/crud/write_errors.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 
@@ -59,7 +58,14 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
                          .multi = multi,
                          .upsert = upsert,
                          .sort = std::nullopt,
-                         .bypass_validation = bypass_validation};
+                         .bypass_validation = bypass_validation,
+                         .recorded_outcome = nullptr};
+}
+
+// mongod refuses multi-document updates in a retryable write: a retry could not know which
+// documents the first attempt changed.
+Status MultiNotRetryable() {
+  return Status(ErrorCode::kInvalidOptions, "Cannot use (or request) retryable writes with multi=true");
 }
 
 StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request) {
@@ -78,25 +84,23 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
        .optional = {"upsert", "multi", "arrayFilters", "hint", "collation", "c", "upsertSupplied"}},
       statements));
 
-  std::int64_t n = 0;
-  std::int64_t modified = 0;
-  std::vector<WriteError> errors;
-  bson::DocumentBuilder upserted;
-  std::size_t upserted_count = 0;
+  WriteOutcome& outcome = ctx.write_outcome();
+  outcome.present = true;
+  outcome.statements = static_cast<std::int64_t>(statements.size());
+  outcome.modified = 0;
+  RetryableWrite* retry = ctx.retryable_write();
   // Reports one statement's outcome; false stops an ordered command at its first error.
-  auto report = [&](std::size_t i, StatusWith<UpdateOutcome> outcome) -> bool {
-    if (!outcome.ok()) {
-      errors.push_back({i, outcome.status()});
+  auto report = [&](std::size_t i, StatusWith<UpdateOutcome> result) -> bool {
+    if (!result.ok()) {
+      outcome.errors.push_back({i, result.status()});
       return !ordered;
     }
-    n += outcome.value().matched;
-    modified += outcome.value().modified;
-    if (outcome.value().upserted_id.has_value()) {
-      ++n;
-      upserted.OpenDocument(std::to_string(upserted_count++))
-          .AppendInt32("index", static_cast<std::int32_t>(i))
-          .Append("_id", outcome.value().upserted_id->Get("_id"))
-          .Close();
+    outcome.n += result.value().matched;
+    *outcome.modified += result.value().modified;
+    if (result.value().matched > 0) outcome.updated_existing = true;
+    if (result.value().upserted_id.has_value()) {
+      ++outcome.n;
+      outcome.upserted.push_back({i, std::move(*result.value().upserted_id)});
     }
     return true;
   };
@@ -106,9 +110,20 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
   bool stop = false;
   auto flush = [&] { return batch.Flush(report, &stop); };
   for (std::size_t i = 0; i < statements.size() && !stop; ++i) {
+    if (retry != nullptr) {
+      if (std::optional<bson::Document> done = retry->Executed(i)) {
+        QUARRY_RETURN_IF_ERROR(flush());  // the statements before it come first
+        if (!stop && !report(i, ExecutedUpdateOutcome(*done))) stop = true;
+        continue;
+      }
+    }
     StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let, bypass);
+    if (statement.ok()) {
+      statement.value().index = i;
+      if (retry != nullptr && statement.value().multi) statement = MultiNotRetryable();
+    }
     std::optional<bson::ValueView> id;
-    if (statement.ok()) id = UpdateBatch::BatchableId(statements[i], statement.value());
+    if (statement.ok()) id = UpdateBatch::BatchableId(statement.value());
     if (id.has_value()) {
       QUARRY_ASSIGN_OR_RETURN(bool joins, batch.CanJoin(*id));
       if (!joins) {
@@ -131,24 +146,25 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
     }
     QUARRY_RETURN_IF_ERROR(flush());
     if (stop) break;
-    StatusWith<UpdateOutcome> outcome =
+    StatusWith<UpdateOutcome> result =
         statement.ok() ? ExecuteUpdate(ctx, request.db, coll, statement.value())
                        : StatusWith<UpdateOutcome>(statement.status());
-    if (!report(i, std::move(outcome))) stop = true;
+    if (!report(i, std::move(result))) stop = true;
   }
   QUARRY_RETURN_IF_ERROR(flush());
+  outcome.SortErrors();
   bson::DocumentBuilder b;
-  b.AppendInt32("n", static_cast<std::int32_t>(n));
-  b.AppendInt32("nModified", static_cast<std::int32_t>(modified));
-  if (upserted_count > 0) b.AppendArray("upserted", std::move(upserted).Finish());
-  AppendWriteErrors(&b, std::move(errors));
+  outcome.AppendTo(&b);
   return std::move(b).Finish();
 }
 
 }  // namespace
 
 void RegisterUpdateCommand(CommandRegistry& registry) {
-  registry.Add({.name = "update", .flags = kWritesData, .run = RunUpdate});
+  registry.Add({.name = "update",
+                .flags = kWritesData | kRetryableWrite,
+                .run = RunUpdate,
+                .counter = OpCounter::kUpdate});
 }
 
 }  // namespace quarry::commands

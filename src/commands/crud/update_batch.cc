@@ -20,12 +20,9 @@ UpdateBatch::UpdateBatch(CommandContext& ctx, std::string db, std::string coll, 
         return ExecuteUpdate(ctx_, db_, coll_, statement);
       }) {}
 
-std::optional<bson::ValueView> UpdateBatch::BatchableId(bson::DocumentView raw_statement,
-                                                        const UpdateStatement& statement) {
+std::optional<bson::ValueView> UpdateBatch::BatchableId(const UpdateStatement& statement) {
   if (statement.multi || statement.sort.has_value()) return std::nullopt;
-  bson::ValueView q = raw_statement.Get("q");
-  if (q.type() != bson::Type::kDocument) return std::nullopt;
-  return exec::IdEqualityValue(q.Document());  // the rest of the filter is checked on the read
+  return exec::IdPoint(statement.matcher);  // the rest of the filter is checked on the read
 }
 
 
@@ -64,6 +61,9 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
       }
       mutation = queue_.unit().Update(collection_->ref(), *doc, result.new_doc,
                                       UpdateKindOf(statement.update));
+      if (RetryableWrite* retry = ctx_.retryable_write()) {
+        retry->Record(&queue_.unit(), *mutation, statement.index, bson::Document());
+      }
       outcome.modified = 1;
       changed = std::move(key);
     }
@@ -76,6 +76,9 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
     if (validator_.has_value()) QUARRY_RETURN_IF_ERROR(validator_->Check(inserted));
     mutation = queue_.unit().Insert(collection_->ref(), inserted);
     outcome.upserted_id = exec::IdDocument(inserted.Get("_id"));
+    if (RetryableWrite* retry = ctx_.retryable_write()) {
+      retry->Record(&queue_.unit(), *mutation, statement.index, RecordedOutcome(outcome));
+    }
     changed = storage::EncodeIdKey(inserted.Get("_id"));
   }
   queue_.Queue(index, std::move(statement), std::move(outcome), mutation, std::move(changed));

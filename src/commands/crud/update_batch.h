@@ -25,9 +25,9 @@ class UpdateBatch {
   UpdateBatch& operator=(const UpdateBatch&) = delete;
 
   // The _id a statement addresses, when it can join a batch: q pins _id to one value
-  // (exec::IdEqualityValue), and it updates one document (upserting or not) without sort.
-  static std::optional<bson::ValueView> BatchableId(bson::DocumentView raw_statement,
-                                                    const UpdateStatement& statement);
+  // (exec::IdPoint), and it updates one document (upserting or not) without sort. The view
+  // points into the statement's matcher.
+  static std::optional<bson::ValueView> BatchableId(const UpdateStatement& statement);
 
   // Whether a statement for `id` can join now: the collection exists and no queued statement
   // has this _id. Otherwise Flush, then ask again (or run the statement alone).

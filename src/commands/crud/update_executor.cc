@@ -8,12 +8,25 @@
 namespace quarry::commands {
 namespace {
 
+// Records, for a retryable write, that `statement` changed a document with mutation
+// `mutation` of `unit`.
+void RecordIfRetryable(CommandContext& ctx, const UpdateStatement& statement,
+                       const UpdateOutcome& outcome, storage::WriteUnit* unit,
+                       std::size_t mutation) {
+  RetryableWrite* retry = ctx.retryable_write();
+  if (retry == nullptr) return;
+  bson::Document recorded = statement.recorded_outcome ? statement.recorded_outcome(outcome)
+                                                       : RecordedOutcome(outcome);
+  retry->Record(unit, mutation, statement.index, recorded);
+}
+
 // What an update makes of one matched document: its Update mutation, after the collection's
 // validator approved the new version. `*post_image` receives the new version.
-exec::ChangeFunction ApplyTo(const exec::Collection& collection, const UpdateStatement& statement,
+exec::ChangeFunction ApplyTo(CommandContext& ctx, const exec::Collection& collection,
+                             const UpdateStatement& statement,
                              const std::optional<DocumentValidator>& validator,
                              std::optional<bson::Document>* post_image) {
-  return [&collection, &statement, &validator, post_image](
+  return [&ctx, &collection, &statement, &validator, post_image](
              bson::DocumentView doc, const query::MatchDetails& details,
              storage::WriteUnit* unit) -> StatusWith<bool> {
     QUARRY_ASSIGN_OR_RETURN(query::UpdateResult result,
@@ -23,7 +36,16 @@ exec::ChangeFunction ApplyTo(const exec::Collection& collection, const UpdateSta
       return false;
     }
     if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(result.new_doc, &doc));
-    unit->Update(collection.ref(), doc, result.new_doc, UpdateKindOf(statement.update));
+    const std::size_t mutation =
+        unit->Update(collection.ref(), doc, result.new_doc, UpdateKindOf(statement.update));
+    if (ctx.retryable_write() != nullptr) {
+      UpdateOutcome changed;
+      changed.matched = 1;
+      changed.modified = 1;
+      changed.pre_image = bson::Document::Copy(doc);
+      changed.post_image = result.new_doc;
+      RecordIfRetryable(ctx, statement, changed, unit, mutation);
+    }
     if (post_image != nullptr) *post_image = std::move(result.new_doc);
     return true;
   };
@@ -38,7 +60,13 @@ StatusWith<bson::Document> Upsert(CommandContext& ctx, const exec::Collection& c
                           statement.update.BuildUpsertDocument(statement.matcher));
   if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(doc));
   storage::WriteUnit unit;
-  unit.Insert(collection.ref(), doc);
+  const std::size_t mutation = unit.Insert(collection.ref(), doc);
+  if (ctx.retryable_write() != nullptr) {
+    UpdateOutcome upserted;
+    upserted.upserted_id = exec::IdDocument(doc.Get("_id"));
+    upserted.post_image = doc;
+    RecordIfRetryable(ctx, statement, upserted, &unit, mutation);
+  }
   QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, CommitterOf(ctx)(std::move(unit), true));
   if (!result.errors.empty()) return result.errors.front().status;
   QUARRY_RETURN_IF_ERROR(result.sync_status);
@@ -54,7 +82,7 @@ StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collect
     QUARRY_ASSIGN_OR_RETURN(
         exec::MatchCounts counts,
         exec::ChangeEveryMatch(exec_ctx, collection, statement.matcher, CommitterOf(ctx),
-                               ApplyTo(collection, statement, validator, nullptr)));
+                               ApplyTo(ctx, collection, statement, validator, nullptr)));
     outcome.matched = counts.matched;
     outcome.modified = counts.changed;
     return outcome;
@@ -64,7 +92,7 @@ StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collect
   QUARRY_ASSIGN_OR_RETURN(
       std::optional<exec::FirstMatch> first,
       exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher, sort, CommitterOf(ctx),
-                             ApplyTo(collection, statement, validator, &post_image)));
+                             ApplyTo(ctx, collection, statement, validator, &post_image)));
   if (!first.has_value()) return outcome;
   outcome.matched = 1;
   outcome.modified = first->changed ? 1 : 0;
@@ -74,6 +102,25 @@ StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collect
 }
 
 }  // namespace
+
+bson::Document RecordedOutcome(const UpdateOutcome& outcome) {
+  if (!outcome.upserted_id.has_value()) return bson::Document();
+  bson::DocumentBuilder b;
+  b.Append("upserted", outcome.upserted_id->Get("_id"));
+  return std::move(b).Finish();
+}
+
+UpdateOutcome ExecutedUpdateOutcome(bson::DocumentView recorded) {
+  UpdateOutcome outcome;
+  bson::ValueView upserted = recorded.Get("upserted");
+  if (upserted.exists()) {
+    outcome.upserted_id = exec::IdDocument(upserted);
+  } else {
+    outcome.matched = 1;
+    outcome.modified = 1;
+  }
+  return outcome;
+}
 
 StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& db,
                                         const std::string& coll, const UpdateStatement& statement) {

@@ -2,6 +2,7 @@
 // replace with the pre-image check, retry on write conflicts, upsert when nothing matched.
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "base/status.h"
@@ -14,13 +15,19 @@
 
 namespace quarry::commands {
 
+struct UpdateOutcome;
+
 struct UpdateStatement {
+  std::size_t index = 0;  // its position in the command: a retryable write's statement number
   query::Matcher matcher;
   query::UpdateSpec update;
   bool multi = false;
   bool upsert = false;
   std::optional<query::SortSpec> sort;  // findAndModify: which match to update first
   bool bypass_validation = false;        // bypassDocumentValidation
+  // What a retryable write records once the statement changed its document (RecordedOutcome
+  // when unset); findAndModify records its whole reply.
+  std::function<bson::Document(const UpdateOutcome&)> recorded_outcome;
 };
 
 struct UpdateOutcome {
@@ -31,6 +38,13 @@ struct UpdateOutcome {
   std::optional<bson::Document> pre_image;
   std::optional<bson::Document> post_image;
 };
+
+// What a retryable write records for an update that changed its document: {} for a match,
+// {upserted: <_id>} for an upsert.
+bson::Document RecordedOutcome(const UpdateOutcome& outcome);
+// The outcome of a statement an earlier attempt of the retryable write executed, from its
+// record.
+UpdateOutcome ExecutedUpdateOutcome(bson::DocumentView recorded);
 
 // How an update's oplog entry and change event describe it.
 inline storage::UpdateKind UpdateKindOf(const query::UpdateSpec& update) {

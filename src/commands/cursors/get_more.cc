@@ -5,6 +5,7 @@
 #include "commands/cursor_reply.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/test_hooks.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 
@@ -31,13 +32,9 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
   std::optional<std::int64_t> requested;
   if (batch_size_value.exists() && batch_size > 0) requested = batch_size;
   const bool change_stream = IsChangeStream(cursor);
-  if (ctx.service().config.enable_test_commands) {
-    if (auto fail = ctx.service().fail_get_more.Check("getMore", ctx.connection().app_name);
-        fail.has_value() && fail->error_code.has_value()) {
-      Status injected(static_cast<ErrorCode>(*fail->error_code),
-                      "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint");
-      return change_stream ? LabelChangeStreamError(std::move(injected)) : injected;
-    }
+  if (TestHooks* hooks = ctx.service().test_hooks) {
+    Status injected = hooks->AfterCursorCheckout(ctx);
+    if (!injected.ok()) return change_stream ? LabelChangeStreamError(std::move(injected)) : injected;
   }
   if (change_stream) return ChangeStreamGetMore(ctx, request, cursor, requested);
   cursors::BatchLimits limits = cursors::GetMoreBatchLimits(requested);
@@ -87,7 +84,10 @@ StatusWith<bson::Document> RunKillCursors(CommandContext& ctx, const Request& re
 }  // namespace
 
 void RegisterCursorCommands(CommandRegistry& registry) {
-  registry.Add({.name = "getMore", .run = RunGetMore});
+  registry.Add({.name = "getMore",
+                .flags = kWaitsByDesign,
+                .run = RunGetMore,
+                .counter = OpCounter::kGetMore});
   registry.Add({.name = "killCursors", .run = RunKillCursors});
 }
 

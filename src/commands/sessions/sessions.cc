@@ -1,29 +1,65 @@
-// Logical sessions. Quarry keeps no server-side session state yet (no transactions), so these
-// acknowledge what drivers send: endSessions at every client close, refresh from long-lived
-// clients. Answering CommandNotFound here makes applications log errors (reference §4.3).
+// Logical sessions: drivers end them when a client closes, long-lived clients refresh them, and
+// operators kill them (killSessions interrupts their operations and kills their cursors).
+// The sessions themselves are the server's (ServiceState::sessions).
 #include <random>
 
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
+#include "commands/session_control.h"
 
 namespace quarry::commands {
 namespace {
 
-StatusWith<bson::Document> RunAcknowledge(CommandContext&, const Request&) {
+// Calls `act` with the id of each {id: UUID} in the command's array; other entries are
+// ignored, as mongod does.
+template <typename Act>
+StatusWith<bson::Document> ForEachSession(CommandContext& ctx, const Request& request, Act act) {
+  bson::ValueView sessions = request.body.Get(request.name);
+  if (sessions.type() != bson::Type::kArray) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field '" + std::string(request.name) + "' is the wrong type '" +
+                      std::string(bson::TypeAlias(sessions.type())) + "', expected type 'array'");
+  }
+  if (ctx.service().sessions == nullptr) return bson::Document();
+  for (const bson::Element& e : sessions.Document()) {
+    if (e.value.type() != bson::Type::kDocument) continue;
+    bson::ValueView id = e.value.Document().Get("id");
+    if (id.type() == bson::Type::kBinary) act(*ctx.service().sessions, std::string(id.Binary().data));
+  }
   return bson::Document();
 }
 
-// endSessions: [{id: UUID}, ...]; unknown ids are ignored, as in mongod.
 StatusWith<bson::Document> RunEndSessions(CommandContext& ctx, const Request& request) {
-  bson::ValueView sessions = request.body.Get(request.name);
-  if (sessions.type() == bson::Type::kArray) {
-    for (const bson::Element& e : sessions.Document()) {
-      if (e.value.type() != bson::Type::kDocument) continue;
-      bson::ValueView id = e.value.Document().Get("id");
-      if (id.type() == bson::Type::kBinary) ctx.service().sessions.End(std::string(id.Binary().data));
-    }
+  return ForEachSession(ctx, request,
+                        [](SessionControl& sessions, const std::string& id) { sessions.End(id); });
+}
+
+StatusWith<bson::Document> RunRefreshSessions(CommandContext& ctx, const Request& request) {
+  return ForEachSession(ctx, request, [](SessionControl& sessions, const std::string& id) {
+    sessions.Refresh(id);
+  });
+}
+
+StatusWith<bson::Document> RunKillSessions(CommandContext& ctx, const Request& request) {
+  return ForEachSession(ctx, request,
+                        [](SessionControl& sessions, const std::string& id) { sessions.Kill(id); });
+}
+
+// killAllSessions: [] (or patterns of users, which a server without users has none of) kills
+// every session's operations and cursors.
+StatusWith<bson::Document> RunKillAllSessions(CommandContext& ctx, const Request& request) {
+  bson::ValueView users = request.body.Get(request.name);
+  if (users.type() != bson::Type::kArray) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field 'killAllSessions' is the wrong type '" +
+                      std::string(bson::TypeAlias(users.type())) + "', expected type 'array'");
   }
+  if (!users.Document().empty()) {
+    return Status(ErrorCode::kNotImplemented,
+                  "killAllSessions with user patterns is not supported: Quarry has no users yet");
+  }
+  if (ctx.service().sessions != nullptr) ctx.service().sessions->KillAll();
   return bson::Document();
 }
 
@@ -43,9 +79,9 @@ StatusWith<bson::Document> RunStartSession(CommandContext&, const Request&) {
 
 void RegisterSessionCommands(CommandRegistry& registry) {
   registry.Add({.name = "endSessions", .run = RunEndSessions});
-  registry.Add({.name = "killSessions", .run = RunAcknowledge});
-  registry.Add({.name = "killAllSessions", .run = RunAcknowledge});
-  registry.Add({.name = "refreshSessions", .run = RunAcknowledge});
+  registry.Add({.name = "killSessions", .run = RunKillSessions});
+  registry.Add({.name = "killAllSessions", .run = RunKillAllSessions});
+  registry.Add({.name = "refreshSessions", .run = RunRefreshSessions});
   registry.Add({.name = "startSession", .run = RunStartSession});
 }
 

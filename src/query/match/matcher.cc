@@ -95,6 +95,12 @@ bool Matcher::MatchesValue(bson::ValueView value, MatchDetails* details) const {
   return root_->Matches(value, details);
 }
 
+std::vector<PathCondition> Matcher::Conjuncts() const {
+  std::vector<PathCondition> conditions;
+  if (root_ != nullptr && !value_condition_) root_->AppendConjuncts(&conditions);
+  return conditions;
+}
+
 bson::DocumentView Matcher::filter() const {
   if (value_condition_) return bson::DocumentView();
   return filter_->view();

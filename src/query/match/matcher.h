@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -27,6 +28,17 @@ struct MatchDetails {
 struct EqualityCondition {
   std::string path;
   bson::ValueView value;  // points into the Matcher's copy of the filter
+};
+
+enum class CompareOp { kEq, kLt, kLte, kGt, kGte };
+
+// A comparison every matching document satisfies: a top-level conjunct of the filter (through
+// $and; never through $or, $nor, $not or $elemMatch), as planners read them to find point
+// lookups and index bounds. `path` and `value` point into the Matcher: keep it alive.
+struct PathCondition {
+  std::string_view path;  // dotted
+  CompareOp op = CompareOp::kEq;
+  bson::ValueView value;
 };
 
 // A parsed filter. Immutable after Parse; copies share the parsed tree, so a Matcher can be
@@ -64,6 +76,11 @@ class Matcher {
   // one path is a prefix of another ("cannot infer query fields to set, both paths 'a' and
   // 'a.b' are matched"). Values are views into this Matcher's filter: keep it alive.
   StatusWith<std::vector<EqualityCondition>> UpsertEqualities() const;
+
+  // The filter's top-level comparisons ({a: 1}, {a: {$gt: 1}}, those inside $and and $all), in
+  // filter order. A filter that matches only documents satisfying all of them may have other
+  // conditions too: callers still match each document.
+  std::vector<PathCondition> Conjuncts() const;
 
   // True for an empty filter {} (everything matches), so callers can skip matching.
   bool MatchesEverything() const { return matches_everything_; }

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -25,6 +27,8 @@ class MatchNode {
   // Whether one value satisfies the node's condition directly, without following a path: what
   // $elemMatch's value form asks of each array element.
   virtual bool MatchesSingle(bson::ValueView value, MatchDetails* details) const = 0;
+  // Appends the comparisons every document this node matches satisfies (Matcher::Conjuncts).
+  virtual void AppendConjuncts(std::vector<PathCondition>*) const {}
 };
 using MatchNodePtr = std::unique_ptr<const MatchNode>;
 
@@ -37,6 +41,10 @@ class Predicate {
   // Whether a leaf array is tested element by element as well as whole (false for operators
   // about arrays themselves: $size, $elemMatch).
   virtual bool ExpandsLeafArrays() const { return true; }
+  // The comparison this predicate is, for planners; nullopt for any other predicate.
+  virtual std::optional<std::pair<CompareOp, bson::ValueView>> AsComparison() const {
+    return std::nullopt;
+  }
 };
 using PredicatePtr = std::unique_ptr<const Predicate>;
 
@@ -49,6 +57,11 @@ class PathNode final : public MatchNode {
   bool MatchesSingle(bson::ValueView value, MatchDetails* details) const override {
     return predicate_->Test(value, details);
   }
+  void AppendConjuncts(std::vector<PathCondition>* out) const override {
+    if (auto comparison = predicate_->AsComparison()) {
+      out->push_back({path_.dotted(), comparison->first, comparison->second});
+    }
+  }
 
  private:
   FieldPath path_;
@@ -60,6 +73,9 @@ class AndNode final : public MatchNode {
   explicit AndNode(std::vector<MatchNodePtr> children) : children_(std::move(children)) {}
   bool Matches(bson::ValueView root, MatchDetails* details) const override;
   bool MatchesSingle(bson::ValueView value, MatchDetails* details) const override;
+  void AppendConjuncts(std::vector<PathCondition>* out) const override {
+    for (const MatchNodePtr& child : children_) child->AppendConjuncts(out);
+  }
 
  private:
   std::vector<MatchNodePtr> children_;
@@ -101,13 +117,14 @@ class ConstantNode final : public MatchNode {
 
 // --- Leaf predicates (matcher_predicates.cc) ---
 
-enum class CompareOp { kEq, kLt, kLte, kGt, kGte };
-
 // $eq, $lt, $lte, $gt, $gte, and plain values: comparison within a canonical type bracket.
 class ComparisonPredicate final : public Predicate {
  public:
   ComparisonPredicate(CompareOp op, bson::ValueView rhs) : op_(op), rhs_(rhs) {}
   bool Test(bson::ValueView value, MatchDetails* details) const override;
+  std::optional<std::pair<CompareOp, bson::ValueView>> AsComparison() const override {
+    return std::make_pair(op_, rhs_);
+  }
 
  private:
   CompareOp op_;

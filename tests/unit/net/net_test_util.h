@@ -40,7 +40,7 @@ inline bson::Document Json(std::string_view json) {
 }
 
 // Echoes the command name back, with a few commands that exercise the transport's options.
-class FakeConnectionHandler : public ConnectionHandler {
+class FakeConnectionHandler : public wire::ConnectionHandler {
  public:
   explicit FakeConnectionHandler(std::atomic<int>* handled, Server** server)
       : handled_(handled), server_(server) {}
@@ -61,12 +61,12 @@ class FakeConnectionHandler : public ConnectionHandler {
     });
   }
 
-  Response Handle(const wire::Request& request) override {
+  wire::Response Handle(const wire::Request& request) override {
     handled_->fetch_add(1);
     ++count_;
     const std::string name(request.command_name());
     if (name == "throw") throw std::runtime_error("boom");
-    Response response;
+    wire::Response response;
     if (name == "sleep") std::this_thread::sleep_for(400ms);
     if (name == "close") response.close_after = true;
     if (name == "nocompress") response.compressible = false;
@@ -91,9 +91,9 @@ class FakeConnectionHandler : public ConnectionHandler {
   std::thread later_;
 };
 
-class FakeRequestHandler : public RequestHandler {
+class FakeRequestHandler : public wire::RequestHandler {
  public:
-  std::unique_ptr<ConnectionHandler> OnConnect(const ConnectionInfo& info) override {
+  std::unique_ptr<wire::ConnectionHandler> OnConnect(const wire::ConnectionInfo& info) override {
     {
       std::lock_guard lock(mu);
       infos.push_back(info);
@@ -102,7 +102,7 @@ class FakeRequestHandler : public RequestHandler {
   }
 
   std::mutex mu;
-  std::vector<ConnectionInfo> infos;
+  std::vector<wire::ConnectionInfo> infos;
   std::atomic<int> handled{0};
   Server* server = nullptr;
 };

@@ -319,3 +319,57 @@ TEST_F(CommitPipelineTest, ObserversSeeConcurrentCommitsInTimestampOrder) {
 
 }  // namespace
 }  // namespace quarry::storage
+
+namespace quarry::storage {
+namespace {
+
+TEST_F(CommitPipelineTest, AChunkRecordListsTheTagsOfTheMutationsThatApplied) {
+  InsertOne(*engine_, 1, DocWithIntId(2));
+  WriteUnit unit;
+  std::vector<std::vector<std::uint64_t>> calls;
+  unit.SetChunkRecord([&](std::span<const std::uint64_t> tags) {
+    calls.emplace_back(tags.begin(), tags.end());
+    return WriteUnit::MetaEntry{"record/x", std::to_string(tags.size()), {}};
+  });
+  for (int id : {1, 2, 3}) {
+    bson::Document doc = DocWithIntId(id);
+    unit.Tag(unit.Insert(Target(1), doc), 10 + id);
+  }
+  CommitResult result = Commit(std::move(unit), {.ordered = false});
+  ASSERT_EQ(result.errors.size(), 1u);  // _id 2 exists
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], (std::vector<std::uint64_t>{11, 13}));
+  auto stored = engine_->meta().Get("record/x");
+  ASSERT_TRUE(stored.ok() && stored.value().has_value());
+  EXPECT_EQ(*stored.value(), "2");
+}
+
+TEST_F(CommitPipelineTest, EveryChunkWritesItsOwnRecord) {
+  WriteUnit unit;
+  std::size_t calls = 0;
+  unit.SetChunkRecord([&](std::span<const std::uint64_t>) {
+    ++calls;
+    return WriteUnit::MetaEntry{"record/y" + std::to_string(calls), "r", {}};
+  });
+  for (int id = 0; id < 3000; ++id) {
+    unit.Tag(unit.Insert(Target(1), DocWithIntId(id, std::string(3000, 'c'))), id);
+  }
+  CommitResult result = Commit(std::move(unit));
+  EXPECT_EQ(result.applied, 3000u);
+  EXPECT_GE(calls, 2u);  // about 9 MB: more than one chunk
+}
+
+TEST_F(CommitPipelineTest, AChunkWithNoTaggedMutationWritesNoRecord) {
+  WriteUnit unit;
+  unit.SetChunkRecord([](std::span<const std::uint64_t>) {
+    return WriteUnit::MetaEntry{"record/z", "r", {}};
+  });
+  AddInsert(&unit, 1, DocWithIntId(1));
+  Commit(std::move(unit));
+  auto stored = engine_->meta().Get("record/z");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_FALSE(stored.value().has_value());
+}
+
+}  // namespace
+}  // namespace quarry::storage

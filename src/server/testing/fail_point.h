@@ -1,6 +1,6 @@
-// The failCommand fail point (mongod's test hook, enabled by --enableTestCommands): makes chosen
-// commands fail with an error, a write concern error or a closed connection, optionally after
-// blocking, for a number of times or until turned off. Drivers' specification tests rely on it.
+// One fail point (mongod's test hooks, enabled by --enableTestCommands): configured with a mode
+// (off, alwaysOn, {times: n}, {skip: n}) and data saying what happens to a command it hits (an
+// error, a write concern error, a closed connection, a wait first).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include "base/status.h"
 #include "bson/value.h"
 
-namespace quarry::commands {
+namespace quarry::server {
 
 // What the fail point does to one command that it hits.
 struct FailCommandAction {
@@ -28,7 +28,7 @@ struct FailCommandAction {
   std::optional<std::int32_t> fail_before_commit_code;
 };
 
-class FailCommandPoint {
+class FailPoint {
  public:
   // configureFailPoint's mode and data. Returns how many times the point was hit before.
   // `needs_command_list`: failCommand names its commands in data.failCommands; fail points
@@ -50,4 +50,4 @@ class FailCommandPoint {
   FailCommandAction action_;
 };
 
-}  // namespace quarry::commands
+}  // namespace quarry::server

@@ -1,14 +1,29 @@
-#include "commands/crud/write_errors.h"
+#include "commands/write_outcome.h"
 
 #include <algorithm>
 #include <string>
 
 namespace quarry::commands {
 
-void AppendWriteErrors(bson::DocumentBuilder* b, std::vector<WriteError> errors) {
-  if (errors.empty()) return;
+void WriteOutcome::SortErrors() {
   std::stable_sort(errors.begin(), errors.end(),
                    [](const WriteError& x, const WriteError& y) { return x.index < y.index; });
+}
+
+void WriteOutcome::AppendTo(bson::DocumentBuilder* b) const {
+  b->AppendInt32("n", static_cast<std::int32_t>(n));
+  if (modified.has_value()) b->AppendInt32("nModified", static_cast<std::int32_t>(*modified));
+  if (!upserted.empty()) {
+    b->OpenArray("upserted");
+    for (std::size_t i = 0; i < upserted.size(); ++i) {
+      b->OpenDocument(std::to_string(i))
+          .AppendInt32("index", static_cast<std::int32_t>(upserted[i].index))
+          .Append("_id", upserted[i].id.Get("_id"))
+          .Close();
+    }
+    b->Close();
+  }
+  if (errors.empty()) return;
   b->OpenArray("writeErrors");
   for (std::size_t i = 0; i < errors.size(); ++i) {
     const WriteError& error = errors[i];

@@ -1,5 +1,6 @@
-// The interface between the transport (net/) and the server (server/): net/ calls it with
-// decoded requests, server/ implements it, main/ connects the two.
+// What answers decoded requests: net/ calls it with each request of a connection, server/
+// implements it, and main/ hands the one to the other. It lives with the request it takes, so
+// neither net/ nor server/ includes the other.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 #include "bson/value.h"
 #include "wire/request.h"
 
-namespace quarry::net {
+namespace quarry::wire {
 
 struct ConnectionInfo {
   std::int64_t id;
@@ -33,13 +34,13 @@ class ConnectionHandler {
   using Completion = std::function<void(Response)>;
 
   virtual ~ConnectionHandler() = default;
-  virtual Response Handle(const wire::Request& request) = 0;
+  virtual Response Handle(const Request& request) = 0;
 
   // For requests that wait (a change stream's getMore): call `done` exactly once, from any
   // thread, now or later; `request` stays valid until then. The connection reads no further
   // request meanwhile, and no io thread is held while it waits. The default answers at once
   // with Handle().
-  virtual void HandleAsync(const wire::Request& request, Completion done) {
+  virtual void HandleAsync(const Request& request, Completion done) {
     done(Handle(request));
   }
 };
@@ -52,4 +53,4 @@ class RequestHandler {
   virtual std::unique_ptr<ConnectionHandler> OnConnect(const ConnectionInfo& info) = 0;
 };
 
-}  // namespace quarry::net
+}  // namespace quarry::wire

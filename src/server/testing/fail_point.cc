@@ -1,10 +1,10 @@
-#include "commands/testing/fail_command.h"
+#include "server/testing/fail_point.h"
 
 #include <algorithm>
 
-namespace quarry::commands {
+namespace quarry::server {
 
-StatusWith<std::int64_t> FailCommandPoint::Configure(bson::ValueView mode, bson::DocumentView data,
+StatusWith<std::int64_t> FailPoint::Configure(bson::ValueView mode, bson::DocumentView data,
                                                      bool needs_command_list) {
   std::lock_guard lock(mu_);
   std::int64_t hits = hits_;
@@ -63,7 +63,7 @@ StatusWith<std::int64_t> FailCommandPoint::Configure(bson::ValueView mode, bson:
   return hits;
 }
 
-std::optional<FailCommandAction> FailCommandPoint::Check(std::string_view command,
+std::optional<FailCommandAction> FailPoint::Check(std::string_view command,
                                                          std::string_view app_name) {
   std::lock_guard lock(mu_);
   if (!enabled_) return std::nullopt;
@@ -87,4 +87,4 @@ std::optional<FailCommandAction> FailCommandPoint::Check(std::string_view comman
   return action_;
 }
 
-}  // namespace quarry::commands
+}  // namespace quarry::server

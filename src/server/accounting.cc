@@ -1,0 +1,115 @@
+#include "server/accounting.h"
+
+#include "base/log.h"
+#include "bson/builder.h"
+
+namespace quarry::server {
+namespace {
+
+constexpr auto kSlowOperationThreshold = std::chrono::milliseconds(100);
+
+void CountOperation(commands::OpCounters& counters, const Accounted& done) {
+  const commands::OpCounter counter =
+      done.command != nullptr ? done.command->counter : commands::OpCounter::kCommand;
+  const std::int64_t statements = done.outcome->present ? done.outcome->statements : 0;
+  switch (counter) {
+    case commands::OpCounter::kQuery:
+      counters.query.fetch_add(1, std::memory_order_relaxed);
+      return;
+    case commands::OpCounter::kGetMore:
+      counters.getmore.fetch_add(1, std::memory_order_relaxed);
+      return;
+    case commands::OpCounter::kInsert:
+      counters.insert.fetch_add(done.outcome->n, std::memory_order_relaxed);
+      return;
+    case commands::OpCounter::kUpdate:
+      counters.update.fetch_add(statements, std::memory_order_relaxed);
+      return;
+    case commands::OpCounter::kDelete:
+      counters.remove.fetch_add(statements, std::memory_order_relaxed);
+      return;
+    case commands::OpCounter::kCommand:
+      counters.command.fetch_add(1, std::memory_order_relaxed);
+      return;
+  }
+}
+
+void CountCommand(const commands::ServiceState& state, const Accounted& done) {
+  if (done.command == nullptr || state.registry == nullptr) return;
+  commands::CommandCounters& counters = state.registry->counters(done.command);
+  counters.total.fetch_add(1, std::memory_order_relaxed);
+  if (!done.status->ok()) counters.failed.fetch_add(1, std::memory_order_relaxed);
+  counters.micros.fetch_add(
+      std::chrono::duration_cast<std::chrono::microseconds>(done.elapsed).count(),
+      std::memory_order_relaxed);
+}
+
+// Remembers a write's outcome for getLastError, which reports the first error.
+void RecordLastWrite(commands::ConnectionState& connection, const Accounted& done) {
+  commands::LastWrite last;
+  last.present = true;
+  const commands::WriteError* error = done.outcome->first_error();
+  const Status* failure = !done.status->ok() ? done.status : error != nullptr ? &error->status : nullptr;
+  if (failure != nullptr) {
+    last.error = std::string(failure->reason());
+    last.code = static_cast<std::int32_t>(failure->code());
+    last.code_name = failure->code_name();
+  }
+  if (done.status->ok()) {
+    last.n = done.outcome->n;
+    last.updated_existing = done.outcome->updated_existing;
+    if (!done.outcome->upserted.empty()) {
+      last.upserted = done.outcome->upserted.back().id;
+      last.updated_existing = false;
+    }
+  }
+  connection.last_write = std::move(last);
+}
+
+// A w:0 client never sees its errors, so they are counted (serverStatus
+// metrics.quarry.unacknowledgedWriteErrors) and logged, and getLastError still reports them.
+void ReportUnacknowledgedErrors(commands::ServiceState& state,
+                                const commands::ConnectionState& connection,
+                                const Accounted& done) {
+  std::int64_t errors = done.status->ok() ? 0 : 1;
+  std::string first = done.status->ok() ? "" : done.status->ToString();
+  for (const commands::WriteError& error : done.outcome->errors) {
+    if (errors++ == 0) first = std::string(error.status.reason());
+  }
+  if (errors == 0) return;
+  state.opcounters.w0_write_errors.fetch_add(errors, std::memory_order_relaxed);
+  log::Write(log::Severity::kWarning, "COMMAND", 20000, "conn" + std::to_string(connection.id),
+             "Unacknowledged write failed",
+             {{"command", std::string(done.name)}, {"errors", errors}, {"firstError", first}});
+}
+
+void LogIfSlow(const commands::ConnectionState& connection, const Accounted& done) {
+  if (done.elapsed <= kSlowOperationThreshold || done.command == nullptr ||
+      done.command->has(commands::kWaitsByDesign)) {
+    return;
+  }
+  log::Write(
+      log::Severity::kInfo, "COMMAND", 51803, "conn" + std::to_string(connection.id), "Slow query",
+      {{"command", std::string(done.name)},
+       {"ns", std::string(done.db)},
+       {"durationMillis",
+        static_cast<std::int64_t>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count())}});
+}
+
+}  // namespace
+
+void Account(commands::ServiceState& state, commands::ConnectionState& connection,
+             const Accounted& done) {
+  if (done.command == nullptr) {
+    state.opcounters.unknown_commands.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    CountOperation(state.opcounters, done);
+    CountCommand(state, done);
+    if (done.command->has(commands::kWritesData)) RecordLastWrite(connection, done);
+  }
+  if (done.unacknowledged) ReportUnacknowledgedErrors(state, connection, done);
+  LogIfSlow(connection, done);
+}
+
+}  // namespace quarry::server

@@ -1,0 +1,62 @@
+// Retryable writes: each session's latest write (its txnNumber) and the statements of it that
+// executed, kept in the meta family in the same atomic write as the statements themselves, so
+// that a driver's retry (same lsid, same txnNumber) never applies a statement twice, even
+// across a crash and restart (docs/formats/storage-layout.md, `session/` records).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "base/status.h"
+#include "commands/retryable_write.h"
+
+namespace quarry::storage {
+class Engine;
+}  // namespace quarry::storage
+
+namespace quarry::server {
+
+// How long a session may sit idle before drivers stop using it (hello's
+// logicalSessionTimeoutMinutes); its records are then of no use.
+inline constexpr std::chrono::minutes kSessionTimeout{30};
+
+class RetryableWrites {
+ public:
+  // Loads the records a previous run kept: each session's latest write and how many records it
+  // has; drops older writes' records and those of sessions idle past the timeout. Call once,
+  // before serving.
+  Status Attach(storage::Engine* engine);
+
+  // Starts an attempt of write `txn_number` of session `session_id`, once no other operation of
+  // the session runs (a retry waits for the attempt it repeats). The session is held until the
+  // attempt is destroyed. Fails with TransactionTooOld (225) when the session has already
+  // started a newer write, and with the storage error when its records cannot be read.
+  StatusWith<std::unique_ptr<commands::RetryableWrite>> Begin(const std::string& session_id,
+                                                              std::int64_t txn_number);
+
+  // Deletes what is kept for the session (endSessions, expiry). Waits for its running attempt.
+  void Forget(const std::string& session_id);
+
+ private:
+  class Attempt;
+  struct Session {
+    bool busy = false;             // an attempt holds the session
+    std::int64_t txn_number = -1;  // the latest write started
+    std::uint32_t records = 0;     // records stored for txn_number (keys seq 0..records-1)
+    std::int64_t records_txn = -1; // the write those records belong to
+  };
+
+  void Release(const std::string& session_id);
+
+  storage::Engine* engine_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable released_;
+  std::map<std::string, Session> sessions_;  // guarded by mu_
+};
+
+}  // namespace quarry::server

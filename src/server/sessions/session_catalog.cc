@@ -1,0 +1,125 @@
+#include "server/sessions/session_catalog.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "base/clock.h"
+#include "cursors/cursor_manager.h"
+
+namespace quarry::server {
+
+SessionCatalog::Running::Running(Running&& other) noexcept
+    : catalog_(std::exchange(other.catalog_, nullptr)),
+      id_(std::move(other.id_)),
+      interrupt_(other.interrupt_) {}
+
+SessionCatalog::Running& SessionCatalog::Running::operator=(Running&& other) noexcept {
+  if (this != &other) {
+    if (catalog_ != nullptr) catalog_->Finish(id_, interrupt_);
+    catalog_ = std::exchange(other.catalog_, nullptr);
+    id_ = std::move(other.id_);
+    interrupt_ = other.interrupt_;
+  }
+  return *this;
+}
+
+SessionCatalog::Running::~Running() {
+  if (catalog_ != nullptr) catalog_->Finish(id_, interrupt_);
+}
+
+void SessionCatalog::Touch(const std::string& id) {
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    if (sessions_.size() >= kMaxSessions) return;
+    it = sessions_.emplace(id, Entry{}).first;
+  }
+  it->second.last_use_ms = NowMillis();
+}
+
+SessionCatalog::Running SessionCatalog::Start(const std::string& id,
+                                              std::shared_ptr<Interrupt> interrupt) {
+  std::lock_guard lock(mu_);
+  Touch(id);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return Running();  // past the limit: not tracked
+  Interrupt* raw = interrupt.get();
+  it->second.running.push_back(std::move(interrupt));
+  return Running(this, id, raw);
+}
+
+void SessionCatalog::Finish(const std::string& id, Interrupt* interrupt) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return;
+  std::erase_if(it->second.running,
+                [interrupt](const std::shared_ptr<Interrupt>& running) { return running.get() == interrupt; });
+}
+
+void SessionCatalog::Refresh(const std::string& id) {
+  std::lock_guard lock(mu_);
+  Touch(id);
+}
+
+void SessionCatalog::Kill(const std::string& id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(id);
+    if (it != sessions_.end()) {
+      for (const std::shared_ptr<Interrupt>& running : it->second.running) running->Kill();
+    }
+  }
+  if (!id.empty()) cursors_->KillSession(id);
+}
+
+void SessionCatalog::KillAll() {
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, entry] : sessions_) {
+      for (const std::shared_ptr<Interrupt>& running : entry.running) running->Kill();
+    }
+  }
+  cursors_->KillSession("");
+}
+
+void SessionCatalog::End(const std::string& id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(id);
+    // A session ended while an operation of it runs is forgotten once that operation is done.
+    if (it != sessions_.end() && it->second.running.empty()) sessions_.erase(it);
+  }
+  retryable_writes_.Forget(id);
+}
+
+std::size_t SessionCatalog::ReapExpired(std::chrono::system_clock::time_point now) {
+  const std::int64_t oldest_kept =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() -
+      std::chrono::duration_cast<std::chrono::milliseconds>(kSessionTimeout).count();
+  std::vector<std::string> expired;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (it->second.last_use_ms < oldest_kept && it->second.running.empty()) {
+        expired.push_back(it->first);
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const std::string& id : expired) {
+    cursors_->KillSession(id);
+    retryable_writes_.Forget(id);
+  }
+  return expired.size();
+}
+
+std::vector<commands::LocalSession> SessionCatalog::List() const {
+  std::lock_guard lock(mu_);
+  std::vector<commands::LocalSession> sessions;
+  sessions.reserve(sessions_.size());
+  for (const auto& [id, entry] : sessions_) sessions.push_back({id, entry.last_use_ms});
+  return sessions;
+}
+
+}  // namespace quarry::server

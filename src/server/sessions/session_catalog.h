@@ -1,0 +1,77 @@
+// The logical sessions clients use (by lsid): when each was last used, the operations running
+// under it (so killSessions can interrupt them), and, through RetryableWrites, what its
+// retryable writes executed. Sessions idle past the timeout expire with their cursors.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/interrupt.h"
+#include "commands/session_control.h"
+#include "server/sessions/retryable_writes.h"
+
+namespace quarry::cursors {
+class CursorManager;
+}  // namespace quarry::cursors
+
+namespace quarry::server {
+
+class SessionCatalog final : public commands::SessionControl {
+ public:
+  // `cursors` must outlive the catalog.
+  explicit SessionCatalog(cursors::CursorManager* cursors) : cursors_(cursors) {}
+
+  RetryableWrites& retryable_writes() { return retryable_writes_; }
+
+  // An operation of session `id` that killSessions interrupts through `interrupt`, for as long
+  // as the returned registration lives. Counts as a use of the session.
+  class Running {
+   public:
+    Running() = default;
+    Running(Running&& other) noexcept;
+    Running& operator=(Running&& other) noexcept;
+    ~Running();
+
+   private:
+    friend class SessionCatalog;
+    Running(SessionCatalog* catalog, std::string id, Interrupt* interrupt)
+        : catalog_(catalog), id_(std::move(id)), interrupt_(interrupt) {}
+    SessionCatalog* catalog_ = nullptr;
+    std::string id_;
+    Interrupt* interrupt_ = nullptr;
+  };
+  Running Start(const std::string& id, std::shared_ptr<Interrupt> interrupt);
+
+  // Ends sessions idle since before `now` minus the timeout: their cursors are killed and what
+  // they kept of their retryable writes deleted. Returns how many.
+  std::size_t ReapExpired(std::chrono::system_clock::time_point now);
+
+  void End(const std::string& id) override;
+  void Refresh(const std::string& id) override;
+  void Kill(const std::string& id) override;
+  void KillAll() override;
+  std::vector<commands::LocalSession> List() const override;
+
+ private:
+  // Bounds the memory a client can make the server spend on sessions it never ends.
+  static constexpr std::size_t kMaxSessions = 1000000;
+
+  struct Entry {
+    std::int64_t last_use_ms = 0;
+    std::vector<std::shared_ptr<Interrupt>> running;
+  };
+  void Touch(const std::string& id);  // REQUIRES: mu_ held
+  void Finish(const std::string& id, Interrupt* interrupt);
+
+  cursors::CursorManager* cursors_;
+  RetryableWrites retryable_writes_;
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> sessions_;  // guarded by mu_
+};
+
+}  // namespace quarry::server
