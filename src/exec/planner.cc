@@ -129,6 +129,10 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   return root;
 }
 
+Status CheckHint(const Collection& collection, bson::ValueView hint) {
+  return ResolveHint(collection, hint).status();
+}
+
 std::unique_ptr<PlanStage> PlanFilter(const ExecContext& ctx, const Collection& collection,
                                       const query::Matcher& filter) {
   std::optional<query::Matcher> maybe;

@@ -46,6 +46,11 @@ struct QuerySpec {
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                                                  const Collection& collection, QuerySpec spec);
 
+// Fails as PlanQuery does for a hint that names no index of `collection`, or one whose
+// results would differ from a scan's. OK for an absent hint and for {$natural: 1 | -1}. For
+// commands that read through PlanFilter (count, distinct, writes, aggregate).
+Status CheckHint(const Collection& collection, bson::ValueView hint);
+
 // The plan of a write's or a count's filter: every matching document in _id order.
 std::unique_ptr<PlanStage> PlanFilter(const ExecContext& ctx, const Collection& collection,
                                       const query::Matcher& filter);

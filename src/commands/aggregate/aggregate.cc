@@ -13,11 +13,13 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
 #include "commands/session_control.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "base/clock.h"
 #include "exec/count_all.h"
+#include "exec/planner.h"
 #include "exec/pipeline_input.h"
 #include "exec/storage_stats.h"
 #include "query/pipeline/pipeline.h"
@@ -100,8 +102,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   QUARRY_ASSIGN_OR_RETURN(bool explain, args.OptionalBool("explain", false));
   QUARRY_ASSIGN_OR_RETURN(bool allow_disk_use, args.OptionalBool("allowDiskUse", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
-  args.Ignore({"bypassDocumentValidation", "collation", "hint", "fromMongos",
-               "needsMerge", "$_requestReshardingResumeToken", "isMapReduceCommand"});
+  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  bson::ValueView hint = args.Raw("hint");
+  args.Ignore({"bypassDocumentValidation", "fromMongos", "needsMerge",
+               "$_requestReshardingResumeToken", "isMapReduceCommand"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (pipeline_value.type() != bson::Type::kArray) {
     return Status(ErrorCode::kTypeMismatch,
@@ -157,6 +161,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   std::optional<exec::Collection> collection;
   if (!coll.empty()) collection = LookupCollection(ctx, request.db, coll);
+  if (collection.has_value()) QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
   if (!coll.empty()) {
     if (std::optional<std::vector<bson::Document>> counted =
             exec::CountAllPipeline(ExecContextOf(ctx), collection, stages)) {

@@ -8,9 +8,11 @@
 #include "bson/compare.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
+#include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
 #include "query/match/field_path.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -24,13 +26,16 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
   QUARRY_ASSIGN_OR_RETURN(std::int64_t skip, args.OptionalNonNegative("skip", 0));
   QUARRY_ASSIGN_OR_RETURN(std::int64_t limit, args.OptionalInt("limit", 0));
-  args.Ignore({"hint", "collation", "fields"});
+  bson::ValueView hint = args.Raw("hint");
+  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  args.Ignore({"fields"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (limit < 0) limit = -limit;  // the legacy shell's negative limits mean the same here
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
 
   std::int64_t n = 0;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  if (collection.has_value()) QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
   if (collection.has_value()) {
     if (matcher.MatchesEverything()) {
       n = ctx.engine().records().Count(collection->id);  // exact, kept by every commit
@@ -59,7 +64,8 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   QUARRY_ASSIGN_OR_RETURN(std::string key, args.RequiredString("key"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
-  args.Ignore({"hint", "collation"});
+  bson::ValueView hint = args.Raw("hint");
+  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
   query::FieldPath path = query::FieldPath::FromDotted(key);
@@ -71,6 +77,7 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
   };
   std::set<bson::Document, decltype(by_value)> values(by_value);
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  if (collection.has_value()) QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
   if (collection.has_value()) {
     QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
         ExecContextOf(ctx), *collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails&) {

@@ -10,8 +10,10 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
 #include "exec/id_batch.h"
 #include "exec/id_point.h"
+#include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -24,6 +26,7 @@ struct DeleteStatement {
   query::Matcher matcher;
   bool just_one = false;
   std::size_t index = 0;  // its position in the command: a retryable write's statement number
+  bson::ValueView hint;   // an index name or key pattern; absent: none
 };
 
 // What a retryable write records for a delete that removed its document.
@@ -44,8 +47,9 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::D
     return Status(ErrorCode::kFailedToParse, "The limit field in delete objects must be 0 or 1. Got " +
                                                  limit.ToJson());
   }
+  QUARRY_RETURN_IF_ERROR(CheckCollation(statement.Get("collation"), "delete.deletes."));
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
-  return DeleteStatement{std::move(matcher), limit.AsDouble() == 1, 0};
+  return DeleteStatement{std::move(matcher), limit.AsDouble() == 1, 0, statement.Get("hint")};
 }
 
 // What a delete does to a matched document (recording it when the delete is a retryable
@@ -126,6 +130,10 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
       continue;
     }
     StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let);
+    if (statement.ok() && collection.has_value()) {
+      Status hinted = exec::CheckHint(*collection, statement.value().hint);
+      if (!hinted.ok()) statement = hinted;
+    }
     if (statement.ok()) {
       statement.value().index = i;
       if (retry != nullptr && !statement.value().just_one) {

@@ -5,6 +5,7 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "exec/plan_executor.h"
@@ -33,8 +34,10 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
   bson::ValueView hint = args.Raw("hint");
-  args.Ignore({"allowDiskUse", "returnKey", "showRecordId", "min", "max",
-               "collation", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
+  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(args.Raw("returnKey"), args.Raw("showRecordId"),
+                                             args.Raw("min"), args.Raw("max")));
+  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  args.Ignore({"allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
                "$_requestResumeToken", "$_resumeAfter", "isMaster"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (tailable) {

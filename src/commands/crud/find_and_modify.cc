@@ -9,6 +9,8 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
+#include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "query/projection/projection.h"
 #include "storage/engine.h"
@@ -53,9 +55,11 @@ std::optional<bson::Document> ReturnedDocument(const UpdateOutcome& outcome, boo
 StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const std::string& db,
                                                     const std::string& coll,
                                                     const query::Matcher& matcher,
-                                                    const query::SortSpec& sort) {
+                                                    const query::SortSpec& sort,
+                                                    bson::ValueView hint) {
   std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
   if (!collection.has_value()) return std::optional<bson::Document>();
+  QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
   auto remove = [&ctx, &collection](bson::DocumentView doc, const query::MatchDetails&,
                                     storage::WriteUnit* unit) -> StatusWith<bool> {
     const std::size_t mutation = unit->Delete(collection->ref(), doc);
@@ -112,7 +116,8 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   bson::ValueView update = args.Raw("update");
   bson::ValueView array_filters = args.Raw("arrayFilters");
   QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
-  args.Ignore({"hint", "collation"});
+  bson::ValueView hint = args.Raw("hint");
+  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
   QUARRY_RETURN_IF_ERROR(args.Finish());
 
   bool has_update = update.exists() && update.type() != bson::Type::kNull;
@@ -145,7 +150,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   }
   if (remove) {
     QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> removed,
-                            RemoveOne(ctx, request.db, coll, matcher, sort));
+                            RemoveOne(ctx, request.db, coll, matcher, sort, hint));
     return Reply(ctx, Outcome(true, removed, nullptr), projection, matcher);
   }
   query::UpdateOptions options;
@@ -168,6 +173,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
       .upsert = upsert,
       .sort = sort,
       .bypass_validation = bypass,
+      .hint = hint,
       .recorded_outcome = [return_new](const UpdateOutcome& outcome) {
         return Outcome(false, ReturnedDocument(outcome, return_new), &outcome);
       }};

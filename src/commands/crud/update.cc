@@ -12,6 +12,7 @@
 #include "commands/crud/update_executor.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
 
 namespace quarry::commands {
 namespace {
@@ -47,6 +48,7 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
     }  // the other fields are known (CheckStatementFields ran first) and need nothing here
   }
   options.is_upsert = upsert;
+  QUARRY_RETURN_IF_ERROR(CheckCollation(statement.Get("collation"), "update.updates."));
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
   QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec update, query::UpdateSpec::Parse(u, options));
   if (multi && update.kind() == query::UpdateSpec::Kind::kReplacement) {
@@ -59,6 +61,7 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
                          .upsert = upsert,
                          .sort = std::nullopt,
                          .bypass_validation = bypass_validation,
+                         .hint = statement.Get("hint"),
                          .recorded_outcome = nullptr};
 }
 

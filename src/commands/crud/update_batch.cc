@@ -4,6 +4,7 @@
 
 #include "commands/execution.h"
 #include "exec/id_point.h"
+#include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -43,6 +44,7 @@ StatusWith<bool> UpdateBatch::CanJoin(bson::ValueView id) {
 
 StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
                                   UpdateStatement&& statement) {
+  QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection_, statement.hint));
   std::string key = storage::EncodeIdKey(id);
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
                           ctx_.engine().records().FindByIdKey(collection_->id, key));

@@ -2,6 +2,7 @@
 
 #include "commands/crud/document_validator.h"
 #include "commands/execution.h"
+#include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "storage/write_unit.h"
 
@@ -130,6 +131,7 @@ StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& 
     QUARRY_ASSIGN_OR_RETURN(exec::Collection created, EnsureCollection(ctx, db, coll));
     collection = std::move(created);
   }
+  QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, statement.hint));
   QUARRY_ASSIGN_OR_RETURN(
       std::optional<DocumentValidator> validator,
       DocumentValidator::ForCollection(collection->info->options, statement.bypass_validation));

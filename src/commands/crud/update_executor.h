@@ -25,6 +25,7 @@ struct UpdateStatement {
   bool upsert = false;
   std::optional<query::SortSpec> sort;  // findAndModify: which match to update first
   bool bypass_validation = false;        // bypassDocumentValidation
+  bson::ValueView hint;                  // an index name or key pattern; absent: none
   // What a retryable write records once the statement changed its document (RecordedOutcome
   // when unset); findAndModify records its whole reply.
   std::function<bson::Document(const UpdateOutcome&)> recorded_outcome;

@@ -10,6 +10,7 @@
 #include "commands/cursor_reply.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
 #include "cursors/cursor_manager.h"
 #include "query/match/matcher.h"
 
@@ -22,6 +23,7 @@ Status CheckCreateOptions(bson::DocumentView body) {
     std::string_view key = e.key;
     if (key == "create" || IsGenericArgument(key)) continue;
     if (key == "capped" && !e.value.Truthy()) continue;
+    if (key == "collation") QUARRY_RETURN_IF_ERROR(CheckCollation(e.value, "create."));
     if (key == "capped" || key == "viewOn" || key == "pipeline" || key == "timeseries" ||
         key == "clusteredIndex" || key == "encryptedFields") {
       return Status(ErrorCode::kCommandNotSupported,

@@ -16,6 +16,7 @@
 #include "commands/cursor_reply.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/unsupported_options.h"
 
 namespace quarry::commands {
 namespace {
@@ -51,6 +52,7 @@ StatusWith<bson::Document> NormalizeSpec(bson::DocumentView spec) {
   if (name.type() != bson::Type::kString || name.String().empty()) {
     return Status(ErrorCode::kCannotCreateIndex, "index spec must have a non-empty 'name' string");
   }
+  QUARRY_RETURN_IF_ERROR(CheckCollation(spec.Get("collation"), "createIndexes.indexes."));
   bson::ValueView unique = spec.Get("unique");
   if (unique.exists() && unique.Truthy() && !IsIdIndexKey(key.Document())) {
     return Status(ErrorCode::kCannotCreateIndex,

@@ -1,0 +1,48 @@
+#include "commands/unsupported_options.h"
+
+#include <string>
+
+namespace quarry::commands {
+namespace {
+
+Status NotYet(std::string what) {
+  return Status(ErrorCode::kNotImplemented, what + " is not supported by Quarry yet");
+}
+
+bool IsSimpleCollation(bson::ValueView collation) {
+  if (collation.type() != bson::Type::kDocument) return false;
+  bson::DocumentView spec = collation.Document();
+  bson::ValueView locale = spec.Get("locale");
+  return spec.CountElements() == 1 && locale.type() == bson::Type::kString &&
+         locale.String() == "simple";
+}
+
+}  // namespace
+
+Status CheckCollation(bson::ValueView collation, std::string_view where) {
+  if (!collation.exists() || collation.type() == bson::Type::kNull) return Status::OK();
+  if (collation.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field '" + std::string(where) + "collation' is the wrong type '" +
+                      std::string(bson::TypeAlias(collation.type())) +
+                      "', expected type 'object'");
+  }
+  if (IsSimpleCollation(collation)) return Status::OK();
+  return NotYet("collation " + collation.ToJson() +
+                " (strings compare by their UTF-8 bytes, the simple collation; {locale: "
+                "\"simple\"} is accepted)");
+}
+
+Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id,
+                           bson::ValueView min, bson::ValueView max) {
+  if (return_key.Truthy()) return NotYet("returnKey (it needs secondary indexes)");
+  if (show_record_id.Truthy()) return NotYet("showRecordId");
+  auto given = [](bson::ValueView v) {
+    return v.exists() && !(v.type() == bson::Type::kDocument && v.Document().empty());
+  };
+  if (given(min)) return NotYet("min (it needs secondary indexes)");
+  if (given(max)) return NotYet("max (it needs secondary indexes)");
+  return Status::OK();
+}
+
+}  // namespace quarry::commands

@@ -1,0 +1,21 @@
+// Options that change what a command returns and that Quarry does not implement yet. Each
+// answers NotImplemented (238) naming the option, instead of being ignored: a client that asks
+// for them must not get results computed without them.
+#pragma once
+
+#include <string_view>
+
+#include "base/status.h"
+#include "bson/value.h"
+
+namespace quarry::commands {
+
+// `collation` (a command's, a statement's, an index's or a collection's default): OK when
+// absent or the simple collation ({locale: "simple"}), which is how strings compare today.
+Status CheckCollation(bson::ValueView collation, std::string_view where);
+
+// find's returnKey and showRecordId (when true) and min and max (when given).
+Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id,
+                           bson::ValueView min, bson::ValueView max);
+
+}  // namespace quarry::commands
