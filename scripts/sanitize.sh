@@ -4,7 +4,7 @@
 # spec tests against that quarryd. Any sanitizer report makes the server abort, so it shows up
 # as failing tests (and the server logs keep the report). Slow (a full second build, and the
 # server runs several times slower), so it is not part of scripts/test.sh: run it before
-# changing memory-sensitive code, or nightly. Session 2 found a use-after-free this way.
+# changing memory-sensitive code, or nightly.
 # Needs what scripts/test.sh installs. The last line is `N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."

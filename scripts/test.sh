@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs what Quarry needs, builds everything with tests (./build), and runs every suite:
-# unit tests (ctest), the include-layering check, the pytest integration tests, the Node.js
-# driver tests, the end-to-end browser test of the change-stream chat example (e2e), mongosh,
-# the libmongoc client, the fuzzers and the spec-test runner. Each suite's output is shown as it
+# Installs what Quarry needs, builds everything with tests (./build), and runs every suite: unit
+# tests (ctest), the include-layering check, the pytest
+# integration tests, the Node.js driver tests, the end-to-end browser test of the change-stream
+# chat example (e2e), mongosh, the libmongoc client, the fuzzers and the spec-test runner. Each suite's output is shown as it
 # runs; the last line is `N passed, N failed` over all suites, and the exit status is non-zero if
 # anything failed.
 #

@@ -99,7 +99,7 @@ class CursorManager {
   KillCursorsResult Kill(std::string_view ns, const std::vector<CursorId>& ids);
 
   // Kills cursors idle for longer than the timeout at `now` (not those in use or opened with
-  // no_cursor_timeout). Returns how many. The lead calls this from a timer.
+  // no_cursor_timeout). Returns how many. quarryd calls it from a timer.
   std::size_t ReapIdle(Clock::time_point now);
 
   // Kills every cursor (for shutdown, or when a collection is dropped: those of `ns`).
