@@ -108,7 +108,7 @@ bool ObjectId::FromHex(std::string_view hex, ObjectId* out) {
 
 ObjectId ObjectId::Generate() {
   // The 5-byte process-unique part and the counter's start are random, as the ObjectId spec asks.
-  static const std::uint64_t process_random = [] {
+  static const std::uint64_t kProcessRandom = [] {
     std::random_device rd;
     return (static_cast<std::uint64_t>(rd()) << 32) | rd();
   }();
@@ -125,7 +125,7 @@ ObjectId ObjectId::Generate() {
   id.bytes[1] = static_cast<std::uint8_t>(seconds >> 16);
   id.bytes[2] = static_cast<std::uint8_t>(seconds >> 8);
   id.bytes[3] = static_cast<std::uint8_t>(seconds);
-  for (int i = 0; i < 5; ++i) id.bytes[4 + i] = static_cast<std::uint8_t>(process_random >> (8 * i));
+  for (int i = 0; i < 5; ++i) id.bytes[4 + i] = static_cast<std::uint8_t>(kProcessRandom >> (8 * i));
   std::uint32_t c = counter.fetch_add(1, std::memory_order_relaxed);
   id.bytes[9] = static_cast<std::uint8_t>(c >> 16);
   id.bytes[10] = static_cast<std::uint8_t>(c >> 8);

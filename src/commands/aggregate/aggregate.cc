@@ -190,9 +190,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   std::unique_ptr<query::DocumentStream> input;
   if (local_sessions) {
     input = query::StreamOfDocuments(LocalSessions(ctx.service()));
-  } else if (coll.empty()) {
-    input = query::StreamOfDocuments({});
-  } else if (!collection.has_value()) {
+  } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {
     input = exec::OpenPipelineInput(ExecContextOf(ctx), *collection, &pipeline);

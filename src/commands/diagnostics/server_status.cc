@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <string>
 
@@ -75,7 +76,7 @@ StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) 
   b.AppendString("version", kMongoVersion);
   b.AppendString("process", "quarryd");
   b.AppendInt64("pid", getpid());
-  b.AppendDouble("uptime", static_cast<double>(uptime_ms / 1000));
+  b.AppendDouble("uptime", std::floor(static_cast<double>(uptime_ms) / 1000));  // whole seconds
   b.AppendInt64("uptimeMillis", uptime_ms);
   b.AppendInt64("uptimeEstimate", uptime_ms / 1000);
   b.AppendDate("localTime", NowMillis());

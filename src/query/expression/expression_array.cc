@@ -221,7 +221,7 @@ StatusWith<Value> ElementsTrue(std::string_view name, std::vector<Value>& args) 
 // ---- $range ----
 
 StatusWith<Value> Range(std::string_view, std::vector<Value>& args) {
-  static const char* kNames[] = {"starting value", "ending value", "step value"};
+  static constexpr const char* kNames[] = {"starting value", "ending value", "step value"};
   static const int kTypeCodes[] = {34443, 34445, 34447};
   static const int kRangeCodes[] = {34444, 34446, 34448};
   std::int64_t numbers[3] = {0, 0, 1};

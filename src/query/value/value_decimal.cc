@@ -12,7 +12,7 @@
 namespace quarry::query {
 namespace {
 
-using u128 = unsigned __int128;
+using UInt128 = unsigned __int128;
 
 constexpr int kExponentBias = 6176;
 constexpr int kMinExponent = -6176;
@@ -26,12 +26,12 @@ enum class Kind { kFinite, kInfinity, kNaN };
 struct Parts {
   Kind kind = Kind::kFinite;
   bool negative = false;
-  u128 coefficient = 0;
+  UInt128 coefficient = 0;
   int exponent = 0;
 };
 
-u128 MaxCoefficient() {  // 10^34 - 1
-  u128 v = 1;
+UInt128 MaxCoefficient() {  // 10^34 - 1
+  UInt128 v = 1;
   for (int i = 0; i < 34; ++i) v *= 10;
   return v - 1;
 }
@@ -53,7 +53,7 @@ Parts Decode(bson::Decimal128 d) {
     return p;
   }
   p.exponent = static_cast<int>((d.high >> 49) & 0x3FFF) - kExponentBias;
-  p.coefficient = (static_cast<u128>(d.high & 0x1FFFFFFFFFFFFULL) << 64) | d.low;
+  p.coefficient = (static_cast<UInt128>(d.high & 0x1FFFFFFFFFFFFULL) << 64) | d.low;
   return p;
 }
 
@@ -68,7 +68,7 @@ bson::Decimal128 Encode(const Parts& p) {
     d.high = kInfinityHigh | sign;
     return d;
   }
-  u128 coefficient = p.coefficient;
+  UInt128 coefficient = p.coefficient;
   int exponent = p.exponent;
   // Bring the exponent into range: drop digits when too small, pad when too large.
   while (exponent < kMinExponent && coefficient != 0) {
@@ -94,7 +94,7 @@ bson::Decimal128 Encode(const Parts& p) {
   return d;
 }
 
-std::string CoefficientDigits(u128 c) {
+std::string CoefficientDigits(UInt128 c) {
   if (c == 0) return "0";
   std::string s;
   while (c != 0) {
@@ -104,7 +104,7 @@ std::string CoefficientDigits(u128 c) {
   return s;
 }
 
-int DigitCount(u128 c) {
+int DigitCount(UInt128 c) {
   int n = 1;
   while (c >= 10) {
     c /= 10;
@@ -137,15 +137,15 @@ void Normalize(Parts* p) {
   }
 }
 
-bool MultiplyWouldOverflow(u128 a, u128 b) {
+bool MultiplyWouldOverflow(UInt128 a, UInt128 b) {
   if (a == 0 || b == 0) return false;
-  return a > (~static_cast<u128>(0)) / b;
+  return a > (~static_cast<UInt128>(0)) / b;
 }
 
 // Multiplies by 10^n; false on 128-bit overflow.
-bool ScaleUp(u128* c, int n) {
+bool ScaleUp(UInt128* c, int n) {
   for (int i = 0; i < n; ++i) {
-    if (*c > (~static_cast<u128>(0)) / 10) return false;
+    if (*c > (~static_cast<UInt128>(0)) / 10) return false;
     *c *= 10;
   }
   return true;
@@ -156,7 +156,7 @@ bool ScaleUp(u128* c, int n) {
 bson::Decimal128 DecimalFromInt64(std::int64_t n) {
   Parts p;
   p.negative = n < 0;
-  p.coefficient = n < 0 ? static_cast<u128>(-(n + 1)) + 1 : static_cast<u128>(n);
+  p.coefficient = n < 0 ? static_cast<UInt128>(-(n + 1)) + 1 : static_cast<UInt128>(n);
   return Encode(p);
 }
 
@@ -174,10 +174,10 @@ bson::Decimal128 DecimalFromDouble(double d) {
   if (d == 0) return Encode(p);
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.14e", std::fabs(d));  // d.dddddddddddddde[+-]XX
-  u128 coefficient = 0;
+  UInt128 coefficient = 0;
   const char* c = buf;
   for (; *c != 'e'; ++c) {
-    if (*c >= '0' && *c <= '9') coefficient = coefficient * 10 + static_cast<u128>(*c - '0');
+    if (*c >= '0' && *c <= '9') coefficient = coefficient * 10 + static_cast<UInt128>(*c - '0');
   }
   p.coefficient = coefficient;
   p.exponent = std::atoi(c + 1) - 14;
@@ -230,7 +230,7 @@ bool DecimalFromString(std::string_view text, bson::Decimal128* out) {
     any_digit = true;
     if (p.coefficient != 0 || ch != '0') ++significant;
     if (significant > 34) return false;
-    p.coefficient = p.coefficient * 10 + static_cast<u128>(ch - '0');
+    p.coefficient = p.coefficient * 10 + static_cast<UInt128>(ch - '0');
     if (seen_point) ++fraction_digits;
   }
   if (!any_digit) return false;
@@ -304,12 +304,12 @@ bson::Decimal128 DecimalRoundToPlace(bson::Decimal128 d, int place, bool truncat
     p.exponent = -place;
     return Encode(p);
   }
-  u128 divisor = 1;
+  UInt128 divisor = 1;
   for (int i = 0; i < drop; ++i) divisor *= 10;
-  u128 quotient = p.coefficient / divisor;
-  u128 remainder = p.coefficient % divisor;
+  UInt128 quotient = p.coefficient / divisor;
+  UInt128 remainder = p.coefficient % divisor;
   if (!truncate) {
-    u128 half = divisor / 2;
+    UInt128 half = divisor / 2;
     if (remainder > half || (remainder == half && (quotient % 2) == 1)) ++quotient;
   }
   p.coefficient = quotient;
@@ -343,11 +343,11 @@ bson::Decimal128 DecimalArithmetic(DecimalOp op, bson::Decimal128 a, bson::Decim
       // Align to the smaller exponent, then add signed coefficients.
       Parts* hi = x.exponent >= y.exponent ? &x : &y;
       Parts* lo = hi == &x ? &y : &x;
-      u128 hc = hi->coefficient;
+      UInt128 hc = hi->coefficient;
       if (!ScaleUp(&hc, hi->exponent - lo->exponent)) return via_double();
       r.exponent = lo->exponent;
       if (hi->negative == lo->negative) {
-        if (hc > (~static_cast<u128>(0)) - lo->coefficient) return via_double();
+        if (hc > (~static_cast<UInt128>(0)) - lo->coefficient) return via_double();
         r.coefficient = hc + lo->coefficient;
         r.negative = hi->negative;
       } else if (hc >= lo->coefficient) {
@@ -369,7 +369,7 @@ bson::Decimal128 DecimalArithmetic(DecimalOp op, bson::Decimal128 a, bson::Decim
     case DecimalOp::kDivide: {
       if (y.coefficient == 0) return via_double();
       // Exact when the quotient terminates within the precision; otherwise double precision.
-      u128 num = x.coefficient;
+      UInt128 num = x.coefficient;
       int exponent = x.exponent - y.exponent;
       while (num % y.coefficient != 0 && DigitCount(num) < 36) {
         if (!ScaleUp(&num, 1)) break;
