@@ -35,8 +35,10 @@ std::optional<bson::DocumentView> CountAllGroup(bson::DocumentView stages) {
     if (e.value.type() != bson::Type::kDocument || e.value.Document().CountElements() != 1) {
       return std::nullopt;
     }
+    // Only an int 1, as drivers send it: $sum of 1.0 or NumberLong(1) outputs a double or a
+    // long, which the real $group gives.
     bson::ValueView sum = e.value.Document().Get("$sum");
-    if (!sum.IsNumber() || sum.AsDouble() != 1.0) return std::nullopt;
+    if (sum.type() != bson::Type::kInt32 || sum.Int32() != 1) return std::nullopt;
   }
   return spec;
 }
@@ -52,11 +54,12 @@ std::optional<std::vector<bson::Document>> CountAllPipeline(
   const std::int64_t count =
       collection.has_value() ? ctx.engine->records().Count(collection->id) : 0;
   if (count == 0) return output;
+  // $group outputs _id first, wherever its spec puts it.
   bson::DocumentBuilder b;
+  b.Append("_id", group->Get("_id"));
   for (const bson::Element& e : *group) {
-    if (e.key == "_id") {
-      b.Append("_id", e.value);
-    } else if (count <= 2147483647) {
+    if (e.key == "_id") continue;
+    if (count <= 2147483647) {
       b.AppendInt32(e.key, static_cast<std::int32_t>(count));
     } else {
       b.AppendInt64(e.key, count);

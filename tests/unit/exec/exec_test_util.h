@@ -1,5 +1,5 @@
 // Helpers for exec/ tests: an engine and catalog over a temporary directory, a collection of
-// numbered documents, and documents from JSON.
+// numbered documents, documents and filters from JSON, and writes that race the code under test.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,14 +8,18 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "bson/builder.h"
 #include "bson/json.h"
 #include "catalog/catalog.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
+#include "query/match/matcher.h"
 #include "storage/engine.h"
+#include "storage/record_store.h"
 #include "storage/write_unit.h"
 
 namespace quarry::exec::testing {
@@ -24,6 +28,54 @@ inline bson::Document Doc(std::string_view json) {
   StatusWith<bson::Document> doc = bson::FromJson(json);
   EXPECT_TRUE(doc.ok()) << doc.status().ToString() << " in " << json;
   return doc.ok() ? std::move(doc).value() : bson::Document();
+}
+
+// The document or array `value` holds; {} (failing the test) when it holds neither, so that a
+// missing reply field fails an expectation instead of the test binary.
+inline bson::DocumentView DocumentIn(bson::ValueView value) {
+  const bool holds = value.type() == bson::Type::kDocument || value.type() == bson::Type::kArray;
+  EXPECT_TRUE(holds) << (value.exists() ? value.ToJson() : "absent") << " is no document";
+  return holds ? value.Document() : bson::DocumentView();
+}
+
+// The string `value` holds; "" (failing the test) when it holds none.
+inline std::string_view StringIn(bson::ValueView value) {
+  const bool holds = value.type() == bson::Type::kString;
+  EXPECT_TRUE(holds) << (value.exists() ? value.ToJson() : "absent") << " is no string";
+  return holds ? value.String() : std::string_view();
+}
+
+inline query::Matcher Filter(std::string_view json) {
+  StatusWith<query::Matcher> matcher = query::Matcher::Parse(Doc(json));
+  EXPECT_TRUE(matcher.ok()) << matcher.status().ToString() << " in " << json;
+  return matcher.ok() ? std::move(matcher).value()
+                      : query::Matcher::Parse(bson::DocumentView()).value();
+}
+
+// `doc` with its int field `field` one higher (1 when missing): a change whose result shows
+// how many times it was applied, and to which version.
+inline bson::Document Bumped(bson::DocumentView doc, std::string_view field = "bumps") {
+  bson::DocumentBuilder b;
+  std::int64_t bumps = 0;
+  for (const bson::Element& e : doc) {
+    if (e.key == field) {
+      bumps = e.value.AsInt64();
+    } else {
+      b.Append(e.key, e.value);
+    }
+  }
+  b.AppendInt64(field, bumps + 1);
+  return std::move(b).Finish();
+}
+
+// `doc` with field `field` set to the int `value`.
+inline bson::Document With(bson::DocumentView doc, std::string_view field, int value) {
+  bson::DocumentBuilder b;
+  for (const bson::Element& e : doc) {
+    if (e.key != field) b.Append(e.key, e.value);
+  }
+  b.AppendInt32(field, value);
+  return std::move(b).Finish();
 }
 
 // An engine and catalog over a fresh directory, removed at destruction, with one collection
@@ -78,6 +130,56 @@ class ExecFixture : public ::testing::Test {
     }
     auto result = engine_->pipeline().Commit(std::move(unit), {});
     ASSERT_TRUE(result.ok() && result.value().errors.empty());
+  }
+
+  // Replaces `before` (as stored) by `after` in a commit of its own, as another client would.
+  void ReplaceNow(bson::DocumentView before, bson::DocumentView after) {
+    storage::WriteUnit unit;
+    unit.Update(collection_.ref(), before, after, storage::UpdateKind::kReplace);
+    auto result = engine_->pipeline().Commit(std::move(unit), {});
+    ASSERT_TRUE(result.ok() && result.value().errors.empty());
+  }
+
+  void DeleteNow(bson::DocumentView stored) {
+    storage::WriteUnit unit;
+    unit.Delete(collection_.ref(), stored);
+    auto result = engine_->pipeline().Commit(std::move(unit), {});
+    ASSERT_TRUE(result.ok() && result.value().errors.empty());
+  }
+
+  // The stored document with _id `id`, or nullopt.
+  std::optional<bson::Document> Stored(int id) const {
+    bson::DocumentBuilder b;
+    b.AppendInt32("_id", id);
+    bson::Document key = std::move(b).Finish();
+    auto doc = engine_->records().FindById(collection_.id, key.Get("_id"));
+    EXPECT_TRUE(doc.ok()) << doc.status().ToString();
+    return doc.ok() ? std::move(doc).value() : std::nullopt;
+  }
+
+  // Every stored document, in _id order.
+  std::vector<bson::Document> StoredDocuments() const {
+    std::vector<bson::Document> docs;
+    auto cursor = engine_->records().Scan(collection_.id);
+    for (; cursor->Valid(); cursor->Next()) docs.push_back(bson::Document::Copy(cursor->document()));
+    EXPECT_TRUE(cursor->status().ok());
+    return docs;
+  }
+
+  // Records index `spec` in the catalog as createIndexes does, and re-reads the collection.
+  void AddIndexSpec(std::string_view spec) {
+    bson::Document index = Doc(spec);
+    Status added = catalog_->ModifyCollection(
+        "db", "c",
+        [&index](catalog::CollectionInfo* info) {
+          info->indexes.push_back(index);
+          return Status::OK();
+        },
+        Doc(R"({"createIndexes": "c"})"));
+    ASSERT_TRUE(added.ok()) << added.ToString();
+    std::optional<Collection> reread = LookupCollection(*catalog_, "db", "c");
+    ASSERT_TRUE(reread.has_value());
+    collection_ = std::move(*reread);
   }
 
   Committer Commit() {

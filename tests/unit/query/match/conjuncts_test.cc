@@ -1,0 +1,91 @@
+// Matcher::Conjuncts: the comparisons every matching document satisfies, which planners read to
+// find point lookups. A condition that a matching document need not satisfy must never appear.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "query/match/matcher.h"
+#include "query_test_util.h"
+
+namespace quarry::query {
+namespace {
+
+using testing::Doc;
+
+std::string OpName(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEq: return "$eq";
+    case CompareOp::kLt: return "$lt";
+    case CompareOp::kLte: return "$lte";
+    case CompareOp::kGt: return "$gt";
+    case CompareOp::kGte: return "$gte";
+  }
+  return "?";
+}
+
+// The conjuncts of `filter`, each as "path op value".
+std::vector<std::string> Conjuncts(std::string_view filter) {
+  bson::Document f = Doc(filter);
+  StatusWith<Matcher> matcher = Matcher::Parse(f);
+  EXPECT_TRUE(matcher.ok()) << matcher.status().ToString() << " for " << filter;
+  if (!matcher.ok()) return {};
+  std::vector<std::string> out;
+  for (const PathCondition& condition : matcher.value().Conjuncts()) {
+    out.push_back(std::string(condition.path) + " " + OpName(condition.op) + " " +
+                  condition.value.ToJson());
+  }
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+TEST(MatcherConjunctsTest, EqualityAndComparisonsOfOnePath) {
+  EXPECT_EQ(Conjuncts(R"({"a": 1})"), Strings{"a $eq 1"});
+  EXPECT_EQ(Conjuncts(R"({"a": {"$eq": "s"}})"), Strings{"a $eq \"s\""});
+  EXPECT_EQ(Conjuncts(R"({"a": {"%gt": 1, "%lte": 5}})"), (Strings{"a $gt 1", "a $lte 5"}));
+  EXPECT_EQ(Conjuncts(R"({"a": {"%lt": 1, "%gte": 0}})"), (Strings{"a $lt 1", "a $gte 0"}));
+  EXPECT_EQ(Conjuncts(R"({"x.y": 3})"), Strings{"x.y $eq 3"});
+}
+
+TEST(MatcherConjunctsTest, TopLevelFieldsAndAndClausesInFilterOrder) {
+  EXPECT_EQ(Conjuncts(R"({"a": 1, "b": {"%lt": 2}})"), (Strings{"a $eq 1", "b $lt 2"}));
+  EXPECT_EQ(Conjuncts(R"({"$and": [{"a": 1}, {"$and": [{"b": 2}]}], "c": 3})"),
+            (Strings{"a $eq 1", "b $eq 2", "c $eq 3"}));
+}
+
+TEST(MatcherConjunctsTest, EveryElementOfAllIsAnEquality) {
+  EXPECT_EQ(Conjuncts(R"({"a": {"$all": [1, 2]}})"), (Strings{"a $eq 1", "a $eq 2"}));
+}
+
+TEST(MatcherConjunctsTest, ConditionsAMatchNeedNotSatisfyAreLeftOut) {
+  for (const char* filter : {
+           R"({"$or": [{"a": 1}]})",
+           R"({"$nor": [{"a": 1}]})",
+           R"({"a": {"$not": {"$eq": 1}}})",
+           R"({"a": {"$ne": 1}})",
+           R"({"a": {"$in": [1]}})",
+           R"({"a": {"$elemMatch": {"$eq": 1}}})",
+           R"({"a": {"$exists": true}})",
+           R"({"a": {"$regularExpression": {"pattern": "^x", "options": ""}}})",
+           R"({"$expr": {"$eq": ["$a", 1]}})",
+           R"({"$and": [{"$or": [{"a": 1}, {"b": 1}]}]})",
+       }) {
+    EXPECT_EQ(Conjuncts(filter), Strings{}) << filter;
+  }
+}
+
+TEST(MatcherConjunctsTest, OtherConditionsDoNotHideTheComparisons) {
+  EXPECT_EQ(Conjuncts(R"({"$or": [{"b": 1}], "a": 1, "c": {"$in": [2]}, "d": {"%gte": 4}})"),
+            (Strings{"a $eq 1", "d $gte 4"}));
+}
+
+TEST(MatcherConjunctsTest, ValueConditionsHaveNone) {
+  bson::Document condition = Doc(R"({"c": {"%gt": 1}})");
+  StatusWith<Matcher> matcher = Matcher::ParseValueCondition(condition.Get("c"));
+  ASSERT_TRUE(matcher.ok()) << matcher.status().ToString();
+  EXPECT_TRUE(matcher.value().Conjuncts().empty());
+}
+
+}  // namespace
+}  // namespace quarry::query
