@@ -102,7 +102,11 @@ void LogIfSlow(const commands::ConnectionState& connection, const Accounted& don
 void Account(commands::ServiceState& state, commands::ConnectionState& connection,
              const Accounted& done) {
   if (done.command == nullptr) {
-    state.opcounters.unknown_commands.fetch_add(1, std::memory_order_relaxed);
+    // A request refused before its command was looked up (no $db, an empty document) names
+    // no unknown command: mongod counts <UNKNOWN> only when the lookup fails.
+    if (done.status->code() == ErrorCode::kCommandNotFound) {
+      state.opcounters.unknown_commands.fetch_add(1, std::memory_order_relaxed);
+    }
   } else {
     CountOperation(state.opcounters, done);
     CountCommand(state, done);

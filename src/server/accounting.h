@@ -15,7 +15,7 @@ namespace quarry::server {
 
 // One finished command, as accounting sees it.
 struct Accounted {
-  const commands::Command* command = nullptr;  // null: no such command
+  const commands::Command* command = nullptr;  // null: refused before or at the lookup
   std::string_view name;                       // as the request spelled it
   std::string_view db;
   const Status* status = nullptr;              // the command's failure, or OK

@@ -229,8 +229,8 @@ Status RetryableWrites::Attach(storage::Engine* engine) {
 StatusWith<std::unique_ptr<commands::RetryableWrite>> RetryableWrites::Begin(
     const std::string& session_id, std::int64_t txn_number) {
   std::unique_lock lock(mu_);
+  released_.wait(lock, [&] { return !BusyLocked(session_id); });
   Session& session = sessions_[session_id];
-  released_.wait(lock, [&session] { return !session.busy; });
   if (txn_number < session.txn_number) {
     return Status(ErrorCode::kTransactionTooOld,
                   "Retryable write with txnNumber " + std::to_string(txn_number) +
@@ -252,6 +252,13 @@ StatusWith<std::unique_ptr<commands::RetryableWrite>> RetryableWrites::Begin(
   return std::unique_ptr<commands::RetryableWrite>(std::move(attempt));
 }
 
+// Looked up by name at each wake-up: a waiter must not keep a reference to the entry, which
+// Forget (endSessions from another connection) may erase while it waits.
+bool RetryableWrites::BusyLocked(const std::string& session_id) const {
+  auto it = sessions_.find(session_id);
+  return it != sessions_.end() && it->second.busy;
+}
+
 void RetryableWrites::Release(const std::string& session_id) {
   {
     std::lock_guard lock(mu_);
@@ -264,9 +271,9 @@ void RetryableWrites::Forget(const std::string& session_id) {
   storage::WriteUnit unit;
   {
     std::unique_lock lock(mu_);
+    released_.wait(lock, [&] { return !BusyLocked(session_id); });
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) return;
-    released_.wait(lock, [&] { return !it->second.busy; });
     for (std::uint32_t seq = 0; seq < it->second.records; ++seq) {
       unit.DeleteMeta(RecordName(session_id, it->second.records_txn, seq));
     }

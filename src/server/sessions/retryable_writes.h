@@ -52,6 +52,7 @@ class RetryableWrites {
   };
 
   void Release(const std::string& session_id);
+  bool BusyLocked(const std::string& session_id) const;  // REQUIRES: mu_ held
 
   storage::Engine* engine_ = nullptr;
   std::mutex mu_;

@@ -34,6 +34,7 @@ void SessionCatalog::Touch(const std::string& id) {
     it = sessions_.emplace(id, Entry{}).first;
   }
   it->second.last_use_ms = NowMillis();
+  it->second.ended = false;  // used again after endSessions: the session lives on
 }
 
 SessionCatalog::Running SessionCatalog::Start(const std::string& id,
@@ -53,6 +54,7 @@ void SessionCatalog::Finish(const std::string& id, Interrupt* interrupt) {
   if (it == sessions_.end()) return;
   std::erase_if(it->second.running,
                 [interrupt](const std::shared_ptr<Interrupt>& running) { return running.get() == interrupt; });
+  if (it->second.ended && it->second.running.empty()) sessions_.erase(it);
 }
 
 void SessionCatalog::Refresh(const std::string& id) {
@@ -86,7 +88,13 @@ void SessionCatalog::End(const std::string& id) {
     std::lock_guard lock(mu_);
     auto it = sessions_.find(id);
     // A session ended while an operation of it runs is forgotten once that operation is done.
-    if (it != sessions_.end() && it->second.running.empty()) sessions_.erase(it);
+    if (it != sessions_.end()) {
+      if (it->second.running.empty()) {
+        sessions_.erase(it);
+      } else {
+        it->second.ended = true;
+      }
+    }
   }
   retryable_writes_.Forget(id);
 }

@@ -64,6 +64,7 @@ class SessionCatalog final : public commands::SessionControl {
   struct Entry {
     std::int64_t last_use_ms = 0;
     std::vector<std::shared_ptr<Interrupt>> running;
+    bool ended = false;  // endSessions came while operations ran: forget it when they are done
   };
   void Touch(const std::string& id);  // REQUIRES: mu_ held
   void Finish(const std::string& id, Interrupt* interrupt);
