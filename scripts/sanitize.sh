@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds quarryd and the storage unit tests with AddressSanitizer and UBSan (./build-asan), then
-# runs the storage unit tests, the pytest integration tests, the Node.js driver tests and the
+# Builds quarryd and the unit tests of the layers that own memory across threads (storage, exec,
+# commands, server) with AddressSanitizer and UBSan (./build-asan), then runs those unit tests, the pytest integration tests, the Node.js driver tests and the
 # spec tests against that quarryd. Any sanitizer report makes the server abort, so it shows up
 # as failing tests (and the server logs keep the report). Slow (a full second build, and the
 # server runs several times slower), so it is not part of scripts/test.sh: run it before
@@ -14,7 +14,8 @@ generator=()
 [ -f "$BUILD/CMakeCache.txt" ] || generator=(-G Ninja)
 cmake -S . -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUARRY_SANITIZE=ON \
   -DQUARRY_BUILD_TESTS=ON >/dev/null || exit 1
-cmake --build "$BUILD" -j "$(nproc)" --target quarryd quarry_storage_tests || exit 1
+UNIT_TESTS=(quarry_storage_tests quarry_exec_tests quarry_commands_tests quarry_server_tests)
+cmake --build "$BUILD" -j "$(nproc)" --target quarryd "${UNIT_TESTS[@]}" || exit 1
 
 export QUARRY_BINARY="$PWD/$BUILD/src/main/quarryd"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
@@ -25,14 +26,17 @@ passed=0
 failed=0
 count() {  # count NAME PASSED FAILED
   local p=${2:-0} f=${3:-0}
-  printf '%-8s %5s passed %5s failed\n' "$1" "$p" "$f"
+  printf '%-20s %5s passed %5s failed\n' "$1" "$p" "$f"
   passed=$((passed + p))
   failed=$((failed + f))
 }
 
-ASAN_OPTIONS=detect_leaks=1 "$BUILD/tests/quarry_storage_tests" >"$LOG_DIR/unit.log" 2>&1
-count unit "$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\..*/\1/p' "$LOG_DIR/unit.log" | tail -n1)" \
-  "$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?,.*/\1/p' "$LOG_DIR/unit.log" | tail -n1)"
+for binary in "${UNIT_TESTS[@]}"; do
+  ASAN_OPTIONS=detect_leaks=1 "$BUILD/tests/$binary" >"$LOG_DIR/$binary.log" 2>&1
+  count "${binary#quarry_}" \
+    "$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\..*/\1/p' "$LOG_DIR/$binary.log" | tail -n1)" \
+    "$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?,.*/\1/p' "$LOG_DIR/$binary.log" | tail -n1)"
+done
 
 # The RSS bound of a 48 MB message does not hold under ASan's quarantine and shadow memory.
 /usr/bin/python3 -m pytest tests/integration --ignore=tests/integration/clients -q \

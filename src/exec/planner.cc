@@ -129,16 +129,17 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   return root;
 }
 
-Status CheckHint(const Collection& collection, bson::ValueView hint) {
-  return ResolveHint(collection, hint).status();
+StatusWith<storage::ScanDirection> CheckHint(const Collection& collection, bson::ValueView hint) {
+  QUARRY_ASSIGN_OR_RETURN(HintChoice choice, ResolveHint(collection, hint));
+  return choice.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
 }
 
 std::unique_ptr<PlanStage> PlanFilter(const ExecContext& ctx, const Collection& collection,
-                                      const query::Matcher& filter) {
+                                      const query::Matcher& filter,
+                                      storage::ScanDirection direction) {
   std::optional<query::Matcher> maybe;
   if (!filter.MatchesEverything()) maybe = filter;
-  return PlanAccess(ctx, collection, maybe, storage::ScanDirection::kForward,
-                    /*want_match_details=*/true);
+  return PlanAccess(ctx, collection, maybe, direction, /*want_match_details=*/true);
 }
 
 }  // namespace quarry::exec

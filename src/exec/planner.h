@@ -17,6 +17,7 @@
 #include "query/match/matcher.h"
 #include "query/projection/projection.h"
 #include "query/sort/sort.h"
+#include "storage/record_store.h"
 
 namespace quarry::exec {
 
@@ -46,13 +47,16 @@ struct QuerySpec {
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                                                  const Collection& collection, QuerySpec spec);
 
-// Fails as PlanQuery does for a hint that names no index of `collection`, or one whose
-// results would differ from a scan's. OK for an absent hint and for {$natural: 1 | -1}. For
-// commands that read through PlanFilter (count, distinct, writes, aggregate).
-Status CheckHint(const Collection& collection, bson::ValueView hint);
+// The order in which a hint asks for the documents: backward for {$natural: -1}, else
+// forward. Fails as PlanQuery does for a hint that names no index of `collection`, or one
+// whose results would differ from a scan's. For commands that read through PlanFilter (count,
+// distinct, writes, aggregate).
+StatusWith<storage::ScanDirection> CheckHint(const Collection& collection, bson::ValueView hint);
 
-// The plan of a write's or a count's filter: every matching document in _id order.
-std::unique_ptr<PlanStage> PlanFilter(const ExecContext& ctx, const Collection& collection,
-                                      const query::Matcher& filter);
+// The plan of a write's or a count's filter: every matching document in _id order (or its
+// reverse).
+std::unique_ptr<PlanStage> PlanFilter(
+    const ExecContext& ctx, const Collection& collection, const query::Matcher& filter,
+    storage::ScanDirection direction = storage::ScanDirection::kForward);
 
 }  // namespace quarry::exec

@@ -22,7 +22,7 @@ Status GaveUp() {
 // The first match in _id order, or the first in `sort` order, with its match details.
 StatusWith<std::optional<std::pair<bson::Document, query::MatchDetails>>> FindTarget(
     const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
-    const query::SortSpec* sort) {
+    const query::SortSpec* sort, storage::ScanDirection direction) {
   const bool sorting = sort != nullptr && sort->needs_sort();
   std::optional<std::pair<bson::Document, query::MatchDetails>> best;
   QUARRY_RETURN_IF_ERROR(ForEachMatch(
@@ -31,7 +31,8 @@ StatusWith<std::optional<std::pair<bson::Document, query::MatchDetails>>> FindTa
           best.emplace(bson::Document::Copy(doc), details);
         }
         return sorting;
-      }));
+      },
+      direction));
   return best;
 }
 
@@ -45,8 +46,9 @@ bson::Document IdDocument(bson::ValueView id) {
 
 Status ForEachMatch(const ExecContext& ctx, const Collection& collection,
                     const query::Matcher& matcher,
-                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
-  std::unique_ptr<PlanStage> plan = PlanFilter(ctx, collection, matcher);
+                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
+                    storage::ScanDirection direction) {
+  std::unique_ptr<PlanStage> plan = PlanFilter(ctx, collection, matcher, direction);
   return ForEachResult(*plan, visit);
 }
 
@@ -113,9 +115,10 @@ StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(const ExecContext& ctx,
                                                        const query::Matcher& matcher,
                                                        const query::SortSpec* sort,
                                                        const Committer& commit,
-                                                       const ChangeFunction& change) {
+                                                       const ChangeFunction& change,
+                                                       storage::ScanDirection direction) {
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
-    QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort));
+    QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort, direction));
     if (!target.has_value()) return std::optional<FirstMatch>();
     FirstMatch first{std::move(target->first), false};
     storage::WriteUnit unit;

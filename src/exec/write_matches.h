@@ -12,6 +12,7 @@
 #include "exec/exec_context.h"
 #include "query/match/matcher.h"
 #include "query/sort/sort.h"
+#include "storage/record_store.h"
 #include "storage/write_unit.h"
 
 namespace quarry::exec {
@@ -21,9 +22,11 @@ bson::Document IdDocument(bson::ValueView id);
 
 // Calls `visit` with each document `matcher` matches (valid during the call) and its match
 // details, in _id order, until `visit` returns false.
+// Backward (a {$natural: -1} hint): in descending _id order.
 Status ForEachMatch(const ExecContext& ctx, const Collection& collection,
                     const query::Matcher& matcher,
-                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit);
+                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
+                    storage::ScanDirection direction = storage::ScanDirection::kForward);
 
 // The document with this _id as stored now; nullopt when there is none.
 StatusWith<std::optional<bson::Document>> ReadById(const ExecContext& ctx,
@@ -55,8 +58,9 @@ struct FirstMatch {
   bool changed = false;  // whether `change` added a mutation (which then committed)
 };
 
-// Changes the first document `matcher` matches: the first in _id order, or the first in
-// `sort` order when one is given. When its commit meets a WriteConflict, finds the target
+// Changes the first document `matcher` matches: the first in _id order (the last with
+// `direction` backward, for a {$natural: -1} hint), or the first in `sort` order when one is
+// given. When its commit meets a WriteConflict, finds the target
 // again from the start (it may no longer match, and another may), up to 100 times. nullopt
 // when nothing matches.
 StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(const ExecContext& ctx,
@@ -64,6 +68,8 @@ StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(const ExecContext& ctx,
                                                        const query::Matcher& matcher,
                                                        const query::SortSpec* sort,
                                                        const Committer& commit,
-                                                       const ChangeFunction& change);
+                                                       const ChangeFunction& change,
+                                                       storage::ScanDirection direction =
+                                                           storage::ScanDirection::kForward);
 
 }  // namespace quarry::exec

@@ -161,7 +161,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   std::optional<exec::Collection> collection;
   if (!coll.empty()) collection = LookupCollection(ctx, request.db, coll);
-  if (collection.has_value()) QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
+  storage::ScanDirection direction = storage::ScanDirection::kForward;
+  if (collection.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(direction, exec::CheckHint(*collection, hint));
+  }
   if (!coll.empty()) {
     if (std::optional<std::vector<bson::Document>> counted =
             exec::CountAllPipeline(ExecContextOf(ctx), collection, stages)) {
@@ -193,7 +196,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {
-    input = exec::OpenPipelineInput(ExecContextOf(ctx), *collection, &pipeline);
+    input = exec::OpenPipelineInput(ExecContextOf(ctx), *collection, &pipeline, direction);
   }
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> output,
                           pipeline.Run(std::move(input)));

@@ -76,7 +76,8 @@ StatusWith<bson::Document> Upsert(CommandContext& ctx, const exec::Collection& c
 
 StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collection& collection,
                                         const UpdateStatement& statement,
-                                        const std::optional<DocumentValidator>& validator) {
+                                        const std::optional<DocumentValidator>& validator,
+                                        storage::ScanDirection direction) {
   const exec::ExecContext exec_ctx = ExecContextOf(ctx);
   UpdateOutcome outcome;
   if (statement.multi) {
@@ -93,7 +94,8 @@ StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collect
   QUARRY_ASSIGN_OR_RETURN(
       std::optional<exec::FirstMatch> first,
       exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher, sort, CommitterOf(ctx),
-                             ApplyTo(ctx, collection, statement, validator, &post_image)));
+                             ApplyTo(ctx, collection, statement, validator, &post_image),
+                             direction));
   if (!first.has_value()) return outcome;
   outcome.matched = 1;
   outcome.modified = first->changed ? 1 : 0;
@@ -131,12 +133,14 @@ StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& 
     QUARRY_ASSIGN_OR_RETURN(exec::Collection created, EnsureCollection(ctx, db, coll));
     collection = std::move(created);
   }
-  QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, statement.hint));
+  QUARRY_ASSIGN_OR_RETURN(storage::ScanDirection direction,
+                          exec::CheckHint(*collection, statement.hint));
   QUARRY_ASSIGN_OR_RETURN(
       std::optional<DocumentValidator> validator,
       DocumentValidator::ForCollection(collection->info->options, statement.bypass_validation));
   for (int attempt = 0; attempt < 2; ++attempt) {
-    StatusWith<UpdateOutcome> outcome = UpdateMatches(ctx, *collection, statement, validator);
+    StatusWith<UpdateOutcome> outcome =
+        UpdateMatches(ctx, *collection, statement, validator, direction);
     if (!outcome.ok() || outcome.value().matched > 0 || !statement.upsert) return outcome;
     StatusWith<bson::Document> inserted = Upsert(ctx, *collection, statement, validator);
     if (inserted.ok()) {

@@ -155,14 +155,6 @@ def test_a_delete_statement_with_a_bad_hint_fails_alone(hinted):
     assert reply["n"] == 1 and ids(hinted.find()) == [0, 2, 3, 4, 5]
 
 
-NATURAL_ORDER_IGNORED = (
-    "only find honours {$natural: -1}: aggregate and single-document writes check the hint "
-    "(exec::CheckHint) but read through exec::PlanFilter, which always scans in forward _id "
-    "order, so the direction is silently ignored instead of reversing the scan or answering "
-    "NotImplemented")
-
-
-@pytest.mark.xfail(strict=True, reason=NATURAL_ORDER_IGNORED)
 def test_aggregate_with_a_reverse_natural_hint_returns_documents_in_reverse_order(hinted):
     assert ids(hinted.aggregate([{"$match": {"a": 1}}], hint={"$natural": -1})) == [4, 1]
 
@@ -179,7 +171,6 @@ def change_first_match(c, write):
     return sorted(set(range(6)) - set(ids(c.find())))
 
 
-@pytest.mark.xfail(strict=True, reason=NATURAL_ORDER_IGNORED)
 @pytest.mark.parametrize("write", ["update_one", "find_one_and_update", "delete_one"])
 def test_a_single_document_write_with_a_reverse_natural_hint_changes_the_last_match(hinted,
                                                                                      write):

@@ -230,6 +230,17 @@ TEST_F(PlannerTest, NaturalHintChoosesTheScanDirection) {
   std::vector<std::string> backward(forward.rbegin(), forward.rend());
   EXPECT_EQ(IdsWithHint(R"({"hint": {"$natural": -1}})"), backward);
   EXPECT_EQ(PlanWithHint(R"({"hint": {"$natural": 2}})").code(), ErrorCode::kBadValue);
+  for (const auto& [hint, direction] :
+       {std::pair{R"({"hint": {"$natural": -1}})", storage::ScanDirection::kBackward},
+        std::pair{R"({"hint": {"$natural": 1}})", storage::ScanDirection::kForward},
+        std::pair{R"({"hint": "_id_"})", storage::ScanDirection::kForward},
+        std::pair{R"({})", storage::ScanDirection::kForward}}) {
+    SCOPED_TRACE(hint);
+    hint_ = Doc(hint);
+    StatusWith<storage::ScanDirection> checked = CheckHint(collection_, hint_.Get("hint"));
+    ASSERT_TRUE(checked.ok());
+    EXPECT_EQ(checked.value(), direction);
+  }
 }
 
 TEST_F(PlannerTest, HintNamingNoIndexFailsWithBadValue) {
@@ -239,7 +250,7 @@ TEST_F(PlannerTest, HintNamingNoIndexFailsWithBadValue) {
     EXPECT_EQ(planned.code(), ErrorCode::kBadValue);
     EXPECT_EQ(planned.reason(), "hint provided does not correspond to an existing index");
     hint_ = Doc(hint);
-    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).code(), ErrorCode::kBadValue);
+    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).status().code(), ErrorCode::kBadValue);
   }
   EXPECT_EQ(PlanWithHint(R"({"hint": 5})").code(), ErrorCode::kFailedToParse);
 }
@@ -266,7 +277,7 @@ TEST_F(PlannerTest, HintToASparseOrPartialIndexIsNotImplemented) {
     SCOPED_TRACE(hint);
     EXPECT_EQ(PlanWithHint(hint).code(), ErrorCode::kNotImplemented);
     hint_ = Doc(hint);
-    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).code(), ErrorCode::kNotImplemented);
+    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).status().code(), ErrorCode::kNotImplemented);
   }
 }
 
