@@ -11,7 +11,13 @@
 
 namespace quarry::log {
 
-enum class Severity : char { kDebug = 'D', kInfo = 'I', kWarning = 'W', kError = 'E', kFatal = 'F' };
+enum class Severity : char {
+  kDebug = 'D',
+  kInfo = 'I',
+  kWarning = 'W',
+  kError = 'E',
+  kFatal = 'F'
+};
 
 // One attribute of a log line. A value given as a number or bool is written bare; a string
 // is quoted and escaped.
@@ -37,8 +43,8 @@ struct Attr {
 };
 
 struct Options {
-  std::string path;         // empty: standard error
-  bool quiet = false;       // drop Info lines about connections
+  std::string path;    // empty: standard error
+  bool quiet = false;  // drop Info lines about connections
   bool append = true;
 };
 

@@ -48,7 +48,8 @@ const std::string& Status::extra_info() const { return ok() ? kEmpty : state_->e
 Status Status::WithExtraInfo(std::string bson_bytes) && {
   if (ok()) return *this;
   Status result;
-  result.state_ = std::make_shared<State>(State{state_->code, state_->reason, std::move(bson_bytes)});
+  result.state_ =
+      std::make_shared<State>(State{state_->code, state_->reason, std::move(bson_bytes)});
   return result;
 }
 

@@ -63,7 +63,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] StatusWith {
  public:
-  StatusWith(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  StatusWith(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   StatusWith(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
   StatusWith(ErrorCode code, std::string reason) : status_(code, std::move(reason)) {}
 
@@ -81,7 +81,9 @@ class [[nodiscard]] StatusWith {
 namespace internal {
 inline const Status& AsStatus(const Status& s) { return s; }
 template <typename T>
-const Status& AsStatus(const StatusWith<T>& s) { return s.status(); }
+const Status& AsStatus(const StatusWith<T>& s) {
+  return s.status();
+}
 }  // namespace internal
 
 }  // namespace quarry
@@ -90,9 +92,9 @@ const Status& AsStatus(const StatusWith<T>& s) { return s.status(); }
 #define QUARRY_CONCAT(a, b) QUARRY_CONCAT_INNER(a, b)
 
 // Returns the Status of `expr` (a Status or StatusWith) from the enclosing function if it failed.
-#define QUARRY_RETURN_IF_ERROR(expr)                                             \
-  do {                                                                           \
-    const auto& quarry_status_or_ = (expr);                                      \
+#define QUARRY_RETURN_IF_ERROR(expr)                                                     \
+  do {                                                                                   \
+    const auto& quarry_status_or_ = (expr);                                              \
     if (!quarry_status_or_.ok()) return ::quarry::internal::AsStatus(quarry_status_or_); \
   } while (false)
 

@@ -8,8 +8,12 @@
 namespace quarry::bson {
 namespace {
 
-void PutInt32(std::string* buf, std::int32_t v) { buf->append(reinterpret_cast<const char*>(&v), 4); }
-void PutInt64(std::string* buf, std::int64_t v) { buf->append(reinterpret_cast<const char*>(&v), 8); }
+void PutInt32(std::string* buf, std::int32_t v) {
+  buf->append(reinterpret_cast<const char*>(&v), 4);
+}
+void PutInt64(std::string* buf, std::int64_t v) {
+  buf->append(reinterpret_cast<const char*>(&v), 8);
+}
 void PutCString(std::string* buf, std::string_view s) {
   buf->append(s.data(), s.size());
   buf->push_back('\0');

@@ -18,9 +18,15 @@ std::string ToJsonImpl(DocumentView view, JsonMode mode) {
   std::size_t length = 0;
   char* json = nullptr;
   switch (mode) {
-    case JsonMode::kRelaxed: json = bson_as_relaxed_extended_json(&doc, &length); break;
-    case JsonMode::kCanonical: json = bson_as_canonical_extended_json(&doc, &length); break;
-    case JsonMode::kLegacyArray: json = bson_array_as_json(&doc, &length); break;
+    case JsonMode::kRelaxed:
+      json = bson_as_relaxed_extended_json(&doc, &length);
+      break;
+    case JsonMode::kCanonical:
+      json = bson_as_canonical_extended_json(&doc, &length);
+      break;
+    case JsonMode::kLegacyArray:
+      json = bson_array_as_json(&doc, &length);
+      break;
   }
   if (json == nullptr) return "{}";
   std::string out(json, length);

@@ -2,9 +2,9 @@
 // machine stack, and every length is checked against its container before it is trusted.
 #include "bson/validate.h"
 
+#include <array>
 #include <cstring>
 #include <string>
-#include <array>
 
 #include "bson/types.h"
 #include "bson/value_internal.h"
@@ -80,7 +80,8 @@ Status Validate(const char* data, std::size_t size) {
     }
     const char* p = top.pos;
     auto type_byte = static_cast<std::uint8_t>(*p);
-    if (!IsKnownType(type_byte)) return Invalid("unknown element type " + std::to_string(type_byte));
+    if (!IsKnownType(type_byte))
+      return Invalid("unknown element type " + std::to_string(type_byte));
     Type type = static_cast<Type>(type_byte);
     ++p;
     std::int64_t key_len = CStringLength(p, top.end);

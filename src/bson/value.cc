@@ -1,13 +1,13 @@
 // ValueView accessors, DocumentView iteration, Document and ObjectId.
 #include "bson/value.h"
 
+#include <bson/bson.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
-
-#include <bson/bson.h>
 
 #include "bson/value_internal.h"
 
@@ -117,15 +117,15 @@ ObjectId ObjectId::Generate() {
     return static_cast<std::uint32_t>(rd());
   }()};
   ObjectId id;
-  auto seconds = static_cast<std::uint32_t>(
-      std::chrono::duration_cast<std::chrono::seconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
+  auto seconds = static_cast<std::uint32_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                                std::chrono::system_clock::now().time_since_epoch())
+                                                .count());
   id.bytes[0] = static_cast<std::uint8_t>(seconds >> 24);
   id.bytes[1] = static_cast<std::uint8_t>(seconds >> 16);
   id.bytes[2] = static_cast<std::uint8_t>(seconds >> 8);
   id.bytes[3] = static_cast<std::uint8_t>(seconds);
-  for (int i = 0; i < 5; ++i) id.bytes[4 + i] = static_cast<std::uint8_t>(kProcessRandom >> (8 * i));
+  for (int i = 0; i < 5; ++i)
+    id.bytes[4 + i] = static_cast<std::uint8_t>(kProcessRandom >> (8 * i));
   std::uint32_t c = counter.fetch_add(1, std::memory_order_relaxed);
   id.bytes[9] = static_cast<std::uint8_t>(c >> 16);
   id.bytes[10] = static_cast<std::uint8_t>(c >> 8);
@@ -174,15 +174,16 @@ RegexView ValueView::Regex() const {
 }
 std::int32_t ValueView::Int32() const { return ReadInt32(data_); }
 std::int64_t ValueView::Int64() const { return ReadInt64(data_); }
-Decimal128 ValueView::Dec128() const {
-  return {ReadUint64(data_), ReadUint64(data_ + 8)};
-}
+Decimal128 ValueView::Dec128() const { return {ReadUint64(data_), ReadUint64(data_ + 8)}; }
 
 double ValueView::AsDouble() const {
   switch (type_) {
-    case Type::kDouble: return Double();
-    case Type::kInt32: return Int32();
-    case Type::kInt64: return static_cast<double>(Int64());
+    case Type::kDouble:
+      return Double();
+    case Type::kInt32:
+      return Int32();
+    case Type::kInt64:
+      return static_cast<double>(Int64());
     case Type::kDecimal128: {
       bson_decimal128_t dec;
       Decimal128 d = Dec128();
@@ -196,14 +197,17 @@ double ValueView::AsDouble() const {
       if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
       return std::strtod(str, nullptr);
     }
-    default: return 0.0;
+    default:
+      return 0.0;
   }
 }
 
 std::int64_t ValueView::AsInt64() const {
   switch (type_) {
-    case Type::kInt32: return Int32();
-    case Type::kInt64: return Int64();
+    case Type::kInt32:
+      return Int32();
+    case Type::kInt64:
+      return Int64();
     case Type::kDouble:
     case Type::kDecimal128: {
       double d = AsDouble();
@@ -212,21 +216,24 @@ std::int64_t ValueView::AsInt64() const {
       if (d <= -9.2233720368547758e18) return std::numeric_limits<std::int64_t>::min();
       return static_cast<std::int64_t>(d);
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 bool ValueView::IsIntegral() const {
   switch (type_) {
     case Type::kInt32:
-    case Type::kInt64: return true;
+    case Type::kInt64:
+      return true;
     case Type::kDouble:
     case Type::kDecimal128: {
       double d = AsDouble();
       return std::isfinite(d) && std::trunc(d) == d && d >= -9.2233720368547758e18 &&
              d < 9.2233720368547758e18;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -234,16 +241,22 @@ bool ValueView::Truthy() const {
   switch (type_) {
     case Type::kEod:
     case Type::kNull:
-    case Type::kUndefined: return false;
-    case Type::kBool: return Bool();
-    case Type::kInt32: return Int32() != 0;
-    case Type::kInt64: return Int64() != 0;
-    case Type::kDouble: return Double() != 0.0;  // NaN is truthy, as in MongoDB
+    case Type::kUndefined:
+      return false;
+    case Type::kBool:
+      return Bool();
+    case Type::kInt32:
+      return Int32() != 0;
+    case Type::kInt64:
+      return Int64() != 0;
+    case Type::kDouble:
+      return Double() != 0.0;  // NaN is truthy, as in MongoDB
     case Type::kDecimal128: {
       double d = AsDouble();
       return d != 0.0;
     }
-    default: return true;
+    default:
+      return true;
   }
 }
 

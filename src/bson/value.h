@@ -23,9 +23,7 @@ struct Decimal128 {
 
 struct ObjectId {
   std::uint8_t bytes[12] = {};
-  bool operator==(const ObjectId& other) const {
-    return std::memcmp(bytes, other.bytes, 12) == 0;
-  }
+  bool operator==(const ObjectId& other) const { return std::memcmp(bytes, other.bytes, 12) == 0; }
   std::string ToHex() const;
   // A new id: 4-byte seconds, 5 random bytes per process, 3-byte counter.
   static ObjectId Generate();
@@ -46,7 +44,8 @@ struct RegexView {
 class ValueView {
  public:
   ValueView() = default;  // an absent value: type kEod, for "field not found"
-  ValueView(Type type, const char* data, std::size_t size) : type_(type), data_(data), size_(size) {}
+  ValueView(Type type, const char* data, std::size_t size)
+      : type_(type), data_(data), size_(size) {}
 
   bool exists() const { return type_ != Type::kEod; }
   Type type() const { return type_; }
@@ -59,12 +58,12 @@ class ValueView {
   // Typed accessors. REQUIRES: type() is the accessor's type.
   double Double() const;
   std::string_view String() const;  // also kCode and kSymbol
-  DocumentView Document() const;     // kDocument or kArray
+  DocumentView Document() const;    // kDocument or kArray
   BinaryView Binary() const;
   ObjectId Oid() const;
   bool Bool() const;
-  std::int64_t Date() const;         // milliseconds since the epoch
-  std::uint64_t Timestamp() const;   // seconds << 32 | increment
+  std::int64_t Date() const;        // milliseconds since the epoch
+  std::uint64_t Timestamp() const;  // seconds << 32 | increment
   RegexView Regex() const;
   std::int32_t Int32() const;
   std::int64_t Int64() const;

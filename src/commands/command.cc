@@ -13,10 +13,10 @@ StatusWith<std::vector<bson::DocumentView>> Request::Documents(std::string_view 
   bson::ValueView array = body.Get(field);
   if (!array.exists()) return docs;
   if (array.type() != bson::Type::kArray) {
-    return Status(ErrorCode::kTypeMismatch,
-                  "BSON field '" + std::string(name) + "." + std::string(field) +
-                      "' is the wrong type '" + std::string(bson::TypeAlias(array.type())) +
-                      "', expected type 'array'");
+    return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(name) + "." +
+                                                std::string(field) + "' is the wrong type '" +
+                                                std::string(bson::TypeAlias(array.type())) +
+                                                "', expected type 'array'");
   }
   for (const bson::Element& e : array.Document()) {
     if (e.value.type() != bson::Type::kDocument) {

@@ -26,8 +26,8 @@ struct DocumentSequenceView {
 };
 
 struct Request {
-  std::string_view name;     // the first key of the body, as sent
-  std::string db;            // $db (or the OP_QUERY namespace's database)
+  std::string_view name;  // the first key of the body, as sent
+  std::string db;         // $db (or the OP_QUERY namespace's database)
   bson::DocumentView body;
   std::vector<DocumentSequenceView> sequences;
 

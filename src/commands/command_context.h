@@ -25,17 +25,17 @@ struct LastWrite {
   std::int64_t n = 0;
   bool updated_existing = false;
   std::optional<bson::Document> upserted;  // {_id: value}
-  std::string error;                        // empty: no error
+  std::string error;                       // empty: no error
   std::int32_t code = 0;
   std::string code_name;
 };
 
 struct ConnectionState {
   std::int64_t id = 0;
-  std::string remote;                      // "ip:port"
-  std::vector<std::string> compressors;    // negotiated in the handshake, client's order
+  std::string remote;                    // "ip:port"
+  std::vector<std::string> compressors;  // negotiated in the handshake, client's order
   bool handshake_done = false;
-  std::string app_name;                    // client.application.name from the handshake
+  std::string app_name;  // client.application.name from the handshake
   LastWrite last_write;
 };
 

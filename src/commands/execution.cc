@@ -45,8 +45,8 @@ exec::Committer CommitterOf(CommandContext& ctx) {
 storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered) {
   storage::CommitOptions options;
   options.ordered = ordered;
-  options.durability = ctx.write_concern().journal ? storage::Durability::kJournal
-                                                   : storage::Durability::kNone;
+  options.durability =
+      ctx.write_concern().journal ? storage::Durability::kJournal : storage::Durability::kNone;
   return options;
 }
 

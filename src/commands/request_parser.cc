@@ -7,14 +7,32 @@
 namespace quarry::commands {
 namespace {
 
-constexpr std::array<std::string_view, 26> kGenericArguments = {
-    "$db",          "lsid",          "txnNumber",           "autocommit",
-    "startTransaction", "$clusterTime", "$readPreference",  "readConcern",
-    "writeConcern", "maxTimeMS",     "comment",             "apiVersion",
-    "apiStrict",    "apiDeprecationErrors", "$audit",       "$client",
-    "$configServerState", "$gleStats", "clientOperationKey", "mayBypassWriteBlocking",
-    "$queryOptions", "readPreference", "$configTime",       "$topologyTime",
-    "databaseVersion", "shardVersion"};
+constexpr std::array<std::string_view, 26> kGenericArguments = {"$db",
+                                                                "lsid",
+                                                                "txnNumber",
+                                                                "autocommit",
+                                                                "startTransaction",
+                                                                "$clusterTime",
+                                                                "$readPreference",
+                                                                "readConcern",
+                                                                "writeConcern",
+                                                                "maxTimeMS",
+                                                                "comment",
+                                                                "apiVersion",
+                                                                "apiStrict",
+                                                                "apiDeprecationErrors",
+                                                                "$audit",
+                                                                "$client",
+                                                                "$configServerState",
+                                                                "$gleStats",
+                                                                "clientOperationKey",
+                                                                "mayBypassWriteBlocking",
+                                                                "$queryOptions",
+                                                                "readPreference",
+                                                                "$configTime",
+                                                                "$topologyTime",
+                                                                "databaseVersion",
+                                                                "shardVersion"};
 
 bool IsAbsent(bson::ValueView v) { return !v.exists() || v.type() == bson::Type::kNull; }
 
@@ -31,10 +49,10 @@ RequestParser::RequestParser(const Request& request) : request_(request) {
 
 Status RequestParser::WrongType(std::string_view key, bson::ValueView value,
                                 std::string_view expected) const {
-  return Status(ErrorCode::kTypeMismatch,
-                "BSON field '" + std::string(request_.name) + "." + std::string(key) +
-                    "' is the wrong type '" + std::string(bson::TypeAlias(value.type())) +
-                    "', expected type '" + std::string(expected) + "'");
+  return Status(ErrorCode::kTypeMismatch, "BSON field '" + std::string(request_.name) + "." +
+                                              std::string(key) + "' is the wrong type '" +
+                                              std::string(bson::TypeAlias(value.type())) +
+                                              "', expected type '" + std::string(expected) + "'");
 }
 
 StatusWith<std::string> RequestParser::CollectionName() {
@@ -144,8 +162,8 @@ Status RequestParser::Finish() const {
   }
   for (const DocumentSequenceView& seq : request_.sequences) {
     if (std::find(known_.begin(), known_.end(), seq.identifier) == known_.end()) {
-      return Status(ErrorCode::kLocation40415, "BSON field '" + std::string(request_.name) +
-                                                   "." + std::string(seq.identifier) +
+      return Status(ErrorCode::kLocation40415, "BSON field '" + std::string(request_.name) + "." +
+                                                   std::string(seq.identifier) +
                                                    "' is an unknown field.");
     }
   }

@@ -38,11 +38,11 @@ struct ServerConfig {
   int port = 27017;
   std::vector<std::string> bind_ips;
   std::string dbpath;
-  std::string repl_set = "rs0";      // empty: present as a standalone
-  std::string advertise_host;        // host:port in hello's hosts/me; default localhost:<port>
+  std::string repl_set = "rs0";          // empty: present as a standalone
+  std::string advertise_host;            // host:port in hello's hosts/me; default localhost:<port>
   std::vector<std::string> compressors;  // enabled network compressors, by name
   std::vector<std::string> argv;
-  bson::Document parsed_options;     // getCmdLineOpts' "parsed"
+  bson::Document parsed_options;  // getCmdLineOpts' "parsed"
   bool enable_test_commands = false;
 };
 
@@ -54,7 +54,7 @@ struct OpCounters {
   std::atomic<std::int64_t> remove{0};
   std::atomic<std::int64_t> getmore{0};
   std::atomic<std::int64_t> command{0};
-  std::atomic<std::int64_t> w0_write_errors{0};  // errors nobody was told about (w:0)
+  std::atomic<std::int64_t> w0_write_errors{0};   // errors nobody was told about (w:0)
   std::atomic<std::int64_t> unknown_commands{0};  // metrics.commands.<UNKNOWN>
 };
 
@@ -65,8 +65,8 @@ struct ServiceState {
   ServerConfig config;
   OpCounters opcounters;
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
-  std::string host_name;           // this machine's name, for serverStatus().host
-  bson::ObjectId election_id;      // constant across restarts, see hello
+  std::string host_name;       // this machine's name, for serverStatus().host
+  bson::ObjectId election_id;  // constant across restarts, see hello
   storage::Engine* engine = nullptr;
   catalog::Catalog* catalog = nullptr;
   cursors::CursorManager* cursors = nullptr;

@@ -24,8 +24,7 @@ Status CheckCollation(bson::ValueView collation, std::string_view where) {
   if (collation.type() != bson::Type::kDocument) {
     return Status(ErrorCode::kTypeMismatch,
                   "BSON field '" + std::string(where) + "collation' is the wrong type '" +
-                      std::string(bson::TypeAlias(collation.type())) +
-                      "', expected type 'object'");
+                      std::string(bson::TypeAlias(collation.type())) + "', expected type 'object'");
   }
   if (IsSimpleCollation(collation)) return Status::OK();
   return NotYet("collation " + collation.ToJson() +

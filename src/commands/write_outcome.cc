@@ -43,8 +43,9 @@ void WriteOutcome::AppendTo(bson::DocumentBuilder* b) const {
 Status CheckBatchSize(std::size_t statements) {
   constexpr std::size_t kMaxWriteBatchSize = 100000;
   if (statements == 0 || statements > kMaxWriteBatchSize) {
-    return Status(ErrorCode::kInvalidLength, "Write batch sizes must be between 1 and 100000. Got " +
-                                                 std::to_string(statements) + " operations.");
+    return Status(ErrorCode::kInvalidLength,
+                  "Write batch sizes must be between 1 and 100000. Got " +
+                      std::to_string(statements) + " operations.");
   }
   return Status::OK();
 }

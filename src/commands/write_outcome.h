@@ -25,13 +25,13 @@ struct Upserted {
 };
 
 struct WriteOutcome {
-  bool present = false;          // the command reported an outcome
-  std::int64_t statements = 0;   // statements the command carried
-  std::int64_t n = 0;            // inserted, matched (with upserts) or deleted
+  bool present = false;                  // the command reported an outcome
+  std::int64_t statements = 0;           // statements the command carried
+  std::int64_t n = 0;                    // inserted, matched (with upserts) or deleted
   std::optional<std::int64_t> modified;  // updates: nModified
   bool updated_existing = false;         // an update matched an existing document
   std::vector<Upserted> upserted;
-  std::vector<WriteError> errors;        // in statement order once the command is done
+  std::vector<WriteError> errors;  // in statement order once the command is done
 
   // Puts the errors in statement order; handlers call it when the last statement is done.
   void SortErrors();

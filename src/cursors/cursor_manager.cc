@@ -204,8 +204,8 @@ std::size_t CursorManager::KillSession(std::string_view session_id) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = cursors_.begin(); it != cursors_.end();) {
     const CursorOptions& options = it->second->options;
-    const bool owned = session_id.empty() ? !options.session_id.empty()
-                                          : options.session_id == session_id;
+    const bool owned =
+        session_id.empty() ? !options.session_id.empty() : options.session_id == session_id;
     if (!owned) {
       ++it;
       continue;

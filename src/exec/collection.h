@@ -20,8 +20,8 @@ struct Collection {
   storage::CollectionId id = 0;
   std::string db;
   std::string name;
-  std::string ns;    // "db.name"
-  std::string uuid;  // 16 bytes
+  std::string ns;                    // "db.name"
+  std::string uuid;                  // 16 bytes
   bool pre_and_post_images = false;  // changeStreamPreAndPostImages enabled
 
   // How the collection's record changes are logged. Valid while this Collection is.

@@ -4,8 +4,8 @@
 #include <functional>
 #include <memory>
 
-#include "base/status.h"
 #include "base/interrupt.h"
+#include "base/status.h"
 #include "storage/commit_pipeline.h"
 #include "storage/write_unit.h"
 
@@ -25,13 +25,15 @@ struct ExecContext {
   // opened it). Null: the operation cannot be interrupted.
   std::shared_ptr<const Interrupt> interrupt;
 
-  Status CheckForInterrupt() const { return interrupt == nullptr ? Status::OK() : interrupt->Check(); }
+  Status CheckForInterrupt() const {
+    return interrupt == nullptr ? Status::OK() : interrupt->Check();
+  }
 };
 
 // Commits a unit the way the running command must: with its write concern's durability, and
 // with the records a retryable write keeps (commands/ provides it). `ordered`: stop at the
 // first failing mutation.
-using Committer = std::function<StatusWith<storage::CommitResult>(storage::WriteUnit unit,
-                                                                  bool ordered)>;
+using Committer =
+    std::function<StatusWith<storage::CommitResult>(storage::WriteUnit unit, bool ordered)>;
 
 }  // namespace quarry::exec

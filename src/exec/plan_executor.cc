@@ -51,8 +51,9 @@ StatusWith<std::optional<bson::Document>> PlanExecutor::Pull() {
   return std::optional<bson::Document>(bson::Document::Copy(result.doc));
 }
 
-Status ForEachResult(PlanStage& root,
-                     const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
+Status ForEachResult(
+    PlanStage& root,
+    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
   PlanResult result;
   while (true) {
     QUARRY_ASSIGN_OR_RETURN(bool more, root.Next(&result));

@@ -37,7 +37,8 @@ class PlanExecutor final : public query::CursorSource {
 
 // Calls `visit` with each result of `root` (the document is valid during the call), until
 // `visit` returns false or the results end.
-Status ForEachResult(PlanStage& root,
-                     const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit);
+Status ForEachResult(
+    PlanStage& root,
+    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit);
 
 }  // namespace quarry::exec

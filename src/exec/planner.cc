@@ -1,11 +1,11 @@
 #include "exec/planner.h"
 
 #include "bson/compare.h"
+#include "exec/id_point.h"
 #include "exec/stages/collection_scan.h"
 #include "exec/stages/id_hack.h"
 #include "exec/stages/limit_skip.h"
 #include "exec/stages/projection_stage.h"
-#include "exec/id_point.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -45,12 +45,11 @@ StatusWith<HintChoice> ResolveHint(const Collection& collection, bson::ValueView
     return Status(ErrorCode::kFailedToParse, "hint must be a string or an object");
   }
   for (const bson::Document& spec : collection.info->indexes) {
-    const bool matches =
-        hint.type() == bson::Type::kString
-            ? spec.Get("name").type() == bson::Type::kString &&
-                  spec.Get("name").String() == hint.String()
-            : spec.Get("key").type() == bson::Type::kDocument &&
-                  bson::CompareValues(spec.Get("key"), hint) == 0;
+    const bool matches = hint.type() == bson::Type::kString
+                             ? spec.Get("name").type() == bson::Type::kString &&
+                                   spec.Get("name").String() == hint.String()
+                             : spec.Get("key").type() == bson::Type::kDocument &&
+                                   bson::CompareValues(spec.Get("key"), hint) == 0;
     if (!matches) continue;
     if (spec.Get("hidden").Truthy()) return NoSuchIndex();
     if (spec.Get("sparse").Truthy() || spec.Get("partialFilterExpression").exists()) {
@@ -93,8 +92,9 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let));
   if (!matcher.MatchesEverything()) spec.filter = std::move(matcher);
   if (!projection.empty()) {
-    QUARRY_ASSIGN_OR_RETURN(query::Projection parsed,
-                            query::Projection::Parse(projection, spec.filter ? &*spec.filter : nullptr));
+    QUARRY_ASSIGN_OR_RETURN(
+        query::Projection parsed,
+        query::Projection::Parse(projection, spec.filter ? &*spec.filter : nullptr));
     if (!parsed.is_identity()) spec.projection = std::move(parsed);
   }
   QUARRY_ASSIGN_OR_RETURN(spec.sort, query::SortSpec::Parse(sort));

@@ -26,7 +26,8 @@ StatusWith<std::optional<std::pair<bson::Document, query::MatchDetails>>> FindTa
   const bool sorting = sort != nullptr && sort->needs_sort();
   std::optional<std::pair<bson::Document, query::MatchDetails>> best;
   QUARRY_RETURN_IF_ERROR(ForEachMatch(
-      ctx, collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails& details) {
+      ctx, collection, matcher,
+      [&](bson::DocumentView doc, const query::MatchDetails& details) {
         if (!best.has_value() || (sorting && sort->Compare(doc, best->first) < 0)) {
           best.emplace(bson::Document::Copy(doc), details);
         }
@@ -44,10 +45,10 @@ bson::Document IdDocument(bson::ValueView id) {
   return std::move(b).Finish();
 }
 
-Status ForEachMatch(const ExecContext& ctx, const Collection& collection,
-                    const query::Matcher& matcher,
-                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
-                    storage::ScanDirection direction) {
+Status ForEachMatch(
+    const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
+    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
+    storage::ScanDirection direction) {
   std::unique_ptr<PlanStage> plan = PlanFilter(ctx, collection, matcher, direction);
   return ForEachResult(*plan, visit);
 }
@@ -110,13 +111,10 @@ StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collectio
   return counts;
 }
 
-StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(const ExecContext& ctx,
-                                                       const Collection& collection,
-                                                       const query::Matcher& matcher,
-                                                       const query::SortSpec* sort,
-                                                       const Committer& commit,
-                                                       const ChangeFunction& change,
-                                                       storage::ScanDirection direction) {
+StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(
+    const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
+    const query::SortSpec* sort, const Committer& commit, const ChangeFunction& change,
+    storage::ScanDirection direction) {
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
     QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort, direction));
     if (!target.has_value()) return std::optional<FirstMatch>();

@@ -23,10 +23,10 @@ bson::Document IdDocument(bson::ValueView id);
 // Calls `visit` with each document `matcher` matches (valid during the call) and its match
 // details, in _id order, until `visit` returns false.
 // Backward (a {$natural: -1} hint): in descending _id order.
-Status ForEachMatch(const ExecContext& ctx, const Collection& collection,
-                    const query::Matcher& matcher,
-                    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
-                    storage::ScanDirection direction = storage::ScanDirection::kForward);
+Status ForEachMatch(
+    const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
+    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
+    storage::ScanDirection direction = storage::ScanDirection::kForward);
 
 // The document with this _id as stored now; nullopt when there is none.
 StatusWith<std::optional<bson::Document>> ReadById(const ExecContext& ctx,
@@ -63,13 +63,9 @@ struct FirstMatch {
 // given. When its commit meets a WriteConflict, finds the target
 // again from the start (it may no longer match, and another may), up to 100 times. nullopt
 // when nothing matches.
-StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(const ExecContext& ctx,
-                                                       const Collection& collection,
-                                                       const query::Matcher& matcher,
-                                                       const query::SortSpec* sort,
-                                                       const Committer& commit,
-                                                       const ChangeFunction& change,
-                                                       storage::ScanDirection direction =
-                                                           storage::ScanDirection::kForward);
+StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(
+    const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
+    const query::SortSpec* sort, const Committer& commit, const ChangeFunction& change,
+    storage::ScanDirection direction = storage::ScanDirection::kForward);
 
 }  // namespace quarry::exec

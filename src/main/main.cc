@@ -40,7 +40,8 @@ std::vector<std::string> SplitComma(const std::string& list) {
   std::size_t start = 0;
   while (start <= list.size()) {
     std::size_t comma = list.find(',', start);
-    std::string part = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string part =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!part.empty()) parts.push_back(part);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -70,7 +71,10 @@ bson::Document ParsedOptions(const Options& options) {
   }
   b.OpenDocument("storage").AppendString("dbPath", options.dbpath).Close();
   if (!options.logpath.empty()) {
-    b.OpenDocument("systemLog").AppendString("destination", "file").AppendString("path", options.logpath).Close();
+    b.OpenDocument("systemLog")
+        .AppendString("destination", "file")
+        .AppendString("path", options.logpath)
+        .Close();
   }
   return std::move(b).Finish();
 }
@@ -107,7 +111,9 @@ class PeriodicTask {
 class EngineOplogTrimmer : public changestream::OplogTrimmer {
  public:
   explicit EngineOplogTrimmer(storage::Oplog* oplog) : oplog_(oplog) {}
-  Status TrimBefore(storage::Timestamp first_kept) override { return oplog_->TrimBefore(first_kept); }
+  Status TrimBefore(storage::Timestamp first_kept) override {
+    return oplog_->TrimBefore(first_kept);
+  }
 
  private:
   storage::Oplog* oplog_;
@@ -124,9 +130,12 @@ int Run(int argc, char** argv) {
   TuneAllocatorForLargeMessages();
   Options options;
   switch (ParseOptions(argc, argv, &options)) {
-    case ParseOutcome::kExitSuccess: return 0;
-    case ParseOutcome::kExitFailure: return 2;
-    case ParseOutcome::kRun: break;
+    case ParseOutcome::kExitSuccess:
+      return 0;
+    case ParseOutcome::kExitFailure:
+      return 2;
+    case ParseOutcome::kRun:
+      break;
   }
   log::Configure({.path = options.logpath, .quiet = options.quiet, .append = options.log_append});
   log::Write(log::Severity::kInfo, "CONTROL", 4615611, "initandlisten", "quarryd starting",
@@ -141,9 +150,11 @@ int Run(int argc, char** argv) {
     return Fatal("cannot create the data directory",
                  Status(ErrorCode::kIllegalOperation, options.dbpath + ": " + ec.message()));
   }
-  StatusWith<std::unique_ptr<storage::Engine>> engine = storage::Engine::Open({.dbpath = options.dbpath});
+  StatusWith<std::unique_ptr<storage::Engine>> engine =
+      storage::Engine::Open({.dbpath = options.dbpath});
   if (!engine.ok()) return Fatal("cannot open the data directory", engine.status());
-  StatusWith<std::unique_ptr<catalog::Catalog>> catalog = catalog::Catalog::Load(engine.value().get());
+  StatusWith<std::unique_ptr<catalog::Catalog>> catalog =
+      catalog::Catalog::Load(engine.value().get());
   if (!catalog.ok()) return Fatal("cannot load the catalog", catalog.status());
   cursors::CursorManager cursors;
   changestream::ChangeNotifier notifier(engine.value()->oplog().LatestTimestamp(), kNotifierNice);

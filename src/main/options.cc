@@ -30,7 +30,8 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
       }
     }
     if (YAML::Node storage = root["storage"]) {
-      if (storage["dbPath"] && unset("--dbpath")) options->dbpath = storage["dbPath"].as<std::string>();
+      if (storage["dbPath"] && unset("--dbpath"))
+        options->dbpath = storage["dbPath"].as<std::string>();
     }
     if (YAML::Node replication = root["replication"]) {
       if (replication["replSetName"] && unset("--replSet")) {
@@ -41,7 +42,8 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
       }
     }
     if (YAML::Node system_log = root["systemLog"]) {
-      if (system_log["path"] && unset("--logpath")) options->logpath = system_log["path"].as<std::string>();
+      if (system_log["path"] && unset("--logpath"))
+        options->logpath = system_log["path"].as<std::string>();
       if (system_log["quiet"] && unset("--quiet")) options->quiet = system_log["quiet"].as<bool>();
       if (system_log["logAppend"] && unset("--logappend")) {
         options->log_append = system_log["logAppend"].as<bool>();
@@ -78,7 +80,8 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   app.add_option("--bind_ip", options->bind_ip,
                  "comma-separated addresses to listen on; localhost = 127.0.0.1 and ::1")
       ->capture_default_str();
-  app.add_option("--dbpath", options->dbpath, "directory for the data files")->capture_default_str();
+  app.add_option("--dbpath", options->dbpath, "directory for the data files")
+      ->capture_default_str();
   app.add_option("-f,--config", options->config_path, "YAML configuration file (mongod.conf keys)");
   app.add_option("--replSet", options->repl_set,
                  "replica set name to present to drivers (empty: standalone)")
@@ -89,7 +92,8 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
                  "enabled wire compressors, comma-separated, or 'disabled'")
       ->capture_default_str();
   app.add_option("--logpath", options->logpath, "log file (default: standard error)");
-  app.add_flag("--logappend", options->log_append, "append to the log file instead of replacing it");
+  app.add_flag("--logappend", options->log_append,
+               "append to the log file instead of replacing it");
   app.add_flag("--quiet", options->quiet, "less connection chatter in the log");
   app.add_flag("--enableTestCommands", options->enable_test_commands,
                "enable test-only commands (configureFailPoint)");

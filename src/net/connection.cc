@@ -210,7 +210,7 @@ struct PendingResponse {
       : timer(strand, boost::asio::steady_timer::time_point::max()) {}
   boost::asio::steady_timer timer;  // never expires: cancelled to wake the coroutine
   std::mutex mu;
-  bool handler_returned = false;  // guarded by mu
+  bool handler_returned = false;           // guarded by mu
   std::optional<wire::Response> response;  // guarded by mu
 };
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "net/asio_internal.h"
-#include "wire/request_handler.h"
 #include "wire/compression.h"
+#include "wire/request_handler.h"
 
 namespace quarry::net::internal {
 
@@ -25,7 +25,8 @@ struct ConnectionEnv {
 
 class Connection {
  public:
-  Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo info, const ConnectionEnv& env);
+  Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo info,
+             const ConnectionEnv& env);
 
   const Strand& strand() const { return strand_; }
   const wire::ConnectionInfo& info() const { return info_; }

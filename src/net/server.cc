@@ -42,8 +42,7 @@ std::string Describe(const tcp::endpoint& endpoint) {
 }
 
 bool IsIpv6Unavailable(const sys::error_code& ec) {
-  return ec == asio::error::address_family_not_supported ||
-         ec == sys::errc::address_not_available;
+  return ec == asio::error::address_family_not_supported || ec == sys::errc::address_not_available;
 }
 
 }  // namespace
@@ -85,7 +84,7 @@ class Server::Impl {
   };
 
   StatusWith<std::vector<tcp::endpoint>> Resolve(const std::string& address, std::uint16_t port);
-    // `loopback_v6`: the address is ::1, which is skipped (with a warning) on hosts without IPv6.
+  // `loopback_v6`: the address is ::1, which is skipped (with a warning) on hosts without IPv6.
   Status Listen(const tcp::endpoint& endpoint, bool loopback_v6);
   asio::awaitable<void> AcceptLoop(Listener* listener);
   void OnAccepted(tcp::socket socket);

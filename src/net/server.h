@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "base/status.h"
-#include "wire/request_handler.h"
 #include "wire/compression.h"
+#include "wire/request_handler.h"
 
 namespace quarry::net {
 

@@ -49,7 +49,9 @@ void RecordLastWrite(commands::ConnectionState& connection, const Accounted& don
   commands::LastWrite last;
   last.present = true;
   const commands::WriteError* error = done.outcome->first_error();
-  const Status* failure = !done.status->ok() ? done.status : error != nullptr ? &error->status : nullptr;
+  const Status* failure = !done.status->ok() ? done.status
+                          : error != nullptr ? &error->status
+                                             : nullptr;
   if (failure != nullptr) {
     last.error = std::string(failure->reason());
     last.code = static_cast<std::int32_t>(failure->code());
@@ -88,13 +90,13 @@ void LogIfSlow(const commands::ConnectionState& connection, const Accounted& don
       done.command->has(commands::kWaitsByDesign)) {
     return;
   }
-  log::Write(
-      log::Severity::kInfo, "COMMAND", 51803, "conn" + std::to_string(connection.id), "Slow query",
-      {{"command", std::string(done.name)},
-       {"ns", std::string(done.db)},
-       {"durationMillis",
-        static_cast<std::int64_t>(
-            std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count())}});
+  log::Write(log::Severity::kInfo, "COMMAND", 51803, "conn" + std::to_string(connection.id),
+             "Slow query",
+             {{"command", std::string(done.name)},
+              {"ns", std::string(done.db)},
+              {"durationMillis",
+               static_cast<std::int64_t>(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count())}});
 }
 
 }  // namespace

@@ -18,9 +18,9 @@ struct Accounted {
   const commands::Command* command = nullptr;  // null: refused before or at the lookup
   std::string_view name;                       // as the request spelled it
   std::string_view db;
-  const Status* status = nullptr;              // the command's failure, or OK
+  const Status* status = nullptr;  // the command's failure, or OK
   const commands::WriteOutcome* outcome = nullptr;
-  bool unacknowledged = false;                 // w:0 / moreToCome
+  bool unacknowledged = false;  // w:0 / moreToCome
   std::chrono::steady_clock::duration elapsed{};
 };
 

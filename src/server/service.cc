@@ -22,9 +22,9 @@ namespace {
 StatusWith<std::string> OpQueryDatabase(std::string_view ns) {
   constexpr std::string_view kSuffix = ".$cmd";
   if (ns.size() <= kSuffix.size() || ns.substr(ns.size() - kSuffix.size()) != kSuffix) {
-    return Status(ErrorCode::kUnsupportedOpQueryCommand,
-                  "OP_QUERY is only supported for commands on <db>.$cmd, not on '" +
-                      std::string(ns) + "'");
+    return Status(
+        ErrorCode::kUnsupportedOpQueryCommand,
+        "OP_QUERY is only supported for commands on <db>.$cmd, not on '" + std::string(ns) + "'");
   }
   return std::string(ns.substr(0, ns.size() - kSuffix.size()));
 }
@@ -72,7 +72,7 @@ std::unique_ptr<wire::ConnectionHandler> Service::OnConnect(const wire::Connecti
 }
 
 std::unique_ptr<wire::ConnectionHandler> Service::NewClient(std::int64_t connection_id,
-                                                             std::string remote) {
+                                                            std::string remote) {
   return std::make_unique<Client>(*this, connection_id, std::move(remote));
 }
 
@@ -131,7 +131,8 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
 }
 
 Status Client::Resolve(const wire::Request& request, Dispatch* d) {
-  if (d->request.name.empty()) return Status(ErrorCode::kFailedToParse, "Command document is empty");
+  if (d->request.name.empty())
+    return Status(ErrorCode::kFailedToParse, "Command document is empty");
   const bool over_op_query = request.op_code == wire::OpCode::kQuery;
   if (over_op_query) {
     QUARRY_ASSIGN_OR_RETURN(d->request.db, OpQueryDatabase(request.full_collection_name));
@@ -153,8 +154,8 @@ Status Client::Resolve(const wire::Request& request, Dispatch* d) {
                       ". The client driver may require an upgrade.");
   }
   if (d->command->has(commands::kAdminOnly) && d->request.db != "admin") {
-    return Status(ErrorCode::kUnauthorized, std::string(d->request.name) +
-                                                " may only be run against the admin database.");
+    return Status(ErrorCode::kUnauthorized,
+                  std::string(d->request.name) + " may only be run against the admin database.");
   }
   return Status::OK();
 }
@@ -165,7 +166,8 @@ void Client::ApplyFailCommand(Dispatch* d, bool* closed) {
   if (fail_points == nullptr || d->command->has(commands::kIgnoresFailCommand)) return;
   d->fail = fail_points->FailCommand(d->request.name, connection_.app_name);
   if (!d->fail.has_value()) return;
-  if (d->fail->block_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(d->fail->block_ms));
+  if (d->fail->block_ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(d->fail->block_ms));
   if (d->fail->close_connection) {
     *closed = true;
     return;
@@ -202,7 +204,8 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   // The logical session: killSessions can interrupt the operation while it runs.
   ctx.set_session_id(SessionIdOf(request.body));
   SessionCatalog::Running running;
-  if (!ctx.session_id().empty()) running = service_.sessions().Start(ctx.session_id(), ctx.interrupt());
+  if (!ctx.session_id().empty())
+    running = service_.sessions().Start(ctx.session_id(), ctx.interrupt());
   // A retryable write holds its session: a retry waits for the attempt it repeats, then skips
   // the statements that attempt executed.
   std::unique_ptr<commands::RetryableWrite> retryable;
@@ -270,8 +273,8 @@ wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
     } else if (!labels.has_value() && d.write_concern_error.has_value()) {
       labels = ErrorLabels(request.body, d.write_concern_error->code());
     }
-    reply.body = FinishSuccessReply(state, d.body, d.write_concern_error, fail_write_concern_error,
-                                    labels);
+    reply.body =
+        FinishSuccessReply(state, d.body, d.write_concern_error, fail_write_concern_error, labels);
   } else {
     if (!labels.has_value()) labels = ErrorLabels(request.body, d.status.code());
     if (d.status.code() == ErrorCode::kInternalError) {

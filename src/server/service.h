@@ -35,7 +35,8 @@ class Service final : public wire::RequestHandler {
 
   std::unique_ptr<wire::ConnectionHandler> OnConnect(const wire::ConnectionInfo& info) override;
   // The same, for callers that have no net/ connection (tests).
-  std::unique_ptr<wire::ConnectionHandler> NewClient(std::int64_t connection_id, std::string remote);
+  std::unique_ptr<wire::ConnectionHandler> NewClient(std::int64_t connection_id,
+                                                     std::string remote);
 
   commands::ServiceState& state() { return state_; }
   const commands::CommandRegistry& registry() const { return registry_; }

@@ -18,8 +18,8 @@ StatusWith<ParsedWriteConcern> ParseWriteConcern(bson::ValueView value) {
         if (w < 0) return Status(ErrorCode::kFailedToParse, "w has to be a non-negative number");
         if (w == 0) parsed.concern.unacknowledged = true;
         if (w > 1) {
-          parsed.unsatisfiable = Status(ErrorCode::kUnsatisfiableWriteConcern,
-                                        "Not enough data-bearing nodes");
+          parsed.unsatisfiable =
+              Status(ErrorCode::kUnsatisfiableWriteConcern, "Not enough data-bearing nodes");
         }
       } else if (e.value.type() == bson::Type::kString) {
         if (e.value.String() == "majority") {
@@ -35,20 +35,21 @@ StatusWith<ParsedWriteConcern> ParseWriteConcern(bson::ValueView value) {
       }
     } else if (e.key == "j" || e.key == "fsync") {
       if (e.value.type() != bson::Type::kBool && !e.value.IsNumber()) {
-        return Status(ErrorCode::kTypeMismatch,
-                      "BSON field 'writeConcern." + std::string(e.key) +
-                          "' is the wrong type, expected type 'bool'");
+        return Status(ErrorCode::kTypeMismatch, "BSON field 'writeConcern." + std::string(e.key) +
+                                                    "' is the wrong type, expected type 'bool'");
       }
       if (e.value.Truthy()) parsed.concern.journal = true;
     } else if (e.key == "wtimeout" || e.key == "wtimeoutMS" || e.key == "provenance" ||
                e.key == "getLastError") {
       // Accepted: a one-member set never waits for other members, so no timeout can fire.
     } else {
-      return Status(ErrorCode::kFailedToParse, "unrecognized write concern field: " + std::string(e.key));
+      return Status(ErrorCode::kFailedToParse,
+                    "unrecognized write concern field: " + std::string(e.key));
     }
   }
   // {w: 0, j: true} asks for an acknowledgement after all: mongod treats it as w:1, j:true.
-  if (parsed.concern.unacknowledged && parsed.concern.journal) parsed.concern.unacknowledged = false;
+  if (parsed.concern.unacknowledged && parsed.concern.journal)
+    parsed.concern.unacknowledged = false;
   return parsed;
 }
 

@@ -43,9 +43,9 @@ struct ChunkScratch {
   std::unordered_map<std::string_view, std::optional<std::string_view>> overlay;
   std::unordered_map<CollectionId, CollectionStats> stats;  // collections touched, new totals
   std::unordered_set<CollectionId> dropped;
-  std::uint32_t position = 0;  // of the next oplog entry within the chunk
+  std::uint32_t position = 0;               // of the next oplog entry within the chunk
   std::vector<std::uint64_t> applied_tags;  // of the chunk's applied mutations, in order
-  CommittedBatch committed;    // entries only; wall_ms is set when handed to observers
+  CommittedBatch committed;                 // entries only; wall_ms is set when handed to observers
 
   void Reset(std::size_t first) {
     batch.Clear();
@@ -87,7 +87,9 @@ Status DuplicateInsert(const Mutation& m) {
   return DuplicateIdError(m.ns_text(), bson::DocumentView(m.record_bytes().data()).Get("_id"));
 }
 
-Status Conflict(std::string_view why) { return Status(ErrorCode::kWriteConflict, std::string(why)); }
+Status Conflict(std::string_view why) {
+  return Status(ErrorCode::kWriteConflict, std::string(why));
+}
 
 }  // namespace
 
@@ -385,8 +387,8 @@ Status CommitPipeline::WriteStaged() {
   rocksdb::WriteOptions write_options;
   write_options.sync = false;  // the WAL reaches the OS now, the disk by sync (see Commit)
   if (s.batch.Count() > 0) {
-    QUARRY_RETURN_IF_ERROR(internal::FromRocks(state_->db->Write(write_options, &s.batch),
-                                               "writing a commit batch"));
+    QUARRY_RETURN_IF_ERROR(
+        internal::FromRocks(state_->db->Write(write_options, &s.batch), "writing a commit batch"));
   }
   if (s.docs_batch.Count() == 0) return Status::OK();
   rocksdb::WriteOptions no_wal;

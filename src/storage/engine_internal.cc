@@ -41,8 +41,7 @@ std::string RecordOplogKey(Timestamp ts, std::uint32_t position, RedoKind kind,
   return out;
 }
 
-bool ParseRecordOplogKey(std::string_view oplog_key, RedoKind* kind,
-                         std::string_view* record_key) {
+bool ParseRecordOplogKey(std::string_view oplog_key, RedoKind* kind, std::string_view* record_key) {
   if (oplog_key.size() <= kOplogKeySize + 1) return false;
   const char k = oplog_key[kOplogKeySize];
   if (k != static_cast<char>(RedoKind::kPut) && k != static_cast<char>(RedoKind::kDelete)) {

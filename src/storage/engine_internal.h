@@ -50,7 +50,7 @@ struct EngineState {
   rocksdb::ColumnFamilyHandle* oplog = nullptr;
   rocksdb::ColumnFamilyHandle* meta = nullptr;
 
-  std::atomic<Timestamp> latest_timestamp{0};  // of the last committed oplog entry
+  std::atomic<Timestamp> latest_timestamp{0};      // of the last committed oplog entry
   std::atomic<Timestamp> oplog_trimmed_before{0};  // entries below it were deleted
   StatsTable stats;
   std::atomic<std::uint64_t> journal_syncs{0};
@@ -62,7 +62,6 @@ struct EngineState {
 Status FromRocks(const rocksdb::Status& status, std::string_view context);
 
 // ---- key layouts (docs/formats/storage-layout.md) ----
-
 
 // The 8-byte big-endian prefix of a collection's record keys, and the first key after them.
 std::string CollectionPrefix(CollectionId collection);

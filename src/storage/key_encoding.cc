@@ -1,12 +1,13 @@
 // Order-preserving key encoding. The byte layout is persisted (docs/formats/key-encoding.md):
 // never renumber a tag.
 #include "storage/key_encoding.h"
-#include "base/endian.h"
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+#include "base/endian.h"
 
 namespace quarry::storage {
 namespace {

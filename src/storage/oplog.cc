@@ -61,8 +61,8 @@ Status Oplog::TrimBefore(Timestamp first_kept) {
   // The entries about to go may be the only durable copy of recent records.
   QUARRY_RETURN_IF_ERROR(internal::PersistRecords(state_));
   rocksdb::WriteBatch batch;
-  rocksdb::Status put = batch.DeleteRange(state_->oplog, internal::OplogKey(0, 0),
-                                          internal::OplogKey(first_kept, 0));
+  rocksdb::Status put =
+      batch.DeleteRange(state_->oplog, internal::OplogKey(0, 0), internal::OplogKey(first_kept, 0));
   if (!put.ok()) return internal::FromRocks(put, "trimming the oplog");
   std::string boundary;
   AppendBigEndian64(first_kept, &boundary);

@@ -75,9 +75,9 @@ std::size_t WriteUnit::Update(const CollectionRef& collection, bson::DocumentVie
 }
 
 std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentView deleted) {
-  internal::Mutation m =
-      RecordMutation(internal::MutationKind::kDelete, collection.id,
-                     RecordKey(collection.id, deleted), internal::LayOutDelete(collection, deleted));
+  internal::Mutation m = RecordMutation(internal::MutationKind::kDelete, collection.id,
+                                        RecordKey(collection.id, deleted),
+                                        internal::LayOutDelete(collection, deleted));
   if (m.pre.size == 0) m.value.assign(deleted.bytes());  // not logged: kept for the check
   return Add(std::move(m));
 }

@@ -1,8 +1,8 @@
 // Reply framing: the header and fixed fields, then the document bytes.
 #include "wire/reply.h"
 
-#include "bson/builder.h"
 #include "base/endian.h"
+#include "bson/builder.h"
 #include "wire/message_header.h"
 
 namespace quarry::wire {
@@ -32,7 +32,7 @@ std::string BuildOpMsgPrefix(std::int32_t request_id, std::int32_t response_to,
   out.reserve(kOpMsgPrefixSize);
   AppendHeaderFor(kOpMsgPrefixSize + body_size, request_id, response_to, OpCode::kMsg, &out);
   AppendLittleEndian32(0, &out);  // flagBits
-  out.push_back('\0');           // section kind 0
+  out.push_back('\0');            // section kind 0
   return out;
 }
 
@@ -42,7 +42,7 @@ std::string BuildOpReplyPrefix(std::int32_t request_id, std::int32_t response_to
   out.reserve(kOpReplyPrefixSize);
   AppendHeaderFor(kOpReplyPrefixSize + doc_size, request_id, response_to, OpCode::kReply, &out);
   AppendLittleEndianInt32(kAwaitCapable, &out);  // responseFlags
-  AppendLittleEndian64(0, &out);              // cursorID
+  AppendLittleEndian64(0, &out);                 // cursorID
   AppendLittleEndianInt32(0, &out);              // startingFrom
   AppendLittleEndianInt32(1, &out);              // numberReturned
   return out;

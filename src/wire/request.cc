@@ -2,8 +2,8 @@
 // parsers; and the Request accessors.
 #include "wire/request.h"
 
-#include "bson/validate.h"
 #include "base/endian.h"
+#include "bson/validate.h"
 #include "wire/limits.h"
 #include "wire/request_internal.h"
 

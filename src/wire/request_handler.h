@@ -40,9 +40,7 @@ class ConnectionHandler {
   // thread, now or later; `request` stays valid until then. The connection reads no further
   // request meanwhile, and no io thread is held while it waits. The default answers at once
   // with Handle().
-  virtual void HandleAsync(const Request& request, Completion done) {
-    done(Handle(request));
-  }
+  virtual void HandleAsync(const Request& request, Completion done) { done(Handle(request)); }
 };
 
 // Creates the per-connection handler when a client connects (on an io thread). Returning null

@@ -149,11 +149,9 @@ int main(int argc, char** argv) {
   watch.uri = "mongodb://localhost:27017";
   CLI::App* watch_command = app.add_subcommand(
       "watch", "print change events as relaxed Extended JSON lines until SIGINT/SIGTERM");
-  watch_command->add_option("--uri", watch.uri, "MongoDB connection string")
-      ->capture_default_str();
+  watch_command->add_option("--uri", watch.uri, "MongoDB connection string")->capture_default_str();
   watch_command->add_option("--db", watch.database, "watch this database (default: all)");
-  watch_command->add_option("--collection", watch.collection,
-                            "watch only this collection of --db");
+  watch_command->add_option("--collection", watch.collection, "watch only this collection of --db");
   watch_command->add_option("--full-document", watch.full_document,
                             "fullDocument mode, e.g. updateLookup");
   watch_command->add_option("--resume-token-file", watch.resume_token_file,

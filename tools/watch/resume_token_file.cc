@@ -31,8 +31,8 @@ StatusWith<std::optional<client::BsonPtr>> ReadResumeToken(const std::string& pa
   bson_t* token = bson_new_from_json(reinterpret_cast<const std::uint8_t*>(json.data()),
                                      static_cast<ssize_t>(json.size()), &error);
   if (token == nullptr) {
-    return Status(ErrorCode::kBadValue, "resume token file " + path +
-                                            " does not hold a JSON document: " + error.message);
+    return Status(ErrorCode::kBadValue,
+                  "resume token file " + path + " does not hold a JSON document: " + error.message);
   }
   return std::optional<client::BsonPtr>(client::BsonPtr(token));
 }

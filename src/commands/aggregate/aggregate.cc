@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "base/clock.h"
 #include "bson/builder.h"
 #include "changestream/change_stream_spec.h"
 #include "commands/aggregate/aggregate_io.h"
@@ -13,14 +14,13 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "commands/unsupported_options.h"
 #include "commands/session_control.h"
+#include "commands/unsupported_options.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
-#include "base/clock.h"
 #include "exec/count_all.h"
-#include "exec/planner.h"
 #include "exec/pipeline_input.h"
+#include "exec/planner.h"
 #include "exec/storage_stats.h"
 #include "query/pipeline/pipeline.h"
 
@@ -53,14 +53,18 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
   static const std::string kNoUserUid = [] {
     const char* hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
     std::string bytes;
-    for (int i = 0; i < 64; i += 2) bytes.push_back(static_cast<char>(std::stoi(std::string(hex + i, 2), nullptr, 16)));
+    for (int i = 0; i < 64; i += 2)
+      bytes.push_back(static_cast<char>(std::stoi(std::string(hex + i, 2), nullptr, 16)));
     return bytes;
   }();
   std::vector<bson::Document> docs;
   if (state.sessions == nullptr) return docs;
   for (const LocalSession& session : state.sessions->List()) {
     bson::DocumentBuilder b;
-    b.OpenDocument("_id").AppendBinary("id", 4, session.id).AppendBinary("uid", 0, kNoUserUid).Close();
+    b.OpenDocument("_id")
+        .AppendBinary("id", 4, session.id)
+        .AppendBinary("uid", 0, kNoUserUid)
+        .Close();
     b.AppendDate("lastUse", session.last_use_ms);
     docs.push_back(std::move(b).Finish());
   }
@@ -79,9 +83,10 @@ StatusWith<query::Batch> CollStatsBatch(CommandContext& ctx, const std::string& 
                                         const std::string& coll) {
   std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
   if (!collection.has_value()) {
-    return Status(ErrorCode::kNamespaceNotFound,
-                  "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [" +
-                      db + "." + coll + "] not found.");
+    return Status(
+        ErrorCode::kNamespaceNotFound,
+        "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [" + db +
+            "." + coll + "] not found.");
   }
   bson::DocumentBuilder b;
   b.AppendString("ns", collection->ns);
@@ -108,15 +113,15 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
                "$_requestReshardingResumeToken", "isMapReduceCommand"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (pipeline_value.type() != bson::Type::kArray) {
-    return Status(ErrorCode::kTypeMismatch,
-                  "'pipeline' option must be specified as an array");
+    return Status(ErrorCode::kTypeMismatch, "'pipeline' option must be specified as an array");
   }
   if (explain) {
     return Status(ErrorCode::kCommandNotSupported, "aggregate explain is not supported yet");
   }
   if (!cursor.has_value()) {
-    return Status(ErrorCode::kFailedToParse,
-                  "The 'cursor' option is required, except for aggregate with the explain argument");
+    return Status(
+        ErrorCode::kFailedToParse,
+        "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   bson::DocumentView stages = pipeline_value.Document();
   QUARRY_ASSIGN_OR_RETURN(bool change_stream, changestream::IsChangeStreamPipeline(stages));
@@ -150,8 +155,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (target.type() == bson::Type::kString) {
     coll = std::string(target.String());
   } else if (!(target.IsNumber() && target.AsDouble() == 1)) {
-    return Status(ErrorCode::kFailedToParse,
-                  "Invalid command format: the 'aggregate' field must specify a collection name or 1");
+    return Status(
+        ErrorCode::kFailedToParse,
+        "Invalid command format: the 'aggregate' field must specify a collection name or 1");
   }
   std::string ns = coll.empty() ? request.db + ".$cmd.aggregate" : request.db + "." + coll;
 

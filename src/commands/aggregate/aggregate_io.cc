@@ -45,8 +45,9 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
   pipeline.let = bson::Document::Copy(let);
   pipeline.allow_disk_use = allow_disk_use;
   std::shared_ptr<AggregateIo> self = shared_from_this();
-  pipeline.open_collection = [self](const std::string& from_db, const std::string& coll)
-      -> StatusWith<std::unique_ptr<query::DocumentStream>> {
+  pipeline.open_collection =
+      [self](const std::string& from_db,
+             const std::string& coll) -> StatusWith<std::unique_ptr<query::DocumentStream>> {
     return self->OpenCollection(from_db, coll);
   };
   pipeline.write_out = [self](const query::OutTarget& target, query::DocumentStream* docs) {
@@ -96,8 +97,9 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
 }
 
 Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStream* docs) {
-  QUARRY_ASSIGN_OR_RETURN(exec::Collection collection,
-                          exec::EnsureCollection(*exec_.catalog, spec.into.db, spec.into.coll, ddl_));
+  QUARRY_ASSIGN_OR_RETURN(
+      exec::Collection collection,
+      exec::EnsureCollection(*exec_.catalog, spec.into.db, spec.into.coll, ddl_));
   bool by_id = spec.on.size() == 1 && spec.on.front() == "_id";
   bson::Document doc;
   while (true) {
@@ -117,12 +119,13 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
         }
         filter.Append(field, v);
       }
-      QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(std::move(filter).Finish()));
-      QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(exec_, collection, matcher,
-                                          [&](bson::DocumentView found, const query::MatchDetails&) {
-                                            existing = bson::Document::Copy(found);
-                                            return false;
-                                          }));
+      QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
+                              query::Matcher::Parse(std::move(filter).Finish()));
+      QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
+          exec_, collection, matcher, [&](bson::DocumentView found, const query::MatchDetails&) {
+            existing = bson::Document::Copy(found);
+            return false;
+          }));
     }
     storage::WriteUnit unit;
     if (!existing.has_value()) {
@@ -143,7 +146,8 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
       }
       if (spec.when_matched == query::MergeSpec::WhenMatched::kKeepExisting) continue;
       QUARRY_ASSIGN_OR_RETURN(bson::Document merged, query::MergeDocuments(spec, *existing, doc));
-      if (!merged.Get("_id").exists() || merged.Get("_id").ToJson() != existing->Get("_id").ToJson()) {
+      if (!merged.Get("_id").exists() ||
+          merged.Get("_id").ToJson() != existing->Get("_id").ToJson()) {
         bson::DocumentBuilder fixed;
         fixed.Append("_id", existing->Get("_id"));
         for (const bson::Element& e : merged.view()) {

@@ -78,8 +78,8 @@ void Park(const std::shared_ptr<ParkedGetMore>& parked) {
       parked->stream->WaitAfter(), parked->deadline, [parked](bool woke_by_change) {
         StatusWith<query::Batch> batch =
             parked->stream->NextBatch(parked->limits.max_docs, parked->limits.max_bytes);
-        bool nothing_yet = batch.ok() && batch.value().documents.empty() &&
-                           !parked->stream->exhausted();
+        bool nothing_yet =
+            batch.ok() && batch.value().documents.empty() && !parked->stream->exhausted();
         // A commit that brought nothing for this stream (another collection's, or events its
         // $match dropped): keep waiting until the deadline.
         if (nothing_yet && (woke_by_change || parked->stream->HasNewEntries()) &&
@@ -114,18 +114,18 @@ StatusWith<bson::Document> RunChangeStreamAggregate(CommandContext& ctx, const R
   auto io = std::make_shared<AggregateIo>(ctx);
   std::optional<std::string_view> coll_view;
   if (coll.has_value()) coll_view = *coll;
-  QUARRY_ASSIGN_OR_RETURN(changestream::ChangeStreamRequest stream_request,
-                          changestream::ParseChangeStreamPipeline(
-                              pipeline, request.db, coll_view,
-                              io->MakePipelineContext(request.db, let, false)));
+  QUARRY_ASSIGN_OR_RETURN(
+      changestream::ChangeStreamRequest stream_request,
+      changestream::ParseChangeStreamPipeline(pipeline, request.db, coll_view,
+                                              io->MakePipelineContext(request.db, let, false)));
   std::string ns = changestream::CursorNamespace(stream_request.spec);
   changestream::ChangeStreamDeps deps;
   deps.oplog = &ctx.engine().oplog();
   deps.sources = changestream::MakeCatalogEventSources(&ctx.catalog(), &ctx.engine().records());
   if (ctx.service().oplog_trimmed_before) deps.trimmed_before = ctx.service().oplog_trimmed_before;
-  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<changestream::ChangeStreamCursor> stream,
-                          changestream::ChangeStreamCursor::Open(std::move(stream_request),
-                                                                 std::move(deps)));
+  QUARRY_ASSIGN_OR_RETURN(
+      std::unique_ptr<changestream::ChangeStreamCursor> stream,
+      changestream::ChangeStreamCursor::Open(std::move(stream_request), std::move(deps)));
   cursors::BatchLimits limits = cursors::FirstBatchLimits(batch_size);
   QUARRY_ASSIGN_OR_RETURN(query::Batch batch, stream->NextBatch(limits.max_docs, limits.max_bytes));
   bson::Document token = stream->PostBatchResumeToken();
@@ -147,7 +147,8 @@ Status LabelChangeStreamError(Status status) {
   std::optional<std::string_view> label = changestream::ChangeStreamErrorLabel(status.code());
   if (!label.has_value()) return status;
   bson::DocumentBuilder extra;
-  if (!status.extra_info().empty()) extra.AppendElements(bson::DocumentView(status.extra_info().data()));
+  if (!status.extra_info().empty())
+    extra.AppendElements(bson::DocumentView(status.extra_info().data()));
   extra.OpenArray("errorLabels").AppendString("0", *label).Close();
   return std::move(status).WithExtraInfo(std::move(extra).FinishBytes());
 }
@@ -157,14 +158,14 @@ StatusWith<bson::Document> ChangeStreamGetMore(CommandContext& ctx, const Reques
                                                std::optional<std::int64_t> batch_size) {
   auto* stream = static_cast<changestream::ChangeStreamCursor*>(&cursor.source());
   std::string ns = cursor.ns();
-  auto parked = std::make_shared<ParkedGetMore>(ParkedGetMore{
-      .cursor = std::move(cursor),
-      .stream = stream,
-      .notifier = ctx.service().notifier,
-      .limits = cursors::GetMoreBatchLimits(batch_size),
-      .ns = std::move(ns),
-      .deadline = {},
-      .complete = {}});
+  auto parked = std::make_shared<ParkedGetMore>(
+      ParkedGetMore{.cursor = std::move(cursor),
+                    .stream = stream,
+                    .notifier = ctx.service().notifier,
+                    .limits = cursors::GetMoreBatchLimits(batch_size),
+                    .ns = std::move(ns),
+                    .deadline = {},
+                    .complete = {}});
   if (parked->notifier == nullptr) {  // tests without a notifier: answer what there is now
     StatusWith<bson::Document> reply = bson::Document();
     parked->complete = [&reply](StatusWith<bson::Document> r) { reply = std::move(r); };

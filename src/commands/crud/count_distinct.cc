@@ -8,11 +8,11 @@
 #include "bson/compare.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
-#include "exec/planner.h"
-#include "exec/write_matches.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/unsupported_options.h"
+#include "exec/planner.h"
+#include "exec/write_matches.h"
 #include "query/match/field_path.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -42,15 +42,16 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
       n = std::max<std::int64_t>(0, n - skip);
     } else {
       std::int64_t to_skip = skip;
-      QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(ExecContextOf(ctx), *collection, matcher,
-                                          [&](bson::DocumentView, const query::MatchDetails&) {
-                                            if (to_skip > 0) {
-                                              --to_skip;
-                                              return true;
-                                            }
-                                            ++n;
-                                            return limit == 0 || n < limit;
-                                          }));
+      QUARRY_RETURN_IF_ERROR(
+          exec::ForEachMatch(ExecContextOf(ctx), *collection, matcher,
+                             [&](bson::DocumentView, const query::MatchDetails&) {
+                               if (to_skip > 0) {
+                                 --to_skip;
+                                 return true;
+                               }
+                               ++n;
+                               return limit == 0 || n < limit;
+                             }));
     }
     if (limit > 0) n = std::min(n, limit);
   }
@@ -80,7 +81,8 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
   if (collection.has_value()) QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
   if (collection.has_value()) {
     QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
-        ExecContextOf(ctx), *collection, matcher, [&](bson::DocumentView doc, const query::MatchDetails&) {
+        ExecContextOf(ctx), *collection, matcher,
+        [&](bson::DocumentView doc, const query::MatchDetails&) {
           for (bson::ValueView v : query::CollectPathValues(doc, path)) {
             // mongod's distinct skips missing values and empty arrays.
             if (!v.exists() || (v.type() == bson::Type::kArray && v.Document().empty())) continue;

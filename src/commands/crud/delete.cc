@@ -44,8 +44,8 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::D
   }
   bson::ValueView limit = statement.Get("limit");
   if (!limit.IsNumber() || (limit.AsDouble() != 0 && limit.AsDouble() != 1)) {
-    return Status(ErrorCode::kFailedToParse, "The limit field in delete objects must be 0 or 1. Got " +
-                                                 limit.ToJson());
+    return Status(ErrorCode::kFailedToParse,
+                  "The limit field in delete objects must be 0 or 1. Got " + limit.ToJson());
   }
   QUARRY_RETURN_IF_ERROR(CheckCollation(statement.Get("collation"), "delete.deletes."));
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
@@ -75,17 +75,17 @@ StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const exec::Collecti
   QUARRY_ASSIGN_OR_RETURN(storage::ScanDirection direction,
                           exec::CheckHint(collection, statement.hint));
   if (!statement.just_one) {
-    QUARRY_ASSIGN_OR_RETURN(exec::MatchCounts counts,
-                            exec::ChangeEveryMatch(exec_ctx, collection, statement.matcher,
-                                                   CommitterOf(ctx),
-                                                   DeleteIt(ctx, collection, statement.index)));
+    QUARRY_ASSIGN_OR_RETURN(
+        exec::MatchCounts counts,
+        exec::ChangeEveryMatch(exec_ctx, collection, statement.matcher, CommitterOf(ctx),
+                               DeleteIt(ctx, collection, statement.index)));
     return counts.changed;
   }
-  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> first,
-                          exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher,
-                                                 /*sort=*/nullptr, CommitterOf(ctx),
-                                                 DeleteIt(ctx, collection, statement.index),
-                                                 direction));
+  QUARRY_ASSIGN_OR_RETURN(
+      std::optional<exec::FirstMatch> first,
+      exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher,
+                             /*sort=*/nullptr, CommitterOf(ctx),
+                             DeleteIt(ctx, collection, statement.index), direction));
   return first.has_value() ? 1 : 0;
 }
 
@@ -99,10 +99,9 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   args.Ignore({"bypassDocumentValidation"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_RETURN_IF_ERROR(CheckBatchSize(statements.size()));
-  QUARRY_RETURN_IF_ERROR(CheckStatementFields({.path = "delete.deletes",
-                                               .required = {"q", "limit"},
-                                               .optional = {"hint", "collation"}},
-                                              statements));
+  QUARRY_RETURN_IF_ERROR(CheckStatementFields(
+      {.path = "delete.deletes", .required = {"q", "limit"}, .optional = {"hint", "collation"}},
+      statements));
 
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   WriteOutcome& outcome = ctx.write_outcome();
@@ -121,14 +120,13 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   // deleteOne({_id: ...}) statements share commits (id_batch.h); anything else runs alone,
   // after what is queued has been committed and reported.
   exec::IdBatch<DeleteStatement, std::int64_t> batch(
-      CommitterOf(ctx), ordered, [&](const DeleteStatement& statement) {
-        return ExecuteDelete(ctx, *collection, statement);
-      });
+      CommitterOf(ctx), ordered,
+      [&](const DeleteStatement& statement) { return ExecuteDelete(ctx, *collection, statement); });
   bool stop = false;
   auto flush = [&] { return batch.Flush(report, &stop); };
   for (std::size_t i = 0; i < statements.size() && !stop; ++i) {
     if (retry != nullptr && retry->Executed(i).has_value()) {
-      QUARRY_RETURN_IF_ERROR(flush());  // the statements before it come first
+      QUARRY_RETURN_IF_ERROR(flush());                        // the statements before it come first
       if (!stop && !report(i, std::int64_t{1})) stop = true;  // deleted earlier
       continue;
     }
@@ -168,9 +166,9 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
           if (retry != nullptr) retry->Record(&batch.unit(), *mutation, i, DeletedOutcome());
         }
         const std::int64_t deleted = mutation.has_value() ? 1 : 0;
-        batch.Queue(i, std::move(statement).value(), deleted, mutation,
-                    mutation.has_value() ? std::optional<std::string>(std::move(key))
-                                         : std::nullopt);
+        batch.Queue(
+            i, std::move(statement).value(), deleted, mutation,
+            mutation.has_value() ? std::optional<std::string>(std::move(key)) : std::nullopt);
         if (batch.full()) QUARRY_RETURN_IF_ERROR(flush());
         continue;
       }

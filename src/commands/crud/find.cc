@@ -25,8 +25,9 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   bson::ValueView batch_size_value = args.Raw("batchSize");
   QUARRY_ASSIGN_OR_RETURN(std::int64_t batch_size, args.OptionalInt("batchSize", 0));
   if (batch_size < 0) {
-    return Status(ErrorCode::kBadValue, "BSON field 'batchSize' value must be >= 0, actual value '" +
-                                            std::to_string(batch_size) + "'");
+    return Status(ErrorCode::kBadValue,
+                  "BSON field 'batchSize' value must be >= 0, actual value '" +
+                      std::to_string(batch_size) + "'");
   }
   QUARRY_ASSIGN_OR_RETURN(bool single_batch, args.OptionalBool("singleBatch", false));
   QUARRY_ASSIGN_OR_RETURN(bool no_cursor_timeout, args.OptionalBool("noCursorTimeout", false));
@@ -61,7 +62,8 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   std::optional<std::int64_t> requested_batch;
   if (batch_size_value.IsNumber()) requested_batch = batch_size;
   cursors::BatchLimits limits = cursors::FirstBatchLimits(requested_batch);
-  QUARRY_ASSIGN_OR_RETURN(query::Batch batch, executor->NextBatch(limits.max_docs, limits.max_bytes));
+  QUARRY_ASSIGN_OR_RETURN(query::Batch batch,
+                          executor->NextBatch(limits.max_docs, limits.max_bytes));
   std::int64_t cursor_id = 0;
   if (!executor->exhausted() && !single_batch) {
     cursors::CursorOptions options = CursorOptionsFor(ctx);

@@ -165,18 +165,18 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
     }
   }
   QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec spec, query::UpdateSpec::Parse(update, options));
-  UpdateStatement statement{
-      .index = 0,
-      .matcher = matcher,
-      .update = std::move(spec),
-      .multi = false,
-      .upsert = upsert,
-      .sort = sort,
-      .bypass_validation = bypass,
-      .hint = hint,
-      .recorded_outcome = [return_new](const UpdateOutcome& outcome) {
-        return Outcome(false, ReturnedDocument(outcome, return_new), &outcome);
-      }};
+  UpdateStatement statement{.index = 0,
+                            .matcher = matcher,
+                            .update = std::move(spec),
+                            .multi = false,
+                            .upsert = upsert,
+                            .sort = sort,
+                            .bypass_validation = bypass,
+                            .hint = hint,
+                            .recorded_outcome = [return_new](const UpdateOutcome& outcome) {
+                              return Outcome(false, ReturnedDocument(outcome, return_new),
+                                             &outcome);
+                            }};
   QUARRY_ASSIGN_OR_RETURN(UpdateOutcome outcome, ExecuteUpdate(ctx, request.db, coll, statement));
   return Reply(ctx, Outcome(false, ReturnedDocument(outcome, return_new), &outcome), projection,
                matcher);

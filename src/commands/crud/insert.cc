@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "bson/builder.h"
-#include "commands/command_context.h"
 #include "catalog/collection_info.h"
+#include "commands/command_context.h"
 #include "commands/crud/document_validator.h"
 #include "commands/execution.h"
 #include "commands/register.h"
@@ -69,7 +69,8 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   args.Raw("documents");
-  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> documents, request.Documents("documents"));
+  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> documents,
+                          request.Documents("documents"));
   QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));
   QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
   args.Ignore({"let"});

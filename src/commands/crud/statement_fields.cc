@@ -21,8 +21,7 @@ Status CheckStatementFields(const StatementFields& fields,
     for (const bson::Element& e : statement) {
       if (!listed(fields.required, e.key) && !listed(fields.optional, e.key)) {
         return Status(ErrorCode::kLocation40415, "BSON field '" + std::string(fields.path) + "." +
-                                                     std::string(e.key) +
-                                                     "' is an unknown field.");
+                                                     std::string(e.key) + "' is an unknown field.");
       }
     }
   }

@@ -4,12 +4,12 @@
 #include <vector>
 
 #include "bson/builder.h"
-#include "commands/execution.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
 #include "commands/crud/statement_fields.h"
 #include "commands/crud/update_batch.h"
 #include "commands/crud/update_executor.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/unsupported_options.h"
@@ -68,7 +68,8 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
 // mongod refuses multi-document updates in a retryable write: a retry could not know which
 // documents the first attempt changed.
 Status MultiNotRetryable() {
-  return Status(ErrorCode::kInvalidOptions, "Cannot use (or request) retryable writes with multi=true");
+  return Status(ErrorCode::kInvalidOptions,
+                "Cannot use (or request) retryable writes with multi=true");
 }
 
 StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request) {
@@ -149,9 +150,9 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
     }
     QUARRY_RETURN_IF_ERROR(flush());
     if (stop) break;
-    StatusWith<UpdateOutcome> result =
-        statement.ok() ? ExecuteUpdate(ctx, request.db, coll, statement.value())
-                       : StatusWith<UpdateOutcome>(statement.status());
+    StatusWith<UpdateOutcome> result = statement.ok()
+                                           ? ExecuteUpdate(ctx, request.db, coll, statement.value())
+                                           : StatusWith<UpdateOutcome>(statement.status());
     if (!report(i, std::move(result))) stop = true;
   }
   QUARRY_RETURN_IF_ERROR(flush());

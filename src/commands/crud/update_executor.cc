@@ -16,8 +16,8 @@ void RecordIfRetryable(CommandContext& ctx, const UpdateStatement& statement,
                        std::size_t mutation) {
   RetryableWrite* retry = ctx.retryable_write();
   if (retry == nullptr) return;
-  bson::Document recorded = statement.recorded_outcome ? statement.recorded_outcome(outcome)
-                                                       : RecordedOutcome(outcome);
+  bson::Document recorded =
+      statement.recorded_outcome ? statement.recorded_outcome(outcome) : RecordedOutcome(outcome);
   retry->Record(unit, mutation, statement.index, recorded);
 }
 

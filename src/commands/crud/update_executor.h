@@ -24,8 +24,8 @@ struct UpdateStatement {
   bool multi = false;
   bool upsert = false;
   std::optional<query::SortSpec> sort;  // findAndModify: which match to update first
-  bool bypass_validation = false;        // bypassDocumentValidation
-  bson::ValueView hint;                  // an index name or key pattern; absent: none
+  bool bypass_validation = false;       // bypassDocumentValidation
+  bson::ValueView hint;                 // an index name or key pattern; absent: none
   // What a retryable write records once the statement changed its document (RecordedOutcome
   // when unset); findAndModify records its whole reply.
   std::function<bson::Document(const UpdateOutcome&)> recorded_outcome;
@@ -50,7 +50,7 @@ UpdateOutcome ExecutedUpdateOutcome(bson::DocumentView recorded);
 // How an update's oplog entry and change event describe it.
 inline storage::UpdateKind UpdateKindOf(const query::UpdateSpec& update) {
   return update.kind() == query::UpdateSpec::Kind::kReplacement ? storage::UpdateKind::kReplace
-                                                                 : storage::UpdateKind::kModify;
+                                                                : storage::UpdateKind::kModify;
 }
 
 // Applies the statement. The collection is created when missing and the statement upserts.

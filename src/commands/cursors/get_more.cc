@@ -16,9 +16,9 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
   RequestParser args(request);
   bson::ValueView id_value = request.body.Get(request.name);
   if (id_value.type() != bson::Type::kInt64) {
-    return Status(ErrorCode::kTypeMismatch,
-                  "BSON field 'getMore.getMore' is the wrong type '" +
-                      std::string(bson::TypeAlias(id_value.type())) + "', expected type 'long'");
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'getMore.getMore' is the wrong type '" +
+                                                std::string(bson::TypeAlias(id_value.type())) +
+                                                "', expected type 'long'");
   }
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.RequiredString("collection"));
   bson::ValueView batch_size_value = args.Raw("batchSize");
@@ -34,7 +34,8 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
   const bool change_stream = IsChangeStream(cursor);
   if (TestHooks* hooks = ctx.service().test_hooks) {
     Status injected = hooks->AfterCursorCheckout(ctx);
-    if (!injected.ok()) return change_stream ? LabelChangeStreamError(std::move(injected)) : injected;
+    if (!injected.ok())
+      return change_stream ? LabelChangeStreamError(std::move(injected)) : injected;
   }
   if (change_stream) return ChangeStreamGetMore(ctx, request, cursor, requested);
   cursors::BatchLimits limits = cursors::GetMoreBatchLimits(requested);

@@ -4,8 +4,8 @@
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
-#include "commands/execution.h"
 #include "commands/command_context.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "query/match/matcher.h"
@@ -34,7 +34,8 @@ Status CheckOption(const bson::Element& e) {
   }
   if (e.key == "validationLevel") {
     if (e.value.type() != bson::Type::kString ||
-        (e.value.String() != "off" && e.value.String() != "strict" && e.value.String() != "moderate")) {
+        (e.value.String() != "off" && e.value.String() != "strict" &&
+         e.value.String() != "moderate")) {
       return Status(ErrorCode::kBadValue, "validationLevel must be one of off, strict, moderate");
     }
   }

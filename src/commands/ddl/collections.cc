@@ -5,9 +5,9 @@
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
-#include "commands/execution.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/unsupported_options.h"
@@ -47,7 +47,8 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
   if (!created.ok()) {
     if (created.status().code() == ErrorCode::kNamespaceExists) {
       // mongod 7.0 accepts a create that repeats the existing collection's options.
-      std::shared_ptr<const catalog::CollectionInfo> existing = ctx.catalog().Find(request.db, coll);
+      std::shared_ptr<const catalog::CollectionInfo> existing =
+          ctx.catalog().Find(request.db, coll);
       if (existing != nullptr && existing->options.bytes() == options_doc.bytes()) {
         return bson::Document();
       }
@@ -99,7 +100,8 @@ StatusWith<std::pair<std::string, std::string>> SplitNamespace(bson::ValueView v
   std::string_view ns = value.String();
   std::size_t dot = ns.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == ns.size()) {
-    return Status(ErrorCode::kInvalidNamespace, "Invalid namespace specified '" + std::string(ns) + "'");
+    return Status(ErrorCode::kInvalidNamespace,
+                  "Invalid namespace specified '" + std::string(ns) + "'");
   }
   return std::make_pair(std::string(ns.substr(0, dot)), std::string(ns.substr(dot + 1)));
 }
@@ -113,8 +115,8 @@ StatusWith<bson::Document> RunRenameCollection(CommandContext& ctx, const Reques
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_ASSIGN_OR_RETURN(auto source, SplitNamespace(from, "renameCollection"));
   QUARRY_ASSIGN_OR_RETURN(auto target, SplitNamespace(to, "to"));
-  QUARRY_RETURN_IF_ERROR(ctx.catalog().RenameCollection(source.first, source.second, target.first,
-                                                        target.second, drop_target, DdlOptionsFor(ctx)));
+  QUARRY_RETURN_IF_ERROR(ctx.catalog().RenameCollection(
+      source.first, source.second, target.first, target.second, drop_target, DdlOptionsFor(ctx)));
   ctx.cursors().KillNamespace(source.first + "." + source.second);
   return bson::Document();
 }

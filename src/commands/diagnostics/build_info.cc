@@ -5,12 +5,12 @@
 
 #include <thread>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "bson/builder.h"
 #include "bson/json.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
-#include "base/clock.h"
 #include "commands/request_parser.h"
 
 namespace quarry::commands {
@@ -63,10 +63,13 @@ void AppendParameter(bson::DocumentBuilder* b, std::string_view name) {
   }
 }
 
-constexpr std::string_view kParameters[] = {
-    "featureCompatibilityVersion", "maxBSONDepth",       "cursorTimeoutMillis",
-    "enableTestCommands",          "authenticationMechanisms", "requireApiVersion",
-    "transactionLifetimeLimitSeconds"};
+constexpr std::string_view kParameters[] = {"featureCompatibilityVersion",
+                                            "maxBSONDepth",
+                                            "cursorTimeoutMillis",
+                                            "enableTestCommands",
+                                            "authenticationMechanisms",
+                                            "requireApiVersion",
+                                            "transactionLifetimeLimitSeconds"};
 
 bool IsKnownParameter(std::string_view name) {
   for (std::string_view p : kParameters) {

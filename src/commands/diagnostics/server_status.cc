@@ -7,10 +7,10 @@
 #include <fstream>
 #include <string>
 
+#include "base/clock.h"
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
-#include "base/clock.h"
 #include "wire/network_counters.h"
 
 namespace quarry::commands {

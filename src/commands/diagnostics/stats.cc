@@ -5,8 +5,8 @@
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
-#include "commands/execution.h"
 #include "commands/command_context.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "storage/engine.h"
@@ -35,7 +35,8 @@ StatusWith<bson::Document> RunDbStats(CommandContext& ctx, const Request& reques
     ++collections;
     objects += stats.count;
     data_size += stats.data_bytes;
-    storage_size += static_cast<std::int64_t>(ctx.engine().records().ApproximateStorageSize(info->id));
+    storage_size +=
+        static_cast<std::int64_t>(ctx.engine().records().ApproximateStorageSize(info->id));
   }
   bson::DocumentBuilder b;
   b.AppendString("db", request.db);

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/clock.h"
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
-#include "base/clock.h"
 
 namespace quarry::commands {
 namespace {
@@ -16,7 +16,8 @@ constexpr std::int32_t kMaxMessageSizeBytes = 48000000;
 constexpr std::int32_t kMaxWriteBatchSize = 100000;
 
 // Intersects the client's `compression` list with the enabled compressors, in client order.
-std::vector<std::string> Negotiate(bson::ValueView offered, const std::vector<std::string>& enabled) {
+std::vector<std::string> Negotiate(bson::ValueView offered,
+                                   const std::vector<std::string>& enabled) {
   std::vector<std::string> agreed;
   if (offered.type() != bson::Type::kArray) return agreed;
   for (const bson::Element& e : offered.Document()) {
@@ -34,12 +35,14 @@ StatusWith<bson::Document> RunHello(CommandContext& ctx, const Request& request)
   const ServiceState& service = ctx.service();
   ConnectionState& connection = ctx.connection();
   bson::ValueView compression = request.body.Get("compression");
-  if (compression.exists()) connection.compressors = Negotiate(compression, service.config.compressors);
+  if (compression.exists())
+    connection.compressors = Negotiate(compression, service.config.compressors);
   connection.handshake_done = true;
   bson::ValueView client = request.body.Get("client");
   if (client.type() == bson::Type::kDocument) {
     bson::ValueView app = client.Document().Get("application");
-    if (app.type() == bson::Type::kDocument && app.Document().Get("name").type() == bson::Type::kString) {
+    if (app.type() == bson::Type::kDocument &&
+        app.Document().Get("name").type() == bson::Type::kString) {
       connection.app_name = std::string(app.Document().Get("name").String());
     }
   }

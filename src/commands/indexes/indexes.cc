@@ -11,9 +11,9 @@
 #include "bson/compare.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
-#include "commands/execution.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/unsupported_options.h"
@@ -29,7 +29,9 @@ bool IsIdIndexKey(bson::DocumentView key) {
   return direction.IsNumber() && direction.AsDouble() == 1.0;
 }
 
-bool SameKey(bson::DocumentView a, bson::DocumentView b) { return bson::CompareDocuments(a, b) == 0; }
+bool SameKey(bson::DocumentView a, bson::DocumentView b) {
+  return bson::CompareDocuments(a, b) == 0;
+}
 
 // Checks one spec and returns it as stored: {v: 2, key, name, <options>}.
 StatusWith<bson::Document> NormalizeSpec(bson::DocumentView spec) {
@@ -40,9 +42,9 @@ StatusWith<bson::Document> NormalizeSpec(bson::DocumentView spec) {
   for (const bson::Element& field : key.Document()) {
     if (field.value.IsNumber() && field.value.AsDouble() != 0) continue;
     if (field.value.type() == bson::Type::kString) {
-      return Status(ErrorCode::kCannotCreateIndex,
-                    "index type '" + std::string(field.value.String()) +
-                        "' is not supported by Quarry yet");
+      return Status(
+          ErrorCode::kCannotCreateIndex,
+          "index type '" + std::string(field.value.String()) + "' is not supported by Quarry yet");
     }
     return Status(ErrorCode::kCannotCreateIndex,
                   "Values in the index key pattern can only be numbers or strings, got " +
@@ -64,7 +66,8 @@ StatusWith<bson::Document> NormalizeSpec(bson::DocumentView spec) {
   b.AppendDocument("key", key.Document());
   b.AppendString("name", name.String());
   for (const bson::Element& e : spec) {
-    if (e.key != "v" && e.key != "key" && e.key != "name" && e.key != "ns") b.Append(e.key, e.value);
+    if (e.key != "v" && e.key != "key" && e.key != "name" && e.key != "ns")
+      b.Append(e.key, e.value);
   }
   return std::move(b).Finish();
 }
@@ -110,8 +113,8 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
         if (same_name) {
           return Status(ErrorCode::kIndexKeySpecsConflict,
                         "An existing index has the same name as the requested index but a "
-                        "different key. Requested index: " + spec.ToJson() +
-                            ", existing index: " + existing.ToJson());
+                        "different key. Requested index: " +
+                            spec.ToJson() + ", existing index: " + existing.ToJson());
         }
         if (same_key) {
           return Status(ErrorCode::kIndexOptionsConflict,
@@ -121,8 +124,8 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
       }
       if (exists) continue;
       if (info->indexes.size() >= kMaxIndexesPerCollection) {
-        return Status(ErrorCode::kCannotCreateIndex, "add index fails, too many indexes for " +
-                                                         request.db + "." + coll);
+        return Status(ErrorCode::kCannotCreateIndex,
+                      "add index fails, too many indexes for " + request.db + "." + coll);
       }
       info->indexes.push_back(spec);
     }
@@ -139,8 +142,8 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
     bson::DocumentBuilder o;
     o.AppendString("createIndexes", coll);
     o.AppendArray("indexes", indexes.Document());
-    QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(request.db, coll, add_specs,
-                                                          std::move(o).Finish(), DdlOptionsFor(ctx)));
+    QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(
+        request.db, coll, add_specs, std::move(o).Finish(), DdlOptionsFor(ctx)));
   }
   b.AppendInt32("numIndexesBefore", before);
   b.AppendInt32("numIndexesAfter", after);
@@ -180,7 +183,8 @@ StatusWith<std::vector<std::string>> IndexesToDrop(const catalog::CollectionInfo
         return Status::OK();
       }
     }
-    return Status(ErrorCode::kIndexNotFound, "index not found with name [" + std::string(name) + "]");
+    return Status(ErrorCode::kIndexNotFound,
+                  "index not found with name [" + std::string(name) + "]");
   };
   if (index.type() == bson::Type::kString && index.String() == "*") {
     for (const bson::Document& spec : info.indexes) {
@@ -196,14 +200,16 @@ StatusWith<std::vector<std::string>> IndexesToDrop(const catalog::CollectionInfo
       QUARRY_RETURN_IF_ERROR(by_name(e.value.String()));
     }
   } else if (index.type() == bson::Type::kDocument) {
-    if (IsIdIndexKey(index.Document())) return Status(ErrorCode::kInvalidOptions, "cannot drop _id index");
+    if (IsIdIndexKey(index.Document()))
+      return Status(ErrorCode::kInvalidOptions, "cannot drop _id index");
     for (const bson::Document& spec : info.indexes) {
       if (SameKey(spec.Get("key").Document(), index.Document())) {
         names.emplace_back(spec.Get("name").String());
         return names;
       }
     }
-    return Status(ErrorCode::kIndexNotFound, "can't find index with key: " + index.Document().ToJson());
+    return Status(ErrorCode::kIndexNotFound,
+                  "can't find index with key: " + index.Document().ToJson());
   } else {
     return Status(ErrorCode::kTypeMismatch,
                   "dropIndexes 'index' must be a string, an array of strings or an object");
@@ -232,8 +238,8 @@ StatusWith<bson::Document> RunDropIndexes(CommandContext& ctx, const Request& re
       });
       return Status::OK();
     };
-    QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(request.db, coll, drop,
-                                                          std::move(o).Finish(), DdlOptionsFor(ctx)));
+    QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(
+        request.db, coll, drop, std::move(o).Finish(), DdlOptionsFor(ctx)));
   }
   bson::DocumentBuilder b;
   b.AppendInt32("nIndexesWas", count);

@@ -25,7 +25,8 @@ StatusWith<bson::Document> ForEachSession(CommandContext& ctx, const Request& re
   for (const bson::Element& e : sessions.Document()) {
     if (e.value.type() != bson::Type::kDocument) continue;
     bson::ValueView id = e.value.Document().Get("id");
-    if (id.type() == bson::Type::kBinary) act(*ctx.service().sessions, std::string(id.Binary().data));
+    if (id.type() == bson::Type::kBinary)
+      act(*ctx.service().sessions, std::string(id.Binary().data));
   }
   return bson::Document();
 }
@@ -36,9 +37,8 @@ StatusWith<bson::Document> RunEndSessions(CommandContext& ctx, const Request& re
 }
 
 StatusWith<bson::Document> RunRefreshSessions(CommandContext& ctx, const Request& request) {
-  return ForEachSession(ctx, request, [](SessionControl& sessions, const std::string& id) {
-    sessions.Refresh(id);
-  });
+  return ForEachSession(
+      ctx, request, [](SessionControl& sessions, const std::string& id) { sessions.Refresh(id); });
 }
 
 StatusWith<bson::Document> RunKillSessions(CommandContext& ctx, const Request& request) {
@@ -51,9 +51,9 @@ StatusWith<bson::Document> RunKillSessions(CommandContext& ctx, const Request& r
 StatusWith<bson::Document> RunKillAllSessions(CommandContext& ctx, const Request& request) {
   bson::ValueView users = request.body.Get(request.name);
   if (users.type() != bson::Type::kArray) {
-    return Status(ErrorCode::kTypeMismatch,
-                  "BSON field 'killAllSessions' is the wrong type '" +
-                      std::string(bson::TypeAlias(users.type())) + "', expected type 'array'");
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'killAllSessions' is the wrong type '" +
+                                                std::string(bson::TypeAlias(users.type())) +
+                                                "', expected type 'array'");
   }
   if (!users.Document().empty()) {
     return Status(ErrorCode::kNotImplemented,

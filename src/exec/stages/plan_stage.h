@@ -33,10 +33,10 @@ struct PlanResult {
 
 // What a stage did, in explain's terms.
 struct StageStats {
-  std::int64_t works = 0;           // calls to Next
-  std::int64_t advanced = 0;        // results returned (explain's nReturned)
-  std::int64_t docs_examined = 0;   // records read from storage
-  std::int64_t keys_examined = 0;   // index keys read
+  std::int64_t works = 0;          // calls to Next
+  std::int64_t advanced = 0;       // results returned (explain's nReturned)
+  std::int64_t docs_examined = 0;  // records read from storage
+  std::int64_t keys_examined = 0;  // index keys read
 };
 
 class PlanStage {

@@ -99,12 +99,23 @@ class FieldPathExpression final : public Expression {
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
     Value start;
     switch (base_) {
-      case Base::kCurrent: start = ctx.current(); break;
-      case Base::kRoot: start = ctx.root(); break;
-      case Base::kNow: start = Value::Date(ctx.now_millis()); break;
-      case Base::kRemove: return Value();
-      case Base::kSlot: start = ctx.GetVariable(slot_); break;
-      case Base::kConstant: start = constant_; break;
+      case Base::kCurrent:
+        start = ctx.current();
+        break;
+      case Base::kRoot:
+        start = ctx.root();
+        break;
+      case Base::kNow:
+        start = Value::Date(ctx.now_millis());
+        break;
+      case Base::kRemove:
+        return Value();
+      case Base::kSlot:
+        start = ctx.GetVariable(slot_);
+        break;
+      case Base::kConstant:
+        start = constant_;
+        break;
     }
     return WalkPath(start, path_, 0);
   }
@@ -291,7 +302,8 @@ StatusWith<ExpressionPtr> Expression::Parse(bson::ValueView spec, ParseContext& 
       }
       return ExpressionPtr(std::make_shared<ArrayExpression>(std::move(elements)));
     }
-    default: return Constant(Value::Copy(spec));
+    default:
+      return Constant(Value::Copy(spec));
   }
 }
 
@@ -304,8 +316,8 @@ StatusWith<ExpressionPtr> Expression::ParseObject(bson::DocumentView spec, Parse
     }
     for (const auto& field : fields) {
       if (field.first == e.key) {
-        return LocationError(16406, "duplicate field name specified in object literal: " +
-                                        spec.ToJson());
+        return LocationError(16406,
+                             "duplicate field name specified in object literal: " + spec.ToJson());
       }
     }
     QUARRY_ASSIGN_OR_RETURN(ExpressionPtr expr, Parse(e.value, ctx));

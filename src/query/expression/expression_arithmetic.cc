@@ -17,7 +17,9 @@ using bson::Type;
 bool DurationMillis(const Value& v, std::int64_t* out) {
   switch (v.type()) {
     case Type::kInt32:
-    case Type::kInt64: *out = v.view().AsInt64(); return true;
+    case Type::kInt64:
+      *out = v.view().AsInt64();
+      return true;
     default: {
       double d = v.view().AsDouble();
       if (!std::isfinite(d) || d >= 9.2e18 || d <= -9.2e18) return false;
@@ -53,8 +55,8 @@ StatusWith<Value> Add(std::string_view, std::vector<Value>& args) {
     } else if (v.IsNumber()) {
       total = Arithmetic(ArithmeticOp::kAdd, total.view(), v.view());
     } else {
-      return LocationError(16554, "$add only supports numeric or date types, not " +
-                                      std::string(TypeName(v)));
+      return LocationError(
+          16554, "$add only supports numeric or date types, not " + std::string(TypeName(v)));
     }
   }
   if (have_date) return ShiftDate(date, total, false, "$add");
@@ -85,8 +87,8 @@ StatusWith<Value> Multiply(std::string_view, std::vector<Value>& args) {
   for (const Value& v : args) {
     if (v.nullish()) return Value::Null();
     if (!v.IsNumber()) {
-      return LocationError(16555, "$multiply only supports numeric types, not " +
-                                      std::string(TypeName(v)));
+      return LocationError(
+          16555, "$multiply only supports numeric types, not " + std::string(TypeName(v)));
     }
     product = Arithmetic(ArithmeticOp::kMultiply, product.view(), v.view());
   }
@@ -137,8 +139,8 @@ StatusWith<Value> Mod(std::string_view, std::vector<Value>& args) {
 }
 
 Status NotNumeric(std::string_view name, const Value& v) {
-  return LocationError(28765, std::string(name) + " only supports numeric types, not " +
-                                  std::string(TypeName(v)));
+  return LocationError(
+      28765, std::string(name) + " only supports numeric types, not " + std::string(TypeName(v)));
 }
 
 StatusWith<Value> Abs(std::string_view name, std::vector<Value>& args) {
@@ -162,7 +164,8 @@ StatusWith<Value> Abs(std::string_view name, std::vector<Value>& args) {
       d.high &= ~(1ULL << 63);
       return Value::Decimal(d);
     }
-    default: return Value::Double(std::fabs(v.view().Double()));
+    default:
+      return Value::Double(std::fabs(v.view().Double()));
   }
 }
 
@@ -173,10 +176,12 @@ StatusWith<Value> Rounding(std::string_view name, std::vector<Value>& args) {
   if (!v.IsNumber()) return NotNumeric(name, v);
   switch (v.type()) {
     case Type::kInt32:
-    case Type::kInt64: return v;
+    case Type::kInt64:
+      return v;
     case Type::kDecimal128:
       return Value::Decimal(DecimalFromDouble(Fn(DecimalToDouble(v.view().Dec128()))));
-    default: return Value::Double(Fn(v.view().Double()));
+    default:
+      return Value::Double(Fn(v.view().Double()));
   }
 }
 
@@ -200,8 +205,8 @@ StatusWith<Value> RoundOrTrunc(std::string_view name, std::vector<Value>& args, 
   }
   if (v.nullish()) return Value::Null();
   if (!v.IsNumber()) {
-    return LocationError(51081, std::string(name) + " only supports numeric types, not " +
-                                    std::string(TypeName(v)));
+    return LocationError(
+        51081, std::string(name) + " only supports numeric types, not " + std::string(TypeName(v)));
   }
   const int digits = static_cast<int>(place);
   switch (v.type()) {
@@ -309,8 +314,8 @@ StatusWith<Value> Log(std::string_view, std::vector<Value>& args) {
     return LocationError(28758, "$log's argument must be a positive number, but " + v.ToJson());
   }
   if (!(b > 0) || b == 1) {
-    return LocationError(28759, "$log's base must be a positive number not equal to 1, but " +
-                                    base.ToJson());
+    return LocationError(
+        28759, "$log's base must be a positive number not equal to 1, but " + base.ToJson());
   }
   const Value& kind = v.type() == Type::kDecimal128 ? v : base;
   return RealResult(kind, std::log(d) / std::log(b));

@@ -104,15 +104,17 @@ StatusWith<Value> Slice(std::string_view, std::vector<Value>& args) {
   }
   const Value& second = args[1];
   if (!second.IsNumber()) {
-    return LocationError(28725, "Second argument to $slice must be a numeric value, but is of "
-                                "type: " +
-                                    std::string(TypeName(second)));
+    return LocationError(28725,
+                         "Second argument to $slice must be a numeric value, but is of "
+                         "type: " +
+                             std::string(TypeName(second)));
   }
   std::int64_t first_arg = 0;
   if (!ToInt64Exact(second.view(), &first_arg) || first_arg < INT32_MIN || first_arg > INT32_MAX) {
-    return LocationError(28726, "Second argument to $slice can't be represented as a 32-bit "
-                                "integer: " +
-                                    second.ToJson());
+    return LocationError(28726,
+                         "Second argument to $slice can't be represented as a 32-bit "
+                         "integer: " +
+                             second.ToJson());
   }
   std::vector<Value> elements = Elements(array);
   const auto size = static_cast<std::int64_t>(elements.size());
@@ -132,9 +134,10 @@ StatusWith<Value> Slice(std::string_view, std::vector<Value>& args) {
                                       std::string(TypeName(third)));
     }
     if (!ToInt64Exact(third.view(), &count) || count < INT32_MIN || count > INT32_MAX) {
-      return LocationError(28728, "Third argument to $slice can't be represented as a 32-bit "
-                                  "integer: " +
-                                      third.ToJson());
+      return LocationError(28728,
+                           "Third argument to $slice can't be represented as a 32-bit "
+                           "integer: " +
+                               third.ToJson());
     }
     if (count <= 0) {
       return LocationError(28729, "Third argument to $slice must be positive: " + third.ToJson());
@@ -152,9 +155,10 @@ StatusWith<Value> ReverseArray(std::string_view, std::vector<Value>& args) {
   const Value& array = args[0];
   if (array.nullish()) return Value::Null();
   if (!array.IsArray()) {
-    return LocationError(34435, "The argument to $reverseArray must be an array, but was of "
-                                "type: " +
-                                    std::string(TypeName(array)));
+    return LocationError(34435,
+                         "The argument to $reverseArray must be an array, but was of "
+                         "type: " +
+                             std::string(TypeName(array)));
   }
   std::vector<Value> elements = Elements(array);
   bson::ArrayBuilder out;
@@ -206,9 +210,9 @@ template <bool All>
 StatusWith<Value> ElementsTrue(std::string_view name, std::vector<Value>& args) {
   const Value& array = args[0];
   if (!array.IsArray()) {
-    return LocationError(All ? 17040 : 17041, std::string(name) +
-                                                  "'s argument must be an array, but is " +
-                                                  std::string(TypeName(array)));
+    return LocationError(
+        All ? 17040 : 17041,
+        std::string(name) + "'s argument must be an array, but is " + std::string(TypeName(array)));
   }
   for (const bson::Element& e : array.view().Document()) {
     bool truthy = e.value.Truthy();
@@ -228,17 +232,16 @@ StatusWith<Value> Range(std::string_view, std::vector<Value>& args) {
   for (std::size_t arg_idx = 0; arg_idx < args.size(); ++arg_idx) {
     const Value& v = args[arg_idx];
     if (!v.IsNumber()) {
-      return LocationError(kTypeCodes[arg_idx], "$range requires a numeric " +
-                                                    std::string(kNames[arg_idx]) +
-                                                    ", found value of type: " +
-                                                    std::string(TypeName(v)));
+      return LocationError(kTypeCodes[arg_idx],
+                           "$range requires a numeric " + std::string(kNames[arg_idx]) +
+                               ", found value of type: " + std::string(TypeName(v)));
     }
     if (!ToInt64Exact(v.view(), &numbers[arg_idx]) || numbers[arg_idx] < INT32_MIN ||
         numbers[arg_idx] > INT32_MAX) {
-      return LocationError(kRangeCodes[arg_idx],
-                           "$range requires a " + std::string(kNames[arg_idx]) +
-                               " that can be represented as a 32-bit integer, found value: " +
-                               v.ToJson());
+      return LocationError(
+          kRangeCodes[arg_idx],
+          "$range requires a " + std::string(kNames[arg_idx]) +
+              " that can be represented as a 32-bit integer, found value: " + v.ToJson());
     }
   }
   if (numbers[2] == 0) return LocationError(34449, "$range requires a non-zero step value");

@@ -15,13 +15,20 @@ StatusWith<Value> Compare(std::string_view, std::vector<Value>& args) {
   // Missing sorts with undefined, below null: {$eq: ["$missing", null]} is false, as in mongod.
   const int c = bson::CompareValues(args[0].view(), args[1].view());
   switch (Op) {
-    case CmpOp::kEq: return Value::Bool(c == 0);
-    case CmpOp::kNe: return Value::Bool(c != 0);
-    case CmpOp::kGt: return Value::Bool(c > 0);
-    case CmpOp::kGte: return Value::Bool(c >= 0);
-    case CmpOp::kLt: return Value::Bool(c < 0);
-    case CmpOp::kLte: return Value::Bool(c <= 0);
-    case CmpOp::kCmp: return Value::Int32(c < 0 ? -1 : (c > 0 ? 1 : 0));
+    case CmpOp::kEq:
+      return Value::Bool(c == 0);
+    case CmpOp::kNe:
+      return Value::Bool(c != 0);
+    case CmpOp::kGt:
+      return Value::Bool(c > 0);
+    case CmpOp::kGte:
+      return Value::Bool(c >= 0);
+    case CmpOp::kLt:
+      return Value::Bool(c < 0);
+    case CmpOp::kLte:
+      return Value::Bool(c <= 0);
+    case CmpOp::kCmp:
+      return Value::Int32(c < 0 ? -1 : (c > 0 ? 1 : 0));
   }
   return Value();
 }
@@ -104,8 +111,7 @@ StatusWith<ExpressionPtr> ParseCond(std::string_view name, bson::ValueView args,
 
 class IfNullExpression final : public Expression {
  public:
-  explicit IfNullExpression(std::vector<ExpressionPtr> operands)
-      : operands_(std::move(operands)) {}
+  explicit IfNullExpression(std::vector<ExpressionPtr> operands) : operands_(std::move(operands)) {}
 
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
     for (std::size_t op_idx = 0; op_idx + 1 < operands_.size(); ++op_idx) {
@@ -152,8 +158,8 @@ class SwitchExpression final : public Expression {
 
 StatusWith<ExpressionPtr> ParseSwitch(std::string_view, bson::ValueView args, ParseContext& ctx) {
   if (args.type() != Type::kDocument) {
-    return LocationError(40060, "$switch requires an object as an argument, found: " +
-                                    std::string(TypeName(args)));
+    return LocationError(
+        40060, "$switch requires an object as an argument, found: " + std::string(TypeName(args)));
   }
   std::vector<std::pair<ExpressionPtr, ExpressionPtr>> branches;
   ExpressionPtr default_expr;
@@ -176,8 +182,8 @@ StatusWith<ExpressionPtr> ParseSwitch(std::string_view, bson::ValueView args, Pa
           } else if (part.key == "then") {
             QUARRY_ASSIGN_OR_RETURN(then_expr, Expression::Parse(part.value, ctx));
           } else {
-            return LocationError(40063, "$switch found an unknown argument to a branch: " +
-                                            std::string(part.key));
+            return LocationError(
+                40063, "$switch found an unknown argument to a branch: " + std::string(part.key));
           }
         }
         if (case_expr == nullptr) {

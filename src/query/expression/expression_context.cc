@@ -95,7 +95,8 @@ const Value& EvalContext::GetVariable(VariableId id) const {
 
 void EvalContext::SetVariable(VariableId id, Value value) {
   if (id < 0) return;
-  if (static_cast<std::size_t>(id) >= slots_.size()) slots_.resize(static_cast<std::size_t>(id) + 1);
+  if (static_cast<std::size_t>(id) >= slots_.size())
+    slots_.resize(static_cast<std::size_t>(id) + 1);
   slots_[static_cast<std::size_t>(id)] = std::move(value);
 }
 

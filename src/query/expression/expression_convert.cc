@@ -27,8 +27,8 @@ ConvertError Unsupported(const Value& input, std::string_view target) {
 }
 
 ConvertError ParseFailure(std::string_view text, std::string_view reason) {
-  return {"Failed to parse number '" + std::string(text) + "' in $convert with no onError value: " +
-          std::string(reason)};
+  return {"Failed to parse number '" + std::string(text) +
+          "' in $convert with no onError value: " + std::string(reason)};
 }
 
 bool ParseStrictDouble(std::string_view text, double* out) {
@@ -78,18 +78,21 @@ Converted ParseInteger(std::string_view text, std::int64_t min, std::int64_t max
 Converted FloatToInteger(const Value& input, double d, std::int64_t min, std::int64_t max,
                          bool want_long) {
   if (std::isnan(d)) {
-    return ConvertError{"Attempt to convert NaN value to integer type in $convert with no "
-                        "onError value"};
+    return ConvertError{
+        "Attempt to convert NaN value to integer type in $convert with no "
+        "onError value"};
   }
   if (std::isinf(d)) {
-    return ConvertError{"Attempt to convert infinity value to integer type in $convert with no "
-                        "onError value"};
+    return ConvertError{
+        "Attempt to convert infinity value to integer type in $convert with no "
+        "onError value"};
   }
   double t = std::trunc(d);
   if (t < static_cast<double>(min) || t >= static_cast<double>(max) + 1.0) {
-    return ConvertError{"Conversion would overflow target type in $convert with no onError "
-                        "value: " +
-                        input.ToJson()};
+    return ConvertError{
+        "Conversion would overflow target type in $convert with no onError "
+        "value: " +
+        input.ToJson()};
   }
   auto n = static_cast<std::int64_t>(t);
   return want_long ? Value::Int64(n) : Value::Int32(static_cast<std::int32_t>(n));
@@ -105,13 +108,15 @@ Converted ToInt(const Value& v, bool want_long) {
     case Type::kInt64: {
       std::int64_t n = v.view().Int64();
       if (!want_long && (n < min || n > max)) {
-        return ConvertError{"Conversion would overflow target type in $convert with no onError "
-                            "value: " +
-                            v.ToJson()};
+        return ConvertError{
+            "Conversion would overflow target type in $convert with no onError "
+            "value: " +
+            v.ToJson()};
       }
       return want_long ? v : Value::Int32(static_cast<std::int32_t>(n));
     }
-    case Type::kDouble: return FloatToInteger(v, v.view().Double(), min, max, want_long);
+    case Type::kDouble:
+      return FloatToInteger(v, v.view().Double(), min, max, want_long);
     case Type::kDecimal128:
       return FloatToInteger(v, DecimalToDouble(v.view().Dec128()), min, max, want_long);
     case Type::kBool:
@@ -130,26 +135,32 @@ Converted ToInt(const Value& v, bool want_long) {
     case Type::kDate:
       if (want_long) return Value::Int64(v.view().Date());
       return Unsupported(v, target);
-    default: return Unsupported(v, target);
+    default:
+      return Unsupported(v, target);
   }
 }
 
 Converted ToDouble(const Value& v) {
   switch (v.type()) {
-    case Type::kDouble: return v;
+    case Type::kDouble:
+      return v;
     case Type::kInt32:
-    case Type::kInt64: return Value::Double(static_cast<double>(v.view().AsInt64()));
+    case Type::kInt64:
+      return Value::Double(static_cast<double>(v.view().AsInt64()));
     case Type::kDecimal128: {
       double d = DecimalToDouble(v.view().Dec128());
       if (std::isinf(d) && !std::isinf(DecimalToDouble(v.view().Dec128()))) {
-        return ConvertError{"Conversion would overflow target type in $convert with no onError "
-                            "value: " +
-                            v.ToJson()};
+        return ConvertError{
+            "Conversion would overflow target type in $convert with no onError "
+            "value: " +
+            v.ToJson()};
       }
       return Value::Double(d);
     }
-    case Type::kBool: return Value::Double(v.view().Bool() ? 1 : 0);
-    case Type::kDate: return Value::Double(static_cast<double>(v.view().Date()));
+    case Type::kBool:
+      return Value::Double(v.view().Bool() ? 1 : 0);
+    case Type::kDate:
+      return Value::Double(static_cast<double>(v.view().Date()));
     case Type::kString: {
       double d = 0;
       if (!ParseStrictDouble(v.view().String(), &d)) {
@@ -157,18 +168,23 @@ Converted ToDouble(const Value& v) {
       }
       return Value::Double(d);
     }
-    default: return Unsupported(v, "double");
+    default:
+      return Unsupported(v, "double");
   }
 }
 
 Converted ToDecimalValue(const Value& v) {
   switch (v.type()) {
-    case Type::kDecimal128: return v;
+    case Type::kDecimal128:
+      return v;
     case Type::kInt32:
     case Type::kInt64:
-    case Type::kDouble: return Value::Decimal(DecimalFromNumber(v.view()));
-    case Type::kBool: return Value::Decimal(DecimalFromInt64(v.view().Bool() ? 1 : 0));
-    case Type::kDate: return Value::Decimal(DecimalFromInt64(v.view().Date()));
+    case Type::kDouble:
+      return Value::Decimal(DecimalFromNumber(v.view()));
+    case Type::kBool:
+      return Value::Decimal(DecimalFromInt64(v.view().Bool() ? 1 : 0));
+    case Type::kDate:
+      return Value::Decimal(DecimalFromInt64(v.view().Date()));
     case Type::kString: {
       bson::Decimal128 d;
       if (!DecimalFromString(v.view().String(), &d)) {
@@ -176,24 +192,29 @@ Converted ToDecimalValue(const Value& v) {
       }
       return Value::Decimal(d);
     }
-    default: return Unsupported(v, "decimal");
+    default:
+      return Unsupported(v, "decimal");
   }
 }
 
 Converted ToBool(const Value& v) {
   switch (v.type()) {
-    case Type::kBool: return v;
+    case Type::kBool:
+      return v;
     case Type::kInt32:
     case Type::kInt64:
     case Type::kDouble:
-    case Type::kDecimal128: return Value::Bool(v.view().Truthy());
-    default: return Value::Bool(true);
+    case Type::kDecimal128:
+      return Value::Bool(v.view().Truthy());
+    default:
+      return Value::Bool(true);
   }
 }
 
 Converted ToStringValue(const Value& v) {
   switch (v.type()) {
-    case Type::kString: return v;
+    case Type::kString:
+      return v;
     case Type::kDouble:
     case Type::kInt32:
     case Type::kInt64:
@@ -207,7 +228,8 @@ Converted ToStringValue(const Value& v) {
       if (!s.ok()) return Unsupported(v, "string");
       return Value::String(s.value());
     }
-    default: return Unsupported(v, "string");
+    default:
+      return Unsupported(v, "string");
   }
 }
 
@@ -232,15 +254,18 @@ Converted ToObjectId(const Value& v) {
 
 Converted ToDate(const Value& v) {
   switch (v.type()) {
-    case Type::kDate: return v;
-    case Type::kInt64: return Value::Date(v.view().Int64());
+    case Type::kDate:
+      return v;
+    case Type::kInt64:
+      return Value::Date(v.view().Int64());
     case Type::kDouble:
     case Type::kDecimal128: {
       double d = v.view().AsDouble();
       if (!std::isfinite(d) || d < -9.2e18 || d > 9.2e18) {
-        return ConvertError{"Conversion would overflow target type in $convert with no onError "
-                            "value: " +
-                            v.ToJson()};
+        return ConvertError{
+            "Conversion would overflow target type in $convert with no onError "
+            "value: " +
+            v.ToJson()};
       }
       return Value::Date(static_cast<std::int64_t>(d));
     }
@@ -259,7 +284,8 @@ Converted ToDate(const Value& v) {
       }
       return Value::Date(millis);
     }
-    default: return Unsupported(v, "date");
+    default:
+      return Unsupported(v, "date");
   }
 }
 
@@ -276,29 +302,55 @@ bool TargetFromValue(const Value& to, Type* type) {
   std::int64_t code = 0;
   if (!ToInt64Exact(to.view(), &code)) return false;
   switch (code) {
-    case 1: *type = Type::kDouble; return true;
-    case 2: *type = Type::kString; return true;
-    case 7: *type = Type::kObjectId; return true;
-    case 8: *type = Type::kBool; return true;
-    case 9: *type = Type::kDate; return true;
-    case 16: *type = Type::kInt32; return true;
-    case 18: *type = Type::kInt64; return true;
-    case 19: *type = Type::kDecimal128; return true;
-    default: return false;
+    case 1:
+      *type = Type::kDouble;
+      return true;
+    case 2:
+      *type = Type::kString;
+      return true;
+    case 7:
+      *type = Type::kObjectId;
+      return true;
+    case 8:
+      *type = Type::kBool;
+      return true;
+    case 9:
+      *type = Type::kDate;
+      return true;
+    case 16:
+      *type = Type::kInt32;
+      return true;
+    case 18:
+      *type = Type::kInt64;
+      return true;
+    case 19:
+      *type = Type::kDecimal128;
+      return true;
+    default:
+      return false;
   }
 }
 
 Converted ConvertTo(const Value& input, Type target) {
   switch (target) {
-    case Type::kDouble: return ToDouble(input);
-    case Type::kString: return ToStringValue(input);
-    case Type::kObjectId: return ToObjectId(input);
-    case Type::kBool: return ToBool(input);
-    case Type::kDate: return ToDate(input);
-    case Type::kInt32: return ToInt(input, false);
-    case Type::kInt64: return ToInt(input, true);
-    case Type::kDecimal128: return ToDecimalValue(input);
-    default: return Unsupported(input, bson::TypeAlias(target));
+    case Type::kDouble:
+      return ToDouble(input);
+    case Type::kString:
+      return ToStringValue(input);
+    case Type::kObjectId:
+      return ToObjectId(input);
+    case Type::kBool:
+      return ToBool(input);
+    case Type::kDate:
+      return ToDate(input);
+    case Type::kInt32:
+      return ToInt(input, false);
+    case Type::kInt64:
+      return ToInt(input, true);
+    case Type::kDecimal128:
+      return ToDecimalValue(input);
+    default:
+      return Unsupported(input, bson::TypeAlias(target));
   }
 }
 
@@ -306,7 +358,9 @@ class ConvertExpression final : public Expression {
  public:
   ConvertExpression(ExpressionPtr input, ExpressionPtr to, ExpressionPtr on_error,
                     ExpressionPtr on_null)
-      : input_(std::move(input)), to_(std::move(to)), on_error_(std::move(on_error)),
+      : input_(std::move(input)),
+        to_(std::move(to)),
+        on_error_(std::move(on_error)),
         on_null_(std::move(on_null)) {}
 
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
@@ -342,9 +396,9 @@ class ConvertExpression final : public Expression {
 StatusWith<ExpressionPtr> ParseConvert(std::string_view name, bson::ValueView args,
                                        ParseContext& ctx) {
   if (args.type() != Type::kDocument) {
-    return Status(ErrorCode::kFailedToParse,
-                  "$convert expects an object of named arguments but found: " +
-                      std::string(TypeName(args)));
+    return Status(
+        ErrorCode::kFailedToParse,
+        "$convert expects an object of named arguments but found: " + std::string(TypeName(args)));
   }
   for (const bson::Element& e : args.Document()) {
     if (e.key != "input" && e.key != "to" && e.key != "onError" && e.key != "onNull") {
@@ -364,9 +418,8 @@ StatusWith<ExpressionPtr> ParseConvert(std::string_view name, bson::ValueView ar
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr to, Expression::Parse(named.Get("to"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr on_error, ParseOptional(named.Get("onError"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr on_null, ParseOptional(named.Get("onNull"), ctx));
-  return ExpressionPtr(std::make_shared<ConvertExpression>(std::move(input), std::move(to),
-                                                           std::move(on_error),
-                                                           std::move(on_null)));
+  return ExpressionPtr(std::make_shared<ConvertExpression>(
+      std::move(input), std::move(to), std::move(on_error), std::move(on_null)));
 }
 
 template <Type Target>

@@ -56,8 +56,8 @@ void IsoWeek(const CivilTime& t, int* week, std::int64_t* week_year) {
 // A parsed time zone: a fixed offset from UTC in minutes.
 StatusWith<std::int64_t> ParseTimezone(const Value& tz) {
   if (tz.type() != Type::kString) {
-    return LocationError(40517, "timezone must evaluate to a string, found " +
-                                    std::string(TypeName(tz)));
+    return LocationError(40517,
+                         "timezone must evaluate to a string, found " + std::string(TypeName(tz)));
   }
   std::string_view s = tz.view().String();
   if (s == "UTC" || s == "GMT" || s == "Z" || s == "Etc/UTC" || s == "Etc/GMT") return 0;
@@ -91,22 +91,42 @@ std::int64_t ShiftMillis(std::int64_t millis, std::int64_t offset_minutes) {
 }
 
 enum class Part {
-  kYear, kMonth, kDayOfMonth, kHour, kMinute, kSecond, kMillisecond, kDayOfWeek, kDayOfYear,
-  kWeek, kIsoWeek, kIsoWeekYear, kIsoDayOfWeek
+  kYear,
+  kMonth,
+  kDayOfMonth,
+  kHour,
+  kMinute,
+  kSecond,
+  kMillisecond,
+  kDayOfWeek,
+  kDayOfYear,
+  kWeek,
+  kIsoWeek,
+  kIsoWeekYear,
+  kIsoDayOfWeek
 };
 
 Value ExtractPart(Part part, std::int64_t millis) {
   CivilTime t = ToCivil(millis);
   switch (part) {
-    case Part::kYear: return Value::Int32(static_cast<std::int32_t>(t.year));
-    case Part::kMonth: return Value::Int32(t.month);
-    case Part::kDayOfMonth: return Value::Int32(t.day);
-    case Part::kHour: return Value::Int32(t.hour);
-    case Part::kMinute: return Value::Int32(t.minute);
-    case Part::kSecond: return Value::Int32(t.second);
-    case Part::kMillisecond: return Value::Int32(t.millisecond);
-    case Part::kDayOfWeek: return Value::Int32(t.day_of_week);
-    case Part::kDayOfYear: return Value::Int32(t.day_of_year);
+    case Part::kYear:
+      return Value::Int32(static_cast<std::int32_t>(t.year));
+    case Part::kMonth:
+      return Value::Int32(t.month);
+    case Part::kDayOfMonth:
+      return Value::Int32(t.day);
+    case Part::kHour:
+      return Value::Int32(t.hour);
+    case Part::kMinute:
+      return Value::Int32(t.minute);
+    case Part::kSecond:
+      return Value::Int32(t.second);
+    case Part::kMillisecond:
+      return Value::Int32(t.millisecond);
+    case Part::kDayOfWeek:
+      return Value::Int32(t.day_of_week);
+    case Part::kDayOfYear:
+      return Value::Int32(t.day_of_year);
     case Part::kWeek: {
       // Weeks start on Sunday; days before the first Sunday are week 0.
       return Value::Int32((t.day_of_year - t.day_of_week + 7) / 7);
@@ -119,7 +139,8 @@ Value ExtractPart(Part part, std::int64_t millis) {
       if (part == Part::kIsoWeek) return Value::Int32(week);
       return Value::Int64(year);
     }
-    case Part::kIsoDayOfWeek: return Value::Int32(t.day_of_week == 1 ? 7 : t.day_of_week - 1);
+    case Part::kIsoDayOfWeek:
+      return Value::Int32(t.day_of_week == 1 ? 7 : t.day_of_week - 1);
   }
   return Value();
 }
@@ -140,8 +161,8 @@ class DatePartExpression final : public Expression {
     if (date.nullish()) return Value::Null();
     std::int64_t millis = 0;
     if (!ToDateMillis(date.view(), &millis)) {
-      return LocationError(16006, "can't convert from BSON type " + std::string(TypeName(date)) +
-                                      " to Date");
+      return LocationError(
+          16006, "can't convert from BSON type " + std::string(TypeName(date)) + " to Date");
     }
     return ExtractPart(part_, ShiftMillis(millis, offset_minutes));
   }
@@ -186,17 +207,17 @@ StatusWith<ExpressionPtr> ParseDatePart(std::string_view name, bson::ValueView a
   }
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr date_expr, Expression::Parse(date, ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr tz_expr, ParseOptional(timezone, ctx));
-  return ExpressionPtr(std::make_shared<DatePartExpression>(P, std::move(date_expr),
-                                                            std::move(tz_expr)));
+  return ExpressionPtr(
+      std::make_shared<DatePartExpression>(P, std::move(date_expr), std::move(tz_expr)));
 }
 
 // ---- $dateToString ----
 
 const char* const kMonthAbbrev[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-const char* const kMonthNames[] = {"January", "February", "March",     "April",
-                                   "May",     "June",     "July",      "August",
-                                   "September", "October", "November", "December"};
+const char* const kMonthNames[] = {"January",   "February", "March",    "April",
+                                   "May",       "June",     "July",     "August",
+                                   "September", "October",  "November", "December"};
 
 std::string Pad(std::int64_t n, int width) {
   char buf[32];
@@ -212,8 +233,8 @@ Status ValidateFormat(std::string_view format) {
     }
     char c = format[++i];
     if (std::string_view("dGHjLmMSwuUVYzZbB%").find(c) == std::string_view::npos) {
-      return LocationError(18536, "Invalid format character '%" + std::string(1, c) +
-                                      "' in format string");
+      return LocationError(
+          18536, "Invalid format character '%" + std::string(1, c) + "' in format string");
     }
   }
   return Status::OK();
@@ -228,7 +249,9 @@ std::string FormatDate(std::string_view format, std::int64_t millis, std::int64_
       continue;
     }
     switch (format[++i]) {
-      case 'd': out += Pad(t.day, 2); break;
+      case 'd':
+        out += Pad(t.day, 2);
+        break;
       case 'G': {
         int week = 0;
         std::int64_t year = 0;
@@ -236,15 +259,33 @@ std::string FormatDate(std::string_view format, std::int64_t millis, std::int64_
         out += Pad(year, 4);
         break;
       }
-      case 'H': out += Pad(t.hour, 2); break;
-      case 'j': out += Pad(t.day_of_year, 3); break;
-      case 'L': out += Pad(t.millisecond, 3); break;
-      case 'm': out += Pad(t.month, 2); break;
-      case 'M': out += Pad(t.minute, 2); break;
-      case 'S': out += Pad(t.second, 2); break;
-      case 'w': out += std::to_string(t.day_of_week); break;
-      case 'u': out += std::to_string(t.day_of_week == 1 ? 7 : t.day_of_week - 1); break;
-      case 'U': out += Pad((t.day_of_year - t.day_of_week + 7) / 7, 2); break;
+      case 'H':
+        out += Pad(t.hour, 2);
+        break;
+      case 'j':
+        out += Pad(t.day_of_year, 3);
+        break;
+      case 'L':
+        out += Pad(t.millisecond, 3);
+        break;
+      case 'm':
+        out += Pad(t.month, 2);
+        break;
+      case 'M':
+        out += Pad(t.minute, 2);
+        break;
+      case 'S':
+        out += Pad(t.second, 2);
+        break;
+      case 'w':
+        out += std::to_string(t.day_of_week);
+        break;
+      case 'u':
+        out += std::to_string(t.day_of_week == 1 ? 7 : t.day_of_week - 1);
+        break;
+      case 'U':
+        out += Pad((t.day_of_year - t.day_of_week + 7) / 7, 2);
+        break;
       case 'V': {
         int week = 0;
         std::int64_t year = 0;
@@ -252,18 +293,29 @@ std::string FormatDate(std::string_view format, std::int64_t millis, std::int64_
         out += Pad(week, 2);
         break;
       }
-      case 'Y': out += Pad(t.year, 4); break;
+      case 'Y':
+        out += Pad(t.year, 4);
+        break;
       case 'z': {
         std::int64_t m = offset_minutes < 0 ? -offset_minutes : offset_minutes;
         out += offset_minutes < 0 ? "-" : "+";
         out += Pad(m / 60, 2) + Pad(m % 60, 2);
         break;
       }
-      case 'Z': out += std::to_string(offset_minutes); break;
-      case 'b': out += kMonthAbbrev[t.month - 1]; break;
-      case 'B': out += kMonthNames[t.month - 1]; break;
-      case '%': out.push_back('%'); break;
-      default: break;
+      case 'Z':
+        out += std::to_string(offset_minutes);
+        break;
+      case 'b':
+        out += kMonthAbbrev[t.month - 1];
+        break;
+      case 'B':
+        out += kMonthNames[t.month - 1];
+        break;
+      case '%':
+        out.push_back('%');
+        break;
+      default:
+        break;
     }
   }
   return out;
@@ -273,7 +325,9 @@ class DateToStringExpression final : public Expression {
  public:
   DateToStringExpression(ExpressionPtr date, ExpressionPtr format, ExpressionPtr timezone,
                          ExpressionPtr on_null)
-      : date_(std::move(date)), format_(std::move(format)), timezone_(std::move(timezone)),
+      : date_(std::move(date)),
+        format_(std::move(format)),
+        timezone_(std::move(timezone)),
         on_null_(std::move(on_null)) {}
 
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
@@ -302,8 +356,8 @@ class DateToStringExpression final : public Expression {
     }
     std::int64_t millis = 0;
     if (!ToDateMillis(date.view(), &millis)) {
-      return LocationError(16006, "can't convert from BSON type " + std::string(TypeName(date)) +
-                                      " to Date");
+      return LocationError(
+          16006, "can't convert from BSON type " + std::string(TypeName(date)) + " to Date");
     }
     return Value::String(FormatDate(format, millis, offset));
   }
@@ -320,9 +374,9 @@ StatusWith<ExpressionPtr> ParseDateToString(std::string_view name, bson::ValueVi
   if (args.type() != Type::kDocument) {
     return LocationError(18629, "$dateToString only supports an object as its argument");
   }
-  QUARRY_ASSIGN_OR_RETURN(
-      NamedArgs named, ParseNamedArgs(name, args, {"date", "format", "timezone", "onNull"},
-                                      {"date"}, 18629, 18534, 18628));
+  QUARRY_ASSIGN_OR_RETURN(NamedArgs named,
+                          ParseNamedArgs(name, args, {"date", "format", "timezone", "onNull"},
+                                         {"date"}, 18629, 18534, 18628));
   if (named.Get("format").type() == Type::kString) {
     QUARRY_RETURN_IF_ERROR(ValidateFormat(named.Get("format").String()));
   }

@@ -27,8 +27,7 @@ bool ParseDateString(std::string_view s, std::int64_t* out) {
     return false;
   };
   std::int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
-  if (!number(4, &year) || !expect('-') || !number(2, &month) || !expect('-') ||
-      !number(2, &day)) {
+  if (!number(4, &year) || !expect('-') || !number(2, &month) || !expect('-') || !number(2, &day)) {
     return false;
   }
   if (month < 1 || month > 12 || day < 1 || day > 31) return false;

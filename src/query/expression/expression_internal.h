@@ -26,7 +26,7 @@ struct OperatorEntry {
   OperatorParser parser = nullptr;  // custom parsing, or
   NaryFn fn = nullptr;              // operands evaluated in order, then fn
   int min_args = 0;
-  int max_args = -1;                // -1: no upper bound
+  int max_args = -1;  // -1: no upper bound
 };
 
 class OperatorTable {
@@ -52,7 +52,7 @@ void AddSetOperators(OperatorTable* table);
 void AddLoopOperators(OperatorTable* table);   // $filter $map $reduce
 void AddRegexOperators(OperatorTable* table);  // $regexMatch $replaceOne $replaceAll
 void AddConvertOperators(OperatorTable* table);
-void AddCoreOperators(OperatorTable* table);   // $let $literal $rand $meta
+void AddCoreOperators(OperatorTable* table);  // $let $literal $rand $meta
 
 // mongod's rules for variable names that user code defines ($let, `let`, $map's `as`):
 // 16866 empty, 16867 bad first character, 16868 bad character.
@@ -118,14 +118,14 @@ std::string FormatDouble(double d);
 // A UTC calendar time.
 struct CivilTime {
   std::int64_t year = 1970;
-  int month = 1;         // 1..12
-  int day = 1;           // 1..31
+  int month = 1;  // 1..12
+  int day = 1;    // 1..31
   int hour = 0;
   int minute = 0;
   int second = 0;
   int millisecond = 0;
-  int day_of_week = 5;   // 1 (Sunday) .. 7 (Saturday)
-  int day_of_year = 1;   // 1..366
+  int day_of_week = 5;  // 1 (Sunday) .. 7 (Saturday)
+  int day_of_year = 1;  // 1..366
 };
 CivilTime ToCivil(std::int64_t millis);
 // Milliseconds since the epoch of a UTC calendar time (fields may overflow their ranges).

@@ -32,8 +32,7 @@ class LetExpression final : public Expression {
   ExpressionPtr in_;
 };
 
-StatusWith<ExpressionPtr> ParseLet(std::string_view name, bson::ValueView args,
-                                   ParseContext& ctx) {
+StatusWith<ExpressionPtr> ParseLet(std::string_view name, bson::ValueView args, ParseContext& ctx) {
   if (args.type() != bson::Type::kDocument) {
     return LocationError(16874, "$let only supports an object as its argument");
   }
@@ -45,8 +44,8 @@ StatusWith<ExpressionPtr> ParseLet(std::string_view name, bson::ValueView args,
     } else if (e.key == "in") {
       in_spec = e.value;
     } else {
-      return LocationError(16875, "Unrecognized parameter to " + std::string(name) + ": " +
-                                      std::string(e.key));
+      return LocationError(
+          16875, "Unrecognized parameter to " + std::string(name) + ": " + std::string(e.key));
     }
   }
   if (!vars_spec.exists()) return LocationError(16876, "Missing 'vars' parameter to $let");
@@ -110,10 +109,10 @@ class MetaExpression final : public Expression {
 };
 
 StatusWith<ExpressionPtr> ParseMeta(std::string_view, bson::ValueView args, ParseContext&) {
-  static const char* const kKnown[] = {
-      "vectorSearchScore", "searchScore", "searchScoreDetails", "searchHighlights", "textScore",
-      "randVal",           "indexKey",    "recordId",           "sortKey",          "geoNearDistance",
-      "geoNearPoint"};
+  static const char* const kKnown[] = {"vectorSearchScore", "searchScore", "searchScoreDetails",
+                                       "searchHighlights",  "textScore",   "randVal",
+                                       "indexKey",          "recordId",    "sortKey",
+                                       "geoNearDistance",   "geoNearPoint"};
   if (args.type() == bson::Type::kString) {
     for (const char* known : kKnown) {
       if (args.String() == known) {

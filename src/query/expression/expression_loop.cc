@@ -21,20 +21,21 @@ class FilterExpression final : public Expression {
       QUARRY_ASSIGN_OR_RETURN(Value l, limit_->Evaluate(ctx));
       if (!l.nullish()) {
         if (!ToInt64Exact(l.view(), &limit) || limit < INT32_MIN || limit > INT32_MAX) {
-          return LocationError(327391, "$filter: limit must be represented as a 32-bit integral "
-                                       "value: " +
-                                           l.ToJson());
+          return LocationError(327391,
+                               "$filter: limit must be represented as a 32-bit integral "
+                               "value: " +
+                                   l.ToJson());
         }
         if (limit < 1) {
-          return LocationError(327392, "$filter: limit must be greater than 0: " +
-                                           std::to_string(limit));
+          return LocationError(327392,
+                               "$filter: limit must be greater than 0: " + std::to_string(limit));
         }
       }
     }
     if (input.nullish()) return Value::Null();
     if (!input.IsArray()) {
-      return LocationError(28651, "input to $filter must be an array not " +
-                                      std::string(TypeName(input)));
+      return LocationError(28651,
+                           "input to $filter must be an array not " + std::string(TypeName(input)));
     }
     bson::ArrayBuilder out;
     for (const bson::Element& e : input.view().Document()) {
@@ -96,8 +97,7 @@ StatusWith<ExpressionPtr> ParseFilter(std::string_view name, bson::ValueView arg
                           ParseLoop(named.Get("input"), named.Get("as"), named.Get("cond"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr limit, ParseOptional(named.Get("limit"), ctx));
   return ExpressionPtr(std::make_shared<FilterExpression>(std::move(parts.input), parts.var,
-                                                          std::move(parts.body),
-                                                          std::move(limit)));
+                                                          std::move(parts.body), std::move(limit)));
 }
 
 class MapExpression final : public Expression {
@@ -131,8 +131,7 @@ class MapExpression final : public Expression {
   ExpressionPtr in_;
 };
 
-StatusWith<ExpressionPtr> ParseMap(std::string_view name, bson::ValueView args,
-                                   ParseContext& ctx) {
+StatusWith<ExpressionPtr> ParseMap(std::string_view name, bson::ValueView args, ParseContext& ctx) {
   QUARRY_ASSIGN_OR_RETURN(NamedArgs named, ParseNamedArgs(name, args, {"input", "as", "in"},
                                                           {"input", "in"}, 16878, 16879, 16880));
   QUARRY_ASSIGN_OR_RETURN(LoopParts parts,
@@ -145,15 +144,18 @@ class ReduceExpression final : public Expression {
  public:
   ReduceExpression(ExpressionPtr input, ExpressionPtr initial, VariableId value_var,
                    VariableId this_var, ExpressionPtr in)
-      : input_(std::move(input)), initial_(std::move(initial)), value_var_(value_var),
-        this_var_(this_var), in_(std::move(in)) {}
+      : input_(std::move(input)),
+        initial_(std::move(initial)),
+        value_var_(value_var),
+        this_var_(this_var),
+        in_(std::move(in)) {}
 
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
     QUARRY_ASSIGN_OR_RETURN(Value input, input_->Evaluate(ctx));
     if (input.nullish()) return Value::Null();
     if (!input.IsArray()) {
-      return LocationError(40080, "$reduce requires that 'input' be an array, found: " +
-                                      input.ToJson());
+      return LocationError(40080,
+                           "$reduce requires that 'input' be an array, found: " + input.ToJson());
     }
     QUARRY_ASSIGN_OR_RETURN(Value accumulated, initial_->Evaluate(ctx));
     for (const bson::Element& e : input.view().Document()) {
@@ -174,12 +176,11 @@ class ReduceExpression final : public Expression {
 
 StatusWith<ExpressionPtr> ParseReduce(std::string_view name, bson::ValueView args,
                                       ParseContext& ctx) {
-  QUARRY_ASSIGN_OR_RETURN(
-      NamedArgs named, ParseNamedArgs(name, args, {"input", "initialValue", "in"},
-                                      {"input", "initialValue", "in"}, 40075, 40076, 40077));
+  QUARRY_ASSIGN_OR_RETURN(NamedArgs named,
+                          ParseNamedArgs(name, args, {"input", "initialValue", "in"},
+                                         {"input", "initialValue", "in"}, 40075, 40076, 40077));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr input, Expression::Parse(named.Get("input"), ctx));
-  QUARRY_ASSIGN_OR_RETURN(ExpressionPtr initial,
-                          Expression::Parse(named.Get("initialValue"), ctx));
+  QUARRY_ASSIGN_OR_RETURN(ExpressionPtr initial, Expression::Parse(named.Get("initialValue"), ctx));
   ctx.PushScope();
   StatusWith<VariableId> value_var = ctx.DefineVariable("value");
   StatusWith<VariableId> this_var = ctx.DefineVariable("this");

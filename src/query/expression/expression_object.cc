@@ -14,8 +14,8 @@ StatusWith<Value> MergeObjects(std::string_view, std::vector<Value>& args) {
     const Value& v = args[arg_idx];
     if (v.nullish()) continue;
     if (!v.IsDocument()) {
-      return LocationError(40400, "$mergeObjects requires object inputs, but input " +
-                                      v.ToJson() + " is of type " + std::string(TypeName(v)));
+      return LocationError(40400, "$mergeObjects requires object inputs, but input " + v.ToJson() +
+                                      " is of type " + std::string(TypeName(v)));
     }
     fields.Merge(v.view().Document(), v);
   }
@@ -26,8 +26,8 @@ StatusWith<Value> ObjectToArray(std::string_view, std::vector<Value>& args) {
   const Value& v = args[0];
   if (v.nullish()) return Value::Null();
   if (!v.IsDocument()) {
-    return LocationError(40390, "$objectToArray requires a document input, found: " +
-                                    std::string(TypeName(v)));
+    return LocationError(
+        40390, "$objectToArray requires a document input, found: " + std::string(TypeName(v)));
   }
   bson::DocumentBuilder out;
   int index = 0;
@@ -44,8 +44,8 @@ StatusWith<Value> ArrayToObject(std::string_view, std::vector<Value>& args) {
   const Value& v = args[0];
   if (v.nullish()) return Value::Null();
   if (!v.IsArray()) {
-    return LocationError(40386, "$arrayToObject requires an array input, found: " +
-                                    std::string(TypeName(v)));
+    return LocationError(
+        40386, "$arrayToObject requires an array input, found: " + std::string(TypeName(v)));
   }
   FieldList fields;
   int format = 0;  // 1: [k, v] pairs, 2: {k, v} documents
@@ -61,9 +61,10 @@ StatusWith<Value> ArrayToObject(std::string_view, std::vector<Value>& args) {
       format = 1;
       std::size_t count = e.value.Document().CountElements();
       if (count != 2) {
-        return LocationError(40397, "$arrayToObject requires an array of size 2 arrays,found "
-                                    "array of size: " +
-                                        std::to_string(count));
+        return LocationError(40397,
+                             "$arrayToObject requires an array of size 2 arrays,found "
+                             "array of size: " +
+                                 std::to_string(count));
       }
       auto it = e.value.Document().begin();
       key = it->value;
@@ -97,8 +98,7 @@ StatusWith<Value> ArrayToObject(std::string_view, std::vector<Value>& args) {
                                std::string(TypeName(key)));
     }
     if (key.String().find('\0') != std::string_view::npos) {
-      return LocationError(4940400,
-                           "Key field cannot contain an embedded null byte");
+      return LocationError(4940400, "Key field cannot contain an embedded null byte");
     }
     fields.Set(key.String(), v.Child(value));
   }
@@ -121,9 +121,10 @@ class GetFieldExpression final : public Expression {
     }
     if (input.nullish()) return Value::Null();
     if (!input.IsDocument()) {
-      return LocationError(3041705, "$getField requires 'input' to evaluate to type Object, "
-                                    "but got " +
-                                        std::string(TypeName(input)));
+      return LocationError(3041705,
+                           "$getField requires 'input' to evaluate to type Object, "
+                           "but got " +
+                               std::string(TypeName(input)));
     }
     bson::ValueView v = input.view().Document().Get(field_);
     if (!v.exists()) return Value();
@@ -141,9 +142,10 @@ StatusWith<std::string> ConstantFieldName(std::string_view op, bson::ValueView s
                                           ParseContext& ctx) {
   if (spec.type() == Type::kString) {
     if (!spec.String().empty() && spec.String()[0] == '$') {
-      return LocationError(5654602, "A string that starts with '$' is not allowed as 'field' "
-                                    "argument to " +
-                                        std::string(op) + ". Use $literal.");
+      return LocationError(5654602,
+                           "A string that starts with '$' is not allowed as 'field' "
+                           "argument to " +
+                               std::string(op) + ". Use $literal.");
     }
     return std::string(spec.String());
   }
@@ -172,8 +174,8 @@ StatusWith<ExpressionPtr> ParseGetField(std::string_view name, bson::ValueView a
     QUARRY_ASSIGN_OR_RETURN(std::string field, ConstantFieldName(name, args, ctx));
     return ExpressionPtr(std::make_shared<GetFieldExpression>(std::move(field), nullptr));
   }
-  QUARRY_ASSIGN_OR_RETURN(NamedArgs named, ParseNamedArgs(name, args, {"field", "input"},
-                                                          {"field"}, 3041702, 3041701, 3041702));
+  QUARRY_ASSIGN_OR_RETURN(NamedArgs named, ParseNamedArgs(name, args, {"field", "input"}, {"field"},
+                                                          3041702, 3041701, 3041702));
   QUARRY_ASSIGN_OR_RETURN(std::string field, ConstantFieldName(name, named.Get("field"), ctx));
   ExpressionPtr input;
   if (named.Has("input")) {
@@ -219,16 +221,16 @@ StatusWith<ExpressionPtr> ParseSetField(std::string_view name, bson::ValueView a
   std::vector<std::string_view> allowed = {"field", "input"};
   if (!unset) allowed.push_back("value");
   std::vector<std::string_view> required = allowed;
-  QUARRY_ASSIGN_OR_RETURN(NamedArgs named, ParseNamedArgs(name, args, allowed, required, 4161100,
-                                                          4161101, 4161102));
+  QUARRY_ASSIGN_OR_RETURN(NamedArgs named,
+                          ParseNamedArgs(name, args, allowed, required, 4161100, 4161101, 4161102));
   QUARRY_ASSIGN_OR_RETURN(std::string field, ConstantFieldName(name, named.Get("field"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr input, Expression::Parse(named.Get("input"), ctx));
   ExpressionPtr value;
   if (!unset) {
     QUARRY_ASSIGN_OR_RETURN(value, Expression::Parse(named.Get("value"), ctx));
   }
-  return ExpressionPtr(std::make_shared<SetFieldExpression>(std::move(field), std::move(input),
-                                                            std::move(value)));
+  return ExpressionPtr(
+      std::make_shared<SetFieldExpression>(std::move(field), std::move(input), std::move(value)));
 }
 
 }  // namespace

@@ -125,7 +125,10 @@ class ReplaceExpression final : public Expression {
  public:
   ReplaceExpression(std::string name, bool all, ExpressionPtr input, ExpressionPtr find,
                     ExpressionPtr replacement)
-      : name_(std::move(name)), all_(all), input_(std::move(input)), find_(std::move(find)),
+      : name_(std::move(name)),
+        all_(all),
+        input_(std::move(input)),
+        find_(std::move(find)),
         replacement_(std::move(replacement)) {}
 
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
@@ -174,9 +177,9 @@ class ReplaceExpression final : public Expression {
 
 StatusWith<ExpressionPtr> ParseReplace(std::string_view name, bson::ValueView args,
                                        ParseContext& ctx) {
-  QUARRY_ASSIGN_OR_RETURN(
-      NamedArgs named, ParseNamedArgs(name, args, {"input", "find", "replacement"},
-                                      {"input", "find", "replacement"}, 51751, 51750, 51749));
+  QUARRY_ASSIGN_OR_RETURN(NamedArgs named,
+                          ParseNamedArgs(name, args, {"input", "find", "replacement"},
+                                         {"input", "find", "replacement"}, 51751, 51750, 51749));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr input, Expression::Parse(named.Get("input"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr find, Expression::Parse(named.Get("find"), ctx));
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr replacement,

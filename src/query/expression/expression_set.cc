@@ -107,14 +107,16 @@ StatusWith<Value> SetEquals(std::string_view name, std::vector<Value>& args) {
 
 StatusWith<Value> SetIsSubset(std::string_view, std::vector<Value>& args) {
   if (!args[0].IsArray()) {
-    return LocationError(17046, "both operands of $setIsSubset must be arrays. First argument is "
-                                "of type: " +
-                                    std::string(TypeName(args[0])));
+    return LocationError(17046,
+                         "both operands of $setIsSubset must be arrays. First argument is "
+                         "of type: " +
+                             std::string(TypeName(args[0])));
   }
   if (!args[1].IsArray()) {
-    return LocationError(17042, "both operands of $setIsSubset must be arrays. Second argument "
-                                "is of type: " +
-                                    std::string(TypeName(args[1])));
+    return LocationError(17042,
+                         "both operands of $setIsSubset must be arrays. Second argument "
+                         "is of type: " +
+                             std::string(TypeName(args[1])));
   }
   std::vector<Value> superset = Elements(args[1]);
   for (const Value& e : Elements(args[0])) {

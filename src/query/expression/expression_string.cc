@@ -68,7 +68,7 @@ StatusWith<Value> SubstrBytes(std::string_view name, std::vector<Value>& args) {
                                     "character.");
   }
   return Value::String(std::string_view(s).substr(static_cast<std::size_t>(start),
-                                                   static_cast<std::size_t>(end - start)));
+                                                  static_cast<std::size_t>(end - start)));
 }
 
 StatusWith<Value> SubstrCP(std::string_view, std::vector<Value>& args) {
@@ -130,8 +130,8 @@ StatusWith<Value> ChangeCase(std::string_view, std::vector<Value>& args) {
 StatusWith<Value> StrLenBytes(std::string_view, std::vector<Value>& args) {
   const Value& v = args[0];
   if (v.type() != Type::kString) {
-    return LocationError(34473, "$strLenBytes requires a string argument, found: " +
-                                    std::string(TypeName(v)));
+    return LocationError(
+        34473, "$strLenBytes requires a string argument, found: " + std::string(TypeName(v)));
   }
   std::size_t n = v.view().String().size();
   if (n > INT32_MAX)
@@ -150,8 +150,8 @@ std::int32_t CountCodePoints(std::string_view s) {
 StatusWith<Value> StrLenCP(std::string_view, std::vector<Value>& args) {
   const Value& v = args[0];
   if (v.type() != Type::kString) {
-    return LocationError(34471, "$strLenCP requires a string argument, found: " +
-                                    std::string(TypeName(v)));
+    return LocationError(
+        34471, "$strLenCP requires a string argument, found: " + std::string(TypeName(v)));
   }
   return Value::Int32(CountCodePoints(v.view().String()));
 }
@@ -205,9 +205,20 @@ std::vector<std::string_view> CodePoints(std::string_view s) {
 
 const std::vector<std::string>& DefaultTrimCodePoints() {
   static const std::vector<std::string>* points = [] {
-    auto* v = new std::vector<std::string>{
-        std::string(1, '\0'), " ", "\t", "\n", "\v", "\f", "\r", "\xC2\xA0", "\xE1\x9A\x80",
-        "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F", "\xE3\x80\x80"};
+    auto* v = new std::vector<std::string>{std::string(1, '\0'),
+                                           " ",
+                                           "\t",
+                                           "\n",
+                                           "\v",
+                                           "\f",
+                                           "\r",
+                                           "\xC2\xA0",
+                                           "\xE1\x9A\x80",
+                                           "\xE2\x80\xA8",
+                                           "\xE2\x80\xA9",
+                                           "\xE2\x80\xAF",
+                                           "\xE2\x81\x9F",
+                                           "\xE3\x80\x80"};
     for (int i = 0x2000; i <= 0x200A; ++i) {  // EN QUAD .. HAIR SPACE
       std::string cp;
       cp.push_back(static_cast<char>(0xE2));
@@ -223,7 +234,10 @@ const std::vector<std::string>& DefaultTrimCodePoints() {
 class TrimExpression final : public Expression {
  public:
   TrimExpression(std::string name, bool left, bool right, ExpressionPtr input, ExpressionPtr chars)
-      : name_(std::move(name)), left_(left), right_(right), input_(std::move(input)),
+      : name_(std::move(name)),
+        left_(left),
+        right_(right),
+        input_(std::move(input)),
         chars_(std::move(chars)) {}
 
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
@@ -301,9 +315,8 @@ StatusWith<ExpressionPtr> ParseTrim(std::string_view name, bson::ValueView args,
   QUARRY_ASSIGN_OR_RETURN(ExpressionPtr chars_expr, ParseOptional(chars, ctx));
   bool left = name != "$rtrim";
   bool right = name != "$ltrim";
-  return ExpressionPtr(std::make_shared<TrimExpression>(std::string(name), left, right,
-                                                        std::move(input_expr),
-                                                        std::move(chars_expr)));
+  return ExpressionPtr(std::make_shared<TrimExpression>(
+      std::string(name), left, right, std::move(input_expr), std::move(chars_expr)));
 }
 
 // ---- $indexOfBytes / $indexOfCP ----

@@ -34,23 +34,29 @@ StatusWith<std::string> CoerceToString(bson::ValueView v) {
   switch (v.type()) {
     case Type::kEod:
     case Type::kNull:
-    case Type::kUndefined: return std::string();
+    case Type::kUndefined:
+      return std::string();
     case Type::kString:
     case Type::kSymbol:
-    case Type::kCode: return std::string(v.String());
-    case Type::kInt32: return std::to_string(v.Int32());
-    case Type::kInt64: return std::to_string(v.Int64());
-    case Type::kDouble: return FormatDouble(v.Double());
-    case Type::kDecimal128: return DecimalToString(v.Dec128());
-    case Type::kDate: return FormatIsoDate(v.Date());
+    case Type::kCode:
+      return std::string(v.String());
+    case Type::kInt32:
+      return std::to_string(v.Int32());
+    case Type::kInt64:
+      return std::to_string(v.Int64());
+    case Type::kDouble:
+      return FormatDouble(v.Double());
+    case Type::kDecimal128:
+      return DecimalToString(v.Dec128());
+    case Type::kDate:
+      return FormatIsoDate(v.Date());
     case Type::kTimestamp: {
       std::uint64_t ts = v.Timestamp();
-      return "Timestamp(" + std::to_string(ts >> 32) + ", " + std::to_string(ts & 0xFFFFFFFF) +
-             ")";
+      return "Timestamp(" + std::to_string(ts >> 32) + ", " + std::to_string(ts & 0xFFFFFFFF) + ")";
     }
     default:
-      return LocationError(16007, "can't convert from BSON type " + std::string(TypeName(v)) +
-                                      " to String");
+      return LocationError(
+          16007, "can't convert from BSON type " + std::string(TypeName(v)) + " to String");
   }
 }
 

@@ -41,8 +41,8 @@ Status CheckArity(std::string_view name, std::size_t count, int min_args, int ma
   const auto n = static_cast<int>(count);
   if (min_args == max_args && n != min_args) {
     return LocationError(16020, "Expression " + std::string(name) + " takes exactly " +
-                                    std::to_string(min_args) + " arguments. " +
-                                    std::to_string(n) + " were passed in.");
+                                    std::to_string(min_args) + " arguments. " + std::to_string(n) +
+                                    " were passed in.");
   }
   if (n < min_args) {
     return LocationError(16020, "Expression " + std::string(name) + " takes at least " +
@@ -79,23 +79,23 @@ StatusWith<NamedArgs> ParseNamedArgs(std::string_view op, bson::ValueView args,
                                      const std::vector<std::string_view>& required,
                                      int not_object_code, int unknown_code, int missing_code) {
   if (args.type() != bson::Type::kDocument) {
-    return LocationError(not_object_code, std::string(op) +
-                                              " only supports an object as its argument");
+    return LocationError(not_object_code,
+                         std::string(op) + " only supports an object as its argument");
   }
   NamedArgs named;
   for (const bson::Element& e : args.Document()) {
     bool known = false;
     for (std::string_view name : allowed) known = known || name == e.key;
     if (!known) {
-      return LocationError(unknown_code, "Unrecognized parameter to " + std::string(op) + ": " +
-                                             std::string(e.key));
+      return LocationError(
+          unknown_code, "Unrecognized parameter to " + std::string(op) + ": " + std::string(e.key));
     }
     named.values[std::string(e.key)] = e.value;
   }
   for (std::string_view name : required) {
     if (!named.Has(name)) {
-      return LocationError(missing_code, "Missing '" + std::string(name) + "' parameter to " +
-                                             std::string(op));
+      return LocationError(missing_code,
+                           "Missing '" + std::string(name) + "' parameter to " + std::string(op));
     }
   }
   return named;
@@ -127,7 +127,8 @@ bool ToDateMillis(bson::ValueView v, std::int64_t* out) {
       *out = seconds * 1000;
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

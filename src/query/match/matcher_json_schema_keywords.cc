@@ -17,8 +17,8 @@ namespace {
 Status Failed(std::string reason) { return Status(ErrorCode::kFailedToParse, std::move(reason)); }
 
 Status Mismatch(std::string_view keyword, std::string_view what) {
-  return Status(ErrorCode::kTypeMismatch, "$jsonSchema keyword '" + std::string(keyword) +
-                                              "' must be " + std::string(what));
+  return Status(ErrorCode::kTypeMismatch,
+                "$jsonSchema keyword '" + std::string(keyword) + "' must be " + std::string(what));
 }
 
 Status AddJsonType(std::string_view name, std::vector<bson::Type>* types, bool* any_number) {
@@ -69,11 +69,16 @@ enum ArgKind : unsigned {
 ArgKind KindOf(bson::ValueView value) {
   if (value.IsNumber()) return kNumberArg;
   switch (value.type()) {
-    case bson::Type::kString: return kStringArg;
-    case bson::Type::kBool: return kBoolArg;
-    case bson::Type::kDocument: return kObjectArg;
-    case bson::Type::kArray: return kArrayArg;
-    default: return kOtherArg;
+    case bson::Type::kString:
+      return kStringArg;
+    case bson::Type::kBool:
+      return kBoolArg;
+    case bson::Type::kDocument:
+      return kObjectArg;
+    case bson::Type::kArray:
+      return kArrayArg;
+    default:
+      return kOtherArg;
   }
 }
 
@@ -277,8 +282,7 @@ Status SchemaKeywords::Subschemas(const Arg& arg, Schema* schema) {
   return Status::OK();
 }
 
-StatusWith<std::unique_ptr<Schema>> SchemaKeywords::Subschema(const Arg& arg,
-                                                              bson::ValueView value,
+StatusWith<std::unique_ptr<Schema>> SchemaKeywords::Subschema(const Arg& arg, bson::ValueView value,
                                                               std::string_view what) {
   if (value.type() != bson::Type::kDocument) return Mismatch(arg.keyword, what);
   return Schema::Parse(value.Document(), arg.depth + 1);

@@ -119,8 +119,8 @@ class MergeObjectsAccumulator final : public Accumulator {
   Status Process(const Value& v) override {
     if (v.nullish()) return Status::OK();
     if (!v.IsDocument()) {
-      return LocationError(40400, "$mergeObjects requires object inputs, but input " +
-                                      v.ToJson() + " is of type " + std::string(TypeName(v)));
+      return LocationError(40400, "$mergeObjects requires object inputs, but input " + v.ToJson() +
+                                      " is of type " + std::string(TypeName(v)));
     }
     Value owned = v.Owned();
     fields_.Merge(owned.view().Document(), owned);

@@ -10,9 +10,9 @@ namespace quarry::query {
 namespace {
 
 using stages::StageList;
-using stages::StagePtr;
 using stages::StageParseContext;
 using stages::StageParser;
+using stages::StagePtr;
 
 const std::map<std::string, StageParser, std::less<>>& StageTable() {
   static const auto* table = new std::map<std::string, StageParser, std::less<>>{
@@ -177,8 +177,8 @@ StatusWith<Pipeline> Pipeline::Parse(bson::DocumentView stages,
         QUARRY_ASSIGN_OR_RETURN(external, ctx->parse_external_stage(stage.key, stage.value));
       }
       if (external == nullptr) {
-        return LocationError(40324, "Unrecognized pipeline stage name: '" +
-                                        std::string(stage.key) + "'");
+        return LocationError(40324,
+                             "Unrecognized pipeline stage name: '" + std::string(stage.key) + "'");
       }
       parsed.push_back(std::move(external));
     }
@@ -220,8 +220,6 @@ void Pipeline::RemoveFirstStages(std::size_t count) {
   stages_.erase(stages_.begin(), stages_.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
-bool Pipeline::writes_output() const {
-  return !stages_.empty() && stages_.back()->writes_output();
-}
+bool Pipeline::writes_output() const { return !stages_.empty() && stages_.back()->writes_output(); }
 
 }  // namespace quarry::query

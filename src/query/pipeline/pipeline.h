@@ -109,7 +109,7 @@ class Stage : public std::enable_shared_from_this<Stage> {
   // Connects this stage to `input` and returns the stage's output. The stream may keep the
   // stage alive (through shared_from_this), so it can outlive the Pipeline.
   virtual StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                          const RunContext& run) const = 0;
+                                                           const RunContext& run) const = 0;
   // The specification as written ({$match: {...}}'s value), for explain and for callers that
   // absorb a stage (a leading $match pushed into the collection scan).
   bson::ValueView spec() const { return spec_.Get("spec"); }

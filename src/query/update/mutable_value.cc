@@ -22,9 +22,12 @@ MutableValue MutableValue::OfDocument(bson::DocumentView doc) {
 
 bson::Type MutableValue::type() const {
   switch (kind_) {
-    case Kind::kDocument: return bson::Type::kDocument;
-    case Kind::kArray: return bson::Type::kArray;
-    case Kind::kLeaf: return leaf_.type();
+    case Kind::kDocument:
+      return bson::Type::kDocument;
+    case Kind::kArray:
+      return bson::Type::kArray;
+    case Kind::kLeaf:
+      return leaf_.type();
   }
   return bson::Type::kEod;
 }
@@ -49,7 +52,9 @@ void MutableValue::Expand() {
 
 void MutableValue::AppendTo(std::string_view key, bson::DocumentBuilder* builder) const {
   switch (kind_) {
-    case Kind::kLeaf: leaf_.AppendTo(key, builder); return;
+    case Kind::kLeaf:
+      leaf_.AppendTo(key, builder);
+      return;
     case Kind::kDocument:
       builder->OpenDocument(key);
       for (const Field& f : fields_) f.value.AppendTo(f.name, builder);
@@ -84,8 +89,10 @@ bson::Document MutableValue::ToDocument() const {
 
 Value MutableValue::ToValue() const {
   switch (kind_) {
-    case Kind::kLeaf: return leaf_;
-    case Kind::kDocument: return Value::FromDocument(ToDocument());
+    case Kind::kLeaf:
+      return leaf_;
+    case Kind::kDocument:
+      return Value::FromDocument(ToDocument());
     case Kind::kArray: {
       bson::DocumentBuilder builder;
       std::size_t index = 0;

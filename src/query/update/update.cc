@@ -58,9 +58,9 @@ bson::Document WithIdFirst(bson::DocumentView doc, bson::ValueView id) {
 
 Status CheckResult(const bson::Document& doc) {
   if (doc.size() > kMaxDocumentBytes) {
-    return Status(ErrorCode::kBSONObjectTooLarge,
-                  "Resulting document after update is larger than " +
-                      std::to_string(kMaxDocumentBytes));
+    return Status(
+        ErrorCode::kBSONObjectTooLarge,
+        "Resulting document after update is larger than " + std::to_string(kMaxDocumentBytes));
   }
   bson::ValueView id = doc.Get("_id");
   if (id.type() == bson::Type::kArray) {

@@ -32,7 +32,7 @@ struct UpdateOptions {
 // What an update changed, as change streams report it: fields set (dotted paths, array
 // elements as "a.3"), fields removed, and arrays shortened.
 struct UpdateDescription {
-  bson::Document updated_fields;                       // {"a.b": <new value>, ...}
+  bson::Document updated_fields;  // {"a.b": <new value>, ...}
   std::vector<std::string> removed_fields;
   std::vector<std::pair<std::string, std::int64_t>> truncated_arrays;  // field, new size
 };

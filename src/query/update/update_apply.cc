@@ -123,8 +123,7 @@ Status ApplyArrayNode(const UpdateNode& node, std::vector<std::string>* componen
   return Status::OK();
 }
 
-Status ApplyNode(const UpdateNode& node, std::vector<std::string>* components,
-                 ApplyState& state) {
+Status ApplyNode(const UpdateNode& node, std::vector<std::string>* components, ApplyState& state) {
   if (node.leaf != nullptr) {
     Location loc;
     loc.components = *components;
@@ -188,9 +187,9 @@ Status CreateAt(Location& loc, MutableValue value, ApplyState& state) {
   if (parent->IsArray()) {
     std::optional<std::size_t> index = IndexOf(first);
     if (!index.has_value()) {
-      return Status(ErrorCode::kPathNotViable,
-                    "Cannot create field '" + first + "' in element {" +
-                        LastComponent(loc.parent_path) + ": " + parent->ToValue().ToJson() + "}");
+      return Status(ErrorCode::kPathNotViable, "Cannot create field '" + first + "' in element {" +
+                                                   LastComponent(loc.parent_path) + ": " +
+                                                   parent->ToValue().ToJson() + "}");
     }
     std::vector<MutableValue>& elements = parent->elements();
     if (*index > elements.size() + 1500000) {
@@ -205,9 +204,9 @@ Status CreateAt(Location& loc, MutableValue value, ApplyState& state) {
     }
     return Status::OK();
   }
-  return Status(ErrorCode::kPathNotViable,
-                "Cannot create field '" + first + "' in element {" +
-                    LastComponent(loc.parent_path) + ": " + parent->ToValue().ToJson() + "}");
+  return Status(ErrorCode::kPathNotViable, "Cannot create field '" + first + "' in element {" +
+                                               LastComponent(loc.parent_path) + ": " +
+                                               parent->ToValue().ToJson() + "}");
 }
 
 std::string IdDescription(const ApplyState& state) {

@@ -31,9 +31,7 @@ void SortElements(const LeafOp& op, std::vector<Value>* values) {
     return;
   }
   static const bson::Document kEmpty;
-  auto doc_of = [](const Value& v) {
-    return v.IsDocument() ? v.view().Document() : kEmpty.view();
-  };
+  auto doc_of = [](const Value& v) { return v.IsDocument() ? v.view().Document() : kEmpty.view(); };
   std::vector<std::pair<SortKey, std::size_t>> keys;
   for (std::size_t value_idx = 0; value_idx < values->size(); ++value_idx) {
     keys.emplace_back(op.sort_spec.MakeKey(doc_of((*values)[value_idx])), value_idx);
@@ -50,10 +48,10 @@ Status ApplyPush(const LeafOp& op, Location& loc, ApplyState& state) {
   std::vector<Value> values;
   if (loc.target != nullptr) {
     if (!loc.target->IsArray()) {
-      return Status(ErrorCode::kBadValue,
-                    "The field '" + loc.missing.back() + "' must be an array but is of type " +
-                        std::string(TypeName(loc.target->ToValue())) + " in document " +
-                        IdDescription(state));
+      return Status(ErrorCode::kBadValue, "The field '" + loc.missing.back() +
+                                              "' must be an array but is of type " +
+                                              std::string(TypeName(loc.target->ToValue())) +
+                                              " in document " + IdDescription(state));
     }
     values = CurrentElements(loc.target);
   }
@@ -115,9 +113,9 @@ Status ApplyAddToSet(const LeafOp& op, Location& loc, ApplyState& state) {
 Status ApplyPop(const LeafOp& op, Location& loc) {
   if (loc.target == nullptr) return Status::OK();
   if (!loc.target->IsArray()) {
-    return Status(ErrorCode::kTypeMismatch,
-                  "Path '" + loc.path + "' contains an element of non-array type '" +
-                      std::string(TypeName(loc.target->ToValue())) + "'");
+    return Status(ErrorCode::kTypeMismatch, "Path '" + loc.path +
+                                                "' contains an element of non-array type '" +
+                                                std::string(TypeName(loc.target->ToValue())) + "'");
   }
   std::vector<MutableValue>& elements = loc.target->elements();
   if (elements.empty()) return Status::OK();
@@ -131,8 +129,10 @@ Status ApplyPop(const LeafOp& op, Location& loc) {
 
 bool PullMatches(const LeafOp& op, const Value& element) {
   switch (op.pull_mode) {
-    case LeafOp::PullMode::kEquality: return bson::ValuesEqual(element.view(), op.arg.view());
-    case LeafOp::PullMode::kValueCondition: return op.pull_matcher->MatchesValue(element.view());
+    case LeafOp::PullMode::kEquality:
+      return bson::ValuesEqual(element.view(), op.arg.view());
+    case LeafOp::PullMode::kValueCondition:
+      return op.pull_matcher->MatchesValue(element.view());
     case LeafOp::PullMode::kDocumentFilter:
       return element.IsDocument() && op.pull_matcher->Matches(element.view().Document());
   }
@@ -168,12 +168,17 @@ Status ApplyPull(const LeafOp& op, Location& loc) {
 
 Status ApplyArrayLeaf(const LeafOp& op, Location& loc, ApplyState& state) {
   switch (op.kind) {
-    case OpKind::kPush: return ApplyPush(op, loc, state);
-    case OpKind::kAddToSet: return ApplyAddToSet(op, loc, state);
-    case OpKind::kPop: return ApplyPop(op, loc);
+    case OpKind::kPush:
+      return ApplyPush(op, loc, state);
+    case OpKind::kAddToSet:
+      return ApplyAddToSet(op, loc, state);
+    case OpKind::kPop:
+      return ApplyPop(op, loc);
     case OpKind::kPull:
-    case OpKind::kPullAll: return ApplyPull(op, loc);
-    default: return Status::OK();
+    case OpKind::kPullAll:
+      return ApplyPull(op, loc);
+    default:
+      return Status::OK();
   }
 }
 

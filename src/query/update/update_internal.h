@@ -22,8 +22,21 @@
 namespace quarry::query::update_internal {
 
 enum class OpKind {
-  kSet, kUnset, kInc, kMul, kMin, kMax, kCurrentDate, kSetOnInsert,
-  kPush, kAddToSet, kPop, kPull, kPullAll, kRename, kRenameSource,
+  kSet,
+  kUnset,
+  kInc,
+  kMul,
+  kMin,
+  kMax,
+  kCurrentDate,
+  kSetOnInsert,
+  kPush,
+  kAddToSet,
+  kPop,
+  kPull,
+  kPullAll,
+  kRename,
+  kRenameSource,
 };
 
 // One operator applied at one path.
@@ -46,8 +59,8 @@ struct LeafOp {
   PullMode pull_mode = PullMode::kEquality;
   std::optional<Matcher> pull_matcher;
 
-  bool timestamp = false;      // $currentDate {$type: "timestamp"}
-  std::string rename_from;     // kRename: the source path
+  bool timestamp = false;   // $currentDate {$type: "timestamp"}
+  std::string rename_from;  // kRename: the source path
 };
 
 bool ComponentLess(std::string_view a, std::string_view b);
@@ -102,11 +115,11 @@ Status ApplyModifiers(const ModifierUpdate& update, MutableValue* doc, ApplyStat
 // already replaced by indexes).
 struct Location {
   std::vector<std::string> components;
-  MutableValue* parent = nullptr;   // nearest existing value above the target
-  std::string parent_path;          // dotted path of `parent` ("" for the root)
-  std::vector<std::string> missing; // components from `parent` down to the target
-  MutableValue* target = nullptr;   // the value, when it exists
-  std::string path;                 // dotted path of the target
+  MutableValue* parent = nullptr;    // nearest existing value above the target
+  std::string parent_path;           // dotted path of `parent` ("" for the root)
+  std::vector<std::string> missing;  // components from `parent` down to the target
+  MutableValue* target = nullptr;    // the value, when it exists
+  std::string path;                  // dotted path of the target
 };
 
 void Resolve(MutableValue* root, Location* loc);

@@ -33,10 +33,10 @@ Status ApplyArithmetic(const LeafOp& op, Location& loc, ApplyState& state) {
   Value result = Arithmetic(op.kind == OpKind::kInc ? ArithmeticOp::kAdd : ArithmeticOp::kMultiply,
                             current.view(), op.arg.view(), Int64Overflow::kFail);
   if (result.missing()) {
-    return Status(ErrorCode::kBadValue,
-                  "Failed to apply " + op.op_name + " operations to current value ((NumberLong)" +
-                      std::to_string(current.view().AsInt64()) + ") for document " +
-                      IdDescription(state));
+    return Status(ErrorCode::kBadValue, "Failed to apply " + op.op_name +
+                                            " operations to current value ((NumberLong)" +
+                                            std::to_string(current.view().AsInt64()) +
+                                            ") for document " + IdDescription(state));
   }
   loc.target->Set(result.Owned());
   return Status::OK();
@@ -96,7 +96,8 @@ Status ApplyRename(const LeafOp& op, Location& loc, ApplyState& state) {
 
 Status ApplyLeaf(const LeafOp& op, Location& loc, ApplyState& state) {
   switch (op.kind) {
-    case OpKind::kSet: return SetValue(loc, op.arg, state);
+    case OpKind::kSet:
+      return SetValue(loc, op.arg, state);
     case OpKind::kSetOnInsert:
       if (!state.is_insert) return Status::OK();
       return SetValue(loc, op.arg, state);
@@ -109,7 +110,8 @@ Status ApplyLeaf(const LeafOp& op, Location& loc, ApplyState& state) {
       }
       return Status::OK();
     case OpKind::kInc:
-    case OpKind::kMul: return ApplyArithmetic(op, loc, state);
+    case OpKind::kMul:
+      return ApplyArithmetic(op, loc, state);
     case OpKind::kMin:
     case OpKind::kMax: {
       if (loc.target == nullptr) return CreateAt(loc, MutableValue(op.arg), state);
@@ -121,17 +123,20 @@ Status ApplyLeaf(const LeafOp& op, Location& loc, ApplyState& state) {
       return Status::OK();
     }
     case OpKind::kCurrentDate: {
-      Value now = op.timestamp ? Value::Timestamp(state.now_timestamp)
-                               : Value::Date(state.now_millis);
+      Value now =
+          op.timestamp ? Value::Timestamp(state.now_timestamp) : Value::Date(state.now_millis);
       return SetValue(loc, now, state);
     }
-    case OpKind::kRename: return ApplyRename(op, loc, state);
-    case OpKind::kRenameSource: return Status::OK();
+    case OpKind::kRename:
+      return ApplyRename(op, loc, state);
+    case OpKind::kRenameSource:
+      return Status::OK();
     case OpKind::kPush:
     case OpKind::kAddToSet:
     case OpKind::kPop:
     case OpKind::kPull:
-    case OpKind::kPullAll: return ApplyArrayLeaf(op, loc, state);
+    case OpKind::kPullAll:
+      return ApplyArrayLeaf(op, loc, state);
   }
   return Status::OK();
 }

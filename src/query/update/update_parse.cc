@@ -31,7 +31,6 @@ bool IsArrayFilterComponent(std::string_view part) {
 
 std::string_view ArrayFilterId(std::string_view part) { return part.substr(2, part.size() - 3); }
 
-
 // Checks a path's components: no empty ones, at most one positional `$`, known arrayFilters
 // identifiers, no other $-prefixed names.
 Status ValidatePath(std::string_view path, const ModifierUpdate& update,
@@ -128,13 +127,20 @@ Status Insert(UpdateNode* root, std::unique_ptr<LeafOp> leaf) {
 
 bool OpKindOf(std::string_view name, OpKind* kind) {
   static const std::pair<std::string_view, OpKind> kOps[] = {
-      {"$set", OpKind::kSet},           {"$unset", OpKind::kUnset},
-      {"$inc", OpKind::kInc},           {"$mul", OpKind::kMul},
-      {"$min", OpKind::kMin},           {"$max", OpKind::kMax},
-      {"$currentDate", OpKind::kCurrentDate}, {"$setOnInsert", OpKind::kSetOnInsert},
-      {"$push", OpKind::kPush},         {"$addToSet", OpKind::kAddToSet},
-      {"$pop", OpKind::kPop},           {"$pull", OpKind::kPull},
-      {"$pullAll", OpKind::kPullAll},   {"$rename", OpKind::kRename},
+      {"$set", OpKind::kSet},
+      {"$unset", OpKind::kUnset},
+      {"$inc", OpKind::kInc},
+      {"$mul", OpKind::kMul},
+      {"$min", OpKind::kMin},
+      {"$max", OpKind::kMax},
+      {"$currentDate", OpKind::kCurrentDate},
+      {"$setOnInsert", OpKind::kSetOnInsert},
+      {"$push", OpKind::kPush},
+      {"$addToSet", OpKind::kAddToSet},
+      {"$pop", OpKind::kPop},
+      {"$pull", OpKind::kPull},
+      {"$pullAll", OpKind::kPullAll},
+      {"$rename", OpKind::kRename},
   };
   for (const auto& [op_name, op_kind] : kOps) {
     if (op_name == name) {
@@ -177,22 +183,25 @@ Status ParseArrayFilters(const std::vector<bson::DocumentView>& filters, Modifie
     std::set<std::string> ids;
     QUARRY_RETURN_IF_ERROR(CollectFilterIds(filter, &ids));
     if (ids.empty()) {
-      return FailedToParse("Cannot use an expression without a top-level field name in "
-                           "arrayFilters");
+      return FailedToParse(
+          "Cannot use an expression without a top-level field name in "
+          "arrayFilters");
     }
     if (ids.size() > 1) {
       auto it = ids.begin();
       std::string a = *it++;
       std::string b = *it;
-      return FailedToParse("Error parsing array filter :: caused by :: Expected a single "
-                           "top-level field name, found '" +
-                           a + "' and '" + b + "'");
+      return FailedToParse(
+          "Error parsing array filter :: caused by :: Expected a single "
+          "top-level field name, found '" +
+          a + "' and '" + b + "'");
     }
     const std::string id = *ids.begin();
     if (!IsValidIdentifier(id)) {
-      return BadValue("Error parsing array filter :: caused by :: The top-level field name must "
-                      "be an alphanumeric string beginning with a lowercase letter, found '" +
-                      id + "'");
+      return BadValue(
+          "Error parsing array filter :: caused by :: The top-level field name must "
+          "be an alphanumeric string beginning with a lowercase letter, found '" +
+          id + "'");
     }
     if (update->array_filters.count(id) != 0) {
       return FailedToParse("Found multiple array filters with the same top-level field name " + id);
@@ -239,8 +248,8 @@ StatusWith<std::shared_ptr<ModifierUpdate>> ParseModifiers(bson::DocumentView up
       leaf->path = std::string(field.key);
       if (kind == OpKind::kRename) {
         if (field.value.type() != Type::kString) {
-          return BadValue("The 'to' field for $rename must be a string: " +
-                          std::string(field.key) + ": " + field.value.ToJson());
+          return BadValue("The 'to' field for $rename must be a string: " + std::string(field.key) +
+                          ": " + field.value.ToJson());
         }
         std::string from = std::string(field.key);
         std::string to = std::string(field.value.String());
@@ -252,13 +261,14 @@ StatusWith<std::shared_ptr<ModifierUpdate>> ParseModifiers(bson::DocumentView up
           return BadValue("The destination field for $rename may not be dynamic: " + to);
         }
         if (from == to) {
-          return BadValue("The source and target field for $rename must differ: " + from +
-                          ": \"" + to + "\"");
+          return BadValue("The source and target field for $rename must differ: " + from + ": \"" +
+                          to + "\"");
         }
         if (to.rfind(from + ".", 0) == 0 || from.rfind(to + ".", 0) == 0) {
-          return BadValue("The source and target field for $rename must not be on the same "
-                          "path: " +
-                          from + ": \"" + to + "\"");
+          return BadValue(
+              "The source and target field for $rename must not be on the same "
+              "path: " +
+              from + ": \"" + to + "\"");
         }
         auto source = std::make_unique<LeafOp>();
         source->kind = OpKind::kRenameSource;

@@ -23,9 +23,9 @@ std::string ElementJson(std::string_view key, bson::ValueView value) {
 Status ParseNumberArg(LeafOp* op, bson::ValueView value) {
   if (!value.IsNumber()) {
     const char* verb = op->kind == OpKind::kInc ? "increment" : "multiply";
-    return Status(ErrorCode::kTypeMismatch, "Cannot " + std::string(verb) +
-                                                " with non-numeric argument: " +
-                                                ElementJson(op->path, value));
+    return Status(ErrorCode::kTypeMismatch,
+                  "Cannot " + std::string(verb) +
+                      " with non-numeric argument: " + ElementJson(op->path, value));
   }
   op->arg = Value::Copy(value);
   return Status::OK();
@@ -150,8 +150,8 @@ Status ParseAddToSet(LeafOp* op, bson::ValueView value) {
 }
 
 bool IsTopLevelOnlyOperator(std::string_view name) {
-  return name == "$and" || name == "$or" || name == "$nor" || name == "$expr" ||
-         name == "$where" || name == "$text" || name == "$comment";
+  return name == "$and" || name == "$or" || name == "$nor" || name == "$expr" || name == "$where" ||
+         name == "$text" || name == "$comment";
 }
 
 Status ParsePull(LeafOp* op, bson::ValueView value) {
@@ -221,6 +221,5 @@ Status ParseArg(LeafOp* op, bson::ValueView value) {
   }
   return Status::OK();
 }
-
 
 }  // namespace quarry::query::update_internal

@@ -11,28 +11,39 @@ namespace {
 
 int Rank(bson::Type t) {
   switch (t) {
-    case bson::Type::kInt32: return 0;
-    case bson::Type::kInt64: return 1;
-    case bson::Type::kDouble: return 2;
-    case bson::Type::kDecimal128: return 3;
-    default: return 0;
+    case bson::Type::kInt32:
+      return 0;
+    case bson::Type::kInt64:
+      return 1;
+    case bson::Type::kDouble:
+      return 2;
+    case bson::Type::kDecimal128:
+      return 3;
+    default:
+      return 0;
   }
 }
 
 bool IntegerOp(ArithmeticOp op, std::int64_t a, std::int64_t b, std::int64_t* out) {
   switch (op) {
-    case ArithmeticOp::kAdd: return !__builtin_add_overflow(a, b, out);
-    case ArithmeticOp::kSubtract: return !__builtin_sub_overflow(a, b, out);
-    case ArithmeticOp::kMultiply: return !__builtin_mul_overflow(a, b, out);
+    case ArithmeticOp::kAdd:
+      return !__builtin_add_overflow(a, b, out);
+    case ArithmeticOp::kSubtract:
+      return !__builtin_sub_overflow(a, b, out);
+    case ArithmeticOp::kMultiply:
+      return !__builtin_mul_overflow(a, b, out);
   }
   return false;
 }
 
 double DoubleOp(ArithmeticOp op, double a, double b) {
   switch (op) {
-    case ArithmeticOp::kAdd: return a + b;
-    case ArithmeticOp::kSubtract: return a - b;
-    case ArithmeticOp::kMultiply: return a * b;
+    case ArithmeticOp::kAdd:
+      return a + b;
+    case ArithmeticOp::kSubtract:
+      return a - b;
+    case ArithmeticOp::kMultiply:
+      return a * b;
   }
   return 0;
 }
@@ -43,10 +54,14 @@ bson::Type WiderNumericType(bson::Type a, bson::Type b) { return Rank(a) >= Rank
 
 Value ZeroOfType(bson::Type type) {
   switch (type) {
-    case bson::Type::kInt64: return Value::Int64(0);
-    case bson::Type::kDouble: return Value::Double(0);
-    case bson::Type::kDecimal128: return Value::Decimal(DecimalFromInt64(0));
-    default: return Value::Int32(0);
+    case bson::Type::kInt64:
+      return Value::Int64(0);
+    case bson::Type::kDouble:
+      return Value::Double(0);
+    case bson::Type::kDecimal128:
+      return Value::Decimal(DecimalFromInt64(0));
+    default:
+      return Value::Int32(0);
   }
 }
 
@@ -59,7 +74,8 @@ Value Arithmetic(ArithmeticOp op, bson::ValueView a, bson::ValueView b, Int64Ove
                                                       : DecimalOp::kMultiply;
       return Value::Decimal(DecimalArithmetic(dop, DecimalFromNumber(a), DecimalFromNumber(b)));
     }
-    case bson::Type::kDouble: return Value::Double(DoubleOp(op, a.AsDouble(), b.AsDouble()));
+    case bson::Type::kDouble:
+      return Value::Double(DoubleOp(op, a.AsDouble(), b.AsDouble()));
     case bson::Type::kInt32: {
       std::int64_t r = 0;
       IntegerOp(op, a.AsInt64(), b.AsInt64(), &r);  // two int32s never overflow int64
@@ -69,8 +85,8 @@ Value Arithmetic(ArithmeticOp op, bson::ValueView a, bson::ValueView b, Int64Ove
       std::int64_t r = 0;
       if (IntegerOp(op, a.AsInt64(), b.AsInt64(), &r)) return Value::Int64(r);
       if (overflow == Int64Overflow::kFail) return Value();
-      return Value::Double(DoubleOp(op, static_cast<double>(a.AsInt64()),
-                                    static_cast<double>(b.AsInt64())));
+      return Value::Double(
+          DoubleOp(op, static_cast<double>(a.AsInt64()), static_cast<double>(b.AsInt64())));
     }
   }
 }
@@ -89,7 +105,8 @@ bool ToInt64Exact(bson::ValueView v, std::int64_t* out) {
       *out = static_cast<std::int64_t>(d);
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

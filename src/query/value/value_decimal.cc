@@ -186,10 +186,13 @@ bson::Decimal128 DecimalFromDouble(double d) {
 
 bson::Decimal128 DecimalFromNumber(bson::ValueView number) {
   switch (number.type()) {
-    case bson::Type::kDecimal128: return number.Dec128();
+    case bson::Type::kDecimal128:
+      return number.Dec128();
     case bson::Type::kInt32:
-    case bson::Type::kInt64: return DecimalFromInt64(number.AsInt64());
-    default: return DecimalFromDouble(number.AsDouble());
+    case bson::Type::kInt64:
+      return DecimalFromInt64(number.AsInt64());
+    default:
+      return DecimalFromDouble(number.AsDouble());
   }
 }
 
@@ -326,10 +329,18 @@ bson::Decimal128 DecimalArithmetic(DecimalOp op, bson::Decimal128 a, bson::Decim
     double dy = DecimalToDouble(b);
     double r = 0;
     switch (op) {
-      case DecimalOp::kAdd: r = dx + dy; break;
-      case DecimalOp::kSubtract: r = dx - dy; break;
-      case DecimalOp::kMultiply: r = dx * dy; break;
-      case DecimalOp::kDivide: r = dx / dy; break;
+      case DecimalOp::kAdd:
+        r = dx + dy;
+        break;
+      case DecimalOp::kSubtract:
+        r = dx - dy;
+        break;
+      case DecimalOp::kMultiply:
+        r = dx * dy;
+        break;
+      case DecimalOp::kDivide:
+        r = dx / dy;
+        break;
     }
     return DecimalFromDouble(r);
   };

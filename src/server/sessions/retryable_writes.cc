@@ -30,8 +30,7 @@ std::string WritePrefix(const std::string& session_id, std::int64_t txn_number) 
   return key;
 }
 
-std::string RecordName(const std::string& session_id, std::int64_t txn_number,
-                       std::uint32_t seq) {
+std::string RecordName(const std::string& session_id, std::int64_t txn_number, std::uint32_t seq) {
   std::string key = WritePrefix(session_id, txn_number);
   AppendBigEndian(seq, 4, &key);
   return key;
@@ -55,8 +54,8 @@ class StatementSet {
     ranges_ = std::move(merged);
   }
   bool Contains(std::size_t stmt) const {
-    auto it = std::upper_bound(ranges_.begin(), ranges_.end(),
-                               std::make_pair(stmt, std::size_t(-1)));
+    auto it =
+        std::upper_bound(ranges_.begin(), ranges_.end(), std::make_pair(stmt, std::size_t(-1)));
     return it != ranges_.begin() && stmt < std::prev(it)->second;
   }
 
@@ -87,7 +86,8 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
 
   // Reads the records earlier attempts of this write left.
   Status Load(storage::Engine* engine, std::uint32_t records) {
-    QUARRY_ASSIGN_OR_RETURN(auto stored, engine->meta().List(WritePrefix(session_id_, txn_number_)));
+    QUARRY_ASSIGN_OR_RETURN(auto stored,
+                            engine->meta().List(WritePrefix(session_id_, txn_number_)));
     for (const auto& [name, value] : stored) {
       if (name.size() != kKeyBytes || value.size() < 5) continue;
       bson::DocumentView record(value.data());
@@ -96,7 +96,8 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
         std::vector<std::int64_t> bounds;
         for (const bson::Element& e : executed.Document()) bounds.push_back(e.value.AsInt64());
         for (std::size_t i = 0; i + 1 < bounds.size(); i += 2) {
-          executed_.Add(static_cast<std::size_t>(bounds[i]), static_cast<std::size_t>(bounds[i + 1]));
+          executed_.Add(static_cast<std::size_t>(bounds[i]),
+                        static_cast<std::size_t>(bounds[i + 1]));
         }
       }
       bson::ValueView outcomes = record.Get("outcomes");
@@ -173,9 +174,9 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
   RetryableWrites* owner_;
   std::string session_id_;
   std::int64_t txn_number_;
-  StatementSet executed_;                                  // by earlier attempts
+  StatementSet executed_;                                    // by earlier attempts
   std::map<std::size_t, bson::Document> executed_outcomes_;  // their outcomes other than {}
-  std::map<std::size_t, bson::Document> outcomes_;         // this attempt's, other than {}
+  std::map<std::size_t, bson::Document> outcomes_;           // this attempt's, other than {}
   std::uint32_t next_seq_ = 0;
   std::vector<std::string> stale_;
 };
@@ -191,12 +192,14 @@ Status RetryableWrites::Attach(storage::Engine* engine) {
   for (const auto& [name, value] : stored) {
     if (name.size() != kKeyBytes) continue;
     std::string id = name.substr(kRecordPrefix.size(), kIdBytes);
-    const auto txn = static_cast<std::int64_t>(LoadBigEndian64(name.data() + kRecordPrefix.size() + kIdBytes));
+    const auto txn =
+        static_cast<std::int64_t>(LoadBigEndian64(name.data() + kRecordPrefix.size() + kIdBytes));
     Found& f = found[id];
     if (txn > f.txn) f = Found{txn, 0, 0};
     if (txn < f.txn) continue;
     ++f.records;
-    bson::ValueView at = value.size() >= 5 ? bson::DocumentView(value.data()).Get("at") : bson::ValueView();
+    bson::ValueView at =
+        value.size() >= 5 ? bson::DocumentView(value.data()).Get("at") : bson::ValueView();
     if (at.type() == bson::Type::kDate) f.newest_ms = std::max(f.newest_ms, at.Date());
   }
   const std::int64_t oldest_kept =
@@ -210,7 +213,8 @@ Status RetryableWrites::Attach(storage::Engine* engine) {
       continue;
     }
     const Found& f = found[name.substr(kRecordPrefix.size(), kIdBytes)];
-    const auto txn = static_cast<std::int64_t>(LoadBigEndian64(name.data() + kRecordPrefix.size() + kIdBytes));
+    const auto txn =
+        static_cast<std::int64_t>(LoadBigEndian64(name.data() + kRecordPrefix.size() + kIdBytes));
     if (txn < f.txn || f.newest_ms < oldest_kept) obsolete.DeleteMeta(name);
   }
   for (const auto& [id, f] : found) {

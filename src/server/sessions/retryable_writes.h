@@ -45,10 +45,10 @@ class RetryableWrites {
  private:
   class Attempt;
   struct Session {
-    bool busy = false;             // an attempt holds the session
-    std::int64_t txn_number = -1;  // the latest write started
-    std::uint32_t records = 0;     // records stored for txn_number (keys seq 0..records-1)
-    std::int64_t records_txn = -1; // the write those records belong to
+    bool busy = false;              // an attempt holds the session
+    std::int64_t txn_number = -1;   // the latest write started
+    std::uint32_t records = 0;      // records stored for txn_number (keys seq 0..records-1)
+    std::int64_t records_txn = -1;  // the write those records belong to
   };
 
   void Release(const std::string& session_id);

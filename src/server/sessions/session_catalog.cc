@@ -52,8 +52,9 @@ void SessionCatalog::Finish(const std::string& id, Interrupt* interrupt) {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return;
-  std::erase_if(it->second.running,
-                [interrupt](const std::shared_ptr<Interrupt>& running) { return running.get() == interrupt; });
+  std::erase_if(it->second.running, [interrupt](const std::shared_ptr<Interrupt>& running) {
+    return running.get() == interrupt;
+  });
   if (it->second.ended && it->second.running.empty()) sessions_.erase(it);
 }
 

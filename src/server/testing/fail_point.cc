@@ -5,7 +5,7 @@
 namespace quarry::server {
 
 StatusWith<std::int64_t> FailPoint::Configure(bson::ValueView mode, bson::DocumentView data,
-                                                     bool needs_command_list) {
+                                              bool needs_command_list) {
   std::lock_guard lock(mu_);
   std::int64_t hits = hits_;
   if (mode.type() == bson::Type::kString && mode.String() == "off") {
@@ -21,8 +21,7 @@ StatusWith<std::int64_t> FailPoint::Configure(bson::ValueView mode, bson::Docume
   } else if (mode.type() == bson::Type::kDocument && mode.Document().Get("skip").IsNumber()) {
     skip = mode.Document().Get("skip").AsInt64();
   } else {
-    return Status(ErrorCode::kBadValue,
-                  "mode must be 'off', 'alwaysOn', {times: n}, or {skip: n}");
+    return Status(ErrorCode::kBadValue, "mode must be 'off', 'alwaysOn', {times: n}, or {skip: n}");
   }
   std::vector<std::string> commands;
   bson::ValueView list = data.Get("failCommands");
@@ -35,7 +34,8 @@ StatusWith<std::int64_t> FailPoint::Configure(bson::ValueView mode, bson::Docume
     }
   }
   FailCommandAction action;
-  if (data.Get("errorCode").IsNumber()) action.error_code = static_cast<std::int32_t>(data.Get("errorCode").AsInt64());
+  if (data.Get("errorCode").IsNumber())
+    action.error_code = static_cast<std::int32_t>(data.Get("errorCode").AsInt64());
   action.close_connection = data.Get("closeConnection").Truthy();
   action.close_connection_given = data.Has("closeConnection");
   if (data.Get("failBeforeCommitExceptionCode").IsNumber()) {
@@ -64,7 +64,7 @@ StatusWith<std::int64_t> FailPoint::Configure(bson::ValueView mode, bson::Docume
 }
 
 std::optional<FailCommandAction> FailPoint::Check(std::string_view command,
-                                                         std::string_view app_name) {
+                                                  std::string_view app_name) {
   std::lock_guard lock(mu_);
   if (!enabled_) return std::nullopt;
   if (!commands_.empty() &&

@@ -10,7 +10,8 @@ std::optional<FailCommandAction> FailPoints::FailCommand(std::string_view comman
 }
 
 Status FailPoints::AfterCursorCheckout(commands::CommandContext& ctx) {
-  std::optional<FailCommandAction> fail = fail_get_more_.Check("getMore", ctx.connection().app_name);
+  std::optional<FailCommandAction> fail =
+      fail_get_more_.Check("getMore", ctx.connection().app_name);
   if (!fail.has_value() || !fail->error_code.has_value()) return Status::OK();
   return Status(static_cast<ErrorCode>(*fail->error_code),
                 "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint");
@@ -36,9 +37,11 @@ Status FailPoints::BeforeRetryableCommit(commands::CommandContext& ctx) {
 
 StatusWith<std::int64_t> FailPoints::Configure(std::string_view name, bson::ValueView mode,
                                                bson::DocumentView data) {
-  if (name == "failCommand") return fail_command_.Configure(mode, data, /*needs_command_list=*/true);
+  if (name == "failCommand")
+    return fail_command_.Configure(mode, data, /*needs_command_list=*/true);
   if (name == "failGetMoreAfterCursorCheckout") return fail_get_more_.Configure(mode, data, false);
-  if (name == "onPrimaryTransactionalWrite") return fail_primary_write_.Configure(mode, data, false);
+  if (name == "onPrimaryTransactionalWrite")
+    return fail_primary_write_.Configure(mode, data, false);
   return Status(ErrorCode::kBadValue,
                 "Unknown fail point: " + std::string(name) +
                     " (Quarry has failCommand, failGetMoreAfterCursorCheckout and "

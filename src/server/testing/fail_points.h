@@ -14,8 +14,7 @@ namespace quarry::server {
 class FailPoints final : public commands::TestHooks {
  public:
   // failCommand: what happens to `command` from a client named `app_name`, if it is hit.
-  std::optional<FailCommandAction> FailCommand(std::string_view command,
-                                               std::string_view app_name);
+  std::optional<FailCommandAction> FailCommand(std::string_view command, std::string_view app_name);
 
   Status AfterCursorCheckout(commands::CommandContext& ctx) override;
   Status BeforeRetryableCommit(commands::CommandContext& ctx) override;

@@ -51,8 +51,8 @@ std::int64_t DecompressedBytesIn(mongoc_client_t* client, const std::string& nam
   bson_iter_t iter;
   bson_iter_t field;
   const std::string path = "network.compression." + name + ".decompressor.bytesIn";
-  if (ok && bson_iter_init(&iter, &reply) && bson_iter_find_descendant(&iter, path.c_str(), &field) &&
-      BSON_ITER_HOLDS_NUMBER(&field)) {
+  if (ok && bson_iter_init(&iter, &reply) &&
+      bson_iter_find_descendant(&iter, path.c_str(), &field) && BSON_ITER_HOLDS_NUMBER(&field)) {
     value = bson_iter_as_int64(&field);
   }
   bson_destroy(&reply);
@@ -89,8 +89,10 @@ void RunRound(const std::string& base_uri, const std::string& compressor) {
   const std::int64_t decompressed_before =
       compressor.empty() ? 0 : DecompressedBytesIn(client, compressor);
 
-  const std::string coll_name = "libmongoc_" + (compressor.empty() ? std::string("none") : compressor);
-  mongoc_collection_t* coll = mongoc_client_get_collection(client, "quarry_libmongoc", coll_name.c_str());
+  const std::string coll_name =
+      "libmongoc_" + (compressor.empty() ? std::string("none") : compressor);
+  mongoc_collection_t* coll =
+      mongoc_client_get_collection(client, "quarry_libmongoc", coll_name.c_str());
   mongoc_collection_drop(coll, nullptr);  // absent on the first run: error ignored
 
   // insert_many of 500 documents with a compressible payload.
@@ -104,8 +106,8 @@ void RunRound(const std::string& base_uri, const std::string& compressor) {
     BSON_APPEND_UTF8(docs[i], "parity", i % 2 == 0 ? "even" : "odd");
     BSON_APPEND_UTF8(docs[i], "pad", padding.c_str());
   }
-  ok = mongoc_collection_insert_many(coll, const_cast<const bson_t**>(docs), kDocs, nullptr,
-                                     &reply, &error);
+  ok = mongoc_collection_insert_many(coll, const_cast<const bson_t**>(docs), kDocs, nullptr, &reply,
+                                     &error);
   Check(ok, round, "insert_many 500", ok ? "" : ErrorText(error) + " reply " + Json(&reply));
   bson_iter_t iter;
   Check(bson_iter_init_find(&iter, &reply, "insertedCount") && bson_iter_as_int64(&iter) == kDocs,
@@ -132,7 +134,8 @@ void RunRound(const std::string& base_uri, const std::string& compressor) {
   bool in_order = true;
   bool projected = true;
   while (mongoc_cursor_next(cursor, &doc)) {
-    if (!bson_iter_init_find(&iter, doc, "n") || bson_iter_int32(&iter) != expected) in_order = false;
+    if (!bson_iter_init_find(&iter, doc, "n") || bson_iter_int32(&iter) != expected)
+      in_order = false;
     if (bson_iter_init_find(&iter, doc, "pad")) projected = false;
     --expected;
     ++seen;
@@ -160,7 +163,8 @@ void RunRound(const std::string& base_uri, const std::string& compressor) {
 
   // count_documents (aggregate) and estimated_document_count (count).
   bson_t* even = BCON_NEW("parity", BCON_UTF8("even"));
-  std::int64_t count = mongoc_collection_count_documents(coll, even, nullptr, nullptr, nullptr, &error);
+  std::int64_t count =
+      mongoc_collection_count_documents(coll, even, nullptr, nullptr, nullptr, &error);
   Check(count == kDocs / 2, round, "count_documents {parity: even} is 250",
         count < 0 ? ErrorText(error) : std::to_string(count));
   bson_destroy(even);
@@ -185,7 +189,8 @@ void RunRound(const std::string& base_uri, const std::string& compressor) {
 
   bson_t* odd = BCON_NEW("parity", BCON_UTF8("odd"));
   ok = mongoc_collection_delete_many(coll, odd, nullptr, &reply, &error);
-  Check(ok && bson_iter_init_find(&iter, &reply, "deletedCount") && bson_iter_as_int64(&iter) == kDocs / 2,
+  Check(ok && bson_iter_init_find(&iter, &reply, "deletedCount") &&
+            bson_iter_as_int64(&iter) == kDocs / 2,
         round, "delete_many {parity: odd} deletes 250", ok ? Json(&reply) : ErrorText(error));
   bson_destroy(&reply);
   bson_destroy(odd);

@@ -65,19 +65,28 @@ TEST(CompareTest, NumbersCompareByValueAcrossTypes) {
 
 TEST(CompareTest, NanEqualsNanAndSortsBelowOtherNumbers) {
   EXPECT_EQ(CompareJsonValues("{\"$numberDouble\": \"NaN\"}", "{\"$numberDouble\": \"NaN\"}"), 0);
-  EXPECT_LT(CompareJsonValues("{\"$numberDouble\": \"NaN\"}", "{\"$numberDouble\": \"-Infinity\"}"), 0);
+  EXPECT_LT(CompareJsonValues("{\"$numberDouble\": \"NaN\"}", "{\"$numberDouble\": \"-Infinity\"}"),
+            0);
   EXPECT_LT(CompareJsonValues("{\"$numberDouble\": \"NaN\"}", "{\"$numberLong\": \"-5\"}"), 0);
 }
 
 TEST(CompareTest, TypesOrderCanonically) {
-  const char* ordered[] = {
-      R"({"$minKey": 1})", "null", "5", R"("a")", R"({"x": 1})", "[1]",
-      R"({"$binary": {"base64": "AA==", "subType": "00"}})",
-      R"({"$oid": "0123456789abcdef01234567"})", "false",
-      R"({"$date": {"$numberLong": "0"}})", R"({"$timestamp": {"t": 1, "i": 1}})",
-      R"({"$regularExpression": {"pattern": "a", "options": ""}})", R"({"$maxKey": 1})"};
+  const char* ordered[] = {R"({"$minKey": 1})",
+                           "null",
+                           "5",
+                           R"("a")",
+                           R"({"x": 1})",
+                           "[1]",
+                           R"({"$binary": {"base64": "AA==", "subType": "00"}})",
+                           R"({"$oid": "0123456789abcdef01234567"})",
+                           "false",
+                           R"({"$date": {"$numberLong": "0"}})",
+                           R"({"$timestamp": {"t": 1, "i": 1}})",
+                           R"({"$regularExpression": {"pattern": "a", "options": ""}})",
+                           R"({"$maxKey": 1})"};
   for (std::size_t i = 0; i + 1 < std::size(ordered); ++i) {
-    EXPECT_LT(CompareJsonValues(ordered[i], ordered[i + 1]), 0) << ordered[i] << " vs " << ordered[i + 1];
+    EXPECT_LT(CompareJsonValues(ordered[i], ordered[i + 1]), 0)
+        << ordered[i] << " vs " << ordered[i + 1];
     EXPECT_GT(CompareJsonValues(ordered[i + 1], ordered[i]), 0);
   }
 }
@@ -97,7 +106,8 @@ TEST(CompareTest, StringsCompareByBytes) {
 }
 
 TEST(ValidateTest, AcceptsBuiltDocuments) {
-  Document d = Json(R"({"a": [1, {"b": null}], "c": {"$regularExpression": {"pattern": "x", "options": "i"}},
+  Document d =
+      Json(R"({"a": [1, {"b": null}], "c": {"$regularExpression": {"pattern": "x", "options": "i"}},
                        "d": {"$binary": {"base64": "AAEC", "subType": "04"}}, "e": {"$numberDecimal": "1.5"}})");
   EXPECT_TRUE(Validate(d.bytes().data(), d.size()).ok());
 }
@@ -147,7 +157,8 @@ TEST(ValidateTest, RejectsDeepNestingWithoutRecursing) {
 }
 
 TEST(ValidateTest, RandomCorruptionsNeverCrashAndValidatedBytesIterateSafely) {
-  Document d = Json(R"({"a": [1, {"b": "text"}], "c": {"x": 1.5, "y": {"$oid": "0123456789abcdef01234567"}}})");
+  Document d = Json(
+      R"({"a": [1, {"b": "text"}], "c": {"x": 1.5, "y": {"$oid": "0123456789abcdef01234567"}}})");
   std::mt19937 rng(42);
   for (int round = 0; round < 20000; ++round) {
     std::string bytes = d.bytes();

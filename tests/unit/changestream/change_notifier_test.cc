@@ -3,7 +3,6 @@
 #include "changestream/change_notifier.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>

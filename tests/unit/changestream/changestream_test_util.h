@@ -12,13 +12,13 @@
 #include <string>
 #include <string_view>
 
+#include "../storage/storage_test_util.h"
 #include "bson/builder.h"
 #include "bson/json.h"
 #include "bson/value.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 #include "storage/write_unit.h"
-#include "../storage/storage_test_util.h"
 
 namespace quarry::changestream::testing {
 

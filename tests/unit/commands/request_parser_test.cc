@@ -150,8 +150,9 @@ TEST_F(RequestParserTest, DocumentsComeFromASequenceOrTheBody) {
   EXPECT_EQ(from_body.value().size(), 2u);
   EXPECT_EQ(RequestOf(R"({"insert": "c", "documents": {}})").Documents("documents").status().code(),
             ErrorCode::kTypeMismatch);
-  EXPECT_EQ(RequestOf(R"({"insert": "c", "documents": [1]})").Documents("documents").status().code(),
-            ErrorCode::kTypeMismatch);
+  EXPECT_EQ(
+      RequestOf(R"({"insert": "c", "documents": [1]})").Documents("documents").status().code(),
+      ErrorCode::kTypeMismatch);
 }
 
 }  // namespace

@@ -35,8 +35,8 @@ class RetryableWriteTest : public testing::CommandFixture {
 
 TEST_F(RetryableWriteTest, InsertSkipsExecutedStatementsButCountsThem) {
   retry_.executed[1] = bson::Document();
-  bson::Document reply = RunOk(
-      R"({"insert": "c", "documents": [{"_id": 0}, {"_id": 1}, {"_id": 2}]})", &retry_);
+  bson::Document reply =
+      RunOk(R"({"insert": "c", "documents": [{"_id": 0}, {"_id": 1}, {"_id": 2}]})", &retry_);
   EXPECT_EQ(reply.Get("n").AsInt64(), 3);
   EXPECT_EQ(outcome().n, 3);
   EXPECT_FALSE(Stored(1).has_value());  // not inserted again
@@ -58,9 +58,9 @@ TEST_F(RetryableWriteTest, UpdateRecordsChangesAndUpsertsWithTheirIds) {
   ASSERT_EQ(generated.type(), bson::Type::kObjectId);
   bson::DocumentBuilder last;
   last.Append("upserted", generated);
-  EXPECT_EQ(Recorded(), (std::vector<std::string>{Entry(0, "{}"), Entry(1, R"({"upserted": 9})"),
-                                                  Entry(2, "{}"),
-                                                  "3: " + std::move(last).Finish().ToJson()}));
+  EXPECT_EQ(Recorded(),
+            (std::vector<std::string>{Entry(0, "{}"), Entry(1, R"({"upserted": 9})"),
+                                      Entry(2, "{}"), "3: " + std::move(last).Finish().ToJson()}));
 }
 
 TEST_F(RetryableWriteTest, UpdateReportsExecutedStatementsFromTheirRecords) {
@@ -110,8 +110,8 @@ TEST_F(RetryableWriteTest, FindAndModifyRecordsItsReply) {
 
 TEST_F(RetryableWriteTest, FindAndModifyAnswersAnExecutedStatementWithItsRecordedReply) {
   InsertNumbered(2);
-  retry_.executed[0] = Doc(
-      R"({"lastErrorObject": {"n": 1, "updatedExisting": true}, "value": {"_id": 1, "x": 5}})");
+  retry_.executed[0] =
+      Doc(R"({"lastErrorObject": {"n": 1, "updatedExisting": true}, "value": {"_id": 1, "x": 5}})");
   bson::Document reply = RunOk(R"({"findAndModify": "c", "query": {"_id": 1},
       "update": {"$set": {"x": 6}}, "new": true})",
                                &retry_);
@@ -154,8 +154,8 @@ TEST_F(RetryableWriteTest, MultiDocumentStatementsAreRefusedOneByOne) {
 
 TEST_F(RetryableWriteTest, MultiDocumentStatementsRunOutsideARetryableWrite) {
   InsertNumbered(3);
-  bson::Document updated = RunOk(
-      R"({"update": "c", "updates": [{"q": {}, "u": {"$set": {"x": 1}}, "multi": true}]})");
+  bson::Document updated =
+      RunOk(R"({"update": "c", "updates": [{"q": {}, "u": {"$set": {"x": 1}}, "multi": true}]})");
   EXPECT_FALSE(updated.view().Has("writeErrors"));
   EXPECT_EQ(updated.Get("nModified").AsInt64(), 3);
 }

@@ -50,8 +50,7 @@ TEST(UnsupportedOptionsTest, FindKeyOptionsInTheirHarmlessFormsAreAccepted) {
   bson::Document off = Holder("false");
   bson::Document empty = Holder("{}");
   EXPECT_TRUE(CheckFindKeyOptions({}, {}, {}, {}).ok());
-  EXPECT_TRUE(
-      CheckFindKeyOptions(off.Get("v"), off.Get("v"), empty.Get("v"), empty.Get("v")).ok());
+  EXPECT_TRUE(CheckFindKeyOptions(off.Get("v"), off.Get("v"), empty.Get("v"), empty.Get("v")).ok());
 }
 
 TEST(UnsupportedOptionsTest, FindKeyOptionsThatChangeResultsAreNotImplemented) {

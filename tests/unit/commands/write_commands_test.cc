@@ -18,8 +18,8 @@ class WriteCommandsTest : public testing::CommandFixture {};
 
 TEST_F(WriteCommandsTest, OrderedInsertStopsAtTheFirstDuplicateKey) {
   Insert(Doc(R"({"_id": 1})"));
-  bson::Document reply = RunOk(
-      R"({"insert": "c", "documents": [{"_id": 0}, {"_id": 1}, {"_id": 2}, {"_id": 1}]})");
+  bson::Document reply =
+      RunOk(R"({"insert": "c", "documents": [{"_id": 0}, {"_id": 1}, {"_id": 2}, {"_id": 1}]})");
   EXPECT_EQ(reply.Get("n").AsInt64(), 1);
   ASSERT_EQ(ErrorIndexes(reply), (std::vector<std::size_t>{1}));
   bson::DocumentView error = DocumentIn(DocumentIn(reply.Get("writeErrors")).Get("0"));
@@ -132,15 +132,13 @@ TEST_F(WriteCommandsTest, OrderedUpdateStopsAtAFailingStatement) {
 
 TEST_F(WriteCommandsTest, DeleteWithLimitOneRemovesOneMatchAndLimitZeroEvery) {
   InsertNumbered(10, 2);
-  bson::Document one =
-      RunOk(R"({"delete": "c", "deletes": [{"q": {"a": 0}, "limit": 1}]})");
+  bson::Document one = RunOk(R"({"delete": "c", "deletes": [{"q": {"a": 0}, "limit": 1}]})");
   EXPECT_EQ(one.Get("n").AsInt64(), 1);
   EXPECT_EQ(outcome().n, 1);
   EXPECT_FALSE(Stored(0).has_value());
   EXPECT_TRUE(Stored(2).has_value());
 
-  bson::Document every =
-      RunOk(R"({"delete": "c", "deletes": [{"q": {"a": 0}, "limit": 0}]})");
+  bson::Document every = RunOk(R"({"delete": "c", "deletes": [{"q": {"a": 0}, "limit": 0}]})");
   EXPECT_EQ(every.Get("n").AsInt64(), 4);
   EXPECT_EQ(outcome().n, 4);
   EXPECT_EQ(StoredDocuments().size(), 5u);
@@ -158,8 +156,7 @@ TEST_F(WriteCommandsTest, DeleteByIdStatementsCountEachDeletedDocument) {
 }
 
 TEST_F(WriteCommandsTest, DeleteFromAMissingCollectionDeletesNothing) {
-  bson::Document reply =
-      RunOk(R"({"delete": "nothing", "deletes": [{"q": {}, "limit": 0}]})");
+  bson::Document reply = RunOk(R"({"delete": "nothing", "deletes": [{"q": {}, "limit": 0}]})");
   EXPECT_EQ(reply.Get("n").AsInt64(), 0);
   EXPECT_FALSE(reply.view().Has("writeErrors"));
 }
@@ -200,8 +197,8 @@ TEST_F(WriteCommandsTest, FindAndModifyRemovesTheFirstInSortOrder) {
 }
 
 TEST_F(WriteCommandsTest, FindAndModifyOfNothingReturnsNull) {
-  bson::Document reply = RunOk(
-      R"({"findAndModify": "c", "query": {"_id": 1}, "update": {"$set": {"x": 1}}})");
+  bson::Document reply =
+      RunOk(R"({"findAndModify": "c", "query": {"_id": 1}, "update": {"$set": {"x": 1}}})");
   EXPECT_EQ(DocumentIn(reply.Get("lastErrorObject")).Get("n").AsInt64(), 0);
   EXPECT_EQ(reply.Get("value").type(), bson::Type::kNull);
   EXPECT_EQ(outcome().n, 0);

@@ -38,10 +38,9 @@ TEST(WriteOutcomeTest, UpsertsAreListedWithTheirStatementIndexAndId) {
   outcome.modified = 0;
   outcome.upserted.push_back({1, Doc(R"({"_id": "a"})")});
   outcome.upserted.push_back({4, Doc(R"({"_id": 7})")});
-  EXPECT_EQ(ReplyOf(outcome).ToJson(),
-            Doc(R"({"n": 2, "nModified": 0,
+  EXPECT_EQ(ReplyOf(outcome).ToJson(), Doc(R"({"n": 2, "nModified": 0,
                     "upserted": [{"index": 1, "_id": "a"}, {"index": 4, "_id": 7}]})")
-                .ToJson());
+                                           .ToJson());
 }
 
 TEST(WriteOutcomeTest, WriteErrorsAreInStatementOrderWithTheirCodeNameAndDetails) {
@@ -54,13 +53,12 @@ TEST(WriteOutcomeTest, WriteErrorsAreInStatementOrderWithTheirCodeNameAndDetails
   outcome.SortErrors();
   ASSERT_NE(outcome.first_error(), nullptr);
   EXPECT_EQ(outcome.first_error()->index, 2u);
-  EXPECT_EQ(ReplyOf(outcome).ToJson(),
-            Doc(R"({"n": 1, "writeErrors": [
+  EXPECT_EQ(ReplyOf(outcome).ToJson(), Doc(R"({"n": 1, "writeErrors": [
                   {"index": 2, "code": 11000, "codeName": "DuplicateKey",
                    "errmsg": "E11000 duplicate key", "keyPattern": {"_id": 1},
                    "keyValue": {"_id": 1}},
                   {"index": 5, "code": 2, "codeName": "BadValue", "errmsg": "bad"}]})")
-                .ToJson());
+                                           .ToJson());
 }
 
 TEST(WriteOutcomeTest, SortingKeepsTheOrderOfErrorsOfOneStatement) {

@@ -75,7 +75,8 @@ TEST_F(CountAllTest, CountFollowsCommits) {
   DeleteNow(*Stored(2));
   std::optional<std::vector<bson::Document>> counted = Shortcut(stages);
   ASSERT_TRUE(counted.has_value() && counted->size() == 1);
-  EXPECT_EQ(counted->front().Get("n").AsInt64(), static_cast<std::int64_t>(StoredDocuments().size()));
+  EXPECT_EQ(counted->front().Get("n").AsInt64(),
+            static_cast<std::int64_t>(StoredDocuments().size()));
 }
 
 TEST_F(CountAllTest, OtherPipelinesAreLeftToRun) {

@@ -161,7 +161,8 @@ class ExecFixture : public ::testing::Test {
   std::vector<bson::Document> StoredDocuments() const {
     std::vector<bson::Document> docs;
     auto cursor = engine_->records().Scan(collection_.id);
-    for (; cursor->Valid(); cursor->Next()) docs.push_back(bson::Document::Copy(cursor->document()));
+    for (; cursor->Valid(); cursor->Next())
+      docs.push_back(bson::Document::Copy(cursor->document()));
     EXPECT_TRUE(cursor->status().ok());
     return docs;
   }

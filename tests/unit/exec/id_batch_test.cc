@@ -71,8 +71,8 @@ class IdBatchTest : public testing::ExecFixture {
   void QueueBump(Batch& batch, std::size_t index, int id) {
     std::optional<bson::Document> doc = Stored(id);
     ASSERT_TRUE(doc.has_value());
-    const std::size_t mutation = batch.unit().Update(collection_.ref(), *doc, Bumped(*doc),
-                                                     storage::UpdateKind::kModify);
+    const std::size_t mutation =
+        batch.unit().Update(collection_.ref(), *doc, Bumped(*doc), storage::UpdateKind::kModify);
     batch.Queue(index, BumpStatement{id}, id, mutation, KeyOf(id));
   }
 
@@ -109,8 +109,8 @@ TEST_F(IdBatchTest, UnorderedStatementWhoseChangeConflictsRunsAloneOnTheLatestVe
   ChangeBehindTheBatch(1);
   StatusWith<bool> flushed = batch.Flush(Record());
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
-  EXPECT_EQ(reports_, (std::vector<std::pair<std::size_t, int>>{
-                          {0, 0}, {1, 1 + kAloneOffset}, {2, 2}}));
+  EXPECT_EQ(reports_,
+            (std::vector<std::pair<std::size_t, int>>{{0, 0}, {1, 1 + kAloneOffset}, {2, 2}}));
   EXPECT_EQ(alone_, (std::vector<std::pair<int, std::int64_t>>{{1, 0}}));
   EXPECT_EQ(Stored(1)->Get("other").AsInt64(), 1);
   for (int id = 0; id < 3; ++id) EXPECT_EQ(BumpsOf(Stored(id)), 1) << id;
@@ -122,9 +122,9 @@ TEST_F(IdBatchTest, OrderedBatchRunsEverythingFromTheFailureOnAgainInOrder) {
   ChangeBehindTheBatch(1);
   StatusWith<bool> flushed = batch.Flush(Record());
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
-  EXPECT_EQ(reports_, (std::vector<std::pair<std::size_t, int>>{
-                          {0, 0}, {1, 1 + kAloneOffset}, {2, 2 + kAloneOffset},
-                          {3, 3 + kAloneOffset}}));
+  EXPECT_EQ(reports_,
+            (std::vector<std::pair<std::size_t, int>>{
+                {0, 0}, {1, 1 + kAloneOffset}, {2, 2 + kAloneOffset}, {3, 3 + kAloneOffset}}));
   // The ordered commit stopped at statement 1: 2 and 3 were not applied before their own runs.
   EXPECT_EQ(alone_, (std::vector<std::pair<int, std::int64_t>>{{1, 0}, {2, 0}, {3, 0}}));
   for (int id = 0; id < 4; ++id) EXPECT_EQ(BumpsOf(Stored(id)), 1) << id;

@@ -172,7 +172,8 @@ TEST_F(PlannerTest, ExplainShowsEveryStageWithItsCounts) {
   const char* filter = R"({"a": 1})";
   const std::int64_t skip = 1;
   const std::int64_t limit = 2;
-  std::unique_ptr<PlanStage> plan = Plan(Spec(filter, R"({"_id": -1})", skip, limit, R"({"a": 1})"));
+  std::unique_ptr<PlanStage> plan =
+      Plan(Spec(filter, R"({"_id": -1})", skip, limit, R"({"a": 1})"));
   ASSERT_NE(plan, nullptr);
   const std::vector<bson::Document> returned = Results(*plan);
   const auto matches = static_cast<std::int64_t>(Reference(filter).size());
@@ -201,7 +202,8 @@ TEST_F(PlannerTest, ExplainShowsEveryStageWithItsCounts) {
   EXPECT_EQ(DocumentIn(scan.Get("filter")).ToJson(), Doc(filter).ToJson());
   EXPECT_EQ(StringIn(scan.Get("direction")), "forward");
   EXPECT_EQ(scan.Get("nReturned").AsInt64(), matches);
-  EXPECT_EQ(scan.Get("docsExamined").AsInt64(), static_cast<std::int64_t>(StoredDocuments().size()));
+  EXPECT_EQ(scan.Get("docsExamined").AsInt64(),
+            static_cast<std::int64_t>(StoredDocuments().size()));
   EXPECT_FALSE(scan.Has("inputStage"));
 }
 
@@ -244,7 +246,8 @@ TEST_F(PlannerTest, NaturalHintChoosesTheScanDirection) {
 }
 
 TEST_F(PlannerTest, HintNamingNoIndexFailsWithBadValue) {
-  for (const char* hint : {R"({"hint": "a_1"})", R"({"hint": {"a": 1}})", R"({"hint": {"_id": -1}})"}) {
+  for (const char* hint :
+       {R"({"hint": "a_1"})", R"({"hint": {"a": 1}})", R"({"hint": {"_id": -1}})"}) {
     SCOPED_TRACE(hint);
     Status planned = PlanWithHint(hint);
     EXPECT_EQ(planned.code(), ErrorCode::kBadValue);
@@ -277,7 +280,8 @@ TEST_F(PlannerTest, HintToASparseOrPartialIndexIsNotImplemented) {
     SCOPED_TRACE(hint);
     EXPECT_EQ(PlanWithHint(hint).code(), ErrorCode::kNotImplemented);
     hint_ = Doc(hint);
-    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).status().code(), ErrorCode::kNotImplemented);
+    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).status().code(),
+              ErrorCode::kNotImplemented);
   }
 }
 

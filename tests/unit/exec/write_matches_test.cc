@@ -131,8 +131,8 @@ TEST_F(WriteMatchesTest, DocumentChangedConcurrentlyIsChangedOnceFromItsLatestVe
   const int total = 1500;  // the conflict lands in the first of two commits
   const int raced = 7;
   InsertNumbered(total);
-  StatusWith<MatchCounts> counts = ChangeEveryMatch(ctx_, collection_, Filter("{}"), Commit(),
-                                                    BumpRacing(raced, "other", 1));
+  StatusWith<MatchCounts> counts =
+      ChangeEveryMatch(ctx_, collection_, Filter("{}"), Commit(), BumpRacing(raced, "other", 1));
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
   EXPECT_EQ(counts.value().matched, total);
   EXPECT_EQ(counts.value().changed, total);

@@ -68,8 +68,8 @@ inline ::testing::AssertionResult SameValue(const Value& actual, std::string_vie
   }
   Value expected = V(expected_json);
   if (BinaryEqual(actual.view(), expected.view())) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "expected " << Canon(expected) << ", got "
-                                       << Canon(actual);
+  return ::testing::AssertionFailure()
+         << "expected " << Canon(expected) << ", got " << Canon(actual);
 }
 
 // True when document `actual` has exactly the bytes of `expected_json` (field order and types).

@@ -13,9 +13,9 @@ namespace {
 
 using testing::DocWithIntId;
 using testing::InsertOne;
-using testing::Target;
 using testing::OpenEngine;
 using testing::RunThenKill;
+using testing::Target;
 using testing::TempDir;
 
 std::optional<bson::Document> Find(Engine& engine, CollectionId collection, std::int32_t id) {

@@ -1,8 +1,8 @@
 // ParseRequest on OP_MSG: sections, flags, checksum and mongod's section rules.
 #include <gtest/gtest.h>
 
-#include "wire/client_messages.h"
 #include "base/endian.h"
+#include "wire/client_messages.h"
 #include "wire/request.h"
 #include "wire_test_util.h"
 

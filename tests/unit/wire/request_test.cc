@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "wire/client_messages.h"
 #include "base/endian.h"
+#include "wire/client_messages.h"
 #include "wire_test_util.h"
 
 namespace quarry::wire {

@@ -76,21 +76,21 @@ void MarkComputed(Node* node) {
 struct ParseState {
   std::string_view stage;
   bool add_fields = false;
-  bool saw_inclusion = false;   // includes or expressions, other than _id
-  bool saw_exclusion = false;   // excludes other than _id
+  bool saw_inclusion = false;  // includes or expressions, other than _id
+  bool saw_exclusion = false;  // excludes other than _id
   std::string first_inclusion;
   std::string first_exclusion;
 };
 
 bool IsOperatorObject(bson::ValueView v) {
-  return v.type() == Type::kDocument && !v.Document().empty() &&
-         v.Document().FirstKey()[0] == '$';
+  return v.type() == Type::kDocument && !v.Document().empty() && v.Document().FirstKey()[0] == '$';
 }
 
 Status ParseInto(ParseState* state, Node* root, bson::DocumentView spec, const std::string& prefix,
                  ParseContext& ctx) {
   for (const bson::Element& e : spec) {
-    const std::string path = prefix.empty() ? std::string(e.key) : prefix + "." + std::string(e.key);
+    const std::string path =
+        prefix.empty() ? std::string(e.key) : prefix + "." + std::string(e.key);
     // A nested specification ({a: {b: 1}}) continues the path.
     if (e.value.type() == Type::kDocument && !IsOperatorObject(e.value) &&
         !(state->add_fields && e.value.Document().empty())) {
@@ -130,18 +130,18 @@ Status ParseInto(ParseState* state, Node* root, bson::DocumentView spec, const s
       }
       if (state->saw_inclusion && state->saw_exclusion) {
         if (child.kind == Kind::kExclude) {
-          return LocationError(31254, ProjectError(state->stage, "Cannot do exclusion on field " +
-                                                                     path +
-                                                                     " in inclusion projection"));
+          return LocationError(31254,
+                               ProjectError(state->stage, "Cannot do exclusion on field " + path +
+                                                              " in inclusion projection"));
         }
         if (child.kind == Kind::kExpression) {
           return LocationError(31252, ProjectError(state->stage,
                                                    "Cannot use expression other than $meta in "
                                                    "exclusion projection"));
         }
-        return LocationError(31253, ProjectError(state->stage, "Cannot do inclusion on field " +
-                                                                   path +
-                                                                   " in exclusion projection"));
+        return LocationError(31253,
+                             ProjectError(state->stage, "Cannot do inclusion on field " + path +
+                                                            " in exclusion projection"));
       }
     }
     parent->order.push_back(last);
@@ -180,14 +180,17 @@ MutableValue IncludeDocument(const Node& node, const Value& doc, bool top_level)
     }
     const Node::Child& child = it->second;
     switch (child.kind) {
-      case Kind::kInclude: out.Append(e.key, MutableValue(doc.Child(e.value))); break;
+      case Kind::kInclude:
+        out.Append(e.key, MutableValue(doc.Child(e.value)));
+        break;
       case Kind::kNested: {
         MutableValue nested = IncludeValue(*child.nested, doc.Child(e.value));
         if (!nested.missing()) out.Append(e.key, std::move(nested));
         break;
       }
       case Kind::kExclude:
-      case Kind::kExpression: break;
+      case Kind::kExpression:
+        break;
     }
   }
   return out;
@@ -314,13 +317,15 @@ StatusWith<AggProjection> AggProjection::ParseUnset(bson::ValueView spec) {
     exclusion.AppendInt32(spec.String(), 0);
   } else if (spec.type() == Type::kArray) {
     if (spec.Document().empty()) {
-      return LocationError(31119, "$unset specification must be a string or an array with at "
-                                  "least one field");
+      return LocationError(31119,
+                           "$unset specification must be a string or an array with at "
+                           "least one field");
     }
     for (const bson::Element& e : spec.Document()) {
       if (e.value.type() != Type::kString) {
-        return LocationError(31120, "$unset specification must be a string or an array "
-                                    "containing only string values");
+        return LocationError(31120,
+                             "$unset specification must be a string or an array "
+                             "containing only string values");
       }
       exclusion.AppendInt32(e.value.String(), 0);
     }
@@ -342,7 +347,8 @@ StatusWith<AggProjection> AggProjection::ParseUnset(bson::ValueView spec) {
 StatusWith<bson::Document> AggProjection::Apply(const Value& doc, EvalContext& ctx) const {
   ctx.SetRoot(doc);
   switch (mode_) {
-    case Mode::kExclusion: return ExcludeDocument(*root_, doc).ToDocument();
+    case Mode::kExclusion:
+      return ExcludeDocument(*root_, doc).ToDocument();
     case Mode::kInclusion: {
       MutableValue out = IncludeDocument(*root_, doc, true);
       if (root_->has_computed) QUARRY_RETURN_IF_ERROR(ApplyExpressions(*root_, &out, ctx));

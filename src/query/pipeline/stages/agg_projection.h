@@ -50,7 +50,7 @@ struct AggProjection::Node {
   };
   std::vector<std::string> order;  // children in specification order
   std::map<std::string, Child, std::less<>> children;
-  bool has_computed = false;       // an expression somewhere below
+  bool has_computed = false;  // an expression somewhere below
 };
 
 }  // namespace quarry::query::stages

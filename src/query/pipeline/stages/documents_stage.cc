@@ -15,21 +15,23 @@ class DocumentsStage final : public Stage {
   std::string_view name() const override { return "$documents"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream>,
-                                                  const RunContext& run) const override {
+                                                   const RunContext& run) const override {
     EvalContext ctx = run.variables;
     ctx.SetRoot(Value::FromDocument(bson::Document()));
     QUARRY_ASSIGN_OR_RETURN(Value array, docs_->Evaluate(ctx));
     if (!array.IsArray()) {
-      return LocationError(5858203, "error during $documents stage: $documents requires an "
-                                    "array of documents, found: " +
-                                        std::string(TypeName(array)));
+      return LocationError(5858203,
+                           "error during $documents stage: $documents requires an "
+                           "array of documents, found: " +
+                               std::string(TypeName(array)));
     }
     std::vector<bson::Document> docs;
     for (const bson::Element& e : array.view().Document()) {
       if (e.value.type() != Type::kDocument) {
-        return LocationError(5858204, "error during $documents stage: $documents requires an "
-                                      "array of documents, found element of type: " +
-                                          std::string(TypeName(e.value)));
+        return LocationError(5858204,
+                             "error during $documents stage: $documents requires an "
+                             "array of documents, found element of type: " +
+                                 std::string(TypeName(e.value)));
       }
       docs.push_back(bson::Document::Copy(e.value.Document()));
     }
@@ -46,7 +48,7 @@ class SampleStage final : public Stage {
   std::string_view name() const override { return "$sample"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext&) const override {
+                                                   const RunContext&) const override {
     class Stream final : public DocumentStream {
      public:
       Stream(std::unique_ptr<DocumentStream> input, std::int64_t size)
@@ -108,7 +110,8 @@ StatusWith<StageList> ParseSampleStage(bson::ValueView spec, StageParseContext&)
     if (e.key != "size") {
       return LocationError(28748, "unrecognized option to $sample: " + std::string(e.key));
     }
-    if (!e.value.IsNumber()) return LocationError(28746, "size argument to $sample must be a number");
+    if (!e.value.IsNumber())
+      return LocationError(28746, "size argument to $sample must be a number");
     size = e.value.AsInt64();
     if (size < 0) return LocationError(28747, "size argument to $sample must not be negative");
   }

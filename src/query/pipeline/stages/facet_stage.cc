@@ -13,7 +13,7 @@ class FacetStage final : public Stage {
   std::string_view name() const override { return "$facet"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext& run) const override {
+                                                   const RunContext& run) const override {
     auto self = std::static_pointer_cast<const FacetStage>(shared_from_this());
     return std::unique_ptr<DocumentStream>(
         std::make_unique<Stream>(std::move(self), std::move(input), run));
@@ -39,9 +39,9 @@ class FacetStage final : public Stage {
         if (!more) break;
         bytes += doc.size();
         if (bytes > limit) {
-          return Status(ErrorCode::kExceededMemoryLimit,
-                        "$facet exceeded the memory limit of " + std::to_string(limit) +
-                            " bytes for its input");
+          return Status(ErrorCode::kExceededMemoryLimit, "$facet exceeded the memory limit of " +
+                                                             std::to_string(limit) +
+                                                             " bytes for its input");
         }
         docs.push_back(std::move(doc));
       }

@@ -79,10 +79,10 @@ class GroupStage final : public Stage {
   std::string_view name() const override { return "$group"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext& run) const override {
+                                                   const RunContext& run) const override {
     auto self = std::static_pointer_cast<const GroupStage>(shared_from_this());
-    return std::unique_ptr<DocumentStream>(std::make_unique<Stream>(std::move(self),
-                                                                    std::move(input), run));
+    return std::unique_ptr<DocumentStream>(
+        std::make_unique<Stream>(std::move(self), std::move(input), run));
   }
 
  private:
@@ -95,7 +95,9 @@ class GroupStage final : public Stage {
    public:
     Stream(std::shared_ptr<const GroupStage> stage, std::unique_ptr<DocumentStream> input,
            const RunContext& run)
-        : stage_(std::move(stage)), input_(std::move(input)), ctx_(run.variables),
+        : stage_(std::move(stage)),
+          input_(std::move(input)),
+          ctx_(run.variables),
           pipeline_(run.pipeline) {}
 
     StatusWith<bool> Next(bson::Document* out) override {
@@ -150,7 +152,8 @@ class GroupStage final : public Stage {
           const std::size_t before = acc.memory_bytes();
           QUARRY_RETURN_IF_ERROR(acc.Process(v));
           const std::size_t after = acc.memory_bytes();
-          bytes = after >= before ? bytes + (after - before) : bytes - std::min(bytes, before - after);
+          bytes =
+              after >= before ? bytes + (after - before) : bytes - std::min(bytes, before - after);
         }
         if (bytes > limit) {
           if (allow_disk) {
@@ -191,12 +194,11 @@ StatusWith<StagePtr> MakeGroup(bson::ValueView spec, StageParseContext& ctx) {
       continue;
     }
     if (!e.key.empty() && e.key[0] == '$') {
-      return LocationError(40236, "The field name '" + std::string(e.key) +
-                                      "' cannot be an operator name");
+      return LocationError(
+          40236, "The field name '" + std::string(e.key) + "' cannot be an operator name");
     }
     if (e.key.find('.') != std::string_view::npos) {
-      return LocationError(40235, "The field name '" + std::string(e.key) +
-                                      "' cannot contain '.'");
+      return LocationError(40235, "The field name '" + std::string(e.key) + "' cannot contain '.'");
     }
     QUARRY_ASSIGN_OR_RETURN(AccumulationStatement statement,
                             AccumulationStatement::Parse(e.key, e.value, *ctx.expressions));
@@ -214,8 +216,8 @@ StatusWith<StageList> ParseGroupStage(bson::ValueView spec, StageParseContext& c
 }
 
 StatusWith<StageList> ParseSortByCountStage(bson::ValueView spec, StageParseContext& ctx) {
-  const bool is_path = spec.type() == Type::kString && !spec.String().empty() &&
-                       spec.String()[0] == '$';
+  const bool is_path =
+      spec.type() == Type::kString && !spec.String().empty() && spec.String()[0] == '$';
   const bool is_operator = spec.type() == Type::kDocument && !spec.Document().empty() &&
                            spec.Document().FirstKey()[0] == '$';
   if (!is_path && !is_operator) {

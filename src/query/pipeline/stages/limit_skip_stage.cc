@@ -13,7 +13,7 @@ class LimitStage final : public Stage {
   std::int64_t limit() const { return limit_; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext&) const override {
+                                                   const RunContext&) const override {
     class Stream final : public DocumentStream {
      public:
       Stream(std::unique_ptr<DocumentStream> input, std::int64_t limit)
@@ -47,7 +47,7 @@ class SkipStage final : public Stage {
   std::string_view name() const override { return "$skip"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext&) const override {
+                                                   const RunContext&) const override {
     class Stream final : public DocumentStream {
      public:
       Stream(std::unique_ptr<DocumentStream> input, std::int64_t skip)
@@ -79,7 +79,7 @@ class CountStage final : public Stage {
   std::string_view name() const override { return "$count"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext&) const override {
+                                                   const RunContext&) const override {
     class Stream final : public DocumentStream {
      public:
       Stream(std::unique_ptr<DocumentStream> input, std::string field)
@@ -124,9 +124,10 @@ StatusWith<StageList> ParseLimitStage(bson::ValueView spec, StageParseContext&) 
   if (!spec.IsNumber()) return LocationError(15957, "the limit must be specified as a number");
   std::int64_t limit = 0;
   if (!ToInt64Exact(spec, &limit)) {
-    return LocationError(15957, "invalid argument to $limit stage: Cannot represent as a 64-bit "
-                                "integer: $limit: " +
-                                    spec.ToJson());
+    return LocationError(15957,
+                         "invalid argument to $limit stage: Cannot represent as a 64-bit "
+                         "integer: $limit: " +
+                             spec.ToJson());
   }
   if (limit <= 0) return LocationError(15958, "the limit must be positive");
   return StageList{std::make_shared<LimitStage>(spec, limit)};
@@ -136,9 +137,10 @@ StatusWith<StageList> ParseSkipStage(bson::ValueView spec, StageParseContext&) {
   if (!spec.IsNumber()) return LocationError(15972, "Argument to $skip must be a number");
   std::int64_t skip = 0;
   if (!ToInt64Exact(spec, &skip)) {
-    return LocationError(15972, "invalid argument to $skip stage: Cannot represent as a 64-bit "
-                                "integer: $skip: " +
-                                    spec.ToJson());
+    return LocationError(15972,
+                         "invalid argument to $skip stage: Cannot represent as a 64-bit "
+                         "integer: $skip: " +
+                             spec.ToJson());
   }
   if (skip < 0) return LocationError(15956, "Argument to $skip cannot be negative");
   return StageList{std::make_shared<SkipStage>(spec, skip)};

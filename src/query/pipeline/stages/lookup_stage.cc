@@ -29,9 +29,9 @@ StatusWith<std::vector<bson::Document>> ReadCollection(const RunContext& run,
     if (!more) break;
     bytes += doc.size();
     if (bytes > run.pipeline->max_memory_bytes) {
-      return Status(ErrorCode::kExceededMemoryLimit,
-                    std::string(stage) + " exceeded the memory limit reading " + target.db + "." +
-                        target.coll);
+      return Status(ErrorCode::kExceededMemoryLimit, std::string(stage) +
+                                                         " exceeded the memory limit reading " +
+                                                         target.db + "." + target.coll);
     }
     docs.push_back(std::move(doc));
   }
@@ -63,7 +63,7 @@ class LookupStage final : public Stage {
   std::string_view name() const override { return "$lookup"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext& run) const override {
+                                                   const RunContext& run) const override {
     auto self = std::static_pointer_cast<const LookupStage>(shared_from_this());
     return std::unique_ptr<DocumentStream>(
         std::make_unique<Stream>(std::move(self), std::move(input), run));
@@ -109,9 +109,8 @@ class LookupStage final : public Stage {
           QUARRY_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
           vars.SetVariable(slot, v.Owned());
         }
-        QUARRY_ASSIGN_OR_RETURN(
-            std::unique_ptr<DocumentStream> results,
-            spec.pipeline->Run(StreamOfDocuments(std::move(matches)), vars));
+        QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<DocumentStream> results,
+                                spec.pipeline->Run(StreamOfDocuments(std::move(matches)), vars));
         matches.clear();
         while (true) {
           bson::Document doc;
@@ -149,9 +148,9 @@ class LookupStage final : public Stage {
 StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pipeline,
                                       StageParseContext& ctx) {
   if (pipeline.type() != Type::kArray) {
-    return Status(ErrorCode::kFailedToParse,
-                  std::string(stage) + " argument 'pipeline' must be an array, is type " +
-                      std::string(TypeName(pipeline)));
+    return Status(ErrorCode::kFailedToParse, std::string(stage) +
+                                                 " argument 'pipeline' must be an array, is type " +
+                                                 std::string(TypeName(pipeline)));
   }
   QUARRY_ASSIGN_OR_RETURN(Pipeline parsed,
                           Pipeline::Parse(pipeline.Document(), ctx.pipeline, ctx.expressions));
@@ -171,7 +170,7 @@ class UnionWithStage final : public Stage {
   std::string_view name() const override { return "$unionWith"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext& run) const override {
+                                                   const RunContext& run) const override {
     auto self = std::static_pointer_cast<const UnionWithStage>(shared_from_this());
     return std::unique_ptr<DocumentStream>(
         std::make_unique<Stream>(std::move(self), std::move(input), run));
@@ -248,15 +247,16 @@ StatusWith<StageList> ParseLookupStage(bson::ValueView spec, StageParseContext& 
   QUARRY_RETURN_IF_ERROR(require_string("localField", local));
   QUARRY_RETURN_IF_ERROR(require_string("foreignField", foreign));
   QUARRY_RETURN_IF_ERROR(require_string("as", as));
-  if (!as.exists()) return Status(ErrorCode::kFailedToParse, "must specify 'as' field for a $lookup");
+  if (!as.exists())
+    return Status(ErrorCode::kFailedToParse, "must specify 'as' field for a $lookup");
   parsed.as = std::string(as.String());
   QUARRY_RETURN_IF_ERROR(FieldPath::Parse(parsed.as));
   if (parsed.as[0] == '$') {
     return LocationError(16410, "FieldPath field names may not start with '$'.");
   }
   if (!from.exists()) {
-    return Status(ErrorCode::kFailedToParse, "missing 'from' option to $lookup stage specification: " +
-                                                 spec.ToJson());
+    return Status(ErrorCode::kFailedToParse,
+                  "missing 'from' option to $lookup stage specification: " + spec.ToJson());
   }
   QUARRY_ASSIGN_OR_RETURN(parsed.from, ParseNamespaceSpec("$lookup.from", from, ctx.pipeline->db));
   if (local.exists() != foreign.exists()) {

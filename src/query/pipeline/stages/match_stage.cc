@@ -11,8 +11,7 @@ namespace {
 
 class MatchStage final : public NamedStage {
  public:
-  MatchStage(bson::ValueView spec, std::optional<Matcher> matcher,
-             std::vector<ExpressionPtr> exprs)
+  MatchStage(bson::ValueView spec, std::optional<Matcher> matcher, std::vector<ExpressionPtr> exprs)
       : NamedStage("$match", spec), matcher_(std::move(matcher)), exprs_(std::move(exprs)) {}
 
   const Matcher* pushdown_filter() const override {

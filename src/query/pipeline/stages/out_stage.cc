@@ -21,7 +21,7 @@ class WriteStage final : public Stage {
   bool writes_output() const override { return true; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext& run) const override {
+                                                   const RunContext& run) const override {
     auto self = std::static_pointer_cast<const WriteStage>(shared_from_this());
     return std::unique_ptr<DocumentStream>(
         std::make_unique<Stream>(std::move(self), std::move(input), run.pipeline));
@@ -68,9 +68,8 @@ Status UnknownMergeField(std::string_view field) {
 }
 
 Status BadEnum(std::string_view value, std::string_view field) {
-  return Status(ErrorCode::kBadValue, "Enumeration value '" + std::string(value) +
-                                          "' for field '" + std::string(field) +
-                                          "' is not a valid value.");
+  return Status(ErrorCode::kBadValue, "Enumeration value '" + std::string(value) + "' for field '" +
+                                          std::string(field) + "' is not a valid value.");
 }
 
 }  // namespace
@@ -109,9 +108,10 @@ StatusWith<StageList> ParseMergeStage(bson::ValueView spec, StageParseContext& c
           merge.on.emplace_back(f.value.String());
         }
       } else {
-        return LocationError(51186, "$merge 'on' field must be either a string or an array of "
-                                    "strings, but found " +
-                                        std::string(TypeName(e.value)));
+        return LocationError(51186,
+                             "$merge 'on' field must be either a string or an array of "
+                             "strings, but found " +
+                                 std::string(TypeName(e.value)));
       }
     } else if (e.key == "let") {
       if (e.value.type() != Type::kDocument) {
@@ -138,9 +138,10 @@ StatusWith<StageList> ParseMergeStage(bson::ValueView spec, StageParseContext& c
           return BadEnum(mode, "whenMatched");
         }
       } else {
-        return LocationError(51191, "$merge 'whenMatched' field must be either a string or an "
-                                    "array, but found " +
-                                        std::string(TypeName(e.value)));
+        return LocationError(51191,
+                             "$merge 'whenMatched' field must be either a string or an "
+                             "array, but found " +
+                                 std::string(TypeName(e.value)));
       }
     } else if (e.key == "whenNotMatched") {
       if (e.value.type() != Type::kString) {
@@ -184,7 +185,8 @@ StatusWith<StageList> ParseMergeStage(bson::ValueView spec, StageParseContext& c
 StatusWith<bson::Document> MergeDocuments(const MergeSpec& spec, bson::DocumentView existing,
                                           bson::DocumentView incoming) {
   switch (spec.when_matched) {
-    case MergeSpec::WhenMatched::kKeepExisting: return bson::Document::Copy(existing);
+    case MergeSpec::WhenMatched::kKeepExisting:
+      return bson::Document::Copy(existing);
     case MergeSpec::WhenMatched::kReplace: {
       if (incoming.Has("_id")) return bson::Document::Copy(incoming);
       bson::DocumentBuilder b;
@@ -228,7 +230,8 @@ StatusWith<bson::Document> MergeDocuments(const MergeSpec& spec, bson::DocumentV
       QUARRY_ASSIGN_OR_RETURN(UpdateResult result, update.Apply(existing, MatchDetails{}, false));
       return std::move(result.new_doc);
     }
-    case MergeSpec::WhenMatched::kFail: break;
+    case MergeSpec::WhenMatched::kFail:
+      break;
   }
   return Status(ErrorCode::kDuplicateKey, "$merge failed: a document with this key exists");
 }

@@ -23,9 +23,9 @@ class ProjectionStage final : public NamedStage {
 
 Status RequireObject(std::string_view stage, bson::ValueView spec, int code) {
   if (spec.type() != bson::Type::kDocument) {
-    return LocationError(code, std::string(stage) +
-                                   " specification must be an object, but found: " +
-                                   std::string(TypeName(spec)));
+    return LocationError(
+        code, std::string(stage) +
+                  " specification must be an object, but found: " + std::string(TypeName(spec)));
   }
   return Status::OK();
 }

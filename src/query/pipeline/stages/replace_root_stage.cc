@@ -15,13 +15,12 @@ class ReplaceRootStage final : public NamedStage {
     ctx.SetRoot(root);
     QUARRY_ASSIGN_OR_RETURN(Value result, new_root_->Evaluate(ctx));
     if (!result.IsDocument()) {
-      return LocationError(40228, "'newRoot' expression must evaluate to an object, but resulting "
-                                  "value was: " +
-                                      (result.missing() ? std::string("MISSING")
-                                                        : result.ToJson()) +
-                                      ". Type of resulting value: '" +
-                                      std::string(TypeName(result)) +
-                                      "'. Input document: " + root.ToJson());
+      return LocationError(40228,
+                           "'newRoot' expression must evaluate to an object, but resulting "
+                           "value was: " +
+                               (result.missing() ? std::string("MISSING") : result.ToJson()) +
+                               ". Type of resulting value: '" + std::string(TypeName(result)) +
+                               "'. Input document: " + root.ToJson());
     }
     *doc = bson::Document::Copy(result.view().Document());
     return true;
@@ -35,9 +34,10 @@ class ReplaceRootStage final : public NamedStage {
 
 StatusWith<StageList> ParseReplaceRootStage(bson::ValueView spec, StageParseContext& ctx) {
   if (spec.type() != bson::Type::kDocument) {
-    return LocationError(40229, "expected an object as specification for $replaceRoot stage, "
-                                "got " +
-                                    std::string(TypeName(spec)));
+    return LocationError(40229,
+                         "expected an object as specification for $replaceRoot stage, "
+                         "got " +
+                             std::string(TypeName(spec)));
   }
   bson::ValueView new_root;
   for (const bson::Element& e : spec.Document()) {

@@ -17,7 +17,7 @@ class SortStage final : public Stage {
   const SortSpec& sort() const { return sort_; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext& run) const override {
+                                                   const RunContext& run) const override {
     auto self = std::static_pointer_cast<const SortStage>(shared_from_this());
     return std::unique_ptr<DocumentStream>(
         std::make_unique<Stream>(std::move(self), std::move(input), run.pipeline));
@@ -48,8 +48,7 @@ class SortStage final : public Stage {
     }
 
     const DocumentMetadata& metadata() const override {
-      return current_ < entries_.size() ? entries_[current_].metadata
-                                        : DocumentStream::metadata();
+      return current_ < entries_.size() ? entries_[current_].metadata : DocumentStream::metadata();
     }
 
    private:

@@ -59,7 +59,7 @@ std::int64_t LimitOf(const Stage& stage);
 class TransformStage : public Stage {
  public:
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext& run) const override;
+                                                   const RunContext& run) const override;
   // Rewrites *doc; returns false to drop it. `ctx` holds the run's variables.
   virtual StatusWith<bool> Transform(bson::Document* doc, EvalContext& ctx) const = 0;
 

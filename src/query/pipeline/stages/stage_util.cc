@@ -39,9 +39,7 @@ StatusWith<std::unique_ptr<DocumentStream>> TransformStage::Open(
       std::make_unique<TransformStream>(std::move(self), std::move(input), run.variables));
 }
 
-Value TakeAsValue(bson::Document* doc) {
-  return Value::FromDocument(std::move(*doc));
-}
+Value TakeAsValue(bson::Document* doc) { return Value::FromDocument(std::move(*doc)); }
 
 void SetPath(MutableValue* doc, std::string_view path, Value value) {
   MutableValue* node = doc;
@@ -89,8 +87,7 @@ StatusWith<OutTarget> ParseNamespaceSpec(std::string_view stage, bson::ValueView
         target.coll = std::string(e.value.String());
       } else {
         return Status(ErrorCode::kLocation40415, "BSON field '" + std::string(stage) + "." +
-                                                     std::string(e.key) +
-                                                     "' is an unknown field.");
+                                                     std::string(e.key) + "' is an unknown field.");
       }
     }
   } else {

@@ -24,12 +24,14 @@ bson::ValueView GetPlainPath(bson::DocumentView doc, std::string_view path) {
 class UnwindStage final : public Stage {
  public:
   UnwindStage(bson::ValueView spec, std::string path, std::string index_field, bool preserve)
-      : Stage(spec), path_(std::move(path)), index_field_(std::move(index_field)),
+      : Stage(spec),
+        path_(std::move(path)),
+        index_field_(std::move(index_field)),
         preserve_(preserve) {}
   std::string_view name() const override { return "$unwind"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
-                                                  const RunContext&) const override {
+                                                   const RunContext&) const override {
     auto self = std::static_pointer_cast<const UnwindStage>(shared_from_this());
     return std::unique_ptr<DocumentStream>(
         std::make_unique<Stream>(std::move(self), std::move(input)));
@@ -138,40 +140,44 @@ StatusWith<StageList> ParseUnwindStage(bson::ValueView spec, StageParseContext&)
         has_path = true;
       } else if (e.key == "includeArrayIndex") {
         if (e.value.type() != Type::kString) {
-          return LocationError(28810, "expected a non-empty string for the includeArrayIndex "
-                                      " option to $unwind stage, got " +
-                                          std::string(TypeName(e.value)));
+          return LocationError(28810,
+                               "expected a non-empty string for the includeArrayIndex "
+                               " option to $unwind stage, got " +
+                                   std::string(TypeName(e.value)));
         }
         index_field = std::string(e.value.String());
         if (index_field.empty()) {
-          return LocationError(28810, "expected a non-empty string for the includeArrayIndex "
-                                      " option to $unwind stage, got string");
+          return LocationError(28810,
+                               "expected a non-empty string for the includeArrayIndex "
+                               " option to $unwind stage, got string");
         }
         if (index_field[0] == '$') {
-          return LocationError(28822, "includeArrayIndex option to $unwind stage should not be "
-                                      "prefixed with a '$': " +
-                                          index_field);
+          return LocationError(28822,
+                               "includeArrayIndex option to $unwind stage should not be "
+                               "prefixed with a '$': " +
+                                   index_field);
         }
       } else if (e.key == "preserveNullAndEmptyArrays") {
         if (e.value.type() != Type::kBool) {
-          return LocationError(28809, "expected a boolean for the preserveNullAndEmptyArrays "
-                                      "option to $unwind stage, got " +
-                                          std::string(TypeName(e.value)));
+          return LocationError(28809,
+                               "expected a boolean for the preserveNullAndEmptyArrays "
+                               "option to $unwind stage, got " +
+                                   std::string(TypeName(e.value)));
         }
         preserve = e.value.Bool();
       } else {
-        return LocationError(28811, "unrecognized option to $unwind stage: " +
-                                        std::string(e.key));
+        return LocationError(28811, "unrecognized option to $unwind stage: " + std::string(e.key));
       }
     }
     if (!has_path) return LocationError(28812, "no path specified to $unwind stage");
   } else {
-    return LocationError(15981, "expected either a string or an object as specification for "
-                                "$unwind stage, got " +
-                                    std::string(TypeName(spec)));
+    return LocationError(15981,
+                         "expected either a string or an object as specification for "
+                         "$unwind stage, got " +
+                             std::string(TypeName(spec)));
   }
-  return StageList{std::make_shared<UnwindStage>(spec, std::move(path), std::move(index_field),
-                                                 preserve)};
+  return StageList{
+      std::make_shared<UnwindStage>(spec, std::move(path), std::move(index_field), preserve)};
 }
 
 }  // namespace quarry::query::stages

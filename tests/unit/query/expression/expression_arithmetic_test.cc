@@ -69,8 +69,8 @@ TEST(ExpressionTest, SubtractNeedsExactlyTwoArguments) {
 
 TEST(ExpressionTest, MultiplyPromotesLikeAdd) {
   EXPECT_TRUE(Evaluates(R"({"$multiply": [2, 3, 4]})", "{}", "24"));
-  EXPECT_TRUE(Evaluates(R"({"$multiply": [65536, 65536]})", "{}",
-                        R"({"$numberLong": "4294967296"})"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$multiply": [65536, 65536]})", "{}", R"({"$numberLong": "4294967296"})"));
 }
 
 TEST(ExpressionTest, DivideAlwaysGivesDouble) {

@@ -94,8 +94,8 @@ TEST(ExpressionObjectTest, MergeObjectsLaterWins) {
 
 TEST(ExpressionObjectTest, ObjectToArrayAndBack) {
   EXPECT_TRUE(Evaluates(R"({"$objectToArray": {"a": 1}})", "{}", R"([{"k": "a", "v": 1}])"));
-  EXPECT_TRUE(Evaluates(R"({"$arrayToObject": [[["a", 1], ["b", 2]]]})", "{}",
-                        R"({"a": 1, "b": 2})"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$arrayToObject": [[["a", 1], ["b", 2]]]})", "{}", R"({"a": 1, "b": 2})"));
   EXPECT_TRUE(Evaluates(R"({"$arrayToObject": [[{"k": "a", "v": 1}]]})", "{}", R"({"a": 1})"));
   EXPECT_EQ(EvalErrorCode(R"({"$arrayToObject": [[[1, 2]]]})"), Loc(40395));
 }
@@ -106,9 +106,9 @@ TEST(ExpressionObjectTest, GetFieldReadsDottedNamesLiterally) {
 }
 
 TEST(ExpressionObjectTest, SetFieldAddsDollarNames) {
-  EXPECT_TRUE(Evaluates(
-      R"({"$setField": {"field": {"$literal": "$a"}, "value": 1, "input": "$$ROOT"}})",
-      R"({"_id": 1})", R"({"_id": 1, "$a": 1})"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$setField": {"field": {"$literal": "$a"}, "value": 1, "input": "$$ROOT"}})",
+                R"({"_id": 1})", R"({"_id": 1, "$a": 1})"));
   EXPECT_TRUE(Evaluates(R"({"$unsetField": {"field": "x", "input": {"x": 1, "y": 2}}})", "{}",
                         R"({"y": 2})"));
 }

@@ -18,8 +18,7 @@ TEST(ExpressionTest, FieldPathReadsNestedField) {
 }
 
 TEST(ExpressionTest, FieldPathOverArrayOfDocumentsGivesArray) {
-  EXPECT_TRUE(Evaluates(R"("$a.b")", R"({"a": [{"b": 1}, {"c": 2}, 3, {"b": [4]}]})",
-                        "[1, [4]]"));
+  EXPECT_TRUE(Evaluates(R"("$a.b")", R"({"a": [{"b": 1}, {"c": 2}, 3, {"b": [4]}]})", "[1, [4]]"));
 }
 
 TEST(ExpressionTest, MissingFieldIsMissing) {
@@ -72,8 +71,9 @@ TEST(ExpressionTest, OperatorObjectWithTwoFieldsFailsWith15983) {
 }
 
 TEST(ExpressionTest, LetBindsVariables) {
-  EXPECT_TRUE(Evaluates(R"({"$let": {"vars": {"x": 2, "y": "$a"}, "in": {"$multiply": ["$$x", "$$y"]}}})",
-                        R"({"a": 5})", "10"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$let": {"vars": {"x": 2, "y": "$a"}, "in": {"$multiply": ["$$x", "$$y"]}}})",
+                R"({"a": 5})", "10"));
 }
 
 TEST(ExpressionTest, LetRejectsUppercaseVariableNames) {
@@ -121,8 +121,8 @@ TEST(ExpressionTest, AndStopsAtFirstFalse) {
 }
 
 TEST(ExpressionTest, CondArrayAndObjectForms) {
-  EXPECT_TRUE(Evaluates(R"({"$cond": [{"$gt": ["$a", 1]}, "big", "small"]})", R"({"a": 2})",
-                        R"("big")"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$cond": [{"$gt": ["$a", 1]}, "big", "small"]})", R"({"a": 2})", R"("big")"));
   EXPECT_TRUE(Evaluates(R"({"$cond": {"if": false, "then": 1, "else": 2}})", "{}", "2"));
   EXPECT_EQ(EvalErrorCode(R"({"$cond": {"if": true, "then": 1}})"), Loc(17082));
 }

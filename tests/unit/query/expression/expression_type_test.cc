@@ -41,8 +41,8 @@ TEST(ExpressionTypeTest, ToLongDoubleDecimalBool) {
   EXPECT_TRUE(Evaluates(R"({"$toLong": "5"})", "{}", R"({"$numberLong": "5"})"));
   EXPECT_TRUE(Evaluates(R"({"$toDouble": "2.5"})", "{}", "2.5"));
   EXPECT_TRUE(Evaluates(R"({"$toDecimal": 5})", "{}", R"({"$numberDecimal": "5"})"));
-  EXPECT_TRUE(Evaluates(R"({"$toDecimal": 2.5})", "{}",
-                        R"({"$numberDecimal": "2.50000000000000"})"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$toDecimal": 2.5})", "{}", R"({"$numberDecimal": "2.50000000000000"})"));
   EXPECT_TRUE(Evaluates(R"({"$toBool": 0})", "{}", "false"));
   EXPECT_TRUE(Evaluates(R"({"$toBool": ""})", "{}", "true"));
 }
@@ -58,11 +58,11 @@ TEST(ExpressionTypeTest, ToObjectIdAndToDate) {
 }
 
 TEST(ExpressionTypeTest, ConvertUsesOnErrorAndOnNull) {
-  EXPECT_TRUE(Evaluates(R"({"$convert": {"input": "abc", "to": "int", "onError": -1}})", "{}",
-                        "-1"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$convert": {"input": "abc", "to": "int", "onError": -1}})", "{}", "-1"));
   EXPECT_TRUE(Evaluates(R"({"$convert": {"input": null, "to": "int", "onNull": 0}})", "{}", "0"));
-  EXPECT_TRUE(Evaluates(R"({"$convert": {"input": "7", "to": 18}})", "{}",
-                        R"({"$numberLong": "7"})"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$convert": {"input": "7", "to": 18}})", "{}", R"({"$numberLong": "7"})"));
 }
 
 TEST(ExpressionDateTest, PartsOfADate) {
@@ -90,14 +90,13 @@ TEST(ExpressionDateTest, NonDateFailsWith16006) {
 
 TEST(ExpressionDateTest, DateToStringWithFormats) {
   const char* doc = R"({"d": {"$date": "2024-02-29T13:45:30.250Z"}})";
-  EXPECT_TRUE(Evaluates(R"({"$dateToString": {"date": "$d"}})", doc,
-                        R"("2024-02-29T13:45:30.250Z")"));
+  EXPECT_TRUE(
+      Evaluates(R"({"$dateToString": {"date": "$d"}})", doc, R"("2024-02-29T13:45:30.250Z")"));
   EXPECT_TRUE(Evaluates(R"({"$dateToString": {"date": "$d", "format": "%Y/%m/%d %H:%M"}})", doc,
                         R"("2024/02/29 13:45")"));
-  EXPECT_TRUE(Evaluates(R"({"$dateToString": {"date": "$nope", "onNull": "none"}})", doc,
-                        R"("none")"));
-  EXPECT_EQ(EvalErrorCode(R"({"$dateToString": {"date": "$d", "format": "%Q"}})", doc),
-            Loc(18536));
+  EXPECT_TRUE(
+      Evaluates(R"({"$dateToString": {"date": "$nope", "onNull": "none"}})", doc, R"("none")"));
+  EXPECT_EQ(EvalErrorCode(R"({"$dateToString": {"date": "$d", "format": "%Q"}})", doc), Loc(18536));
 }
 
 }  // namespace

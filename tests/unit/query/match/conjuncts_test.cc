@@ -15,11 +15,16 @@ using testing::Doc;
 
 std::string OpName(CompareOp op) {
   switch (op) {
-    case CompareOp::kEq: return "$eq";
-    case CompareOp::kLt: return "$lt";
-    case CompareOp::kLte: return "$lte";
-    case CompareOp::kGt: return "$gt";
-    case CompareOp::kGte: return "$gte";
+    case CompareOp::kEq:
+      return "$eq";
+    case CompareOp::kLt:
+      return "$lt";
+    case CompareOp::kLte:
+      return "$lte";
+    case CompareOp::kGt:
+      return "$gt";
+    case CompareOp::kGte:
+      return "$gte";
   }
   return "?";
 }

@@ -247,10 +247,9 @@ TEST(JsonSchemaTest, AnnotationsAreAcceptedAndIgnored) {
 }
 
 TEST(JsonSchemaTest, PropertyCountsAndPatternProperties) {
-  const char* schema =
-      R"({"minProperties": 1, "maxProperties": 2,)"
-      R"( "patternProperties": {"^n": {"bsonType": "int"}},)"
-      R"( "additionalProperties": {"bsonType": "string"}})";
+  const char* schema = R"({"minProperties": 1, "maxProperties": 2,)"
+                       R"( "patternProperties": {"^n": {"bsonType": "int"}},)"
+                       R"( "additionalProperties": {"bsonType": "string"}})";
   EXPECT_TRUE(Valid(schema, R"({"n1": 1, "s": "x"})"));
   EXPECT_FALSE(Valid(schema, R"({})"));
   EXPECT_FALSE(Valid(schema, R"({"n1": 1, "n2": 2, "n3": 3})"));
@@ -259,8 +258,7 @@ TEST(JsonSchemaTest, PropertyCountsAndPatternProperties) {
 }
 
 TEST(JsonSchemaTest, Dependencies) {
-  const char* schema =
-      R"({"dependencies": {"card": ["billing"], "vip": {"required": ["level"]}}})";
+  const char* schema = R"({"dependencies": {"card": ["billing"], "vip": {"required": ["level"]}}})";
   EXPECT_TRUE(Valid(schema, R"({"card": 1, "billing": 2})"));
   EXPECT_FALSE(Valid(schema, R"({"card": 1})"));
   EXPECT_TRUE(Valid(schema, R"({"vip": true, "level": 3})"));
@@ -275,9 +273,8 @@ TEST(JsonSchemaTest, ItemListAndAdditionalItems) {
   EXPECT_TRUE(Valid(closed, R"({"a": [1, "x"]})"));
   EXPECT_FALSE(Valid(closed, R"({"a": ["x", 1]})"));
   EXPECT_FALSE(Valid(closed, R"({"a": [1, "x", 2]})"));
-  const char* typed =
-      R"({"properties": {"a": {"items": [{"bsonType": "int"}],)"
-      R"( "additionalItems": {"bsonType": "bool"}}}})";
+  const char* typed = R"({"properties": {"a": {"items": [{"bsonType": "int"}],)"
+                      R"( "additionalItems": {"bsonType": "bool"}}}})";
   EXPECT_TRUE(Valid(typed, R"({"a": [1, true, false]})"));
   EXPECT_FALSE(Valid(typed, R"({"a": [1, 2]})"));
 }

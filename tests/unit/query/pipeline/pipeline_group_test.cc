@@ -17,8 +17,8 @@ const char* kSales = R"([{"_id": 1, "item": "a", "qty": 2, "price": 10},
                          {"_id": 4, "item": "c"}])";
 
 TEST(PipelineTest, GroupSumCountsDocuments) {
-  EXPECT_TRUE(Produces(R"([{"$group": {"_id": 1, "n": {"$sum": 1}}}])", kSales,
-                       R"([{"_id": 1, "n": 4}])"));
+  EXPECT_TRUE(
+      Produces(R"([{"$group": {"_id": 1, "n": {"$sum": 1}}}])", kSales, R"([{"_id": 1, "n": 4}])"));
 }
 
 TEST(PipelineTest, CountDocumentsShapeWorks) {
@@ -50,9 +50,10 @@ TEST(PipelineTest, GroupTreatsEqualNumbersAsOneKey) {
 }
 
 TEST(PipelineTest, GroupByCompoundKey) {
-  EXPECT_TRUE(Produces(R"([{"$group": {"_id": {"i": "$item", "p": "$price"}, "q": {"$max": "$qty"}}}])",
-                       R"([{"item": "a", "price": 1, "qty": 1}, {"item": "a", "price": 1, "qty": 4}])",
-                       R"([{"_id": {"i": "a", "p": 1}, "q": 4}])"));
+  EXPECT_TRUE(
+      Produces(R"([{"$group": {"_id": {"i": "$item", "p": "$price"}, "q": {"$max": "$qty"}}}])",
+               R"([{"item": "a", "price": 1, "qty": 1}, {"item": "a", "price": 1, "qty": 4}])",
+               R"([{"_id": {"i": "a", "p": 1}, "q": 4}])"));
 }
 
 TEST(PipelineTest, GroupAccumulatorsMinMaxFirstLastPushAddToSet) {

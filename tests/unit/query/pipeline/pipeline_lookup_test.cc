@@ -28,8 +28,9 @@ struct FakeCollections {
   PipelineContext Context() {
     PipelineContext ctx;
     ctx.db = "test";
-    ctx.open_collection = [this](const std::string& db, const std::string& coll)
-        -> StatusWith<std::unique_ptr<DocumentStream>> {
+    ctx.open_collection =
+        [this](const std::string& db,
+               const std::string& coll) -> StatusWith<std::unique_ptr<DocumentStream>> {
       std::vector<bson::Document> copy;
       auto it = colls.find(db + "." + coll);
       if (it != colls.end()) copy = it->second;
@@ -108,9 +109,10 @@ TEST(PipelineLookupTest, PipelineLookupWithLetVariables) {
 
 TEST(PipelineLookupTest, LookupErrors) {
   FakeCollections db;
-  EXPECT_EQ(PipelineErrorCode(R"([{"$lookup": {"from": "x", "localField": "a", "foreignField": "b"}}])",
-                              "[]", db.Context()),
-            ErrorCode::kFailedToParse);
+  EXPECT_EQ(
+      PipelineErrorCode(R"([{"$lookup": {"from": "x", "localField": "a", "foreignField": "b"}}])",
+                        "[]", db.Context()),
+      ErrorCode::kFailedToParse);
   EXPECT_EQ(PipelineErrorCode(R"([{"$lookup": {"from": "x", "as": "y"}}])", "[]", db.Context()),
             ErrorCode::kFailedToParse);
   EXPECT_EQ(PipelineErrorCode(R"([{"$lookup": {"from": "x", "as": "y", "bogus": 1}}])", "[]",
@@ -153,8 +155,8 @@ TEST(PipelineLookupTest, MergeDocumentsModes) {
   bson::Document incoming = Doc(R"({"_id": 1, "a": 5})");
   MergeSpec spec;
   spec.when_matched = MergeSpec::WhenMatched::kReplace;
-  EXPECT_TRUE(testing::SameDoc(MergeDocuments(spec, existing, incoming).value(),
-                               R"({"_id": 1, "a": 5})"));
+  EXPECT_TRUE(
+      testing::SameDoc(MergeDocuments(spec, existing, incoming).value(), R"({"_id": 1, "a": 5})"));
   spec.when_matched = MergeSpec::WhenMatched::kKeepExisting;
   EXPECT_TRUE(testing::SameDoc(MergeDocuments(spec, existing, incoming).value(),
                                R"({"_id": 1, "a": 1, "b": 1})"));

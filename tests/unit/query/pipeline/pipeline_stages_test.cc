@@ -38,7 +38,8 @@ TEST(PipelineTest, MatchWithExprSeesLetVariables) {
 }
 
 TEST(PipelineTest, ProjectInclusionKeepsIdAndDocumentOrder) {
-  EXPECT_TRUE(Produces(R"([{"$project": {"b": 1, "a": 1}}])", R"([{"a": 1, "_id": 7, "b": 2, "c": 3}])",
+  EXPECT_TRUE(Produces(R"([{"$project": {"b": 1, "a": 1}}])",
+                       R"([{"a": 1, "_id": 7, "b": 2, "c": 3}])",
                        R"([{"a": 1, "_id": 7, "b": 2}])"));
 }
 
@@ -77,13 +78,14 @@ TEST(PipelineTest, ProjectMixingInclusionAndExclusionFails) {
 }
 
 TEST(PipelineTest, ProjectIdOnlyExclusion) {
-  EXPECT_TRUE(Produces(R"([{"$project": {"_id": 0}}])", R"([{"_id": 1, "a": 2}])",
-                       R"([{"a": 2}])"));
+  EXPECT_TRUE(
+      Produces(R"([{"$project": {"_id": 0}}])", R"([{"_id": 1, "a": 2}])", R"([{"a": 2}])"));
 }
 
 TEST(PipelineTest, AddFieldsReplacesInPlaceAndAppendsNew) {
   EXPECT_TRUE(Produces(R"([{"$addFields": {"z": 1, "a": {"$multiply": ["$a", 10]}}}])",
-                       R"([{"_id": 1, "a": 2, "b": 3}])", R"([{"_id": 1, "a": 20, "b": 3, "z": 1}])"));
+                       R"([{"_id": 1, "a": 2, "b": 3}])",
+                       R"([{"_id": 1, "a": 20, "b": 3, "z": 1}])"));
 }
 
 TEST(PipelineTest, SetMergesIntoEmbeddedDocuments) {
@@ -98,7 +100,8 @@ TEST(PipelineTest, SetToRemoveDeletesField) {
 }
 
 TEST(PipelineTest, UnsetRemovesPaths) {
-  EXPECT_TRUE(Produces(R"([{"$unset": ["a", "c.d"]}])", R"([{"_id": 1, "a": 1, "c": {"d": 1, "e": 2}}])",
+  EXPECT_TRUE(Produces(R"([{"$unset": ["a", "c.d"]}])",
+                       R"([{"_id": 1, "a": 1, "c": {"d": 1, "e": 2}}])",
                        R"([{"_id": 1, "c": {"e": 2}}])"));
   EXPECT_TRUE(Produces(R"([{"$unset": "a"}])", R"([{"_id": 1, "a": 1}])", R"([{"_id": 1}])"));
   EXPECT_EQ(PipelineErrorCode(R"([{"$unset": 1}])", "[]"), Loc(31002));
@@ -115,8 +118,8 @@ TEST(PipelineTest, ReplaceRootAndReplaceWith) {
 }
 
 TEST(PipelineTest, SkipAndLimit) {
-  EXPECT_TRUE(Produces(R"([{"$skip": 1}, {"$limit": 1}])", kDocs,
-                       R"([{"_id": 2, "a": 5, "b": "y"}])"));
+  EXPECT_TRUE(
+      Produces(R"([{"$skip": 1}, {"$limit": 1}])", kDocs, R"([{"_id": 2, "a": 5, "b": "y"}])"));
   EXPECT_EQ(PipelineErrorCode(R"([{"$limit": 0}])", "[]"), Loc(15958));
   EXPECT_EQ(PipelineErrorCode(R"([{"$limit": "x"}])", "[]"), Loc(15957));
   EXPECT_EQ(PipelineErrorCode(R"([{"$skip": -1}])", "[]"), Loc(15956));
@@ -155,9 +158,10 @@ TEST(PipelineTest, TopKSortKeepsBestDocuments) {
 }
 
 TEST(PipelineTest, UnwindEmitsOneDocumentPerElement) {
-  EXPECT_TRUE(Produces(R"([{"$unwind": "$a"}])",
-                       R"([{"_id": 1, "a": [1, 2]}, {"_id": 2, "a": []}, {"_id": 3}, {"_id": 4, "a": 5}])",
-                       R"([{"_id": 1, "a": 1}, {"_id": 1, "a": 2}, {"_id": 4, "a": 5}])"));
+  EXPECT_TRUE(
+      Produces(R"([{"$unwind": "$a"}])",
+               R"([{"_id": 1, "a": [1, 2]}, {"_id": 2, "a": []}, {"_id": 3}, {"_id": 4, "a": 5}])",
+               R"([{"_id": 1, "a": 1}, {"_id": 1, "a": 2}, {"_id": 4, "a": 5}])"));
 }
 
 TEST(PipelineTest, UnwindWithIndexAndPreserve) {
@@ -169,8 +173,9 @@ TEST(PipelineTest, UnwindWithIndexAndPreserve) {
 }
 
 TEST(PipelineTest, UnwindNestedPath) {
-  EXPECT_TRUE(Produces(R"([{"$unwind": "$a.b"}])", R"([{"_id": 1, "a": {"b": [1, 2], "c": 0}}])",
-                       R"([{"_id": 1, "a": {"b": 1, "c": 0}}, {"_id": 1, "a": {"b": 2, "c": 0}}])"));
+  EXPECT_TRUE(
+      Produces(R"([{"$unwind": "$a.b"}])", R"([{"_id": 1, "a": {"b": [1, 2], "c": 0}}])",
+               R"([{"_id": 1, "a": {"b": 1, "c": 0}}, {"_id": 1, "a": {"b": 2, "c": 0}}])"));
 }
 
 TEST(PipelineTest, UnwindErrors) {
@@ -295,7 +300,8 @@ class ScoredStream final : public DocumentStream {
 
 TEST(PipelineTest, MetaReadsScoresThroughSortAndSet) {
   StatusWith<Pipeline> p = Pipeline::Parse(
-      testing::Doc(R"({"p": [{"$sort": {"_id": -1}}, {"$set": {"score": {"$meta": "vectorSearchScore"}}},
+      testing::Doc(
+          R"({"p": [{"$sort": {"_id": -1}}, {"$set": {"score": {"$meta": "vectorSearchScore"}}},
                             {"$project": {"emb": 0}}]})")
           .Get("p")
           .Document(),

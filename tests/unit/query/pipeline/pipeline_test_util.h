@@ -70,8 +70,8 @@ inline ::testing::AssertionResult Produces(std::string_view pipeline_json,
     same = expected[i].bytes() == out.value()[i].bytes();
   }
   if (same) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "expected " << CanonDocs(expected) << "\n     got "
-                                       << CanonDocs(out.value());
+  return ::testing::AssertionFailure()
+         << "expected " << CanonDocs(expected) << "\n     got " << CanonDocs(out.value());
 }
 
 inline ErrorCode PipelineErrorCode(std::string_view pipeline_json, std::string_view docs_json,

@@ -141,8 +141,7 @@ TEST(UpdateArrayTest, ArrayFilterErrors) {
             ErrorCode::kFailedToParse);
   EXPECT_EQ(UpdateErrorCode(R"({"$set": {"a.$[I]": 1}})", R"({"_id": 1})", {R"({"I": 1})"}),
             ErrorCode::kBadValue);
-  EXPECT_EQ(UpdateErrorCode(R"({"$set": {"a.$[i]": 1}})", R"({"_id": 1})",
-                            {R"({"i": 1, "j": 2})"}),
+  EXPECT_EQ(UpdateErrorCode(R"({"$set": {"a.$[i]": 1}})", R"({"_id": 1})", {R"({"i": 1, "j": 2})"}),
             ErrorCode::kFailedToParse);
 }
 

@@ -11,8 +11,8 @@ using testing::UpdateErrorCode;
 using testing::Updates;
 
 TEST(UpdateTest, SetCreatesMissingField) {
-  EXPECT_TRUE(Updates(R"({"$set": {"b": 2}})", R"({"_id": 1, "a": 1})",
-                      R"({"_id": 1, "a": 1, "b": 2})"));
+  EXPECT_TRUE(
+      Updates(R"({"$set": {"b": 2}})", R"({"_id": 1, "a": 1})", R"({"_id": 1, "a": 1, "b": 2})"));
 }
 
 TEST(UpdateTest, SetReplacesExistingFieldInPlace) {
@@ -26,8 +26,8 @@ TEST(UpdateTest, NewFieldsAppearInLexicographicPathOrder) {
 }
 
 TEST(UpdateTest, SetDottedPathCreatesEmbeddedDocuments) {
-  EXPECT_TRUE(Updates(R"({"$set": {"a.b.c": 1}})", R"({"_id": 1})",
-                      R"({"_id": 1, "a": {"b": {"c": 1}}})"));
+  EXPECT_TRUE(
+      Updates(R"({"$set": {"a.b.c": 1}})", R"({"_id": 1})", R"({"_id": 1, "a": {"b": {"c": 1}}})"));
   EXPECT_TRUE(Updates(R"({"$set": {"a.b": 1, "a.c": 2}})", R"({"_id": 1})",
                       R"({"_id": 1, "a": {"b": 1, "c": 2}})"));
 }
@@ -83,8 +83,8 @@ TEST(UpdateTest, IncOnMissingFieldCreatesIt) {
 TEST(UpdateTest, IncPromotesTypes) {
   EXPECT_TRUE(Updates(R"({"$inc": {"n": 1}})", R"({"_id": 1, "n": 2147483647})",
                       R"({"_id": 1, "n": {"$numberLong": "2147483648"}})"));
-  EXPECT_TRUE(Updates(R"({"$inc": {"n": 0.5}})", R"({"_id": 1, "n": 1})",
-                      R"({"_id": 1, "n": 1.5})"));
+  EXPECT_TRUE(
+      Updates(R"({"$inc": {"n": 0.5}})", R"({"_id": 1, "n": 1})", R"({"_id": 1, "n": 1.5})"));
 }
 
 TEST(UpdateTest, IncOnStringFailsWithTypeMismatch) {
@@ -118,8 +118,8 @@ TEST(UpdateTest, MinAndMaxReplaceOnlyWhenBetter) {
 }
 
 TEST(UpdateTest, CurrentDateSetsDateOrTimestamp) {
-  testing::UpdateRun run = RunUpdate(R"({"$currentDate": {"d": true, "t": {"%type": "timestamp"}}})",
-                                     R"({"_id": 1})");
+  testing::UpdateRun run =
+      RunUpdate(R"({"$currentDate": {"d": true, "t": {"%type": "timestamp"}}})", R"({"_id": 1})");
   ASSERT_TRUE(run.status.ok()) << run.status.ToString();
   EXPECT_EQ(run.doc.Get("d").type(), bson::Type::kDate);
   EXPECT_EQ(run.doc.Get("t").type(), bson::Type::kTimestamp);
@@ -150,8 +150,7 @@ TEST(UpdateTest, RenameOverwritesTargetInPlace) {
 
 TEST(UpdateTest, RenameErrors) {
   EXPECT_EQ(UpdateErrorCode(R"({"$rename": {"a": "a"}})", R"({"_id": 1})"), ErrorCode::kBadValue);
-  EXPECT_EQ(UpdateErrorCode(R"({"$rename": {"a": "a.b"}})", R"({"_id": 1})"),
-            ErrorCode::kBadValue);
+  EXPECT_EQ(UpdateErrorCode(R"({"$rename": {"a": "a.b"}})", R"({"_id": 1})"), ErrorCode::kBadValue);
   EXPECT_EQ(UpdateErrorCode(R"({"$rename": {"a": 1}})", R"({"_id": 1})"), ErrorCode::kBadValue);
   EXPECT_EQ(UpdateErrorCode(R"({"$rename": {"a.0": "b"}})", R"({"_id": 1, "a": [1]})"),
             ErrorCode::kBadValue);

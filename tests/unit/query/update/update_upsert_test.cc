@@ -49,8 +49,8 @@ TEST(UpdateUpsertTest, UpdateMaySetIdOnInsert) {
 }
 
 TEST(UpdateUpsertTest, PipelineUpsertSeesSeed) {
-  StatusWith<bson::Document> doc = Upsert(R"({"_id": 1, "a": 2})",
-                                          R"([{"$set": {"b": {"$multiply": ["$a", 10]}}}])");
+  StatusWith<bson::Document> doc =
+      Upsert(R"({"_id": 1, "a": 2})", R"([{"$set": {"b": {"$multiply": ["$a", 10]}}}])");
   ASSERT_TRUE(doc.ok()) << doc.status().ToString();
   EXPECT_TRUE(testing::SameDoc(doc.value(), R"({"_id": 1, "a": 2, "b": 20})"));
 }
@@ -65,12 +65,14 @@ TEST(UpdatePipelineTest, SetAndProjectStages) {
   EXPECT_TRUE(Updates(R"([{"$project": {"x": 1}}, {"$addFields": {"foo": 1}}])",
                       R"({"_id": 1, "x": 11, "y": 2})", R"({"_id": 1, "x": 11, "foo": 1})"));
   EXPECT_TRUE(Updates(R"([{"$set": {"total": {"$add": ["$a", "$b"]}}}])",
-                      R"({"_id": 1, "a": 1, "b": 2})", R"({"_id": 1, "a": 1, "b": 2, "total": 3})"));
+                      R"({"_id": 1, "a": 1, "b": 2})",
+                      R"({"_id": 1, "a": 1, "b": 2, "total": 3})"));
 }
 
 TEST(UpdatePipelineTest, ReplaceRootKeepsOriginalId) {
   EXPECT_TRUE(Updates(R"([{"$replaceRoot": {"newRoot": "$t"}}, {"$addFields": {"foo": 1}}])",
-                      R"({"_id": 1, "t": {"u": {"v": 1}}})", R"({"_id": 1, "u": {"v": 1}, "foo": 1})"));
+                      R"({"_id": 1, "t": {"u": {"v": 1}}})",
+                      R"({"_id": 1, "u": {"v": 1}, "foo": 1})"));
 }
 
 TEST(UpdatePipelineTest, ReplaceWithSetFieldAddsDollarField) {
@@ -108,8 +110,8 @@ TEST(UpdateDescriptionTest, ReportsSetRemovedAndTruncatedFields) {
                                                "arr": [1, 2, 3], "p": [1]})"),
                                        Doc(R"({"_id": 1, "a": 2, "b": {"c": 1, "d": 3}, "n": 1,
                                                "arr": [1, 9], "p": [1, 2]})"));
-  EXPECT_TRUE(testing::SameDoc(d.updated_fields,
-                               R"({"a": 2, "b.d": 3, "n": 1, "arr.1": 9, "p.1": 2})"));
+  EXPECT_TRUE(
+      testing::SameDoc(d.updated_fields, R"({"a": 2, "b.d": 3, "n": 1, "arr.1": 9, "p.1": 2})"));
   ASSERT_EQ(d.removed_fields.size(), 1u);
   EXPECT_EQ(d.removed_fields[0], "e");
   ASSERT_EQ(d.truncated_arrays.size(), 1u);
