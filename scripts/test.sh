@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs what Quarry needs, builds everything with tests (./build), and runs every suite: unit
-# tests (ctest), the include-layering check, the pytest
+# Installs what Quarry needs, builds everything with tests (./build), and runs every suite: the
+# clang-format check (format), unit tests (ctest), the include-layering check, the pytest
 # integration tests, the Node.js driver tests, the end-to-end browser test of the change-stream
-# chat example (e2e), mongosh, the libmongoc client, the fuzzers and the spec-test runner. Each suite's output is shown as it
-# runs; the last line is `N passed, N failed` over all suites, and the exit status is non-zero if
-# anything failed.
+# chat example (e2e), mongosh, the libmongoc client, the fuzzers and the spec-test runner. Each
+# suite's output is shown as it runs; the last line is `N passed, N failed` over all suites, and
+# the exit status is non-zero if anything failed.
 #
 # Environment: QUARRY_BUILD_DIR (default ./build), QUARRY_FUZZ_SECONDS (per fuzz target,
 # default 45; 0 skips the fuzzers), QUARRY_SKIP_SUITES (space-separated suite names to leave
@@ -127,6 +127,7 @@ export QUARRY_BINARY="$BUILD/src/main/quarryd"
 export QUARRY_LIBMONGOC_CLIENT_TEST="$BUILD/tests/quarry_libmongoc_client_test"
 export QUARRY_LIBMONGOC_BULK_TEST="$BUILD/tests/quarry_libmongoc_bulk_test"
 
+run_suite format parse_summary_line 300 bash scripts/format.sh --check
 run_suite unit parse_ctest 900 ctest --test-dir "$BUILD" -L unit --output-on-failure -j "$(nproc)" --timeout 300
 run_suite layering parse_ctest 120 ctest --test-dir "$BUILD" -L layering --output-on-failure
 run_suite pytest parse_pytest 900 "$PY" -m pytest tests/integration --ignore=tests/integration/clients -q
