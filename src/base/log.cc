@@ -8,6 +8,8 @@
 #include <deque>
 #include <mutex>
 
+#include "base/json_string.h"
+
 namespace quarry::log {
 namespace {
 
@@ -94,40 +96,7 @@ Attr::Attr(std::string_view k, double v) : key(k) {
   value = buf;
 }
 
-std::string Attr::Quote(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
+std::string Attr::Quote(std::string_view s) { return QuoteJson(s); }
 
 void Configure(const Options& options) {
   Sink& sink = TheSink();

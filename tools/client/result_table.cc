@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/json_string.h"
+
 namespace quarry::tools::client {
 namespace {
 
@@ -99,37 +101,7 @@ std::string FormatText(const ResultTable& table) {
   return out;
 }
 
-std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escape[8];
-          std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned char>(c));
-          out += escape;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string JsonString(const std::string& text) { return QuoteJson(text); }
 
 std::string FormatJson(const ResultTable& table) {
   std::string out = "{\"benchmark\":" + JsonString(table.benchmark) +
