@@ -9,18 +9,17 @@ check=false
 
 mapfile -t files < <(find src tools bench tests -path '*/node_modules' -prune -o \
                        \( -name '*.cc' -o -name '*.h' \) -print | sort)
-passed=0
-failed=0
-for file in "${files[@]}"; do
-  if clang-format --dry-run --Werror "$file" >/dev/null 2>&1; then
-    passed=$((passed + 1))
-  elif $check; then
+# One clang-format run reads every file (fast); its complaints name the files to report or fix.
+mapfile -t unformatted < <(clang-format --dry-run "${files[@]}" 2>&1 |
+                             sed -nE 's/^([^:]+):[0-9]+:[0-9]+: (warning|error): .*/\1/p' | sort -u)
+if $check; then
+  for file in "${unformatted[@]}"; do
     echo "not laid out by clang-format: $file (run scripts/format.sh)"
-    failed=$((failed + 1))
-  else
-    clang-format -i "$file"
-    passed=$((passed + 1))
-  fi
-done
-echo "$passed passed, $failed failed"
+  done
+  failed=${#unformatted[@]}
+else
+  ((${#unformatted[@]})) && clang-format -i "${unformatted[@]}"
+  failed=0
+fi
+echo "$((${#files[@]} - failed)) passed, $failed failed"
 ((failed == 0))
