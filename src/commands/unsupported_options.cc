@@ -5,8 +5,10 @@
 namespace quarry::commands {
 namespace {
 
-Status NotYet(std::string what) {
-  return Status(ErrorCode::kNotImplemented, what + " is not supported by Quarry yet");
+Status NotYet(std::string what, std::string_view why = {}) {
+  std::string message = what + " is not supported by Quarry yet";
+  if (!why.empty()) message.append(": ").append(why);
+  return Status(ErrorCode::kNotImplemented, std::move(message));
 }
 
 bool IsSimpleCollation(bson::ValueView collation) {
@@ -27,20 +29,20 @@ Status CheckCollation(bson::ValueView collation, std::string_view where) {
                       std::string(bson::TypeAlias(collation.type())) + "', expected type 'object'");
   }
   if (IsSimpleCollation(collation)) return Status::OK();
-  return NotYet("collation " + collation.ToJson() +
-                " (strings compare by their UTF-8 bytes, the simple collation; {locale: "
-                "\"simple\"} is accepted)");
+  return NotYet("collation " + collation.ToJson(),
+                "strings compare by their UTF-8 bytes (the simple collation), and only "
+                "{locale: \"simple\"} is accepted");
 }
 
 Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id,
                            bson::ValueView min, bson::ValueView max) {
-  if (return_key.Truthy()) return NotYet("returnKey (it needs secondary indexes)");
+  if (return_key.Truthy()) return NotYet("returnKey", "it needs secondary indexes");
   if (show_record_id.Truthy()) return NotYet("showRecordId");
   auto given = [](bson::ValueView v) {
     return v.exists() && !(v.type() == bson::Type::kDocument && v.Document().empty());
   };
-  if (given(min)) return NotYet("min (it needs secondary indexes)");
-  if (given(max)) return NotYet("max (it needs secondary indexes)");
+  if (given(min)) return NotYet("min", "it needs secondary indexes");
+  if (given(max)) return NotYet("max", "it needs secondary indexes");
   return Status::OK();
 }
 
