@@ -39,9 +39,17 @@ struct ChunkScratch {
   std::vector<rocksdb::Status> statuses;
   std::size_t begin = 0;                // the chunk's first mutation
   std::vector<std::int64_t> lookup_of;  // per mutation of the chunk: index into keys, or -1
+  // The unique index keys the chunk puts, read in one MultiGet too: key -> index into them.
+  std::vector<rocksdb::Slice> index_keys;
+  std::vector<rocksdb::PinnableSlice> index_values;
+  std::vector<rocksdb::Status> index_statuses;
+  std::unordered_map<std::string_view, std::size_t> index_lookup;
+  // Index keys this chunk has written: key -> owning record's id key, nullopt when deleted.
+  std::unordered_map<std::string_view, std::optional<std::string_view>> index_overlay;
   // Records this chunk has already written: key -> new bytes, nullopt when deleted.
   std::unordered_map<std::string_view, std::optional<std::string_view>> overlay;
   std::unordered_map<CollectionId, CollectionStats> stats;  // collections touched, new totals
+  std::unordered_set<IndexId> dropped_indexes;
   std::unordered_set<CollectionId> dropped;
   std::uint32_t position = 0;               // of the next oplog entry within the chunk
   std::vector<std::uint64_t> applied_tags;  // of the chunk's applied mutations, in order
@@ -55,9 +63,15 @@ struct ChunkScratch {
     statuses.clear();
     begin = first;
     lookup_of.clear();
+    index_keys.clear();
+    index_values.clear();
+    index_statuses.clear();
+    index_lookup.clear();
+    index_overlay.clear();
     overlay.clear();
     stats.clear();
     dropped.clear();
+    dropped_indexes.clear();
     position = 0;
     applied_tags.clear();
     committed.entries.clear();
@@ -74,6 +88,11 @@ using internal::MutationKind;
 bool IsRecordMutation(MutationKind kind) {
   return kind == MutationKind::kInsert || kind == MutationKind::kUpdate ||
          kind == MutationKind::kDelete;
+}
+
+// Mutations that read their record's current version under the lock.
+bool ReadsRecord(MutationKind kind) {
+  return IsRecordMutation(kind) || kind == MutationKind::kAddIndexKeys;
 }
 
 // What a record key holds at this point of the chunk.
@@ -206,6 +225,7 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   // Release the block-cache pins of the lookups now, not at the next chunk: the engine may
   // close before there is one.
   s.values.clear();
+  s.index_values.clear();
 
   const Timestamp last = next_ts != first_ts ? next_ts - 1 : last_assigned_;
   if (!s.applied_tags.empty() && unit.chunk_record_) {
@@ -250,15 +270,89 @@ void CommitPipeline::LookUpRecords(const WriteUnit& unit, std::size_t begin, std
   s.lookup_of.assign(end - begin, -1);
   for (std::size_t k = begin; k < end; ++k) {
     const Mutation& m = unit.mutations_[k];
-    if (!IsRecordMutation(m.kind) || dropped_.contains(m.collection)) continue;
+    if (!ReadsRecord(m.kind) || dropped_.contains(m.collection)) continue;
     s.lookup_of[k - begin] = static_cast<std::int64_t>(s.keys.size());
     s.keys.emplace_back(m.key);
+    for (const internal::IndexWrite& write : m.index_writes) {
+      if (!write.put || write.entry->unique == nullptr) continue;
+      if (s.index_lookup.emplace(write.key, s.index_keys.size()).second) {
+        s.index_keys.emplace_back(write.key);
+      }
+    }
   }
-  if (s.keys.empty()) return;
-  s.values.resize(s.keys.size());
-  s.statuses.resize(s.keys.size());
-  state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, s.keys.size(), s.keys.data(),
-                       s.values.data(), s.statuses.data());
+  if (!s.keys.empty()) {
+    s.values.resize(s.keys.size());
+    s.statuses.resize(s.keys.size());
+    state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, s.keys.size(), s.keys.data(),
+                         s.values.data(), s.statuses.data());
+  }
+  if (!s.index_keys.empty()) {
+    s.index_values.resize(s.index_keys.size());
+    s.index_statuses.resize(s.index_keys.size());
+    state_->db->MultiGet(rocksdb::ReadOptions(), state_->index, s.index_keys.size(),
+                         s.index_keys.data(), s.index_values.data(), s.index_statuses.data());
+  }
+}
+
+// Fails with DuplicateKey when a unique key `m` puts belongs to another record, as the index
+// holds it at this point of the chunk.
+Status CommitPipeline::CheckUniqueKeys(const Mutation& m) {
+  internal::ChunkScratch& s = *scratch_;
+  for (const internal::IndexWrite& write : m.index_writes) {
+    if (!write.put || write.entry->unique == nullptr || IndexDropped(write.entry->index)) {
+      continue;
+    }
+    std::optional<std::string_view> owner;
+    if (auto it = s.index_overlay.find(write.key); it != s.index_overlay.end()) {
+      owner = it->second;
+    } else {
+      const std::size_t lookup = s.index_lookup.at(write.key);
+      const rocksdb::Status& status = s.index_statuses[lookup];
+      if (!status.ok() && !status.IsNotFound()) {
+        return internal::FromRocks(status, "reading an index key");
+      }
+      if (status.ok()) {
+        owner = std::string_view(s.index_values[lookup].data(), s.index_values[lookup].size());
+      }
+    }
+    if (owner.has_value() && *owner != m.id_key()) {
+      const IndexEntry& entry = *write.entry;
+      return DuplicateKeyError(m.ns_text(), entry.unique->name, entry.unique->key_pattern,
+                               entry.key_value);
+    }
+  }
+  return Status::OK();
+}
+
+bool CommitPipeline::IndexDropped(IndexId index) const {
+  return dropped_indexes_.contains(index) || scratch_->dropped_indexes.contains(index);
+}
+
+// Stages `m`'s index writes (through the WAL, with the oplog: index entries are not redone
+// from it) and notes them for the rest of the chunk.
+void CommitPipeline::StageIndexWrites(const Mutation& m) {
+  internal::ChunkScratch& s = *scratch_;
+  for (const internal::IndexWrite& write : m.index_writes) {
+    // A writer that prepared its keys before the index was dropped: they have no index now.
+    if (IndexDropped(write.entry->index)) continue;
+    if (write.put) {
+      s.batch.Put(state_->index, write.key, m.id_key());
+      s.index_overlay[write.key] = m.id_key();
+    } else {
+      s.batch.Delete(state_->index, write.key);
+      s.index_overlay[write.key] = std::nullopt;
+    }
+  }
+}
+
+// Deletes every key of `index`, here and in the chunk's notes.
+void CommitPipeline::StageIndexDrop(IndexId index) {
+  internal::ChunkScratch& s = *scratch_;
+  std::string prefix = internal::IndexPrefix(index);
+  s.batch.DeleteRange(state_->index, prefix, internal::IndexUpperBound(index));
+  s.dropped_indexes.insert(index);
+  std::erase_if(s.index_overlay,
+                [&](const auto& entry) { return entry.first.starts_with(prefix); });
 }
 
 // Checks mutation `k` against what its key holds at this point of the chunk (an earlier
@@ -295,6 +389,8 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       CollectionStats& stats = stats_of(m.collection);
       if (m.kind == MutationKind::kInsert) {
         if (cur.exists) return DuplicateInsert(m);
+        QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));
+        StageIndexWrites(m);
         s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
         s.overlay[m.key] = m.record_bytes();
         stats.count += 1;
@@ -304,6 +400,8 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       if (!cur.exists || cur.bytes != m.pre_image()) {
         return Conflict("the document changed since it was read; retry the operation");
       }
+      QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));
+      StageIndexWrites(m);
       const auto pre_size = static_cast<std::int64_t>(m.pre_image().size());
       if (m.kind == MutationKind::kUpdate) {
         s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
@@ -317,7 +415,26 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       }
       return Status::OK();
     }
+    case MutationKind::kAddIndexKeys: {
+      if (dropped_.contains(m.collection) || s.dropped.contains(m.collection)) {
+        return Conflict("the collection was dropped while its index was being built");
+      }
+      Current cur = current();
+      if (!cur.error.ok()) return cur.error;
+      // Changed or gone since the build read it: its writer has maintained the index.
+      if (!cur.exists || cur.bytes != m.pre_image()) return Status::OK();
+      for (const IndexEntry& entry : m.index_entries) {
+        if (IndexDropped(entry.index)) return Conflict("the index was dropped while it was built");
+      }
+      QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));
+      StageIndexWrites(m);
+      return Status::OK();
+    }
+    case MutationKind::kDropIndexKeys:
+      for (IndexId index : m.indexes) StageIndexDrop(index);
+      return Status::OK();
     case MutationKind::kDropCollectionRecords: {
+      for (IndexId index : m.indexes) StageIndexDrop(index);
       std::string prefix = internal::CollectionPrefix(m.collection);
       s.docs_batch.DeleteRange(state_->docs, prefix, internal::CollectionUpperBound(m.collection));
       // The range delete skips the WAL with the records; this note, which does not, lets
@@ -415,6 +532,7 @@ void CommitPipeline::Publish(Timestamp last) {
     state_->stats.Erase(collection);
     dropped_.insert(collection);
   }
+  dropped_indexes_.insert(s.dropped_indexes.begin(), s.dropped_indexes.end());
 }
 
 }  // namespace quarry::storage

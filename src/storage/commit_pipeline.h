@@ -106,6 +106,10 @@ class CommitPipeline {
   // exists). The chunk's state is in scratch_.
   void LookUpRecords(const WriteUnit& unit, std::size_t begin, std::size_t end);
   Status StageMutation(internal::Mutation& m, std::size_t k);
+  Status CheckUniqueKeys(const internal::Mutation& m);
+  void StageIndexWrites(const internal::Mutation& m);
+  void StageIndexDrop(IndexId index);
+  bool IndexDropped(IndexId index) const;
   void LogMutation(internal::Mutation& m, Timestamp ts, std::int64_t wall_ms);
   void StageCountersAndMark(Timestamp applied_through);
   Status WriteStaged();
@@ -121,6 +125,7 @@ class CommitPipeline {
   std::mutex commit_mu_;                      // the commit lock: one total order of oplog entries
   Timestamp last_assigned_ = 0;               // guarded by commit_mu_
   std::unordered_set<CollectionId> dropped_;  // guarded by commit_mu_
+  std::unordered_set<IndexId> dropped_indexes_;      // guarded by commit_mu_
   std::unique_ptr<internal::ChunkScratch> scratch_;  // guarded by commit_mu_
 
   // Held from the end of a chunk's write until its observers return; taken before the commit

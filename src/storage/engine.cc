@@ -251,6 +251,7 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 Engine::Engine(std::unique_ptr<internal::EngineState> state)
     : state_(std::move(state)),
       records_(std::make_unique<RecordStore>(state_.get())),
+      indexes_(std::make_unique<IndexStore>(state_.get())),
       oplog_(std::make_unique<Oplog>(state_.get())),
       pipeline_(std::make_unique<CommitPipeline>(state_.get())),
       meta_(std::make_unique<MetaStore>(state_.get())),

@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "storage/catalog_store.h"
 #include "storage/commit_pipeline.h"
+#include "storage/index_store.h"
 #include "storage/meta_store.h"
 #include "storage/oplog.h"
 #include "storage/record_store.h"
@@ -64,6 +65,7 @@ class Engine {
 
   const std::string& dbpath() const;
   RecordStore& records() { return *records_; }
+  const IndexStore& indexes() const { return *indexes_; }
   Oplog& oplog() { return *oplog_; }
   CommitPipeline& pipeline() { return *pipeline_; }
   const MetaStore& meta() const { return *meta_; }
@@ -83,6 +85,7 @@ class Engine {
 
   std::unique_ptr<internal::EngineState> state_;
   std::unique_ptr<RecordStore> records_;
+  std::unique_ptr<IndexStore> indexes_;
   std::unique_ptr<Oplog> oplog_;
   std::unique_ptr<CommitPipeline> pipeline_;
   std::unique_ptr<MetaStore> meta_;

@@ -11,6 +11,10 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context) {
   return Status(ErrorCode::kInternalError, std::move(message));
 }
 
+std::string IndexPrefix(IndexId index) { return CollectionPrefix(index); }
+
+std::string IndexUpperBound(IndexId index) { return CollectionUpperBound(index); }
+
 std::string CollectionPrefix(CollectionId collection) {
   std::string out;
   out.reserve(32);

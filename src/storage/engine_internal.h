@@ -63,6 +63,12 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context);
 
 // ---- key layouts (docs/formats/storage-layout.md) ----
 
+// The 8-byte big-endian prefix of an index's keys in the index family, and the first key after
+// them. An entry's key is the prefix + the encoded key fields (+ the record's id key for an
+// index whose keys need not be unique); its value is the record's id key.
+std::string IndexPrefix(IndexId index);
+std::string IndexUpperBound(IndexId index);
+
 // The 8-byte big-endian prefix of a collection's record keys, and the first key after them.
 std::string CollectionPrefix(CollectionId collection);
 std::string CollectionUpperBound(CollectionId collection);

@@ -3,6 +3,7 @@
 
 #include <rocksdb/db.h>
 
+#include "storage/bounded_iterator.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
 
@@ -13,54 +14,23 @@ class RocksRecordCursor : public RecordCursor {
  public:
   RocksRecordCursor(internal::EngineState* state, CollectionId collection,
                     std::string_view start_after_id_key, ScanDirection direction)
-      : forward_(direction == ScanDirection::kForward),
-        prefix_(internal::CollectionPrefix(collection)),
-        upper_(internal::CollectionUpperBound(collection)),
-        lower_slice_(prefix_),
-        upper_slice_(upper_) {
-    rocksdb::ReadOptions options;
-    options.iterate_lower_bound = &lower_slice_;
-    options.iterate_upper_bound = &upper_slice_;
-    it_.reset(state->db->NewIterator(options, state->docs));
-    if (start_after_id_key.empty()) {
-      if (forward_) {
-        it_->SeekToFirst();
-      } else {
-        it_->SeekToLast();
-      }
-      return;
-    }
-    std::string start = prefix_;
-    start.append(start_after_id_key);
-    if (forward_) {
-      it_->Seek(start);  // the first key >= start
-    } else {
-      it_->SeekForPrev(start);  // the last key <= start
-    }
-    // Encodings are prefix-free, so the key found is `start` itself or strictly beyond it.
-    if (it_->Valid() && it_->key() == rocksdb::Slice(start)) Next();
-  }
+      : prefix_size_(internal::CollectionPrefix(collection).size()),
+        it_(state->db, state->docs, internal::CollectionPrefix(collection),
+            internal::CollectionUpperBound(collection), direction,
+            start_after_id_key.empty()
+                ? std::string()
+                : internal::CollectionPrefix(collection) + std::string(start_after_id_key)) {}
 
-  bool Valid() const override { return it_->Valid(); }
-  void Next() override {
-    if (forward_) {
-      it_->Next();
-    } else {
-      it_->Prev();
-    }
-  }
-  std::string_view key() const override { return it_->key().ToStringView(); }
-  std::string_view id_key() const override { return key().substr(prefix_.size()); }
-  bson::DocumentView document() const override { return bson::DocumentView(it_->value().data()); }
-  Status status() const override { return internal::FromRocks(it_->status(), "scanning records"); }
+  bool Valid() const override { return it_.Valid(); }
+  void Next() override { it_.Next(); }
+  std::string_view key() const override { return it_.key(); }
+  std::string_view id_key() const override { return key().substr(prefix_size_); }
+  bson::DocumentView document() const override { return bson::DocumentView(it_.value_data()); }
+  Status status() const override { return internal::FromRocks(it_.status(), "scanning records"); }
 
  private:
-  bool forward_;
-  std::string prefix_;
-  std::string upper_;
-  rocksdb::Slice lower_slice_;  // the bounds must outlive the iterator
-  rocksdb::Slice upper_slice_;
-  std::unique_ptr<rocksdb::Iterator> it_;
+  std::size_t prefix_size_;
+  internal::BoundedIterator it_;
 };
 
 }  // namespace

@@ -22,8 +22,6 @@ struct EngineState;
 // The part of a record key after the collection prefix: the key encoding of the _id value.
 std::string EncodeIdKey(bson::ValueView id);
 
-enum class ScanDirection : std::uint8_t { kForward, kBackward };
-
 // A scan over one collection's records in _id order (or its reverse). It pins a RocksDB iterator,
 // so a cursor lives for one batch: to go on later, remember id_key() and start a new Scan after it.
 class RecordCursor {

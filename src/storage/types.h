@@ -9,6 +9,13 @@ namespace quarry::storage {
 // catalog, never reused, never 0.
 using CollectionId = std::uint64_t;
 
+// A secondary index's numeric id: the 8-byte big-endian prefix of its keys in the index family.
+// Assigned by the catalog, never reused, never 0.
+using IndexId = std::uint64_t;
+
+// Which way a scan walks its keys.
+enum class ScanDirection : std::uint8_t { kForward, kBackward };
+
 // An oplog timestamp as BSON's Timestamp holds it: seconds << 32 | increment. Every oplog entry
 // has its own, and they strictly increase in commit order, across restarts too.
 using Timestamp = std::uint64_t;

@@ -33,6 +33,31 @@ internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId coll
   return m;
 }
 
+// The whole key of `entry` in the index family: the index prefix, the encoded key fields, and
+// for an index whose keys need not be unique the record's id key, which keeps keys distinct.
+std::string IndexFamilyKey(const IndexEntry& entry, std::string_view id_key) {
+  std::string key = internal::IndexPrefix(entry.index);
+  key.reserve(key.size() + entry.key.size() + id_key.size());
+  key.append(entry.key);
+  if (entry.unique == nullptr) key.append(id_key);
+  return key;
+}
+
+// Moves `removed` then `added` into `m` and lays out their writes.
+void AttachIndexChanges(std::vector<IndexEntry> removed, std::vector<IndexEntry> added,
+                        internal::Mutation* m) {
+  const std::size_t removals = removed.size();
+  m->index_entries = std::move(removed);
+  m->index_entries.insert(m->index_entries.end(), std::make_move_iterator(added.begin()),
+                          std::make_move_iterator(added.end()));
+  m->index_writes.reserve(m->index_entries.size());
+  for (std::size_t i = 0; i < m->index_entries.size(); ++i) {
+    const IndexEntry& entry = m->index_entries[i];
+    m->index_writes.push_back(
+        {.put = i >= removals, .key = IndexFamilyKey(entry, m->id_key()), .entry = &entry});
+  }
+}
+
 // A raw put or delete in the catalog or meta family.
 internal::Mutation KeyedMutation(internal::MutationKind kind, std::string key,
                                  std::string value = {}) {
@@ -60,32 +85,64 @@ std::size_t WriteUnit::Add(internal::Mutation mutation) {
   return mutations_.size() - 1;
 }
 
-std::size_t WriteUnit::Insert(const CollectionRef& collection, bson::DocumentView document) {
+std::size_t WriteUnit::Add(internal::Mutation mutation, std::vector<IndexEntry> removed,
+                           std::vector<IndexEntry> added) {
+  if (!removed.empty() || !added.empty()) {
+    AttachIndexChanges(std::move(removed), std::move(added), &mutation);
+    for (const internal::IndexWrite& write : mutation.index_writes) bytes_ += write.key.size() * 2;
+  }
+  return Add(std::move(mutation));
+}
+
+std::size_t WriteUnit::Insert(const CollectionRef& collection, bson::DocumentView document,
+                              std::vector<IndexEntry> added) {
   return Add(RecordMutation(internal::MutationKind::kInsert, collection.id,
                             RecordKey(collection.id, document),
-                            internal::LayOutInsert(collection, document)));
+                            internal::LayOutInsert(collection, document)),
+             {}, std::move(added));
 }
 
 std::size_t WriteUnit::Update(const CollectionRef& collection, bson::DocumentView pre_image,
-                              bson::DocumentView post_image, UpdateKind kind) {
+                              bson::DocumentView post_image, UpdateKind kind, IndexChanges index) {
   std::string key = RecordKey(collection.id, post_image);
   QUARRY_DCHECK(key == RecordKey(collection.id, pre_image));
   return Add(RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
-                            internal::LayOutUpdate(collection, pre_image, post_image, kind)));
+                            internal::LayOutUpdate(collection, pre_image, post_image, kind)),
+             std::move(index.removed), std::move(index.added));
 }
 
-std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentView deleted) {
+std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentView deleted,
+                              std::vector<IndexEntry> removed) {
   internal::Mutation m = RecordMutation(internal::MutationKind::kDelete, collection.id,
                                         RecordKey(collection.id, deleted),
                                         internal::LayOutDelete(collection, deleted));
   if (m.pre.size == 0) m.value.assign(deleted.bytes());  // not logged: kept for the check
-  return Add(std::move(m));
+  return Add(std::move(m), std::move(removed), {});
 }
 
-std::size_t WriteUnit::DropCollectionRecords(CollectionId collection) {
+std::size_t WriteUnit::DropCollectionRecords(CollectionId collection,
+                                             std::vector<IndexId> indexes) {
   internal::Mutation m;
   m.kind = internal::MutationKind::kDropCollectionRecords;
   m.collection = collection;
+  m.indexes = std::move(indexes);
+  return Add(std::move(m));
+}
+
+std::size_t WriteUnit::AddIndexKeys(CollectionId collection, bson::DocumentView record,
+                                    std::vector<IndexEntry> added) {
+  internal::Mutation m;
+  m.kind = internal::MutationKind::kAddIndexKeys;
+  m.collection = collection;
+  m.key = RecordKey(collection, record);
+  m.value.assign(record.bytes());  // what the stored record must still be
+  return Add(std::move(m), {}, std::move(added));
+}
+
+std::size_t WriteUnit::DropIndexKeys(IndexId index) {
+  internal::Mutation m;
+  m.kind = internal::MutationKind::kDropIndexKeys;
+  m.indexes.push_back(index);
   return Add(std::move(m));
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,29 @@ namespace internal {
 struct Mutation;
 }  // namespace internal
 
+// What a DuplicateKey error on a unique index reports, shared by the index's entries.
+struct UniqueIndexInfo {
+  std::string name;
+  bson::Document key_pattern;
+};
+
+// One key of one secondary index for one record.
+struct IndexEntry {
+  IndexId index = 0;
+  std::string key;  // the encoded key fields (see IndexStore)
+  // Set for a unique index: the key may belong to no other record, else the mutation fails
+  // with kDuplicateKey naming the index and `key_value` ({field: value, ...}).
+  std::shared_ptr<const UniqueIndexInfo> unique;
+  bson::Document key_value;
+};
+
+// How a record change changes its secondary indexes: the keys of the old version that the new
+// one does not have, and the other way round.
+struct IndexChanges {
+  std::vector<IndexEntry> removed;
+  std::vector<IndexEntry> added;
+};
+
 // Each method returns the mutation's index, the index CommitResult reports failures by.
 //
 // Record changes and DDL are logged with the oplog entries of storage/oplog_entry.h, which the
@@ -33,19 +57,33 @@ class WriteUnit {
   WriteUnit(WriteUnit&&) noexcept;
   WriteUnit& operator=(WriteUnit&&) noexcept;
 
-  // Inserts `document`; fails at commit with kDuplicateKey when a record with an equal _id
-  // exists. REQUIRES: `document` has an _id field.
-  std::size_t Insert(const CollectionRef& collection, bson::DocumentView document);
-  // Replaces the record the caller read as `pre_image` by `post_image` (same _id). Fails at
-  // commit with kWriteConflict when the stored record is gone or no longer `pre_image`:
-  // re-read and retry.
+  // Inserts `document` with the keys `added` in its secondary indexes; fails at commit with
+  // kDuplicateKey when a record with an equal _id exists, or another record has one of the
+  // unique keys. REQUIRES: `document` has an _id field.
+  std::size_t Insert(const CollectionRef& collection, bson::DocumentView document,
+                     std::vector<IndexEntry> added = {});
+  // Replaces the record the caller read as `pre_image` by `post_image` (same _id), changing
+  // its secondary index keys by `index`. Fails at commit with kWriteConflict when the stored
+  // record is gone or no longer `pre_image` (re-read and retry), and with kDuplicateKey as
+  // Insert does.
   std::size_t Update(const CollectionRef& collection, bson::DocumentView pre_image,
-                     bson::DocumentView post_image, UpdateKind kind);
-  // Deletes the record the caller read as `deleted`; kWriteConflict as for Update.
-  std::size_t Delete(const CollectionRef& collection, bson::DocumentView deleted);
-  // Deletes every record of `collection` and its counters. Later record mutations of it, in
-  // this unit or any other, fail with kWriteConflict (ids are never reused).
-  std::size_t DropCollectionRecords(CollectionId collection);
+                     bson::DocumentView post_image, UpdateKind kind, IndexChanges index = {});
+  // Deletes the record the caller read as `deleted` and its secondary index keys `removed`;
+  // kWriteConflict as for Update.
+  std::size_t Delete(const CollectionRef& collection, bson::DocumentView deleted,
+                     std::vector<IndexEntry> removed = {});
+  // Deletes every record of `collection`, its counters and every key of `indexes`. Later
+  // record mutations of it, in this unit or any other, fail with kWriteConflict (ids are never
+  // reused).
+  std::size_t DropCollectionRecords(CollectionId collection, std::vector<IndexId> indexes = {});
+  // An index build's keys for the record the builder read as `record`: added only if the
+  // stored record is still `record` at commit; otherwise nothing happens and it is no error,
+  // since whoever changed the record has maintained the index (it existed by then). Fails with
+  // kDuplicateKey as Insert does. Logs nothing: index entries are derived data.
+  std::size_t AddIndexKeys(CollectionId collection, bson::DocumentView record,
+                           std::vector<IndexEntry> added);
+  // Deletes every key of `index`.
+  std::size_t DropIndexKeys(IndexId index);
   // Raw puts and deletes in the catalog and meta families.
   std::size_t PutCatalog(std::string key, std::string value);
   std::size_t DeleteCatalog(std::string key);
@@ -81,6 +119,8 @@ class WriteUnit {
  private:
   friend class CommitPipeline;
   std::size_t Add(internal::Mutation mutation);
+  std::size_t Add(internal::Mutation mutation, std::vector<IndexEntry> removed,
+                  std::vector<IndexEntry> added);
 
   std::vector<internal::Mutation> mutations_;
   std::size_t bytes_ = 0;

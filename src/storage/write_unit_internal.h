@@ -5,9 +5,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "storage/oplog_entry_internal.h"
 #include "storage/types.h"
+#include "storage/write_unit.h"
 
 namespace quarry::storage::internal {
 
@@ -15,12 +17,21 @@ enum class MutationKind : std::uint8_t {
   kInsert,
   kUpdate,
   kDelete,
+  kAddIndexKeys,
+  kDropIndexKeys,
   kDropCollectionRecords,
   kPutCatalog,
   kDeleteCatalog,
   kPutMeta,
   kDeleteMeta,
   kOplogOnly,
+};
+
+// One index entry to write: `key` is its whole key in the index family.
+struct IndexWrite {
+  bool put = true;  // false: delete
+  std::string key;
+  const IndexEntry* entry = nullptr;  // into the mutation's `index_entries`, for errors
 };
 
 struct Mutation {
@@ -35,7 +46,13 @@ struct Mutation {
   Span ns;
   Span record;  // Insert, Update: the new document in `oplog`
   Span pre;     // Update, and Delete when logged: the document as read, in `oplog`
-  std::optional<std::uint64_t> tag;  // WriteUnit::Tag, for the chunk record
+  std::optional<std::uint64_t> tag;       // WriteUnit::Tag, for the chunk record
+  std::vector<IndexEntry> index_entries;  // what `index_writes` write, removed then added
+  std::vector<IndexWrite> index_writes;   // deletes first, then puts
+  std::vector<IndexId> indexes;           // kDropCollectionRecords, kDropIndexKeys
+
+  // The record's id key: its key without the collection prefix.
+  std::string_view id_key() const { return std::string_view(key).substr(8); }
 
   std::string_view record_bytes() const { return record.In(oplog); }
   std::string_view ns_text() const { return ns.In(oplog); }

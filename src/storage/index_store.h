@@ -1,0 +1,67 @@
+// The index store: secondary index entries in the index family, written by the commit
+// pipeline with the records they point to (WriteUnit's IndexEntry), read here. An entry's key
+// is the index id (8 bytes, big-endian) + the encoded key fields (+ the record's id key when
+// the index's keys need not be unique); its value is the record's id key.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "storage/types.h"
+
+namespace quarry::storage {
+
+namespace internal {
+struct EngineState;
+}  // namespace internal
+
+// Entries of one index within a range of encoded keys, in key order (or its reverse). It pins
+// a RocksDB iterator: keep it for one batch, then resume with a new Scan after entry_key().
+class IndexCursor {
+ public:
+  virtual ~IndexCursor() = default;
+  virtual bool Valid() const = 0;
+  // REQUIRES: Valid().
+  virtual void Next() = 0;
+  // The entry's key without the index prefix: the encoded key fields, followed by the id key
+  // when the index need not be unique. Encodings are self-delimiting, so a decoder reads the
+  // index's fields and ignores the rest. REQUIRES: Valid().
+  virtual std::string_view key() const = 0;
+  // The id key of the record the entry points to. REQUIRES: Valid().
+  virtual std::string_view id_key() const = 0;
+  // The entry's whole key, to resume after. REQUIRES: Valid().
+  virtual std::string_view entry_key() const = 0;
+  virtual Status status() const = 0;
+};
+
+// Encoded key fields from `lower` to `upper`, each bound included or not. A bound matches every
+// entry whose key fields start with it (so a bound on a compound index's first field covers
+// every value of the later ones); an empty, included bound is the start or end of the index.
+struct KeyRange {
+  std::string lower;
+  bool lower_inclusive = true;
+  std::string upper;
+  bool upper_inclusive = true;
+};
+
+class IndexStore {
+ public:
+  explicit IndexStore(internal::EngineState* state) : state_(state) {}
+
+  // Scans the entries of `index` whose key fields are in `range`, in `direction`, starting
+  // after the entry whose whole key is `resume_after` (from the first entry when empty).
+  std::unique_ptr<IndexCursor> Scan(IndexId index, const KeyRange& range,
+                                    ScanDirection direction = ScanDirection::kForward,
+                                    std::string_view resume_after = {}) const;
+
+  // Approximate bytes the index occupies on disk (compressed) and in memtables.
+  std::uint64_t ApproximateSize(IndexId index) const;
+
+ private:
+  internal::EngineState* state_;
+};
+
+}  // namespace quarry::storage
