@@ -1,4 +1,4 @@
-// Identifiers shared by storage's interfaces: collection ids and oplog timestamps.
+// Identifiers shared by storage's interfaces: collection and index ids, oplog timestamps.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,10 @@ namespace quarry::storage {
 // A collection's numeric id: the 8-byte big-endian prefix of its record keys. Assigned by the
 // catalog, never reused, never 0.
 using CollectionId = std::uint64_t;
+
+// A secondary index's numeric id: the 8-byte prefix of its entries in the `index` column family.
+// Assigned by the catalog, never reused.
+using IndexId = std::uint64_t;
 
 // An oplog timestamp as BSON's Timestamp holds it: seconds << 32 | increment. Every oplog entry
 // has its own, and they strictly increase in commit order, across restarts too.
