@@ -274,4 +274,19 @@ std::string EncodeIndexKey(bson::ValueView value) {
   return out;
 }
 
+// Escaping maps each byte on its own, so the escaped prefix is a prefix of the escaped string;
+// leaving out the terminator keeps it one of every longer string's too.
+std::string StringPrefixKey(std::string_view prefix) {
+  std::string out(1, static_cast<char>(kTagString));
+  AppendEscapedBytes(prefix, &out);
+  out.resize(out.size() - 2);
+  return out;
+}
+
+// Every encoding starts with its type's tag, and tags are spaced apart, so tag + 1 is no tag.
+std::pair<std::string, std::string> KeyTypeBracket(bson::Type type) {
+  const Tag tag = TagOf(type);
+  return {std::string(1, static_cast<char>(tag)), std::string(1, static_cast<char>(tag + 1))};
+}
+
 }  // namespace quarry::storage

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "bson/value.h"
 
@@ -20,5 +22,15 @@ void AppendIndexKey(bson::ValueView value, bool descending, std::string* out);
 
 // The ascending encoding of `value` as a new string.
 std::string EncodeIndexKey(bson::ValueView value);
+
+// Two byte strings that bracket the ascending encodings of every value of `type`'s canonical
+// type (bson::CanonicalTypeRank): first <= encoding < second, and no encoding of another type
+// lies between them. first is the type's tag, second the byte after it. Index scans use them to
+// read one type ({$gt: 5} reads numbers only). Absent (kEod) brackets with undefined.
+std::pair<std::string, std::string> KeyTypeBracket(bson::Type type);
+
+// The bytes that the ascending encoding of every string (or symbol) starting with `prefix`
+// starts with, and no other encoding does. Index scans read a regex's literal prefix with it.
+std::string StringPrefixKey(std::string_view prefix);
 
 }  // namespace quarry::storage

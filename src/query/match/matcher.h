@@ -30,15 +30,18 @@ struct EqualityCondition {
   bson::ValueView value;  // points into the Matcher's copy of the filter
 };
 
-enum class CompareOp { kEq, kLt, kLte, kGt, kGte };
+// kIn is {$in: [...]} without regexes; kRegex is /re/, {$regex: ...} or a regex of $all.
+enum class CompareOp { kEq, kLt, kLte, kGt, kGte, kIn, kRegex };
 
-// A comparison every matching document satisfies: a top-level conjunct of the filter (through
+// A condition every matching document satisfies: a top-level conjunct of the filter (through
 // $and; never through $or, $nor, $not or $elemMatch), as planners read them to find point
-// lookups and index bounds. `path` and `value` point into the Matcher: keep it alive.
+// lookups and index bounds. Its strings and `value` point into the Matcher: keep it alive.
 struct PathCondition {
   std::string_view path;  // dotted
   CompareOp op = CompareOp::kEq;
-  bson::ValueView value;
+  bson::ValueView value;           // the operand; for kIn the array of values; absent for kRegex
+  std::string_view regex_pattern;  // kRegex only
+  std::string_view regex_options;  // kRegex only
 };
 
 // A parsed filter. Immutable after Parse; copies share the parsed tree, so a Matcher can be
@@ -77,9 +80,9 @@ class Matcher {
   // 'a.b' are matched"). Values are views into this Matcher's filter: keep it alive.
   StatusWith<std::vector<EqualityCondition>> UpsertEqualities() const;
 
-  // The filter's top-level comparisons ({a: 1}, {a: {$gt: 1}}, those inside $and and $all), in
-  // filter order. A filter that matches only documents satisfying all of them may have other
-  // conditions too: callers still match each document.
+  // The filter's top-level comparisons ({a: 1}, {a: {$gt: 1}}, {a: {$in: [1, 2]}}, {a: /^x/},
+  // those inside $and and $all), in filter order. A filter that matches only documents satisfying
+  // all of them may have other conditions too: callers still match each document.
   std::vector<PathCondition> Conjuncts() const;
 
   // True for an empty filter {} (everything matches), so callers can skip matching.

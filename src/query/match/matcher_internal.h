@@ -41,10 +41,9 @@ class Predicate {
   // Whether a leaf array is tested element by element as well as whole (false for operators
   // about arrays themselves: $size, $elemMatch).
   virtual bool ExpandsLeafArrays() const { return true; }
-  // The comparison this predicate is, for planners; nullopt for any other predicate.
-  virtual std::optional<std::pair<CompareOp, bson::ValueView>> AsComparison() const {
-    return std::nullopt;
-  }
+  // The condition this predicate is, for planners (without its path); nullopt for predicates
+  // that Matcher::Conjuncts does not report.
+  virtual std::optional<PathCondition> AsCondition() const { return std::nullopt; }
 };
 using PredicatePtr = std::unique_ptr<const Predicate>;
 
@@ -58,8 +57,9 @@ class PathNode final : public MatchNode {
     return predicate_->Test(value, details);
   }
   void AppendConjuncts(std::vector<PathCondition>* out) const override {
-    if (auto comparison = predicate_->AsComparison()) {
-      out->push_back({path_.dotted(), comparison->first, comparison->second});
+    if (std::optional<PathCondition> condition = predicate_->AsCondition()) {
+      condition->path = path_.dotted();
+      out->push_back(*condition);
     }
   }
 
@@ -122,8 +122,11 @@ class ComparisonPredicate final : public Predicate {
  public:
   ComparisonPredicate(CompareOp op, bson::ValueView rhs) : op_(op), rhs_(rhs) {}
   bool Test(bson::ValueView value, MatchDetails* details) const override;
-  std::optional<std::pair<CompareOp, bson::ValueView>> AsComparison() const override {
-    return std::make_pair(op_, rhs_);
+  std::optional<PathCondition> AsCondition() const override {
+    PathCondition condition;
+    condition.op = op_;
+    condition.value = rhs_;
+    return condition;
   }
 
  private:
@@ -134,10 +137,21 @@ class ComparisonPredicate final : public Predicate {
 // $in: equality to any listed value, or a match of any listed regex.
 class InPredicate final : public Predicate {
  public:
-  InPredicate(std::vector<bson::ValueView> equalities, std::vector<Regex> regexes);
+  // `operand` is the $in array itself.
+  InPredicate(bson::ValueView operand, std::vector<bson::ValueView> equalities,
+              std::vector<Regex> regexes);
   bool Test(bson::ValueView value, MatchDetails* details) const override;
+  // Reported without regexes only: planners read the array as a list of equalities.
+  std::optional<PathCondition> AsCondition() const override {
+    if (!regexes_.empty()) return std::nullopt;
+    PathCondition condition;
+    condition.op = CompareOp::kIn;
+    condition.value = operand_;
+    return condition;
+  }
 
  private:
+  bson::ValueView operand_;
   std::vector<bson::ValueView> equalities_;  // sorted by bson::CompareValues
   std::vector<Regex> regexes_;
   bool has_null_ = false;
@@ -163,6 +177,13 @@ class RegexPredicate final : public Predicate {
  public:
   explicit RegexPredicate(Regex regex) : regex_(std::move(regex)) {}
   bool Test(bson::ValueView value, MatchDetails* details) const override;
+  std::optional<PathCondition> AsCondition() const override {
+    PathCondition condition;
+    condition.op = CompareOp::kRegex;
+    condition.regex_pattern = regex_.pattern();
+    condition.regex_options = regex_.options();
+    return condition;
+  }
 
  private:
   Regex regex_;

@@ -280,7 +280,8 @@ StatusWith<MatchNodePtr> Parser::ParseIn(const FieldPath& path, std::string_view
     }
     equalities.push_back(value);
   }
-  return MakePath(path, std::make_unique<InPredicate>(std::move(equalities), std::move(regexes)));
+  return MakePath(path,
+                  std::make_unique<InPredicate>(arg, std::move(equalities), std::move(regexes)));
 }
 
 StatusWith<MatchNodePtr> Parser::ParseAll(const FieldPath& path, bson::ValueView arg, int depth) {

@@ -111,12 +111,16 @@ bool ComparisonPredicate::Test(bson::ValueView value, MatchDetails*) const {
       return c > 0;
     case CompareOp::kGte:
       return c >= 0;
+    case CompareOp::kIn:
+    case CompareOp::kRegex:
+      break;  // other predicates'
   }
   return false;
 }
 
-InPredicate::InPredicate(std::vector<bson::ValueView> equalities, std::vector<Regex> regexes)
-    : equalities_(std::move(equalities)), regexes_(std::move(regexes)) {
+InPredicate::InPredicate(bson::ValueView operand, std::vector<bson::ValueView> equalities,
+                         std::vector<Regex> regexes)
+    : operand_(operand), equalities_(std::move(equalities)), regexes_(std::move(regexes)) {
   for (bson::ValueView value : equalities_) {
     if (value.type() == bson::Type::kNull) has_null_ = true;
   }

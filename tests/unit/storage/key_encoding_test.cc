@@ -469,6 +469,45 @@ TEST(KeyEncodingTest, DecimalEncodesThroughItsDoubleValue) {
   EXPECT_EQ(Encode(V(half)), Encode(V(dbl)));
 }
 
+TEST(KeyEncodingTest, TypeBracketHoldsExactlyTheEncodingsOfItsCanonicalType) {
+  RandomValues random(4242);
+  std::vector<Document> values;
+  for (int i = 0; i < 600; ++i) values.push_back(random.One());
+  for (const Document& bracketed : values) {
+    const auto [first, second] = KeyTypeBracket(V(bracketed).type());
+    ASSERT_LT(first, second);
+    const int rank = bson::CanonicalTypeRank(V(bracketed).type());
+    for (const Document& other : values) {
+      const std::string encoded = Encode(V(other));
+      const bool inside = first <= encoded && encoded < second;
+      const bool same_type = bson::CanonicalTypeRank(V(other).type()) == rank;
+      ASSERT_EQ(inside, same_type) << other.ToJson() << " in the bracket of " << bracketed.ToJson();
+    }
+  }
+}
+
+TEST(KeyEncodingTest, NumberTypesShareOneBracket) {
+  EXPECT_EQ(KeyTypeBracket(Type::kInt32), KeyTypeBracket(Type::kDouble));
+  EXPECT_EQ(KeyTypeBracket(Type::kInt64), KeyTypeBracket(Type::kDecimal128));
+  EXPECT_EQ(KeyTypeBracket(Type::kSymbol), KeyTypeBracket(Type::kString));
+  EXPECT_EQ(KeyTypeBracket(Type::kEod), KeyTypeBracket(Type::kUndefined));
+}
+
+TEST(KeyEncodingTest, StringPrefixKeyStartsExactlyTheStringsWithThatPrefix) {
+  const std::string prefixes[] = {"", "a", std::string("a\0", 2), "ab", "\xff"};
+  const std::string strings[] = {
+      "", "a", std::string("a\0", 2), std::string("a\0b", 3), "ab", "abc", "b", "\xff", "\xff\xff"};
+  for (const std::string& prefix : prefixes) {
+    const std::string key = StringPrefixKey(prefix);
+    for (const std::string& s : strings) {
+      const std::string encoded = Encode(V(Make([&](auto& b) { b.AppendString("v", s); })));
+      EXPECT_EQ(encoded.starts_with(key), s.starts_with(prefix))
+          << "prefix of " << s.size() << " bytes: " << prefix.size();
+    }
+    EXPECT_FALSE(Encode(V(Make([](auto& b) { b.AppendInt32("v", 1); }))).starts_with(key));
+  }
+}
+
 TEST(KeyEncodingTest, AbsentValueEncodesLikeUndefined) {
   Document undefined = Make([](auto& b) { b.AppendUndefined("v"); });
   EXPECT_EQ(Encode(ValueView()), Encode(V(undefined)));

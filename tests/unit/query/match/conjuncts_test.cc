@@ -1,5 +1,6 @@
-// Matcher::Conjuncts: the comparisons every matching document satisfies, which planners read to
-// find point lookups. A condition that a matching document need not satisfy must never appear.
+// Matcher::Conjuncts: the conditions every matching document satisfies, which planners read to
+// find point lookups and index bounds. A condition that a matching document need not satisfy must
+// never appear.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,6 +26,10 @@ std::string OpName(CompareOp op) {
       return "$gt";
     case CompareOp::kGte:
       return "$gte";
+    case CompareOp::kIn:
+      return "$in";
+    case CompareOp::kRegex:
+      return "$regex";
   }
   return "?";
 }
@@ -37,8 +42,11 @@ std::vector<std::string> Conjuncts(std::string_view filter) {
   if (!matcher.ok()) return {};
   std::vector<std::string> out;
   for (const PathCondition& condition : matcher.value().Conjuncts()) {
-    out.push_back(std::string(condition.path) + " " + OpName(condition.op) + " " +
-                  condition.value.ToJson());
+    const std::string operand = condition.op == CompareOp::kRegex
+                                    ? "/" + std::string(condition.regex_pattern) + "/" +
+                                          std::string(condition.regex_options)
+                                    : condition.value.ToJson();
+    out.push_back(std::string(condition.path) + " " + OpName(condition.op) + " " + operand);
   }
   return out;
 }
@@ -69,10 +77,12 @@ TEST(MatcherConjunctsTest, ConditionsAMatchNeedNotSatisfyAreLeftOut) {
            R"({"$nor": [{"a": 1}]})",
            R"({"a": {"$not": {"$eq": 1}}})",
            R"({"a": {"$ne": 1}})",
-           R"({"a": {"$in": [1]}})",
+           R"({"a": {"$nin": [1]}})",
+           R"({"a": {"$not": {"$in": [1]}}})",
+           R"({"a": {"$not": {"$regularExpression": {"pattern": "^x", "options": ""}}}})",
            R"({"a": {"$elemMatch": {"$eq": 1}}})",
+           R"({"a": {"$elemMatch": {"$in": [1]}}})",
            R"({"a": {"$exists": true}})",
-           R"({"a": {"$regularExpression": {"pattern": "^x", "options": ""}}})",
            R"({"$expr": {"$eq": ["$a", 1]}})",
            R"({"$and": [{"$or": [{"a": 1}, {"b": 1}]}]})",
        }) {
@@ -81,8 +91,35 @@ TEST(MatcherConjunctsTest, ConditionsAMatchNeedNotSatisfyAreLeftOut) {
 }
 
 TEST(MatcherConjunctsTest, OtherConditionsDoNotHideTheComparisons) {
-  EXPECT_EQ(Conjuncts(R"({"$or": [{"b": 1}], "a": 1, "c": {"$in": [2]}, "d": {"%gte": 4}})"),
+  EXPECT_EQ(Conjuncts(R"({"$or": [{"b": 1}], "a": 1, "c": {"$nin": [2]}, "d": {"%gte": 4}})"),
             (Strings{"a $eq 1", "d $gte 4"}));
+}
+
+TEST(MatcherConjunctsTest, InReportsItsArray) {
+  EXPECT_EQ(Conjuncts(R"({"a": {"$in": [3, 1, null]}})"), Strings{"a $in [ 3, 1, null ]"});
+  EXPECT_EQ(Conjuncts(R"({"a": {"$in": []}, "b": 1})"), (Strings{"a $in [  ]", "b $eq 1"}));
+  EXPECT_EQ(Conjuncts(R"({"$and": [{"a.b": {"$in": ["x"]}}]})"), Strings{"a.b $in [ \"x\" ]"});
+}
+
+TEST(MatcherConjunctsTest, InWithARegexIsLeftOut) {
+  EXPECT_EQ(
+      Conjuncts(R"({"a": {"$in": [1, {"$regularExpression": {"pattern": "^x", "options": ""}}]}})"),
+      Strings{});
+}
+
+TEST(MatcherConjunctsTest, RegexesReportPatternAndOptions) {
+  EXPECT_EQ(Conjuncts(R"({"a": {"$regularExpression": {"pattern": "^x", "options": "i"}}})"),
+            Strings{"a $regex /^x/i"});
+  EXPECT_EQ(Conjuncts(R"({"a": {"%regex": "^y", "%options": "m"}, "b": 2})"),
+            (Strings{"a $regex /^y/m", "b $eq 2"}));
+  EXPECT_EQ(
+      Conjuncts(R"({"a": {"$all": [{"$regularExpression": {"pattern": "z", "options": ""}}, 1]}})"),
+      (Strings{"a $regex /z/", "a $eq 1"}));
+}
+
+TEST(MatcherConjunctsTest, EqualityToARegexValueIsAComparison) {
+  EXPECT_EQ(Conjuncts(R"({"a": {"$eq": {"$regularExpression": {"pattern": "x", "options": ""}}}})"),
+            Strings{R"(a $eq { "$regularExpression" : { "pattern" : "x", "options" : "" } })"});
 }
 
 TEST(MatcherConjunctsTest, ValueConditionsHaveNone) {

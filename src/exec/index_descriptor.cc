@@ -1,0 +1,120 @@
+// Parsing a catalog index spec, with mongod's key pattern rules (index_key_validate.cpp), and the
+// entry points to key generation.
+#include "exec/index_descriptor.h"
+
+#include <cmath>
+#include <string_view>
+#include <utility>
+
+#include "bson/path.h"
+#include "exec/index_keys_internal.h"
+
+namespace quarry::exec {
+namespace {
+
+Status CannotCreateIndex(std::string reason) {
+  return Status(ErrorCode::kCannotCreateIndex, std::move(reason));
+}
+
+bool IsWildcardPath(std::string_view path) { return path == "$**" || path.ends_with(".$**"); }
+
+// The direction of one key pattern value: a non-zero number. Strings name index types
+// ("text", "2dsphere"...) that Quarry does not build.
+Status CheckDirection(bson::ValueView value) {
+  if (value.type() == bson::Type::kString) {
+    return CannotCreateIndex("index type '" + std::string(value.String()) +
+                             "' is not supported by Quarry yet");
+  }
+  if (!value.IsNumber()) {
+    return CannotCreateIndex("Values in v:2 index key pattern cannot be of type " +
+                             std::string(bson::TypeAlias(value.type())) +
+                             ". Only numbers > 0, numbers < 0, and strings are allowed.");
+  }
+  const double direction = value.AsDouble();
+  if (std::isnan(direction))
+    return CannotCreateIndex("Values in the index key pattern can't be NaN.");
+  if (direction == 0) return CannotCreateIndex("Values in the index key pattern can't be 0.");
+  return Status::OK();
+}
+
+// A path must name fields that a document can hold and an update can set.
+Status CheckPath(std::string_view path) {
+  if (IsWildcardPath(path)) {
+    return CannotCreateIndex("wildcard indexes ('" + std::string(path) +
+                             "') are not supported by Quarry yet");
+  }
+  if (path.empty()) return CannotCreateIndex("Index keys cannot be an empty field.");
+  bool first = true;
+  for (const bson::PathComponent& part : bson::PathComponents(path)) {
+    if (part.name.empty()) return CannotCreateIndex("Index keys cannot contain an empty field.");
+    // $id, $ref and $db may be the fields of a DBRef inside the document.
+    const bool db_ref_field =
+        !first && (part.name == "$id" || part.name == "$ref" || part.name == "$db");
+    if (part.name[0] == '$' && !db_ref_field) {
+      return CannotCreateIndex(
+          "Index key contains an illegal field name: field name starts with '$'.");
+    }
+    first = false;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, storage::IndexId id) {
+  IndexDescriptor index;
+  index.id_ = id;
+  index.spec_ = bson::Document::Copy(spec);
+  bson::ValueView key = index.spec_.Get("key");
+  if (key.type() != bson::Type::kDocument || key.Document().empty()) {
+    return CannotCreateIndex("index spec must have a non-empty 'key' object");
+  }
+  for (const bson::Element& element : key.Document()) {
+    if (index.fields_.size() == kMaxIndexFields) {
+      return CannotCreateIndex("too many fields in compound index");
+    }
+    QUARRY_RETURN_IF_ERROR(CheckDirection(element.value));
+    QUARRY_RETURN_IF_ERROR(CheckPath(element.key));
+    index.fields_.push_back(IndexField{std::string(element.key), element.value.AsDouble() < 0});
+  }
+  bson::ValueView name = index.spec_.Get("name");
+  if (name.type() != bson::Type::kString || name.String().empty()) {
+    return CannotCreateIndex("index spec must have a non-empty 'name' string");
+  }
+  index.name_ = std::string(name.String());
+  index.unique_ = index.spec_.Get("unique").Truthy();
+  index.sparse_ = index.spec_.Get("sparse").Truthy();
+  index.hidden_ = index.spec_.Get("hidden").Truthy();
+  bson::ValueView partial = index.spec_.Get("partialFilterExpression");
+  if (partial.exists()) {
+    if (partial.type() != bson::Type::kDocument) {
+      return CannotCreateIndex("partialFilterExpression for an index must be a document");
+    }
+    QUARRY_ASSIGN_OR_RETURN(query::Matcher filter, query::Matcher::Parse(partial.Document()));
+    index.partial_filter_ = std::move(filter);
+  }
+  return index;
+}
+
+bson::DocumentView IndexDescriptor::key_pattern() const { return spec_.Get("key").Document(); }
+
+StatusWith<std::vector<IndexKey>> IndexDescriptor::KeysOf(bson::DocumentView doc,
+                                                          bool with_values) const {
+  QUARRY_ASSIGN_OR_RETURN(DocumentKeys keys, KeysAndMultikeyOf(doc, with_values));
+  return std::move(keys.keys);
+}
+
+StatusWith<DocumentKeys> IndexDescriptor::KeysAndMultikeyOf(bson::DocumentView doc,
+                                                            bool with_values) const {
+  if (partial_filter_.has_value() && !partial_filter_->Matches(doc)) return DocumentKeys();
+  return GenerateIndexKeys(*this, doc, with_values ? KeyOutput::kKeysWithValues : KeyOutput::kKeys);
+}
+
+StatusWith<bool> IndexDescriptor::IsMultikeyFor(bson::DocumentView doc) const {
+  if (partial_filter_.has_value() && !partial_filter_->Matches(doc)) return false;
+  QUARRY_ASSIGN_OR_RETURN(DocumentKeys keys,
+                          GenerateIndexKeys(*this, doc, KeyOutput::kMultikeyOnly));
+  return keys.multikey;
+}
+
+}  // namespace quarry::exec
