@@ -16,6 +16,28 @@ namespace {
 // Meta name of the next collection id (8 bytes, big-endian). Persisted with each create, so ids
 // are never reused, even after the collection that had one is dropped.
 constexpr std::string_view kNextIdName = "catalog/next_collection_id";
+// The same for index ids.
+constexpr std::string_view kNextIndexIdName = "catalog/next_index_id";
+
+// Meta name that marks an index multikey: this prefix + its id (8 bytes, big-endian).
+constexpr std::string_view kMultikeyPrefix = "catalog/multikey/";
+
+std::string MultikeyName(storage::IndexId index) {
+  std::string name(kMultikeyPrefix);
+  AppendBigEndian64(index, &name);
+  return name;
+}
+
+std::string BigEndian(std::uint64_t value) {
+  std::string bytes;
+  AppendBigEndian64(value, &bytes);
+  return bytes;
+}
+
+StatusWith<std::uint64_t> LoadCounter(const storage::Engine& engine, std::string_view name) {
+  QUARRY_ASSIGN_OR_RETURN(auto stored, engine.meta().Get(name));
+  return stored.has_value() && stored->size() == 8 ? LoadBigEndian64(stored->data()) : 1;
+}
 
 // {drop: coll}, logged against the collection.
 void LogDrop(const CollectionInfo& info, storage::WriteUnit* unit) {
@@ -25,6 +47,14 @@ void LogDrop(const CollectionInfo& info, storage::WriteUnit* unit) {
 }
 
 }  // namespace
+
+std::vector<storage::IndexId> SecondaryIndexIds(const CollectionInfo& info) {
+  std::vector<storage::IndexId> ids;
+  for (const IndexInfo& index : info.indexes) {
+    if (index.id != 0) ids.push_back(index.id);
+  }
+  return ids;
+}
 
 std::string CatalogKey(std::string_view db, std::string_view coll) {
   std::string key(db);
@@ -37,19 +67,24 @@ StatusWith<std::unique_ptr<Catalog>> Catalog::Load(storage::Engine* engine) {
   std::unique_ptr<Catalog> catalog(new Catalog(engine));
   QUARRY_ASSIGN_OR_RETURN(auto entries, engine->catalog_store().ScanAll());
   storage::CollectionId max_id = 0;
+  storage::IndexId max_index_id = 0;
   for (const auto& [key, value] : entries) {
     if (value.size() < 5) return Status(ErrorCode::kInternalError, "corrupt catalog entry");
     QUARRY_ASSIGN_OR_RETURN(CollectionInfo info,
                             CollectionInfo::FromBson(bson::DocumentView(value.data())));
     max_id = std::max(max_id, info.id);
-    std::string db = info.db;
-    std::string name = info.name;
-    catalog->databases_[db][name] = std::make_shared<const CollectionInfo>(std::move(info));
+    for (const IndexInfo& index : info.indexes) {
+      if (index.id == 0) continue;
+      max_index_id = std::max(max_index_id, index.id);
+      QUARRY_ASSIGN_OR_RETURN(auto multikey, engine->meta().Get(MultikeyName(index.id)));
+      index.runtime->multikey.store(multikey.has_value());
+    }
+    catalog->Publish(std::make_shared<const CollectionInfo>(std::move(info)));
   }
-  QUARRY_ASSIGN_OR_RETURN(auto next, engine->meta().Get(kNextIdName));
-  const storage::CollectionId stored =
-      next.has_value() && next->size() == 8 ? LoadBigEndian64(next->data()) : 1;
-  catalog->next_id_ = std::max(stored, max_id + 1);
+  QUARRY_ASSIGN_OR_RETURN(std::uint64_t next_id, LoadCounter(*engine, kNextIdName));
+  QUARRY_ASSIGN_OR_RETURN(std::uint64_t next_index_id, LoadCounter(*engine, kNextIndexIdName));
+  catalog->next_id_ = std::max(next_id, max_id + 1);
+  catalog->next_index_id_ = std::max(next_index_id, max_index_id + 1);
   return catalog;
 }
 
@@ -65,6 +100,12 @@ std::shared_ptr<const CollectionInfo> Catalog::FindLocked(std::string_view db,
   if (db_it == databases_.end()) return nullptr;
   auto it = db_it->second.find(coll);
   return it == db_it->second.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const CollectionInfo> Catalog::FindById(storage::CollectionId id) const {
+  std::shared_lock lock(mu_);
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> Catalog::DatabaseNames() const {
@@ -108,9 +149,27 @@ std::vector<std::shared_ptr<const CollectionInfo>> Catalog::ListCollections(
   return out;
 }
 
+Status Catalog::MarkMultikey(const IndexInfo& index) {
+  if (index.runtime->multikey.exchange(true)) return Status::OK();
+  storage::WriteUnit unit;
+  unit.PutMeta(MultikeyName(index.id), "1");
+  return Commit(std::move(unit), DdlOptions{});
+}
+
+void Catalog::AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit) {
+  bool assigned = false;
+  for (IndexInfo& index : info->indexes) {
+    if (index.id != 0 || index.is_id_index()) continue;
+    index.id = next_index_id_++;  // advanced even if the commit fails: ids are never reused
+    assigned = true;
+  }
+  if (assigned) unit->PutMeta(std::string(kNextIndexIdName), BigEndian(next_index_id_));
+}
+
 Status Catalog::ModifyCollection(std::string_view db, std::string_view coll,
                                  const std::function<Status(CollectionInfo*)>& change,
-                                 bson::DocumentView oplog_o, const DdlOptions& ddl) {
+                                 bson::DocumentView oplog_o, const DdlOptions& ddl,
+                                 const std::vector<storage::IndexId>& dropped_indexes) {
   std::lock_guard ddl_lock(ddl_mu_);
   std::shared_ptr<const CollectionInfo> current = Find(db, coll);
   if (current == nullptr) {
@@ -122,11 +181,14 @@ Status Catalog::ModifyCollection(std::string_view db, std::string_view coll,
   QUARRY_CHECK(modified->id == current->id && modified->uuid == current->uuid &&
                modified->db == current->db && modified->name == current->name);
   storage::WriteUnit unit;
+  AssignIndexIds(modified.get(), &unit);
   unit.PutCatalog(CatalogKey(db, coll), modified->ToBson().bytes());
-  unit.LogCommand(current->id, db, current->uuid.view(), oplog_o);
+  for (storage::IndexId index : dropped_indexes) unit.DropIndexKeys(index);
+  if (!oplog_o.empty()) unit.LogCommand(current->id, db, current->uuid.view(), oplog_o);
+  std::unique_lock writers(current->locks->writers);
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
   std::unique_lock lock(mu_);
-  databases_[modified->db][modified->name] = modified;
+  Publish(std::move(modified));
   return Status::OK();
 }
 
@@ -139,10 +201,20 @@ Status Catalog::Commit(storage::WriteUnit unit, const DdlOptions& ddl) {
   return result.sync_status;
 }
 
+void Catalog::Publish(std::shared_ptr<const CollectionInfo> info) {
+  by_id_[info->id] = info;
+  std::string db = info->db;
+  std::string name = info->name;
+  databases_[db][name] = std::move(info);
+}
+
 void Catalog::Erase(std::string_view db, std::string_view coll) {
   auto db_it = databases_.find(db);
   if (db_it == databases_.end()) return;
-  if (auto it = db_it->second.find(coll); it != db_it->second.end()) db_it->second.erase(it);
+  if (auto it = db_it->second.find(coll); it != db_it->second.end()) {
+    by_id_.erase(it->second->id);
+    db_it->second.erase(it);
+  }
   if (db_it->second.empty()) databases_.erase(db_it);
 }
 
@@ -176,22 +248,20 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::str
   info->uuid = Uuid::Random();
   info->id = next_id_++;  // advanced even if the commit fails: ids are never reused
   info->options = bson::Document::Copy(options);
-  info->indexes.push_back(IdIndexSpec());
+  info->indexes.emplace_back().spec = IdIndexSpec();
   info->created_ms = NowMillis();
 
   bson::DocumentBuilder o;
   o.AppendString("create", coll);
   o.AppendElements(options);
   storage::WriteUnit unit;
-  std::string next_id;
-  AppendBigEndian64(next_id_, &next_id);
-  unit.PutMeta(std::string(kNextIdName), std::move(next_id));
+  unit.PutMeta(std::string(kNextIdName), BigEndian(next_id_));
   unit.PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
   unit.LogCommand(info->id, db, info->uuid.view(), std::move(o).Finish());
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
 
   std::unique_lock lock(mu_);
-  databases_[info->db][info->name] = info;
+  Publish(info);
   return std::shared_ptr<const CollectionInfo>(info);
 }
 
@@ -201,7 +271,7 @@ StatusWith<int> Catalog::DropCollection(std::string_view db, std::string_view co
   std::shared_ptr<const CollectionInfo> info = Find(db, coll);
   if (info == nullptr) return Status(ErrorCode::kNamespaceNotFound, "ns not found");
   storage::WriteUnit unit;
-  unit.DropCollectionRecords(info->id);
+  unit.DropCollectionRecords(info->id, SecondaryIndexIds(*info));
   unit.DeleteCatalog(CatalogKey(db, coll));
   LogDrop(*info, &unit);
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
@@ -216,7 +286,7 @@ StatusWith<int> Catalog::DropDatabase(std::string_view db, const DdlOptions& ddl
   if (collections.empty()) return 0;
   storage::WriteUnit unit;
   for (const auto& info : collections) {
-    unit.DropCollectionRecords(info->id);
+    unit.DropCollectionRecords(info->id, SecondaryIndexIds(*info));
     unit.DeleteCatalog(CatalogKey(db, info->name));
     LogDrop(*info, &unit);
   }
@@ -225,7 +295,7 @@ StatusWith<int> Catalog::DropDatabase(std::string_view db, const DdlOptions& ddl
   unit.LogCommand(0, db, {}, std::move(o).Finish());
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
   std::unique_lock lock(mu_);
-  if (auto it = databases_.find(db); it != databases_.end()) databases_.erase(it);
+  for (const auto& info : collections) Erase(db, info->name);
   return static_cast<int>(collections.size());
 }
 
@@ -265,7 +335,7 @@ Status Catalog::RenameCollection(std::string_view from_db, std::string_view from
 
   storage::WriteUnit unit;
   if (target != nullptr) {
-    unit.DropCollectionRecords(target->id);
+    unit.DropCollectionRecords(target->id, SecondaryIndexIds(*target));
     unit.DeleteCatalog(CatalogKey(to_db, to_coll));
   }
   unit.DeleteCatalog(CatalogKey(from_db, from_coll));
@@ -274,8 +344,9 @@ Status Catalog::RenameCollection(std::string_view from_db, std::string_view from
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
 
   std::unique_lock lock(mu_);
+  if (target != nullptr) Erase(to_db, to_coll);
   Erase(from_db, from_coll);
-  databases_[renamed->db][renamed->name] = renamed;
+  Publish(std::move(renamed));
   return Status::OK();
 }
 

@@ -10,6 +10,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -41,6 +42,7 @@ class Catalog {
 
   // The collection, or null when it does not exist.
   std::shared_ptr<const CollectionInfo> Find(std::string_view db, std::string_view coll) const;
+  std::shared_ptr<const CollectionInfo> FindById(storage::CollectionId id) const;
 
   // Databases that hold at least one collection, by name.
   std::vector<DatabaseInfo> ListDatabases() const;
@@ -79,13 +81,21 @@ class Catalog {
                           std::string_view to_db, std::string_view to_coll, bool drop_target,
                           const DdlOptions& ddl = {});
 
+  // Marks `index` multikey, in memory and in a commit of its own that precedes, in the log,
+  // whatever commit follows: a restart never finds multikey keys in an index not marked so.
+  Status MarkMultikey(const IndexInfo& index);
+
   // Changes a collection's options or index specs: `change` edits a copy of its entry (it must
   // not touch db, name, uuid or id), which is then persisted atomically with the oplog entry
-  // {op: "c", ns: "db.$cmd", ui, o: `oplog_o`} (collMod, createIndexes, dropIndexes).
-  // Fails with kNamespaceNotFound, or with what `change` returns.
+  // {op: "c", ns: "db.$cmd", ui, o: `oplog_o`} (collMod, createIndexes, dropIndexes; nothing is
+  // logged when `oplog_o` is empty) and with the deletion of every key of `dropped_indexes`.
+  // A secondary index the change leaves with id 0 gets a new id. The new entry is published
+  // while the collection's writers lock is held exclusively. Fails with kNamespaceNotFound, or
+  // with what `change` returns.
   Status ModifyCollection(std::string_view db, std::string_view coll,
                           const std::function<Status(CollectionInfo*)>& change,
-                          bson::DocumentView oplog_o, const DdlOptions& ddl = {});
+                          bson::DocumentView oplog_o, const DdlOptions& ddl = {},
+                          const std::vector<storage::IndexId>& dropped_indexes = {});
 
  private:
   using CollectionMap = std::map<std::string, std::shared_ptr<const CollectionInfo>, std::less<>>;
@@ -98,14 +108,24 @@ class Catalog {
                                                                  bson::DocumentView options,
                                                                  const DdlOptions& ddl);
   Status Commit(storage::WriteUnit unit, const DdlOptions& ddl);
-  void Erase(std::string_view db, std::string_view coll);  // REQUIRES: mu_ held exclusively
+  // REQUIRES: mu_ held exclusively.
+  void Publish(std::shared_ptr<const CollectionInfo> info);
+  void Erase(std::string_view db, std::string_view coll);
+  // Gives each secondary index of `info` without an id a new one, noting the counter in `unit`.
+  void AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit);
 
   storage::Engine* engine_;
   std::mutex ddl_mu_;  // serializes DDL; taken before mu_
   mutable std::shared_mutex mu_;
   std::map<std::string, CollectionMap, std::less<>> databases_;  // guarded by mu_
-  storage::CollectionId next_id_ = 1;                            // guarded by ddl_mu_
+  // Every collection by id, guarded by mu_.
+  std::unordered_map<storage::CollectionId, std::shared_ptr<const CollectionInfo>> by_id_;
+  storage::CollectionId next_id_ = 1;   // guarded by ddl_mu_
+  storage::IndexId next_index_id_ = 1;  // guarded by ddl_mu_
 };
+
+// The ids of the secondary indexes of `info` (whose entries a drop deletes).
+std::vector<storage::IndexId> SecondaryIndexIds(const CollectionInfo& info);
 
 // The catalog family key of a collection: db, NUL, collection (db names have no NUL, so this
 // sorts by database, then collection).

@@ -22,6 +22,13 @@ bson::Document IdIndexSpec() {
   return std::move(b).Finish();
 }
 
+const IndexInfo* CollectionInfo::FindIndex(std::string_view index_name) const {
+  for (const IndexInfo& index : indexes) {
+    if (index.name() == index_name) return &index;
+  }
+  return nullptr;
+}
+
 bson::Document CollectionInfo::ToBson() const {
   bson::DocumentBuilder b;
   b.AppendString("db", db);
@@ -30,7 +37,13 @@ bson::Document CollectionInfo::ToBson() const {
   b.AppendInt64("id", static_cast<std::int64_t>(id));
   b.AppendDocument("options", options);
   b.OpenArray("indexes");
-  for (std::size_t i = 0; i < indexes.size(); ++i) b.AppendDocument(std::to_string(i), indexes[i]);
+  for (std::size_t i = 0; i < indexes.size(); ++i) {
+    b.OpenDocument(std::to_string(i));
+    b.AppendDocument("spec", indexes[i].spec);
+    b.AppendInt64("id", static_cast<std::int64_t>(indexes[i].id));
+    b.AppendBool("ready", indexes[i].ready);
+    b.Close();
+  }
   b.Close();
   b.AppendDate("created", created_ms);
   return std::move(b).Finish();
@@ -58,9 +71,33 @@ StatusWith<CollectionInfo> CollectionInfo::FromBson(bson::DocumentView doc) {
   if (options.type() != bson::Type::kDocument) return Corrupt("options of " + info.ns());
   info.options = bson::Document::Copy(options.Document());
   if (indexes.type() != bson::Type::kArray) return Corrupt("indexes of " + info.ns());
-  for (const bson::Element& spec : indexes.Document()) {
-    if (spec.value.type() != bson::Type::kDocument) return Corrupt("index of " + info.ns());
-    info.indexes.push_back(bson::Document::Copy(spec.value.Document()));
+  for (const bson::Element& element : indexes.Document()) {
+    if (element.value.type() != bson::Type::kDocument) return Corrupt("index of " + info.ns());
+    bson::DocumentView entry = element.value.Document();
+    IndexInfo index;
+    if (entry.Get("key").exists()) {
+      // An entry from before indexes were built: the spec alone, with no id. Start-up builds it.
+      index.spec = bson::Document::Copy(entry);
+      index.ready = info.indexes.empty();
+    } else {
+      bson::ValueView spec = entry.Get("spec");
+      bson::ValueView index_id = entry.Get("id");
+      if (spec.type() != bson::Type::kDocument || index_id.type() != bson::Type::kInt64 ||
+          index_id.Int64() < 0) {
+        return Corrupt("index of " + info.ns());
+      }
+      index.spec = bson::Document::Copy(spec.Document());
+      index.id = static_cast<storage::IndexId>(index_id.Int64());
+      index.ready = entry.Get("ready").Truthy();
+    }
+    if (index.spec.Get("name").type() != bson::Type::kString ||
+        index.spec.Get("key").type() != bson::Type::kDocument) {
+      return Corrupt("index spec of " + info.ns());
+    }
+    info.indexes.push_back(std::move(index));
+  }
+  if (info.indexes.empty() || !info.indexes.front().is_id_index()) {
+    return Corrupt("the _id index of " + info.ns());
   }
   info.created_ms = created.type() == bson::Type::kDate ? created.Date() : 0;
   return info;

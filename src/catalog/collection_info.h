@@ -2,8 +2,13 @@
 // catalog family; docs/formats/storage-layout.md).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -13,19 +18,58 @@
 
 namespace quarry::catalog {
 
+// What one index knows at run time, shared by every version of its catalog entry.
+struct IndexRuntime {
+  // Some record has produced more than one key for the index (an array in an indexed field).
+  // Set before the commit that writes such keys, and persisted with it; never cleared.
+  std::atomic<bool> multikey{false};
+  // What a layer above derives from the spec once (exec's parsed index), made on first use.
+  std::once_flag derive_once;
+  std::shared_ptr<const void> derived;
+};
+
+struct IndexInfo {
+  bson::Document spec;  // as listIndexes shows it: {v: 2, key, name, <options>}
+  // Never reused; the prefix of the index's entries. 0 for the _id index, which is the records'
+  // own order, and for a secondary index not given one yet (an entry from before ids existed).
+  storage::IndexId id = 0;
+  bool ready = true;  // false while it is built: writers maintain it, queries do not use it
+  std::shared_ptr<IndexRuntime> runtime = std::make_shared<IndexRuntime>();
+
+  std::string_view name() const { return spec.Get("name").String(); }
+  bson::DocumentView key() const { return spec.Get("key").Document(); }
+  bool is_id_index() const { return name() == "_id_"; }
+};
+
+// Locks of one collection, shared by every version of its catalog entry.
+struct CollectionLocks {
+  // Held shared by a write from reading the index specs it maintains until it commits, and
+  // exclusively by a change of those specs, so every commit maintains the indexes of its time.
+  std::shared_mutex writers;
+  // Serializes index builds and drops of the collection.
+  std::mutex index_ddl;
+};
+
 struct CollectionInfo {
   std::string db;
   std::string name;
   Uuid uuid;
   storage::CollectionId id = 0;  // never reused; the prefix of the collection's record keys
   bson::Document options;        // as given to create, minus create itself
-  // Index specs; the first is always the _id index {v: 2, key: {_id: 1}, name: "_id_"}.
-  std::vector<bson::Document> indexes;
+  // The first is always the _id index {v: 2, key: {_id: 1}, name: "_id_"}.
+  std::vector<IndexInfo> indexes;
   std::int64_t created_ms = 0;
+  std::shared_ptr<CollectionLocks> locks = std::make_shared<CollectionLocks>();
 
   std::string ns() const { return db + "." + name; }
 
-  // {db, name, uuid: BinData(4), id: Long, options, indexes: [...], created: Date}
+  // The index named `name`, or null.
+  const IndexInfo* FindIndex(std::string_view name) const;
+  // Whether a secondary index exists (ready or being built).
+  bool has_secondary_indexes() const { return indexes.size() > 1; }
+
+  // {db, name, uuid: BinData(4), id: Long, options, indexes: [{spec, id: Long, ready}],
+  //  created: Date}
   bson::Document ToBson() const;
   // Fails with kInternalError when the entry is not one ToBson wrote.
   static StatusWith<CollectionInfo> FromBson(bson::DocumentView doc);

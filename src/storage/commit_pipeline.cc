@@ -376,6 +376,7 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
     if (!status.ok()) return {false, {}, internal::FromRocks(status, "reading a record")};
     return {true, std::string_view(s.values[lookup].data(), s.values[lookup].size()), Status::OK()};
   };
+  if (!m.failure.ok()) return m.failure;
 
   switch (m.kind) {
     case MutationKind::kInsert:

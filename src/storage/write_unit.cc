@@ -46,6 +46,7 @@ std::string IndexFamilyKey(const IndexEntry& entry, std::string_view id_key) {
 // Moves `removed` then `added` into `m` and lays out their writes.
 void AttachIndexChanges(std::vector<IndexEntry> removed, std::vector<IndexEntry> added,
                         internal::Mutation* m) {
+  m->index_writes.clear();
   const std::size_t removals = removed.size();
   m->index_entries = std::move(removed);
   m->index_entries.insert(m->index_entries.end(), std::make_move_iterator(added.begin()),
@@ -120,6 +121,38 @@ std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentVie
   return Add(std::move(m), std::move(removed), {});
 }
 
+std::optional<WriteUnit::RecordChange> WriteUnit::record_change(std::size_t k) const {
+  const internal::Mutation& m = mutations_.at(k);
+  switch (m.kind) {
+    case internal::MutationKind::kInsert:
+      return RecordChange{.collection = m.collection,
+                          .before = {},
+                          .after = bson::DocumentView(m.record_bytes().data())};
+    case internal::MutationKind::kUpdate:
+      return RecordChange{.collection = m.collection,
+                          .before = bson::DocumentView(m.pre_image().data()),
+                          .after = bson::DocumentView(m.record_bytes().data())};
+    case internal::MutationKind::kDelete:
+      return RecordChange{.collection = m.collection,
+                          .before = bson::DocumentView(m.pre_image().data()),
+                          .after = {}};
+    default:
+      return std::nullopt;
+  }
+}
+
+void WriteUnit::SetIndexChanges(std::size_t k, IndexChanges changes) {
+  internal::Mutation& m = mutations_.at(k);
+  for (const internal::IndexWrite& write : m.index_writes) bytes_ -= write.key.size() * 2;
+  AttachIndexChanges(std::move(changes.removed), std::move(changes.added), &m);
+  for (const internal::IndexWrite& write : m.index_writes) bytes_ += write.key.size() * 2;
+}
+
+void WriteUnit::Fail(std::size_t k, Status status) {
+  QUARRY_CHECK(!status.ok());
+  mutations_.at(k).failure = std::move(status);
+}
+
 std::size_t WriteUnit::DropCollectionRecords(CollectionId collection,
                                              std::vector<IndexId> indexes) {
   internal::Mutation m;
@@ -129,12 +162,13 @@ std::size_t WriteUnit::DropCollectionRecords(CollectionId collection,
   return Add(std::move(m));
 }
 
-std::size_t WriteUnit::AddIndexKeys(CollectionId collection, bson::DocumentView record,
+std::size_t WriteUnit::AddIndexKeys(const CollectionRef& collection, bson::DocumentView record,
                                     std::vector<IndexEntry> added) {
   internal::Mutation m;
   m.kind = internal::MutationKind::kAddIndexKeys;
-  m.collection = collection;
-  m.key = RecordKey(collection, record);
+  m.collection = collection.id;
+  m.key = RecordKey(collection.id, record);
+  m.unlogged_ns.assign(collection.ns);
   m.value.assign(record.bytes());  // what the stored record must still be
   return Add(std::move(m), {}, std::move(added));
 }

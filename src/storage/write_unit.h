@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -80,10 +81,24 @@ class WriteUnit {
   // stored record is still `record` at commit; otherwise nothing happens and it is no error,
   // since whoever changed the record has maintained the index (it existed by then). Fails with
   // kDuplicateKey as Insert does. Logs nothing: index entries are derived data.
-  std::size_t AddIndexKeys(CollectionId collection, bson::DocumentView record,
+  std::size_t AddIndexKeys(const CollectionRef& collection, bson::DocumentView record,
                            std::vector<IndexEntry> added);
   // Deletes every key of `index`.
   std::size_t DropIndexKeys(IndexId index);
+  // What record mutation `k` changes: `before` is empty for an insert, `after` for a delete.
+  // Nullopt for a mutation of another kind. REQUIRES: `k` < size().
+  struct RecordChange {
+    CollectionId collection = 0;
+    bson::DocumentView before;
+    bson::DocumentView after;
+  };
+  std::optional<RecordChange> record_change(std::size_t k) const;
+  // Sets how record mutation `k` changes secondary indexes (replacing what it had).
+  void SetIndexChanges(std::size_t k, IndexChanges changes);
+  // Makes mutation `k` fail with `status` at commit instead of applying, in its place among
+  // the others (an ordered commit stops there). REQUIRES: !status.ok().
+  void Fail(std::size_t k, Status status);
+
   // Raw puts and deletes in the catalog and meta families.
   std::size_t PutCatalog(std::string key, std::string value);
   std::size_t DeleteCatalog(std::string key);

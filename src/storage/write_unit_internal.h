@@ -50,12 +50,14 @@ struct Mutation {
   std::vector<IndexEntry> index_entries;  // what `index_writes` write, removed then added
   std::vector<IndexWrite> index_writes;   // deletes first, then puts
   std::vector<IndexId> indexes;           // kDropCollectionRecords, kDropIndexKeys
+  Status failure;                         // WriteUnit::Fail: reported instead of applying
+  std::string unlogged_ns;                // AddIndexKeys: the namespace its errors name
 
   // The record's id key: its key without the collection prefix.
   std::string_view id_key() const { return std::string_view(key).substr(8); }
 
   std::string_view record_bytes() const { return record.In(oplog); }
-  std::string_view ns_text() const { return ns.In(oplog); }
+  std::string_view ns_text() const { return oplog.empty() ? unlogged_ns : ns.In(oplog); }
   // The bytes the caller read, which the stored record must still equal.
   std::string_view pre_image() const { return pre.size > 0 ? pre.In(oplog) : value; }
 };

@@ -94,8 +94,8 @@ TEST_F(CatalogTest, CreatedCollectionIsFoundWithItsIdIndex) {
   EXPECT_GT(info->id, 0u);
   EXPECT_EQ(info->uuid.bytes[6] >> 4, 4);  // version 4
   ASSERT_EQ(info->indexes.size(), 1u);
-  EXPECT_EQ(info->indexes[0].Get("name").String(), "_id_");
-  EXPECT_EQ(info->indexes[0].Get("key").Document().Get("_id").Int32(), 1);
+  EXPECT_EQ(info->indexes[0].spec.Get("name").String(), "_id_");
+  EXPECT_EQ(info->indexes[0].spec.Get("key").Document().Get("_id").Int32(), 1);
   EXPECT_EQ(catalog_->Find("shop", "orders"), info);
   EXPECT_EQ(catalog_->Find("shop", "other"), nullptr);
   EXPECT_EQ(catalog_->Find("other", "orders"), nullptr);

@@ -244,8 +244,8 @@ TEST_F(IndexStoreTest, BuildKeysApplyOnlyToTheRecordAsTheBuilderReadIt) {
     ASSERT_TRUE(Commit(std::move(unit)).errors.empty());
   }
   WriteUnit build;
-  build.AddIndexKeys(kCollection, unchanged, EntriesOf(unchanged));
-  build.AddIndexKeys(kCollection, stale, EntriesOf(stale));
+  build.AddIndexKeys(Target(kCollection), unchanged, EntriesOf(unchanged));
+  build.AddIndexKeys(Target(kCollection), stale, EntriesOf(stale));
   CommitResult result = Commit(std::move(build));
   EXPECT_TRUE(result.errors.empty());
   auto by_b = ScanAll(kUniqueB, {});
@@ -264,8 +264,8 @@ TEST_F(IndexStoreTest, BuildKeysThatCollideFailWithDuplicateKey) {
   InsertOne(*engine_, kCollection, one);
   InsertOne(*engine_, kCollection, two);
   WriteUnit build;
-  build.AddIndexKeys(kCollection, one, {EntriesOf(one)[1]});
-  build.AddIndexKeys(kCollection, two, {EntriesOf(two)[1]});
+  build.AddIndexKeys(Target(kCollection), one, {EntriesOf(one)[1]});
+  build.AddIndexKeys(Target(kCollection), two, {EntriesOf(two)[1]});
   CommitResult result = Commit(std::move(build));
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kDuplicateKey);
@@ -286,7 +286,7 @@ TEST_F(IndexStoreTest, DroppedIndexLosesItsKeysAndRefusesBuildKeys) {
   EXPECT_TRUE(IdsIn(kByA).empty());
   // A build of it that is still running conflicts.
   WriteUnit build;
-  build.AddIndexKeys(kCollection, doc, EntriesOf(doc));
+  build.AddIndexKeys(Target(kCollection), doc, EntriesOf(doc));
   CommitResult result = Commit(std::move(build));
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
