@@ -1,6 +1,7 @@
 #include "commands/execution.h"
 
 #include "commands/test_hooks.h"
+#include "exec/index_maintenance.h"
 #include "storage/engine.h"
 
 namespace quarry::commands {
@@ -22,7 +23,8 @@ StatusWith<storage::CommitResult> CommitForRequest(CommandContext& ctx, storage:
   if (ctx.retryable_write() != nullptr && ctx.service().test_hooks != nullptr && !unit.empty()) {
     QUARRY_RETURN_IF_ERROR(ctx.service().test_hooks->BeforeRetryableCommit(ctx));
   }
-  return ctx.engine().pipeline().Commit(std::move(unit), options);
+  return exec::CommitMaintainingIndexes(ctx.catalog(), ctx.engine().pipeline(), std::move(unit),
+                                        options);
 }
 
 exec::Committer CommitterOf(CommandContext& ctx) {
@@ -35,10 +37,11 @@ exec::Committer CommitterOf(CommandContext& ctx) {
     };
   }
   storage::Engine* engine = &ctx.engine();
-  return [engine, base](storage::WriteUnit unit, bool ordered) {
+  catalog::Catalog* catalog = &ctx.catalog();
+  return [engine, catalog, base](storage::WriteUnit unit, bool ordered) {
     storage::CommitOptions options = base;
     options.ordered = ordered;
-    return engine->pipeline().Commit(std::move(unit), options);
+    return exec::CommitMaintainingIndexes(*catalog, engine->pipeline(), std::move(unit), options);
   };
 }
 

@@ -16,6 +16,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterCollModCommand(registry);
   RegisterIndexCommands(registry);
   RegisterAggregateCommands(registry);
+  RegisterExplainCommand(registry);
 }
 
 }  // namespace quarry::commands

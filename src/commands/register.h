@@ -17,6 +17,8 @@ void RegisterCursorCommands(CommandRegistry& registry);
 void RegisterDdlCommands(CommandRegistry& registry);
 void RegisterCollModCommand(CommandRegistry& registry);
 void RegisterIndexCommands(CommandRegistry& registry);
+void RegisterCreateIndexesCommand(CommandRegistry& registry);
+void RegisterExplainCommand(CommandRegistry& registry);
 void RegisterAggregateCommands(CommandRegistry& registry);
 
 // Test hooks (configureFailPoint): only with --enableTestCommands.

@@ -15,23 +15,25 @@ const query::Matcher& Everything() {
 
 }  // namespace
 
-std::unique_ptr<query::DocumentStream> OpenPipelineInput(const ExecContext& ctx,
-                                                         const Collection& collection,
-                                                         query::Pipeline* pipeline,
-                                                         storage::ScanDirection direction) {
+StatusWith<std::unique_ptr<query::DocumentStream>> OpenPipelineInput(const ExecContext& ctx,
+                                                                     const Collection& collection,
+                                                                     query::Pipeline* pipeline,
+                                                                     const ResolvedHint& hint) {
   if (!pipeline->stages().empty()) {
     if (const query::Matcher* filter = pipeline->stages().front()->pushdown_filter()) {
-      std::unique_ptr<PlanStage> plan = PlanFilter(ctx, collection, *filter, direction);
+      QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, *filter, hint));
       pipeline->RemoveFirstStages(1);
-      return StreamOfPlan(std::move(plan));
+      return StreamOfPlan(std::move(plan.root));
     }
   }
-  return StreamOfPlan(PlanFilter(ctx, collection, Everything(), direction));
+  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, Everything(), hint));
+  return StreamOfPlan(std::move(plan.root));
 }
 
-std::unique_ptr<query::DocumentStream> StreamOfCollection(const ExecContext& ctx,
-                                                          const Collection& collection) {
-  return StreamOfPlan(PlanFilter(ctx, collection, Everything()));
+StatusWith<std::unique_ptr<query::DocumentStream>> StreamOfCollection(
+    const ExecContext& ctx, const Collection& collection) {
+  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, Everything()));
+  return StreamOfPlan(std::move(plan.root));
 }
 
 }  // namespace quarry::exec

@@ -1,9 +1,14 @@
 #include "exec/planner.h"
 
+#include <limits>
+
 #include "bson/compare.h"
 #include "exec/id_point.h"
+#include "exec/index_choice.h"
 #include "exec/stages/collection_scan.h"
+#include "exec/stages/fetch.h"
 #include "exec/stages/id_hack.h"
+#include "exec/stages/index_scan.h"
 #include "exec/stages/limit_skip.h"
 #include "exec/stages/projection_stage.h"
 #include "storage/engine.h"
@@ -22,66 +27,112 @@ Status NoSuchIndex() {
   return Status(ErrorCode::kBadValue, "hint provided does not correspond to an existing index");
 }
 
-// What a hint asks of the plan. Hints to an existing full index leave the plan as it is: until
-// secondary indexes are built, every index holds every document, so a scan returns what the
-// index would (in another order, which only a sort fixes).
-struct HintChoice {
-  int natural = 0;  // 1 or -1 for {$natural: ...}
-};
-
-StatusWith<HintChoice> ResolveHint(const Collection& collection, bson::ValueView hint) {
-  HintChoice choice;
-  if (!hint.exists()) return choice;
-  if (hint.type() == bson::Type::kDocument && hint.Document().empty()) return choice;
-  if (hint.type() == bson::Type::kDocument && hint.Document().FirstKey() == "$natural") {
-    bson::ValueView direction = hint.Document().Get("$natural");
-    if (!direction.IsNumber() || (direction.AsDouble() != 1 && direction.AsDouble() != -1)) {
-      return Status(ErrorCode::kBadValue, "$natural hint must be 1 or -1");
-    }
-    choice.natural = direction.AsDouble() < 0 ? -1 : 1;
-    return choice;
-  }
-  if (hint.type() != bson::Type::kString && hint.type() != bson::Type::kDocument) {
-    return Status(ErrorCode::kFailedToParse, "hint must be a string or an object");
-  }
-  for (const bson::Document& spec : collection.info->indexes) {
-    const bool matches = hint.type() == bson::Type::kString
-                             ? spec.Get("name").type() == bson::Type::kString &&
-                                   spec.Get("name").String() == hint.String()
-                             : spec.Get("key").type() == bson::Type::kDocument &&
-                                   bson::CompareValues(spec.Get("key"), hint) == 0;
-    if (!matches) continue;
-    if (spec.Get("hidden").Truthy()) return NoSuchIndex();
-    if (spec.Get("sparse").Truthy() || spec.Get("partialFilterExpression").exists()) {
-      return Status(ErrorCode::kNotImplemented,
-                    "a hint to a sparse or partial index is not supported yet: its results "
-                    "would differ from a collection scan's");
-    }
-    return choice;
-  }
-  return NoSuchIndex();
+bool HintNames(const catalog::IndexInfo& index, bson::ValueView hint) {
+  if (hint.type() == bson::Type::kString) return index.name() == hint.String();
+  return bson::CompareDocuments(index.key(), hint.Document()) == 0;
 }
 
-// IDHACK or COLLSCAN for the filter, in storage order or its reverse.
-std::unique_ptr<PlanStage> PlanAccess(const ExecContext& ctx, const Collection& collection,
-                                      const std::optional<query::Matcher>& filter,
-                                      storage::ScanDirection direction, bool want_match_details) {
-  const storage::RecordStore* records = &ctx.engine->records();
-  if (filter.has_value()) {
-    if (std::optional<bson::ValueView> id = IdPoint(*filter)) {
-      return std::make_unique<IdHack>(records, collection.id, storage::EncodeIdKey(*id), filter,
-                                      want_match_details);
-    }
-  }
+// The access path: where the plan's documents come from, before sort, skip, limit and
+// projection.
+struct Access {
+  std::unique_ptr<PlanStage> root;
+  bool provides_sort = false;
+};
+
+std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& collection,
+                                  const std::optional<query::Matcher>& filter,
+                                  storage::ScanDirection direction, bool want_match_details) {
   CollectionScan::Options options;
   options.collection = collection.id;
   options.direction = direction;
   options.filter = filter;
   options.want_match_details = want_match_details;
-  return std::make_unique<CollectionScan>(records, ctx.interrupt, std::move(options));
+  return std::make_unique<CollectionScan>(&ctx.engine->records(), ctx.interrupt,
+                                          std::move(options));
+}
+
+std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
+                                       IndexAccess access,
+                                       const std::optional<query::Matcher>& filter,
+                                       bool want_match_details) {
+  const IndexDescriptor& descriptor = access.parsed->descriptor;
+  IndexScanOptions options;
+  options.index = access.index->id;
+  options.name = descriptor.name();
+  options.key_pattern = bson::Document::Copy(descriptor.key_pattern());
+  options.multikey = access.multikey;
+  options.unique = descriptor.unique();
+  options.sparse = descriptor.sparse();
+  options.partial = descriptor.partial_filter() != nullptr;
+  options.bounds = std::move(access.bounds);
+  options.direction = access.direction;
+  auto scan =
+      std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
+  return std::make_unique<Fetch>(std::move(scan), &ctx.engine->records(), collection.id, filter,
+                                 want_match_details);
+}
+
+StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
+                              const std::optional<query::Matcher>& filter,
+                              const query::SortSpec& sort, const ResolvedHint& hint,
+                              bool want_match_details) {
+  const query::Matcher* matcher = filter.has_value() ? &*filter : nullptr;
+  if (hint.index != nullptr) {
+    QUARRY_ASSIGN_OR_RETURN(IndexAccess access, HintedIndexAccess(*hint.index, matcher, sort));
+    const bool sorted = access.provides_sort;
+    return Access{IndexPlanOf(ctx, collection, std::move(access), filter, want_match_details),
+                  sorted};
+  }
+  if (matcher != nullptr && hint.natural == 0) {
+    if (std::optional<bson::ValueView> id = IdPoint(*matcher)) {
+      return Access{std::make_unique<IdHack>(&ctx.engine->records(), collection.id,
+                                             storage::EncodeIdKey(*id), filter, want_match_details),
+                    true};  // one document at most is always in order
+    }
+  }
+  if (hint.natural == 0 && !hint.id_index) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> chosen,
+                            ChooseIndex(*collection.info, matcher, sort));
+    if (chosen.has_value()) {
+      const bool sorted = chosen->provides_sort;
+      return Access{IndexPlanOf(ctx, collection, std::move(*chosen), filter, want_match_details),
+                    sorted};
+    }
+  }
+  const storage::ScanDirection direction =
+      hint.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+  return Access{ScanOf(ctx, collection, filter, direction, want_match_details), false};
 }
 
 }  // namespace
+
+StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueView hint) {
+  ResolvedHint resolved;
+  if (!hint.exists()) return resolved;
+  if (hint.type() == bson::Type::kDocument && hint.Document().empty()) return resolved;
+  if (hint.type() == bson::Type::kDocument && hint.Document().FirstKey() == "$natural") {
+    bson::ValueView direction = hint.Document().Get("$natural");
+    if (!direction.IsNumber() || (direction.AsDouble() != 1 && direction.AsDouble() != -1)) {
+      return Status(ErrorCode::kBadValue, "$natural hint must be 1 or -1");
+    }
+    resolved.natural = direction.AsDouble() < 0 ? -1 : 1;
+    return resolved;
+  }
+  if (hint.type() != bson::Type::kString && hint.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kFailedToParse, "hint must be a string or an object");
+  }
+  for (const catalog::IndexInfo& index : collection.info->indexes) {
+    if (!HintNames(index, hint)) continue;
+    if (!index.ready || index.spec.Get("hidden").Truthy()) return NoSuchIndex();
+    if (index.is_id_index()) {
+      resolved.id_index = true;  // the records' own order
+    } else {
+      resolved.index = &index;
+    }
+    return resolved;
+  }
+  return NoSuchIndex();
+}
 
 StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::DocumentView let,
                                        bson::DocumentView projection, bson::DocumentView sort,
@@ -105,14 +156,13 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
 
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                                                  const Collection& collection, QuerySpec spec) {
-  QUARRY_ASSIGN_OR_RETURN(HintChoice hint, ResolveHint(collection, spec.hint));
-  const int natural = hint.natural != 0 ? hint.natural : spec.sort.natural();
-  const storage::ScanDirection direction =
-      natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+  QUARRY_ASSIGN_OR_RETURN(ResolvedHint hint, ResolveHint(collection, spec.hint));
+  if (hint.natural == 0 && spec.sort.natural() != 0) hint.natural = spec.sort.natural();
   const bool want_details = spec.projection.has_value() && spec.projection->uses_positional();
-  std::unique_ptr<PlanStage> root =
-      PlanAccess(ctx, collection, spec.filter, direction, want_details);
-  if (spec.sort.needs_sort()) {
+  QUARRY_ASSIGN_OR_RETURN(Access access,
+                          PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details));
+  std::unique_ptr<PlanStage> root = std::move(access.root);
+  if (spec.sort.needs_sort() && !access.provides_sort) {
     // Only the first skip + limit in sort order can be returned.
     std::int64_t keep = 0;
     if (spec.limit > 0 && spec.skip < std::numeric_limits<std::int64_t>::max() - spec.limit) {
@@ -129,17 +179,14 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   return root;
 }
 
-StatusWith<storage::ScanDirection> CheckHint(const Collection& collection, bson::ValueView hint) {
-  QUARRY_ASSIGN_OR_RETURN(HintChoice choice, ResolveHint(collection, hint));
-  return choice.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
-}
-
-std::unique_ptr<PlanStage> PlanFilter(const ExecContext& ctx, const Collection& collection,
-                                      const query::Matcher& filter,
-                                      storage::ScanDirection direction) {
+StatusWith<FilterPlan> PlanFilter(const ExecContext& ctx, const Collection& collection,
+                                  const query::Matcher& filter, const ResolvedHint& hint,
+                                  const query::SortSpec& sort) {
   std::optional<query::Matcher> maybe;
   if (!filter.MatchesEverything()) maybe = filter;
-  return PlanAccess(ctx, collection, maybe, direction, /*want_match_details=*/true);
+  QUARRY_ASSIGN_OR_RETURN(Access access, PlanAccess(ctx, collection, maybe, sort, hint,
+                                                    /*want_match_details=*/true));
+  return FilterPlan{std::move(access.root), access.provides_sort};
 }
 
 }  // namespace quarry::exec

@@ -1,6 +1,6 @@
-// The planner: how a read of one collection is answered, as a tree of stages. Today a filter
-// that pins _id to one value is one point lookup (IDHACK) and anything else is a collection
-// scan (COLLSCAN); sort, skip, limit and projection stack on top. Index scans join here.
+// The planner: how a read of one collection is answered, as a tree of stages: a point lookup by
+// _id (IDHACK), an index scan with FETCH, or a collection scan (COLLSCAN), with sort, skip,
+// limit and projection on top.
 #pragma once
 
 #include <cstddef>
@@ -40,23 +40,35 @@ struct QuerySpec {
                                      std::int64_t skip, std::int64_t limit);
 };
 
-// Plans the read of `collection` that `spec` describes. Fails with BadValue (2) "hint provided
-// does not correspond to an existing index" for a hint naming no index of the collection (or
-// a hidden one), and with NotImplemented for a hint to a sparse or partial index, whose
-// results differ from a scan's until secondary indexes are built.
+// What a hint asks of a plan.
+struct ResolvedHint {
+  int natural = 0;        // 1 or -1 for {$natural: ...}: a collection scan in that direction
+  bool id_index = false;  // the _id index: the records' own order
+  const catalog::IndexInfo* index = nullptr;  // a secondary index, in the Collection's info
+};
+
+// Resolves a hint (an index name or key pattern, or {$natural: 1 | -1}; absent or {} for none)
+// against `collection`, whose info the result points into. Fails with BadValue (2) "hint
+// provided does not correspond to an existing index" for a hint naming no ready, visible index
+// of the collection.
+StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueView hint);
+
+// Plans the read of `collection` that `spec` describes: IDHACK when the filter pins _id, an
+// index scan and FETCH when an index bounds the filter or gives the sort (index_choice.h), else
+// a collection scan; then SORT (unless the index gives the order), SKIP, LIMIT, PROJECTION.
+// Fails as ResolveHint does.
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                                                  const Collection& collection, QuerySpec spec);
 
-// The order in which a hint asks for the documents: backward for {$natural: -1}, else
-// forward. Fails as PlanQuery does for a hint that names no index of `collection`, or one
-// whose results would differ from a scan's. For commands that read through PlanFilter (count,
-// distinct, writes, aggregate).
-StatusWith<storage::ScanDirection> CheckHint(const Collection& collection, bson::ValueView hint);
-
-// The plan of a write's or a count's filter: every matching document in _id order (or its
-// reverse).
-std::unique_ptr<PlanStage> PlanFilter(
-    const ExecContext& ctx, const Collection& collection, const query::Matcher& filter,
-    storage::ScanDirection direction = storage::ScanDirection::kForward);
+// The plan of a write's, a count's or a pipeline's filter: every matching document, in the
+// order of the access chosen as PlanQuery chooses it for `sort` (_id order, or its reverse for
+// a {$natural: -1} hint, when no index is used). `sorted`: the order is `sort`'s.
+struct FilterPlan {
+  std::unique_ptr<PlanStage> root;
+  bool sorted = false;
+};
+StatusWith<FilterPlan> PlanFilter(const ExecContext& ctx, const Collection& collection,
+                                  const query::Matcher& filter, const ResolvedHint& hint = {},
+                                  const query::SortSpec& sort = {});
 
 }  // namespace quarry::exec

@@ -6,10 +6,23 @@
 
 namespace quarry::exec {
 
+std::vector<IndexSize> IndexSizes(const ExecContext& ctx, const catalog::CollectionInfo& info) {
+  std::vector<IndexSize> sizes;
+  for (const catalog::IndexInfo& index : info.indexes) {
+    if (!index.ready) continue;
+    sizes.push_back({std::string(index.name()),
+                     index.id == 0 ? 0 : ctx.engine->indexes().ApproximateSize(index.id)});
+  }
+  return sizes;
+}
+
 bson::Document StorageStats(const ExecContext& ctx, const Collection& collection) {
   storage::CollectionStats stats = ctx.engine->records().Stats(collection.id);
   auto storage_size =
       static_cast<std::int64_t>(ctx.engine->records().ApproximateStorageSize(collection.id));
+  std::vector<IndexSize> indexes = IndexSizes(ctx, *collection.info);
+  std::int64_t total_index_size = 0;
+  for (const IndexSize& index : indexes) total_index_size += static_cast<std::int64_t>(index.bytes);
   bson::DocumentBuilder b;
   b.AppendInt64("size", stats.data_bytes)
       .AppendInt64("count", stats.count)
@@ -17,13 +30,15 @@ bson::Document StorageStats(const ExecContext& ctx, const Collection& collection
       .AppendInt64("storageSize", storage_size)
       .AppendInt64("freeStorageSize", 0)
       .AppendBool("capped", false)
-      .AppendInt32("nindexes", static_cast<std::int32_t>(collection.info->indexes.size()))
-      .AppendInt64("totalIndexSize", 0)
-      .AppendInt64("totalSize", storage_size)
-      .OpenDocument("indexSizes")
-      .AppendInt64("_id_", 0)
-      .Close()
-      .AppendInt32("scaleFactor", 1);
+      .AppendInt32("nindexes", static_cast<std::int32_t>(indexes.size()))
+      .AppendInt64("totalIndexSize", total_index_size)
+      .AppendInt64("totalSize", storage_size + total_index_size);
+  b.OpenDocument("indexSizes");
+  for (const IndexSize& index : indexes) {
+    b.AppendInt64(index.name, static_cast<std::int64_t>(index.bytes));
+  }
+  b.Close();
+  b.AppendInt32("scaleFactor", 1);
   return std::move(b).Finish();
 }
 

@@ -1,7 +1,12 @@
 // A collection's storage figures in $collStats' storageStats shape.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "bson/value.h"
+#include "catalog/collection_info.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
 
@@ -9,7 +14,16 @@ namespace quarry::exec {
 
 // {size, count, avgObjSize, storageSize, freeStorageSize, capped, nindexes, totalIndexSize,
 // totalSize, indexSizes, scaleFactor}: the count and size are exact (kept by every commit),
-// the storage size is RocksDB's estimate of the compressed bytes.
+// the storage and index sizes are RocksDB's estimates of the compressed bytes.
 bson::Document StorageStats(const ExecContext& ctx, const Collection& collection);
+
+struct IndexSize {
+  std::string name;
+  std::uint64_t bytes = 0;
+};
+
+// The ready indexes of `info` and their approximate sizes on disk and in memory. The _id index
+// is the records' own order and takes no space of its own: 0.
+std::vector<IndexSize> IndexSizes(const ExecContext& ctx, const catalog::CollectionInfo& info);
 
 }  // namespace quarry::exec

@@ -1,5 +1,7 @@
 #include "exec/write_matches.h"
 
+#include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -19,21 +21,23 @@ Status GaveUp() {
   return Status(ErrorCode::kWriteConflict, "the write gave up after repeated write conflicts");
 }
 
-// The first match in _id order, or the first in `sort` order, with its match details.
+// The plan's first match, or the first in `sort` order, with its match details. A plan that
+// returns documents in `sort` order (an index gives it) stops at its first.
 StatusWith<std::optional<std::pair<bson::Document, query::MatchDetails>>> FindTarget(
     const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
-    const query::SortSpec* sort, storage::ScanDirection direction) {
-  const bool sorting = sort != nullptr && sort->needs_sort();
+    const query::SortSpec* sort, const ResolvedHint& hint) {
+  static const query::SortSpec kNoSort;
+  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan,
+                          PlanFilter(ctx, collection, matcher, hint, sort ? *sort : kNoSort));
+  const bool sorting = sort != nullptr && sort->needs_sort() && !plan.sorted;
   std::optional<std::pair<bson::Document, query::MatchDetails>> best;
-  QUARRY_RETURN_IF_ERROR(ForEachMatch(
-      ctx, collection, matcher,
-      [&](bson::DocumentView doc, const query::MatchDetails& details) {
+  QUARRY_RETURN_IF_ERROR(
+      ForEachResult(*plan.root, [&](bson::DocumentView doc, const query::MatchDetails& details) {
         if (!best.has_value() || (sorting && sort->Compare(doc, best->first) < 0)) {
           best.emplace(bson::Document::Copy(doc), details);
         }
         return sorting;
-      },
-      direction));
+      }));
   return best;
 }
 
@@ -48,9 +52,9 @@ bson::Document IdDocument(bson::ValueView id) {
 Status ForEachMatch(
     const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
     const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
-    storage::ScanDirection direction) {
-  std::unique_ptr<PlanStage> plan = PlanFilter(ctx, collection, matcher, direction);
-  return ForEachResult(*plan, visit);
+    const ResolvedHint& hint) {
+  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, matcher, hint));
+  return ForEachResult(*plan.root, visit);
 }
 
 StatusWith<std::optional<bson::Document>> ReadById(const ExecContext& ctx,
@@ -61,8 +65,12 @@ StatusWith<std::optional<bson::Document>> ReadById(const ExecContext& ctx,
 
 StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collection& collection,
                                          const query::Matcher& matcher, const Committer& commit,
-                                         const ChangeFunction& change) {
+                                         const ChangeFunction& change, const ResolvedHint& hint) {
   MatchCounts counts;
+  // An index scan may meet a changed document again under its new key: the ids changed so far
+  // keep it from being changed twice. A collection scan reads a snapshot and never does.
+  const bool track_changed = collection.info->has_secondary_indexes();
+  std::unordered_set<std::string> changed_ids;
   storage::WriteUnit unit;
   std::vector<bson::Document> ids;        // per mutation of `unit`
   std::vector<bson::Document> conflicts;  // to read again
@@ -73,26 +81,33 @@ StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collectio
     for (const storage::MutationError& error : result.errors) {
       if (error.status.code() != ErrorCode::kWriteConflict) return error.status;
       --counts.changed;
+      if (track_changed) changed_ids.erase(storage::EncodeIdKey(ids[error.index].Get("_id")));
       conflicts.push_back(std::move(ids[error.index]));
     }
     ids.clear();
     return result.sync_status;
   };
   auto consider = [&](bson::DocumentView doc, const query::MatchDetails& details) -> Status {
+    if (track_changed && changed_ids.contains(storage::EncodeIdKey(doc.Get("_id")))) {
+      return Status::OK();
+    }
     ++counts.matched;
     QUARRY_ASSIGN_OR_RETURN(bool changed, change(doc, details, &unit));
     if (!changed) return Status::OK();
+    if (track_changed) changed_ids.insert(storage::EncodeIdKey(doc.Get("_id")));
     ++counts.changed;
     ids.push_back(IdDocument(doc.Get("_id")));
     return unit.size() >= kChangesPerCommit ? flush() : Status::OK();
   };
 
   Status failed;
-  QUARRY_RETURN_IF_ERROR(ForEachMatch(ctx, collection, matcher,
-                                      [&](bson::DocumentView doc, const query::MatchDetails& d) {
-                                        failed = consider(doc, d);
-                                        return failed.ok();
-                                      }));
+  QUARRY_RETURN_IF_ERROR(ForEachMatch(
+      ctx, collection, matcher,
+      [&](bson::DocumentView doc, const query::MatchDetails& d) {
+        failed = consider(doc, d);
+        return failed.ok();
+      },
+      hint));
   QUARRY_RETURN_IF_ERROR(failed);
   QUARRY_RETURN_IF_ERROR(flush());
   for (int attempt = 0; !conflicts.empty(); ++attempt) {
@@ -114,9 +129,9 @@ StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collectio
 StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(
     const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
     const query::SortSpec* sort, const Committer& commit, const ChangeFunction& change,
-    storage::ScanDirection direction) {
+    const ResolvedHint& hint) {
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
-    QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort, direction));
+    QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort, hint));
     if (!target.has_value()) return std::optional<FirstMatch>();
     FirstMatch first{std::move(target->first), false};
     storage::WriteUnit unit;

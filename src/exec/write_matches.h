@@ -10,6 +10,7 @@
 #include "bson/value.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
+#include "exec/planner.h"
 #include "query/match/matcher.h"
 #include "query/sort/sort.h"
 #include "storage/record_store.h"
@@ -21,12 +22,11 @@ namespace quarry::exec {
 bson::Document IdDocument(bson::ValueView id);
 
 // Calls `visit` with each document `matcher` matches (valid during the call) and its match
-// details, in _id order, until `visit` returns false.
-// Backward (a {$natural: -1} hint): in descending _id order.
+// details, in the order of the plan PlanFilter chooses with `hint`, until `visit` returns false.
 Status ForEachMatch(
     const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
     const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit,
-    storage::ScanDirection direction = storage::ScanDirection::kForward);
+    const ResolvedHint& hint = {});
 
 // The document with this _id as stored now; nullopt when there is none.
 StatusWith<std::optional<bson::Document>> ReadById(const ExecContext& ctx,
@@ -44,28 +44,28 @@ struct MatchCounts {
   std::int64_t changed = 0;
 };
 
-// Changes every document `matcher` matches, committing every 1,000 changes as the scan goes on
-// (the scan reads a snapshot, so its own commits do not disturb it). A document that changed
-// between its read and its commit (WriteConflict) is read again and, if it still matches,
-// changed again: never twice, never from a stale version. Gives up with WriteConflict after
-// 100 rounds of conflicts.
+// Changes every document `matcher` matches, committing every 1,000 changes as the scan goes on.
+// A document is changed at most once, even when its change moves it ahead of an index scan. A
+// document that changed between its read and its commit (WriteConflict) is read again and, if
+// it still matches, changed again: never from a stale version. Gives up with WriteConflict
+// after 100 rounds of conflicts.
 StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collection& collection,
                                          const query::Matcher& matcher, const Committer& commit,
-                                         const ChangeFunction& change);
+                                         const ChangeFunction& change,
+                                         const ResolvedHint& hint = {});
 
 struct FirstMatch {
   bson::Document doc;    // as read, before the change
   bool changed = false;  // whether `change` added a mutation (which then committed)
 };
 
-// Changes the first document `matcher` matches: the first in _id order (the last with
-// `direction` backward, for a {$natural: -1} hint), or the first in `sort` order when one is
-// given. When its commit meets a WriteConflict, finds the target
-// again from the start (it may no longer match, and another may), up to 100 times. nullopt
-// when nothing matches.
+// Changes the first document `matcher` matches: the first the plan PlanFilter chooses with
+// `hint` returns, or the first in `sort` order when one is given. When its commit meets a
+// WriteConflict, finds the target again from the start (it may no longer match, and another
+// may), up to 100 times. nullopt when nothing matches.
 StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(
     const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
     const query::SortSpec* sort, const Committer& commit, const ChangeFunction& change,
-    storage::ScanDirection direction = storage::ScanDirection::kForward);
+    const ResolvedHint& hint = {});
 
 }  // namespace quarry::exec

@@ -18,6 +18,7 @@
 #include "changestream/oplog_retention.h"
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
+#include "exec/index_build.h"
 #include "main/options.h"
 #include "net/server.h"
 #include "server/service.h"
@@ -156,6 +157,9 @@ int Run(int argc, char** argv) {
   StatusWith<std::unique_ptr<catalog::Catalog>> catalog =
       catalog::Catalog::Load(engine.value().get());
   if (!catalog.ok()) return Fatal("cannot load the catalog", catalog.status());
+  Status indexes = exec::FinishIndexBuilds(exec::ExecContext{
+      .engine = engine.value().get(), .catalog = catalog.value().get(), .interrupt = nullptr});
+  if (!indexes.ok()) return Fatal("cannot finish the index builds in progress", indexes);
   cursors::CursorManager cursors;
   changestream::ChangeNotifier notifier(engine.value()->oplog().LatestTimestamp(), kNotifierNice);
   engine.value()->pipeline().AddObserver(&notifier);

@@ -167,9 +167,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   std::optional<exec::Collection> collection;
   if (!coll.empty()) collection = LookupCollection(ctx, request.db, coll);
-  storage::ScanDirection direction = storage::ScanDirection::kForward;
+  exec::ResolvedHint resolved_hint;
   if (collection.has_value()) {
-    QUARRY_ASSIGN_OR_RETURN(direction, exec::CheckHint(*collection, hint));
+    QUARRY_ASSIGN_OR_RETURN(resolved_hint, exec::ResolveHint(*collection, hint));
   }
   if (!coll.empty()) {
     if (std::optional<std::vector<bson::Document>> counted =
@@ -202,7 +202,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {
-    input = exec::OpenPipelineInput(ExecContextOf(ctx), *collection, &pipeline, direction);
+    QUARRY_ASSIGN_OR_RETURN(
+        input, exec::OpenPipelineInput(ExecContextOf(ctx), *collection, &pipeline, resolved_hint));
   }
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> output,
                           pipeline.Run(std::move(input)));

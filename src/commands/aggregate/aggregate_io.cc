@@ -59,8 +59,8 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
   return pipeline;
 }
 
-std::unique_ptr<query::DocumentStream> AggregateIo::OpenCollection(const std::string& db,
-                                                                   const std::string& coll) {
+StatusWith<std::unique_ptr<query::DocumentStream>> AggregateIo::OpenCollection(
+    const std::string& db, const std::string& coll) {
   std::optional<exec::Collection> collection = exec::LookupCollection(*exec_.catalog, db, coll);
   if (!collection.has_value()) return query::StreamOfDocuments({});
   return exec::StreamOfCollection(exec_, *collection);

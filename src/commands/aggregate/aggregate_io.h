@@ -24,8 +24,8 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
                                              bool allow_disk_use);
 
   // The collection's documents (none when it does not exist).
-  std::unique_ptr<query::DocumentStream> OpenCollection(const std::string& db,
-                                                        const std::string& coll);
+  StatusWith<std::unique_ptr<query::DocumentStream>> OpenCollection(const std::string& db,
+                                                                    const std::string& coll);
 
   Status WriteOut(const query::OutTarget& target, query::DocumentStream* docs);
   Status WriteMerge(const query::MergeSpec& spec, query::DocumentStream* docs);

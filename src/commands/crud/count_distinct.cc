@@ -35,23 +35,24 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
 
   std::int64_t n = 0;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
-  if (collection.has_value()) QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
   if (collection.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
     if (matcher.MatchesEverything()) {
       n = ctx.engine().records().Count(collection->id);  // exact, kept by every commit
       n = std::max<std::int64_t>(0, n - skip);
     } else {
       std::int64_t to_skip = skip;
-      QUARRY_RETURN_IF_ERROR(
-          exec::ForEachMatch(ExecContextOf(ctx), *collection, matcher,
-                             [&](bson::DocumentView, const query::MatchDetails&) {
-                               if (to_skip > 0) {
-                                 --to_skip;
-                                 return true;
-                               }
-                               ++n;
-                               return limit == 0 || n < limit;
-                             }));
+      QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
+          ExecContextOf(ctx), *collection, matcher,
+          [&](bson::DocumentView, const query::MatchDetails&) {
+            if (to_skip > 0) {
+              --to_skip;
+              return true;
+            }
+            ++n;
+            return limit == 0 || n < limit;
+          },
+          resolved));
     }
     if (limit > 0) n = std::min(n, limit);
   }
@@ -78,8 +79,8 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
   };
   std::set<bson::Document, decltype(by_value)> values(by_value);
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
-  if (collection.has_value()) QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection, hint));
   if (collection.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
     QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
         ExecContextOf(ctx), *collection, matcher,
         [&](bson::DocumentView doc, const query::MatchDetails&) {
@@ -91,7 +92,8 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
             values.insert(std::move(holder).Finish());
           }
           return true;
-        }));
+        },
+        resolved));
   }
   bson::DocumentBuilder b;
   b.OpenArray("values");

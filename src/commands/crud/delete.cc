@@ -72,20 +72,18 @@ exec::ChangeFunction DeleteIt(CommandContext& ctx, const exec::Collection& colle
 StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const exec::Collection& collection,
                                        const DeleteStatement& statement) {
   const exec::ExecContext exec_ctx = ExecContextOf(ctx);
-  QUARRY_ASSIGN_OR_RETURN(storage::ScanDirection direction,
-                          exec::CheckHint(collection, statement.hint));
+  QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(collection, statement.hint));
   if (!statement.just_one) {
     QUARRY_ASSIGN_OR_RETURN(
         exec::MatchCounts counts,
         exec::ChangeEveryMatch(exec_ctx, collection, statement.matcher, CommitterOf(ctx),
-                               DeleteIt(ctx, collection, statement.index)));
+                               DeleteIt(ctx, collection, statement.index), hint));
     return counts.changed;
   }
-  QUARRY_ASSIGN_OR_RETURN(
-      std::optional<exec::FirstMatch> first,
-      exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher,
-                             /*sort=*/nullptr, CommitterOf(ctx),
-                             DeleteIt(ctx, collection, statement.index), direction));
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> first,
+                          exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher,
+                                                 /*sort=*/nullptr, CommitterOf(ctx),
+                                                 DeleteIt(ctx, collection, statement.index), hint));
   return first.has_value() ? 1 : 0;
 }
 
@@ -132,7 +130,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
     }
     StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let);
     if (statement.ok() && collection.has_value()) {
-      Status hinted = exec::CheckHint(*collection, statement.value().hint).status();
+      Status hinted = exec::ResolveHint(*collection, statement.value().hint).status();
       if (!hinted.ok()) statement = hinted;
     }
     if (statement.ok()) {

@@ -3,6 +3,7 @@
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/execution.h"
+#include "commands/explain/explainers.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/unsupported_options.h"
@@ -14,10 +15,21 @@
 namespace quarry::commands {
 namespace {
 
-StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
+// A find as parsed: what to read, and how to return it.
+struct FindArgs {
+  std::string coll;
+  exec::QuerySpec spec;
+  bson::DocumentView filter;
+  std::optional<std::int64_t> batch_size;
+  bool single_batch = false;
+  bool no_cursor_timeout = false;
+};
+
+StatusWith<FindArgs> ParseFind(const Request& request) {
   RequestParser args(request);
-  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
-  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("filter"));
+  FindArgs find;
+  QUARRY_ASSIGN_OR_RETURN(find.coll, args.CollectionName());
+  QUARRY_ASSIGN_OR_RETURN(find.filter, args.OptionalDocument("filter"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView sort, args.OptionalDocument("sort"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView projection, args.OptionalDocument("projection"));
   QUARRY_ASSIGN_OR_RETURN(std::int64_t skip, args.OptionalNonNegative("skip", 0));
@@ -29,8 +41,9 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
                   "BSON field 'batchSize' value must be >= 0, actual value '" +
                       std::to_string(batch_size) + "'");
   }
-  QUARRY_ASSIGN_OR_RETURN(bool single_batch, args.OptionalBool("singleBatch", false));
-  QUARRY_ASSIGN_OR_RETURN(bool no_cursor_timeout, args.OptionalBool("noCursorTimeout", false));
+  if (batch_size_value.IsNumber()) find.batch_size = batch_size;
+  QUARRY_ASSIGN_OR_RETURN(find.single_batch, args.OptionalBool("singleBatch", false));
+  QUARRY_ASSIGN_OR_RETURN(find.no_cursor_timeout, args.OptionalBool("noCursorTimeout", false));
   QUARRY_ASSIGN_OR_RETURN(bool tailable, args.OptionalBool("tailable", false));
   QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
@@ -47,33 +60,47 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
                   "does not have yet");
   }
   (void)await_data;
+  QUARRY_ASSIGN_OR_RETURN(find.spec,
+                          exec::QuerySpec::Parse(find.filter, let, projection, sort, skip, limit));
+  find.spec.hint = hint;
+  return find;
+}
 
-  QUARRY_ASSIGN_OR_RETURN(exec::QuerySpec spec,
-                          exec::QuerySpec::Parse(filter, let, projection, sort, skip, limit));
-  spec.hint = hint;
-  std::string ns = request.db + "." + coll;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
+  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(request));
+  std::string ns = request.db + "." + find.coll;
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, find.coll);
   if (!collection.has_value()) {
     return BuildCursorReply("firstBatch", query::Batch{}, 0, ns);
   }
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<exec::PlanStage> plan,
-                          exec::PlanQuery(ExecContextOf(ctx), *collection, std::move(spec)));
+                          exec::PlanQuery(ExecContextOf(ctx), *collection, std::move(find.spec)));
   auto executor = std::make_unique<exec::PlanExecutor>(std::move(plan));
-  std::optional<std::int64_t> requested_batch;
-  if (batch_size_value.IsNumber()) requested_batch = batch_size;
-  cursors::BatchLimits limits = cursors::FirstBatchLimits(requested_batch);
+  cursors::BatchLimits limits = cursors::FirstBatchLimits(find.batch_size);
   QUARRY_ASSIGN_OR_RETURN(query::Batch batch,
                           executor->NextBatch(limits.max_docs, limits.max_bytes));
   std::int64_t cursor_id = 0;
-  if (!executor->exhausted() && !single_batch) {
+  if (!executor->exhausted() && !find.single_batch) {
     cursors::CursorOptions options = CursorOptionsFor(ctx);
-    options.no_cursor_timeout = no_cursor_timeout;
+    options.no_cursor_timeout = find.no_cursor_timeout;
     cursor_id = ctx.cursors().Register(ns, std::move(executor), options);
   }
   return BuildCursorReply("firstBatch", batch, cursor_id, ns);
 }
 
 }  // namespace
+
+Status ExplainFind(CommandContext& ctx, const Request& find_request,
+                   exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
+  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(find_request));
+  const std::string ns = find_request.db + "." + find.coll;
+  std::optional<exec::Collection> collection = LookupCollection(ctx, find_request.db, find.coll);
+  if (!collection.has_value()) return AppendExplainOfNothing(ns, find.filter, verbosity, out);
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<exec::PlanStage> plan,
+                          exec::PlanQuery(ExecContextOf(ctx), *collection, std::move(find.spec)));
+  return exec::AppendExplain(*plan, {.ns = ns, .parsed_query = find.filter, .command_stage = {}},
+                             verbosity, out);
+}
 
 void RegisterFindCommand(CommandRegistry& registry) {
   registry.Add({.name = "find", .run = RunFind, .counter = OpCounter::kQuery});

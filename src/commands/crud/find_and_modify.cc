@@ -59,7 +59,7 @@ StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const s
                                                     bson::ValueView hint) {
   std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
   if (!collection.has_value()) return std::optional<bson::Document>();
-  QUARRY_ASSIGN_OR_RETURN(storage::ScanDirection direction, exec::CheckHint(*collection, hint));
+  QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
   auto remove = [&ctx, &collection](bson::DocumentView doc, const query::MatchDetails&,
                                     storage::WriteUnit* unit) -> StatusWith<bool> {
     const std::size_t mutation = unit->Delete(collection->ref(), doc);
@@ -70,7 +70,7 @@ StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const s
   };
   QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> removed,
                           exec::ChangeFirstMatch(ExecContextOf(ctx), *collection, matcher, &sort,
-                                                 CommitterOf(ctx), remove, direction));
+                                                 CommitterOf(ctx), remove, resolved));
   if (!removed.has_value()) return std::optional<bson::Document>();
   return std::optional<bson::Document>(std::move(removed->doc));
 }

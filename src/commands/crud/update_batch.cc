@@ -43,7 +43,7 @@ StatusWith<bool> UpdateBatch::CanJoin(bson::ValueView id) {
 
 StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
                                   UpdateStatement&& statement) {
-  QUARRY_RETURN_IF_ERROR(exec::CheckHint(*collection_, statement.hint));
+  QUARRY_RETURN_IF_ERROR(exec::ResolveHint(*collection_, statement.hint));
   std::string key = storage::EncodeIdKey(id);
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
                           ctx_.engine().records().FindByIdKey(collection_->id, key));

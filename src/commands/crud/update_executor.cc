@@ -77,14 +77,14 @@ StatusWith<bson::Document> Upsert(CommandContext& ctx, const exec::Collection& c
 StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collection& collection,
                                         const UpdateStatement& statement,
                                         const std::optional<DocumentValidator>& validator,
-                                        storage::ScanDirection direction) {
+                                        const exec::ResolvedHint& hint) {
   const exec::ExecContext exec_ctx = ExecContextOf(ctx);
   UpdateOutcome outcome;
   if (statement.multi) {
     QUARRY_ASSIGN_OR_RETURN(
         exec::MatchCounts counts,
         exec::ChangeEveryMatch(exec_ctx, collection, statement.matcher, CommitterOf(ctx),
-                               ApplyTo(ctx, collection, statement, validator, nullptr)));
+                               ApplyTo(ctx, collection, statement, validator, nullptr), hint));
     outcome.matched = counts.matched;
     outcome.modified = counts.changed;
     return outcome;
@@ -94,8 +94,7 @@ StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collect
   QUARRY_ASSIGN_OR_RETURN(
       std::optional<exec::FirstMatch> first,
       exec::ChangeFirstMatch(exec_ctx, collection, statement.matcher, sort, CommitterOf(ctx),
-                             ApplyTo(ctx, collection, statement, validator, &post_image),
-                             direction));
+                             ApplyTo(ctx, collection, statement, validator, &post_image), hint));
   if (!first.has_value()) return outcome;
   outcome.matched = 1;
   outcome.modified = first->changed ? 1 : 0;
@@ -133,14 +132,12 @@ StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& 
     QUARRY_ASSIGN_OR_RETURN(exec::Collection created, EnsureCollection(ctx, db, coll));
     collection = std::move(created);
   }
-  QUARRY_ASSIGN_OR_RETURN(storage::ScanDirection direction,
-                          exec::CheckHint(*collection, statement.hint));
+  QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(*collection, statement.hint));
   QUARRY_ASSIGN_OR_RETURN(
       std::optional<DocumentValidator> validator,
       DocumentValidator::ForCollection(collection->info->options, statement.bypass_validation));
   for (int attempt = 0; attempt < 2; ++attempt) {
-    StatusWith<UpdateOutcome> outcome =
-        UpdateMatches(ctx, *collection, statement, validator, direction);
+    StatusWith<UpdateOutcome> outcome = UpdateMatches(ctx, *collection, statement, validator, hint);
     if (!outcome.ok() || outcome.value().matched > 0 || !statement.upsert) return outcome;
     StatusWith<bson::Document> inserted = Upsert(ctx, *collection, statement, validator);
     if (inserted.ok()) {

@@ -9,6 +9,7 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "exec/storage_stats.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -30,8 +31,14 @@ StatusWith<bson::Document> RunDbStats(CommandContext& ctx, const Request& reques
   std::int64_t objects = 0;
   std::int64_t data_size = 0;
   std::int64_t storage_size = 0;
+  std::int64_t indexes = 0;
+  std::int64_t index_size = 0;
   for (const auto& info : ctx.catalog().ListCollections(request.db)) {
     storage::CollectionStats stats = ctx.engine().records().Stats(info->id);
+    for (const exec::IndexSize& index : exec::IndexSizes(ExecContextOf(ctx), *info)) {
+      ++indexes;
+      index_size += static_cast<std::int64_t>(index.bytes);
+    }
     ++collections;
     objects += stats.count;
     data_size += stats.data_bytes;
@@ -46,9 +53,9 @@ StatusWith<bson::Document> RunDbStats(CommandContext& ctx, const Request& reques
   b.AppendDouble("avgObjSize", objects == 0 ? 0.0 : static_cast<double>(data_size) / objects);
   b.AppendDouble("dataSize", data_size / scale);
   b.AppendDouble("storageSize", storage_size / scale);
-  b.AppendInt64("indexes", collections);
-  b.AppendDouble("indexSize", 0);
-  b.AppendDouble("totalSize", storage_size / scale);
+  b.AppendInt64("indexes", indexes);
+  b.AppendDouble("indexSize", index_size / scale);
+  b.AppendDouble("totalSize", (storage_size + index_size) / scale);
   b.AppendDouble("scaleFactor", scale);
   b.AppendDouble("fsUsedSize", 0);
   b.AppendDouble("fsTotalSize", 0);
@@ -69,16 +76,23 @@ StatusWith<bson::Document> RunCollStats(CommandContext& ctx, const Request& requ
   storage::CollectionStats stats = ctx.engine().records().Stats(collection->id);
   auto storage_size =
       static_cast<double>(ctx.engine().records().ApproximateStorageSize(collection->id));
+  std::vector<exec::IndexSize> indexes = exec::IndexSizes(ExecContextOf(ctx), *collection->info);
+  double total_index_size = 0;
+  for (const exec::IndexSize& index : indexes) total_index_size += static_cast<double>(index.bytes);
   bson::DocumentBuilder b;
   b.AppendString("ns", ns);
   b.AppendDouble("size", stats.data_bytes / scale);
   b.AppendInt64("count", stats.count);
   if (stats.count > 0) b.AppendInt64("avgObjSize", stats.data_bytes / stats.count);
   b.AppendDouble("storageSize", storage_size / scale);
-  b.AppendInt32("nindexes", static_cast<std::int32_t>(collection->info->indexes.size()));
-  b.AppendDouble("totalIndexSize", 0);
-  b.AppendDouble("totalSize", storage_size / scale);
-  b.OpenDocument("indexSizes").AppendDouble("_id_", 0).Close();
+  b.AppendInt32("nindexes", static_cast<std::int32_t>(indexes.size()));
+  b.AppendDouble("totalIndexSize", total_index_size / scale);
+  b.AppendDouble("totalSize", (storage_size + total_index_size) / scale);
+  b.OpenDocument("indexSizes");
+  for (const exec::IndexSize& index : indexes) {
+    b.AppendDouble(index.name, static_cast<double>(index.bytes) / scale);
+  }
+  b.Close();
   b.AppendBool("capped", false);
   b.AppendDouble("scaleFactor", scale);
   return std::move(b).Finish();

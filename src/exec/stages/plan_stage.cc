@@ -18,23 +18,30 @@ Status PlanStage::Restore() {
   return Status::OK();
 }
 
-void PlanStage::Explain(bson::DocumentBuilder* b) const {
+void PlanStage::Explain(bson::DocumentBuilder* b, bool with_stats) const {
   b->AppendString("stage", name());
   ExplainDetails(b);
-  b->AppendInt64("nReturned", stats_.advanced);
-  b->AppendInt64("works", stats_.works);
-  if (stats_.docs_examined > 0 || name() == "COLLSCAN" || name() == "IDHACK") {
-    b->AppendInt64("docsExamined", stats_.docs_examined);
+  if (with_stats) {
+    b->AppendInt64("nReturned", stats_.advanced);
+    b->AppendInt32("executionTimeMillisEstimate", 0);
+    b->AppendInt64("works", stats_.works);
+    b->AppendInt64("advanced", stats_.advanced);
+    if (stats_.docs_examined > 0 || name() == "COLLSCAN" || name() == "IDHACK" ||
+        name() == "FETCH") {
+      b->AppendInt64("docsExamined", stats_.docs_examined);
+    }
+    if (name() == "IXSCAN") b->AppendInt64("keysExamined", stats_.keys_examined);
+    ExplainStats(b);
   }
   if (children_.size() == 1) {
     b->OpenDocument("inputStage");
-    children_.front()->Explain(b);
+    children_.front()->Explain(b, with_stats);
     b->Close();
   } else if (children_.size() > 1) {
     b->OpenArray("inputStages");
     for (std::size_t i = 0; i < children_.size(); ++i) {
       b->OpenDocument(std::to_string(i));
-      children_[i]->Explain(b);
+      children_[i]->Explain(b, with_stats);
       b->Close();
     }
     b->Close();

@@ -23,6 +23,11 @@ struct PlanResult {
   bson::DocumentView doc;
   std::optional<bson::Document> owned;
   query::MatchDetails details;  // how the filter matched, for positional projections
+  // From an index scan, before FETCH: the record's encoded _id and the entry's key (its
+  // encoded key fields, then the id key in an index whose keys need not be unique), valid
+  // until the scan's next Next() or Save(); `doc` is empty.
+  std::string_view id_key;
+  std::string_view index_key;
 
   // Points `doc` at `owned` after `owned` was set.
   void Own(bson::Document document) {
@@ -56,9 +61,10 @@ class PlanStage {
 
   // mongod's stage name: "COLLSCAN", "IDHACK", ...
   virtual std::string_view name() const = 0;
-  // Appends this stage's explain fields (stage, the stage's own details, nReturned, works,
-  // docsExamined...) and its children as inputStage.
-  void Explain(bson::DocumentBuilder* b) const;
+  // Appends this stage's explain fields (stage, the stage's own details, and with `with_stats`
+  // what it did: nReturned, works, docsExamined, keysExamined...) and its children as
+  // inputStage (or inputStages).
+  void Explain(bson::DocumentBuilder* b, bool with_stats = true) const;
 
   const StageStats& stats() const { return stats_; }
   const std::vector<std::unique_ptr<PlanStage>>& children() const { return children_; }
@@ -71,6 +77,8 @@ class PlanStage {
   virtual StatusWith<bool> DoNext(PlanResult* out) = 0;
   // Explain fields particular to the stage (a filter, a sort pattern, a limit).
   virtual void ExplainDetails(bson::DocumentBuilder*) const {}
+  // Explain's counters particular to the stage (an index scan's seeks and dupsDropped).
+  virtual void ExplainStats(bson::DocumentBuilder*) const {}
 
   PlanStage& child() { return *children_.front(); }
   StageStats& mutable_stats() { return stats_; }

@@ -42,7 +42,7 @@ class CountAllTest : public testing::ExecFixture {
     EXPECT_TRUE(pipeline.ok()) << pipeline.status().ToString();
     if (!pipeline.ok()) return {};
     StatusWith<std::unique_ptr<query::DocumentStream>> output =
-        pipeline.value().Run(StreamOfCollection(ctx_, collection_));
+        pipeline.value().Run(StreamOfCollection(ctx_, collection_).value());
     EXPECT_TRUE(output.ok()) << output.status().ToString();
     std::vector<bson::Document> docs;
     bson::Document doc;

@@ -17,6 +17,8 @@
 #include "catalog/catalog.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
+#include "exec/index_build.h"
+#include "exec/index_maintenance.h"
 #include "query/match/matcher.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -116,7 +118,7 @@ class ExecFixture : public ::testing::Test {
   void Insert(const bson::Document& doc) {
     storage::WriteUnit unit;
     unit.Insert(collection_.ref(), doc);
-    auto result = engine_->pipeline().Commit(std::move(unit), {});
+    auto result = CommitNow(std::move(unit));
     ASSERT_TRUE(result.ok() && result.value().errors.empty());
   }
 
@@ -128,7 +130,7 @@ class ExecFixture : public ::testing::Test {
       b.AppendInt32("_id", i).AppendInt32("a", i % mod);
       unit.Insert(collection_.ref(), std::move(b).Finish());
     }
-    auto result = engine_->pipeline().Commit(std::move(unit), {});
+    auto result = CommitNow(std::move(unit));
     ASSERT_TRUE(result.ok() && result.value().errors.empty());
   }
 
@@ -136,14 +138,14 @@ class ExecFixture : public ::testing::Test {
   void ReplaceNow(bson::DocumentView before, bson::DocumentView after) {
     storage::WriteUnit unit;
     unit.Update(collection_.ref(), before, after, storage::UpdateKind::kReplace);
-    auto result = engine_->pipeline().Commit(std::move(unit), {});
+    auto result = CommitNow(std::move(unit));
     ASSERT_TRUE(result.ok() && result.value().errors.empty());
   }
 
   void DeleteNow(bson::DocumentView stored) {
     storage::WriteUnit unit;
     unit.Delete(collection_.ref(), stored);
-    auto result = engine_->pipeline().Commit(std::move(unit), {});
+    auto result = CommitNow(std::move(unit));
     ASSERT_TRUE(result.ok() && result.value().errors.empty());
   }
 
@@ -167,26 +169,46 @@ class ExecFixture : public ::testing::Test {
     return docs;
   }
 
-  // Records index `spec` in the catalog as createIndexes does, and re-reads the collection.
+  // Commits as commands do: with the keys of the collection's secondary indexes.
+  StatusWith<storage::CommitResult> CommitNow(storage::WriteUnit unit, bool ordered = true) {
+    return CommitMaintainingIndexes(*catalog_, engine_->pipeline(), std::move(unit),
+                                    {.ordered = ordered});
+  }
+
+  // Creates index `spec` as createIndexes does: listed, built from the records, then ready.
+  // Re-reads the collection.
   void AddIndexSpec(std::string_view spec) {
     bson::Document index = Doc(spec);
-    Status added = catalog_->ModifyCollection(
+    Status listed = catalog_->ModifyCollection(
         "db", "c",
         [&index](catalog::CollectionInfo* info) {
-          info->indexes.push_back(index);
+          catalog::IndexInfo& added = info->indexes.emplace_back();
+          added.spec = index;
+          added.ready = false;
+          return Status::OK();
+        },
+        bson::DocumentView());
+    ASSERT_TRUE(listed.ok()) << listed.ToString();
+    std::shared_ptr<const catalog::CollectionInfo> info = catalog_->Find("db", "c");
+    const storage::IndexId id = info->indexes.back().id;
+    Status built = BuildIndexes(ctx_, *info, {id});
+    ASSERT_TRUE(built.ok()) << built.ToString();
+    Status ready = catalog_->ModifyCollection(
+        "db", "c",
+        [](catalog::CollectionInfo* info) {
+          info->indexes.back().ready = true;
           return Status::OK();
         },
         Doc(R"({"createIndexes": "c"})"));
-    ASSERT_TRUE(added.ok()) << added.ToString();
+    ASSERT_TRUE(ready.ok()) << ready.ToString();
     std::optional<Collection> reread = LookupCollection(*catalog_, "db", "c");
     ASSERT_TRUE(reread.has_value());
     collection_ = std::move(*reread);
   }
 
   Committer Commit() {
-    storage::Engine* engine = engine_.get();
-    return [engine](storage::WriteUnit unit, bool ordered) {
-      return engine->pipeline().Commit(std::move(unit), {.ordered = ordered});
+    return [this](storage::WriteUnit unit, bool ordered) {
+      return CommitNow(std::move(unit), ordered);
     };
   }
 

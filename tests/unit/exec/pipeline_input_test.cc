@@ -55,7 +55,8 @@ class PipelineInputTest : public testing::ExecFixture {
 
   // The pipeline's output when it reads its input through OpenPipelineInput.
   std::vector<bson::Document> RunOverInput(query::Pipeline* pipeline) {
-    std::unique_ptr<query::DocumentStream> input = OpenPipelineInput(ctx_, collection_, pipeline);
+    std::unique_ptr<query::DocumentStream> input =
+        OpenPipelineInput(ctx_, collection_, pipeline).value();
     StatusWith<std::unique_ptr<query::DocumentStream>> output = pipeline->Run(std::move(input));
     EXPECT_TRUE(output.ok()) << output.status().ToString();
     return output.ok() ? Drain(*output.value()) : std::vector<bson::Document>();
@@ -64,7 +65,7 @@ class PipelineInputTest : public testing::ExecFixture {
   // The pipeline's output when every stage, $match included, runs over the whole collection.
   std::vector<bson::Document> RunOverCollection(const query::Pipeline& pipeline) {
     StatusWith<std::unique_ptr<query::DocumentStream>> output =
-        pipeline.Run(StreamOfCollection(ctx_, collection_));
+        pipeline.Run(StreamOfCollection(ctx_, collection_).value());
     EXPECT_TRUE(output.ok()) << output.status().ToString();
     return output.ok() ? Drain(*output.value()) : std::vector<bson::Document>();
   }
@@ -90,7 +91,8 @@ TEST_F(PipelineInputTest, MatchThatNeedsExprStaysInThePipeline) {
                              R"([{"$match": {"a": 1, "$expr": {"$gt": ["$_id", 3]}}}])"}) {
     SCOPED_TRACE(stages);
     query::Pipeline pipeline = Parse(stages);
-    std::unique_ptr<query::DocumentStream> input = OpenPipelineInput(ctx_, collection_, &pipeline);
+    std::unique_ptr<query::DocumentStream> input =
+        OpenPipelineInput(ctx_, collection_, &pipeline).value();
     ASSERT_EQ(pipeline.stages().size(), 1u);
     EXPECT_EQ(pipeline.stages().front()->name(), "$match");
     EXPECT_EQ(Drain(*input).size(), 20u);  // the input is the whole collection
@@ -102,7 +104,8 @@ TEST_F(PipelineInputTest, OnlyALeadingMatchMovesIntoThePlan) {
   InsertNumbered(20, 4);
   const char* stages = R"([{"$limit": 5}, {"$match": {"a": 1}}])";
   query::Pipeline pipeline = Parse(stages);
-  std::unique_ptr<query::DocumentStream> input = OpenPipelineInput(ctx_, collection_, &pipeline);
+  std::unique_ptr<query::DocumentStream> input =
+      OpenPipelineInput(ctx_, collection_, &pipeline).value();
   EXPECT_EQ(pipeline.stages().size(), 2u);
   EXPECT_EQ(Drain(*input).size(), 20u);
   EXPECT_EQ(Json(RunOverInput(&pipeline)), Json(RunOverCollection(Parse(stages))));
@@ -114,7 +117,7 @@ TEST_F(PipelineInputTest, MatchPinningIdReadsThatDocumentByPointLookup) {
   query::Pipeline pipeline = Parse(stages);
   const query::Matcher* filter = pipeline.stages().front()->pushdown_filter();
   ASSERT_NE(filter, nullptr);
-  EXPECT_EQ(PlanFilter(ctx_, collection_, *filter)->name(), "IDHACK");
+  EXPECT_EQ(PlanFilter(ctx_, collection_, *filter).value().root->name(), "IDHACK");
   std::vector<bson::Document> results = RunOverInput(&pipeline);
   EXPECT_TRUE(pipeline.stages().empty());
   EXPECT_EQ(Ids(results), (std::vector<int>{5}));
@@ -125,21 +128,22 @@ TEST_F(PipelineInputTest, CollectionStreamCrossesChunksWithoutLosingOrRepeating)
   InsertNumbered(total);
   std::vector<int> expected;
   for (int id = 0; id < total; ++id) expected.push_back(id);
-  EXPECT_EQ(Ids(Drain(*StreamOfCollection(ctx_, collection_))), expected);
+  EXPECT_EQ(Ids(Drain(*StreamOfCollection(ctx_, collection_).value())), expected);
 }
 
 TEST_F(PipelineInputTest, FilteredStreamCountsChunksInMatches) {
   InsertNumbered(2500, 2);
   std::vector<int> expected;
   for (int id = 0; id < 2500; id += 2) expected.push_back(id);
-  EXPECT_EQ(Ids(Drain(*StreamOfPlan(PlanFilter(ctx_, collection_, Filter(R"({"a": 0})"))))),
-            expected);
+  EXPECT_EQ(
+      Ids(Drain(*StreamOfPlan(PlanFilter(ctx_, collection_, Filter(R"({"a": 0})")).value().root))),
+      expected);
 }
 
 TEST_F(PipelineInputTest, StreamResumesAfterItsLastDocumentWhenDocumentsChangeBetweenChunks) {
   const int total = 2500;
   InsertNumbered(total);
-  std::unique_ptr<query::DocumentStream> stream = StreamOfCollection(ctx_, collection_);
+  std::unique_ptr<query::DocumentStream> stream = StreamOfCollection(ctx_, collection_).value();
   std::vector<int> ids;
   bson::Document doc;
   while (ids.size() < 1000) {
@@ -161,7 +165,7 @@ TEST_F(PipelineInputTest, StreamResumesAfterItsLastDocumentWhenDocumentsChangeBe
 }
 
 TEST_F(PipelineInputTest, EmptyCollectionStreamsNothing) {
-  EXPECT_TRUE(Drain(*StreamOfCollection(ctx_, collection_)).empty());
+  EXPECT_TRUE(Drain(*StreamOfCollection(ctx_, collection_).value()).empty());
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ TEST_F(PlannerTest, FilterPinningIdToOneValueIsAPointLookupWithTheScansResults) 
     std::unique_ptr<PlanStage> plan = Plan(Spec(filter));
     ASSERT_NE(plan, nullptr);
     EXPECT_EQ(plan->name(), "IDHACK");
-    EXPECT_EQ(PlanFilter(ctx_, collection_, Filter(filter))->name(), "IDHACK");
+    EXPECT_EQ(PlanFilter(ctx_, collection_, Filter(filter)).value().root->name(), "IDHACK");
     std::vector<bson::Document> expected = Reference(filter);
     EXPECT_EQ(expected.size(), 1u);
     EXPECT_EQ(Json(Results(*plan)), Json(expected));
@@ -138,7 +138,7 @@ TEST_F(PlannerTest, FilterThatCanMatchOtherIdsScansWithTheSameResults) {
     std::unique_ptr<PlanStage> plan = Plan(Spec(filter));
     ASSERT_NE(plan, nullptr);
     EXPECT_EQ(plan->name(), "COLLSCAN");
-    EXPECT_EQ(PlanFilter(ctx_, collection_, Filter(filter))->name(), "COLLSCAN");
+    EXPECT_EQ(PlanFilter(ctx_, collection_, Filter(filter)).value().root->name(), "COLLSCAN");
     EXPECT_EQ(Json(Results(*plan)), Json(Reference(filter)));
   }
 }
@@ -232,16 +232,15 @@ TEST_F(PlannerTest, NaturalHintChoosesTheScanDirection) {
   std::vector<std::string> backward(forward.rbegin(), forward.rend());
   EXPECT_EQ(IdsWithHint(R"({"hint": {"$natural": -1}})"), backward);
   EXPECT_EQ(PlanWithHint(R"({"hint": {"$natural": 2}})").code(), ErrorCode::kBadValue);
-  for (const auto& [hint, direction] :
-       {std::pair{R"({"hint": {"$natural": -1}})", storage::ScanDirection::kBackward},
-        std::pair{R"({"hint": {"$natural": 1}})", storage::ScanDirection::kForward},
-        std::pair{R"({"hint": "_id_"})", storage::ScanDirection::kForward},
-        std::pair{R"({})", storage::ScanDirection::kForward}}) {
+  for (const auto& [hint, natural] : {std::pair{R"({"hint": {"$natural": -1}})", -1},
+                                      std::pair{R"({"hint": {"$natural": 1}})", 1},
+                                      std::pair{R"({"hint": "_id_"})", 0}, std::pair{R"({})", 0}}) {
     SCOPED_TRACE(hint);
     hint_ = Doc(hint);
-    StatusWith<storage::ScanDirection> checked = CheckHint(collection_, hint_.Get("hint"));
-    ASSERT_TRUE(checked.ok());
-    EXPECT_EQ(checked.value(), direction);
+    StatusWith<ResolvedHint> resolved = ResolveHint(collection_, hint_.Get("hint"));
+    ASSERT_TRUE(resolved.ok());
+    EXPECT_EQ(resolved.value().natural, natural);
+    EXPECT_EQ(resolved.value().index, nullptr);
   }
 }
 
@@ -253,7 +252,7 @@ TEST_F(PlannerTest, HintNamingNoIndexFailsWithBadValue) {
     EXPECT_EQ(planned.code(), ErrorCode::kBadValue);
     EXPECT_EQ(planned.reason(), "hint provided does not correspond to an existing index");
     hint_ = Doc(hint);
-    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).status().code(), ErrorCode::kBadValue);
+    EXPECT_EQ(ResolveHint(collection_, hint_.Get("hint")).status().code(), ErrorCode::kBadValue);
   }
   EXPECT_EQ(PlanWithHint(R"({"hint": 5})").code(), ErrorCode::kFailedToParse);
 }
@@ -269,20 +268,6 @@ TEST_F(PlannerTest, HintToAHiddenIndexFailsAsIfItDidNotExist) {
   AddIndexSpec(R"({"v": 2, "key": {"a": 1}, "name": "a_1", "hidden": true})");
   EXPECT_EQ(PlanWithHint(R"({"hint": "a_1"})").code(), ErrorCode::kBadValue);
   EXPECT_EQ(PlanWithHint(R"({"hint": {"a": 1}})").code(), ErrorCode::kBadValue);
-}
-
-TEST_F(PlannerTest, HintToASparseOrPartialIndexIsNotImplemented) {
-  AddIndexSpec(R"({"v": 2, "key": {"a": 1}, "name": "a_1", "sparse": true})");
-  AddIndexSpec(
-      R"({"v": 2, "key": {"b": 1}, "name": "b_1", "partialFilterExpression": {"b": {"$gt": 0}}})");
-  for (const char* hint : {R"({"hint": "a_1"})", R"({"hint": {"a": 1}})", R"({"hint": "b_1"})",
-                           R"({"hint": {"b": 1}})"}) {
-    SCOPED_TRACE(hint);
-    EXPECT_EQ(PlanWithHint(hint).code(), ErrorCode::kNotImplemented);
-    hint_ = Doc(hint);
-    EXPECT_EQ(CheckHint(collection_, hint_.Get("hint")).status().code(),
-              ErrorCode::kNotImplemented);
-  }
 }
 
 }  // namespace

@@ -1,0 +1,175 @@
+// explain: the plan a find, count, distinct, aggregate, update, delete or findAndModify would
+// run, and with executionStats what running its read did. Writes are never applied.
+#include "exec/explain.h"
+
+#include <chrono>
+#include <string>
+
+#include "bson/builder.h"
+#include "commands/command_context.h"
+#include "commands/execution.h"
+#include "commands/explain/explainers.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "commands/service_state.h"
+#include "commands/unsupported_options.h"
+#include "exec/planner.h"
+#include "query/match/matcher.h"
+#include "query/sort/sort.h"
+
+namespace quarry::commands {
+namespace {
+
+// What explain needs of a command that reads through a filter: the filter, sort and hint.
+struct FilterArgs {
+  std::string coll;
+  bson::DocumentView filter;
+  bson::DocumentView sort;
+  bson::ValueView hint;
+};
+
+StatusWith<std::string> CollectionOf(const Request& request) {
+  bson::ValueView coll = request.body.Get(request.name);
+  if (coll.type() != bson::Type::kString || coll.String().empty()) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "collection name has invalid type " + std::string(bson::TypeAlias(coll.type())));
+  }
+  return std::string(coll.String());
+}
+
+StatusWith<bson::DocumentView> OptionalDocument(bson::DocumentView doc, std::string_view field) {
+  bson::ValueView value = doc.Get(field);
+  if (!value.exists() || value.type() == bson::Type::kNull) return bson::DocumentView();
+  if (value.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "BSON field '" + std::string(field) + "' is the wrong type '" +
+                      std::string(bson::TypeAlias(value.type())) + "', expected type 'object'");
+  }
+  return value.Document();
+}
+
+// The filter arguments of count, distinct, findAndModify, and the first statement of an update
+// or delete.
+StatusWith<FilterArgs> FilterArgsOf(const Request& request) {
+  FilterArgs args;
+  QUARRY_ASSIGN_OR_RETURN(args.coll, CollectionOf(request));
+  bson::DocumentView body = request.body;
+  std::string_view filter_field = "query";
+  if (request.name == "update" || request.name == "delete") {
+    const std::string_view list = request.name == "update" ? "updates" : "deletes";
+    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> statements, request.Documents(list));
+    if (statements.size() != 1) {
+      return Status(ErrorCode::kInvalidLength,
+                    "explain of " + std::string(request.name) + " takes exactly one statement");
+    }
+    body = statements.front();
+    filter_field = "q";
+  }
+  if (request.name == "findAndModify" || request.name == "update") {
+    QUARRY_ASSIGN_OR_RETURN(args.sort, OptionalDocument(body, "sort"));
+  }
+  QUARRY_ASSIGN_OR_RETURN(args.filter, OptionalDocument(body, filter_field));
+  QUARRY_RETURN_IF_ERROR(CheckCollation(body.Get("collation"), ""));
+  args.hint = body.Get("hint");
+  return args;
+}
+
+// The stage mongod puts above the read plan of each command.
+std::string_view CommandStage(std::string_view command, bson::DocumentView body) {
+  if (command == "count") return "COUNT";
+  if (command == "distinct") return "DISTINCT";
+  if (command == "delete") return "DELETE";
+  if (command == "update") return "UPDATE";
+  if (command == "findAndModify") return body.Get("remove").Truthy() ? "DELETE" : "UPDATE";
+  return "";
+}
+
+Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
+                            exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
+  QUARRY_ASSIGN_OR_RETURN(FilterArgs args, FilterArgsOf(request));
+  const std::string ns = request.db + "." + args.coll;
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, args.coll);
+  if (!collection.has_value()) return AppendExplainOfNothing(ns, args.filter, verbosity, out);
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(args.filter));
+  QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(args.sort));
+  QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(*collection, args.hint));
+  QUARRY_ASSIGN_OR_RETURN(exec::FilterPlan plan,
+                          exec::PlanFilter(ExecContextOf(ctx), *collection, matcher, hint, sort));
+  return exec::AppendExplain(*plan.root,
+                             {.ns = ns,
+                              .parsed_query = args.filter,
+                              .command_stage = CommandStage(request.name, request.body)},
+                             verbosity, out);
+}
+
+void AppendServerInfo(CommandContext& ctx, bson::DocumentBuilder* b) {
+  b->OpenDocument("serverInfo");
+  b->AppendString("host", ctx.service().host_name);
+  b->AppendInt32("port", ctx.service().config.port);
+  b->AppendString("version", kMongoVersion);
+  b->AppendString("gitVersion", "quarry");
+  b->Close();
+}
+
+StatusWith<bson::Document> RunExplain(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  bson::ValueView inner = request.body.Get(request.name);
+  QUARRY_ASSIGN_OR_RETURN(exec::ExplainVerbosity verbosity,
+                          exec::ParseExplainVerbosity(args.Raw("verbosity")));
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (inner.type() != bson::Type::kDocument || inner.Document().empty()) {
+    return Status(ErrorCode::kFailedToParse,
+                  "explain command requires a nested object, not " + inner.ToJson());
+  }
+  Request explained{.name = inner.Document().FirstKey(),
+                    .db = request.db,
+                    .body = inner.Document(),
+                    .sequences = {}};
+  bson::DocumentBuilder b;
+  b.AppendString("explainVersion", "1");
+  const std::string_view name = explained.name;
+  if (name == "find") {
+    QUARRY_RETURN_IF_ERROR(ExplainFind(ctx, explained, verbosity, &b));
+  } else if (name == "count" || name == "distinct" || name == "delete" || name == "update" ||
+             name == "findAndModify") {
+    QUARRY_RETURN_IF_ERROR(ExplainFilterCommand(ctx, explained, verbosity, &b));
+  } else if (name == "aggregate") {
+    return Status(ErrorCode::kCommandNotSupported,
+                  "explain of aggregate is not supported by Quarry yet; explain a find with the "
+                  "same filter and sort to see the plan of a leading $match and $sort");
+  } else {
+    return Status(ErrorCode::kCommandNotFound,
+                  "Explain failed due to unknown command: " + std::string(name));
+  }
+  b.AppendDocument("command", inner.Document());
+  AppendServerInfo(ctx, &b);
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+Status AppendExplainOfNothing(const std::string& ns, bson::DocumentView filter,
+                              exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
+  out->OpenDocument("queryPlanner");
+  out->AppendString("namespace", ns);
+  out->AppendDocument("parsedQuery", filter);
+  out->OpenDocument("winningPlan").AppendString("stage", "EOF").Close();
+  out->OpenArray("rejectedPlans").Close();
+  out->Close();
+  if (verbosity == exec::ExplainVerbosity::kQueryPlanner) return Status::OK();
+  out->OpenDocument("executionStats");
+  out->AppendBool("executionSuccess", true);
+  out->AppendInt64("nReturned", 0);
+  out->AppendInt64("executionTimeMillis", 0);
+  out->AppendInt64("totalKeysExamined", 0);
+  out->AppendInt64("totalDocsExamined", 0);
+  out->OpenDocument("executionStages").AppendString("stage", "EOF").Close();
+  out->Close();
+  return Status::OK();
+}
+
+void RegisterExplainCommand(CommandRegistry& registry) {
+  registry.Add({.name = "explain", .run = RunExplain});
+}
+
+}  // namespace quarry::commands

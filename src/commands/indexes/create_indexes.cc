@@ -1,0 +1,160 @@
+// createIndexes: checks the specs, lists the new indexes in the catalog (not ready, so writes
+// maintain them and queries ignore them), builds them from the existing records while writes go
+// on, then marks them ready and logs the command. A build that fails (duplicate keys of a
+// unique index, parallel arrays, the operation killed) removes its indexes and their keys.
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bson/builder.h"
+#include "catalog/catalog.h"
+#include "catalog/collection_info.h"
+#include "commands/command_context.h"
+#include "commands/execution.h"
+#include "commands/indexes/index_specs.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "exec/index_build.h"
+
+namespace quarry::commands {
+namespace {
+
+constexpr std::size_t kMaxIndexesPerCollection = 64;
+
+StatusWith<std::vector<bson::Document>> ParseSpecs(bson::ValueView indexes,
+                                                   bool ignore_unknown_options) {
+  if (indexes.type() != bson::Type::kArray || indexes.Document().empty()) {
+    return Status(ErrorCode::kBadValue, "Must specify at least one index to create");
+  }
+  std::vector<bson::Document> specs;
+  for (const bson::Element& e : indexes.Document()) {
+    if (e.value.type() != bson::Type::kDocument) {
+      return Status(ErrorCode::kTypeMismatch, "The 'indexes' entries must be objects");
+    }
+    QUARRY_ASSIGN_OR_RETURN(bson::Document spec,
+                            NormalizeIndexSpec(e.value.Document(), ignore_unknown_options));
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+// The specs that are not there yet, in request order, without repeats; fails on a conflict.
+StatusWith<std::vector<bson::Document>> NewSpecs(const catalog::CollectionInfo& info,
+                                                 std::vector<bson::Document> specs) {
+  std::vector<bson::Document> fresh;
+  catalog::CollectionInfo with_fresh = info;
+  for (bson::Document& spec : specs) {
+    // Every collection has its _id index already, whatever name the request gives it (mongod
+    // accepts pymongo's create_index("_id") as a no-op).
+    if (IsIdIndexKey(spec.Get("key").Document())) continue;
+    QUARRY_ASSIGN_OR_RETURN(IndexMatch match, MatchExistingIndex(with_fresh, spec));
+    if (match == IndexMatch::kSame) continue;
+    with_fresh.indexes.emplace_back().spec = spec;
+    fresh.push_back(std::move(spec));
+  }
+  if (info.indexes.size() + fresh.size() > kMaxIndexesPerCollection) {
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "add index fails, too many indexes for " + info.ns() +
+                      " key:" + fresh.back().Get("key").Document().ToJson());
+  }
+  return fresh;
+}
+
+bool IsNamed(const catalog::IndexInfo& index, const std::vector<bson::Document>& specs) {
+  for (const bson::Document& spec : specs) {
+    if (spec.Get("name").String() == index.name()) return true;
+  }
+  return false;
+}
+
+// A build's failure as the client sees it: a drop of the collection or index under it aborts it.
+Status BuildFailure(Status status) {
+  if (status.code() != ErrorCode::kWriteConflict) return status;
+  return Status(ErrorCode::kIndexBuildAborted,
+                "Index build aborted: " + std::string(status.reason()));
+}
+
+// Builds `specs` on `db.coll`; the caller holds the collection's index_ddl lock.
+Status CreateAndBuild(CommandContext& ctx, const std::string& db, const std::string& coll,
+                      const std::vector<bson::Document>& specs, bson::DocumentView oplog_o) {
+  catalog::Catalog& catalog = ctx.catalog();
+  const catalog::DdlOptions ddl = DdlOptionsFor(ctx);
+  auto list = [&specs](catalog::CollectionInfo* info) {
+    for (const bson::Document& spec : specs) {
+      catalog::IndexInfo& index = info->indexes.emplace_back();
+      index.spec = spec;
+      index.ready = false;
+    }
+    return Status::OK();
+  };
+  QUARRY_RETURN_IF_ERROR(catalog.ModifyCollection(db, coll, list, bson::DocumentView(), ddl));
+  std::shared_ptr<const catalog::CollectionInfo> info = catalog.Find(db, coll);
+  if (info == nullptr) {
+    return Status(ErrorCode::kIndexBuildAborted, "Index build aborted: the collection was dropped");
+  }
+  std::vector<storage::IndexId> ids;
+  for (const catalog::IndexInfo& index : info->indexes) {
+    if (IsNamed(index, specs)) ids.push_back(index.id);
+  }
+  Status built = exec::BuildIndexes(ExecContextOf(ctx), *info, ids);
+  if (!built.ok()) {
+    auto unlist = [&specs](catalog::CollectionInfo* info) {
+      std::erase_if(info->indexes,
+                    [&specs](const catalog::IndexInfo& index) { return IsNamed(index, specs); });
+      return Status::OK();
+    };
+    // Gone with the collection when it was dropped; otherwise the keys go with the specs.
+    (void)catalog.ModifyCollection(db, coll, unlist, bson::DocumentView(), ddl, ids);
+    return BuildFailure(std::move(built));
+  }
+  auto ready = [&specs](catalog::CollectionInfo* info) {
+    for (catalog::IndexInfo& index : info->indexes) {
+      if (IsNamed(index, specs)) index.ready = true;
+    }
+    return Status::OK();
+  };
+  return catalog.ModifyCollection(db, coll, ready, oplog_o, ddl);
+}
+
+StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  bson::ValueView indexes = args.Raw("indexes");
+  bson::ValueView ignore_unknown = args.Raw("ignoreUnknownIndexOptions");
+  // A standalone server has no replica set members to wait for.
+  args.Ignore({"commitQuorum"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> specs,
+                          ParseSpecs(indexes, ignore_unknown.Truthy()));
+  const bool existed = LookupCollection(ctx, request.db, coll).has_value();
+  QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, request.db, coll));
+  std::lock_guard index_ddl(collection.info->locks->index_ddl);
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(request.db, coll);
+  if (info == nullptr) {
+    return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + request.db + "." + coll);
+  }
+  const auto before = static_cast<std::int32_t>(info->indexes.size());
+  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> fresh, NewSpecs(*info, std::move(specs)));
+  if (!fresh.empty()) {
+    bson::DocumentBuilder o;
+    o.AppendString("createIndexes", coll);
+    o.OpenArray("indexes");
+    for (std::size_t i = 0; i < fresh.size(); ++i) o.AppendDocument(std::to_string(i), fresh[i]);
+    o.Close();
+    QUARRY_RETURN_IF_ERROR(CreateAndBuild(ctx, request.db, coll, fresh, std::move(o).Finish()));
+  }
+  bson::DocumentBuilder b;
+  b.AppendInt32("numIndexesBefore", before);
+  b.AppendInt32("numIndexesAfter", before + static_cast<std::int32_t>(fresh.size()));
+  b.AppendBool("createdCollectionAutomatically", !existed);
+  if (fresh.empty()) b.AppendString("note", "all indexes already exist");
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterCreateIndexesCommand(CommandRegistry& registry) {
+  registry.Add({.name = "createIndexes", .run = RunCreateIndexes});
+}
+
+}  // namespace quarry::commands

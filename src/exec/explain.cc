@@ -1,0 +1,95 @@
+#include "exec/explain.h"
+
+#include <chrono>
+
+#include "exec/plan_executor.h"
+
+namespace quarry::exec {
+namespace {
+
+struct Totals {
+  std::int64_t keys = 0;
+  std::int64_t docs = 0;
+};
+
+void Sum(const PlanStage& stage, Totals* totals) {
+  totals->keys += stage.stats().keys_examined;
+  totals->docs += stage.stats().docs_examined;
+  for (const auto& child : stage.children()) Sum(*child, totals);
+}
+
+// The plan, under the command's own stage when it has one.
+void AppendPlan(const PlanStage& root, const ExplainTarget& target, bool with_stats,
+                std::int64_t returned, bson::DocumentBuilder* b) {
+  if (target.command_stage.empty()) {
+    root.Explain(b, with_stats);
+    return;
+  }
+  b->AppendString("stage", target.command_stage);
+  if (with_stats) b->AppendInt64("nReturned", returned);
+  b->OpenDocument("inputStage");
+  root.Explain(b, with_stats);
+  b->Close();
+}
+
+}  // namespace
+
+StatusWith<ExplainVerbosity> ParseExplainVerbosity(bson::ValueView verbosity) {
+  if (!verbosity.exists()) return ExplainVerbosity::kAllPlansExecution;
+  if (verbosity.type() == bson::Type::kString) {
+    if (verbosity.String() == "queryPlanner") return ExplainVerbosity::kQueryPlanner;
+    if (verbosity.String() == "executionStats") return ExplainVerbosity::kExecutionStats;
+    if (verbosity.String() == "allPlansExecution") return ExplainVerbosity::kAllPlansExecution;
+  }
+  return Status(ErrorCode::kBadValue,
+                "verbosity string must be one of {'queryPlanner', 'executionStats', "
+                "'allPlansExecution'}, got " +
+                    verbosity.ToJson());
+}
+
+Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbosity verbosity,
+                     bson::DocumentBuilder* out) {
+  std::int64_t returned = 0;
+  std::int64_t millis = 0;
+  if (verbosity != ExplainVerbosity::kQueryPlanner) {
+    const auto start = std::chrono::steady_clock::now();
+    QUARRY_RETURN_IF_ERROR(ForEachResult(root, [&](bson::DocumentView, const query::MatchDetails&) {
+      ++returned;
+      return true;
+    }));
+    millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - start)
+                 .count();
+  }
+  out->OpenDocument("queryPlanner");
+  out->AppendString("namespace", target.ns);
+  out->AppendBool("indexFilterSet", false);
+  out->AppendDocument("parsedQuery", target.parsed_query);
+  out->AppendBool("maxIndexedOrSolutionsReached", false);
+  out->AppendBool("maxIndexedAndSolutionsReached", false);
+  out->AppendBool("maxScansToExplodeReached", false);
+  out->OpenDocument("winningPlan");
+  AppendPlan(root, target, false, 0, out);
+  out->Close();
+  out->OpenArray("rejectedPlans").Close();
+  out->Close();
+  if (verbosity == ExplainVerbosity::kQueryPlanner) return Status::OK();
+  Totals totals;
+  Sum(root, &totals);
+  out->OpenDocument("executionStats");
+  out->AppendBool("executionSuccess", true);
+  out->AppendInt64("nReturned", returned);
+  out->AppendInt64("executionTimeMillis", millis);
+  out->AppendInt64("totalKeysExamined", totals.keys);
+  out->AppendInt64("totalDocsExamined", totals.docs);
+  out->OpenDocument("executionStages");
+  AppendPlan(root, target, true, returned, out);
+  out->Close();
+  if (verbosity == ExplainVerbosity::kAllPlansExecution) {
+    out->OpenArray("allPlansExecution").Close();
+  }
+  out->Close();
+  return Status::OK();
+}
+
+}  // namespace quarry::exec

@@ -1,0 +1,37 @@
+// explain's report of a plan: queryPlanner (the plan chosen), and for executionStats and
+// allPlansExecution what running it did, in mongod's shape.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "bson/builder.h"
+#include "bson/value.h"
+#include "exec/stages/plan_stage.h"
+
+namespace quarry::exec {
+
+enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
+
+// "queryPlanner", "executionStats" or "allPlansExecution" (the default when absent); fails with
+// BadValue (2) for anything else.
+StatusWith<ExplainVerbosity> ParseExplainVerbosity(bson::ValueView verbosity);
+
+struct ExplainTarget {
+  std::string ns;
+  bson::DocumentView parsed_query;  // the filter as the plan reads it
+  // The command's own stage above the plan, as mongod names it ("COUNT", "DELETE", "UPDATE",
+  // "DISTINCT"); empty for a find.
+  std::string_view command_stage;
+};
+
+// Appends queryPlanner {namespace, parsedQuery, winningPlan, rejectedPlans: []} and, unless
+// `verbosity` is kQueryPlanner, runs `root` to its end (writing nothing: it is a read plan) and
+// appends executionStats {executionSuccess, nReturned, executionTimeMillis, totalKeysExamined,
+// totalDocsExamined, executionStages[, allPlansExecution: []]}.
+Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbosity verbosity,
+                     bson::DocumentBuilder* out);
+
+}  // namespace quarry::exec

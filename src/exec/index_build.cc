@@ -1,0 +1,166 @@
+#include "exec/index_build.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/log.h"
+#include "catalog/catalog.h"
+#include "exec/index_catalog.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
+
+namespace quarry::exec {
+namespace {
+
+// Enough to amortize a commit; small enough to hold the snapshot briefly.
+constexpr std::size_t kRecordsPerBatch = 1000;
+constexpr std::size_t kBytesPerBatch = std::size_t{4} << 20;
+
+struct Target {
+  const catalog::IndexInfo* index;
+  std::shared_ptr<const ParsedIndex> parsed;
+};
+
+StatusWith<std::vector<Target>> TargetsOf(const catalog::CollectionInfo& info,
+                                          const std::vector<storage::IndexId>& ids) {
+  std::vector<Target> targets;
+  for (const catalog::IndexInfo& index : info.indexes) {
+    if (std::find(ids.begin(), ids.end(), index.id) == ids.end() || index.id == 0) continue;
+    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+    targets.push_back({&index, std::move(parsed)});
+  }
+  return targets;
+}
+
+// Queues the keys of `record` for every target in `unit`.
+Status AddKeysOf(const ExecContext& ctx, const std::vector<Target>& targets,
+                 const storage::CollectionRef& collection, bson::DocumentView record,
+                 storage::WriteUnit* unit) {
+  std::vector<storage::IndexEntry> added;
+  for (const Target& target : targets) {
+    const IndexDescriptor& descriptor = target.parsed->descriptor;
+    QUARRY_ASSIGN_OR_RETURN(DocumentKeys keys,
+                            descriptor.KeysAndMultikeyOf(record, descriptor.unique()));
+    if (keys.multikey && !target.index->runtime->multikey.load()) {
+      QUARRY_RETURN_IF_ERROR(ctx.catalog->MarkMultikey(*target.index));
+    }
+    for (IndexKey& key : keys.keys) {
+      storage::IndexEntry entry;
+      entry.index = target.index->id;
+      entry.key = std::move(key.encoded);
+      entry.unique = target.parsed->unique;
+      entry.key_value = std::move(key.values);
+      added.push_back(std::move(entry));
+    }
+  }
+  if (!added.empty()) unit->AddIndexKeys(collection, record, std::move(added));
+  return Status::OK();
+}
+
+Status CommitBatch(const ExecContext& ctx, storage::WriteUnit unit) {
+  if (unit.empty()) return Status::OK();
+  QUARRY_ASSIGN_OR_RETURN(
+      storage::CommitResult result,
+      ctx.engine->pipeline().Commit(std::move(unit), storage::CommitOptions{.ordered = true}));
+  if (!result.errors.empty()) return result.errors.front().status;
+  return result.sync_status;
+}
+
+}  // namespace
+
+Status BuildIndexes(const ExecContext& ctx, const catalog::CollectionInfo& info,
+                    const std::vector<storage::IndexId>& indexes,
+                    const std::function<void(std::uint64_t)>& progress) {
+  QUARRY_ASSIGN_OR_RETURN(std::vector<Target> targets, TargetsOf(info, indexes));
+  if (targets.empty()) return Status::OK();
+  const std::string ns = info.ns();
+  const storage::CollectionRef collection{
+      .id = info.id, .ns = ns, .uuid = info.uuid.view(), .pre_and_post_images = false};
+  std::string resume_after;
+  std::uint64_t done = 0;
+  while (true) {
+    QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
+    storage::WriteUnit unit;
+    std::size_t records = 0;
+    {
+      std::unique_ptr<storage::RecordCursor> cursor =
+          ctx.engine->records().Scan(info.id, resume_after);
+      for (; cursor->Valid() && records < kRecordsPerBatch && unit.bytes() < kBytesPerBatch;
+           cursor->Next(), ++records) {
+        QUARRY_RETURN_IF_ERROR(AddKeysOf(ctx, targets, collection, cursor->document(), &unit));
+        resume_after.assign(cursor->id_key());
+      }
+      QUARRY_RETURN_IF_ERROR(cursor->status());
+    }
+    if (records == 0) return Status::OK();
+    QUARRY_RETURN_IF_ERROR(CommitBatch(ctx, std::move(unit)));
+    done += records;
+    if (progress) progress(done);
+  }
+}
+
+namespace {
+
+bool Unfinished(const catalog::IndexInfo& index) { return !index.ready && !index.is_id_index(); }
+
+// Builds the unfinished indexes of one collection afresh.
+Status FinishCollection(const ExecContext& ctx, const catalog::CollectionInfo& stale) {
+  std::vector<storage::IndexId> partial;
+  std::vector<std::string> names;
+  for (const catalog::IndexInfo& index : stale.indexes) {
+    if (!Unfinished(index)) continue;
+    if (index.id != 0) partial.push_back(index.id);
+    names.emplace_back(index.name());
+  }
+  auto is_unfinished = [&names](const catalog::IndexInfo& index) {
+    return std::ranges::find(names, index.name()) != names.end();
+  };
+  auto renew = [&](catalog::CollectionInfo* info) {
+    for (catalog::IndexInfo& index : info->indexes) {
+      if (is_unfinished(index)) index.id = 0;  // a new id, clear of the partial keys
+    }
+    return Status::OK();
+  };
+  QUARRY_RETURN_IF_ERROR(
+      ctx.catalog->ModifyCollection(stale.db, stale.name, renew, {}, {}, partial));
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(stale.db, stale.name);
+  std::vector<storage::IndexId> ids;
+  for (const catalog::IndexInfo& index : info->indexes) {
+    if (is_unfinished(index)) ids.push_back(index.id);
+  }
+  Status built = BuildIndexes(ctx, *info, ids);
+  if (built.ok()) {
+    log::Write(log::Severity::kInfo, "INDEX", 20345, "initandlisten", "Index build: done",
+               {{"namespace", info->ns()}, {"indexes", static_cast<std::uint64_t>(ids.size())}});
+    auto ready = [&](catalog::CollectionInfo* modified) {
+      for (catalog::IndexInfo& index : modified->indexes) {
+        if (is_unfinished(index)) index.ready = true;
+      }
+      return Status::OK();
+    };
+    return ctx.catalog->ModifyCollection(info->db, info->name, ready, {});
+  }
+  log::Write(log::Severity::kWarning, "INDEX", 20655, "initandlisten",
+             "Index build: failed; the indexes are removed",
+             {{"namespace", info->ns()}, {"error", built.ToString()}});
+  auto remove = [&](catalog::CollectionInfo* modified) {
+    std::erase_if(modified->indexes, is_unfinished);
+    return Status::OK();
+  };
+  return ctx.catalog->ModifyCollection(info->db, info->name, remove, {}, {}, ids);
+}
+
+}  // namespace
+
+Status FinishIndexBuilds(const ExecContext& ctx) {
+  for (const std::string& db : ctx.catalog->DatabaseNames()) {
+    for (const auto& info : ctx.catalog->ListCollections(db)) {
+      if (std::ranges::any_of(info->indexes, Unfinished)) {
+        QUARRY_RETURN_IF_ERROR(FinishCollection(ctx, *info));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace quarry::exec

@@ -1,0 +1,26 @@
+// The catalog's indexes as execution uses them: each spec parsed once, and what a unique
+// index's DuplicateKey errors name.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "base/status.h"
+#include "catalog/collection_info.h"
+#include "exec/index_descriptor.h"
+#include "storage/write_unit.h"
+
+namespace quarry::exec {
+
+struct ParsedIndex {
+  IndexDescriptor descriptor;
+  std::shared_ptr<const storage::UniqueIndexInfo> unique;  // null unless the index is unique
+};
+
+// `index` parsed, made on first use and kept with its catalog entry. Options collMod changes
+// (hidden, expireAfterSeconds) may be stale here: read them from the catalog's spec. Fails only
+// for a spec createIndexes would have refused (a catalog written by another version).
+// REQUIRES: `index` is a secondary index.
+StatusWith<std::shared_ptr<const ParsedIndex>> ParsedIndexOf(const catalog::IndexInfo& index);
+
+}  // namespace quarry::exec

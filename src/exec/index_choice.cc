@@ -1,0 +1,111 @@
+#include "exec/index_choice.h"
+
+#include <tuple>
+
+#include "exec/partial_filter.h"
+
+namespace quarry::exec {
+namespace {
+
+// Whether a scan over `bounds` returns documents in `sort` order, and in which direction. A
+// multikey index never does: a document's array elements are scattered through it.
+std::optional<storage::ScanDirection> SortDirection(const IndexDescriptor& index,
+                                                    const IndexBounds& bounds, bool multikey,
+                                                    const query::SortSpec& sort) {
+  const auto& sort_fields = sort.fields();
+  const auto& fields = index.fields();
+  if (multikey || sort_fields.empty() || sort_fields.size() > fields.size()) return std::nullopt;
+  // With one interval the fields pinned to one value can be skipped; with several (an $in),
+  // each interval is ordered on its own, so the sort must start at the first field.
+  const std::size_t max_skip = bounds.intervals.size() == 1 ? bounds.equality_prefix : 0;
+  for (std::size_t skip = 0; skip <= max_skip && skip + sort_fields.size() <= fields.size();
+       ++skip) {
+    std::optional<bool> reversed;
+    bool matches = true;
+    for (std::size_t j = 0; j < sort_fields.size() && matches; ++j) {
+      const IndexField& field = fields[skip + j];
+      if (field.path != sort_fields[j].path.dotted()) {
+        matches = false;
+        break;
+      }
+      const bool flipped = field.descending == sort_fields[j].ascending;
+      if (reversed.has_value() && *reversed != flipped) matches = false;
+      reversed = flipped;
+    }
+    if (matches) {
+      return *reversed ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether `index` can be considered for a query with `filter`.
+bool Usable(const catalog::IndexInfo& index, const ParsedIndex& parsed,
+            const query::Matcher* filter) {
+  if (!index.ready || index.spec.Get("hidden").Truthy()) return false;
+  const query::Matcher* partial = parsed.descriptor.partial_filter();
+  return partial == nullptr || (filter != nullptr && FilterImplies(*filter, partial->filter()));
+}
+
+// The access of `index` for `filter` and `sort`; nullopt when it neither bounds nor orders.
+std::optional<IndexAccess> AccessOf(const catalog::IndexInfo& index,
+                                    std::shared_ptr<const ParsedIndex> parsed,
+                                    const query::Matcher* filter, const query::SortSpec& sort,
+                                    bool hinted) {
+  IndexAccess access;
+  access.index = &index;
+  access.multikey = index.runtime->multikey.load();
+  std::optional<IndexBounds> bounds;
+  if (filter != nullptr) bounds = BoundsFor(parsed->descriptor, *filter);
+  access.bounded = bounds.has_value();
+  if (bounds.has_value()) {
+    access.bounds = std::move(*bounds);
+  } else if (parsed->descriptor.sparse() && !hinted) {
+    return std::nullopt;  // its whole key space misses documents
+  } else {
+    access.bounds = FullBounds(parsed->descriptor);
+  }
+  std::optional<storage::ScanDirection> direction =
+      SortDirection(parsed->descriptor, access.bounds, access.multikey, sort);
+  if (!bounds.has_value() && !direction.has_value() && !hinted) return std::nullopt;
+  access.provides_sort = direction.has_value();
+  access.direction = direction.value_or(storage::ScanDirection::kForward);
+  access.parsed = std::move(parsed);
+  return access;
+}
+
+}  // namespace
+
+StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo& info,
+                                                   const query::Matcher* filter,
+                                                   const query::SortSpec& sort) {
+  std::optional<IndexAccess> best;
+  // Larger ranks better: equality prefix, bounded, sort, fewer fields.
+  auto rank = [](const IndexAccess& a) {
+    return std::make_tuple(a.bounds.equality_prefix, a.bounded, a.provides_sort,
+                           -static_cast<int>(a.parsed->descriptor.fields().size()));
+  };
+  std::optional<decltype(rank(std::declval<IndexAccess>()))> best_rank;
+  for (const catalog::IndexInfo& index : info.indexes) {
+    if (index.is_id_index()) continue;
+    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+    if (!Usable(index, *parsed, filter)) continue;
+    std::optional<IndexAccess> access = AccessOf(index, std::move(parsed), filter, sort, false);
+    if (!access.has_value()) continue;
+    auto candidate = rank(*access);
+    if (!best_rank.has_value() || candidate > *best_rank) {
+      best_rank = candidate;
+      best = std::move(access);
+    }
+  }
+  return best;
+}
+
+StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
+                                          const query::Matcher* filter,
+                                          const query::SortSpec& sort) {
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+  return *AccessOf(index, std::move(parsed), filter, sort, /*hinted=*/true);
+}
+
+}  // namespace quarry::exec

@@ -1,0 +1,42 @@
+// Which index, if any, answers a read: the candidates are the ready, visible indexes that bound
+// the filter or give the requested order, and a fixed ranking picks one.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "base/status.h"
+#include "catalog/collection_info.h"
+#include "exec/index_bounds.h"
+#include "exec/index_catalog.h"
+#include "query/match/matcher.h"
+#include "query/sort/sort.h"
+#include "storage/types.h"
+
+namespace quarry::exec {
+
+struct IndexAccess {
+  const catalog::IndexInfo* index = nullptr;  // into the collection's catalog entry
+  std::shared_ptr<const ParsedIndex> parsed;
+  IndexBounds bounds;
+  storage::ScanDirection direction = storage::ScanDirection::kForward;
+  bool bounded = false;        // the bounds come from the filter (else: the whole index)
+  bool provides_sort = false;  // the scan returns documents in the requested sort order
+  bool multikey = false;
+};
+
+// The index scan for `filter` (none: every document) and `sort` (empty: any order) among the
+// indexes of `info`, or nullopt when a collection scan is the plan. Ranking: more key fields
+// pinned by equality, then any bounds at all, then providing the sort, then fewer key fields.
+// A partial index qualifies only when the filter implies its filter; a sparse one only with
+// bounds that exclude missing fields.
+StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo& info,
+                                                   const query::Matcher* filter,
+                                                   const query::SortSpec& sort);
+
+// The scan of `index` for a hint: its bounds for `filter`, else its whole key space.
+StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
+                                          const query::Matcher* filter,
+                                          const query::SortSpec& sort);
+
+}  // namespace quarry::exec

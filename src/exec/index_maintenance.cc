@@ -1,0 +1,118 @@
+#include "exec/index_maintenance.h"
+
+#include <algorithm>
+#include <map>
+#include <shared_mutex>
+
+#include "exec/index_catalog.h"
+
+namespace quarry::exec {
+namespace {
+
+// Keys of `doc` (none when it is empty: no such version of the record), sorted by encoding.
+StatusWith<DocumentKeys> KeysOf(const IndexDescriptor& descriptor, bson::DocumentView doc,
+                                bool with_values) {
+  if (doc.empty()) return DocumentKeys{};
+  return descriptor.KeysAndMultikeyOf(doc, with_values);
+}
+
+storage::IndexEntry EntryOf(const ParsedIndex& parsed, IndexKey key) {
+  storage::IndexEntry entry;
+  entry.index = parsed.descriptor.id();
+  entry.key = std::move(key.encoded);
+  entry.unique = parsed.unique;
+  entry.key_value = std::move(key.values);
+  return entry;
+}
+
+// The collections a unit's record changes touch, with the mutations of each.
+std::map<storage::CollectionId, std::vector<std::size_t>> RecordChangesByCollection(
+    const storage::WriteUnit& unit) {
+  std::map<storage::CollectionId, std::vector<std::size_t>> out;
+  for (std::size_t k = 0; k < unit.size(); ++k) {
+    if (auto change = unit.record_change(k)) out[change->collection].push_back(k);
+  }
+  return out;
+}
+
+// Gives every mutation in `mutations` its keys for the secondary indexes of `info`.
+Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info,
+                  const std::vector<std::size_t>& mutations, storage::WriteUnit* unit) {
+  std::vector<const catalog::IndexInfo*> indexes;
+  for (const catalog::IndexInfo& index : info.indexes) {
+    if (!index.is_id_index()) indexes.push_back(&index);
+  }
+  for (std::size_t k : mutations) {
+    const storage::WriteUnit::RecordChange change = *unit->record_change(k);
+    storage::IndexChanges all;
+    Status failed = Status::OK();
+    for (const catalog::IndexInfo* index : indexes) {
+      bool multikey = false;
+      StatusWith<storage::IndexChanges> changes =
+          IndexChangesFor(*index, change.before, change.after, &multikey);
+      if (!changes.ok()) {
+        failed = changes.status();
+        break;
+      }
+      if (multikey && !index->runtime->multikey.load()) {
+        QUARRY_RETURN_IF_ERROR(catalog.MarkMultikey(*index));
+      }
+      std::ranges::move(changes.value().removed, std::back_inserter(all.removed));
+      std::ranges::move(changes.value().added, std::back_inserter(all.added));
+    }
+    if (!failed.ok()) {
+      unit->Fail(k, std::move(failed));
+    } else if (!all.removed.empty() || !all.added.empty()) {
+      unit->SetIndexChanges(k, std::move(all));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& index,
+                                                  bson::DocumentView before,
+                                                  bson::DocumentView after, bool* multikey) {
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+  const IndexDescriptor& descriptor = parsed->descriptor;
+  // A unique index's new keys carry their values, which a DuplicateKey error reports.
+  QUARRY_ASSIGN_OR_RETURN(DocumentKeys old_keys, KeysOf(descriptor, before, false));
+  QUARRY_ASSIGN_OR_RETURN(DocumentKeys new_keys, KeysOf(descriptor, after, descriptor.unique()));
+  *multikey = new_keys.multikey;
+  storage::IndexChanges changes;
+  // Both lists are sorted by encoding: one merge finds what only one side has.
+  auto old_it = old_keys.keys.begin();
+  auto new_it = new_keys.keys.begin();
+  while (old_it != old_keys.keys.end() || new_it != new_keys.keys.end()) {
+    if (new_it == new_keys.keys.end() ||
+        (old_it != old_keys.keys.end() && old_it->encoded < new_it->encoded)) {
+      changes.removed.push_back(EntryOf(*parsed, std::move(*old_it++)));
+    } else if (old_it == old_keys.keys.end() || new_it->encoded < old_it->encoded) {
+      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++)));
+    } else {
+      ++old_it;
+      ++new_it;
+    }
+  }
+  return changes;
+}
+
+StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& catalog,
+                                                           storage::CommitPipeline& pipeline,
+                                                           storage::WriteUnit unit,
+                                                           const storage::CommitOptions& options) {
+  std::vector<std::shared_lock<std::shared_mutex>> held;
+  for (const auto& [collection, mutations] : RecordChangesByCollection(unit)) {
+    std::shared_ptr<const catalog::CollectionInfo> info = catalog.FindById(collection);
+    if (info == nullptr) continue;  // dropped: the commit fails these mutations
+    held.emplace_back(info->locks->writers);
+    // The specs as they are now that no change of them can happen before the commit.
+    info = catalog.FindById(collection);
+    if (info == nullptr || !info->has_secondary_indexes()) continue;
+    QUARRY_RETURN_IF_ERROR(AttachKeys(catalog, *info, mutations, &unit));
+  }
+  return pipeline.Commit(std::move(unit), options);
+}
+
+}  // namespace quarry::exec

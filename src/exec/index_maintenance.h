@@ -1,0 +1,31 @@
+// Secondary index upkeep for every record write: a unit's record changes get the index keys of
+// the specs current when it commits.
+#pragma once
+
+#include "base/status.h"
+#include "catalog/catalog.h"
+#include "storage/commit_pipeline.h"
+#include "storage/write_unit.h"
+
+namespace quarry::exec {
+
+// Commits `unit` after giving each of its inserts, updates and deletes the secondary index
+// keys it removes and adds. The keys are computed, and the unit committed, while the writers
+// lock of every collection it touches is held shared, so no index spec changes in between:
+// an index published before the commit gets the commit's keys, one published after is built
+// from records that already include it. A record whose keys cannot be made (parallel arrays,
+// 171) fails alone, in its place in the unit. An index that becomes multikey is marked so,
+// durably, before the commit that makes it so.
+StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& catalog,
+                                                           storage::CommitPipeline& pipeline,
+                                                           storage::WriteUnit unit,
+                                                           const storage::CommitOptions& options);
+
+// The keys `index` holds for a record changing from `before` to `after` (either empty when there
+// is none): what to remove and what to add, nothing for keys both have. Sets `*multikey` when
+// `after` makes the index multikey.
+StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& index,
+                                                  bson::DocumentView before,
+                                                  bson::DocumentView after, bool* multikey);
+
+}  // namespace quarry::exec

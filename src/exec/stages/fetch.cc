@@ -1,0 +1,37 @@
+#include "exec/stages/fetch.h"
+
+namespace quarry::exec {
+
+Fetch::Fetch(std::unique_ptr<PlanStage> child, const storage::RecordStore* records,
+             storage::CollectionId collection, std::optional<query::Matcher> filter,
+             bool want_match_details)
+    : PlanStage(std::move(child)),
+      records_(records),
+      collection_(collection),
+      filter_(std::move(filter)),
+      want_match_details_(want_match_details) {}
+
+StatusWith<bool> Fetch::DoNext(PlanResult* out) {
+  PlanResult entry;
+  while (true) {
+    QUARRY_ASSIGN_OR_RETURN(bool more, child().Next(&entry));
+    if (!more) return false;
+    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
+                            records_->FindByIdKey(collection_, entry.id_key));
+    if (!doc.has_value()) continue;  // deleted since its entry was read
+    ++mutable_stats().docs_examined;
+    *out = PlanResult();
+    if (filter_.has_value() &&
+        !filter_->Matches(*doc, want_match_details_ ? &out->details : nullptr)) {
+      continue;
+    }
+    out->Own(std::move(*doc));
+    return true;
+  }
+}
+
+void Fetch::ExplainDetails(bson::DocumentBuilder* b) const {
+  if (filter_.has_value()) b->AppendDocument("filter", filter_->filter());
+}
+
+}  // namespace quarry::exec

@@ -1,0 +1,61 @@
+// IXSCAN: the entries of one index within its bounds' intervals, in index order or its reverse,
+// each handed up as the record it points to (id_key), for FETCH to read. In a multikey index a
+// record has several entries: only its first is handed up.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include "base/interrupt.h"
+#include "exec/index_bounds.h"
+#include "exec/stages/plan_stage.h"
+#include "storage/index_store.h"
+
+namespace quarry::exec {
+
+struct IndexScanOptions {
+  storage::IndexId index = 0;
+  std::string name;
+  bson::Document key_pattern;
+  bool multikey = false;
+  bool unique = false;
+  bool sparse = false;
+  bool partial = false;
+  IndexBounds bounds;
+  storage::ScanDirection direction = storage::ScanDirection::kForward;
+};
+
+class IndexScan final : public PlanStage {
+ public:
+  IndexScan(const storage::IndexStore* indexes, std::shared_ptr<const Interrupt> interrupt,
+            IndexScanOptions options);
+
+  std::string_view name() const override { return "IXSCAN"; }
+  void Save() override;
+  Status Restore() override;
+
+  const IndexScanOptions& options() const { return options_; }
+
+ private:
+  StatusWith<bool> DoNext(PlanResult* out) override;
+  void ExplainDetails(bson::DocumentBuilder* b) const override;
+  void ExplainStats(bson::DocumentBuilder* b) const override;
+  // Opens the cursor on interval `interval_`, after `resume_after_` when set.
+  void Open();
+  bool forward() const { return options_.direction == storage::ScanDirection::kForward; }
+
+  const storage::IndexStore* indexes_;
+  std::shared_ptr<const Interrupt> interrupt_;
+  IndexScanOptions options_;
+  std::size_t interval_ = 0;  // the intervals done, in scan order
+  std::unique_ptr<storage::IndexCursor> cursor_;
+  std::string resume_after_;  // the last entry handed up, while saved
+  bool returned_current_ = false;
+  std::unordered_set<std::string> seen_;  // multikey: records handed up
+  std::int64_t seeks_ = 0;
+  std::int64_t dups_tested_ = 0;
+  std::int64_t dups_dropped_ = 0;
+};
+
+}  // namespace quarry::exec

@@ -1,0 +1,182 @@
+"""Differential test: for random documents (many BSON types, arrays, nested documents, missing
+fields, nulls) and random filters and sorts, what a query returns with the planner's choice and
+with each index hinted equals what a collection scan returns. Fixed seed, so a failure repeats."""
+
+import datetime
+import random
+import re
+
+import bson
+import pymongo
+import pytest
+
+SEED = 20261201
+DOCUMENTS = 2000
+QUERIES = 300
+
+INDEXES = [
+    [("a", 1)],
+    [("b", -1)],
+    [("a", 1), ("b", 1)],
+    [("b", 1), ("c.d", -1)],
+    [("s", 1)],
+    [("arr", 1)],
+    [("c.d", 1)],
+]
+
+
+def random_scalar(rng):
+    kind = rng.randrange(12)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.randint(-5, 5)
+    if kind == 2:
+        return rng.choice([-2.5, 0.0, 1.0, 2.5, 3.0, float("inf")])
+    if kind == 3:
+        return bson.Int64(rng.randint(-5, 5))
+    if kind == 4:
+        return rng.choice(["", "a", "ab", "abc", "b", "B", "ba", "z"])
+    if kind == 5:
+        return rng.choice([True, False])
+    if kind == 6:
+        return datetime.datetime(2020, 1, 1 + rng.randrange(5))
+    if kind == 7:
+        return bson.ObjectId(b"%012d" % rng.randrange(5))
+    if kind == 8:
+        return bson.Decimal128(str(rng.randint(-3, 3)))
+    if kind == 9:
+        return {"x": rng.randint(0, 2)}
+    if kind == 10:
+        return bson.MinKey() if rng.random() < 0.5 else bson.MaxKey()
+    return rng.randint(0, 3)
+
+
+def random_value(rng, allow_array=True):
+    if allow_array and rng.random() < 0.15:
+        return [random_scalar(rng) for _ in range(rng.randrange(4))]
+    return random_scalar(rng)
+
+
+def random_document(rng, i):
+    doc = {"_id": i}
+    for field in ("a", "b", "s"):
+        if rng.random() < 0.85:
+            # One array field per document at most among a and b, or compound indexes refuse it.
+            doc[field] = random_value(rng, allow_array=field != "b" or not isinstance(
+                doc.get("a"), list))
+    if rng.random() < 0.8:
+        doc["c"] = {"d": random_value(rng, allow_array=False)} if rng.random() < 0.9 else 5
+    if rng.random() < 0.7:
+        doc["arr"] = [random_scalar(rng) for _ in range(rng.randrange(5))]
+    return doc
+
+
+def random_condition(rng):
+    field = rng.choice(["a", "b", "s", "c.d", "arr"])
+    value = random_scalar(rng)
+    kind = rng.randrange(9)
+    if kind == 0:
+        return {field: value}
+    if kind == 1:
+        return {field: {"$in": [random_scalar(rng) for _ in range(rng.randrange(1, 4))]}}
+    if kind in (2, 3, 4, 5):
+        op = ["$gt", "$gte", "$lt", "$lte"][kind - 2]
+        return {field: {op: value}}
+    if kind == 6:
+        low, high = sorted([rng.randint(-5, 5), rng.randint(-5, 5)])
+        return {field: {"$gte": low, "$lt": high}}
+    if kind == 7:
+        return {field: {"$exists": rng.random() < 0.5}}
+    return {field: re.compile("^" + rng.choice(["a", "ab", "b", ""]))}
+
+
+def random_filter(rng):
+    conditions = [random_condition(rng) for _ in range(rng.randrange(1, 3))]
+    return conditions[0] if len(conditions) == 1 else {"$and": conditions}
+
+
+@pytest.fixture
+def populated(db):
+    rng = random.Random(SEED)
+    db.c.insert_many([random_document(rng, i) for i in range(DOCUMENTS)])
+    for keys in INDEXES:
+        db.c.create_index(keys)
+    return db.c
+
+
+def test_every_index_returns_what_a_collection_scan_returns(populated):
+    rng = random.Random(SEED + 1)
+    names = [name for name in populated.index_information() if name != "_id_"]
+    used = set()
+    for _ in range(QUERIES):
+        query = random_filter(rng)
+        expected = sorted(d["_id"] for d in populated.find(query, {"_id": 1}).hint([("$natural", 1)]))
+        chosen = sorted(d["_id"] for d in populated.find(query, {"_id": 1}))
+        assert chosen == expected, query
+        plan = populated.find(query).explain()["queryPlanner"]["winningPlan"]
+        if plan["stage"] == "FETCH":
+            used.add(plan["inputStage"]["indexName"])
+        for name in names:
+            hinted = sorted(d["_id"] for d in populated.find(query, {"_id": 1}).hint(name))
+            assert hinted == expected, (query, name)
+    assert len(used) >= 4, used  # the planner did choose indexes
+
+
+def test_sorts_through_an_index_return_the_collection_scans_order(populated):
+    rng = random.Random(SEED + 2)
+    for _ in range(QUERIES // 3):
+        query = random_filter(rng)
+        field = rng.choice(["a", "b", "s", "c.d"])
+        direction = rng.choice([1, -1])
+        limit = rng.choice([0, 1, 5, 50])
+
+        def run(hint=None):
+            cursor = populated.find(query, {"_id": 1, field.split(".")[0]: 1}).sort(
+                [(field, direction), ("_id", 1)])
+            if hint is not None:
+                cursor = cursor.hint(hint)
+            return [d["_id"] for d in cursor.limit(limit)]
+
+        # With _id as a tie-break, the order is fully determined.
+        assert run() == run([("$natural", 1)]), (query, field, direction, limit)
+
+
+def sort_key_of(doc):
+    """c.d as sorting compares it: numbers of every type by value, missing as null."""
+    value = doc["c"].get("d") if isinstance(doc.get("c"), dict) else None
+    if isinstance(value, bson.Decimal128):
+        value = float(value.to_decimal())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("number", float(value))
+    return ("other", repr(value))
+
+
+def test_an_index_that_gives_the_order_returns_the_sorted_scans_order(populated):
+    # c.d never holds an array, so its index is not multikey and gives the sort itself. Sorts
+    # do not order ties, so each result is compared by its sequence of sort keys (and, for the
+    # whole result, its set of documents).
+    rng = random.Random(SEED + 3)
+    keys = {d["_id"]: sort_key_of(d) for d in populated.find({}, {"c": 1})}
+    index_sorted = 0
+    for _ in range(QUERIES // 3):
+        query = random_filter(rng)
+        direction = rng.choice([1, -1])
+        limit = rng.choice([0, 1, 7])
+
+        def run(hint=None):
+            cursor = populated.find(query, {"_id": 1}).sort("c.d", direction).limit(limit)
+            return [d["_id"] for d in (cursor.hint(hint) if hint else cursor)]
+
+        explained = populated.find(query).sort("c.d", direction).limit(limit).explain()
+        stage = explained["queryPlanner"]["winningPlan"]
+        stages = []
+        while stage is not None:
+            stages.append(stage["stage"])
+            stage = stage.get("inputStage")
+        index_sorted += "SORT" not in stages
+        via_plan, via_scan = run(), run([("$natural", 1)])
+        assert [keys[i] for i in via_plan] == [keys[i] for i in via_scan], (query, direction)
+        if limit == 0:
+            assert sorted(via_plan) == sorted(via_scan), query
+    assert index_sorted > 10
