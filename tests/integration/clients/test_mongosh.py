@@ -134,3 +134,33 @@ def test_find_with_a_collation_prints_that_collation_is_not_supported(server, cl
     assert proc.returncode != 0, output
     assert re.search(r"MongoServerError: collation .*locale.*fr.* not supported", output), output
     client.drop_database("t_mongosh_collation")
+
+
+def test_unique_index_and_explain_from_the_shell(server, client, mongosh_home):
+    # The shell helpers a user types first: createIndex with unique, getIndexes, a duplicate
+    # refused, and explain("executionStats") showing the index scan that answered the query.
+    script = """
+      db.orders.drop();
+      db.orders.insertMany([{item: "abc", qty: 2}, {item: "xyz", qty: 5}, {item: "pqr", qty: 1}]);
+      const name = db.orders.createIndex({item: 1}, {unique: true});
+      const indexes = db.orders.getIndexes().map(i => ({name: i.name, unique: !!i.unique}));
+      let duplicate = null;
+      try { db.orders.insertOne({item: "abc"}); } catch (e) { duplicate = e.code; }
+      const explained = db.orders.find({item: "xyz"}).explain("executionStats");
+      const stats = explained.executionStats;
+      ({name, indexes, duplicate, stage: explained.queryPlanner.winningPlan.stage,
+        input: explained.queryPlanner.winningPlan.inputStage.stage,
+        indexName: explained.queryPlanner.winningPlan.inputStage.indexName,
+        nReturned: stats.nReturned, keys: stats.totalKeysExamined,
+        docs: stats.totalDocsExamined})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_index", json_mode="relaxed")
+    got = json.loads(out)
+    assert got["name"] == "item_1"
+    assert got["indexes"] == [{"name": "_id_", "unique": False},
+                              {"name": "item_1", "unique": True}]
+    assert got["duplicate"] == 11000
+    assert (got["stage"], got["input"], got["indexName"]) == ("FETCH", "IXSCAN", "item_1")
+    assert (got["nReturned"], got["keys"], got["docs"]) == (1, 1, 1)
+    assert client.t_mongosh_index.orders.count_documents({}) == 3
+    client.drop_database("t_mongosh_index")
