@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "base/allocator.h"
@@ -19,6 +20,8 @@
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
 #include "exec/index_build.h"
+#include "exec/index_maintenance.h"
+#include "exec/ttl.h"
 #include "main/options.h"
 #include "net/server.h"
 #include "server/service.h"
@@ -119,6 +122,24 @@ class EngineOplogTrimmer : public changestream::OplogTrimmer {
  private:
   storage::Oplog* oplog_;
 };
+
+// One TTL monitor pass: deletes what TTL indexes say expired, logging what it did.
+void RunTtlPass(storage::Engine* engine, catalog::Catalog* catalog) {
+  const exec::ExecContext ctx{.engine = engine, .catalog = catalog, .interrupt = nullptr};
+  const exec::Committer commit = [engine, catalog](storage::WriteUnit unit, bool ordered) {
+    return exec::CommitMaintainingIndexes(*catalog, engine->pipeline(), std::move(unit),
+                                          storage::CommitOptions{.ordered = ordered});
+  };
+  StatusWith<std::int64_t> deleted =
+      exec::DeleteExpiredDocuments(ctx, commit, std::chrono::system_clock::now());
+  if (!deleted.ok()) {
+    log::Write(log::Severity::kWarning, "INDEX", 22542, "TTLMonitor", "TTL pass failed",
+               {{"error", deleted.status().ToString()}});
+  } else if (deleted.value() > 0) {
+    log::Write(log::Severity::kInfo, "INDEX", 5479200, "TTLMonitor", "Deleted expired documents",
+               {{"numDeleted", deleted.value()}});
+  }
+}
 
 int Fatal(std::string_view message, const Status& status) {
   log::Write(log::Severity::kFatal, "CONTROL", 20574, "initandlisten", message,
@@ -224,6 +245,11 @@ int Run(int argc, char** argv) {
                    "Oplog trim failed", {{"error", trimmed.status().ToString()}});
       }
     });
+    std::optional<PeriodicTask> ttl;
+    if (options.ttl_monitor_enabled) {
+      ttl.emplace(std::chrono::seconds(options.ttl_monitor_sleep_secs),
+                  [&] { RunTtlPass(state.engine, state.catalog); });
+    }
     signal = server.Run();
   }
   log::Write(log::Severity::kInfo, "CONTROL", 23377, "signalProcessingThread",

@@ -11,6 +11,48 @@ namespace {
 
 constexpr const char* kVersionText = "quarryd 0.1.0 (MongoDB wire protocol 7.0, maxWireVersion 21)";
 
+StatusWith<bool> ParseBool(const std::string& name, const std::string& value) {
+  if (value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  return Status(ErrorCode::kBadValue,
+                "setParameter " + name + " must be true or false, not '" + value + "'");
+}
+
+// One server parameter, as mongod's --setParameter name=value or the config file's
+// setParameter map gives it. Only the parameters Quarry has are accepted: any other is an error
+// rather than a setting silently ignored.
+Status ApplyParameter(const std::string& name, const std::string& value, Options* options) {
+  if (name == "ttlMonitorSleepSecs") {
+    try {
+      std::size_t used = 0;
+      const long long seconds = std::stoll(value, &used);
+      if (used == value.size() && seconds >= 1) {
+        options->ttl_monitor_sleep_secs = seconds;
+        return Status::OK();
+      }
+    } catch (const std::exception&) {
+    }
+    return Status(ErrorCode::kBadValue,
+                  "setParameter ttlMonitorSleepSecs must be a whole number of seconds >= 1, not '" +
+                      value + "'");
+  }
+  if (name == "ttlMonitorEnabled") {
+    QUARRY_ASSIGN_OR_RETURN(options->ttl_monitor_enabled, ParseBool(name, value));
+    return Status::OK();
+  }
+  return Status(
+      ErrorCode::kNoSuchKey,
+      "unknown setParameter '" + name + "' (Quarry has ttlMonitorSleepSecs and ttlMonitorEnabled)");
+}
+
+Status ApplyParameterFlag(const std::string& flag, Options* options) {
+  const std::size_t equals = flag.find('=');
+  if (equals == std::string::npos) {
+    return Status(ErrorCode::kBadValue, "--setParameter takes name=value, not '" + flag + "'");
+  }
+  return ApplyParameter(flag.substr(0, equals), flag.substr(equals + 1), options);
+}
+
 // Applies the YAML file's values to `options` for every key the command line did not set.
 Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* options) {
   YAML::Node root;
@@ -39,6 +81,13 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
       }
       if (replication["oplogSizeMB"] && unset("--oplogSizeMB")) {
         options->oplog_size_mb = replication["oplogSizeMB"].as<std::int64_t>();
+      }
+    }
+    if (YAML::Node parameters = root["setParameter"]) {
+      for (const auto& parameter : parameters) {
+        const std::string name = parameter.first.as<std::string>();
+        Status applied = ApplyParameter(name, parameter.second.as<std::string>(), options);
+        if (!applied.ok()) return applied;
       }
     }
     if (YAML::Node system_log = root["systemLog"]) {
@@ -103,6 +152,9 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   app.add_option("--oplogRetentionHours", options->oplog_retention_hours,
                  "also drop oplog entries older than this many hours (0: no age limit)")
       ->capture_default_str();
+  std::vector<std::string> parameters;
+  app.add_option("--setParameter", parameters,
+                 "name=value of a server parameter: ttlMonitorSleepSecs, ttlMonitorEnabled");
   bool show_version = false;
   app.add_flag("--version", show_version, "print the version and exit");
 
@@ -123,6 +175,14 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
     Status status = ApplyConfigFile(options->config_path, app, options);
     if (!status.ok()) {
       std::cerr << "quarryd: " << status.reason() << "\n";
+      return ParseOutcome::kExitFailure;
+    }
+  }
+  // After the file: the command line's parameters win.
+  for (const std::string& flag : parameters) {
+    Status applied = ApplyParameterFlag(flag, options);
+    if (!applied.ok()) {
+      std::cerr << "quarryd: " << applied.reason() << "\n";
       return ParseOutcome::kExitFailure;
     }
   }

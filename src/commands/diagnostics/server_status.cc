@@ -11,6 +11,7 @@
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
+#include "exec/ttl.h"
 #include "wire/network_counters.h"
 
 namespace quarry::commands {
@@ -156,6 +157,11 @@ StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) 
       .Close();
   b.OpenDocument("metrics");
   AppendCommandMetrics(state, &b);
+  const exec::TtlCounters& ttl = exec::GlobalTtlCounters();
+  b.OpenDocument("ttl")
+      .AppendInt64("deletedDocuments", ttl.deleted_documents.load())
+      .AppendInt64("passes", ttl.passes.load())
+      .Close();
   b.OpenDocument("quarry")
       .AppendInt64("unacknowledgedWriteErrors", ops.w0_write_errors.load())
       .Close();

@@ -13,6 +13,8 @@
 namespace quarry::commands {
 namespace {
 
+constexpr double kMaxExpireAfterSeconds = 2147483647;
+
 // Spec fields that hold the index's identity or bookkeeping rather than an option.
 bool IsStructuralField(std::string_view field) {
   return field == "v" || field == "key" || field == "name" || field == "ns" ||
@@ -34,6 +36,24 @@ bool IsSpecialIndexOption(std::string_view field) {
                                                  "coarsestIndexedLevel",
                                                  "finestIndexedLevel"};
   return std::ranges::find(kFields, field) != std::end(kFields);
+}
+
+// A TTL's lifetime: a number of seconds that fits mongod's 32-bit range.
+Status CheckExpireAfterSeconds(bson::ValueView value) {
+  if (!value.IsNumber()) {
+    return Status(
+        ErrorCode::kCannotCreateIndex,
+        "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '" +
+            std::string(bson::TypeAlias(value.type())) + "'");
+  }
+  const double seconds = value.AsDouble();
+  if (!(seconds >= 0 && seconds <= kMaxExpireAfterSeconds)) {
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "TTL index 'expireAfterSeconds' option must be within an acceptable range "
+                  "[0, 2147483647], got " +
+                      value.ToJson());
+  }
+  return Status::OK();
 }
 
 Status CheckOption(const bson::Element& e) {
@@ -59,11 +79,7 @@ Status CheckOption(const bson::Element& e) {
                   "storageEngine options for an index are not supported: Quarry has one "
                   "storage engine");
   }
-  if (field == "expireAfterSeconds") {
-    return Status(ErrorCode::kNotImplemented,
-                  "expireAfterSeconds (TTL indexes) is not supported by Quarry yet: documents "
-                  "would never expire");
-  }
+  if (field == "expireAfterSeconds") return CheckExpireAfterSeconds(e.value);
   if (field == "prepareUnique" || field == "clustered") {
     return Status(ErrorCode::kNotImplemented,
                   "index option '" + field + "' is not supported by Quarry yet");
@@ -125,6 +141,21 @@ bool SameIdentity(bson::DocumentView a, bson::DocumentView b) {
   return true;
 }
 
+// TTL indexes hold one date field; the _id index never expires anything.
+Status CheckTtlKey(bson::DocumentView key) {
+  if (key.CountElements() != 1) {
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "TTL indexes are single-field indexes, compound indexes do not support TTL. "
+                  "Index key: " +
+                      key.ToJson());
+  }
+  if (key.FirstKey() == "_id") {
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "The field 'expireAfterSeconds' is not valid for an _id index specification");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 bool IsIdIndexKey(bson::DocumentView key) {
@@ -168,6 +199,9 @@ StatusWith<bson::Document> NormalizeIndexSpec(bson::DocumentView spec,
   }
   bson::Document normalized = std::move(b).Finish();
   // The key pattern and partial filter, checked as the index will read them.
+  if (spec.Get("expireAfterSeconds").exists()) {
+    QUARRY_RETURN_IF_ERROR(CheckTtlKey(key.Document()));
+  }
   if (!IsIdIndexKey(key.Document())) {
     StatusWith<exec::IndexDescriptor> parsed = exec::IndexDescriptor::Parse(normalized, 0);
     if (!parsed.ok()) return parsed.status();
