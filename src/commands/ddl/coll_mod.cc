@@ -1,10 +1,12 @@
 // collMod: changes a collection's validation rules, change-stream pre-images and index options.
+#include <optional>
 #include <string>
 
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/command_context.h"
+#include "commands/ddl/index_modification.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
@@ -58,9 +60,14 @@ Status CheckOption(const bson::Element& e) {
 StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  std::optional<IndexModification> index_modification;
   for (const bson::Element& e : request.body) {
     if (e.key == request.name || IsGenericArgument(e.key)) continue;
-    if (e.key == "viewOn" || e.key == "pipeline" || e.key == "index" || e.key == "timeseries") {
+    if (e.key == "index") {
+      QUARRY_ASSIGN_OR_RETURN(index_modification, ParseIndexModification(e.value));
+      continue;
+    }
+    if (e.key == "viewOn" || e.key == "pipeline" || e.key == "timeseries") {
       return Status(ErrorCode::kCommandNotSupported,
                     "collMod option '" + std::string(e.key) + "' is not supported by Quarry yet");
     }
@@ -73,7 +80,11 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + request.db + "." + coll);
   }
   bson::DocumentView body = request.body;
-  auto change = [body, &request](catalog::CollectionInfo* info) {
+  bson::DocumentBuilder reply;
+  auto change = [body, &request, &index_modification, &reply](catalog::CollectionInfo* info) {
+    if (index_modification.has_value()) {
+      QUARRY_RETURN_IF_ERROR(ApplyIndexModification(*index_modification, info, &reply));
+    }
     bson::DocumentBuilder options;
     for (const bson::Element& e : info->options.view()) {
       if (!body.Has(e.key)) options.Append(e.key, e.value);
@@ -90,7 +101,7 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
   }
   QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(request.db, coll, change,
                                                         std::move(o).Finish(), DdlOptionsFor(ctx)));
-  return bson::Document();
+  return std::move(reply).Finish();
 }
 
 }  // namespace

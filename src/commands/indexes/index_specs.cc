@@ -38,24 +38,6 @@ bool IsSpecialIndexOption(std::string_view field) {
   return std::ranges::find(kFields, field) != std::end(kFields);
 }
 
-// A TTL's lifetime: a number of seconds that fits mongod's 32-bit range.
-Status CheckExpireAfterSeconds(bson::ValueView value) {
-  if (!value.IsNumber()) {
-    return Status(
-        ErrorCode::kCannotCreateIndex,
-        "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '" +
-            std::string(bson::TypeAlias(value.type())) + "'");
-  }
-  const double seconds = value.AsDouble();
-  if (!(seconds >= 0 && seconds <= kMaxExpireAfterSeconds)) {
-    return Status(ErrorCode::kCannotCreateIndex,
-                  "TTL index 'expireAfterSeconds' option must be within an acceptable range "
-                  "[0, 2147483647], got " +
-                      value.ToJson());
-  }
-  return Status::OK();
-}
-
 Status CheckOption(const bson::Element& e) {
   const std::string field(e.key);
   auto expect = [&](bool ok, std::string_view expected) -> Status {
@@ -162,6 +144,23 @@ bool IsIdIndexKey(bson::DocumentView key) {
   if (key.CountElements() != 1 || key.FirstKey() != "_id") return false;
   bson::ValueView direction = key.Get("_id");
   return direction.IsNumber() && direction.AsDouble() == 1.0;
+}
+
+Status CheckExpireAfterSeconds(bson::ValueView value) {
+  if (!value.IsNumber()) {
+    return Status(
+        ErrorCode::kCannotCreateIndex,
+        "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '" +
+            std::string(bson::TypeAlias(value.type())) + "'");
+  }
+  const double seconds = value.AsDouble();
+  if (!(seconds >= 0 && seconds <= kMaxExpireAfterSeconds)) {
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "TTL index 'expireAfterSeconds' option must be within an acceptable range "
+                  "[0, 2147483647], got " +
+                      value.ToJson());
+  }
+  return Status::OK();
 }
 
 StatusWith<bson::Document> NormalizeIndexSpec(bson::DocumentView spec,

@@ -13,6 +13,10 @@ namespace quarry::commands {
 // Whether `key` is the _id index's key pattern {_id: 1}.
 bool IsIdIndexKey(bson::DocumentView key);
 
+// A TTL lifetime as createIndexes and collMod take it: a number in [0, 2147483647], else
+// CannotCreateIndex (67).
+Status CheckExpireAfterSeconds(bson::ValueView value);
+
 // Checks one spec and returns it as stored: {v: 2, key, name, <options as given>}. Fails as
 // mongod does for a bad key pattern, name or option, with InvalidIndexSpecificationOption (197)
 // for a field no index spec has (dropped instead when `ignore_unknown_options`), and with

@@ -229,6 +229,40 @@ def test_a_hidden_index_is_maintained_but_not_used(db):
     assert info.value.code == BAD_VALUE
 
 
+def test_coll_mod_hides_and_unhides_an_index_by_name_or_key(db):
+    db.c.create_index("h", name="by_h")
+    db.c.insert_many([{"_id": i, "h": i} for i in range(20)])
+    reply = db.command("collMod", "c", index={"name": "by_h", "hidden": True})
+    assert (reply["hidden_old"], reply["hidden_new"]) == (False, True)
+    assert db.c.index_information()["by_h"]["hidden"] is True
+    assert plan_stages(db.c.find({"h": 3}).explain()) == ["COLLSCAN"]
+    db.c.insert_one({"_id": 100, "h": 3})  # maintained while hidden
+    reply = db.command("collMod", "c", index={"keyPattern": {"h": 1}, "hidden": False})
+    assert (reply["hidden_old"], reply["hidden_new"]) == (True, False)
+    assert "hidden" not in db.c.index_information()["by_h"]
+    explained = db.c.find({"h": 3}).explain()
+    assert plan_stages(explained) == ["FETCH", "IXSCAN"]
+    assert stats(explained) == (2, 2, 2)
+
+
+@pytest.mark.parametrize("option, code", [
+    ({"name": "nope", "hidden": True}, 27),
+    ({"name": "_id_", "hidden": True}, 72),
+    ({"name": "by_h"}, 72),
+    ({"hidden": True}, 72),
+    ({"name": "by_h", "keyPattern": {"h": 1}, "hidden": True}, 72),
+    ({"name": "by_h", "hidden": 1}, 14),
+    ({"name": "by_h", "color": "red"}, 40415),
+    ({"name": "by_h", "unique": True}, 238),
+])
+def test_coll_mod_index_errors(db, option, code):
+    db.c.create_index("h", name="by_h")
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        db.command("collMod", "c", index=option)
+    assert info.value.code == code
+    assert "hidden" not in db.c.index_information()["by_h"]
+
+
 # Dropping
 
 def test_dropped_indexes_leave_no_entries_and_can_be_created_again(db):

@@ -111,6 +111,23 @@ def test_list_indexes_shows_expire_after_seconds_as_given(coll):
     assert failed.value.code == 85
 
 
+def test_coll_mod_changes_the_lifetime_or_makes_an_index_a_ttl_index(coll):
+    coll.create_index("at")
+    coll.insert_one({"_id": 1, "at": now() - datetime.timedelta(minutes=10)})
+    time.sleep(1.5)
+    assert ids(coll) == [1]  # not a TTL index yet
+    reply = coll.database.command("collMod", coll.name,
+                                  index={"keyPattern": {"at": 1}, "expireAfterSeconds": 3600})
+    assert "expireAfterSeconds_old" not in reply and reply["expireAfterSeconds_new"] == 3600
+    time.sleep(1.5)
+    assert ids(coll) == [1]  # ten minutes old, lives an hour
+    reply = coll.database.command("collMod", coll.name,
+                                  index={"name": "at_1", "expireAfterSeconds": 60})
+    assert (reply["expireAfterSeconds_old"], reply["expireAfterSeconds_new"]) == (3600, 60)
+    assert coll.index_information()["at_1"]["expireAfterSeconds"] == 60
+    assert wait_for(lambda: ids(coll) == [])
+
+
 @pytest.mark.parametrize("keys, options", [
     ([("a", 1), ("b", 1)], {"expireAfterSeconds": 10}),      # compound
     ([("_id", 1)], {"expireAfterSeconds": 10, "name": "ttl_id"}),
