@@ -1,0 +1,254 @@
+// Mongoose as a real client (issue 10): a schema's indexes start with syncIndexes, and unique
+// violations reach the application as the errors Mongoose users test for.
+import assert from 'node:assert/strict';
+import { after, beforeEach, describe, test } from 'node:test';
+
+import mongoose from 'mongoose';
+
+import { serveThisFile } from './quarry_server.mjs';
+
+// Mongoose bundles its own `mongodb` driver, so `instanceof` checks need its classes, not those
+// of the top-level package.
+const { MongoBulkWriteError, MongoServerError } = mongoose.mongo;
+
+let conn;
+// Registered before the fixture's own `after`, which stops quarryd: hooks run in order, and the
+// client should end its sessions while the server still answers.
+after(async () => {
+  await conn?.close();
+});
+serveThisFile('mongoose', {
+  setUp: async ({ server }) => {
+    // autoIndex off so that each test decides when indexes are built, as production apps do.
+    conn = await mongoose.createConnection(server.uri(), {
+      autoIndex: false, monitorCommands: true, serverSelectionTimeoutMS: 5000,
+    }).asPromise();
+  },
+});
+
+let db;
+let counter = 0;
+beforeEach(() => {
+  db = conn.useDb(`node_mongoose_${counter++}`, { useCache: false });
+});
+
+// The names of the commands `fn` sends, except the driver's own monitoring and session ones.
+async function commandsSentBy(fn) {
+  const names = [];
+  const client = conn.getClient();
+  const listener = (event) => {
+    if (!['hello', 'isMaster', 'ping', 'endSessions'].includes(event.commandName)) {
+      names.push(event.commandName);
+    }
+  };
+  client.on('commandStarted', listener);
+  try {
+    await fn();
+  } finally {
+    client.off('commandStarted', listener);
+  }
+  return names;
+}
+
+function userSchema() {
+  const schema = new mongoose.Schema({
+    email: { type: String, unique: true },
+    city: { type: String, index: true },
+    a: Number,
+    b: Number,
+  });
+  schema.index({ a: 1, b: -1 });
+  return schema;
+}
+
+async function syncedUsers() {
+  const User = db.model('User', userSchema());
+  await User.syncIndexes();
+  return User;
+}
+
+function assertDuplicateEmail(err, email) {
+  assert.ok(err instanceof MongoServerError, String(err));
+  assert.equal(err.name, 'MongoServerError');
+  assert.equal(err.code, 11000);
+  assert.equal(err.codeName, 'DuplicateKey');
+  assert.deepEqual(err.keyPattern, { email: 1 });
+  assert.deepEqual(err.keyValue, { email });
+  assert.match(err.message, /^E11000 duplicate key error collection: \S+\.users index: email_1/);
+}
+
+describe('schema indexes', () => {
+  test('syncIndexes creates unique, single-field and compound indexes with their options', async () => {
+    const User = await syncedUsers();
+    const indexes = await User.listIndexes();
+    const byName = Object.fromEntries(indexes.map(({ v, ...spec }) => [spec.name, spec]));
+    assert.deepEqual(byName, {
+      _id_: { key: { _id: 1 }, name: '_id_' },
+      email_1: { key: { email: 1 }, name: 'email_1', unique: true },
+      city_1: { key: { city: 1 }, name: 'city_1' },
+      'a_1_b_-1': { key: { a: 1, b: -1 }, name: 'a_1_b_-1' },
+    });
+    assert.deepEqual(await User.diffIndexes(), { toDrop: [], toCreate: [] });
+  });
+
+  test('init() with autoIndex builds the schema indexes', async () => {
+    const User = db.model('User', userSchema().set('autoIndex', true));
+    await User.init();
+    const names = (await User.listIndexes()).map((i) => i.name).sort();
+    assert.deepEqual(names, ['_id_', 'a_1_b_-1', 'city_1', 'email_1']);
+  });
+
+  test('a second syncIndexes sends no index command and drops nothing', async () => {
+    const User = await syncedUsers();
+    let dropped;
+    const sent = await commandsSentBy(async () => {
+      dropped = await User.syncIndexes();
+    });
+    assert.deepEqual(dropped, []);
+    assert.deepEqual(sent.filter((name) => /Index/.test(name)), ['listIndexes']);
+  });
+
+  test('syncIndexes drops an index the schema no longer declares', async () => {
+    await syncedUsers();
+    const schema = new mongoose.Schema({ email: { type: String, unique: true }, city: String });
+    const Trimmed = db.model('UserTrimmed', schema, 'users');
+    assert.deepEqual(await Trimmed.diffIndexes(), { toDrop: ['city_1', 'a_1_b_-1'], toCreate: [] });
+    assert.deepEqual((await Trimmed.syncIndexes()).sort(), ['a_1_b_-1', 'city_1']);
+    const names = (await Trimmed.listIndexes()).map((i) => i.name).sort();
+    assert.deepEqual(names, ['_id_', 'email_1']);
+  });
+
+  test('syncIndexes fails with 11000 when existing documents break a new unique index', async () => {
+    const Loose = db.model('Loose', new mongoose.Schema({ email: String }), 'users');
+    await Loose.create([{ email: 'x@example.com' }, { email: 'x@example.com' }]);
+    const User = db.model('User', userSchema());
+    await assert.rejects(User.syncIndexes(), (err) => {
+      assert.equal(err.code, 11000, String(err));
+      return true;
+    });
+    const names = (await User.listIndexes()).map((i) => i.name);
+    assert.ok(!names.includes('email_1'), `email_1 must not survive a failed build: ${names}`);
+  });
+
+  test('findOne by an indexed field is an index scan that examines one document', async () => {
+    const User = await syncedUsers();
+    await User.insertMany(Array.from({ length: 50 }, (_, i) => ({ email: `u${i}@example.com`, city: `c${i % 5}` })));
+    const user = await User.findOne({ email: 'u7@example.com' });
+    assert.equal(user.city, 'c2');
+
+    const explain = await User.find({ email: 'u7@example.com' }).explain('executionStats');
+    const stats = explain.executionStats;
+    assert.equal(stats.nReturned, 1);
+    assert.equal(stats.totalKeysExamined, 1);
+    assert.equal(stats.totalDocsExamined, 1);
+    const ixscan = explain.queryPlanner.winningPlan.inputStage;
+    assert.equal(ixscan.stage, 'IXSCAN');
+    assert.equal(ixscan.indexName, 'email_1');
+    assert.equal(ixscan.isUnique, true);
+
+    const byCity = await User.find({ city: 'c3' }).explain('executionStats');
+    assert.equal(byCity.queryPlanner.winningPlan.inputStage.indexName, 'city_1');
+    assert.equal(byCity.executionStats.totalDocsExamined, 10);
+  });
+
+  test('a TTL index from `expires` is created with expireAfterSeconds', async () => {
+    const schema = new mongoose.Schema({
+      token: String,
+      createdAt: { type: Date, expires: '1h' },
+    });
+    const Session = db.model('Session', schema);
+    assert.deepEqual(await Session.syncIndexes(), []);
+    const ttl = (await Session.listIndexes()).find((i) => i.name === 'createdAt_1');
+    assert.deepEqual(ttl?.key, { createdAt: 1 });
+    assert.equal(ttl.expireAfterSeconds, 3600);
+    assert.deepEqual(await Session.diffIndexes(), { toDrop: [], toCreate: [] });
+    // Mongoose compares expireAfterSeconds to decide whether to rebuild: a reply in another
+    // numeric form would make every start drop and recreate the index.
+    assert.deepEqual(await Session.syncIndexes(), []);
+    await Session.create({ token: 't', createdAt: new Date() });
+    assert.equal(await Session.countDocuments(), 1);
+  });
+});
+
+describe('duplicate keys', () => {
+  test('create() of a duplicate unique value rejects with code 11000, keyPattern and keyValue', async () => {
+    const User = await syncedUsers();
+    await User.create({ email: 'ann@example.com' });
+    await assert.rejects(User.create({ email: 'ann@example.com' }), (err) => {
+      assertDuplicateEmail(err, 'ann@example.com');
+      return true;
+    });
+    assert.equal(await User.countDocuments(), 1);
+  });
+
+  test('save(), updateOne() and findOneAndUpdate() into a taken value reject the same way', async () => {
+    const User = await syncedUsers();
+    await User.create({ email: 'ann@example.com' });
+    const bob = await User.create({ email: 'bob@example.com' });
+    bob.email = 'ann@example.com';
+    await assert.rejects(bob.save(), (err) => {
+      assertDuplicateEmail(err, 'ann@example.com');
+      return true;
+    });
+    await assert.rejects(User.updateOne({ _id: bob._id }, { email: 'ann@example.com' }), (err) => {
+      assertDuplicateEmail(err, 'ann@example.com');
+      return true;
+    });
+    await assert.rejects(
+      User.findOneAndUpdate({ _id: bob._id }, { email: 'ann@example.com' }, { new: true }),
+      (err) => {
+        assertDuplicateEmail(err, 'ann@example.com');
+        return true;
+      },
+    );
+    assert.equal((await User.findById(bob._id)).email, 'bob@example.com');
+  });
+
+  test('unordered insertMany reports every duplicate and inserts the rest', async () => {
+    const User = await syncedUsers();
+    await User.create({ email: 'ann@example.com' });
+    const docs = ['bob', 'ann', 'cid', 'bob', 'dee'].map((n) => ({ email: `${n}@example.com` }));
+    await assert.rejects(User.insertMany(docs, { ordered: false }), (err) => {
+      assert.ok(err instanceof MongoBulkWriteError, String(err));
+      assert.ok(err instanceof MongoServerError);
+      assert.equal(err.code, 11000);
+      assert.deepEqual(err.writeErrors.map((e) => [e.index, e.code]), [[1, 11000], [3, 11000]]);
+      // The driver keeps a bulk write error's document, not the server's keyValue.
+      assert.deepEqual(err.writeErrors.map((e) => e.getOperation().email),
+        ['ann@example.com', 'bob@example.com']);
+      assert.match(err.writeErrors[1].errmsg, /index: email_1 dup key: \{ email: "bob@example\.com" \}/);
+      assert.equal(err.result.insertedCount, 3);
+      assert.deepEqual(err.insertedDocs.map((d) => d.email).sort(),
+        ['bob@example.com', 'cid@example.com', 'dee@example.com']);
+      return true;
+    });
+    const emails = (await User.find().sort({ email: 1 })).map((u) => u.email);
+    assert.deepEqual(emails, ['ann', 'bob', 'cid', 'dee'].map((n) => `${n}@example.com`));
+  });
+
+  test('ordered insertMany stops at the first duplicate', async () => {
+    const User = await syncedUsers();
+    const docs = ['ann', 'bob', 'ann', 'cid'].map((n) => ({ email: `${n}@example.com` }));
+    await assert.rejects(User.insertMany(docs), (err) => {
+      assert.equal(err.code, 11000, String(err));
+      return true;
+    });
+    assert.equal(await User.countDocuments(), 2);
+  });
+
+  test('a duplicate on the compound index names both fields', async () => {
+    const schema = new mongoose.Schema({ a: Number, b: Number });
+    schema.index({ a: 1, b: -1 }, { unique: true });
+    const Pair = db.model('Pair', schema);
+    await Pair.syncIndexes();
+    await Pair.create({ a: 1, b: 2 });
+    await Pair.create({ a: 1, b: 3 });
+    await assert.rejects(Pair.create({ a: 1, b: 2 }), (err) => {
+      assert.ok(err instanceof MongoServerError, String(err));
+      assert.equal(err.code, 11000);
+      assert.deepEqual(err.keyPattern, { a: 1, b: -1 });
+      assert.deepEqual(err.keyValue, { a: 1, b: 2 });
+      return true;
+    });
+  });
+});
