@@ -22,6 +22,7 @@ enum ErrorCategory : unsigned {
   kRetriable = 1u << 0,
   kNonResumable = 1u << 1,
   kCloseConnection = 1u << 2,
+  kInterruption = 1u << 3,
 };
 
 // MongoDB's codeName for `code`, e.g. "DuplicateKey"; "Location<N>" for codes not in the table.

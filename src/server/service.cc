@@ -41,6 +41,21 @@ std::string SessionIdOf(bson::DocumentView body) {
   return id.type() == bson::Type::kBinary ? std::string(id.Binary().data) : std::string();
 }
 
+// maxTimeMS as mongod reads it: a whole number of milliseconds in [0, 2^31-1]; 0 or absent
+// means no limit. BadValue (2) otherwise.
+StatusWith<std::int64_t> ParseMaxTimeMS(bson::ValueView value) {
+  if (!value.exists() || value.type() == bson::Type::kNull) return std::int64_t{0};
+  if (!value.IsNumber()) return Status(ErrorCode::kBadValue, "maxTimeMS must be a number");
+  const double millis = value.AsDouble();
+  if (!(millis >= 0 && millis <= 2147483647.0)) {
+    return Status(ErrorCode::kBadValue, value.ToJson() + " value for maxTimeMS is out of range");
+  }
+  if (millis != static_cast<double>(static_cast<std::int64_t>(millis))) {
+    return Status(ErrorCode::kBadValue, "maxTimeMS has non-integral value");
+  }
+  return static_cast<std::int64_t>(millis);
+}
+
 // The labels mongod puts on an error: a retryable write (one with a txnNumber, outside a
 // transaction) that fails with a retriable code may be retried by the driver.
 std::optional<bson::Document> ErrorLabels(bson::DocumentView body, ErrorCode code) {
@@ -197,9 +212,16 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   commands::WriteConcern concern = wc.value().concern;
   if (d->more_to_come) concern.unacknowledged = true;
   ctx.set_write_concern(concern);
-  bson::ValueView max_time = request.body.Get("maxTimeMS");
-  if (max_time.IsNumber() && max_time.AsInt64() > 0) {
-    ctx.set_deadline(d->started + std::chrono::milliseconds(max_time.AsInt64()));
+  StatusWith<std::int64_t> max_time = ParseMaxTimeMS(request.body.Get("maxTimeMS"));
+  if (!max_time.ok()) {
+    d->status = max_time.status();
+    done(Finish(request, *d));
+    return;
+  }
+  // A getMore's maxTimeMS is how long it may wait for new events, not a limit on its work.
+  if (max_time.value() > 0 && d->request.name != "getMore") {
+    ctx.set_deadline(d->started + std::chrono::milliseconds(max_time.value()));
+    ctx.interrupt()->SetDeadline(*ctx.deadline());
   }
   // The logical session: killSessions can interrupt the operation while it runs.
   ctx.set_session_id(SessionIdOf(request.body));
@@ -235,7 +257,16 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     d->status = Status(ErrorCode::kInternalError, "unexpected error");
   }
   retryable.reset();  // the session is free for the driver's retry
+  // The limit bounds this command; the cursor it may have opened keeps the Interrupt, and its
+  // getMores are not bound by it.
+  ctx.interrupt()->ClearDeadline();
   d->outcome = std::move(ctx.write_outcome());
+  // As in mongod, a stopped operation (killed, out of time) fails the whole write command: the
+  // statements before it stay applied, but the reply is the interruption, not a write error.
+  for (const commands::WriteError& error : d->outcome.errors) {
+    if (d->status.ok() && IsInCategory(error.status.code(), kInterruption))
+      d->status = error.status;
+  }
   d->close_instead_of_replying = ctx.close_instead_of_replying();
   if (d->command->has(commands::kWritesData)) d->write_concern_error = wc.value().unsatisfiable;
   commands::CommandContext::DeferredRun deferred = ctx.TakeDeferred();
