@@ -17,6 +17,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterIndexCommands(registry);
   RegisterAggregateCommands(registry);
   RegisterExplainCommand(registry);
+  RegisterValidateCommand(registry);
 }
 
 }  // namespace quarry::commands

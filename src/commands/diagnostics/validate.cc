@@ -1,0 +1,101 @@
+// validate: walks a collection's records and indexes and reports, in mongod's shape, whether
+// every index holds exactly the entries its records make.
+#include <string>
+
+#include "bson/builder.h"
+#include "commands/command_context.h"
+#include "commands/execution.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+#include "exec/index_check.h"
+
+namespace quarry::commands {
+namespace {
+
+// As mongod's maxValidateMemoryUsageMB default.
+constexpr std::size_t kMaxMemoryBytes = std::size_t{200} << 20;
+
+void AppendProblems(std::string_view field, const std::vector<exec::IndexEntryProblem>& problems,
+                    bson::DocumentBuilder* b) {
+  b->OpenArray(field);
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    b->OpenDocument(std::to_string(i)).AppendString("indexName", problems[i].index);
+    for (const bson::Element& e : problems[i].key.view()) b->Append(e.key, e.value);
+    b->Close();
+  }
+  b->Close();
+}
+
+bson::Document ValidateReply(const exec::Collection& collection,
+                             const exec::CollectionCheck& check) {
+  bool valid = true;
+  bson::DocumentBuilder b;
+  b.AppendString("ns", collection.ns);
+  b.AppendInt64("nInvalidDocuments", 0);
+  b.AppendInt64("nNonCompliantDocuments", 0);
+  b.AppendInt64("nrecords", check.records);
+  b.AppendInt32("nIndexes", static_cast<std::int32_t>(check.indexes.size() + 1));
+  b.OpenDocument("keysPerIndex").AppendInt64("_id_", check.records);
+  for (const exec::IndexCheckResult& index : check.indexes) b.AppendInt64(index.name, index.keys);
+  b.Close();
+  b.OpenDocument("indexDetails");
+  b.OpenDocument("_id_").AppendBool("valid", true).Close();
+  for (const exec::IndexCheckResult& index : check.indexes) {
+    const bool index_valid = index.missing == 0 && index.extra == 0;
+    valid = valid && index_valid;
+    b.OpenDocument(index.name).AppendBool("valid", index_valid).Close();
+  }
+  b.Close();
+  b.AppendBool("valid", valid);
+  b.AppendBool("repaired", false);
+  b.OpenArray("warnings").Close();
+  b.OpenArray("errors");
+  std::size_t n = 0;
+  for (const exec::IndexCheckResult& index : check.indexes) {
+    if (index.missing > 0) {
+      b.AppendString(std::to_string(n++), "Index '" + index.name + "' is missing " +
+                                              std::to_string(index.missing) + " entries");
+    }
+    if (index.extra > 0) {
+      b.AppendString(std::to_string(n++), "Index '" + index.name + "' has " +
+                                              std::to_string(index.extra) +
+                                              " entries that no document makes");
+    }
+  }
+  b.Close();
+  AppendProblems("extraIndexEntries", check.extra_examples, &b);
+  AppendProblems("missingIndexEntries", check.missing_examples, &b);
+  b.OpenArray("corruptRecords").Close();
+  return std::move(b).Finish();
+}
+
+StatusWith<bson::Document> RunValidate(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_ASSIGN_OR_RETURN(bool repair, args.OptionalBool("repair", false));
+  QUARRY_ASSIGN_OR_RETURN(bool fix_multikey, args.OptionalBool("fixMultikey", false));
+  // Every validate is a full, foreground one: these choose among checks Quarry always makes.
+  args.Ignore({"full", "background", "checkBSONConformance", "metadata"});
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (repair || fix_multikey) {
+    return Status(ErrorCode::kNotImplemented,
+                  std::string(repair ? "repair" : "fixMultikey") +
+                      " is not supported by validate in Quarry: it only reports");
+  }
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  if (!collection.has_value()) {
+    return Status(ErrorCode::kNamespaceNotFound,
+                  "Collection '" + request.db + "." + coll + "' does not exist to validate.");
+  }
+  QUARRY_ASSIGN_OR_RETURN(exec::CollectionCheck check,
+                          exec::CheckIndexes(ExecContextOf(ctx), *collection, kMaxMemoryBytes));
+  return ValidateReply(*collection, check);
+}
+
+}  // namespace
+
+void RegisterValidateCommand(CommandRegistry& registry) {
+  registry.Add({.name = "validate", .run = RunValidate});
+}
+
+}  // namespace quarry::commands

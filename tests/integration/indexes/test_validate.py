@@ -1,0 +1,130 @@
+"""validate with pymongo: every index holds exactly the entries its documents make, in
+mongod's reply shape; and after kill -9 in the middle of an index build or of TTL deletes,
+a restarted server's indexes still match their records."""
+
+import datetime
+import threading
+import time
+
+import pymongo
+import pymongo.errors
+import pytest
+
+from quarry_server import CLIENT_OPTIONS
+
+
+def check_valid(db, coll, documents=None):
+    reply = db.command("validate", coll)
+    assert reply["valid"] is True, reply
+    assert reply["errors"] == [] and reply["missingIndexEntries"] == []
+    assert reply["extraIndexEntries"] == []
+    if documents is not None:
+        assert reply["nrecords"] == documents
+    return reply
+
+
+def test_validate_reports_records_and_keys_per_index(db):
+    db.c.create_index("k", unique=True)
+    db.c.create_index("tags")
+    db.c.create_index("s", sparse=True)
+    db.c.create_index("p", partialFilterExpression={"p": {"$gt": 5}})
+    db.c.insert_many([{"_id": i, "k": i, "tags": [i, i + 1, i + 2], "p": i}
+                      | ({"s": i} if i % 2 else {}) for i in range(100)])
+    db.c.update_many({"_id": {"$lt": 10}}, {"$set": {"tags": ["x"]}})
+    db.c.delete_many({"_id": {"$gte": 90}})
+    reply = check_valid(db, "c", documents=90)
+    assert reply["ns"] == f"{db.name}.c"
+    assert reply["nIndexes"] == 5
+    assert reply["keysPerIndex"] == {"_id_": 90, "k_1": 90, "tags_1": 10 + 80 * 3,
+                                     "s_1": 45, "p_1": 84}
+    assert all(detail["valid"] for detail in reply["indexDetails"].values())
+
+
+def test_validate_of_a_missing_collection_fails_with_26(db):
+    with pytest.raises(pymongo.errors.OperationFailure) as failed:
+        db.command("validate", "nope")
+    assert failed.value.code == 26
+
+
+def test_repair_is_refused_rather_than_ignored(db):
+    db.c.insert_one({})
+    with pytest.raises(pymongo.errors.OperationFailure) as failed:
+        db.command("validate", "c", repair=True)
+    assert failed.value.code == 238
+
+
+def test_validate_is_consistent_while_writes_go_on(db):
+    db.c.create_index("v")
+    db.c.insert_many([{"_id": i, "v": i} for i in range(2000)])
+    stop = threading.Event()
+
+    def write():
+        i = 0
+        while not stop.is_set():
+            db.c.update_one({"_id": i % 2000}, {"$inc": {"v": 1}})
+            i += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        for _ in range(5):
+            check_valid(db, "c", documents=2000)
+    finally:
+        stop.set()
+        writer.join()
+
+
+def test_kill9_during_an_index_build_leaves_consistent_indexes(own_server):
+    with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+        for start in range(0, 100_000, 10_000):
+            c.t.c.insert_many([{"_id": i, "k": i % 977, "tags": [i, -i - 1]}
+                               for i in range(start, start + 10_000)])
+
+        def build():
+            try:
+                c.t.c.create_index([("tags", 1), ("k", 1)])
+            except pymongo.errors.PyMongoError:
+                pass  # the server dies under it
+
+        builder = threading.Thread(target=build)
+        builder.start()
+        time.sleep(0.5)  # well into the build, which takes seconds
+        own_server.kill9()
+        builder.join()
+    own_server.start()
+    with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+        # The interrupted build was finished (or removed) at start-up; nothing is half built.
+        names = sorted(c.t.c.index_information())
+        assert names in (["_id_"], ["_id_", "tags_1_k_1"])
+        reply = check_valid(c.t, "c", documents=100_000)
+        if "tags_1_k_1" in names:
+            assert reply["keysPerIndex"]["tags_1_k_1"] == 200_000
+
+
+def test_kill9_during_ttl_deletes_leaves_consistent_indexes(make_server):
+    server = make_server("ttl-kill9", extra_args=["--setParameter", "ttlMonitorSleepSecs=1"])
+    past = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=1)
+    with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as c:
+        c.t.c.create_index("k")
+        for start in range(0, 100_000, 10_000):
+            c.t.c.insert_many([{"_id": i, "k": i % 100, "at": past}
+                               for i in range(start, start + 10_000)])
+        c.t.c.create_index("at", expireAfterSeconds=60)
+        deadline = time.monotonic() + 30
+        while c.t.c.estimated_document_count() == 100_000 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    server.kill9()  # while the monitor deletes
+    server.start()
+    with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as c:
+        remaining = c.t.c.estimated_document_count()
+        reply = check_valid(c.t, "c")
+        assert reply["keysPerIndex"]["k_1"] == reply["nrecords"]
+        assert reply["keysPerIndex"]["at_1"] == reply["nrecords"]
+        assert remaining <= 100_000
+        # The monitor goes on after the restart.
+        deadline = time.monotonic() + 60
+        while c.t.c.estimated_document_count() > 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert c.t.c.estimated_document_count() == 0
+        check_valid(c.t, "c", documents=0)
+    server.stop()
