@@ -92,6 +92,21 @@ class CommandContext {
   const std::shared_ptr<Interrupt>& interrupt() const { return interrupt_; }
   void set_interrupt(std::shared_ptr<Interrupt> interrupt) { interrupt_ = std::move(interrupt); }
 
+  // The opid under which currentOp lists this request (0: not listed).
+  std::int32_t opid() const { return opid_; }
+  void set_opid(std::int32_t opid) { opid_ = opid; }
+  // Reads through `interrupt` from now on, and killOp stops it (a getMore reads through the
+  // Interrupt of the command that opened its cursor).
+  void UseInterrupt(std::shared_ptr<Interrupt> interrupt) {
+    if (interrupt == nullptr) return;
+    interrupt_ = std::move(interrupt);
+    service_.operations.SetInterrupt(opid_, interrupt_);
+  }
+  // What currentOp shows of a long operation's progress (an index build's).
+  void ReportProgress(OperationProgress progress) {
+    service_.operations.SetProgress(opid_, std::move(progress));
+  }
+
   // maxTimeMS, when the request gave one.
   std::optional<std::chrono::steady_clock::time_point> deadline() const { return deadline_; }
   void set_deadline(std::chrono::steady_clock::time_point d) { deadline_ = d; }
@@ -106,6 +121,7 @@ class CommandContext {
   std::string_view command_name_;
   std::string session_id_;
   RetryableWrite* retryable_write_ = nullptr;
+  std::int32_t opid_ = 0;
   WriteOutcome write_outcome_;
   bool close_instead_of_replying_ = false;
 };

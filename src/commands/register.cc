@@ -7,6 +7,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterHandshakeCommands(registry);
   RegisterDiagnosticCommands(registry);
   RegisterServerStatusCommand(registry);
+  RegisterCurrentOpCommands(registry);
   RegisterStatsCommands(registry);
   RegisterSessionCommands(registry);
   RegisterGetLastErrorCommand(registry);

@@ -9,6 +9,7 @@ namespace quarry::commands {
 void RegisterHandshakeCommands(CommandRegistry& registry);
 void RegisterDiagnosticCommands(CommandRegistry& registry);
 void RegisterServerStatusCommand(CommandRegistry& registry);
+void RegisterCurrentOpCommands(CommandRegistry& registry);
 void RegisterStatsCommands(CommandRegistry& registry);
 void RegisterSessionCommands(CommandRegistry& registry);
 void RegisterCrudCommands(CommandRegistry& registry);

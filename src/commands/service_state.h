@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bson/value.h"
+#include "commands/operation_registry.h"
 
 namespace quarry::storage {
 class Engine;
@@ -74,6 +75,7 @@ struct ServiceState {
   const CommandRegistry* registry = nullptr;
   SessionControl* sessions = nullptr;
   TestHooks* test_hooks = nullptr;  // only with --enableTestCommands
+  OperationRegistry operations;     // what currentOp lists and killOp interrupts
   // Oplog entries below this timestamp may have been trimmed (ChangeStreamHistoryLost).
   std::function<std::uint64_t()> oplog_trimmed_before;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.

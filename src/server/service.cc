@@ -95,7 +95,10 @@ Client::Client(Service& service, std::int64_t connection_id, std::string remote)
     : service_(service) {
   connection_.id = connection_id;
   connection_.remote = std::move(remote);
+  service_.state().operations.Connect(connection_.id, connection_.remote);
 }
+
+Client::~Client() { service_.state().operations.Disconnect(connection_.id); }
 
 // One request on its way through dispatch.
 struct Dispatch {
@@ -109,6 +112,9 @@ struct Dispatch {
   Status status;
   bson::Document body;
   commands::WriteOutcome outcome;
+  // Listed for currentOp from the start of the run until the reply is shaped, while the request
+  // it views is alive.
+  commands::OperationRegistry::Listed listed;
 };
 
 wire::Response Client::Handle(const wire::Request& request) {
@@ -209,6 +215,14 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   }
   commands::CommandContext ctx(state, connection_);
   ctx.set_command_name(d->request.name);
+  d->listed = state.operations.Begin({.connection_id = connection_.id,
+                                      .db = d->request.db,
+                                      .command = request.body,
+                                      .counter = d->command->counter,
+                                      .started = d->started,
+                                      .interrupt = ctx.interrupt(),
+                                      .progress = std::nullopt});
+  ctx.set_opid(d->listed.opid());
   commands::WriteConcern concern = wc.value().concern;
   if (d->more_to_come) concern.unacknowledged = true;
   ctx.set_write_concern(concern);
@@ -285,6 +299,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
 }
 
 wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
+  d.listed.Reset();
   commands::ServiceState& state = service_.state();
   wire::Response reply;
   reply.send = !d.more_to_come && !d.close_instead_of_replying;

@@ -57,6 +57,9 @@ struct Dispatch;
 class Client final : public wire::ConnectionHandler {
  public:
   Client(Service& service, std::int64_t connection_id, std::string remote);
+  ~Client() override;
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
 
   wire::Response Handle(const wire::Request& request) override;
   void HandleAsync(const wire::Request& request, Completion done) override;

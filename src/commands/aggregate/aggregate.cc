@@ -3,6 +3,7 @@
 // the write commands.
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "base/clock.h"
 #include "bson/builder.h"
@@ -11,6 +12,7 @@
 #include "commands/aggregate/change_stream.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/diagnostics/current_op_report.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
@@ -69,6 +71,19 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
     docs.push_back(std::move(b).Finish());
   }
   return docs;
+}
+
+// $currentOp reads the server's operations, so it must come first (mongod's 40602).
+Status CheckCurrentOpPosition(bson::DocumentView stages) {
+  bool first = true;
+  for (const bson::Element& e : stages) {
+    if (!std::exchange(first, false) && e.value.type() == bson::Type::kDocument &&
+        e.value.Document().FirstKey() == "$currentOp") {
+      return Status(static_cast<ErrorCode>(40602),
+                    "$currentOp is only valid as the first stage in a pipeline");
+    }
+  }
+  return Status::OK();
 }
 
 // mongosh's db.coll.stats() runs [{$collStats: {storageStats: {}}}]: answered from collStats.
@@ -136,11 +151,21 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     return opened;
   }
   QUARRY_RETURN_IF_ERROR(CheckUnsupportedStages(stages));
-  // $listLocalSessions is a source stage that reads server state: it becomes the input, and the
-  // pipeline proper is what follows it.
+  QUARRY_RETURN_IF_ERROR(CheckCurrentOpPosition(stages));
+  // $listLocalSessions and $currentOp are source stages that read server state: each becomes the
+  // input, and the pipeline proper is what follows it.
   bool local_sessions = FirstStageName(stages) == "$listLocalSessions";
+  std::optional<CurrentOpOptions> current_op;
+  if (FirstStageName(stages) == "$currentOp") {
+    if (request.db != "admin" || !target.IsNumber() || target.AsDouble() != 1) {
+      return Status(ErrorCode::kInvalidNamespace,
+                    "$currentOp must be run against the 'admin' database with {aggregate: 1}");
+    }
+    QUARRY_ASSIGN_OR_RETURN(
+        current_op, ParseCurrentOpStage(stages.begin()->value.Document().Get("$currentOp")));
+  }
   bson::Document rest_of_pipeline;
-  if (local_sessions) {
+  if (local_sessions || current_op.has_value()) {
     bson::ArrayBuilder rest;
     bool first = true;
     for (const bson::Element& e : stages) {
@@ -199,6 +224,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   std::unique_ptr<query::DocumentStream> input;
   if (local_sessions) {
     input = query::StreamOfDocuments(LocalSessions(ctx.service()));
+  } else if (current_op.has_value()) {
+    input = query::StreamOfDocuments(CurrentOpDocuments(ctx.service(), *current_op));
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {

@@ -29,6 +29,9 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
 
   std::string ns = request.db + "." + coll;
   QUARRY_ASSIGN_OR_RETURN(cursors::PinnedCursor cursor, ctx.cursors().Pin(id_value.Int64(), ns));
+  // The cursor's plan checks the Interrupt of the command that opened it: killOp of this getMore
+  // must reach that one (and, as in mongod, the cursor dies with the getMore).
+  ctx.UseInterrupt(cursor.options().interrupt);
   std::optional<std::int64_t> requested;
   if (batch_size_value.exists() && batch_size > 0) requested = batch_size;
   const bool change_stream = IsChangeStream(cursor);

@@ -40,6 +40,8 @@ StatusWith<bson::Document> RunHello(CommandContext& ctx, const Request& request)
   connection.handshake_done = true;
   bson::ValueView client = request.body.Get("client");
   if (client.type() == bson::Type::kDocument) {
+    ctx.service().operations.SetClientMetadata(connection.id,
+                                               bson::Document::Copy(client.Document()));
     bson::ValueView app = client.Document().Get("application");
     if (app.type() == bson::Type::kDocument &&
         app.Document().Get("name").type() == bson::Type::kString) {

@@ -2,6 +2,7 @@
 // maintain them and queries ignore them), builds them from the existing records while writes go
 // on, then marks them ready and logs the command. A build that fails (duplicate keys of a
 // unique index, parallel arrays, the operation killed) removes its indexes and their keys.
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "exec/index_build.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
 
 namespace quarry::commands {
 namespace {
@@ -67,11 +70,30 @@ bool IsNamed(const catalog::IndexInfo& index, const std::vector<bson::Document>&
   return false;
 }
 
-// A build's failure as the client sees it: a drop of the collection or index under it aborts it.
-Status BuildFailure(Status status) {
+// A build's failure as the client sees it: a drop of the collection or index under it aborts it;
+// a killOp of the createIndexes fails it with Interrupted and the context mongod adds when the
+// command's own operation is killed.
+Status BuildFailure(Status status, const catalog::CollectionInfo& info) {
+  if (status.code() == ErrorCode::kInterrupted) {
+    return Status(status.code(), "Index build failed: " + catalog::Uuid::Random().ToString() +
+                                     ": Collection " + info.ns() + " ( " + info.uuid.ToString() +
+                                     " ) :: caused by :: " + std::string(status.reason()));
+  }
   if (status.code() != ErrorCode::kWriteConflict) return status;
   return Status(ErrorCode::kIndexBuildAborted,
                 "Index build aborted: " + std::string(status.reason()));
+}
+
+// currentOp shows the scan as mongod's build does: records done of those there at the start.
+std::function<void(std::uint64_t)> ProgressReporter(CommandContext& ctx,
+                                                    const catalog::CollectionInfo& info) {
+  const auto total = static_cast<std::uint64_t>(ctx.engine().records().Count(info.id));
+  auto report = [&ctx, total](std::uint64_t done) {
+    ctx.ReportProgress(
+        {.message = "Index Build: scanning collection", .done = done, .total = total});
+  };
+  report(0);
+  return report;
 }
 
 // Builds `specs` on `db.coll`; the caller holds the collection's index_ddl lock.
@@ -96,7 +118,7 @@ Status CreateAndBuild(CommandContext& ctx, const std::string& db, const std::str
   for (const catalog::IndexInfo& index : info->indexes) {
     if (IsNamed(index, specs)) ids.push_back(index.id);
   }
-  Status built = exec::BuildIndexes(ExecContextOf(ctx), *info, ids);
+  Status built = exec::BuildIndexes(ExecContextOf(ctx), *info, ids, ProgressReporter(ctx, *info));
   if (!built.ok()) {
     auto unlist = [&specs](catalog::CollectionInfo* info) {
       std::erase_if(info->indexes,
@@ -105,7 +127,7 @@ Status CreateAndBuild(CommandContext& ctx, const std::string& db, const std::str
     };
     // Gone with the collection when it was dropped; otherwise the keys go with the specs.
     (void)catalog.ModifyCollection(db, coll, unlist, bson::DocumentView(), ddl, ids);
-    return BuildFailure(std::move(built));
+    return BuildFailure(std::move(built), *info);
   }
   auto ready = [&specs](catalog::CollectionInfo* info) {
     for (catalog::IndexInfo& index : info->indexes) {

@@ -164,3 +164,22 @@ def test_unique_index_and_explain_from_the_shell(server, client, mongosh_home):
     assert (got["nReturned"], got["keys"], got["docs"]) == (1, 1, 1)
     assert client.t_mongosh_index.orders.count_documents({}) == 3
     client.drop_database("t_mongosh_index")
+
+
+def test_current_op_and_kill_op_from_the_shell(server, mongosh_home):
+    # mongosh's db.currentOp() is an aggregation with {$currentOp: {..., truncateOps: false}} and
+    # a $match of the filter it was given; it lists the shell's own aggregation.
+    script = """
+      printjson(db.currentOp());
+      const own = db.currentOp({"command.aggregate": 1}).inprog;
+      const all = db.currentOp(true).inprog;
+      const killed = db.killOp(2000000000);
+      const stage = Object.keys(own[0].command.pipeline[0])[0];
+      print(JSON.stringify({own: own.length, ns: own[0].ns, stage, any: all.length > 0,
+                            info: killed.info, ok: killed.ok}));
+    """
+    out = run_mongosh(server, mongosh_home, script)
+    assert "inprog" in out and "currentOpTime" in out, out
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got == {"own": 1, "ns": "admin.$cmd.aggregate", "stage": "$currentOp", "any": True,
+                   "info": "attempting to kill op", "ok": 1}
