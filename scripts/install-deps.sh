@@ -8,7 +8,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache
   # liblz4-dev: find_package(RocksDB) requires lz4 (RocksDB compresses column families with it).
   librocksdb-dev libbson-dev libmongoc-dev libsnappy-dev libzstd-dev zlib1g-dev liblz4-dev
-  libboost-dev libcli11-dev libyaml-cpp-dev libgtest-dev libpcre2-dev
+  libboost-dev libcli11-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   python3-pymongo python3-pymongo-ext python3-bson-ext python3-snappy python3-zstandard
   python3-pytest

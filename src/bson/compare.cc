@@ -51,7 +51,7 @@ int CompareNumbers(ValueView a, ValueView b) {
   return CompareDoubles(a.AsDouble(), b.AsDouble());
 }
 
-int CompareSameRank(ValueView a, ValueView b) {
+int CompareSameRank(ValueView a, ValueView b, const StringComparator* strings) {
   switch (a.type()) {
     case Type::kEod:
     case Type::kNull:
@@ -66,11 +66,16 @@ int CompareSameRank(ValueView a, ValueView b) {
       return CompareNumbers(a, b);
     case Type::kString:
     case Type::kSymbol:
+      if (strings != nullptr) {
+        const int c = strings->Compare(a.String(), b.String());
+        return c < 0 ? -1 : (c > 0 ? 1 : 0);
+      }
+      return CompareBytes(a.String(), b.String());
     case Type::kCode:
       return CompareBytes(a.String(), b.String());
     case Type::kDocument:
     case Type::kArray:
-      return CompareDocuments(a.Document(), b.Document());
+      return CompareDocuments(a.Document(), b.Document(), strings);
     case Type::kBinary: {
       BinaryView x = a.Binary();
       BinaryView y = b.Binary();
@@ -101,14 +106,14 @@ int CompareSameRank(ValueView a, ValueView b) {
 
 }  // namespace
 
-int CompareValues(ValueView a, ValueView b) {
+int CompareValues(ValueView a, ValueView b, const StringComparator* strings) {
   int ra = CanonicalTypeRank(a.type());
   int rb = CanonicalTypeRank(b.type());
   if (ra != rb) return Three(ra, rb);
-  return CompareSameRank(a, b);
+  return CompareSameRank(a, b, strings);
 }
 
-int CompareDocuments(DocumentView a, DocumentView b) {
+int CompareDocuments(DocumentView a, DocumentView b, const StringComparator* strings) {
   auto ia = a.begin();
   auto ib = b.begin();
   auto ea = a.end();
@@ -118,7 +123,7 @@ int CompareDocuments(DocumentView a, DocumentView b) {
     if (c != 0) return c;
     c = CompareBytes(ia->key, ib->key);
     if (c != 0) return c;
-    c = CompareSameRank(ia->value, ib->value);
+    c = CompareSameRank(ia->value, ib->value, strings);
     if (c != 0) return c;
   }
   if (ia == ea && ib == eb) return 0;

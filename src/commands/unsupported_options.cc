@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "collation/collator.h"
+
 namespace quarry::commands {
 namespace {
 
@@ -11,27 +13,16 @@ Status NotYet(std::string what, std::string_view why = {}) {
   return Status(ErrorCode::kNotImplemented, std::move(message));
 }
 
-bool IsSimpleCollation(bson::ValueView collation) {
-  if (collation.type() != bson::Type::kDocument) return false;
-  bson::DocumentView spec = collation.Document();
-  bson::ValueView locale = spec.Get("locale");
-  return spec.CountElements() == 1 && locale.type() == bson::Type::kString &&
-         locale.String() == "simple";
-}
-
 }  // namespace
 
-Status CheckCollation(bson::ValueView collation, std::string_view where) {
-  if (!collation.exists() || collation.type() == bson::Type::kNull) return Status::OK();
-  if (collation.type() != bson::Type::kDocument) {
-    return Status(ErrorCode::kTypeMismatch,
-                  "BSON field '" + std::string(where) + "collation' is the wrong type '" +
-                      std::string(bson::TypeAlias(collation.type())) + "', expected type 'object'");
-  }
-  if (IsSimpleCollation(collation)) return Status::OK();
-  return NotYet("collation " + collation.ToJson(),
-                "strings compare by their UTF-8 bytes (the simple collation), and only "
-                "{locale: \"simple\"} is accepted");
+Status CheckCollation(bson::ValueView spec, std::string_view where) {
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                          collation::Collator::ParseArgument(spec, where));
+  if (collator == nullptr) return Status::OK();
+  return NotYet(
+      "collation " + spec.ToJson() + " on " + std::string(where.substr(0, where.find('.'))),
+      "indexes and collection defaults use the simple collation; find, aggregate, "
+      "count, distinct, update, delete and findAndModify take a collation");
 }
 
 Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id,

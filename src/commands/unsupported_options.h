@@ -10,8 +10,8 @@
 
 namespace quarry::commands {
 
-// `collation` (a command's, a statement's, an index's or a collection's default): OK when
-// absent or the simple collation ({locale: "simple"}), which is how strings compare today.
+// `collation` of an index or a collection's default: OK when absent or the simple collation
+// ({locale: "simple"}); a bad collation fails as mongod fails it; any other is NotImplemented.
 Status CheckCollation(bson::ValueView collation, std::string_view where);
 
 // find's returnKey and showRecordId (when true) and min and max (when given).

@@ -18,12 +18,19 @@ bool IsPointValue(bson::ValueView v) {
   }
 }
 
+// Records are keyed by the simple collation's order: under another collation a string _id
+// matches other spellings too, so it is no point.
+bool IsCollatable(bson::ValueView v) {
+  return v.type() == bson::Type::kString || v.type() == bson::Type::kSymbol;
+}
+
 }  // namespace
 
 std::optional<bson::ValueView> IdPoint(const query::Matcher& filter) {
   for (const query::PathCondition& condition : filter.Conjuncts()) {
     if (condition.path == "_id" && condition.op == query::CompareOp::kEq &&
-        IsPointValue(condition.value)) {
+        IsPointValue(condition.value) &&
+        !(filter.collator() != nullptr && IsCollatable(condition.value))) {
       return condition.value;
     }
   }

@@ -11,7 +11,8 @@ namespace quarry::exec {
 
 // The value `filter` requires _id to equal ({_id: v}, {_id: {$eq: v}}, also inside a top-level
 // $and), when only a document whose _id equals it can match: not a regex, array, null,
-// undefined, document, MinKey or MaxKey, which match more. nullopt when a scan is needed.
+// undefined, document, MinKey or MaxKey, which match more; nor a string or symbol when the filter
+// has a collation, under which other strings equal it. nullopt when a scan is needed.
 // The view points into `filter`.
 std::optional<bson::ValueView> IdPoint(const query::Matcher& filter);
 

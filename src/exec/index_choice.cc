@@ -39,10 +39,23 @@ std::optional<storage::ScanDirection> SortDirection(const IndexDescriptor& index
   return std::nullopt;
 }
 
-// Whether `index` can be considered for a query with `filter`.
+// The collation a read compares strings under: the filter's, else the sort's (a filter that
+// matches everything is dropped before planning).
+const bson::StringComparator* QueryCollator(const query::Matcher* filter,
+                                            const query::SortSpec& sort) {
+  if (filter != nullptr && filter->collator() != nullptr) return filter->collator();
+  return sort.collator();
+}
+
+// Whether `index` can be considered for a query with `filter` and `sort`. As in mongod, an
+// index whose collation is not the query's orders and bounds strings differently, and is left
+// out (mongod still uses it where no string is compared; Quarry does not).
 bool Usable(const catalog::IndexInfo& index, const ParsedIndex& parsed,
-            const query::Matcher* filter) {
+            const query::Matcher* filter, const query::SortSpec& sort) {
   if (!index.ready || index.spec.Get("hidden").Truthy()) return false;
+  if (!bson::SameCollation(parsed.descriptor.collator(), QueryCollator(filter, sort))) {
+    return false;
+  }
   const query::Matcher* partial = parsed.descriptor.partial_filter();
   return partial == nullptr || (filter != nullptr && FilterImplies(*filter, partial->filter()));
 }
@@ -89,7 +102,7 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
   for (const catalog::IndexInfo& index : info.indexes) {
     if (index.is_id_index()) continue;
     QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
-    if (!Usable(index, *parsed, filter)) continue;
+    if (!Usable(index, *parsed, filter, sort)) continue;
     std::optional<IndexAccess> access = AccessOf(index, std::move(parsed), filter, sort, false);
     if (!access.has_value()) continue;
     auto candidate = rank(*access);
@@ -105,6 +118,11 @@ StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
                                           const query::Matcher* filter,
                                           const query::SortSpec& sort) {
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+  if (!bson::SameCollation(parsed->descriptor.collator(), QueryCollator(filter, sort))) {
+    // Its bounds and order are another collation's: read all of it, and let FETCH and SORT
+    // apply the query's.
+    return *AccessOf(index, std::move(parsed), nullptr, query::SortSpec(), /*hinted=*/true);
+  }
   return *AccessOf(index, std::move(parsed), filter, sort, /*hinted=*/true);
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,8 @@ class IndexDescriptor {
   const query::Matcher* partial_filter() const {
     return partial_filter_.has_value() ? &*partial_filter_ : nullptr;
   }
+  // The collation its keys order strings by; null for the simple collation.
+  const bson::StringComparator* collator() const { return collator_.get(); }
 
   // The keys this index holds for `doc`, sorted by encoded bytes, without duplicates (of two
   // values that encode alike, such as 1 and 1.0, the first in document order stays): the
@@ -103,6 +106,7 @@ class IndexDescriptor {
   bool sparse_ = false;
   bool hidden_ = false;
   std::optional<query::Matcher> partial_filter_;
+  std::shared_ptr<const bson::StringComparator> collator_;
 };
 
 }  // namespace quarry::exec

@@ -136,11 +136,12 @@ StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueVi
 
 StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::DocumentView let,
                                        bson::DocumentView projection, bson::DocumentView sort,
-                                       std::int64_t skip, std::int64_t limit) {
+                                       std::int64_t skip, std::int64_t limit,
+                                       std::shared_ptr<const bson::StringComparator> collator) {
   if (skip < 0) return NegativeField("skip", skip);
   if (limit < 0) return NegativeField("limit", limit);
   QuerySpec spec;
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let, collator));
   if (!matcher.MatchesEverything()) spec.filter = std::move(matcher);
   if (!projection.empty()) {
     QUARRY_ASSIGN_OR_RETURN(
@@ -148,7 +149,7 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
         query::Projection::Parse(projection, spec.filter ? &*spec.filter : nullptr));
     if (!parsed.is_identity()) spec.projection = std::move(parsed);
   }
-  QUARRY_ASSIGN_OR_RETURN(spec.sort, query::SortSpec::Parse(sort));
+  QUARRY_ASSIGN_OR_RETURN(spec.sort, query::SortSpec::Parse(sort, std::move(collator)));
   spec.skip = skip;
   spec.limit = limit;
   return spec;

@@ -34,10 +34,12 @@ struct QuerySpec {
   std::size_t max_sort_bytes = kMaxBlockingSortBytes;
 
   // Parses a find's filter (with `let` constants in scope for $expr), projection and sort.
-  // `skip` and `limit` must be >= 0 (51024 with mongod's text). Empty views mean none.
-  static StatusWith<QuerySpec> Parse(bson::DocumentView filter, bson::DocumentView let,
-                                     bson::DocumentView projection, bson::DocumentView sort,
-                                     std::int64_t skip, std::int64_t limit);
+  // `skip` and `limit` must be >= 0 (51024 with mongod's text). Empty views mean none. The
+  // filter and the sort compare strings under `collator` (null: simple).
+  static StatusWith<QuerySpec> Parse(
+      bson::DocumentView filter, bson::DocumentView let, bson::DocumentView projection,
+      bson::DocumentView sort, std::int64_t skip, std::int64_t limit,
+      std::shared_ptr<const bson::StringComparator> collator = nullptr);
 };
 
 // What a hint asks of a plan.

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "bson/builder.h"
 #include "changestream/change_stream_spec.h"
+#include "collation/collator.h"
 #include "commands/aggregate/aggregate_io.h"
 #include "commands/aggregate/change_stream.h"
 #include "commands/command_context.h"
@@ -17,7 +18,6 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/session_control.h"
-#include "commands/unsupported_options.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "exec/count_all.h"
@@ -122,7 +122,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   QUARRY_ASSIGN_OR_RETURN(bool explain, args.OptionalBool("explain", false));
   QUARRY_ASSIGN_OR_RETURN(bool allow_disk_use, args.OptionalBool("allowDiskUse", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
-  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
   bson::ValueView hint = args.Raw("hint");
   args.Ignore({"bypassDocumentValidation", "fromMongos", "needsMerge",
                "$_requestReshardingResumeToken", "isMapReduceCommand"});
@@ -209,6 +210,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   auto io = std::make_shared<AggregateIo>(ctx);
   query::PipelineContext pipeline_ctx = io->MakePipelineContext(request.db, let, allow_disk_use);
+  pipeline_ctx.collator = std::move(collator);
   QUARRY_ASSIGN_OR_RETURN(query::Pipeline pipeline,
                           query::Pipeline::Parse(stages, std::move(pipeline_ctx)));
 

@@ -6,11 +6,11 @@
 
 #include "bson/builder.h"
 #include "bson/compare.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "commands/unsupported_options.h"
 #include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "query/match/field_path.h"
@@ -27,11 +27,13 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
   QUARRY_ASSIGN_OR_RETURN(std::int64_t skip, args.OptionalNonNegative("skip", 0));
   QUARRY_ASSIGN_OR_RETURN(std::int64_t limit, args.OptionalInt("limit", 0));
   bson::ValueView hint = args.Raw("hint");
-  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
   args.Ignore({"fields"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (limit < 0) limit = -limit;  // the legacy shell's negative limits mean the same here
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
+                          query::Matcher::Parse(filter, bson::DocumentView(), collator));
 
   std::int64_t n = 0;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
@@ -67,15 +69,18 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
   QUARRY_ASSIGN_OR_RETURN(std::string key, args.RequiredString("key"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
   bson::ValueView hint = args.Raw("hint");
-  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
+                          query::Matcher::Parse(filter, bson::DocumentView(), collator));
   query::FieldPath path = query::FieldPath::FromDotted(key);
 
   // Each distinct value is kept as a one-field document {v: value}, ordered as MongoDB orders
-  // values, so duplicates (1 and 1.0 included) collapse.
-  auto by_value = [](const bson::Document& a, const bson::Document& b) {
-    return bson::CompareValues(a.Get("v"), b.Get("v")) < 0;
+  // values under the collation, so duplicates (1 and 1.0, and strings the collation finds
+  // equal, the first one met staying) collapse.
+  auto by_value = [strings = collator.get()](const bson::Document& a, const bson::Document& b) {
+    return bson::CompareValues(a.Get("v"), b.Get("v"), strings) < 0;
   };
   std::set<bson::Document, decltype(by_value)> values(by_value);
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);

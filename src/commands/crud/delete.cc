@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "bson/builder.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/crud/statement_fields.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "commands/unsupported_options.h"
 #include "exec/id_batch.h"
 #include "exec/id_point.h"
 #include "exec/planner.h"
@@ -47,8 +47,11 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::D
     return Status(ErrorCode::kFailedToParse,
                   "The limit field in delete objects must be 0 or 1. Got " + limit.ToJson());
   }
-  QUARRY_RETURN_IF_ERROR(CheckCollation(statement.Get("collation"), "delete.deletes."));
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
+  QUARRY_ASSIGN_OR_RETURN(
+      collation::CollatorPtr collator,
+      collation::Collator::ParseArgument(statement.Get("collation"), "delete.deletes."));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
+                          query::Matcher::Parse(q.Document(), let, std::move(collator)));
   return DeleteStatement{std::move(matcher), limit.AsDouble() == 1, 0, statement.Get("hint")};
 }
 

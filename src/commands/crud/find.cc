@@ -1,5 +1,6 @@
 // find: parse, plan, run the first batch, keep a cursor for the rest.
 #include "bson/builder.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/execution.h"
@@ -50,7 +51,8 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   bson::ValueView hint = args.Raw("hint");
   QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(args.Raw("returnKey"), args.Raw("showRecordId"),
                                              args.Raw("min"), args.Raw("max")));
-  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
   args.Ignore({"allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
                "$_requestResumeToken", "$_resumeAfter", "isMaster"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
@@ -60,8 +62,8 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
                   "does not have yet");
   }
   (void)await_data;
-  QUARRY_ASSIGN_OR_RETURN(find.spec,
-                          exec::QuerySpec::Parse(find.filter, let, projection, sort, skip, limit));
+  QUARRY_ASSIGN_OR_RETURN(find.spec, exec::QuerySpec::Parse(find.filter, let, projection, sort,
+                                                            skip, limit, std::move(collator)));
   find.spec.hint = hint;
   return find;
 }

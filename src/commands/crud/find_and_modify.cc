@@ -3,13 +3,13 @@
 #include <string>
 
 #include "bson/builder.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
 #include "commands/crud/update_executor.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "commands/unsupported_options.h"
 #include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "query/projection/projection.h"
@@ -117,7 +117,8 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   bson::ValueView array_filters = args.Raw("arrayFilters");
   QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
   bson::ValueView hint = args.Raw("hint");
-  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
   QUARRY_RETURN_IF_ERROR(args.Finish());
 
   bool has_update = update.exists() && update.type() != bson::Type::kNull;
@@ -135,8 +136,8 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   if (remove && upsert) {
     return Status(ErrorCode::kFailedToParse, "Cannot specify both upsert=true and remove=true ");
   }
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let));
-  QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(sort_spec));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let, collator));
+  QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(sort_spec, collator));
   std::optional<query::Projection> projection;
   if (!fields.empty()) {
     QUARRY_ASSIGN_OR_RETURN(query::Projection parsed, query::Projection::Parse(fields, &matcher));
@@ -154,6 +155,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
     return Reply(ctx, Outcome(true, removed, nullptr), projection, matcher);
   }
   query::UpdateOptions options;
+  options.collator = collator;
   options.is_upsert = upsert;
   options.let = let;
   if (array_filters.type() == bson::Type::kArray) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bson/builder.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
 #include "commands/crud/statement_fields.h"
@@ -12,7 +13,6 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "commands/unsupported_options.h"
 
 namespace quarry::commands {
 namespace {
@@ -48,8 +48,10 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
     }  // the other fields are known (CheckStatementFields ran first) and need nothing here
   }
   options.is_upsert = upsert;
-  QUARRY_RETURN_IF_ERROR(CheckCollation(statement.Get("collation"), "update.updates."));
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(q.Document(), let));
+  QUARRY_ASSIGN_OR_RETURN(options.collator, collation::Collator::ParseArgument(
+                                                statement.Get("collation"), "update.updates."));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
+                          query::Matcher::Parse(q.Document(), let, options.collator));
   QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec update, query::UpdateSpec::Parse(u, options));
   if (multi && update.kind() == query::UpdateSpec::Kind::kReplacement) {
     return Status(ErrorCode::kFailedToParse,

@@ -6,13 +6,13 @@
 #include <string>
 
 #include "bson/builder.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/explain/explainers.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/service_state.h"
-#include "commands/unsupported_options.h"
 #include "exec/planner.h"
 #include "query/match/matcher.h"
 #include "query/sort/sort.h"
@@ -26,6 +26,7 @@ struct FilterArgs {
   bson::DocumentView filter;
   bson::DocumentView sort;
   bson::ValueView hint;
+  collation::CollatorPtr collator;
 };
 
 StatusWith<std::string> CollectionOf(const Request& request) {
@@ -69,7 +70,8 @@ StatusWith<FilterArgs> FilterArgsOf(const Request& request) {
     QUARRY_ASSIGN_OR_RETURN(args.sort, OptionalDocument(body, "sort"));
   }
   QUARRY_ASSIGN_OR_RETURN(args.filter, OptionalDocument(body, filter_field));
-  QUARRY_RETURN_IF_ERROR(CheckCollation(body.Get("collation"), ""));
+  QUARRY_ASSIGN_OR_RETURN(args.collator,
+                          collation::Collator::ParseArgument(body.Get("collation"), ""));
   args.hint = body.Get("hint");
   return args;
 }
@@ -90,8 +92,9 @@ Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
   const std::string ns = request.db + "." + args.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, args.coll);
   if (!collection.has_value()) return AppendExplainOfNothing(ns, args.filter, verbosity, out);
-  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(args.filter));
-  QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(args.sort));
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
+                          query::Matcher::Parse(args.filter, bson::DocumentView(), args.collator));
+  QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(args.sort, args.collator));
   QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(*collection, args.hint));
   QUARRY_ASSIGN_OR_RETURN(exec::FilterPlan plan,
                           exec::PlanFilter(ExecContextOf(ctx), *collection, matcher, hint, sort));

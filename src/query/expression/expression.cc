@@ -272,6 +272,10 @@ StatusWith<ExpressionPtr> ParseOperator(bson::DocumentView spec, ParseContext& c
                           expr_internal::ParseOperands(first.value, ctx));
   QUARRY_RETURN_IF_ERROR(
       expr_internal::CheckArity(first.key, operands.size(), entry->min_args, entry->max_args));
+  if (entry->collated_fn != nullptr) {
+    return ExpressionPtr(std::make_shared<expr_internal::NaryExpression>(
+        std::string(first.key), std::move(operands), entry->collated_fn, ctx.shared_collator()));
+  }
   return ExpressionPtr(std::make_shared<expr_internal::NaryExpression>(
       std::string(first.key), std::move(operands), entry->fn));
 }

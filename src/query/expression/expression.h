@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "bson/string_comparator.h"
 #include "bson/value.h"
 #include "query/value/value.h"
 
@@ -46,7 +47,16 @@ class ParseContext {
   };
   Binding Lookup(std::string_view name) const;
 
+  // The collation that comparisons parsed from here use ($eq, $cmp, $in, set operators,
+  // $min/$max, $addToSet); null for the simple collation. Parsed expressions share it.
+  const bson::StringComparator* collator() const { return collator_.get(); }
+  const std::shared_ptr<const bson::StringComparator>& shared_collator() const { return collator_; }
+  void set_collator(std::shared_ptr<const bson::StringComparator> collator) {
+    collator_ = std::move(collator);
+  }
+
  private:
+  std::shared_ptr<const bson::StringComparator> collator_;
   struct Scope {
     std::map<std::string, Binding, std::less<>> names;
   };

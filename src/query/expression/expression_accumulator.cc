@@ -10,8 +10,9 @@ namespace quarry::query::expr_internal {
 namespace {
 
 // One array operand accumulates its elements; several operands accumulate themselves.
-StatusWith<Value> AccumulateOperands(std::string_view name, std::vector<Value>& args) {
-  std::unique_ptr<Accumulator> acc = MakeAccumulator(name);
+StatusWith<Value> AccumulateOperands(std::string_view name, std::vector<Value>& args,
+                                     const bson::StringComparator* collator) {
+  std::unique_ptr<Accumulator> acc = MakeAccumulator(name, collator);
   if (args.size() == 1 && args[0].IsArray()) {
     for (const bson::Element& e : args[0].view().Document()) {
       QUARRY_RETURN_IF_ERROR(acc->Process(args[0].Child(e.value)));
@@ -25,12 +26,12 @@ StatusWith<Value> AccumulateOperands(std::string_view name, std::vector<Value>& 
 }  // namespace
 
 void AddAccumulatorOperators(OperatorTable* table) {
-  table->AddNary("$sum", 0, -1, AccumulateOperands);
-  table->AddNary("$avg", 0, -1, AccumulateOperands);
-  table->AddNary("$min", 0, -1, AccumulateOperands);
-  table->AddNary("$max", 0, -1, AccumulateOperands);
-  table->AddNary("$stdDevPop", 0, -1, AccumulateOperands);
-  table->AddNary("$stdDevSamp", 0, -1, AccumulateOperands);
+  table->AddCollatedNary("$sum", 0, -1, AccumulateOperands);
+  table->AddCollatedNary("$avg", 0, -1, AccumulateOperands);
+  table->AddCollatedNary("$min", 0, -1, AccumulateOperands);
+  table->AddCollatedNary("$max", 0, -1, AccumulateOperands);
+  table->AddCollatedNary("$stdDevPop", 0, -1, AccumulateOperands);
+  table->AddCollatedNary("$stdDevSamp", 0, -1, AccumulateOperands);
 }
 
 }  // namespace quarry::query::expr_internal

@@ -65,13 +65,14 @@ StatusWith<Value> FirstOrLast(std::string_view name, std::vector<Value>& args) {
   return ElementAt(array, Last ? -1 : 0);
 }
 
-StatusWith<Value> In(std::string_view, std::vector<Value>& args) {
+StatusWith<Value> In(std::string_view, std::vector<Value>& args,
+                     const bson::StringComparator* collator) {
   if (!args[1].IsArray()) {
     return LocationError(40081, "$in requires an array as a second argument, found: " +
                                     std::string(TypeName(args[1])));
   }
   for (const bson::Element& e : args[1].view().Document()) {
-    if (bson::ValuesEqual(e.value, args[0].view())) return Value::Bool(true);
+    if (bson::ValuesEqual(e.value, args[0].view(), collator)) return Value::Bool(true);
   }
   return Value::Bool(false);
 }
@@ -170,7 +171,8 @@ StatusWith<Value> IsArray(std::string_view, std::vector<Value>& args) {
   return Value::Bool(args[0].IsArray());
 }
 
-StatusWith<Value> IndexOfArray(std::string_view, std::vector<Value>& args) {
+StatusWith<Value> IndexOfArray(std::string_view, std::vector<Value>& args,
+                               const bson::StringComparator* collator) {
   const Value& array = args[0];
   if (array.nullish()) return Value::Null();
   if (!array.IsArray()) {
@@ -199,7 +201,7 @@ StatusWith<Value> IndexOfArray(std::string_view, std::vector<Value>& args) {
   const auto size = static_cast<std::int64_t>(elements.size());
   const std::int64_t end = bounds[1] < 0 ? size : std::min(size, bounds[1]);
   for (std::int64_t i = bounds[0]; i < end; ++i) {
-    if (bson::ValuesEqual(elements[static_cast<std::size_t>(i)].view(), args[1].view())) {
+    if (bson::ValuesEqual(elements[static_cast<std::size_t>(i)].view(), args[1].view(), collator)) {
       return Value::Int32(static_cast<std::int32_t>(i));
     }
   }
@@ -265,12 +267,12 @@ void AddArrayOperators(OperatorTable* table) {
   table->AddNary("$arrayElemAt", 2, 2, ArrayElemAt);
   table->AddNary("$first", 1, 1, FirstOrLast<false>);
   table->AddNary("$last", 1, 1, FirstOrLast<true>);
-  table->AddNary("$in", 2, 2, In);
+  table->AddCollatedNary("$in", 2, 2, In);
   table->AddNary("$concatArrays", 0, -1, ConcatArrays);
   table->AddNary("$slice", 2, 3, Slice);
   table->AddNary("$reverseArray", 1, 1, ReverseArray);
   table->AddNary("$isArray", 1, 1, IsArray);
-  table->AddNary("$indexOfArray", 2, 4, IndexOfArray);
+  table->AddCollatedNary("$indexOfArray", 2, 4, IndexOfArray);
   table->AddNary("$allElementsTrue", 1, 1, ElementsTrue<true>);
   table->AddNary("$anyElementTrue", 1, 1, ElementsTrue<false>);
   table->AddNary("$range", 2, 3, Range);

@@ -11,9 +11,10 @@ using bson::Type;
 enum class CmpOp { kEq, kNe, kGt, kGte, kLt, kLte, kCmp };
 
 template <CmpOp Op>
-StatusWith<Value> Compare(std::string_view, std::vector<Value>& args) {
+StatusWith<Value> Compare(std::string_view, std::vector<Value>& args,
+                          const bson::StringComparator* collator) {
   // Missing sorts with undefined, below null: {$eq: ["$missing", null]} is false, as in mongod.
-  const int c = bson::CompareValues(args[0].view(), args[1].view());
+  const int c = bson::CompareValues(args[0].view(), args[1].view(), collator);
   switch (Op) {
     case CmpOp::kEq:
       return Value::Bool(c == 0);
@@ -208,13 +209,13 @@ StatusWith<ExpressionPtr> ParseSwitch(std::string_view, bson::ValueView args, Pa
 }  // namespace
 
 void AddComparisonOperators(OperatorTable* table) {
-  table->AddNary("$eq", 2, 2, Compare<CmpOp::kEq>);
-  table->AddNary("$ne", 2, 2, Compare<CmpOp::kNe>);
-  table->AddNary("$gt", 2, 2, Compare<CmpOp::kGt>);
-  table->AddNary("$gte", 2, 2, Compare<CmpOp::kGte>);
-  table->AddNary("$lt", 2, 2, Compare<CmpOp::kLt>);
-  table->AddNary("$lte", 2, 2, Compare<CmpOp::kLte>);
-  table->AddNary("$cmp", 2, 2, Compare<CmpOp::kCmp>);
+  table->AddCollatedNary("$eq", 2, 2, Compare<CmpOp::kEq>);
+  table->AddCollatedNary("$ne", 2, 2, Compare<CmpOp::kNe>);
+  table->AddCollatedNary("$gt", 2, 2, Compare<CmpOp::kGt>);
+  table->AddCollatedNary("$gte", 2, 2, Compare<CmpOp::kGte>);
+  table->AddCollatedNary("$lt", 2, 2, Compare<CmpOp::kLt>);
+  table->AddCollatedNary("$lte", 2, 2, Compare<CmpOp::kLte>);
+  table->AddCollatedNary("$cmp", 2, 2, Compare<CmpOp::kCmp>);
   table->AddNary("$not", 1, 1, Not);
   table->Add("$and", ParseAndOr);
   table->Add("$or", ParseAndOr);

@@ -18,13 +18,17 @@ namespace quarry::query::expr_internal {
 
 // Evaluates all operands and then computes the result from their values.
 using NaryFn = StatusWith<Value> (*)(std::string_view name, std::vector<Value>& args);
+// As NaryFn, for operators that compare strings under the collation in force (null: simple).
+using CollatedNaryFn = StatusWith<Value> (*)(std::string_view name, std::vector<Value>& args,
+                                             const bson::StringComparator* collator);
 // Parses an operator's argument into an expression tree itself.
 using OperatorParser = StatusWith<ExpressionPtr> (*)(std::string_view name, bson::ValueView args,
                                                      ParseContext& ctx);
 
 struct OperatorEntry {
-  OperatorParser parser = nullptr;  // custom parsing, or
-  NaryFn fn = nullptr;              // operands evaluated in order, then fn
+  OperatorParser parser = nullptr;       // custom parsing, or
+  NaryFn fn = nullptr;                   // operands evaluated in order, then fn
+  CollatedNaryFn collated_fn = nullptr;  // or this, with the parse context's collator
   int min_args = 0;
   int max_args = -1;  // -1: no upper bound
 };
@@ -33,6 +37,7 @@ class OperatorTable {
  public:
   void Add(std::string_view name, OperatorParser parser);
   void AddNary(std::string_view name, int min_args, int max_args, NaryFn fn);
+  void AddCollatedNary(std::string_view name, int min_args, int max_args, CollatedNaryFn fn);
   const OperatorEntry* Find(std::string_view name) const;
 
  private:
@@ -72,13 +77,21 @@ class NaryExpression final : public Expression {
  public:
   NaryExpression(std::string name, std::vector<ExpressionPtr> operands, NaryFn fn)
       : name_(std::move(name)), operands_(std::move(operands)), fn_(fn) {}
+  NaryExpression(std::string name, std::vector<ExpressionPtr> operands, CollatedNaryFn fn,
+                 std::shared_ptr<const bson::StringComparator> collator)
+      : name_(std::move(name)),
+        operands_(std::move(operands)),
+        collated_fn_(fn),
+        collator_(std::move(collator)) {}
   StatusWith<Value> Evaluate(EvalContext& ctx) const override;
   bool IsConstant() const override;
 
  private:
   std::string name_;
   std::vector<ExpressionPtr> operands_;
-  NaryFn fn_;
+  NaryFn fn_ = nullptr;
+  CollatedNaryFn collated_fn_ = nullptr;
+  std::shared_ptr<const bson::StringComparator> collator_;
 };
 
 // Named arguments ({input: ..., as: ...}) of operators such as $filter and $dateToString.

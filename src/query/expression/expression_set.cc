@@ -16,16 +16,17 @@ std::vector<Value> Elements(const Value& array) {
 
 // ---- set operators ----
 
-void AddUnique(std::vector<Value>* set, const Value& v) {
+void AddUnique(std::vector<Value>* set, const Value& v, const bson::StringComparator* collator) {
   for (const Value& existing : *set) {
-    if (bson::ValuesEqual(existing.view(), v.view())) return;
+    if (bson::ValuesEqual(existing.view(), v.view(), collator)) return;
   }
   set->push_back(v);
 }
 
-bool Contains(const std::vector<Value>& set, const Value& v) {
+bool Contains(const std::vector<Value>& set, const Value& v,
+              const bson::StringComparator* collator) {
   for (const Value& existing : set) {
-    if (bson::ValuesEqual(existing.view(), v.view())) return true;
+    if (bson::ValuesEqual(existing.view(), v.view(), collator)) return true;
   }
   return false;
 }
@@ -36,17 +37,19 @@ Status NotArray(std::string_view name, int code, const Value& v) {
                                  "of type: " + std::string(TypeName(v)));
 }
 
-StatusWith<Value> SetUnion(std::string_view name, std::vector<Value>& args) {
+StatusWith<Value> SetUnion(std::string_view name, std::vector<Value>& args,
+                           const bson::StringComparator* collator) {
   std::vector<Value> set;
   for (const Value& v : args) {
     if (v.nullish()) return Value::Null();
     if (!v.IsArray()) return NotArray(name, 17043, v);
-    for (const Value& e : Elements(v)) AddUnique(&set, e);
+    for (const Value& e : Elements(v)) AddUnique(&set, e, collator);
   }
   return MakeArray(set);
 }
 
-StatusWith<Value> SetIntersection(std::string_view name, std::vector<Value>& args) {
+StatusWith<Value> SetIntersection(std::string_view name, std::vector<Value>& args,
+                                  const bson::StringComparator* collator) {
   std::vector<Value> set;
   bool first = true;
   for (const Value& v : args) {
@@ -54,20 +57,21 @@ StatusWith<Value> SetIntersection(std::string_view name, std::vector<Value>& arg
     if (!v.IsArray()) return NotArray(name, 17047, v);
     std::vector<Value> elements = Elements(v);
     if (first) {
-      for (const Value& e : elements) AddUnique(&set, e);
+      for (const Value& e : elements) AddUnique(&set, e, collator);
       first = false;
       continue;
     }
     std::vector<Value> kept;
     for (const Value& e : set) {
-      if (Contains(elements, e)) kept.push_back(e);
+      if (Contains(elements, e, collator)) kept.push_back(e);
     }
     set = std::move(kept);
   }
   return MakeArray(set);
 }
 
-StatusWith<Value> SetDifference(std::string_view, std::vector<Value>& args) {
+StatusWith<Value> SetDifference(std::string_view, std::vector<Value>& args,
+                                const bson::StringComparator* collator) {
   if (args[0].nullish() || args[1].nullish()) return Value::Null();
   if (!args[0].IsArray() || !args[1].IsArray()) {
     const Value& bad = args[0].IsArray() ? args[1] : args[0];
@@ -78,12 +82,13 @@ StatusWith<Value> SetDifference(std::string_view, std::vector<Value>& args) {
   std::vector<Value> other = Elements(args[1]);
   std::vector<Value> set;
   for (const Value& e : Elements(args[0])) {
-    if (!Contains(other, e)) AddUnique(&set, e);
+    if (!Contains(other, e, collator)) AddUnique(&set, e, collator);
   }
   return MakeArray(set);
 }
 
-StatusWith<Value> SetEquals(std::string_view name, std::vector<Value>& args) {
+StatusWith<Value> SetEquals(std::string_view name, std::vector<Value>& args,
+                            const bson::StringComparator* collator) {
   std::vector<Value> reference;
   for (std::size_t arg_idx = 0; arg_idx < args.size(); ++arg_idx) {
     if (!args[arg_idx].IsArray()) {
@@ -92,20 +97,21 @@ StatusWith<Value> SetEquals(std::string_view name, std::vector<Value>& args) {
                                       std::string(TypeName(args[arg_idx])));
     }
     std::vector<Value> set;
-    for (const Value& e : Elements(args[arg_idx])) AddUnique(&set, e);
+    for (const Value& e : Elements(args[arg_idx])) AddUnique(&set, e, collator);
     if (arg_idx == 0) {
       reference = std::move(set);
       continue;
     }
     if (set.size() != reference.size()) return Value::Bool(false);
     for (const Value& e : set) {
-      if (!Contains(reference, e)) return Value::Bool(false);
+      if (!Contains(reference, e, collator)) return Value::Bool(false);
     }
   }
   return Value::Bool(true);
 }
 
-StatusWith<Value> SetIsSubset(std::string_view, std::vector<Value>& args) {
+StatusWith<Value> SetIsSubset(std::string_view, std::vector<Value>& args,
+                              const bson::StringComparator* collator) {
   if (!args[0].IsArray()) {
     return LocationError(17046,
                          "both operands of $setIsSubset must be arrays. First argument is "
@@ -120,7 +126,7 @@ StatusWith<Value> SetIsSubset(std::string_view, std::vector<Value>& args) {
   }
   std::vector<Value> superset = Elements(args[1]);
   for (const Value& e : Elements(args[0])) {
-    if (!Contains(superset, e)) return Value::Bool(false);
+    if (!Contains(superset, e, collator)) return Value::Bool(false);
   }
   return Value::Bool(true);
 }
@@ -128,11 +134,11 @@ StatusWith<Value> SetIsSubset(std::string_view, std::vector<Value>& args) {
 }  // namespace
 
 void AddSetOperators(OperatorTable* table) {
-  table->AddNary("$setUnion", 0, -1, SetUnion);
-  table->AddNary("$setIntersection", 0, -1, SetIntersection);
-  table->AddNary("$setDifference", 2, 2, SetDifference);
-  table->AddNary("$setEquals", 2, -1, SetEquals);
-  table->AddNary("$setIsSubset", 2, 2, SetIsSubset);
+  table->AddCollatedNary("$setUnion", 0, -1, SetUnion);
+  table->AddCollatedNary("$setIntersection", 0, -1, SetIntersection);
+  table->AddCollatedNary("$setDifference", 2, 2, SetDifference);
+  table->AddCollatedNary("$setEquals", 2, -1, SetEquals);
+  table->AddCollatedNary("$setIsSubset", 2, 2, SetIsSubset);
 }
 
 }  // namespace quarry::query::expr_internal

@@ -18,6 +18,15 @@ void OperatorTable::AddNary(std::string_view name, int min_args, int max_args, N
   entries_[std::string(name)] = entry;
 }
 
+void OperatorTable::AddCollatedNary(std::string_view name, int min_args, int max_args,
+                                    CollatedNaryFn fn) {
+  OperatorEntry entry;
+  entry.collated_fn = fn;
+  entry.min_args = min_args;
+  entry.max_args = max_args;
+  entries_[std::string(name)] = entry;
+}
+
 const OperatorEntry* OperatorTable::Find(std::string_view name) const {
   auto it = entries_.find(name);
   return it == entries_.end() ? nullptr : &it->second;
@@ -64,6 +73,7 @@ StatusWith<Value> NaryExpression::Evaluate(EvalContext& ctx) const {
     QUARRY_ASSIGN_OR_RETURN(Value v, operand->Evaluate(ctx));
     values.push_back(std::move(v));
   }
+  if (collated_fn_ != nullptr) return collated_fn_(name_, values, collator_.get());
   return fn_(name_, values);
 }
 

@@ -54,28 +54,39 @@ StatusWith<Matcher> Matcher::Parse(bson::DocumentView filter) {
 }
 
 StatusWith<Matcher> Matcher::Parse(bson::DocumentView filter, bson::DocumentView let) {
+  return Parse(filter, let, nullptr);
+}
+
+StatusWith<Matcher> Matcher::Parse(bson::DocumentView filter, bson::DocumentView let,
+                                   std::shared_ptr<const bson::StringComparator> collator) {
   Matcher matcher;
   auto owned = std::make_shared<const bson::Document>(bson::Document::Copy(filter));
   std::optional<ParseContext> variables;
-  if (!let.empty()) {
+  if (!let.empty() || collator != nullptr) {
     variables.emplace();
-    QUARRY_RETURN_IF_ERROR(DefineLetConstants(let, &*variables));
+    variables->set_collator(collator);
+    if (!let.empty()) QUARRY_RETURN_IF_ERROR(DefineLetConstants(let, &*variables));
   }
-  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr root,
-                          ParseFilterNode(owned->view(), variables ? &*variables : nullptr));
+  QUARRY_ASSIGN_OR_RETURN(
+      MatchNodePtr root,
+      ParseFilterNode(owned->view(), variables ? &*variables : nullptr, collator.get()));
+  matcher.collator_ = std::move(collator);
   matcher.filter_ = std::move(owned);
   matcher.root_ = std::shared_ptr<const MatchNode>(std::move(root));
   matcher.matches_everything_ = filter.empty();
   return matcher;
 }
 
-StatusWith<Matcher> Matcher::ParseValueCondition(bson::ValueView condition) {
+StatusWith<Matcher> Matcher::ParseValueCondition(
+    bson::ValueView condition, std::shared_ptr<const bson::StringComparator> collator) {
   // Keep the condition's bytes as the single element of an owned document.
   bson::DocumentBuilder builder;
   builder.Append("", condition);
   auto owned = std::make_shared<const bson::Document>(std::move(builder).Finish());
-  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr root, ParseValueConditionNode(owned->view().Get("")));
+  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr root,
+                          ParseValueConditionNode(owned->view().Get(""), collator.get()));
   Matcher matcher;
+  matcher.collator_ = std::move(collator);
   matcher.filter_ = std::move(owned);
   matcher.root_ = std::shared_ptr<const MatchNode>(std::move(root));
   matcher.value_condition_ = true;

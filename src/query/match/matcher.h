@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "bson/string_comparator.h"
 #include "bson/value.h"
 
 namespace quarry::query {
@@ -55,13 +56,19 @@ class Matcher {
   // As Parse, with a command's `let` document ({id: 1}) defining variables that $expr reads as
   // $$id. Fails as mongod for bad variable names.
   static StatusWith<Matcher> Parse(bson::DocumentView filter, bson::DocumentView let);
+  // As Parse, with strings compared under `collator` (null: the simple collation) in every
+  // comparison of the filter ($eq, $in, ranges, equality to documents and arrays, and $expr's
+  // comparisons); $regex ignores it, as in mongod.
+  static StatusWith<Matcher> Parse(bson::DocumentView filter, bson::DocumentView let,
+                                   std::shared_ptr<const bson::StringComparator> collator);
 
   // Parses the condition on one value, as the right-hand side of a filter field: 5, /re/,
   // {$gt: 1, $lt: 9}, {$elemMatch: ...}; a document whose first key is not an operator is an
   // equality to that document. MatchesValue then tests one value the way a filter tests a
   // field's value (arrays match if an element or the whole array does). Used by $pull and
   // arrayFilters-like callers.
-  static StatusWith<Matcher> ParseValueCondition(bson::ValueView condition);
+  static StatusWith<Matcher> ParseValueCondition(
+      bson::ValueView condition, std::shared_ptr<const bson::StringComparator> collator = nullptr);
 
   // True if `doc` satisfies the filter. `details`, if given, receives the array index for the
   // positional operator (only meaningful when this returns true). A $expr that fails while
@@ -91,11 +98,16 @@ class Matcher {
   // The filter as given.
   bson::DocumentView filter() const;
 
+  // The collation the filter compares strings under; null for the simple collation.
+  const bson::StringComparator* collator() const { return collator_.get(); }
+  const std::shared_ptr<const bson::StringComparator>& shared_collator() const { return collator_; }
+
  private:
   Matcher() = default;
 
   std::shared_ptr<const bson::Document> filter_;
   std::shared_ptr<const MatchNode> root_;
+  std::shared_ptr<const bson::StringComparator> collator_;  // outlives root_'s predicates
   bool matches_everything_ = false;
   bool value_condition_ = false;  // from ParseValueCondition
 };

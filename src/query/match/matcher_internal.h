@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "bson/string_comparator.h"
 #include "bson/value.h"
 #include "query/match/field_path.h"
 #include "query/match/matcher.h"
@@ -120,7 +121,10 @@ class ConstantNode final : public MatchNode {
 // $eq, $lt, $lte, $gt, $gte, and plain values: comparison within a canonical type bracket.
 class ComparisonPredicate final : public Predicate {
  public:
-  ComparisonPredicate(CompareOp op, bson::ValueView rhs) : op_(op), rhs_(rhs) {}
+  // `collator` (null: simple) must outlive the predicate; the Matcher keeps it.
+  ComparisonPredicate(CompareOp op, bson::ValueView rhs,
+                      const bson::StringComparator* collator = nullptr)
+      : op_(op), rhs_(rhs), collator_(collator) {}
   bool Test(bson::ValueView value, MatchDetails* details) const override;
   std::optional<PathCondition> AsCondition() const override {
     PathCondition condition;
@@ -132,6 +136,7 @@ class ComparisonPredicate final : public Predicate {
  private:
   CompareOp op_;
   bson::ValueView rhs_;
+  const bson::StringComparator* collator_;
 };
 
 // $in: equality to any listed value, or a match of any listed regex.
@@ -139,7 +144,7 @@ class InPredicate final : public Predicate {
  public:
   // `operand` is the $in array itself.
   InPredicate(bson::ValueView operand, std::vector<bson::ValueView> equalities,
-              std::vector<Regex> regexes);
+              std::vector<Regex> regexes, const bson::StringComparator* collator = nullptr);
   bool Test(bson::ValueView value, MatchDetails* details) const override;
   // Reported without regexes only: planners read the array as a list of equalities.
   std::optional<PathCondition> AsCondition() const override {
@@ -152,8 +157,9 @@ class InPredicate final : public Predicate {
 
  private:
   bson::ValueView operand_;
-  std::vector<bson::ValueView> equalities_;  // sorted by bson::CompareValues
+  std::vector<bson::ValueView> equalities_;  // sorted by bson::CompareValues under collator_
   std::vector<Regex> regexes_;
+  const bson::StringComparator* collator_;
   bool has_null_ = false;
 };
 
@@ -260,11 +266,14 @@ StatusWith<std::vector<std::uint32_t>> ParseBitPositions(std::string_view name,
 // --- Parsing (matcher_parse.cc) ---
 
 // Parses a whole filter document into one node. `expression_context`, if given, holds the
-// variables $expr may use (a command's `let`).
+// variables $expr may use (a command's `let`) and the collation its comparisons use.
+// Comparisons of strings use `collator` (null: simple), which must outlive the node.
 StatusWith<MatchNodePtr> ParseFilterNode(bson::DocumentView filter,
-                                         const ParseContext* expression_context = nullptr);
+                                         const ParseContext* expression_context = nullptr,
+                                         const bson::StringComparator* collator = nullptr);
 // Parses the condition on one value (5, /re/, {$gt: 1}) applied to the value itself.
-StatusWith<MatchNodePtr> ParseValueConditionNode(bson::ValueView condition);
+StatusWith<MatchNodePtr> ParseValueConditionNode(bson::ValueView condition,
+                                                 const bson::StringComparator* collator = nullptr);
 
 // $jsonSchema (matcher_json_schema.cc). The schema's bytes must outlive the node.
 StatusWith<MatchNodePtr> ParseJsonSchemaNode(bson::ValueView schema);

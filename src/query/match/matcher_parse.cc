@@ -42,8 +42,8 @@ bool IsGeoOperator(std::string_view name) {
 
 class Parser {
  public:
-  explicit Parser(const ParseContext* expression_context)
-      : expression_context_(expression_context) {}
+  Parser(const ParseContext* expression_context, const bson::StringComparator* collator)
+      : expression_context_(expression_context), collator_(collator) {}
 
   StatusWith<MatchNodePtr> ParseDocument(bson::DocumentView filter, int depth);
   // The conditions of one filter field (`path: value`), appended to `out`.
@@ -65,6 +65,7 @@ class Parser {
   StatusWith<MatchNodePtr> ParseNot(const FieldPath& path, bson::ValueView arg, int depth);
 
   const ParseContext* expression_context_;
+  const bson::StringComparator* collator_;  // regexes ignore it, as in mongod
 };
 
 StatusWith<MatchNodePtr> Parser::ParseDocument(bson::DocumentView filter, int depth) {
@@ -128,7 +129,8 @@ Status Parser::ParseField(const FieldPath& path, bson::ValueView value, int dept
   }
   if (IsOperatorDocument(value)) return ParseOperators(path, value.Document(), depth, out);
   if (value.type() == bson::Type::kUndefined) return BadValue("cannot compare to undefined");
-  out->push_back(MakePath(path, std::make_unique<ComparisonPredicate>(CompareOp::kEq, value)));
+  out->push_back(
+      MakePath(path, std::make_unique<ComparisonPredicate>(CompareOp::kEq, value, collator_)));
   return Status::OK();
 }
 
@@ -166,13 +168,13 @@ StatusWith<MatchNodePtr> Parser::ParseOperator(const FieldPath& path, std::strin
     if (op != CompareOp::kEq && arg.type() == bson::Type::kRegex) {
       return BadValue("Can't have RegEx as arg to predicate over field '" + field + "'.");
     }
-    return MakePath(path, std::make_unique<ComparisonPredicate>(op, arg));
+    return MakePath(path, std::make_unique<ComparisonPredicate>(op, arg, collator_));
   }
   if (name == "$ne") {
     if (arg.type() == bson::Type::kUndefined) return BadValue("cannot compare to undefined");
     if (arg.type() == bson::Type::kRegex) return BadValue("Can't have regex as arg to $ne.");
     return MatchNodePtr(std::make_unique<NotNode>(
-        MakePath(path, std::make_unique<ComparisonPredicate>(CompareOp::kEq, arg))));
+        MakePath(path, std::make_unique<ComparisonPredicate>(CompareOp::kEq, arg, collator_))));
   }
   if (name == "$in" || name == "$nin") {
     QUARRY_ASSIGN_OR_RETURN(MatchNodePtr in, ParseIn(path, name, arg));
@@ -280,8 +282,8 @@ StatusWith<MatchNodePtr> Parser::ParseIn(const FieldPath& path, std::string_view
     }
     equalities.push_back(value);
   }
-  return MakePath(path,
-                  std::make_unique<InPredicate>(arg, std::move(equalities), std::move(regexes)));
+  return MakePath(path, std::make_unique<InPredicate>(arg, std::move(equalities),
+                                                      std::move(regexes), collator_));
 }
 
 StatusWith<MatchNodePtr> Parser::ParseAll(const FieldPath& path, bson::ValueView arg, int depth) {
@@ -312,7 +314,8 @@ StatusWith<MatchNodePtr> Parser::ParseAll(const FieldPath& path, bson::ValueView
     }
     if (IsOperatorDocument(value)) return BadValue("no $ expressions in $all");
     if (value.type() == bson::Type::kUndefined) return BadValue("cannot compare to undefined");
-    clauses.push_back(MakePath(path, std::make_unique<ComparisonPredicate>(CompareOp::kEq, value)));
+    clauses.push_back(
+        MakePath(path, std::make_unique<ComparisonPredicate>(CompareOp::kEq, value, collator_)));
   }
   return MakeAnd(std::move(clauses));
 }
@@ -354,13 +357,15 @@ StatusWith<MatchNodePtr> Parser::ParseNot(const FieldPath& path, bson::ValueView
 }  // namespace
 
 StatusWith<MatchNodePtr> ParseFilterNode(bson::DocumentView filter,
-                                         const ParseContext* expression_context) {
-  Parser parser(expression_context);
+                                         const ParseContext* expression_context,
+                                         const bson::StringComparator* collator) {
+  Parser parser(expression_context, collator);
   return parser.ParseDocument(filter, 0);
 }
 
-StatusWith<MatchNodePtr> ParseValueConditionNode(bson::ValueView condition) {
-  Parser parser(nullptr);
+StatusWith<MatchNodePtr> ParseValueConditionNode(bson::ValueView condition,
+                                                 const bson::StringComparator* collator) {
+  Parser parser(nullptr, collator);
   std::vector<MatchNodePtr> clauses;
   QUARRY_RETURN_IF_ERROR(parser.ParseField(FieldPath(), condition, 0, &clauses));
   return MakeAnd(std::move(clauses));

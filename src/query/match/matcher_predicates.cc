@@ -99,7 +99,7 @@ bool ComparisonPredicate::Test(bson::ValueView value, MatchDetails*) const {
       return value_nan && rhs_nan;
     }
   }
-  const int c = bson::CompareValues(value, rhs_);
+  const int c = bson::CompareValues(value, rhs_, collator_);
   switch (op_) {
     case CompareOp::kEq:
       return c == 0;
@@ -119,13 +119,17 @@ bool ComparisonPredicate::Test(bson::ValueView value, MatchDetails*) const {
 }
 
 InPredicate::InPredicate(bson::ValueView operand, std::vector<bson::ValueView> equalities,
-                         std::vector<Regex> regexes)
-    : operand_(operand), equalities_(std::move(equalities)), regexes_(std::move(regexes)) {
+                         std::vector<Regex> regexes, const bson::StringComparator* collator)
+    : operand_(operand),
+      equalities_(std::move(equalities)),
+      regexes_(std::move(regexes)),
+      collator_(collator) {
   for (bson::ValueView value : equalities_) {
     if (value.type() == bson::Type::kNull) has_null_ = true;
   }
-  std::sort(equalities_.begin(), equalities_.end(),
-            [](bson::ValueView a, bson::ValueView b) { return bson::CompareValues(a, b) < 0; });
+  std::sort(equalities_.begin(), equalities_.end(), [this](bson::ValueView a, bson::ValueView b) {
+    return bson::CompareValues(a, b, collator_) < 0;
+  });
 }
 
 bool InPredicate::Test(bson::ValueView value, MatchDetails*) const {
@@ -133,10 +137,11 @@ bool InPredicate::Test(bson::ValueView value, MatchDetails*) const {
     if (has_null_) return true;
     if (!value.exists()) return false;
   }
-  auto it = std::lower_bound(
-      equalities_.begin(), equalities_.end(), value,
-      [](bson::ValueView a, bson::ValueView b) { return bson::CompareValues(a, b) < 0; });
-  if (it != equalities_.end() && bson::CompareValues(*it, value) == 0) return true;
+  auto it = std::lower_bound(equalities_.begin(), equalities_.end(), value,
+                             [this](bson::ValueView a, bson::ValueView b) {
+                               return bson::CompareValues(a, b, collator_) < 0;
+                             });
+  if (it != equalities_.end() && bson::CompareValues(*it, value, collator_) == 0) return true;
   for (const Regex& regex : regexes_) {
     if (IsSubjectOfRegex(value) ? regex.Matches(value.String()) : SameRegexValue(value, regex)) {
       return true;

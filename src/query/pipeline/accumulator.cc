@@ -53,14 +53,15 @@ class AvgAccumulator final : public Accumulator {
 
 class MinMaxAccumulator final : public Accumulator {
  public:
-  explicit MinMaxAccumulator(bool is_max) : is_max_(is_max) {}
+  MinMaxAccumulator(bool is_max, const bson::StringComparator* collator)
+      : is_max_(is_max), collator_(collator) {}
   Status Process(const Value& v) override {
     if (v.nullish()) return Status::OK();
     if (best_.missing()) {
       best_ = v.Owned();
       return Status::OK();
     }
-    int c = bson::CompareValues(v.view(), best_.view());
+    int c = bson::CompareValues(v.view(), best_.view(), collator_);
     if (is_max_ ? c > 0 : c < 0) best_ = v.Owned();
     return Status::OK();
   }
@@ -69,6 +70,7 @@ class MinMaxAccumulator final : public Accumulator {
 
  private:
   bool is_max_;
+  const bson::StringComparator* collator_;
   Value best_;
 };
 
@@ -93,12 +95,13 @@ class FirstLastAccumulator final : public Accumulator {
 
 class PushAccumulator final : public Accumulator {
  public:
-  explicit PushAccumulator(bool unique) : unique_(unique) {}
+  PushAccumulator(bool unique, const bson::StringComparator* collator)
+      : unique_(unique), collator_(collator) {}
   Status Process(const Value& v) override {
     if (v.missing()) return Status::OK();
     if (unique_) {
       for (const Value& existing : values_) {
-        if (bson::ValuesEqual(existing.view(), v.view())) return Status::OK();
+        if (bson::ValuesEqual(existing.view(), v.view(), collator_)) return Status::OK();
       }
     }
     values_.push_back(v.Owned());
@@ -110,6 +113,7 @@ class PushAccumulator final : public Accumulator {
 
  private:
   bool unique_;
+  const bson::StringComparator* collator_;
   std::vector<Value> values_;
   std::size_t bytes_ = 0;
 };
@@ -163,15 +167,16 @@ class StdDevAccumulator final : public Accumulator {
 
 }  // namespace
 
-std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op) {
+std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op,
+                                             const bson::StringComparator* collator) {
   if (op == "$sum" || op == "$count") return std::make_unique<SumAccumulator>();
   if (op == "$avg") return std::make_unique<AvgAccumulator>();
-  if (op == "$min") return std::make_unique<MinMaxAccumulator>(false);
-  if (op == "$max") return std::make_unique<MinMaxAccumulator>(true);
+  if (op == "$min") return std::make_unique<MinMaxAccumulator>(false, collator);
+  if (op == "$max") return std::make_unique<MinMaxAccumulator>(true, collator);
   if (op == "$first") return std::make_unique<FirstLastAccumulator>(false);
   if (op == "$last") return std::make_unique<FirstLastAccumulator>(true);
-  if (op == "$push") return std::make_unique<PushAccumulator>(false);
-  if (op == "$addToSet") return std::make_unique<PushAccumulator>(true);
+  if (op == "$push") return std::make_unique<PushAccumulator>(false, nullptr);
+  if (op == "$addToSet") return std::make_unique<PushAccumulator>(true, collator);
   if (op == "$mergeObjects") return std::make_unique<MergeObjectsAccumulator>();
   if (op == "$stdDevPop") return std::make_unique<StdDevAccumulator>(false);
   if (op == "$stdDevSamp") return std::make_unique<StdDevAccumulator>(true);
@@ -198,6 +203,7 @@ StatusWith<AccumulationStatement> AccumulationStatement::Parse(std::string_view 
   AccumulationStatement statement;
   statement.field_ = f;
   statement.op_ = std::string(op.key);
+  statement.collator_ = ctx.shared_collator();
   if (op.key == "$count") {
     if (op.value.type() != Type::kDocument || !op.value.Document().empty()) {
       return LocationError(40237, "$count takes no arguments, i.e. $count:{}");
@@ -212,6 +218,8 @@ StatusWith<AccumulationStatement> AccumulationStatement::Parse(std::string_view 
   return statement;
 }
 
-std::unique_ptr<Accumulator> AccumulationStatement::Create() const { return MakeAccumulator(op_); }
+std::unique_ptr<Accumulator> AccumulationStatement::Create() const {
+  return MakeAccumulator(op_, collator_.get());
+}
 
 }  // namespace quarry::query

@@ -45,12 +45,15 @@ class AccumulationStatement {
   std::string field_;
   std::string op_;
   ExpressionPtr expr_;
+  std::shared_ptr<const bson::StringComparator> collator_;  // $min, $max, $addToSet
 };
 
 // A fresh accumulator for `op` ("$sum", "$push", ...), or null when $group knows no such
 // accumulator. The expression forms of $sum, $avg, $min, $max and $stdDev* fold their operands
-// with these too.
-std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op);
+// with these too. $min, $max and $addToSet compare strings under `collator` (null: simple),
+// which must outlive the accumulator.
+std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op,
+                                             const bson::StringComparator* collator = nullptr);
 
 // True if `op` ("$sum", ...) names an accumulator $group knows.
 bool IsAccumulatorName(std::string_view op);

@@ -136,6 +136,7 @@ Stage::Stage(bson::ValueView spec) {
 
 StatusWith<Pipeline> Pipeline::Parse(bson::DocumentView stages, PipelineContext ctx) {
   ParseContext parse_ctx;
+  parse_ctx.set_collator(ctx.collator);
   QUARRY_RETURN_IF_ERROR(DefineLetConstants(ctx.let, &parse_ctx));
   return Parse(stages, std::make_shared<const PipelineContext>(std::move(ctx)), &parse_ctx);
 }

@@ -78,6 +78,9 @@ struct PipelineContext {
   bool allow_disk_use = false;
   // mongod's 100 MB limits of blocking stages ($sort, $group, and $lookup's foreign side).
   std::size_t max_memory_bytes = 100 * 1024 * 1024;
+  // The aggregate's collation (null: simple): $match, $sort, $group keys, $lookup's equality
+  // and comparison expressions compare strings under it.
+  std::shared_ptr<const bson::StringComparator> collator;
 
   // Reads every document of a collection ($lookup, $unionWith). A missing collection is an empty
   // stream, as in mongod.

@@ -16,7 +16,8 @@ Status BadOrdering() {
 const bson::ValueView kNullValue(bson::Type::kNull, "", 0);
 
 // Order of two key parts, ascending: MinKey < [] < null and missing < everything else.
-int ComparePart(const SortKeyPart& a, const SortKeyPart& b) {
+int ComparePart(const SortKeyPart& a, const SortKeyPart& b,
+                const bson::StringComparator* collator) {
   if (a.empty_array || b.empty_array) {
     if (a.empty_array && b.empty_array) return 0;
     const SortKeyPart& other = a.empty_array ? b : a;
@@ -25,13 +26,15 @@ int ComparePart(const SortKeyPart& a, const SortKeyPart& b) {
     return empty_first;
   }
   return bson::CompareValues(a.value.exists() ? a.value : kNullValue,
-                             b.value.exists() ? b.value : kNullValue);
+                             b.value.exists() ? b.value : kNullValue, collator);
 }
 
 }  // namespace
 
-StatusWith<SortSpec> SortSpec::Parse(bson::DocumentView spec) {
+StatusWith<SortSpec> SortSpec::Parse(bson::DocumentView spec,
+                                     std::shared_ptr<const bson::StringComparator> collator) {
   SortSpec result;
+  result.collator_ = std::move(collator);
   for (const bson::Element& element : spec) {
     const bson::ValueView value = element.value;
     if (value.type() == bson::Type::kDocument) {
@@ -77,7 +80,7 @@ SortKey SortSpec::MakeKey(bson::DocumentView doc) const {
         have = true;
         continue;
       }
-      const int c = ComparePart(part, best);
+      const int c = ComparePart(part, best, collator_.get());
       if (field.ascending ? c < 0 : c > 0) best = part;
     }
     key.push_back(best);
@@ -87,7 +90,7 @@ SortKey SortSpec::MakeKey(bson::DocumentView doc) const {
 
 int SortSpec::CompareKeys(const SortKey& a, const SortKey& b) const {
   for (std::size_t field_idx = 0; field_idx < fields_.size(); ++field_idx) {
-    int c = ComparePart(a[field_idx], b[field_idx]);
+    int c = ComparePart(a[field_idx], b[field_idx], collator_.get());
     if (!fields_[field_idx].ascending) c = -c;
     if (c != 0) return c;
   }

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "base/status.h"
+#include "bson/string_comparator.h"
 #include "bson/value.h"
 #include "query/match/field_path.h"
 
@@ -30,13 +32,17 @@ class SortSpec {
   // Parses a find/aggregate sort document. Values must be 1 or -1 (any numeric type): other
   // values fail with BadValue "$sort key ordering must be 1 (for ascending) or -1 (for
   // descending)"; {$meta: ...} fails with BadValue (not supported yet). {$natural: 1 | -1}
-  // alone asks for storage order or its reverse.
-  static StatusWith<SortSpec> Parse(bson::DocumentView spec);
+  // alone asks for storage order or its reverse. Strings compare under `collator` (null: the
+  // simple collation).
+  static StatusWith<SortSpec> Parse(
+      bson::DocumentView spec, std::shared_ptr<const bson::StringComparator> collator = nullptr);
 
   bool empty() const { return fields_.empty() && natural_ == 0; }
   const std::vector<SortField>& fields() const { return fields_; }
   // 1 or -1 for {$natural: ...}, else 0.
   int natural() const { return natural_; }
+  // The collation strings sort under; null for the simple collation.
+  const bson::StringComparator* collator() const { return collator_.get(); }
   // True when documents must be reordered (a non-empty spec that is not $natural).
   bool needs_sort() const { return !fields_.empty(); }
 
@@ -51,6 +57,7 @@ class SortSpec {
  private:
   std::vector<SortField> fields_;
   int natural_ = 0;
+  std::shared_ptr<const bson::StringComparator> collator_;
 };
 
 // Sorts `docs` by `spec`, stably (equal keys keep their input order). `docs` is any vector of

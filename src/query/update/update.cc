@@ -130,6 +130,7 @@ StatusWith<UpdateSpec> UpdateSpec::ParsePipeline(bson::DocumentView stages,
   }
   PipelineContext ctx;
   ctx.let = bson::Document::Copy(options.let);
+  ctx.collator = options.collator;
   QUARRY_ASSIGN_OR_RETURN(Pipeline pipeline, Pipeline::Parse(stages, std::move(ctx)));
   auto impl = std::make_shared<Impl>();
   impl->kind = Kind::kPipeline;

@@ -27,6 +27,9 @@ struct UpdateOptions {
   bson::DocumentView let;
   // Fill UpdateResult::description (costs a comparison of the two documents).
   bool describe_changes = false;
+  // The statement's collation (null: simple): $addToSet, $pull, $pullAll, $min, $max, $push's
+  // $sort, arrayFilters and pipeline updates compare strings under it, as in mongod.
+  std::shared_ptr<const bson::StringComparator> collator;
 };
 
 // What an update changed, as change streams report it: fields set (dotted paths, array

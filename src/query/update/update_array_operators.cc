@@ -25,8 +25,9 @@ MutableValue ArrayOf(const std::vector<Value>& values) {
 void SortElements(const LeafOp& op, std::vector<Value>* values) {
   if (op.sort_whole_direction != 0) {
     const int direction = op.sort_whole_direction;
-    std::stable_sort(values->begin(), values->end(), [direction](const Value& a, const Value& b) {
-      return bson::CompareValues(a.view(), b.view()) * direction < 0;
+    const bson::StringComparator* collator = op.collator.get();
+    std::stable_sort(values->begin(), values->end(), [&](const Value& a, const Value& b) {
+      return bson::CompareValues(a.view(), b.view(), collator) * direction < 0;
     });
     return;
   }
@@ -81,9 +82,10 @@ Status ApplyPush(const LeafOp& op, Location& loc, ApplyState& state) {
   return CreateAt(loc, ArrayOf(values), state);
 }
 
-bool ContainsEqual(const std::vector<Value>& values, const Value& v) {
+bool ContainsEqual(const std::vector<Value>& values, const Value& v,
+                   const bson::StringComparator* collator) {
   for (const Value& existing : values) {
-    if (bson::ValuesEqual(existing.view(), v.view())) return true;
+    if (bson::ValuesEqual(existing.view(), v.view(), collator)) return true;
   }
   return false;
 }
@@ -101,7 +103,7 @@ Status ApplyAddToSet(const LeafOp& op, Location& loc, ApplyState& state) {
   }
   const std::size_t before = values.size();
   for (const Value& v : op.each) {
-    if (!ContainsEqual(values, v)) values.push_back(v);
+    if (!ContainsEqual(values, v, op.collator.get())) values.push_back(v);
   }
   if (loc.target != nullptr) {
     if (values.size() != before) *loc.target = ArrayOf(values);
@@ -130,7 +132,7 @@ Status ApplyPop(const LeafOp& op, Location& loc) {
 bool PullMatches(const LeafOp& op, const Value& element) {
   switch (op.pull_mode) {
     case LeafOp::PullMode::kEquality:
-      return bson::ValuesEqual(element.view(), op.arg.view());
+      return bson::ValuesEqual(element.view(), op.arg.view(), op.collator.get());
     case LeafOp::PullMode::kValueCondition:
       return op.pull_matcher->MatchesValue(element.view());
     case LeafOp::PullMode::kDocumentFilter:
@@ -152,7 +154,7 @@ Status ApplyPull(const LeafOp& op, Location& loc) {
       remove = PullMatches(op, v);
     } else {
       for (const bson::Element& e : op.arg.view().Document()) {
-        if (bson::ValuesEqual(e.value, v.view())) {
+        if (bson::ValuesEqual(e.value, v.view(), op.collator.get())) {
           remove = true;
           break;
         }

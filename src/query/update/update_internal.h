@@ -59,6 +59,9 @@ struct LeafOp {
   PullMode pull_mode = PullMode::kEquality;
   std::optional<Matcher> pull_matcher;
 
+  // The statement's collation; the ModifierUpdate holding this op keeps it alive.
+  std::shared_ptr<const bson::StringComparator> collator;
+
   bool timestamp = false;   // $currentDate {$type: "timestamp"}
   std::string rename_from;  // kRename: the source path
 };

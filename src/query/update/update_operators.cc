@@ -116,7 +116,7 @@ Status ApplyLeaf(const LeafOp& op, Location& loc, ApplyState& state) {
     case OpKind::kMax: {
       if (loc.target == nullptr) return CreateAt(loc, MutableValue(op.arg), state);
       Value current = loc.target->ToValue();
-      int c = bson::CompareValues(op.arg.view(), current.view());
+      int c = bson::CompareValues(op.arg.view(), current.view(), op.collator.get());
       if ((op.kind == OpKind::kMin && c < 0) || (op.kind == OpKind::kMax && c > 0)) {
         loc.target->Set(op.arg);
       }

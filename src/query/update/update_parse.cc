@@ -178,7 +178,9 @@ bool IsValidIdentifier(std::string_view id) {
   return true;
 }
 
-Status ParseArrayFilters(const std::vector<bson::DocumentView>& filters, ModifierUpdate* update) {
+Status ParseArrayFilters(const std::vector<bson::DocumentView>& filters,
+                         const std::shared_ptr<const bson::StringComparator>& collator,
+                         ModifierUpdate* update) {
   for (bson::DocumentView filter : filters) {
     std::set<std::string> ids;
     QUARRY_RETURN_IF_ERROR(CollectFilterIds(filter, &ids));
@@ -206,7 +208,7 @@ Status ParseArrayFilters(const std::vector<bson::DocumentView>& filters, Modifie
     if (update->array_filters.count(id) != 0) {
       return FailedToParse("Found multiple array filters with the same top-level field name " + id);
     }
-    StatusWith<Matcher> matcher = Matcher::Parse(filter);
+    StatusWith<Matcher> matcher = Matcher::Parse(filter, bson::DocumentView(), collator);
     if (!matcher.ok()) {
       return matcher.status().WithContext("Error parsing array filter :: caused by :");
     }
@@ -225,7 +227,7 @@ bool ComponentLess(std::string_view a, std::string_view b) {
 StatusWith<std::shared_ptr<ModifierUpdate>> ParseModifiers(bson::DocumentView update_doc,
                                                            const UpdateOptions& options) {
   auto update = std::make_shared<ModifierUpdate>();
-  QUARRY_RETURN_IF_ERROR(ParseArrayFilters(options.array_filters, update.get()));
+  QUARRY_RETURN_IF_ERROR(ParseArrayFilters(options.array_filters, options.collator, update.get()));
   std::set<std::string> used_filters;
   for (const bson::Element& op_elem : update_doc) {
     OpKind kind;
@@ -281,6 +283,7 @@ StatusWith<std::shared_ptr<ModifierUpdate>> ParseModifiers(bson::DocumentView up
         QUARRY_RETURN_IF_ERROR(Insert(&update->root, std::move(leaf)));
         continue;
       }
+      leaf->collator = options.collator;
       QUARRY_RETURN_IF_ERROR(ParseArg(leaf.get(), field.value));
       QUARRY_RETURN_IF_ERROR(Insert(&update->root, std::move(leaf)));
     }

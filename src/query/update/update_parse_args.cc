@@ -80,7 +80,7 @@ Status ParsePushSort(LeafOp* op, bson::ValueView sort) {
       return BadValue("The $sort element value must be either 1 or -1");
     }
   }
-  QUARRY_ASSIGN_OR_RETURN(op->sort_spec, SortSpec::Parse(sort.Document()));
+  QUARRY_ASSIGN_OR_RETURN(op->sort_spec, SortSpec::Parse(sort.Document(), op->collator));
   return Status::OK();
 }
 
@@ -160,16 +160,16 @@ Status ParsePull(LeafOp* op, bson::ValueView value) {
     bson::DocumentView doc = value.Document();
     if (!doc.empty() && doc.FirstKey()[0] == '$' && !IsTopLevelOnlyOperator(doc.FirstKey())) {
       op->pull_mode = LeafOp::PullMode::kValueCondition;
-      QUARRY_ASSIGN_OR_RETURN(Matcher m, Matcher::ParseValueCondition(value));
+      QUARRY_ASSIGN_OR_RETURN(Matcher m, Matcher::ParseValueCondition(value, op->collator));
       op->pull_matcher = std::move(m);
     } else {
       op->pull_mode = LeafOp::PullMode::kDocumentFilter;
-      QUARRY_ASSIGN_OR_RETURN(Matcher m, Matcher::Parse(doc));
+      QUARRY_ASSIGN_OR_RETURN(Matcher m, Matcher::Parse(doc, bson::DocumentView(), op->collator));
       op->pull_matcher = std::move(m);
     }
   } else if (value.type() == Type::kRegex) {
     op->pull_mode = LeafOp::PullMode::kValueCondition;
-    QUARRY_ASSIGN_OR_RETURN(Matcher m, Matcher::ParseValueCondition(value));
+    QUARRY_ASSIGN_OR_RETURN(Matcher m, Matcher::ParseValueCondition(value, op->collator));
     op->pull_matcher = std::move(m);
   } else {
     op->pull_mode = LeafOp::PullMode::kEquality;

@@ -1,6 +1,7 @@
 """Options that would change results and that Quarry does not implement answer 238
 NotImplemented, naming the option, instead of being ignored: find's returnKey, showRecordId,
-min and max, and a collation other than the simple one wherever a collation is accepted."""
+min and max, and a collation other than the simple one on an index or a collection's default
+(tests/integration/collation/ covers the commands that take one)."""
 
 import pymongo
 import pymongo.errors
@@ -28,8 +29,6 @@ def assert_not_implemented(error, option):
     ({"show_record_id": True}, "showRecordId"),
     ({"min": [("_id", 2)], "hint": [("_id", 1)]}, "min"),
     ({"max": [("_id", 2)], "hint": [("_id", 1)]}, "max"),
-    ({"collation": Collation("en", strength=2)}, "collation"),
-    ({"collation": Collation("fr")}, "collation"),
 ])
 def test_find_options_that_are_not_implemented_fail_with_238(words, options, option):
     with pytest.raises(pymongo.errors.OperationFailure) as info:
@@ -53,64 +52,6 @@ def test_simple_collation_is_accepted_and_compares_bytes(words):
     assert words.update_one({"w": "apple"}, {"$set": {"x": 1}},
                             collation=simple).modified_count == 1
     assert words.delete_one({"w": "banana"}, collation=simple).deleted_count == 1
-
-
-COMMANDS = {
-    "aggregate": lambda c: list(c.aggregate([{"$match": {"w": "apple"}}],
-                                            collation=Collation(**CASE_INSENSITIVE))),
-    "count": lambda c: c.database.command("count", c.name, query={"w": "apple"},
-                                          collation=CASE_INSENSITIVE),
-    "countDocuments": lambda c: c.count_documents({"w": "apple"},
-                                                  collation=Collation(**CASE_INSENSITIVE)),
-    "distinct": lambda c: c.distinct("w", collation=Collation(**CASE_INSENSITIVE)),
-    "findAndModify": lambda c: c.find_one_and_update({"w": "apple"}, {"$set": {"x": 1}},
-                                                     collation=Collation(**CASE_INSENSITIVE)),
-}
-
-
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_commands_with_a_non_simple_collation_fail_with_238(words, name):
-    with pytest.raises(pymongo.errors.OperationFailure) as info:
-        COMMANDS[name](words)
-    assert_not_implemented(info.value, "collation")
-    assert words.count_documents({"x": 1}) == 0
-
-
-def test_an_update_statement_with_a_collation_fails_alone(words):
-    reply = words.database.command("update", "words", ordered=False, updates=[
-        {"q": {"_id": 1}, "u": {"$set": {"x": 1}}},
-        {"q": {"w": "apple"}, "u": {"$set": {"x": 2}}, "collation": CASE_INSENSITIVE},
-        {"q": {"_id": 3}, "u": {"$set": {"x": 3}}},
-    ])
-    assert [(e["index"], e["code"]) for e in reply["writeErrors"]] == [(1, NOT_IMPLEMENTED)]
-    assert "collation" in reply["writeErrors"][0]["errmsg"]
-    assert reply["nModified"] == 2
-    assert {d["_id"]: d.get("x") for d in words.find()} == {1: 1, 2: None, 3: 3}
-
-
-def test_update_many_with_a_collation_raises_a_write_error(words):
-    with pytest.raises(pymongo.errors.WriteError) as info:
-        words.update_many({"w": "apple"}, {"$set": {"x": 1}},
-                          collation=Collation(**CASE_INSENSITIVE))
-    assert_not_implemented(info.value, "collation")
-    assert words.count_documents({"x": 1}) == 0
-
-
-def test_a_delete_statement_with_a_collation_fails_alone(words):
-    reply = words.database.command("delete", "words", ordered=False, deletes=[
-        {"q": {"w": "apple"}, "limit": 0, "collation": CASE_INSENSITIVE},
-        {"q": {"_id": 3}, "limit": 1},
-    ])
-    assert [(e["index"], e["code"]) for e in reply["writeErrors"]] == [(0, NOT_IMPLEMENTED)]
-    assert reply["n"] == 1
-    assert [d["_id"] for d in words.find()] == [1, 2]
-
-
-def test_delete_many_with_a_collation_raises_a_write_error(words):
-    with pytest.raises(pymongo.errors.WriteError) as info:
-        words.delete_many({"w": "apple"}, collation=Collation(**CASE_INSENSITIVE))
-    assert_not_implemented(info.value, "collation")
-    assert words.count_documents({}) == 3
 
 
 def test_an_index_with_a_collation_is_not_created(words):

@@ -20,7 +20,7 @@ bson::Document Holder(std::string_view value_json) {
 
 Status Collation(std::string_view value_json) {
   bson::Document holder = Holder(value_json);
-  return CheckCollation(holder.Get("v"), "update.updates.");
+  return CheckCollation(holder.Get("v"), "createIndexes.indexes.");
 }
 
 TEST(UnsupportedOptionsTest, SimpleOrAbsentCollationIsAccepted) {
@@ -29,21 +29,26 @@ TEST(UnsupportedOptionsTest, SimpleOrAbsentCollationIsAccepted) {
   EXPECT_TRUE(Collation(R"({"locale": "simple"})").ok());
 }
 
-TEST(UnsupportedOptionsTest, AnyOtherCollationIsNotImplemented) {
-  for (const char* collation : {R"({"locale": "en"})", R"({"locale": "simple", "strength": 2})",
-                                R"({})", R"({"locale": 1})"}) {
+TEST(UnsupportedOptionsTest, AnyOtherIndexCollationIsNotImplemented) {
+  for (const char* collation : {R"({"locale": "en"})", R"({"locale": "fr", "strength": 1})"}) {
     Status checked = Collation(collation);
     EXPECT_EQ(checked.code(), ErrorCode::kNotImplemented) << collation;
     EXPECT_NE(checked.reason().find("collation"), std::string_view::npos) << checked.reason();
   }
 }
 
+TEST(UnsupportedOptionsTest, BadIndexCollationsFailAsInMongod) {
+  EXPECT_EQ(Collation(R"({"locale": "simple", "strength": 2})").code(), ErrorCode::kFailedToParse);
+  EXPECT_EQ(Collation(R"({})").code(), ErrorCode::kNoSuchKey);
+  EXPECT_EQ(Collation(R"({"locale": 1})").code(), ErrorCode::kTypeMismatch);
+}
+
 TEST(UnsupportedOptionsTest, CollationThatIsNotADocumentIsATypeMismatch) {
   Status checked = Collation(R"("en")");
   EXPECT_EQ(checked.code(), ErrorCode::kTypeMismatch);
   EXPECT_EQ(checked.reason(),
-            "BSON field 'update.updates.collation' is the wrong type 'string', expected type "
-            "'object'");
+            "BSON field 'createIndexes.indexes.collation' is the wrong type 'string', expected "
+            "type 'object'");
 }
 
 TEST(UnsupportedOptionsTest, FindKeyOptionsInTheirHarmlessFormsAreAccepted) {

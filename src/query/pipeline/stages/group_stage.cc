@@ -16,7 +16,10 @@ using bson::Type;
 
 // A byte string equal for values $group considers equal: numbers by value, documents and arrays
 // element by element.
-void AppendCanonicalKey(bson::ValueView v, std::string* out) {
+// Strings under a collation become their comparison keys, so strings the collation finds equal
+// group together.
+void AppendCanonicalKey(bson::ValueView v, const bson::StringComparator* collator,
+                        std::string* out) {
   switch (v.type()) {
     case Type::kInt32:
     case Type::kInt64:
@@ -47,13 +50,22 @@ void AppendCanonicalKey(bson::ValueView v, std::string* out) {
           out->push_back(':');
           out->append(e.key);
         }
-        AppendCanonicalKey(e.value, out);
+        AppendCanonicalKey(e.value, collator, out);
       }
       out->push_back(v.type() == Type::kDocument ? '}' : ']');
       break;
     }
     case Type::kString:
     case Type::kSymbol:
+      if (collator != nullptr) {
+        std::string key;
+        collator->AppendComparisonKey(v.String(), &key);
+        out->push_back('c');
+        out->append(std::to_string(key.size()));
+        out->push_back(':');
+        out->append(key);
+        break;
+      }
       out->push_back('s');
       out->append(std::to_string(v.String().size()));
       out->push_back(':');
@@ -74,8 +86,12 @@ void AppendCanonicalKey(bson::ValueView v, std::string* out) {
 
 class GroupStage final : public Stage {
  public:
-  GroupStage(bson::ValueView spec, ExpressionPtr id, std::vector<AccumulationStatement> fields)
-      : Stage(spec), id_(std::move(id)), fields_(std::move(fields)) {}
+  GroupStage(bson::ValueView spec, ExpressionPtr id, std::vector<AccumulationStatement> fields,
+             std::shared_ptr<const bson::StringComparator> collator)
+      : Stage(spec),
+        id_(std::move(id)),
+        fields_(std::move(fields)),
+        collator_(std::move(collator)) {}
   std::string_view name() const override { return "$group"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
@@ -134,7 +150,7 @@ class GroupStage final : public Stage {
         QUARRY_ASSIGN_OR_RETURN(Value key, stage_->id_->Evaluate(ctx_));
         if (key.missing()) key = Value::Null();
         key_bytes.clear();
-        AppendCanonicalKey(key.view(), &key_bytes);
+        AppendCanonicalKey(key.view(), stage_->collator_.get(), &key_bytes);
         auto [it, inserted] = index.emplace(key_bytes, groups_.size());
         if (inserted) {
           Group group;
@@ -180,6 +196,7 @@ class GroupStage final : public Stage {
 
   ExpressionPtr id_;
   std::vector<AccumulationStatement> fields_;
+  std::shared_ptr<const bson::StringComparator> collator_;  // of the group keys
 };
 
 StatusWith<StagePtr> MakeGroup(bson::ValueView spec, StageParseContext& ctx) {
@@ -205,7 +222,8 @@ StatusWith<StagePtr> MakeGroup(bson::ValueView spec, StageParseContext& ctx) {
     fields.push_back(std::move(statement));
   }
   if (id == nullptr) return LocationError(15955, "a group specification must include an _id");
-  return StagePtr(std::make_shared<GroupStage>(spec, std::move(id), std::move(fields)));
+  return StagePtr(std::make_shared<GroupStage>(spec, std::move(id), std::move(fields),
+                                               ctx.expressions->shared_collator()));
 }
 
 }  // namespace

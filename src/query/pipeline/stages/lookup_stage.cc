@@ -90,7 +90,8 @@ class LookupStage final : public Stage {
           bool match = false;
           for (bson::ValueView fv : LookupValues(candidate, *spec.foreign_field)) {
             for (bson::ValueView lv : local) {
-              if (bson::ValuesEqual(fv, lv)) {
+              if (bson::ValuesEqual(fv, lv,
+                                    run_.pipeline ? run_.pipeline->collator.get() : nullptr)) {
                 match = true;
                 break;
               }

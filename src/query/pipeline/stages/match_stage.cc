@@ -55,7 +55,8 @@ StatusWith<StageList> ParseMatchStage(bson::ValueView spec, StageParseContext& c
   std::optional<Matcher> matcher;
   if (has_rest) {
     bson::Document filter = std::move(rest).Finish();
-    QUARRY_ASSIGN_OR_RETURN(Matcher parsed, Matcher::Parse(filter));
+    QUARRY_ASSIGN_OR_RETURN(Matcher parsed, Matcher::Parse(filter, bson::DocumentView(),
+                                                           ctx.expressions->shared_collator()));
     if (!parsed.MatchesEverything()) matcher = std::move(parsed);
   }
   return StageList{std::make_shared<MatchStage>(spec, std::move(matcher), std::move(exprs))};

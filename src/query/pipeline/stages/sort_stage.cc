@@ -113,14 +113,15 @@ class SortStage final : public Stage {
 
 }  // namespace
 
-StatusWith<StageList> ParseSortStage(bson::ValueView spec, StageParseContext&) {
+StatusWith<StageList> ParseSortStage(bson::ValueView spec, StageParseContext& ctx) {
   if (spec.type() != bson::Type::kDocument) {
     return LocationError(15973, "the $sort key specification must be an object");
   }
   if (spec.Document().empty()) {
     return LocationError(15976, "$sort stage must have at least one sort key");
   }
-  QUARRY_ASSIGN_OR_RETURN(SortSpec sort, SortSpec::Parse(spec.Document()));
+  QUARRY_ASSIGN_OR_RETURN(SortSpec sort,
+                          SortSpec::Parse(spec.Document(), ctx.expressions->shared_collator()));
   return StageList{std::make_shared<SortStage>(spec, std::move(sort), 0)};
 }
 
