@@ -71,6 +71,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--repeat", settings.repeat, "runs of each timed find (the median is shown)")
       ->capture_default_str();
+  app.add_option(
+         "--server-pid", settings.server_pid,
+         "PID of the server when it runs on this machine, to show its CPU time (0: not shown)")
+      ->capture_default_str();
   app.add_flag("--json", json_output, "print each table as one JSON line");
   try {
     app.parse(argc, argv);

@@ -23,6 +23,7 @@ struct BenchSettings {
   int redis_port = 0;  // 0: no Redis rows
   double seconds = 5;  // per point-read row
   int repeat = 5;      // runs per timed find (the median is shown)
+  int server_pid = 0;  // a local server's PID, for its CPU time; 0: not shown
 };
 
 // The secondary indexes a round with `count` indexes creates before inserting, in order.
@@ -31,6 +32,7 @@ std::vector<IndexSpec> SecondaryIndexes(std::size_t count);
 struct InsertRound {
   std::size_t indexes = 0;
   double seconds = 0;
+  double server_cpu_seconds = -1;  // -1: unknown
 };
 
 // Creates SecondaryIndexes(indexes) on an empty `collection`, then inserts every document in
@@ -42,7 +44,8 @@ StatusWith<InsertRound> InsertWithIndexes(tools::client::MongoClient& client,
 tools::client::ResultTable InsertTable(const BenchSettings& settings, const ListingSet& set,
                                        const std::vector<InsertRound>& rounds);
 
-// Times one collection scan of settings.collection, then builds SecondaryIndexes(4) on it.
+// Builds SecondaryIndexes(4) on settings.collection, each right after a timed collection scan
+// of it, so each build is compared with a scan made under the same conditions.
 StatusWith<tools::client::ResultTable> BuildPart(tools::client::MongoClient& client,
                                                  const BenchSettings& settings,
                                                  const ListingSet& set);

@@ -43,6 +43,7 @@ class QuarryReader : public Reader {
   }
 
   Status Read(std::size_t index) override {
+    if (key_ == PointKey::kPing) return Ping();
     bson_reinit(&filter_);
     if (key_ == PointKey::kId) {
       BSON_APPEND_OID(&filter_, "_id", &set_.ids[index]);
@@ -66,6 +67,15 @@ class QuarryReader : public Reader {
   }
 
  private:
+  Status Ping() {
+    bson_reinit(&filter_);
+    BSON_APPEND_INT32(&filter_, "ping", 1);
+    bson_error_t error;
+    bool ok =
+        mongoc_client_command_simple(client_->get(), "admin", &filter_, nullptr, nullptr, &error);
+    return ok ? Status::OK() : tools::client::DriverError(error, "ping failed");
+  }
+
   std::unique_ptr<tools::client::MongoClient> client_;
   tools::client::CollectionPtr collection_;
   const ListingSet& set_;

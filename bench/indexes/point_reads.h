@@ -17,7 +17,9 @@ struct PointReadResult {
   double p99_micros = 0;
 };
 
-enum class PointKey { kId, kListingId };
+// kPing reads nothing: the round trip of a command through the driver, the floor under the
+// other two.
+enum class PointKey { kPing, kId, kListingId };
 
 // Each of `threads` threads connects, then all read random documents of `set` (the same
 // sequence for the same thread index) for `seconds`. Every read must find its document.

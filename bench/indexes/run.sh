@@ -55,4 +55,5 @@ wait_for_port "$quarry_port" "$quarry_pid" || { echo "run.sh: quarryd did not st
 wait_for_port "$redis_port" "$redis_pid" || { echo "run.sh: redis-server did not start" >&2; exit 1; }
 echo "run.sh: quarryd pid $quarry_pid on port $quarry_port, redis-server pid $redis_pid on port $redis_port" >&2
 
-"$bench" --uri "mongodb://127.0.0.1:$quarry_port" --redis-port "$redis_port" "$@"
+"$bench" --uri "mongodb://127.0.0.1:$quarry_port" --redis-port "$redis_port" \
+  --server-pid "$quarry_pid" "$@"
