@@ -9,6 +9,8 @@ APT_PACKAGES=(
   # liblz4-dev: find_package(RocksDB) requires lz4 (RocksDB compresses column families with it).
   librocksdb-dev libbson-dev libmongoc-dev libsnappy-dev libzstd-dev zlib1g-dev liblz4-dev
   libboost-dev libcli11-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
+  # bench/indexes compares point reads with Redis through hiredis.
+  libhiredis-dev redis-server
   clang libclang-rt-14-dev clang-format clang-tidy
   python3-pymongo python3-pymongo-ext python3-bson-ext python3-snappy python3-zstandard
   python3-pytest

@@ -1,0 +1,168 @@
+// Insert rounds with 0-5 secondary indexes, and index builds against a collection scan.
+#include <chrono>
+#include <cstdio>
+
+#include "bench/indexes/parts.h"
+#include "bench/indexes/server_cpu.h"
+#include "tools/bench/bulk_insert.h"
+
+namespace quarry::bench {
+namespace {
+
+namespace tb = tools::bench;
+namespace tc = tools::client;
+
+// Builds are judged against one full pass over the collection (issue 10).
+constexpr double kMaxBuildVsScan = 3.0;
+// With 3 secondary indexes, at least this share of the throughput with none (issue 10).
+constexpr double kMinInsertShareWithThree = 0.60;
+
+std::string KeyText(const IndexSpec& index) {
+  std::string text = "{";
+  for (const auto& [field, direction] : index.key) {
+    if (text.size() > 1) text += ", ";
+    text += field + ": " + std::to_string(direction);
+  }
+  return text + "}" + (index.unique ? " unique" : "");
+}
+
+tc::Cell CpuCell(double seconds) { return seconds >= 0 ? tc::Cell(seconds) : tc::Cell(); }
+
+std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
+
+std::string Fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+}  // namespace
+
+std::vector<IndexSpec> SecondaryIndexes(std::size_t count) {
+  // Single-valued fields a listings page filters and sorts on; the unique one is what the
+  // point reads use. Multikey fields (amenities) are left out so each index adds one key per
+  // document.
+  std::vector<IndexSpec> all = {
+      {.name = "price_1", .key = {{"price", 1}}},
+      {.name = "address.market_1", .key = {{"address.market", 1}}},
+      {.name = "host.host_id_1", .key = {{"host.host_id", 1}}},
+      {.name = "listing_id_1", .key = {{"listing_id", 1}}, .unique = true},
+      {.name = "room_type_1_accommodates_1", .key = {{"room_type", 1}, {"accommodates", 1}}},
+  };
+  all.resize(std::min(count, all.size()));
+  return all;
+}
+
+StatusWith<InsertRound> InsertWithIndexes(tc::MongoClient& client, const BenchSettings& settings,
+                                          const ListingSet& set, const std::string& collection,
+                                          std::size_t indexes, bool keep) {
+  tc::CollectionPtr handle = client.Collection(settings.db, collection);
+  QUARRY_RETURN_IF_ERROR(tb::DropCollection(handle.get()));
+  for (const IndexSpec& index : SecondaryIndexes(indexes)) {
+    StatusWith<double> built = BuildIndex(client, settings.db, collection, index);
+    QUARRY_RETURN_IF_ERROR(built);
+  }
+  tc::NoProgress progress;
+  const double cpu_before = ProcessCpuSeconds(settings.server_pid);
+  auto start = std::chrono::steady_clock::now();
+  QUARRY_RETURN_IF_ERROR(tb::InsertInBatches(handle.get(), set.docs, settings.batch,
+                                             {.mode = tb::WriteMode::kAcknowledged}, progress));
+  InsertRound round{
+      indexes, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  if (cpu_before >= 0)
+    round.server_cpu_seconds = ProcessCpuSeconds(settings.server_pid) - cpu_before;
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t count, tb::CountDocuments(handle.get()));
+  if (count != static_cast<std::int64_t>(set.docs.size())) {
+    return Status(ErrorCode::kOperationFailed, collection + " holds " + std::to_string(count) +
+                                                   " of " + std::to_string(set.docs.size()) +
+                                                   " documents");
+  }
+  if (!keep) QUARRY_RETURN_IF_ERROR(tb::DropCollection(handle.get()));
+  return round;
+}
+
+tc::ResultTable InsertTable(const BenchSettings& settings, const ListingSet& set,
+                            const std::vector<InsertRound>& rounds) {
+  tc::ResultTable table;
+  table.benchmark = "index_insert";
+  table.title = "insert (w:1 bulk) with N secondary indexes vs none";
+  table.parameters = {{"documents", static_cast<std::int64_t>(set.docs.size())},
+                      {"BSON bytes", static_cast<std::int64_t>(set.docs.bytes())},
+                      {"batch", static_cast<std::int64_t>(settings.batch)}};
+  table.columns = {{"indexes", "indexes"},
+                   {"index keys", "index_keys"},
+                   {"seconds", "seconds", 2},
+                   {"documents/s", "documents_per_second", 0},
+                   {"MB/s", "megabytes_per_second", 1},
+                   {"server CPU s", "server_cpu_seconds", 1},
+                   {"vs 0 indexes", "ratio_to_none", 2}};
+  double none_rate = 0;
+  for (const InsertRound& round : rounds) {
+    if (round.indexes == 0) none_rate = static_cast<double>(set.docs.size()) / round.seconds;
+  }
+  for (const InsertRound& round : rounds) {
+    std::string keys;
+    for (const IndexSpec& index : SecondaryIndexes(round.indexes)) {
+      keys += (keys.empty() ? "" : " ") + KeyText(index);
+    }
+    const double rate = static_cast<double>(set.docs.size()) / round.seconds;
+    table.rows.push_back({static_cast<std::int64_t>(round.indexes), keys.empty() ? "-" : keys,
+                          round.seconds, rate,
+                          static_cast<double>(set.docs.bytes()) / 1e6 / round.seconds,
+                          CpuCell(round.server_cpu_seconds),
+                          none_rate > 0 ? tc::Cell(rate / none_rate) : tc::Cell()});
+    if (round.indexes == 3 && none_rate > 0) {
+      table.notes.push_back("target: 3 indexes >= " + Fixed(kMinInsertShareWithThree, 2) +
+                            " of the rate with none: " + Fixed(rate / none_rate, 2) + ", " +
+                            Verdict(rate / none_rate >= kMinInsertShareWithThree));
+    }
+  }
+  table.notes.push_back(
+      "0 indexes is the load of the queried collection; each indexed round goes into an empty "
+      "collection, dropped afterwards. Server CPU counts all of its threads (RocksDB flushes and "
+      "compactions included) during the round.");
+  return table;
+}
+
+StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const BenchSettings& settings,
+                                      const ListingSet& set) {
+  tc::CollectionPtr handle = client.Collection(settings.db, settings.collection);
+  // A filter no document matches makes the server read every record and send nothing back.
+  FindSpec scan;
+  bson_t* filter = bson_new();
+  BSON_APPEND_BOOL(filter, "no_such_field", true);
+  scan.filter = tc::BsonPtr(filter);
+  scan.collection_scan = true;
+
+  tc::ResultTable table;
+  table.benchmark = "index_build";
+  table.title = "createIndexes on a loaded collection vs a collection scan just before it";
+  table.parameters = {{"documents", static_cast<std::int64_t>(set.docs.size())},
+                      {"BSON bytes", static_cast<std::int64_t>(set.docs.bytes())}};
+  table.columns = {{"index", "index"},
+                   {"scan s", "scan_seconds", 2},
+                   {"build s", "build_seconds", 2},
+                   {"scan server CPU s", "scan_server_cpu_seconds", 2},
+                   {"build server CPU s", "build_server_cpu_seconds", 2},
+                   {"build / scan", "ratio_to_scan", 2},
+                   {"target <= 3x", "target"}};
+  for (const IndexSpec& index : SecondaryIndexes(4)) {
+    const double cpu_start = ProcessCpuSeconds(settings.server_pid);
+    QUARRY_ASSIGN_OR_RETURN(FindTiming scan_timing, TimeFind(handle.get(), scan, 1));
+    const double cpu_scanned = ProcessCpuSeconds(settings.server_pid);
+    QUARRY_ASSIGN_OR_RETURN(double seconds,
+                            BuildIndex(client, settings.db, settings.collection, index));
+    const double cpu_built = ProcessCpuSeconds(settings.server_pid);
+    const double ratio = seconds / scan_timing.median_seconds;
+    table.rows.push_back({KeyText(index), scan_timing.median_seconds, seconds,
+                          CpuCell(cpu_start >= 0 ? cpu_scanned - cpu_start : -1),
+                          CpuCell(cpu_start >= 0 ? cpu_built - cpu_scanned : -1), ratio,
+                          Verdict(ratio <= kMaxBuildVsScan)});
+  }
+  table.notes.push_back(
+      "scan: find({no_such_field: true}) with hint {$natural: 1}, which reads every record and "
+      "returns none.");
+  return table;
+}
+
+}  // namespace quarry::bench
