@@ -15,19 +15,32 @@ const query::Matcher& Everything() {
 
 }  // namespace
 
+StatusWith<PipelineInputPlan> PlanPipelineInput(const ExecContext& ctx,
+                                                const Collection& collection,
+                                                const query::Pipeline& pipeline,
+                                                const ResolvedHint& hint) {
+  PipelineInputPlan input;
+  const query::Matcher* filter = &Everything();
+  if (!pipeline.stages().empty()) {
+    if (const query::Matcher* pushed = pipeline.stages().front()->pushdown_filter()) {
+      filter = pushed;
+      input.absorbed_stages = 1;
+      input.filter = bson::Document::Copy(pushed->filter());
+    }
+  }
+  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, *filter, hint));
+  input.root = std::move(plan.root);
+  return input;
+}
+
 StatusWith<std::unique_ptr<query::DocumentStream>> OpenPipelineInput(const ExecContext& ctx,
                                                                      const Collection& collection,
                                                                      query::Pipeline* pipeline,
                                                                      const ResolvedHint& hint) {
-  if (!pipeline->stages().empty()) {
-    if (const query::Matcher* filter = pipeline->stages().front()->pushdown_filter()) {
-      QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, *filter, hint));
-      pipeline->RemoveFirstStages(1);
-      return StreamOfPlan(std::move(plan.root));
-    }
-  }
-  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, Everything(), hint));
-  return StreamOfPlan(std::move(plan.root));
+  QUARRY_ASSIGN_OR_RETURN(PipelineInputPlan input,
+                          PlanPipelineInput(ctx, collection, *pipeline, hint));
+  pipeline->RemoveFirstStages(input.absorbed_stages);
+  return StreamOfPlan(std::move(input.root));
 }
 
 StatusWith<std::unique_ptr<query::DocumentStream>> StreamOfCollection(

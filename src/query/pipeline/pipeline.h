@@ -144,6 +144,13 @@ class Pipeline {
   StatusWith<std::unique_ptr<DocumentStream>> Run(std::unique_ptr<DocumentStream> input,
                                                   const EvalContext& variables) const;
 
+  // As Run, passing each stage's output through `observe` (given the stage's position) before
+  // the next stage reads it: explain counts what every stage returned this way.
+  using StreamObserver = std::function<std::unique_ptr<DocumentStream>(
+      std::size_t stage_idx, std::unique_ptr<DocumentStream> output)>;
+  StatusWith<std::unique_ptr<DocumentStream>> RunObserved(std::unique_ptr<DocumentStream> input,
+                                                          const StreamObserver& observe) const;
+
   const std::vector<std::shared_ptr<const Stage>>& stages() const { return stages_; }
   // Drops the first `count` stages, after the caller absorbed them (a leading $match, $sort,
   // $skip or $limit pushed into the collection scan).
