@@ -1,6 +1,7 @@
 #include "exec/planner.h"
 
 #include <limits>
+#include <vector>
 
 #include "bson/compare.h"
 #include "exec/id_point.h"
@@ -10,6 +11,7 @@
 #include "exec/stages/id_hack.h"
 #include "exec/stages/index_scan.h"
 #include "exec/stages/limit_skip.h"
+#include "exec/stages/or_stage.h"
 #include "exec/stages/projection_stage.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -51,10 +53,7 @@ std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& coll
                                           std::move(options));
 }
 
-std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
-                                       IndexAccess access,
-                                       const std::optional<query::Matcher>& filter,
-                                       bool want_match_details) {
+std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess access) {
   const IndexDescriptor& descriptor = access.parsed->descriptor;
   IndexScanOptions options;
   options.index = access.index->id;
@@ -66,10 +65,27 @@ std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection&
   options.partial = descriptor.partial_filter() != nullptr;
   options.bounds = std::move(access.bounds);
   options.direction = access.direction;
-  auto scan =
-      std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
-  return std::make_unique<Fetch>(std::move(scan), &ctx.engine->records(), collection.id, filter,
-                                 want_match_details);
+  return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
+}
+
+std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
+                                       IndexAccess access,
+                                       const std::optional<query::Matcher>& filter,
+                                       bool want_match_details) {
+  return std::make_unique<Fetch>(IndexScanOf(ctx, std::move(access)), &ctx.engine->records(),
+                                 collection.id, filter, want_match_details);
+}
+
+// FETCH over an OR of one scan per $or branch: FETCH checks the whole filter, since a branch's
+// scan also reads records that match that branch only.
+std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& collection,
+                                    std::vector<IndexAccess> branches,
+                                    const std::optional<query::Matcher>& filter,
+                                    bool want_match_details) {
+  std::vector<std::unique_ptr<PlanStage>> scans;
+  for (IndexAccess& branch : branches) scans.push_back(IndexScanOf(ctx, std::move(branch)));
+  return std::make_unique<Fetch>(std::make_unique<OrStage>(std::move(scans)),
+                                 &ctx.engine->records(), collection.id, filter, want_match_details);
 }
 
 StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
@@ -93,6 +109,16 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
   if (hint.natural == 0 && !hint.id_index) {
     QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> chosen,
                             ChooseIndex(*collection.info, matcher, sort));
+    // An index that only gives the order reads every record; one scan per $or branch reads
+    // only the records some branch can match.
+    if (matcher != nullptr && !(chosen.has_value() && chosen->bounded)) {
+      QUARRY_ASSIGN_OR_RETURN(std::optional<std::vector<IndexAccess>> branches,
+                              ChooseOrIndexes(*collection.info, *matcher));
+      if (branches.has_value()) {
+        return Access{OrPlanOf(ctx, collection, std::move(*branches), filter, want_match_details),
+                      false};
+      }
+    }
     if (chosen.has_value()) {
       const bool sorted = chosen->provides_sort;
       return Access{IndexPlanOf(ctx, collection, std::move(*chosen), filter, want_match_details),

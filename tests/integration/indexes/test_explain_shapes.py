@@ -111,3 +111,35 @@ def test_explaining_out_runs_nothing_and_refuses_execution_stats(db):
         explain_aggregate(db, "items", [{"$out": "copy"}], "executionStats")
     assert info.value.code == 51029
     assert "copy" not in db.list_collection_names()
+
+
+# $or
+
+def test_or_with_every_branch_indexed_is_an_or_of_index_scans(db):
+    db.items.create_index("a")
+    db.items.create_index("b")
+    db.items.insert_many([{"_id": i, "a": i % 10, "b": i % 7} for i in range(100)])
+    query = {"$or": [{"a": 1}, {"b": {"$in": [1, 2]}}]}
+    explained = db.items.find(query).explain()
+    fetch = explained["queryPlanner"]["winningPlan"]
+    assert fetch["stage"] == "FETCH"
+    or_stage = fetch["inputStage"]
+    assert or_stage["stage"] == "OR"
+    assert [(s["stage"], s["indexName"]) for s in or_stage["inputStages"]] == [
+        ("IXSCAN", "a_1"), ("IXSCAN", "b_1")]
+    assert or_stage["inputStages"][1]["indexBounds"] == {"b": ["[1, 1]", "[2, 2]"]}
+    expected = sorted(d["_id"] for d in db.items.find(query).hint(NATURAL))
+    stats = explained["executionStats"]
+    assert stats["nReturned"] == len(expected)
+    assert stats["totalDocsExamined"] == len(expected)  # a record in both branches is read once
+    or_stats = stats["executionStages"]["inputStage"]
+    assert or_stats["dupsTested"] == stats["totalKeysExamined"]
+    assert or_stats["dupsDropped"] == stats["totalKeysExamined"] - len(expected)
+    assert sorted(d["_id"] for d in db.items.find(query)) == expected
+
+
+def test_or_with_a_branch_no_index_bounds_is_a_collection_scan(db):
+    db.items.create_index("a")
+    db.items.insert_many([{"_id": i, "a": i % 10, "b": i % 7} for i in range(20)])
+    explained = db.items.find({"$or": [{"a": 1}, {"b": 2}]}).explain()
+    assert winning_stages(explained["queryPlanner"]) == ["COLLSCAN"]

@@ -13,6 +13,7 @@ import pytest
 SEED = 20261201
 DOCUMENTS = 2000
 QUERIES = 300
+NATURAL = [("$natural", 1)]
 
 INDEXES = [
     [("a", 1)],
@@ -180,3 +181,50 @@ def test_an_index_that_gives_the_order_returns_the_sorted_scans_order(populated)
         if limit == 0:
             assert sorted(via_plan) == sorted(via_scan), query
     assert index_sorted > 10
+
+
+def random_or_filter(rng):
+    branches = [random_filter(rng) for _ in range(rng.randrange(1, 4))]
+    query = {"$or": branches}
+    if rng.random() < 0.3:
+        query.update(random_condition(rng))  # a condition beside the $or, on any field
+    return query
+
+
+def has_stage(plan, name):
+    if plan["stage"] == name:
+        return True
+    children = plan.get("inputStages", []) + ([plan["inputStage"]] if "inputStage" in plan else [])
+    return any(has_stage(child, name) for child in children)
+
+
+def test_or_of_index_scans_returns_what_a_collection_scan_returns(populated):
+    rng = random.Random(SEED + 4)
+    or_plans = 0
+    for _ in range(QUERIES):
+        query = random_or_filter(rng)
+        expected = sorted(d["_id"] for d in populated.find(query, {"_id": 1}).hint(NATURAL))
+        chosen = [d["_id"] for d in populated.find(query, {"_id": 1})]
+        assert sorted(chosen) == expected, query
+        assert len(set(chosen)) == len(chosen), query  # each document once
+        assert populated.count_documents(query) == len(expected), query
+        via_pipeline = [d["_id"] for d in populated.aggregate([{"$match": query}])]
+        assert sorted(via_pipeline) == expected, query
+        limited = [d["_id"] for d in populated.find(query, {"_id": 1}).sort("_id", -1).limit(3)]
+        assert limited == sorted(expected, reverse=True)[:3], query
+        or_plans += has_stage(populated.find(query).explain()["queryPlanner"]["winningPlan"], "OR")
+    assert or_plans > QUERIES // 10, or_plans  # the planner did read through OR plans
+
+
+def test_updates_and_deletes_through_an_or_of_index_scans_touch_each_match_once(populated):
+    rng = random.Random(SEED + 5)
+    for round_idx in range(20):
+        query = random_or_filter(rng)
+        expected = populated.count_documents(query, hint=NATURAL)
+        result = populated.update_many(query, {"$inc": {"touched": 1}})
+        assert result.matched_count == expected, query
+        assert populated.count_documents({"touched": {"$gt": 1}}) == 0, query
+        populated.update_many({}, {"$unset": {"touched": ""}})
+        if round_idx % 5 == 0:
+            assert populated.delete_many(query).deleted_count == expected, query
+            assert populated.count_documents(query, hint=NATURAL) == 0, query
