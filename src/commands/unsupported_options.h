@@ -14,8 +14,7 @@ namespace quarry::commands {
 // absent or the simple collation ({locale: "simple"}), which is how strings compare today.
 Status CheckCollation(bson::ValueView collation, std::string_view where);
 
-// find's returnKey and showRecordId (when true) and min and max (when given).
-Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id,
-                           bson::ValueView min, bson::ValueView max);
+// find's returnKey and showRecordId (when true).
+Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id);
 
 }  // namespace quarry::commands

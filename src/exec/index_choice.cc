@@ -128,4 +128,20 @@ StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
   return *AccessOf(index, std::move(parsed), filter, sort, /*hinted=*/true);
 }
 
+StatusWith<IndexAccess> BoundedIndexAccess(const catalog::IndexInfo& index, IndexBounds bounds,
+                                           const query::SortSpec& sort) {
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+  IndexAccess access;
+  access.index = &index;
+  access.multikey = index.runtime->multikey.load();
+  access.bounds = std::move(bounds);
+  access.bounded = true;
+  std::optional<storage::ScanDirection> direction =
+      SortDirection(parsed->descriptor, access.bounds, access.multikey, sort);
+  access.provides_sort = direction.has_value();
+  access.direction = direction.value_or(storage::ScanDirection::kForward);
+  access.parsed = std::move(parsed);
+  return access;
+}
+
 }  // namespace quarry::exec

@@ -47,4 +47,9 @@ StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
                                           const query::Matcher* filter,
                                           const query::SortSpec& sort);
 
+// The scan of hinted `index` over `bounds` made by the caller (find's min and max), forward, or
+// backward when that gives `sort`.
+StatusWith<IndexAccess> BoundedIndexAccess(const catalog::IndexInfo& index, IndexBounds bounds,
+                                           const query::SortSpec& sort);
+
 }  // namespace quarry::exec

@@ -6,6 +6,7 @@
 #include "bson/compare.h"
 #include "exec/id_point.h"
 #include "exec/index_choice.h"
+#include "exec/min_max_bounds.h"
 #include "exec/stages/collection_scan.h"
 #include "exec/stages/fetch.h"
 #include "exec/stages/id_hack.h"
@@ -130,6 +131,28 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
   return Access{ScanOf(ctx, collection, filter, direction, want_match_details), false};
 }
 
+// find's min and max: the hinted index's keys between them, in place of bounds from the filter.
+StatusWith<Access> MinMaxAccess(const ExecContext& ctx, const Collection& collection,
+                                const QuerySpec& spec, const ResolvedHint& hint,
+                                bool want_match_details) {
+  if (hint.id_index) {
+    return Status(ErrorCode::kNotImplemented,
+                  "min and max with the _id index are not supported by Quarry yet; hint a "
+                  "secondary index");
+  }
+  if (hint.index == nullptr) {
+    return Status(static_cast<ErrorCode>(51173),
+                  "When using min()/max() a hint of which index to use must be provided");
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(*hint.index));
+  QUARRY_ASSIGN_OR_RETURN(IndexBounds bounds, MinMaxBounds(parsed->descriptor, spec.min, spec.max));
+  QUARRY_ASSIGN_OR_RETURN(IndexAccess access,
+                          BoundedIndexAccess(*hint.index, std::move(bounds), spec.sort));
+  const bool sorted = access.provides_sort;
+  return Access{IndexPlanOf(ctx, collection, std::move(access), spec.filter, want_match_details),
+                sorted};
+}
+
 }  // namespace
 
 StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueView hint) {
@@ -185,8 +208,13 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   QUARRY_ASSIGN_OR_RETURN(ResolvedHint hint, ResolveHint(collection, spec.hint));
   if (hint.natural == 0 && spec.sort.natural() != 0) hint.natural = spec.sort.natural();
   const bool want_details = spec.projection.has_value() && spec.projection->uses_positional();
-  QUARRY_ASSIGN_OR_RETURN(Access access,
-                          PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details));
+  Access access;
+  if (!spec.min.empty() || !spec.max.empty()) {
+    QUARRY_ASSIGN_OR_RETURN(access, MinMaxAccess(ctx, collection, spec, hint, want_details));
+  } else {
+    QUARRY_ASSIGN_OR_RETURN(
+        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details));
+  }
   std::unique_ptr<PlanStage> root = std::move(access.root);
   if (spec.sort.needs_sort() && !access.provides_sort) {
     // Only the first skip + limit in sort order can be returned.

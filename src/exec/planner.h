@@ -31,6 +31,10 @@ struct QuerySpec {
   // An index name or key pattern, or {$natural: 1 | -1}; absent: none. Read while planning
   // only.
   bson::ValueView hint;
+  // find's min and max: a range of the hinted index's keys (min_max_bounds.h); empty: none.
+  // Read while planning only.
+  bson::DocumentView min;
+  bson::DocumentView max;
   std::size_t max_sort_bytes = kMaxBlockingSortBytes;
 
   // Parses a find's filter (with `let` constants in scope for $expr), projection and sort.

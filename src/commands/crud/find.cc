@@ -48,8 +48,9 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
   bson::ValueView hint = args.Raw("hint");
-  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(args.Raw("returnKey"), args.Raw("showRecordId"),
-                                             args.Raw("min"), args.Raw("max")));
+  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(args.Raw("returnKey"), args.Raw("showRecordId")));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView min, args.OptionalDocument("min"));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView max, args.OptionalDocument("max"));
   QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
   args.Ignore({"allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
                "$_requestResumeToken", "$_resumeAfter", "isMaster"});
@@ -63,6 +64,8 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(find.spec,
                           exec::QuerySpec::Parse(find.filter, let, projection, sort, skip, limit));
   find.spec.hint = hint;
+  find.spec.min = min;
+  find.spec.max = max;
   return find;
 }
 

@@ -1,6 +1,7 @@
 """Options that would change results and that Quarry does not implement answer 238
 NotImplemented, naming the option, instead of being ignored: find's returnKey, showRecordId,
-min and max, and a collation other than the simple one wherever a collation is accepted."""
+min and max with the _id index, and a collation other than the simple one wherever a
+collation is accepted."""
 
 import pymongo
 import pymongo.errors
@@ -26,8 +27,8 @@ def assert_not_implemented(error, option):
 @pytest.mark.parametrize("options, option", [
     ({"return_key": True}, "returnKey"),
     ({"show_record_id": True}, "showRecordId"),
-    ({"min": [("_id", 2)], "hint": [("_id", 1)]}, "min"),
-    ({"max": [("_id", 2)], "hint": [("_id", 1)]}, "max"),
+    ({"min": {"_id": 2}, "hint": [("_id", 1)]}, "min"),
+    ({"max": {"_id": 2}, "hint": [("_id", 1)]}, "max"),
     ({"collation": Collation("en", strength=2)}, "collation"),
     ({"collation": Collation("fr")}, "collation"),
 ])

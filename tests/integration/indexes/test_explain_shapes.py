@@ -143,3 +143,50 @@ def test_or_with_a_branch_no_index_bounds_is_a_collection_scan(db):
     db.items.insert_many([{"_id": i, "a": i % 10, "b": i % 7} for i in range(20)])
     explained = db.items.find({"$or": [{"a": 1}, {"b": 2}]}).explain()
     assert winning_stages(explained["queryPlanner"]) == ["COLLSCAN"]
+
+
+# min and max
+
+def test_min_and_max_read_a_range_of_the_hinted_index_in_its_order(db):
+    db.items.create_index([("a", 1), ("b", -1)])
+    docs = [{"_id": i, "a": i % 4, "b": i % 3} for i in range(24)]
+    db.items.insert_many(docs + [{"_id": "s", "a": "x", "b": 0}, {"_id": "n", "b": 1}])
+    hint = [("a", 1), ("b", -1)]
+
+    def key(doc):  # the index's order: a ascending (numbers only here), then b descending
+        return (doc["a"], -doc["b"])
+
+    found = list(db.items.find({}, {"_id": 1}).min([("a", 1), ("b", 1)])
+                 .max([("a", 3), ("b", 2)]).hint(hint))
+    expected = [d for d in docs if (1, -1) <= key(d) < (3, -2)]
+    assert sorted(d["_id"] for d in found) == sorted(d["_id"] for d in expected)
+    # Across types as the index orders them: a missing field is null, below numbers; strings
+    # come after numbers.
+    assert {d["_id"] for d in db.items.find().max([("a", 0), ("b", 5)]).hint(hint)} == {"n"}
+    assert {d["_id"] for d in db.items.find().min([("a", "a"), ("b", 0)]).hint(hint)} == {"s"}
+    # The filter still applies, and a sort the index gives needs no SORT.
+    filtered = db.items.find({"b": 2}).min([("a", 1), ("b", 9)]).max(
+        [("a", 2), ("b", 9)]).hint(hint)
+    assert sorted(d["_id"] for d in filtered) == [d["_id"] for d in docs if d["a"] == 1 and
+                                                   d["b"] == 2]
+    explained = db.items.find({}).min([("a", 1), ("b", 9)]).sort([("a", -1), ("b", 1)]).hint(
+        hint).explain()
+    assert winning_stages(explained["queryPlanner"]) == ["FETCH", "IXSCAN"]
+    assert explained["queryPlanner"]["winningPlan"]["inputStage"]["direction"] == "backward"
+
+
+@pytest.mark.parametrize("options, code", [
+    ({"min": {"a": 1}}, 51173),                                   # no hint
+    ({"min": {"a": 1}, "hint": {"$natural": 1}}, 51173),
+    ({"min": {"b": 1}, "hint": "a_1"}, 51174),                    # not the key's fields
+    ({"max": {"a": 1, "b": 1}, "hint": "a_1"}, 51174),
+    ({"min": {"a": 5}, "max": {"a": 5}, "hint": "a_1"}, 51175),   # min not before max
+    ({"min": {"a": 6}, "max": {"a": 5}, "hint": "a_1"}, 51175),
+    ({"min": {"_id": 1}, "hint": "_id_"}, 238),
+])
+def test_min_and_max_errors_are_mongods(db, options, code):
+    db.items.create_index("a")
+    db.items.insert_one({"_id": 1, "a": 1})
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        db.command({"find": "items", **options})
+    assert info.value.code == code
