@@ -34,8 +34,9 @@ Status CheckCollation(bson::ValueView collation, std::string_view where) {
                 "{locale: \"simple\"} is accepted");
 }
 
-Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id) {
-  if (return_key.Truthy()) return NotYet("returnKey");
+Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection,
+                           bson::ValueView show_record_id) {
+  if (return_key && !projection.empty()) return NotYet("returnKey with a projection");
   if (show_record_id.Truthy()) return NotYet("showRecordId");
   return Status::OK();
 }

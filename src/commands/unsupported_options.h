@@ -14,7 +14,8 @@ namespace quarry::commands {
 // absent or the simple collation ({locale: "simple"}), which is how strings compare today.
 Status CheckCollation(bson::ValueView collation, std::string_view where);
 
-// find's returnKey and showRecordId (when true).
-Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id);
+// find's returnKey together with a projection, and showRecordId (when true).
+Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection,
+                           bson::ValueView show_record_id);
 
 }  // namespace quarry::commands

@@ -14,6 +14,7 @@
 #include "exec/stages/limit_skip.h"
 #include "exec/stages/or_stage.h"
 #include "exec/stages/projection_stage.h"
+#include "exec/stages/return_key.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -58,6 +59,7 @@ std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess acces
   const IndexDescriptor& descriptor = access.parsed->descriptor;
   IndexScanOptions options;
   options.index = access.index->id;
+  options.parsed = access.parsed;
   options.name = descriptor.name();
   options.key_pattern = bson::Document::Copy(descriptor.key_pattern());
   options.multikey = access.multikey;
@@ -129,6 +131,20 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
   const storage::ScanDirection direction =
       hint.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
   return Access{ScanOf(ctx, collection, filter, direction, want_match_details), false};
+}
+
+// The index scans of a plan, in the order it reads them.
+void CollectIndexScans(const PlanStage& stage, std::vector<const IndexScan*>* scans) {
+  if (const auto* scan = dynamic_cast<const IndexScan*>(&stage)) scans->push_back(scan);
+  for (const auto& child : stage.children()) CollectIndexScans(*child, scans);
+}
+
+bool ReadsById(const PlanStage& stage, const ResolvedHint& hint) {
+  if (hint.id_index || dynamic_cast<const IdHack*>(&stage) != nullptr) return true;
+  for (const auto& child : stage.children()) {
+    if (ReadsById(*child, hint)) return true;
+  }
+  return false;
 }
 
 // find's min and max: the hinted index's keys between them, in place of bounds from the filter.
@@ -227,7 +243,12 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   }
   if (spec.skip > 0) root = std::make_unique<SkipStage>(std::move(root), spec.skip);
   if (spec.limit > 0) root = std::make_unique<LimitStage>(std::move(root), spec.limit);
-  if (spec.projection.has_value()) {
+  if (spec.return_key) {
+    std::vector<const IndexScan*> scans;
+    CollectIndexScans(*root, &scans);
+    const bool by_id = ReadsById(*root, hint);
+    root = std::make_unique<ReturnKeyStage>(std::move(root), std::move(scans), by_id);
+  } else if (spec.projection.has_value()) {
     root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection));
   }
   return root;

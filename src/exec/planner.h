@@ -35,6 +35,9 @@ struct QuerySpec {
   // Read while planning only.
   bson::DocumentView min;
   bson::DocumentView max;
+  // find's returnKey: each result is the index key that led to it (stages/return_key.h), in
+  // place of the document and of any projection.
+  bool return_key = false;
   std::size_t max_sort_bytes = kMaxBlockingSortBytes;
 
   // Parses a find's filter (with `let` constants in scope for $expr), projection and sort.

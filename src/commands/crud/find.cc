@@ -48,7 +48,8 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
   bson::ValueView hint = args.Raw("hint");
-  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(args.Raw("returnKey"), args.Raw("showRecordId")));
+  QUARRY_ASSIGN_OR_RETURN(bool return_key, args.OptionalBool("returnKey", false));
+  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(return_key, projection, args.Raw("showRecordId")));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView min, args.OptionalDocument("min"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView max, args.OptionalDocument("max"));
   QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
@@ -66,6 +67,7 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   find.spec.hint = hint;
   find.spec.min = min;
   find.spec.max = max;
+  find.spec.return_key = return_key;
   return find;
 }
 

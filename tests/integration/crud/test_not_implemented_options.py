@@ -1,7 +1,7 @@
 """Options that would change results and that Quarry does not implement answer 238
-NotImplemented, naming the option, instead of being ignored: find's returnKey, showRecordId,
-min and max with the _id index, and a collation other than the simple one wherever a
-collation is accepted."""
+NotImplemented, naming the option, instead of being ignored: find's returnKey with a
+projection, showRecordId, min and max with the _id index, and a collation other than the
+simple one wherever a collation is accepted."""
 
 import pymongo
 import pymongo.errors
@@ -25,7 +25,7 @@ def assert_not_implemented(error, option):
 
 
 @pytest.mark.parametrize("options, option", [
-    ({"return_key": True}, "returnKey"),
+    ({"return_key": True, "projection": {"w": 1}}, "returnKey"),
     ({"show_record_id": True}, "showRecordId"),
     ({"min": {"_id": 2}, "hint": [("_id", 1)]}, "min"),
     ({"max": {"_id": 2}, "hint": [("_id", 1)]}, "max"),

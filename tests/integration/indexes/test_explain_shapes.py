@@ -190,3 +190,30 @@ def test_min_and_max_errors_are_mongods(db, options, code):
     with pytest.raises(pymongo.errors.OperationFailure) as info:
         db.command({"find": "items", **options})
     assert info.value.code == code
+
+
+# returnKey
+
+def test_return_key_gives_the_key_that_led_to_each_document(db):
+    db.items.create_index([("a", 1), ("c.d", -1)])
+    db.items.create_index("t")
+    db.items.insert_many([{"_id": 1, "a": 1, "c": {"d": "x"}, "t": [5, 7]},
+                          {"_id": 2, "a": 2, "t": [1, 9]},
+                          {"_id": 3, "a": 3, "c": {"d": 4}, "t": 2}])
+    found = list(db.items.find({"a": {"$lte": 2}}, return_key=True).sort("a", 1))
+    assert found == [{"a": 1, "c.d": "x"}, {"a": 2, "c.d": None}]
+    # Multikey: the first of a document's keys the scan met, in its direction.
+    assert list(db.items.find({"t": {"$gte": 6}}, return_key=True).hint("t_1")) == [
+        {"t": 7}, {"t": 9}]
+    assert list(db.items.find({"t": {"$gte": 6}}, return_key=True).hint("t_1")
+                .sort("t", -1)) == [{"t": 9}, {"t": 7}]
+    # Under an OR, the key of the branch that found the document first.
+    ored = db.items.find({"$or": [{"t": 2}, {"a": {"$gte": 2}}]}, return_key=True)
+    assert sorted(ored, key=repr) == sorted([{"t": 2}, {"a": 2, "c.d": None}], key=repr)
+    # A point lookup or the _id index gives _id; a collection scan gives nothing.
+    assert list(db.items.find({"_id": 2}, return_key=True)) == [{"_id": 2}]
+    assert list(db.items.find({"_id": {"$gt": 2}}, return_key=True).hint("_id_")) == [
+        {"_id": 3}]
+    assert list(db.items.find({"x": {"$exists": False}}, return_key=True).limit(1)) == [{}]
+    explained = db.items.find({"a": 1}, return_key=True).explain()
+    assert winning_stages(explained["queryPlanner"]) == ["RETURN_KEY", "FETCH", "IXSCAN"]

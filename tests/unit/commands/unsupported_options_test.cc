@@ -48,8 +48,10 @@ TEST(UnsupportedOptionsTest, CollationThatIsNotADocumentIsATypeMismatch) {
 
 TEST(UnsupportedOptionsTest, FindKeyOptionsInTheirHarmlessFormsAreAccepted) {
   bson::Document off = Holder("false");
-  EXPECT_TRUE(CheckFindKeyOptions({}, {}).ok());
-  EXPECT_TRUE(CheckFindKeyOptions(off.Get("v"), off.Get("v")).ok());
+  bson::Document projection = Holder(R"({"a": 1})");
+  EXPECT_TRUE(CheckFindKeyOptions(false, {}, {}).ok());
+  EXPECT_TRUE(CheckFindKeyOptions(true, {}, off.Get("v")).ok());
+  EXPECT_TRUE(CheckFindKeyOptions(false, projection.Get("v").Document(), {}).ok());
 }
 
 TEST(UnsupportedOptionsTest, FindKeyOptionsThatChangeResultsAreNotImplemented) {
@@ -58,8 +60,10 @@ TEST(UnsupportedOptionsTest, FindKeyOptionsThatChangeResultsAreNotImplemented) {
     Status status;
     std::string_view option;
   };
-  for (const Case& c : {Case{CheckFindKeyOptions(on.Get("v"), {}), "returnKey"},
-                        Case{CheckFindKeyOptions({}, on.Get("v")), "showRecordId"}}) {
+  bson::Document projection = Holder(R"({"a": 1})");
+  for (const Case& c :
+       {Case{CheckFindKeyOptions(true, projection.Get("v").Document(), {}), "returnKey"},
+        Case{CheckFindKeyOptions(false, {}, on.Get("v")), "showRecordId"}}) {
     EXPECT_EQ(c.status.code(), ErrorCode::kNotImplemented) << c.option;
     EXPECT_EQ(c.status.reason().substr(0, c.option.size()), c.option) << c.status.reason();
   }
