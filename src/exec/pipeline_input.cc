@@ -20,15 +20,23 @@ StatusWith<PipelineInputPlan> PlanPipelineInput(const ExecContext& ctx,
                                                 const query::Pipeline& pipeline,
                                                 const ResolvedHint& hint) {
   PipelineInputPlan input;
+  const auto& stages = pipeline.stages();
   const query::Matcher* filter = &Everything();
-  if (!pipeline.stages().empty()) {
-    if (const query::Matcher* pushed = pipeline.stages().front()->pushdown_filter()) {
+  if (!stages.empty()) {
+    if (const query::Matcher* pushed = stages.front()->pushdown_filter()) {
       filter = pushed;
       input.absorbed_stages = 1;
       input.filter = bson::Document::Copy(pushed->filter());
     }
   }
-  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, *filter, hint));
+  // A $sort right after is left out when the plan reads in its order (an index gives it).
+  const query::SortSpec* sort = nullptr;
+  if (input.absorbed_stages < stages.size() && hint.natural == 0) {
+    sort = stages[input.absorbed_stages]->pushdown_sort();
+  }
+  QUARRY_ASSIGN_OR_RETURN(FilterPlan plan, PlanFilter(ctx, collection, *filter, hint,
+                                                      sort != nullptr ? *sort : query::SortSpec()));
+  if (sort != nullptr && plan.sorted) ++input.absorbed_stages;
   input.root = std::move(plan.root);
   return input;
 }

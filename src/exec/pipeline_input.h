@@ -16,7 +16,8 @@ namespace quarry::exec {
 
 // The pipeline's input. A leading $match that needs no pipeline variables becomes the plan's
 // filter (an _id point lookup when it pins _id, an index scan when an index bounds it) and
-// leaves the pipeline, so documents it rejects are never copied out of storage. `hint` as
+// leaves the pipeline, so documents it rejects are never copied out of storage; a $sort after
+// it (or first) leaves too when the plan reads in its order. `hint` as
 // PlanFilter takes it.
 StatusWith<std::unique_ptr<query::DocumentStream>> OpenPipelineInput(const ExecContext& ctx,
                                                                      const Collection& collection,

@@ -15,6 +15,7 @@
 #include "query/cursor_source.h"
 #include "query/expression/expression.h"
 #include "query/match/matcher.h"
+#include "query/sort/sort.h"
 
 namespace quarry::query {
 
@@ -118,6 +119,10 @@ class Stage : public std::enable_shared_from_this<Stage> {
   // A filter that the scan feeding a pipeline can apply in this stage's place: a $match whose
   // conditions need no pipeline variables. Null for every other stage.
   virtual const Matcher* pushdown_filter() const { return nullptr; }
+  // The order of a $sort, which the scan feeding a pipeline can give in this stage's place when
+  // it reads in that order (a $limit merged into the $sort stays in the pipeline as its own
+  // stage). Null for every other stage.
+  virtual const SortSpec* pushdown_sort() const { return nullptr; }
 
  protected:
   explicit Stage(bson::ValueView spec);

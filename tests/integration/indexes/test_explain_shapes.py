@@ -217,3 +217,18 @@ def test_return_key_gives_the_key_that_led_to_each_document(db):
     assert list(db.items.find({"x": {"$exists": False}}, return_key=True).limit(1)) == [{}]
     explained = db.items.find({"a": 1}, return_key=True).explain()
     assert winning_stages(explained["queryPlanner"]) == ["RETURN_KEY", "FETCH", "IXSCAN"]
+
+
+def test_a_sort_the_index_gives_leaves_the_pipeline(db):
+    db.items.create_index("a")
+    db.items.insert_many([{"_id": i, "a": (i * 7) % 10, "b": i % 3} for i in range(30)])
+    pipeline = [{"$match": {"b": 1}}, {"$sort": {"a": -1}}]
+    explained = explain_aggregate(db, "items", pipeline)
+    assert "stages" not in explained
+    scan = explained["queryPlanner"]["winningPlan"]["inputStage"]
+    assert (scan["stage"], scan["direction"]) == ("IXSCAN", "backward")
+    got = [d["a"] for d in db.items.aggregate(pipeline)]
+    assert got == sorted(got, reverse=True) and len(got) == 10
+    # With no index for the order, the $sort stays a pipeline stage.
+    explained = explain_aggregate(db, "items", [{"$sort": {"b": 1}}, {"$limit": 3}])
+    assert [next(iter(stage)) for stage in explained["stages"]] == ["$cursor", "$sort", "$limit"]

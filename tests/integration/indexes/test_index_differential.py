@@ -230,3 +230,27 @@ def test_updates_and_deletes_through_an_or_of_index_scans_touch_each_match_once(
         if round_idx % 5 == 0:
             assert populated.delete_many(query).deleted_count == expected, query
             assert populated.count_documents(query, hint=NATURAL) == 0, query
+
+
+def test_a_pipeline_sort_an_index_gives_returns_the_sorted_scans_order(populated):
+    # [$match, $sort on c.d, $limit]: when the c.d index gives the order, the $sort leaves the
+    # pipeline for the plan. What comes out must sort as the pipeline's own $sort does.
+    rng = random.Random(SEED + 6)
+    keys = {d["_id"]: sort_key_of(d) for d in populated.find({}, {"c": 1})}
+    absorbed = 0
+    for _ in range(QUERIES // 3):
+        pipeline = [{"$match": random_filter(rng)}] if rng.random() < 0.8 else []
+        pipeline.append({"$sort": {"c.d": rng.choice([1, -1])}})
+        if rng.random() < 0.5:
+            pipeline.append({"$limit": rng.choice([1, 7, 50])})
+        via_plan = [d["_id"] for d in populated.aggregate(pipeline)]
+        via_scan = [d["_id"] for d in populated.aggregate(pipeline, hint={"$natural": 1})]
+        assert [keys[i] for i in via_plan] == [keys[i] for i in via_scan], pipeline
+        if len(pipeline) == 1 or "$limit" not in pipeline[-1]:
+            assert sorted(via_plan) == sorted(via_scan), pipeline
+        explained = populated.database.command(
+            {"explain": {"aggregate": "c", "pipeline": pipeline, "cursor": {}},
+             "verbosity": "queryPlanner"})
+        stages = explained.get("stages", [])
+        absorbed += not any("$sort" in stage for stage in stages)
+    assert absorbed > 10, absorbed
