@@ -254,3 +254,31 @@ def test_a_pipeline_sort_an_index_gives_returns_the_sorted_scans_order(populated
         stages = explained.get("stages", [])
         absorbed += not any("$sort" in stage for stage in stages)
     assert absorbed > 10, absorbed
+
+
+def typed(value):
+    """`value` with every type spelled out, so that 1, 1.0 and Int64(1) differ, and fields
+    compare in order."""
+    if isinstance(value, dict):
+        return [(key, typed(v)) for key, v in value.items()]
+    if isinstance(value, list):
+        return ["array", [typed(v) for v in value]]
+    return [type(value).__name__, repr(value)]
+
+
+def test_projections_of_index_fields_return_what_a_collection_scan_returns(populated):
+    # The projections a covered plan would answer from keys alone: index fields only, without
+    # _id. Missing fields (null in keys), numbers of every type (alike in keys) and arrays must
+    # come back exactly as the documents hold them, in the documents' field order.
+    rng = random.Random(SEED + 7)
+    for _ in range(QUERIES // 3):
+        query = random_filter(rng) if rng.random() < 0.7 else random_or_filter(rng)
+        keys = rng.choice(INDEXES)
+        projection = {path: 1 for path, _ in keys}
+        projection["_id"] = 0
+        sort = [("_id", 1)]
+        expected = [typed(d) for d in populated.find(query, projection).sort(sort).hint(NATURAL)]
+        for hint in (None, keys):
+            cursor = populated.find(query, projection).sort(sort)
+            got = [typed(d) for d in (cursor.hint(hint) if hint else cursor)]
+            assert got == expected, (query, projection, hint)
