@@ -14,8 +14,8 @@ namespace quarry::commands {
 // ({locale: "simple"}); a bad collation fails as mongod fails it; any other is NotImplemented.
 Status CheckCollation(bson::ValueView collation, std::string_view where);
 
-// find's returnKey and showRecordId (when true) and min and max (when given).
-Status CheckFindKeyOptions(bson::ValueView return_key, bson::ValueView show_record_id,
-                           bson::ValueView min, bson::ValueView max);
+// find's returnKey together with a projection, and showRecordId (when true).
+Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection,
+                           bson::ValueView show_record_id);
 
 }  // namespace quarry::commands

@@ -61,10 +61,20 @@ Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbos
                  std::chrono::steady_clock::now() - start)
                  .count();
   }
+  AppendQueryPlanner(root, target, out);
+  if (verbosity != ExplainVerbosity::kQueryPlanner) {
+    AppendExecutionStats(root, target, verbosity, returned, millis, out);
+  }
+  return Status::OK();
+}
+
+void AppendQueryPlanner(const PlanStage& root, const ExplainTarget& target,
+                        bson::DocumentBuilder* out) {
   out->OpenDocument("queryPlanner");
   out->AppendString("namespace", target.ns);
   out->AppendBool("indexFilterSet", false);
   out->AppendDocument("parsedQuery", target.parsed_query);
+  if (target.optimized_pipeline) out->AppendBool("optimizedPipeline", true);
   out->AppendBool("maxIndexedOrSolutionsReached", false);
   out->AppendBool("maxIndexedAndSolutionsReached", false);
   out->AppendBool("maxScansToExplodeReached", false);
@@ -73,7 +83,11 @@ Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbos
   out->Close();
   out->OpenArray("rejectedPlans").Close();
   out->Close();
-  if (verbosity == ExplainVerbosity::kQueryPlanner) return Status::OK();
+}
+
+void AppendExecutionStats(const PlanStage& root, const ExplainTarget& target,
+                          ExplainVerbosity verbosity, std::int64_t returned, std::int64_t millis,
+                          bson::DocumentBuilder* out) {
   Totals totals;
   Sum(root, &totals);
   out->OpenDocument("executionStats");
@@ -89,7 +103,6 @@ Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbos
     out->OpenArray("allPlansExecution").Close();
   }
   out->Close();
-  return Status::OK();
 }
 
 }  // namespace quarry::exec

@@ -2,6 +2,7 @@
 // allPlansExecution what running it did, in mongod's shape.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +26,8 @@ struct ExplainTarget {
   // The command's own stage above the plan, as mongod names it ("COUNT", "DELETE", "UPDATE",
   // "DISTINCT"); empty for a find.
   std::string_view command_stage;
+  // An aggregation the plan answers whole: mongod marks its queryPlanner optimizedPipeline.
+  bool optimized_pipeline = false;
 };
 
 // Appends queryPlanner {namespace, parsedQuery, winningPlan, rejectedPlans: []} and, unless
@@ -33,5 +36,13 @@ struct ExplainTarget {
 // totalDocsExamined, executionStages[, allPlansExecution: []]}.
 Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbosity verbosity,
                      bson::DocumentBuilder* out);
+
+// The two halves of AppendExplain, for a plan something else runs (an aggregation's input):
+// queryPlanner, then, after the run, executionStats with `returned` results in `millis`.
+void AppendQueryPlanner(const PlanStage& root, const ExplainTarget& target,
+                        bson::DocumentBuilder* out);
+void AppendExecutionStats(const PlanStage& root, const ExplainTarget& target,
+                          ExplainVerbosity verbosity, std::int64_t returned, std::int64_t millis,
+                          bson::DocumentBuilder* out);
 
 }  // namespace quarry::exec

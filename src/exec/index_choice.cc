@@ -114,6 +114,26 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
   return best;
 }
 
+StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
+    const catalog::CollectionInfo& info, const query::Matcher& filter) {
+  const std::optional<std::vector<IndexAccess>> none;
+  bson::ValueView branches = filter.filter().Get("$or");
+  if (branches.type() != bson::Type::kArray) return none;
+  std::vector<IndexAccess> scans;
+  for (const bson::Element& e : branches.Document()) {
+    if (e.value.type() != bson::Type::kDocument) return none;
+    // A branch that does not parse alone (it reads `let` variables) is left to a scan of all.
+    StatusWith<query::Matcher> branch = query::Matcher::Parse(e.value.Document());
+    if (!branch.ok()) return none;
+    QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> access,
+                            ChooseIndex(info, &branch.value(), query::SortSpec()));
+    if (!access.has_value() || !access->bounded) return none;
+    scans.push_back(std::move(*access));
+  }
+  if (scans.empty()) return none;
+  return std::optional<std::vector<IndexAccess>>(std::move(scans));
+}
+
 StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
                                           const query::Matcher* filter,
                                           const query::SortSpec& sort) {
@@ -124,6 +144,22 @@ StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
     return *AccessOf(index, std::move(parsed), nullptr, query::SortSpec(), /*hinted=*/true);
   }
   return *AccessOf(index, std::move(parsed), filter, sort, /*hinted=*/true);
+}
+
+StatusWith<IndexAccess> BoundedIndexAccess(const catalog::IndexInfo& index, IndexBounds bounds,
+                                           const query::SortSpec& sort) {
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+  IndexAccess access;
+  access.index = &index;
+  access.multikey = index.runtime->multikey.load();
+  access.bounds = std::move(bounds);
+  access.bounded = true;
+  std::optional<storage::ScanDirection> direction =
+      SortDirection(parsed->descriptor, access.bounds, access.multikey, sort);
+  access.provides_sort = direction.has_value();
+  access.direction = direction.value_or(storage::ScanDirection::kForward);
+  access.parsed = std::move(parsed);
+  return access;
 }
 
 }  // namespace quarry::exec

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "base/status.h"
 #include "catalog/collection_info.h"
@@ -34,9 +35,21 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
                                                    const query::Matcher* filter,
                                                    const query::SortSpec& sort);
 
+// One bounded index scan per branch of the filter's top-level $or, each chosen for its branch
+// as ChooseIndex chooses (no sort); nullopt when the filter has no top-level $or or a branch has
+// no bounded index. A record matching the filter matches a branch, so it lies in that branch's
+// scan: the union of the scans holds every match.
+StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
+    const catalog::CollectionInfo& info, const query::Matcher& filter);
+
 // The scan of `index` for a hint: its bounds for `filter`, else its whole key space.
 StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
                                           const query::Matcher* filter,
                                           const query::SortSpec& sort);
+
+// The scan of hinted `index` over `bounds` made by the caller (find's min and max), forward, or
+// backward when that gives `sort`.
+StatusWith<IndexAccess> BoundedIndexAccess(const catalog::IndexInfo& index, IndexBounds bounds,
+                                           const query::SortSpec& sort);
 
 }  // namespace quarry::exec

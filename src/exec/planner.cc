@@ -1,16 +1,20 @@
 #include "exec/planner.h"
 
 #include <limits>
+#include <vector>
 
 #include "bson/compare.h"
 #include "exec/id_point.h"
 #include "exec/index_choice.h"
+#include "exec/min_max_bounds.h"
 #include "exec/stages/collection_scan.h"
 #include "exec/stages/fetch.h"
 #include "exec/stages/id_hack.h"
 #include "exec/stages/index_scan.h"
 #include "exec/stages/limit_skip.h"
+#include "exec/stages/or_stage.h"
 #include "exec/stages/projection_stage.h"
+#include "exec/stages/return_key.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -51,13 +55,11 @@ std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& coll
                                           std::move(options));
 }
 
-std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
-                                       IndexAccess access,
-                                       const std::optional<query::Matcher>& filter,
-                                       bool want_match_details) {
+std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess access) {
   const IndexDescriptor& descriptor = access.parsed->descriptor;
   IndexScanOptions options;
   options.index = access.index->id;
+  options.parsed = access.parsed;
   options.name = descriptor.name();
   options.key_pattern = bson::Document::Copy(descriptor.key_pattern());
   options.multikey = access.multikey;
@@ -66,10 +68,27 @@ std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection&
   options.partial = descriptor.partial_filter() != nullptr;
   options.bounds = std::move(access.bounds);
   options.direction = access.direction;
-  auto scan =
-      std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
-  return std::make_unique<Fetch>(std::move(scan), &ctx.engine->records(), collection.id, filter,
-                                 want_match_details);
+  return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
+}
+
+std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
+                                       IndexAccess access,
+                                       const std::optional<query::Matcher>& filter,
+                                       bool want_match_details) {
+  return std::make_unique<Fetch>(IndexScanOf(ctx, std::move(access)), &ctx.engine->records(),
+                                 collection.id, filter, want_match_details);
+}
+
+// FETCH over an OR of one scan per $or branch: FETCH checks the whole filter, since a branch's
+// scan also reads records that match that branch only.
+std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& collection,
+                                    std::vector<IndexAccess> branches,
+                                    const std::optional<query::Matcher>& filter,
+                                    bool want_match_details) {
+  std::vector<std::unique_ptr<PlanStage>> scans;
+  for (IndexAccess& branch : branches) scans.push_back(IndexScanOf(ctx, std::move(branch)));
+  return std::make_unique<Fetch>(std::make_unique<OrStage>(std::move(scans)),
+                                 &ctx.engine->records(), collection.id, filter, want_match_details);
 }
 
 StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
@@ -93,6 +112,16 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
   if (hint.natural == 0 && !hint.id_index) {
     QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> chosen,
                             ChooseIndex(*collection.info, matcher, sort));
+    // An index that only gives the order reads every record; one scan per $or branch reads
+    // only the records some branch can match.
+    if (matcher != nullptr && !(chosen.has_value() && chosen->bounded)) {
+      QUARRY_ASSIGN_OR_RETURN(std::optional<std::vector<IndexAccess>> branches,
+                              ChooseOrIndexes(*collection.info, *matcher));
+      if (branches.has_value()) {
+        return Access{OrPlanOf(ctx, collection, std::move(*branches), filter, want_match_details),
+                      false};
+      }
+    }
     if (chosen.has_value()) {
       const bool sorted = chosen->provides_sort;
       return Access{IndexPlanOf(ctx, collection, std::move(*chosen), filter, want_match_details),
@@ -102,6 +131,42 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
   const storage::ScanDirection direction =
       hint.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
   return Access{ScanOf(ctx, collection, filter, direction, want_match_details), false};
+}
+
+// The index scans of a plan, in the order it reads them.
+void CollectIndexScans(const PlanStage& stage, std::vector<const IndexScan*>* scans) {
+  if (const auto* scan = dynamic_cast<const IndexScan*>(&stage)) scans->push_back(scan);
+  for (const auto& child : stage.children()) CollectIndexScans(*child, scans);
+}
+
+bool ReadsById(const PlanStage& stage, const ResolvedHint& hint) {
+  if (hint.id_index || dynamic_cast<const IdHack*>(&stage) != nullptr) return true;
+  for (const auto& child : stage.children()) {
+    if (ReadsById(*child, hint)) return true;
+  }
+  return false;
+}
+
+// find's min and max: the hinted index's keys between them, in place of bounds from the filter.
+StatusWith<Access> MinMaxAccess(const ExecContext& ctx, const Collection& collection,
+                                const QuerySpec& spec, const ResolvedHint& hint,
+                                bool want_match_details) {
+  if (hint.id_index) {
+    return Status(ErrorCode::kNotImplemented,
+                  "min and max with the _id index are not supported by Quarry yet; hint a "
+                  "secondary index");
+  }
+  if (hint.index == nullptr) {
+    return Status(static_cast<ErrorCode>(51173),
+                  "When using min()/max() a hint of which index to use must be provided");
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(*hint.index));
+  QUARRY_ASSIGN_OR_RETURN(IndexBounds bounds, MinMaxBounds(parsed->descriptor, spec.min, spec.max));
+  QUARRY_ASSIGN_OR_RETURN(IndexAccess access,
+                          BoundedIndexAccess(*hint.index, std::move(bounds), spec.sort));
+  const bool sorted = access.provides_sort;
+  return Access{IndexPlanOf(ctx, collection, std::move(access), spec.filter, want_match_details),
+                sorted};
 }
 
 }  // namespace
@@ -160,8 +225,13 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   QUARRY_ASSIGN_OR_RETURN(ResolvedHint hint, ResolveHint(collection, spec.hint));
   if (hint.natural == 0 && spec.sort.natural() != 0) hint.natural = spec.sort.natural();
   const bool want_details = spec.projection.has_value() && spec.projection->uses_positional();
-  QUARRY_ASSIGN_OR_RETURN(Access access,
-                          PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details));
+  Access access;
+  if (!spec.min.empty() || !spec.max.empty()) {
+    QUARRY_ASSIGN_OR_RETURN(access, MinMaxAccess(ctx, collection, spec, hint, want_details));
+  } else {
+    QUARRY_ASSIGN_OR_RETURN(
+        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details));
+  }
   std::unique_ptr<PlanStage> root = std::move(access.root);
   if (spec.sort.needs_sort() && !access.provides_sort) {
     // Only the first skip + limit in sort order can be returned.
@@ -174,7 +244,12 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   }
   if (spec.skip > 0) root = std::make_unique<SkipStage>(std::move(root), spec.skip);
   if (spec.limit > 0) root = std::make_unique<LimitStage>(std::move(root), spec.limit);
-  if (spec.projection.has_value()) {
+  if (spec.return_key) {
+    std::vector<const IndexScan*> scans;
+    CollectIndexScans(*root, &scans);
+    const bool by_id = ReadsById(*root, hint);
+    root = std::make_unique<ReturnKeyStage>(std::move(root), std::move(scans), by_id);
+  } else if (spec.projection.has_value()) {
     root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection));
   }
   return root;

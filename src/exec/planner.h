@@ -1,6 +1,6 @@
 // The planner: how a read of one collection is answered, as a tree of stages: a point lookup by
-// _id (IDHACK), an index scan with FETCH, or a collection scan (COLLSCAN), with sort, skip,
-// limit and projection on top.
+// _id (IDHACK), an index scan (or an OR of several) with FETCH, or a collection scan (COLLSCAN),
+// with sort, skip, limit and projection on top.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +31,13 @@ struct QuerySpec {
   // An index name or key pattern, or {$natural: 1 | -1}; absent: none. Read while planning
   // only.
   bson::ValueView hint;
+  // find's min and max: a range of the hinted index's keys (min_max_bounds.h); empty: none.
+  // Read while planning only.
+  bson::DocumentView min;
+  bson::DocumentView max;
+  // find's returnKey: each result is the index key that led to it (stages/return_key.h), in
+  // place of the document and of any projection.
+  bool return_key = false;
   std::size_t max_sort_bytes = kMaxBlockingSortBytes;
 
   // Parses a find's filter (with `let` constants in scope for $expr), projection and sort.
@@ -56,9 +63,10 @@ struct ResolvedHint {
 StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueView hint);
 
 // Plans the read of `collection` that `spec` describes: IDHACK when the filter pins _id, an
-// index scan and FETCH when an index bounds the filter or gives the sort (index_choice.h), else
-// a collection scan; then SORT (unless the index gives the order), SKIP, LIMIT, PROJECTION.
-// Fails as ResolveHint does.
+// index scan and FETCH when an index bounds the filter (index_choice.h), else FETCH over an OR
+// of index scans when an index bounds each branch of a top-level $or, else an index scan that
+// gives the sort, else a collection scan; then SORT (unless the index gives the order), SKIP,
+// LIMIT, PROJECTION. Fails as ResolveHint does.
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                                                  const Collection& collection, QuerySpec spec);
 

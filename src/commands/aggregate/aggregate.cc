@@ -15,6 +15,7 @@
 #include "commands/cursor_reply.h"
 #include "commands/diagnostics/current_op_report.h"
 #include "commands/execution.h"
+#include "commands/explain/explainers.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/session_control.h"
@@ -131,9 +132,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (pipeline_value.type() != bson::Type::kArray) {
     return Status(ErrorCode::kTypeMismatch, "'pipeline' option must be specified as an array");
   }
-  if (explain) {
-    return Status(ErrorCode::kCommandNotSupported, "aggregate explain is not supported yet");
-  }
+  if (explain) return ExplainReply(ctx, request, exec::ExplainVerbosity::kQueryPlanner);
   if (!cursor.has_value()) {
     return Status(
         ErrorCode::kFailedToParse,

@@ -49,8 +49,10 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(bool await_data, args.OptionalBool("awaitData", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
   bson::ValueView hint = args.Raw("hint");
-  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(args.Raw("returnKey"), args.Raw("showRecordId"),
-                                             args.Raw("min"), args.Raw("max")));
+  QUARRY_ASSIGN_OR_RETURN(bool return_key, args.OptionalBool("returnKey", false));
+  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(return_key, projection, args.Raw("showRecordId")));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView min, args.OptionalDocument("min"));
+  QUARRY_ASSIGN_OR_RETURN(bson::DocumentView max, args.OptionalDocument("max"));
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
                           collation::Collator::ParseArgument(args.Raw("collation"), ""));
   args.Ignore({"allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
@@ -65,6 +67,9 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(find.spec, exec::QuerySpec::Parse(find.filter, let, projection, sort,
                                                             skip, limit, std::move(collator)));
   find.spec.hint = hint;
+  find.spec.min = min;
+  find.spec.max = max;
+  find.spec.return_key = return_key;
   return find;
 }
 

@@ -128,6 +128,13 @@ StatusWith<bson::Document> RunExplain(CommandContext& ctx, const Request& reques
                     .db = request.db,
                     .body = inner.Document(),
                     .sequences = {}};
+  return ExplainReply(ctx, explained, verbosity);
+}
+
+}  // namespace
+
+StatusWith<bson::Document> ExplainReply(CommandContext& ctx, const Request& explained,
+                                        exec::ExplainVerbosity verbosity) {
   bson::DocumentBuilder b;
   b.AppendString("explainVersion", "1");
   const std::string_view name = explained.name;
@@ -137,19 +144,15 @@ StatusWith<bson::Document> RunExplain(CommandContext& ctx, const Request& reques
              name == "findAndModify") {
     QUARRY_RETURN_IF_ERROR(ExplainFilterCommand(ctx, explained, verbosity, &b));
   } else if (name == "aggregate") {
-    return Status(ErrorCode::kCommandNotSupported,
-                  "explain of aggregate is not supported by Quarry yet; explain a find with the "
-                  "same filter and sort to see the plan of a leading $match and $sort");
+    QUARRY_RETURN_IF_ERROR(ExplainAggregate(ctx, explained, verbosity, &b));
   } else {
     return Status(ErrorCode::kCommandNotFound,
                   "Explain failed due to unknown command: " + std::string(name));
   }
-  b.AppendDocument("command", inner.Document());
+  b.AppendDocument("command", explained.body);
   AppendServerInfo(ctx, &b);
   return std::move(b).Finish();
 }
-
-}  // namespace
 
 Status AppendExplainOfNothing(const std::string& ns, bson::DocumentView filter,
                               exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {

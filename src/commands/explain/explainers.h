@@ -16,6 +16,15 @@ namespace quarry::commands {
 Status ExplainFind(CommandContext& ctx, const Request& request, exec::ExplainVerbosity verbosity,
                    bson::DocumentBuilder* out);
 
+// `request` is an aggregate: its pipeline's plan and stages (aggregate_explain.cc).
+Status ExplainAggregate(CommandContext& ctx, const Request& request,
+                        exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out);
+
+// explain's reply for `explained`: explainVersion, the command's report, the command as given
+// and serverInfo. The aggregate command's `explain: true` is answered with it too.
+StatusWith<bson::Document> ExplainReply(CommandContext& ctx, const Request& explained,
+                                        exec::ExplainVerbosity verbosity);
+
 // The report for a collection that does not exist: an EOF plan that returns nothing.
 Status AppendExplainOfNothing(const std::string& ns, bson::DocumentView filter,
                               exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out);

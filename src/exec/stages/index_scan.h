@@ -9,6 +9,7 @@
 
 #include "base/interrupt.h"
 #include "exec/index_bounds.h"
+#include "exec/index_catalog.h"
 #include "exec/stages/plan_stage.h"
 #include "storage/index_store.h"
 
@@ -16,6 +17,7 @@ namespace quarry::exec {
 
 struct IndexScanOptions {
   storage::IndexId index = 0;
+  std::shared_ptr<const ParsedIndex> parsed;  // the index's keys, for find's returnKey
   std::string name;
   bson::Document key_pattern;
   bool multikey = false;

@@ -1,5 +1,5 @@
 // A plan is a tree of stages that each pull results from their children (mongod's stage names:
-// COLLSCAN, IDHACK, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; index stages come with secondary
+// COLLSCAN, IDHACK, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; IXSCAN, FETCH and OR with secondary
 // indexes). Every stage counts what it did, for explain.
 #pragma once
 
@@ -72,6 +72,8 @@ class PlanStage {
  protected:
   PlanStage() = default;
   explicit PlanStage(std::unique_ptr<PlanStage> child) { children_.push_back(std::move(child)); }
+  explicit PlanStage(std::vector<std::unique_ptr<PlanStage>> children)
+      : children_(std::move(children)) {}
 
   // The stage's own Next, which Next() counts.
   virtual StatusWith<bool> DoNext(PlanResult* out) = 0;
@@ -81,6 +83,7 @@ class PlanStage {
   virtual void ExplainStats(bson::DocumentBuilder*) const {}
 
   PlanStage& child() { return *children_.front(); }
+  PlanStage& child(std::size_t child_idx) { return *children_[child_idx]; }
   StageStats& mutable_stats() { return stats_; }
 
  private:

@@ -216,6 +216,18 @@ StatusWith<std::unique_ptr<DocumentStream>> Pipeline::Run(std::unique_ptr<Docume
   return stream;
 }
 
+StatusWith<std::unique_ptr<DocumentStream>> Pipeline::RunObserved(
+    std::unique_ptr<DocumentStream> input, const StreamObserver& observe) const {
+  RunContext run;
+  run.pipeline = ctx_;
+  std::unique_ptr<DocumentStream> stream = std::move(input);
+  for (std::size_t stage_idx = 0; stage_idx < stages_.size(); ++stage_idx) {
+    QUARRY_ASSIGN_OR_RETURN(stream, stages_[stage_idx]->Open(std::move(stream), run));
+    stream = observe(stage_idx, std::move(stream));
+  }
+  return stream;
+}
+
 void Pipeline::RemoveFirstStages(std::size_t count) {
   if (count > stages_.size()) count = stages_.size();
   stages_.erase(stages_.begin(), stages_.begin() + static_cast<std::ptrdiff_t>(count));

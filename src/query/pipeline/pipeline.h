@@ -15,6 +15,7 @@
 #include "query/cursor_source.h"
 #include "query/expression/expression.h"
 #include "query/match/matcher.h"
+#include "query/sort/sort.h"
 
 namespace quarry::query {
 
@@ -121,6 +122,10 @@ class Stage : public std::enable_shared_from_this<Stage> {
   // A filter that the scan feeding a pipeline can apply in this stage's place: a $match whose
   // conditions need no pipeline variables. Null for every other stage.
   virtual const Matcher* pushdown_filter() const { return nullptr; }
+  // The order of a $sort, which the scan feeding a pipeline can give in this stage's place when
+  // it reads in that order (a $limit merged into the $sort stays in the pipeline as its own
+  // stage). Null for every other stage.
+  virtual const SortSpec* pushdown_sort() const { return nullptr; }
 
  protected:
   explicit Stage(bson::ValueView spec);
@@ -146,6 +151,13 @@ class Pipeline {
   // As Run, with variables already bound (a $lookup's `let`).
   StatusWith<std::unique_ptr<DocumentStream>> Run(std::unique_ptr<DocumentStream> input,
                                                   const EvalContext& variables) const;
+
+  // As Run, passing each stage's output through `observe` (given the stage's position) before
+  // the next stage reads it: explain counts what every stage returned this way.
+  using StreamObserver = std::function<std::unique_ptr<DocumentStream>(
+      std::size_t stage_idx, std::unique_ptr<DocumentStream> output)>;
+  StatusWith<std::unique_ptr<DocumentStream>> RunObserved(std::unique_ptr<DocumentStream> input,
+                                                          const StreamObserver& observe) const;
 
   const std::vector<std::shared_ptr<const Stage>>& stages() const { return stages_; }
   // Drops the first `count` stages, after the caller absorbed them (a leading $match, $sort,

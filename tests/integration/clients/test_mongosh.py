@@ -180,3 +180,30 @@ def test_current_op_and_kill_op_from_the_shell(server, mongosh_home):
     got = json.loads(out.strip().splitlines()[-1])
     assert got == {"own": 1, "ns": "admin.$cmd.aggregate", "stage": "$currentOp", "any": True,
                    "info": "attempting to kill op", "ok": 1}
+
+
+def test_explain_of_aggregate_from_the_shell(server, client, mongosh_home):
+    # db.c.explain().aggregate(...) and db.c.aggregate(..., {explain: true}) print mongod's
+    # shapes: the plan at the top for a pipeline the query layer answers whole, else stages
+    # led by $cursor, each with what it returned at executionStats verbosity.
+    script = """
+      db.sales.drop();
+      db.sales.insertMany([{item: "a", qty: 2}, {item: "b", qty: 5}, {item: "a", qty: 1}]);
+      db.sales.createIndex({item: 1});
+      const whole = db.sales.explain().aggregate([{$match: {item: "a"}}]);
+      const staged = db.sales.explain("executionStats").aggregate(
+          [{$match: {item: "a"}}, {$group: {_id: "$item", total: {$sum: "$qty"}}}]);
+      const option = db.sales.aggregate([{$match: {item: "b"}}, {$count: "n"}], {explain: true});
+      ({whole: whole.queryPlanner.winningPlan.inputStage.indexName,
+        staged: staged.stages.map(s => Object.keys(s)[0]),
+        cursorReturned: staged.stages[0].nReturned, groupReturned: staged.stages[1].nReturned,
+        option: option.stages[0].$cursor.queryPlanner.winningPlan.stage})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_agg_explain",
+                      json_mode="relaxed")
+    got = json.loads(out)
+    assert got["whole"] == "item_1"
+    assert got["staged"] == ["$cursor", "$group"]
+    assert (got["cursorReturned"], got["groupReturned"]) == (2, 1)
+    assert got["option"] == "FETCH"
+    client.drop_database("t_mongosh_agg_explain")

@@ -13,6 +13,7 @@ import pytest
 SEED = 20261201
 DOCUMENTS = 2000
 QUERIES = 300
+NATURAL = [("$natural", 1)]
 
 INDEXES = [
     [("a", 1)],
@@ -180,3 +181,104 @@ def test_an_index_that_gives_the_order_returns_the_sorted_scans_order(populated)
         if limit == 0:
             assert sorted(via_plan) == sorted(via_scan), query
     assert index_sorted > 10
+
+
+def random_or_filter(rng):
+    branches = [random_filter(rng) for _ in range(rng.randrange(1, 4))]
+    query = {"$or": branches}
+    if rng.random() < 0.3:
+        query.update(random_condition(rng))  # a condition beside the $or, on any field
+    return query
+
+
+def has_stage(plan, name):
+    if plan["stage"] == name:
+        return True
+    children = plan.get("inputStages", []) + ([plan["inputStage"]] if "inputStage" in plan else [])
+    return any(has_stage(child, name) for child in children)
+
+
+def test_or_of_index_scans_returns_what_a_collection_scan_returns(populated):
+    rng = random.Random(SEED + 4)
+    or_plans = 0
+    for _ in range(QUERIES):
+        query = random_or_filter(rng)
+        expected = sorted(d["_id"] for d in populated.find(query, {"_id": 1}).hint(NATURAL))
+        chosen = [d["_id"] for d in populated.find(query, {"_id": 1})]
+        assert sorted(chosen) == expected, query
+        assert len(set(chosen)) == len(chosen), query  # each document once
+        assert populated.count_documents(query) == len(expected), query
+        via_pipeline = [d["_id"] for d in populated.aggregate([{"$match": query}])]
+        assert sorted(via_pipeline) == expected, query
+        limited = [d["_id"] for d in populated.find(query, {"_id": 1}).sort("_id", -1).limit(3)]
+        assert limited == sorted(expected, reverse=True)[:3], query
+        or_plans += has_stage(populated.find(query).explain()["queryPlanner"]["winningPlan"], "OR")
+    assert or_plans > QUERIES // 10, or_plans  # the planner did read through OR plans
+
+
+def test_updates_and_deletes_through_an_or_of_index_scans_touch_each_match_once(populated):
+    rng = random.Random(SEED + 5)
+    for round_idx in range(20):
+        query = random_or_filter(rng)
+        expected = populated.count_documents(query, hint=NATURAL)
+        # Moving a matched document's keys ahead of the scans must not change it twice.
+        moved = {"$inc": {"touched": 1}, "$set": {"b": 100 + round_idx, "arr": [round_idx]}}
+        result = populated.update_many(query, moved if round_idx % 2 else {"$inc": {"touched": 1}})
+        assert result.matched_count == expected, query
+        assert populated.count_documents({"touched": {"$gt": 1}}) == 0, query
+        populated.update_many({}, {"$unset": {"touched": ""}})
+        if round_idx % 5 == 0:
+            assert populated.delete_many(query).deleted_count == expected, query
+            assert populated.count_documents(query, hint=NATURAL) == 0, query
+
+
+def test_a_pipeline_sort_an_index_gives_returns_the_sorted_scans_order(populated):
+    # [$match, $sort on c.d, $limit]: when the c.d index gives the order, the $sort leaves the
+    # pipeline for the plan. What comes out must sort as the pipeline's own $sort does.
+    rng = random.Random(SEED + 6)
+    keys = {d["_id"]: sort_key_of(d) for d in populated.find({}, {"c": 1})}
+    absorbed = 0
+    for _ in range(QUERIES // 3):
+        pipeline = [{"$match": random_filter(rng)}] if rng.random() < 0.8 else []
+        pipeline.append({"$sort": {"c.d": rng.choice([1, -1])}})
+        if rng.random() < 0.5:
+            pipeline.append({"$limit": rng.choice([1, 7, 50])})
+        via_plan = [d["_id"] for d in populated.aggregate(pipeline)]
+        via_scan = [d["_id"] for d in populated.aggregate(pipeline, hint={"$natural": 1})]
+        assert [keys[i] for i in via_plan] == [keys[i] for i in via_scan], pipeline
+        if len(pipeline) == 1 or "$limit" not in pipeline[-1]:
+            assert sorted(via_plan) == sorted(via_scan), pipeline
+        explained = populated.database.command(
+            {"explain": {"aggregate": "c", "pipeline": pipeline, "cursor": {}},
+             "verbosity": "queryPlanner"})
+        stages = explained.get("stages", [])
+        absorbed += not any("$sort" in stage for stage in stages)
+    assert absorbed > 10, absorbed
+
+
+def typed(value):
+    """`value` with every type spelled out, so that 1, 1.0 and Int64(1) differ, and fields
+    compare in order."""
+    if isinstance(value, dict):
+        return [(key, typed(v)) for key, v in value.items()]
+    if isinstance(value, list):
+        return ["array", [typed(v) for v in value]]
+    return [type(value).__name__, repr(value)]
+
+
+def test_projections_of_index_fields_return_what_a_collection_scan_returns(populated):
+    # The projections a covered plan would answer from keys alone: index fields only, without
+    # _id. Missing fields (null in keys), numbers of every type (alike in keys) and arrays must
+    # come back exactly as the documents hold them, in the documents' field order.
+    rng = random.Random(SEED + 7)
+    for _ in range(QUERIES // 3):
+        query = random_filter(rng) if rng.random() < 0.7 else random_or_filter(rng)
+        keys = rng.choice(INDEXES)
+        projection = {path: 1 for path, _ in keys}
+        projection["_id"] = 0
+        sort = [("_id", 1)]
+        expected = [typed(d) for d in populated.find(query, projection).sort(sort).hint(NATURAL)]
+        for hint in (None, keys):
+            cursor = populated.find(query, projection).sort(sort)
+            got = [typed(d) for d in (cursor.hint(hint) if hint else cursor)]
+            assert got == expected, (query, projection, hint)

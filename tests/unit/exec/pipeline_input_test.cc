@@ -111,6 +111,26 @@ TEST_F(PipelineInputTest, OnlyALeadingMatchMovesIntoThePlan) {
   EXPECT_EQ(Json(RunOverInput(&pipeline)), Json(RunOverCollection(Parse(stages))));
 }
 
+TEST_F(PipelineInputTest, ASortAnIndexGivesLeavesThePipelineAndOneItCannotStays) {
+  InsertNumbered(30, 7);
+  AddIndexSpec(R"({"v": 2, "key": {"a": -1}, "name": "a_-1"})");
+  const char* sorted = R"([{"$match": {"_id": {"$gte": 4}}}, {"$sort": {"a": 1}}, {"$limit": 9}])";
+  query::Pipeline pipeline = Parse(sorted);
+  std::vector<bson::Document> results = RunOverInput(&pipeline);
+  ASSERT_EQ(pipeline.stages().size(), 1u);
+  EXPECT_EQ(pipeline.stages().front()->name(), "$limit");
+  ASSERT_EQ(results.size(), 9u);
+  for (std::size_t doc_idx = 1; doc_idx < results.size(); ++doc_idx) {
+    EXPECT_LE(results[doc_idx - 1].Get("a").AsInt64(), results[doc_idx].Get("a").AsInt64());
+  }
+
+  const char* unsorted = R"([{"$sort": {"_id": -1}}, {"$limit": 3}])";
+  pipeline = Parse(unsorted);
+  results = RunOverInput(&pipeline);
+  EXPECT_EQ(pipeline.stages().size(), 2u);
+  EXPECT_EQ(Ids(results), (std::vector<int>{29, 28, 27}));
+}
+
 TEST_F(PipelineInputTest, MatchPinningIdReadsThatDocumentByPointLookup) {
   InsertNumbered(20);
   const char* stages = R"([{"$match": {"_id": 5}}])";

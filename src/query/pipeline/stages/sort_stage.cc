@@ -15,6 +15,7 @@ class SortStage final : public Stage {
       : Stage(spec), sort_(std::move(sort)), limit_(limit) {}
   std::string_view name() const override { return "$sort"; }
   const SortSpec& sort() const { return sort_; }
+  const SortSpec* pushdown_sort() const override { return sort_.needs_sort() ? &sort_ : nullptr; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
                                                    const RunContext& run) const override {
