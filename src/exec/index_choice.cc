@@ -117,6 +117,8 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
 StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
     const catalog::CollectionInfo& info, const query::Matcher& filter) {
   const std::optional<std::vector<IndexAccess>> none;
+  // Indexes are all simple: under another collation their bounds would compare strings wrongly.
+  if (filter.collator() != nullptr) return none;
   bson::ValueView branches = filter.filter().Get("$or");
   if (branches.type() != bson::Type::kArray) return none;
   std::vector<IndexAccess> scans;

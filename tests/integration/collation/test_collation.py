@@ -138,6 +138,11 @@ def test_a_secondary_index_is_not_used_by_a_query_with_another_collation(words):
     assert "IXSCAN" not in str(plan["queryPlanner"]["winningPlan"])
     assert ids(words.find({"w": "apple"}, collation=CASE_INSENSITIVE).hint([("w", 1)])) == \
         [1, 2, 4]
+    # Nor by an $or whose branches the index would otherwise bound.
+    either = {"$or": [{"w": "apple"}, {"w": "zzz"}]}
+    assert ids(words.find(either, collation=CASE_INSENSITIVE)) == [1, 2, 4]
+    plan = words.find(either, collation=CASE_INSENSITIVE).explain()
+    assert "IXSCAN" not in str(plan["queryPlanner"]["winningPlan"])
 
 
 def test_explain_of_a_find_with_a_collation(words):
