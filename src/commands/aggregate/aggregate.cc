@@ -11,6 +11,7 @@
 #include "collation/collator.h"
 #include "commands/aggregate/aggregate_io.h"
 #include "commands/aggregate/change_stream.h"
+#include "commands/aggregate/index_stats.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/diagnostics/current_op_report.h"
@@ -74,14 +75,15 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
   return docs;
 }
 
-// $currentOp reads the server's operations, so it must come first (mongod's 40602).
-Status CheckCurrentOpPosition(bson::DocumentView stages) {
+// $currentOp and $indexStats read server state, so they must come first (mongod's 40602).
+Status CheckSourceStagePositions(bson::DocumentView stages) {
   bool first = true;
   for (const bson::Element& e : stages) {
-    if (!std::exchange(first, false) && e.value.type() == bson::Type::kDocument &&
-        e.value.Document().FirstKey() == "$currentOp") {
+    if (std::exchange(first, false) || e.value.type() != bson::Type::kDocument) continue;
+    std::string_view name = e.value.Document().FirstKey();
+    if (name == "$currentOp" || name == "$indexStats") {
       return Status(static_cast<ErrorCode>(40602),
-                    "$currentOp is only valid as the first stage in a pipeline");
+                    std::string(name) + " is only valid as the first stage in a pipeline");
     }
   }
   return Status::OK();
@@ -151,10 +153,17 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     return opened;
   }
   QUARRY_RETURN_IF_ERROR(CheckUnsupportedStages(stages));
-  QUARRY_RETURN_IF_ERROR(CheckCurrentOpPosition(stages));
+  QUARRY_RETURN_IF_ERROR(CheckSourceStagePositions(stages));
   // $listLocalSessions and $currentOp are source stages that read server state: each becomes the
   // input, and the pipeline proper is what follows it.
   bool local_sessions = FirstStageName(stages) == "$listLocalSessions";
+  const bool index_stats = FirstStageName(stages) == "$indexStats";
+  if (index_stats && target.type() != bson::Type::kString) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "$indexStats must be run against a collection, not with {aggregate: 1}");
+  }
+  bson::ValueView index_stats_argument;
+  if (index_stats) index_stats_argument = stages.begin()->value.Document().Get("$indexStats");
   std::optional<CurrentOpOptions> current_op;
   if (FirstStageName(stages) == "$currentOp") {
     if (request.db != "admin" || !target.IsNumber() || target.AsDouble() != 1) {
@@ -165,7 +174,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
         current_op, ParseCurrentOpStage(stages.begin()->value.Document().Get("$currentOp")));
   }
   bson::Document rest_of_pipeline;
-  if (local_sessions || current_op.has_value()) {
+  if (local_sessions || current_op.has_value() || index_stats) {
     bson::ArrayBuilder rest;
     bool first = true;
     for (const bson::Element& e : stages) {
@@ -186,7 +195,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   std::string ns = coll.empty() ? request.db + ".$cmd.aggregate" : request.db + "." + coll;
 
-  if (!coll.empty() && IsCollStatsPipeline(stages)) {
+  // After a source stage, the rest of the pipeline reads its documents, not the collection.
+  const bool reads_collection = !local_sessions && !current_op.has_value() && !index_stats;
+  if (!coll.empty() && reads_collection && IsCollStatsPipeline(stages)) {
     QUARRY_ASSIGN_OR_RETURN(query::Batch batch, CollStatsBatch(ctx, request.db, coll));
     return BuildCursorReply("firstBatch", batch, 0, ns);
   }
@@ -196,7 +207,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(resolved_hint, exec::ResolveHint(*collection, hint));
   }
-  if (!coll.empty()) {
+  if (!coll.empty() && reads_collection) {
     if (std::optional<std::vector<bson::Document>> counted =
             exec::CountAllPipeline(ExecContextOf(ctx), collection, stages)) {
       query::Batch batch;
@@ -227,6 +238,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     input = query::StreamOfDocuments(LocalSessions(ctx.service()));
   } else if (current_op.has_value()) {
     input = query::StreamOfDocuments(CurrentOpDocuments(ctx.service(), *current_op));
+  } else if (index_stats) {
+    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
+                            IndexStatsDocuments(ctx, request.db, coll, index_stats_argument));
+    input = query::StreamOfDocuments(std::move(docs));
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {

@@ -16,6 +16,7 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "exec/index_build.h"
+#include "exec/index_usage.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -135,6 +136,7 @@ Status CreateAndBuild(CommandContext& ctx, const std::string& db, const std::str
     }
     return Status::OK();
   };
+  for (storage::IndexId id : ids) exec::ResetIndexUsage(id);  // counted from its creation
   return catalog.ModifyCollection(db, coll, ready, oplog_o, ddl);
 }
 

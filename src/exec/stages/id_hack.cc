@@ -1,5 +1,7 @@
 #include "exec/stages/id_hack.h"
 
+#include "exec/index_usage.h"
+
 namespace quarry::exec {
 
 IdHack::IdHack(const storage::RecordStore* records, storage::CollectionId collection,
@@ -13,6 +15,7 @@ IdHack::IdHack(const storage::RecordStore* records, storage::CollectionId collec
 StatusWith<bool> IdHack::DoNext(PlanResult* out) {
   if (done_) return false;
   done_ = true;
+  RecordIndexUse(IdIndexUsageKey(collection_));
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
                           records_->FindByIdKey(collection_, id_key_));
   if (!doc.has_value()) return false;

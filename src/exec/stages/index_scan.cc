@@ -1,5 +1,9 @@
 #include "exec/stages/index_scan.h"
 
+#include <utility>
+
+#include "exec/index_usage.h"
+
 namespace quarry::exec {
 namespace {
 
@@ -13,6 +17,7 @@ IndexScan::IndexScan(const storage::IndexStore* indexes, std::shared_ptr<const I
     : indexes_(indexes), interrupt_(std::move(interrupt)), options_(std::move(options)) {}
 
 void IndexScan::Open() {
+  if (!std::exchange(counted_use_, true)) RecordIndexUse(options_.index);
   const std::vector<KeyInterval>& intervals = options_.bounds.intervals;
   const KeyInterval& interval = intervals[forward() ? interval_ : intervals.size() - 1 - interval_];
   storage::KeyRange range{.lower = interval.start,

@@ -54,6 +54,7 @@ class IndexScan final : public PlanStage {
   std::unique_ptr<storage::IndexCursor> cursor_;
   std::string resume_after_;  // the last entry handed up, while saved
   bool returned_current_ = false;
+  bool counted_use_ = false;              // this plan's read is counted once in $indexStats
   std::unordered_set<std::string> seen_;  // multikey: records handed up
   std::int64_t seeks_ = 0;
   std::int64_t dups_tested_ = 0;

@@ -376,3 +376,60 @@ def test_coll_stats_and_db_stats_report_each_index_and_its_size(db):
     assert db_stats["indexSize"] > 0
     storage = next(db.c.aggregate([{"$collStats": {"storageStats": {}}}]))["storageStats"]
     assert storage["nindexes"] == 3 and storage["totalIndexSize"] > 0
+
+
+# $indexStats
+
+def index_stats(db):
+    return {s["name"]: s for s in db.c.aggregate([{"$indexStats": {}}])}
+
+
+def test_index_stats_counts_the_queries_that_read_each_index(db):
+    db.c.insert_many([{"_id": i, "k": i, "g": i % 3} for i in range(50)])
+    db.c.create_index("k")
+    db.c.create_index("g")
+    before = index_stats(db)
+    assert sorted(before) == ["_id_", "g_1", "k_1"]
+    assert before["k_1"]["accesses"]["ops"] == 0
+    assert before["k_1"]["key"] == {"k": 1}
+    assert before["k_1"]["spec"]["name"] == "k_1"
+    assert before["k_1"]["host"].endswith(":" + str(db.client.address[1]))
+    for i in range(3):
+        list(db.c.find({"k": i}))
+    db.c.count_documents({"g": 1})
+    list(db.c.find({"_id": 7}))
+    list(db.c.find({"k": {"$gte": 0}}).batch_size(5))  # one query, however many getMores
+    after = index_stats(db)
+    assert after["k_1"]["accesses"]["ops"] == 4
+    assert after["g_1"]["accesses"]["ops"] == 1
+    assert after["_id_"]["accesses"]["ops"] - before["_id_"]["accesses"]["ops"] == 1
+    assert after["k_1"]["accesses"]["since"] == before["k_1"]["accesses"]["since"]
+    # The rest of the pipeline reads the stage's documents.
+    counted = list(db.c.aggregate([{"$indexStats": {}}, {"$match": {"name": "g_1"}},
+                                   {"$project": {"_id": 0, "ops": "$accesses.ops"}}]))
+    assert counted == [{"ops": 1}]
+    assert list(db.c.aggregate([{"$indexStats": {}}, {"$count": "n"}])) == [{"n": 3}]
+
+
+def test_a_recreated_index_counts_from_its_creation(db):
+    db.c.insert_many([{"k": i} for i in range(10)])
+    db.c.create_index("k")
+    list(db.c.find({"k": 1}))
+    db.c.drop_index("k_1")
+    db.c.create_index("k")
+    assert index_stats(db)["k_1"]["accesses"]["ops"] == 0
+
+
+@pytest.mark.parametrize("pipeline, code", [
+    ([{"$indexStats": {"x": 1}}], 28803),
+    ([{"$match": {}}, {"$indexStats": {}}], 40602),
+])
+def test_index_stats_errors(db, pipeline, code):
+    db.c.insert_one({})
+    with pytest.raises(pymongo.errors.OperationFailure) as failed:
+        list(db.c.aggregate(pipeline))
+    assert failed.value.code == code
+
+
+def test_index_stats_of_a_missing_collection_is_empty(db):
+    assert list(db.nope.aggregate([{"$indexStats": {}}])) == []
