@@ -1,17 +1,25 @@
 #include "exec/storage_stats.h"
 
+#include <algorithm>
+
 #include "bson/builder.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
 namespace quarry::exec {
 
+// What an index reports at least, as an empty WiredTiger index file does. RocksDB estimates a
+// key range that lies inside one block of a file as 0 bytes, and the _id index is the records'
+// own order, with no range of its own.
+constexpr std::uint64_t kMinIndexBytes = 4096;
+
 std::vector<IndexSize> IndexSizes(const ExecContext& ctx, const catalog::CollectionInfo& info) {
   std::vector<IndexSize> sizes;
   for (const catalog::IndexInfo& index : info.indexes) {
     if (!index.ready) continue;
-    sizes.push_back({std::string(index.name()),
-                     index.id == 0 ? 0 : ctx.engine->indexes().ApproximateSize(index.id)});
+    const std::uint64_t estimate =
+        index.id == 0 ? 0 : ctx.engine->indexes().ApproximateSize(index.id);
+    sizes.push_back({std::string(index.name()), std::max(estimate, kMinIndexBytes)});
   }
   return sizes;
 }
