@@ -20,7 +20,13 @@ StatusWith<bool> Fetch::DoNext(PlanResult* out) {
                             records_->FindByIdKey(collection_, entry.id_key));
     if (!doc.has_value()) continue;  // deleted since its entry was read
     ++mutable_stats().docs_examined;
-    *out = PlanResult();
+    // Field by field rather than `*out = PlanResult()`, which GCC 12 under ASan flags as reading
+    // the temporary's uninitialized optional.
+    out->owned.reset();
+    out->doc = bson::DocumentView();
+    out->details = query::MatchDetails();
+    out->id_key = {};
+    out->index_key = {};
     if (filter_.has_value() &&
         !filter_->Matches(*doc, want_match_details_ ? &out->details : nullptr)) {
       continue;

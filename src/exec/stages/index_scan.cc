@@ -55,7 +55,9 @@ StatusWith<bool> IndexScan::DoNext(PlanResult* out) {
         continue;
       }
     }
-    *out = PlanResult();
+    out->owned.reset();  // field by field: see Fetch::DoNext
+    out->doc = bson::DocumentView();
+    out->details = query::MatchDetails();
     out->id_key = cursor_->id_key();
     out->index_key = cursor_->key();
     return true;
