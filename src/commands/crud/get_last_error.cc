@@ -1,5 +1,5 @@
 // getLastError: the outcome of this connection's last write, as mongod reported it before 5.1.
-// It is how the seed experiment's clients confirm a batch of w:0 writes; since a connection
+// Clients that write with w:0 call it to confirm a batch; since a connection
 // runs its requests in order, by the time this runs every earlier write has been applied.
 #include "bson/builder.h"
 #include "commands/command_context.h"

@@ -172,7 +172,13 @@ StatusWith<CurrentOpOptions> ParseCurrentOpStage(bson::ValueView spec) {
     if (e.value.type() != bson::Type::kBool)
       return StageOptionError(ErrorCode::kFailedToParse, e.key, e.value.type());
     // Without users every operation is the caller's (allUsers), one server has only local
-    // operations (localOps), sessions and cursors are not listed, and there is no backtrace.
+    // operations (localOps), idle sessions hold no transactions to list, and there is no
+    // backtrace.
+    if (e.key == "idleCursors" && e.value.Bool()) {
+      return Status(ErrorCode::kNotImplemented,
+                    "$currentOp's idleCursors is not supported by Quarry yet: idle cursors are "
+                    "not listed");
+    }
     if (e.key == "idleConnections") options.idle_connections = e.value.Bool();
     if (e.key == "truncateOps") options.truncate_ops = e.value.Bool();
   }

@@ -161,6 +161,7 @@ def test_current_op_stage_with_idle_connections(server, client):
     ([{"$currentOp": {"idleConnections": 1}}], 9),       # FailedToParse: not a bool
     ([{"$currentOp": {"allUsers": 1}}], 14),             # TypeMismatch, checked first
     ([{"$currentOp": 1}], 14),
+    ([{"$currentOp": {"idleCursors": True}}], 238),    # not listed: refused, not ignored
 ])
 def test_current_op_stage_errors_as_mongod(client, pipeline, code):
     with pytest.raises(pymongo.errors.OperationFailure) as info:
