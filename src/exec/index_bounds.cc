@@ -51,11 +51,22 @@ std::optional<std::vector<FieldInterval>> FieldIntervals(
   return range;
 }
 
-// Whole-key intervals: every combination of the leading fields' points, each followed by the
-// last bounded field's intervals. The edges of those take in every key that continues them, so
-// the fields after it are read whole.
-IndexBounds Assemble(const IndexDescriptor& index,
-                     const std::vector<std::vector<FieldInterval>>& bounded) {
+}  // namespace
+
+bson::Document IndexBounds::ToExplain() const {
+  bson::DocumentBuilder explain;
+  for (const Field& field : fields) {
+    explain.OpenArray(field.path);
+    for (std::size_t interval_idx = 0; interval_idx < field.intervals.size(); ++interval_idx) {
+      explain.AppendString(std::to_string(interval_idx), field.intervals[interval_idx]);
+    }
+    explain.Close();
+  }
+  return std::move(explain).Finish();
+}
+
+IndexBounds AssembleBounds(const std::vector<IndexField>& fields,
+                           const std::vector<std::vector<FieldInterval>>& bounded) {
   IndexBounds bounds;
   std::vector<std::string> prefixes{std::string()};
   for (std::size_t field_idx = 0; field_idx + 1 < bounded.size(); ++field_idx) {
@@ -77,7 +88,6 @@ IndexBounds Assemble(const IndexDescriptor& index,
     }
   }
   bounds.equality_prefix = AllPoints(bounded.back()) ? bounded.size() : bounded.size() - 1;
-  const std::vector<IndexField>& fields = index.fields();
   for (std::size_t field_idx = 0; field_idx < fields.size(); ++field_idx) {
     IndexBounds::Field shown{fields[field_idx].path, {}};
     if (field_idx < bounded.size()) {
@@ -90,20 +100,6 @@ IndexBounds Assemble(const IndexDescriptor& index,
     bounds.fields.push_back(std::move(shown));
   }
   return bounds;
-}
-
-}  // namespace
-
-bson::Document IndexBounds::ToExplain() const {
-  bson::DocumentBuilder explain;
-  for (const Field& field : fields) {
-    explain.OpenArray(field.path);
-    for (std::size_t interval_idx = 0; interval_idx < field.intervals.size(); ++interval_idx) {
-      explain.AppendString(std::to_string(interval_idx), field.intervals[interval_idx]);
-    }
-    explain.Close();
-  }
-  return std::move(explain).Finish();
 }
 
 std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter) {
@@ -132,11 +128,11 @@ std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::
     if (!points || combinations == 0) break;
   }
   if (bounded.empty()) return std::nullopt;
-  return Assemble(index, bounded);
+  return AssembleBounds(index.fields(), bounded);
 }
 
 IndexBounds FullBounds(const IndexDescriptor& index) {
-  return Assemble(index, {{WholeField(index.fields().front().descending)}});
+  return AssembleBounds(index.fields(), {{WholeField(index.fields().front().descending)}});
 }
 
 }  // namespace quarry::exec

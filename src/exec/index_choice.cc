@@ -3,6 +3,7 @@
 #include <tuple>
 
 #include "exec/partial_filter.h"
+#include "exec/wildcard_bounds.h"
 
 namespace quarry::exec {
 namespace {
@@ -60,11 +61,37 @@ bool Usable(const catalog::IndexInfo& index, const ParsedIndex& parsed,
   return partial == nullptr || (filter != nullptr && FilterImplies(*filter, partial->filter()));
 }
 
+// The access of wildcard `index`: a scan of the one path it reads for `filter`; nullopt when the
+// filter bounds none of its paths (it cannot be read whole, nor for order alone).
+std::optional<IndexAccess> WildcardAccessOf(const catalog::IndexInfo& index,
+                                            std::shared_ptr<const ParsedIndex> parsed,
+                                            const query::Matcher* filter,
+                                            const query::SortSpec& sort) {
+  if (filter == nullptr) return std::nullopt;
+  std::optional<WildcardScan> scan = WildcardScanFor(parsed->descriptor, *filter);
+  if (!scan.has_value()) return std::nullopt;
+  IndexAccess access;
+  access.index = &index;
+  access.multikey = index.runtime->multikey.load();
+  access.bounded = true;
+  std::optional<storage::ScanDirection> direction =
+      WildcardSortDirection(parsed->descriptor, *scan, access.multikey, sort);
+  access.provides_sort = direction.has_value();
+  access.direction = direction.value_or(storage::ScanDirection::kForward);
+  access.bounds = std::move(scan->bounds);
+  access.wildcard_key_pattern = std::move(scan->key_pattern);
+  access.parsed = std::move(parsed);
+  return access;
+}
+
 // The access of `index` for `filter` and `sort`; nullopt when it neither bounds nor orders.
 std::optional<IndexAccess> AccessOf(const catalog::IndexInfo& index,
                                     std::shared_ptr<const ParsedIndex> parsed,
                                     const query::Matcher* filter, const query::SortSpec& sort,
                                     bool hinted) {
+  if (parsed->descriptor.wildcard() != nullptr) {
+    return WildcardAccessOf(index, std::move(parsed), filter, sort);
+  }
   IndexAccess access;
   access.index = &index;
   access.multikey = index.runtime->multikey.load();
@@ -93,9 +120,11 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
                                                    const query::Matcher* filter,
                                                    const query::SortSpec& sort) {
   std::optional<IndexAccess> best;
-  // Larger ranks better: equality prefix, bounded, sort, fewer fields.
+  // Larger ranks better: equality prefix, bounded, sort, fewer fields. A wildcard index ranks as
+  // a single-field index on the path it reads: its path point is not one of its fields.
   auto rank = [](const IndexAccess& a) {
-    return std::make_tuple(a.bounds.equality_prefix, a.bounded, a.provides_sort,
+    const std::size_t path_point = a.wildcard_key_pattern.has_value() ? 1 : 0;
+    return std::make_tuple(a.bounds.equality_prefix - path_point, a.bounded, a.provides_sort,
                            -static_cast<int>(a.parsed->descriptor.fields().size()));
   };
   std::optional<decltype(rank(std::declval<IndexAccess>()))> best_rank;
@@ -140,12 +169,22 @@ StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
                                           const query::Matcher* filter,
                                           const query::SortSpec& sort) {
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+  std::optional<IndexAccess> access;
   if (!bson::SameCollation(parsed->descriptor.collator(), QueryCollator(filter, sort))) {
     // Its bounds and order are another collation's: read all of it, and let FETCH and SORT
     // apply the query's.
-    return *AccessOf(index, std::move(parsed), nullptr, query::SortSpec(), /*hinted=*/true);
+    access = AccessOf(index, std::move(parsed), nullptr, query::SortSpec(), /*hinted=*/true);
+  } else {
+    access = AccessOf(index, std::move(parsed), filter, sort, /*hinted=*/true);
   }
-  return *AccessOf(index, std::move(parsed), filter, sort, /*hinted=*/true);
+  if (!access.has_value()) {
+    // Only a wildcard index has no access without bounds (mongod: jstests wildcard_hint.js).
+    return Status(ErrorCode::kBadValue,
+                  "error processing query: planner returned error :: caused by :: hint provided "
+                  "does not correspond to an index the query can use: the wildcard index '" +
+                      std::string(index.name()) + "' indexes no path the filter bounds");
+  }
+  return std::move(*access);
 }
 
 StatusWith<IndexAccess> BoundedIndexAccess(const catalog::IndexInfo& index, IndexBounds bounds,

@@ -24,6 +24,8 @@ struct IndexAccess {
   bool bounded = false;        // the bounds come from the filter (else: the whole index)
   bool provides_sort = false;  // the scan returns documents in the requested sort order
   bool multikey = false;
+  // A wildcard index's scan reads one path: explain's key pattern for it ({$_path: 1, "a": 1}).
+  std::optional<bson::Document> wildcard_key_pattern;
 };
 
 // The index scan for `filter` (none: every document) and `sort` (empty: any order) among the
@@ -42,7 +44,8 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
 StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
     const catalog::CollectionInfo& info, const query::Matcher& filter);
 
-// The scan of `index` for a hint: its bounds for `filter`, else its whole key space.
+// The scan of `index` for a hint: its bounds for `filter`, else its whole key space. A wildcard
+// index has no whole key space to read: BadValue when `filter` bounds none of its paths.
 StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
                                           const query::Matcher* filter,
                                           const query::SortSpec& sort);

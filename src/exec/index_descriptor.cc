@@ -8,6 +8,8 @@
 
 #include "bson/path.h"
 #include "exec/index_keys_internal.h"
+#include "exec/wildcard_keys_internal.h"
+#include "exec/wildcard_projection.h"
 
 namespace quarry::exec {
 namespace {
@@ -15,8 +17,6 @@ namespace {
 Status CannotCreateIndex(std::string reason) {
   return Status(ErrorCode::kCannotCreateIndex, std::move(reason));
 }
-
-bool IsWildcardPath(std::string_view path) { return path == "$**" || path.ends_with(".$**"); }
 
 // The direction of one key pattern value: a non-zero number. Strings name index types
 // ("text", "2dsphere"...) that Quarry does not build.
@@ -39,10 +39,6 @@ Status CheckDirection(bson::ValueView value) {
 
 // A path must name fields that a document can hold and an update can set.
 Status CheckPath(std::string_view path) {
-  if (IsWildcardPath(path)) {
-    return CannotCreateIndex("wildcard indexes ('" + std::string(path) +
-                             "') are not supported by Quarry yet");
-  }
   if (path.empty()) return CannotCreateIndex("Index keys cannot be an empty field.");
   bool first = true;
   for (const bson::PathComponent& part : bson::PathComponents(path)) {
@@ -59,6 +55,32 @@ Status CheckPath(std::string_view path) {
   return Status::OK();
 }
 
+// mongod's rules for a wildcard index ($** or a.$**): one key field, none of the options that
+// need one key per document, and a wildcardProjection only on $**.
+Status ParseWildcard(bson::DocumentView spec, bson::DocumentView key,
+                     std::shared_ptr<const WildcardProjection>* out) {
+  const std::string_view key_path = key.FirstKey();
+  if (key.CountElements() != 1 || !IsWildcardKeyPath(key_path)) {
+    return CannotCreateIndex("compound wildcard indexes are not supported by Quarry yet");
+  }
+  if (key_path != "$**") {
+    QUARRY_RETURN_IF_ERROR(CheckPath(key_path.substr(0, key_path.size() - 4)));
+  }
+  QUARRY_ASSIGN_OR_RETURN(WildcardProjection projection,
+                          WildcardProjection::Parse(key_path, spec.Get("wildcardProjection")));
+  if (spec.Get("sparse").Truthy()) {
+    return CannotCreateIndex("Index type 'wildcard' does not support the sparse option");
+  }
+  if (spec.Get("unique").Truthy()) {
+    return CannotCreateIndex("Index type 'wildcard' does not support the unique option");
+  }
+  if (spec.Get("expireAfterSeconds").exists()) {
+    return CannotCreateIndex("Index type 'wildcard' cannot be a TTL index");
+  }
+  *out = std::make_shared<const WildcardProjection>(std::move(projection));
+  return Status::OK();
+}
+
 }  // namespace
 
 StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, storage::IndexId id) {
@@ -69,13 +91,24 @@ StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, stor
   if (key.type() != bson::Type::kDocument || key.Document().empty()) {
     return CannotCreateIndex("index spec must have a non-empty 'key' object");
   }
+  bool wildcard = false;
   for (const bson::Element& element : key.Document()) {
     if (index.fields_.size() == kMaxIndexFields) {
       return CannotCreateIndex("too many fields in compound index");
     }
     QUARRY_RETURN_IF_ERROR(CheckDirection(element.value));
-    QUARRY_RETURN_IF_ERROR(CheckPath(element.key));
+    if (IsWildcardKeyPath(element.key)) {
+      wildcard = true;
+    } else {
+      QUARRY_RETURN_IF_ERROR(CheckPath(element.key));
+    }
     index.fields_.push_back(IndexField{std::string(element.key), element.value.AsDouble() < 0});
+  }
+  if (wildcard) {
+    QUARRY_RETURN_IF_ERROR(ParseWildcard(index.spec_, key.Document(), &index.wildcard_));
+  } else if (index.spec_.Get("wildcardProjection").exists()) {
+    return Status(ErrorCode::kBadValue,
+                  "The field 'wildcardProjection' is only allowed in an 'wildcard' index");
   }
   bson::ValueView name = index.spec_.Get("name");
   if (name.type() != bson::Type::kString || name.String().empty()) {
@@ -107,13 +140,17 @@ StatusWith<std::vector<IndexKey>> IndexDescriptor::KeysOf(bson::DocumentView doc
 StatusWith<DocumentKeys> IndexDescriptor::KeysAndMultikeyOf(bson::DocumentView doc,
                                                             bool with_values) const {
   if (partial_filter_.has_value() && !partial_filter_->Matches(doc)) return DocumentKeys();
-  return GenerateIndexKeys(*this, doc, with_values ? KeyOutput::kKeysWithValues : KeyOutput::kKeys);
+  const KeyOutput output = with_values ? KeyOutput::kKeysWithValues : KeyOutput::kKeys;
+  if (wildcard_ != nullptr) return GenerateWildcardKeys(*this, doc, output);
+  return GenerateIndexKeys(*this, doc, output);
 }
 
 StatusWith<bool> IndexDescriptor::IsMultikeyFor(bson::DocumentView doc) const {
   if (partial_filter_.has_value() && !partial_filter_->Matches(doc)) return false;
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys keys,
-                          GenerateIndexKeys(*this, doc, KeyOutput::kMultikeyOnly));
+                          wildcard_ != nullptr
+                              ? GenerateWildcardKeys(*this, doc, KeyOutput::kMultikeyOnly)
+                              : GenerateIndexKeys(*this, doc, KeyOutput::kMultikeyOnly));
   return keys.multikey;
 }
 

@@ -24,6 +24,8 @@ struct IndexField {
   bool descending = false;  // key pattern value < 0
 };
 
+class WildcardProjection;  // wildcard_projection.h
+
 // One key of one document: the index's encoded key fields, and their values as mongod's
 // DuplicateKey error reports them in keyValue ({a: 1, "b.c": "x"}: field paths as in the key
 // pattern; a missing field shows as null, an empty array as undefined).
@@ -47,10 +49,12 @@ class IndexDescriptor {
   // partialFilterExpression?, hidden?, expireAfterSeconds?, ...}; other fields are kept in spec().
   // Fails with CannotCreateIndex (67) for a key pattern that is not a non-empty document of at
   // most 32 fields, for values other than non-zero numbers, for key patterns Quarry cannot index
-  // yet (string values such as "text", "2d", "2dsphere", "hashed", and wildcard paths "$**",
-  // "a.$**"), for empty path components and '$'-prefixed ones (other than $id, $ref and $db
-  // after the first), and for a name that is not a non-empty string; with the matcher's errors
-  // (BadValue) for a bad partialFilterExpression.
+  // yet (string values such as "text", "2d", "2dsphere", "hashed", and compound wildcard
+  // indexes), for empty path components and '$'-prefixed ones (other than $id, $ref and $db
+  // after the first, and a last "$**" of a wildcard index), for a wildcard index that is sparse,
+  // unique or TTL (mongod's messages), and for a name that is not a non-empty string; with
+  // WildcardProjection::Parse's errors for a bad wildcardProjection (BadValue when the index is
+  // not a wildcard one) and the matcher's (BadValue) for a bad partialFilterExpression.
   static StatusWith<IndexDescriptor> Parse(bson::DocumentView spec, storage::IndexId id);
 
   storage::IndexId id() const { return id_; }
@@ -65,6 +69,9 @@ class IndexDescriptor {
   const query::Matcher* partial_filter() const {
     return partial_filter_.has_value() ? &*partial_filter_ : nullptr;
   }
+  // For a wildcard index ("$**" or "a.$**", its one field), the paths it holds; else null. Its
+  // keys are made by wildcard_keys_internal.h's rules, not those below.
+  const WildcardProjection* wildcard() const { return wildcard_.get(); }
   // The collation its keys order strings by; null for the simple collation.
   const bson::StringComparator* collator() const { return collator_.get(); }
 
@@ -107,6 +114,7 @@ class IndexDescriptor {
   bool hidden_ = false;
   std::optional<query::Matcher> partial_filter_;
   std::shared_ptr<const bson::StringComparator> collator_;
+  std::shared_ptr<const WildcardProjection> wildcard_;
 };
 
 }  // namespace quarry::exec

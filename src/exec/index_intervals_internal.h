@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "bson/value.h"
+#include "exec/index_bounds.h"
+#include "exec/index_descriptor.h"
 #include "query/match/matcher.h"
 
 namespace quarry::exec {
@@ -59,5 +61,12 @@ std::string ShowBound(bson::ValueView value);
 // mongod's IndexBoundsBuilder::simpleRegex, made safe for quantifiers after multi-byte
 // characters and for {n,m}.
 std::string RegexPrefix(std::string_view pattern, std::string_view options);
+
+// Whole-key intervals of an index with key fields `fields`: every combination of the leading
+// bounded fields' points, each followed by the last bounded field's intervals. The edges of those
+// take in every key that continues them, so the fields after it are read whole.
+// REQUIRES: 0 < bounded.size() <= fields.size(); all but the last of `bounded` are points.
+IndexBounds AssembleBounds(const std::vector<IndexField>& fields,
+                           const std::vector<std::vector<FieldInterval>>& bounded);
 
 }  // namespace quarry::exec

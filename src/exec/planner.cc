@@ -61,7 +61,9 @@ std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess acces
   options.index = access.index->id;
   options.parsed = access.parsed;
   options.name = descriptor.name();
-  options.key_pattern = bson::Document::Copy(descriptor.key_pattern());
+  options.key_pattern = access.wildcard_key_pattern.has_value()
+                            ? std::move(*access.wildcard_key_pattern)
+                            : bson::Document::Copy(descriptor.key_pattern());
   options.multikey = access.multikey;
   options.unique = descriptor.unique();
   options.sparse = descriptor.sparse();

@@ -21,7 +21,7 @@ bool IsStructuralField(std::string_view field) {
          field == "background";
 }
 
-// Options that only text, geo or wildcard indexes take; Quarry builds none of those.
+// Options that only text or geo indexes take; Quarry builds neither.
 bool IsSpecialIndexOption(std::string_view field) {
   static constexpr std::string_view kFields[] = {"weights",
                                                  "default_language",
@@ -32,7 +32,6 @@ bool IsSpecialIndexOption(std::string_view field) {
                                                  "min",
                                                  "max",
                                                  "bucketSize",
-                                                 "wildcardProjection",
                                                  "coarsestIndexedLevel",
                                                  "finestIndexedLevel"};
   return std::ranges::find(kFields, field) != std::end(kFields);
@@ -69,8 +68,8 @@ Status CheckOption(const bson::Element& e) {
   if (IsSpecialIndexOption(field)) {
     return Status(ErrorCode::kCannotCreateIndex,
                   "index option '" + field +
-                      "' belongs to text, geospatial or wildcard indexes, which Quarry does "
-                      "not support yet");
+                      "' belongs to text or geospatial indexes, which Quarry does not support "
+                      "yet");
   }
   return Status::OK();
 }
@@ -85,7 +84,8 @@ bool IsKnownOption(std::string_view field) {
                                                  "expireAfterSeconds",
                                                  "prepareUnique",
                                                  "clustered",
-                                                 "dropDups"};
+                                                 "dropDups",
+                                                 "wildcardProjection"};
   return std::ranges::find(kFields, field) != std::end(kFields) || IsSpecialIndexOption(field);
 }
 
@@ -117,7 +117,7 @@ bool SameOptions(bson::DocumentView a, bson::DocumentView b) {
 // Options under which two indexes of one key pattern are different indexes (mongod allows
 // both to exist).
 bool SameIdentity(bson::DocumentView a, bson::DocumentView b) {
-  for (std::string_view field : {"partialFilterExpression", "collation"}) {
+  for (std::string_view field : {"partialFilterExpression", "collation", "wildcardProjection"}) {
     if (bson::CompareValues(a.Get(field), b.Get(field)) != 0) return false;
   }
   return true;

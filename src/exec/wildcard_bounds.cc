@@ -1,0 +1,119 @@
+// Wildcard index bounds: one covered path of the filter, read like a single-field index whose
+// keys are prefixed by that path (mongod's planner_wildcard_helpers, for non-compound indexes).
+#include "exec/wildcard_bounds.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "bson/builder.h"
+#include "bson/path.h"
+#include "exec/index_intervals_internal.h"
+#include "exec/wildcard_keys_internal.h"
+#include "exec/wildcard_projection.h"
+#include "query/match/field_path.h"
+
+namespace quarry::exec {
+namespace {
+
+using query::CompareOp;
+
+bool HasNumericComponent(std::string_view path) {
+  for (const bson::PathComponent& part : bson::PathComponents(path)) {
+    if (query::ArrayIndexOf(part.name).has_value()) return true;
+  }
+  return false;
+}
+
+// A value whose documents the index holds under other paths or as their elements, so that no key
+// at the condition's path shows them equal.
+bool IndexedApart(bson::ValueView value) {
+  return value.type() == bson::Type::kArray ||
+         (value.type() == bson::Type::kDocument && !value.Document().empty());
+}
+
+// Whether every document `condition` matches has a key at its path inside the condition's
+// intervals.
+bool KeysShowMatches(const query::PathCondition& condition) {
+  if (MatchesMissing(condition)) return false;
+  switch (condition.op) {
+    case CompareOp::kEq:
+      return !IndexedApart(condition.value);
+    case CompareOp::kIn:
+      return std::ranges::none_of(condition.value.Document(), [](const bson::Element& element) {
+        return IndexedApart(element.value);
+      });
+    case CompareOp::kLt:
+    case CompareOp::kLte:
+    case CompareOp::kGt:
+    case CompareOp::kGte: {
+      const bson::Type type = condition.value.type();
+      return type != bson::Type::kDocument && type != bson::Type::kArray &&
+             type != bson::Type::kMinKey && type != bson::Type::kMaxKey;
+    }
+    case CompareOp::kRegex:
+      return true;
+  }
+  return false;
+}
+
+bool AllPoints(const std::vector<FieldInterval>& intervals) {
+  return std::ranges::all_of(intervals,
+                             [](const FieldInterval& interval) { return interval.point; });
+}
+
+FieldInterval PathPoint(std::string_view path) {
+  bson::DocumentBuilder b;
+  b.AppendString("p", path);
+  const bson::Document doc = std::move(b).Finish();
+  const std::string shown = ShowBound(doc.Get("p"));
+  const std::string bytes = EncodeWildcardPath(path);
+  return FieldInterval{Edge{bytes, false, shown, true}, Edge{bytes, true, shown, true}, true};
+}
+
+}  // namespace
+
+std::optional<WildcardScan> WildcardScanFor(const IndexDescriptor& index,
+                                            const query::Matcher& filter) {
+  const WildcardProjection& paths = *index.wildcard();
+  const bool descending = index.fields().front().descending;
+  std::optional<std::pair<std::string_view, std::vector<FieldInterval>>> range;
+  std::optional<std::pair<std::string_view, std::vector<FieldInterval>>> chosen;
+  for (const query::PathCondition& condition : filter.Conjuncts()) {
+    if (!paths.Covers(condition.path) || HasNumericComponent(condition.path)) continue;
+    if (!KeysShowMatches(condition)) continue;
+    std::optional<std::vector<FieldInterval>> intervals = IntervalsFor(condition, descending);
+    if (!intervals.has_value()) continue;
+    if (AllPoints(*intervals)) {
+      chosen.emplace(condition.path, std::move(*intervals));
+      break;
+    }
+    if (!range.has_value()) range.emplace(condition.path, std::move(*intervals));
+  }
+  if (!chosen.has_value()) chosen = std::move(range);
+  if (!chosen.has_value()) return std::nullopt;
+  WildcardScan scan;
+  scan.path = std::string(chosen->first);
+  const std::vector<IndexField> fields{IndexField{"$_path", false},
+                                       IndexField{scan.path, descending}};
+  scan.bounds = AssembleBounds(fields, {{PathPoint(scan.path)}, std::move(chosen->second)});
+  bson::DocumentBuilder key_pattern;
+  key_pattern.AppendInt32("$_path", 1);
+  key_pattern.Append(scan.path, index.key_pattern().begin()->value);
+  scan.key_pattern = std::move(key_pattern).Finish();
+  return scan;
+}
+
+std::optional<storage::ScanDirection> WildcardSortDirection(const IndexDescriptor& index,
+                                                            const WildcardScan& scan, bool multikey,
+                                                            const query::SortSpec& sort) {
+  const auto& sort_fields = sort.fields();
+  if (multikey || sort_fields.size() != 1 || sort_fields.front().path.dotted() != scan.path) {
+    return std::nullopt;
+  }
+  // The path is one point, so the value intervals follow each other in the index's order.
+  const bool reversed = index.fields().front().descending == sort_fields.front().ascending;
+  return reversed ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+}
+
+}  // namespace quarry::exec

@@ -1,0 +1,107 @@
+// Wildcard index keys: a walk over every leaf of the projected document (mongod's
+// WildcardKeyGenerator::_traverseWildcard), each leaf keyed by its path and value.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "bson/builder.h"
+#include "exec/wildcard_keys_internal.h"
+#include "exec/wildcard_projection.h"
+#include "storage/key_encoding.h"
+
+namespace quarry::exec {
+namespace {
+
+constexpr char kNoBytes[] = "";
+const bson::ValueView kUndefined(bson::Type::kUndefined, kNoBytes, 0);
+
+class WildcardKeyGenerator {
+ public:
+  WildcardKeyGenerator(const IndexDescriptor& index, KeyOutput output)
+      : descending_(index.fields().front().descending), output_(output) {}
+
+  DocumentKeys Run(bson::DocumentView doc, const WildcardProjection& projection) {
+    bson::Document projected;
+    bool skip_id = false;
+    const bson::DocumentView indexed = projection.Apply(doc, &projected, &skip_id);
+    std::string path;
+    Traverse(indexed, /*is_array=*/false, skip_id, &path);
+    if (keys_.size() > 1) {
+      // Of keys that encode alike (1 and 1.0), the first generated stays, as in mongod's set.
+      std::stable_sort(keys_.begin(), keys_.end(),
+                       [](const IndexKey& a, const IndexKey& b) { return a.encoded < b.encoded; });
+      keys_.erase(
+          std::unique(keys_.begin(), keys_.end(),
+                      [](const IndexKey& a, const IndexKey& b) { return a.encoded == b.encoded; }),
+          keys_.end());
+    }
+    DocumentKeys out;
+    out.keys = std::move(keys_);
+    out.multikey = multikey_;
+    return out;
+  }
+
+ private:
+  // The elements of `obj` under `*path`; an array's elements keep the array's path.
+  void Traverse(bson::DocumentView obj, bool is_array, bool skip_id, std::string* path) {
+    for (const bson::Element& element : obj) {
+      if (element.key.find('.') != std::string_view::npos) continue;
+      if (skip_id && element.key == "_id") continue;
+      const std::size_t parent_size = path->size();
+      if (!is_array) {
+        if (!path->empty()) *path += '.';
+        *path += element.key;
+      }
+      const bson::Type type = element.value.type();
+      if (type == bson::Type::kArray && is_array) {
+        AddKey(*path, element.value);  // an array in an array is a value
+      } else if (type == bson::Type::kArray || type == bson::Type::kDocument) {
+        if (type == bson::Type::kArray) multikey_ = true;
+        const bson::DocumentView nested = element.value.Document();
+        if (nested.empty()) {
+          AddKey(*path, type == bson::Type::kArray ? kUndefined : element.value);
+        } else {
+          Traverse(nested, type == bson::Type::kArray, /*skip_id=*/false, path);
+        }
+      } else {
+        AddKey(*path, element.value);
+      }
+      path->resize(parent_size);
+    }
+  }
+
+  void AddKey(const std::string& path, bson::ValueView value) {
+    if (output_ == KeyOutput::kMultikeyOnly) return;
+    IndexKey key;
+    key.encoded = EncodeWildcardPath(path);
+    storage::AppendIndexKey(value, descending_, &key.encoded);
+    if (output_ == KeyOutput::kKeysWithValues) {
+      bson::DocumentBuilder values;
+      values.AppendString("$_path", path);
+      values.Append(path, value);
+      key.values = std::move(values).Finish();
+    }
+    keys_.push_back(std::move(key));
+  }
+
+  const bool descending_;
+  const KeyOutput output_;
+  std::vector<IndexKey> keys_;
+  bool multikey_ = false;
+};
+
+}  // namespace
+
+std::string EncodeWildcardPath(std::string_view path) {
+  bson::DocumentBuilder b;
+  b.AppendString("p", path);
+  const bson::Document doc = std::move(b).Finish();
+  return storage::EncodeIndexKey(doc.Get("p"));
+}
+
+StatusWith<DocumentKeys> GenerateWildcardKeys(const IndexDescriptor& index, bson::DocumentView doc,
+                                              KeyOutput output) {
+  return WildcardKeyGenerator(index, output).Run(doc, *index.wildcard());
+}
+
+}  // namespace quarry::exec
