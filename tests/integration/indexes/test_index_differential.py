@@ -8,6 +8,7 @@ import re
 
 import bson
 import pymongo
+import pymongo.errors
 import pytest
 
 SEED = 20261201
@@ -282,3 +283,23 @@ def test_projections_of_index_fields_return_what_a_collection_scan_returns(popul
             cursor = populated.find(query, projection).sort(sort)
             got = [typed(d) for d in (cursor.hint(hint) if hint else cursor)]
             assert got == expected, (query, projection, hint)
+
+
+def test_a_wildcard_index_beside_the_others_returns_what_a_collection_scan_returns(populated):
+    # The wildcard index competes with the single-field ones on the same paths; hinted, it
+    # answers every filter that bounds one of its paths and refuses the others with BadValue.
+    populated.create_index([("$**", 1)], name="wildcard")
+    rng = random.Random(SEED + 7)
+    hinted_ok = 0
+    for _ in range(QUERIES):
+        query = random_filter(rng) if rng.random() < 0.8 else random_or_filter(rng)
+        expected = sorted(d["_id"] for d in populated.find(query, {"_id": 1}).hint(NATURAL))
+        assert sorted(d["_id"] for d in populated.find(query, {"_id": 1})) == expected, query
+        try:
+            hinted = sorted(d["_id"] for d in populated.find(query, {"_id": 1}).hint("wildcard"))
+        except pymongo.errors.OperationFailure as failure:
+            assert failure.code == 2, (query, failure)
+            continue
+        hinted_ok += 1
+        assert hinted == expected, query
+    assert hinted_ok > QUERIES // 3, hinted_ok
