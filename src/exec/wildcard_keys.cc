@@ -26,6 +26,12 @@ class WildcardKeyGenerator {
     const bson::DocumentView indexed = projection.Apply(doc, &projected, &skip_id);
     std::string path;
     Traverse(indexed, /*is_array=*/false, skip_id, &path);
+    if (!multikey_) {
+      // A document with a repeated field name has two leaves on one path: like an array, it
+      // makes a scan of that path meet the document twice.
+      std::ranges::sort(paths_);
+      multikey_ = std::ranges::adjacent_find(paths_) != paths_.end();
+    }
     if (keys_.size() > 1) {
       // Of keys that encode alike (1 and 1.0), the first generated stays, as in mongod's set.
       std::stable_sort(keys_.begin(), keys_.end(),
@@ -71,6 +77,7 @@ class WildcardKeyGenerator {
   }
 
   void AddKey(const std::string& path, bson::ValueView value) {
+    if (!multikey_) paths_.push_back(path);
     if (output_ == KeyOutput::kMultikeyOnly) return;
     IndexKey key;
     key.encoded = EncodeWildcardPath(path);
@@ -87,6 +94,7 @@ class WildcardKeyGenerator {
   const bool descending_;
   const KeyOutput output_;
   std::vector<IndexKey> keys_;
+  std::vector<std::string> paths_;  // of the keys added while no array was met
   bool multikey_ = false;
 };
 

@@ -75,6 +75,15 @@ TEST(WildcardKeysTest, ArraysAreExpandedUnderTheirOwnPathAndMakeTheIndexMultikey
   EXPECT_TRUE(Multikey(index, R"({"a": []})"));
 }
 
+TEST(WildcardKeysTest, ARepeatedFieldNameMakesTheIndexMultikey) {
+  IndexDescriptor index = Index(R"({"$**": 1})");
+  bson::DocumentBuilder doc;
+  doc.AppendInt32("a", 1).AppendInt32("b", 2).AppendInt32("a", 3);
+  StatusWith<bool> multikey = index.IsMultikeyFor(std::move(doc).Finish());
+  ASSERT_TRUE(multikey.ok());
+  EXPECT_TRUE(multikey.value());
+}
+
 TEST(WildcardKeysTest, EmptyArraysAreUndefinedAndEmptyDocumentsThemselves) {
   IndexDescriptor index = Index(R"({"$**": 1})");
   EXPECT_EQ(Keys(index, R"({"a": [], "b": {}})"),
