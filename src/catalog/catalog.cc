@@ -1,7 +1,9 @@
 // Catalog: in-memory maps in front of the catalog family, DDL through the commit pipeline.
 #include "catalog/catalog.h"
 
+#include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <utility>
 
 #include "base/check.h"
@@ -26,6 +28,28 @@ std::string MultikeyName(storage::IndexId index) {
   std::string name(kMultikeyPrefix);
   AppendBigEndian64(index, &name);
   return name;
+}
+
+// The multikey mark's value: "1", then each multikey path of a wildcard index after a 0 byte.
+std::string MultikeyValue(const std::vector<std::string>& paths) {
+  std::string value = "1";
+  for (const std::string& path : paths) {
+    value += '\0';
+    value += path;
+  }
+  return value;
+}
+
+std::vector<std::string> MultikeyPathsOf(std::string_view value) {
+  std::vector<std::string> paths;
+  std::size_t start = value.find('\0');
+  while (start != std::string_view::npos) {
+    const std::size_t end = value.find('\0', start + 1);
+    paths.emplace_back(
+        value.substr(start + 1, end == std::string_view::npos ? end : end - start - 1));
+    start = end;
+  }
+  return paths;
 }
 
 std::string BigEndian(std::uint64_t value) {
@@ -78,6 +102,7 @@ StatusWith<std::unique_ptr<Catalog>> Catalog::Load(storage::Engine* engine) {
       max_index_id = std::max(max_index_id, index.id);
       QUARRY_ASSIGN_OR_RETURN(auto multikey, engine->meta().Get(MultikeyName(index.id)));
       index.runtime->multikey.store(multikey.has_value());
+      if (multikey.has_value()) index.runtime->multikey_paths = MultikeyPathsOf(*multikey);
     }
     catalog->Publish(std::make_shared<const CollectionInfo>(std::move(info)));
   }
@@ -154,6 +179,35 @@ Status Catalog::MarkMultikey(const IndexInfo& index) {
   storage::WriteUnit unit;
   unit.PutMeta(MultikeyName(index.id), "1");
   return Commit(std::move(unit), DdlOptions{});
+}
+
+Status Catalog::MarkMultikeyPaths(const IndexInfo& index, const std::vector<std::string>& paths) {
+  // One writer at a time rewrites the mark, so no path another adds is lost.
+  static std::mutex marking;
+  std::lock_guard marking_lock(marking);
+  IndexRuntime& runtime = *index.runtime;
+  std::vector<std::string> merged;
+  {
+    std::lock_guard lock(runtime.multikey_paths_mu);
+    merged = runtime.multikey_paths;
+  }
+  bool added = false;
+  for (const std::string& path : paths) {
+    auto at = std::lower_bound(merged.begin(), merged.end(), path);
+    if (at != merged.end() && *at == path) continue;
+    merged.insert(at, path);
+    added = true;
+  }
+  if (!added && runtime.multikey.load()) return Status::OK();
+  storage::WriteUnit unit;
+  unit.PutMeta(MultikeyName(index.id), MultikeyValue(merged));
+  QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), DdlOptions{}));
+  {
+    std::lock_guard lock(runtime.multikey_paths_mu);
+    runtime.multikey_paths = std::move(merged);
+  }
+  runtime.multikey.store(true);
+  return Status::OK();
 }
 
 void Catalog::AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit) {

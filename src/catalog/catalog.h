@@ -84,6 +84,8 @@ class Catalog {
   // Marks `index` multikey, in memory and in a commit of its own that precedes, in the log,
   // whatever commit follows: a restart never finds multikey keys in an index not marked so.
   Status MarkMultikey(const IndexInfo& index);
+  // As MarkMultikey, and adds `paths` to the index's multikey paths (IndexRuntime), durably.
+  Status MarkMultikeyPaths(const IndexInfo& index, const std::vector<std::string>& paths);
 
   // Changes a collection's options or index specs: `change` edits a copy of its entry (it must
   // not touch db, name, uuid or id), which is then persisted atomically with the oplog entry

@@ -23,6 +23,11 @@ struct IndexRuntime {
   // Some record has produced more than one key for the index (an array in an indexed field).
   // Set before the commit that writes such keys, and persisted with it; never cleared.
   std::atomic<bool> multikey{false};
+  // For a wildcard index, the paths whose arrays (or repeated field names) gave some record
+  // several keys on one path, sorted: mongod's multikey paths. Set and persisted as `multikey`
+  // is (Catalog::MarkMultikeyPaths); guarded by multikey_paths_mu.
+  std::mutex multikey_paths_mu;
+  std::vector<std::string> multikey_paths;
   // What a layer above derives from the spec once (exec's parsed index), made on first use.
   std::once_flag derive_once;
   std::shared_ptr<const void> derived;

@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "catalog/catalog.h"
 #include "exec/index_catalog.h"
+#include "exec/index_maintenance.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -41,9 +42,8 @@ Status AddKeysOf(const ExecContext& ctx, const std::vector<Target>& targets,
     const IndexDescriptor& descriptor = target.parsed->descriptor;
     QUARRY_ASSIGN_OR_RETURN(DocumentKeys keys,
                             descriptor.KeysAndMultikeyOf(record, descriptor.unique()));
-    if (keys.multikey && !target.index->runtime->multikey.load()) {
-      QUARRY_RETURN_IF_ERROR(ctx.catalog->MarkMultikey(*target.index));
-    }
+    QUARRY_RETURN_IF_ERROR(
+        MarkMultikey(*ctx.catalog, *target.index, keys.multikey, keys.multikey_paths));
     for (IndexKey& key : keys.keys) {
       storage::IndexEntry entry;
       entry.index = target.index->id;

@@ -72,7 +72,8 @@ std::optional<IndexAccess> WildcardAccessOf(const catalog::IndexInfo& index,
   if (!scan.has_value()) return std::nullopt;
   IndexAccess access;
   access.index = &index;
-  access.multikey = index.runtime->multikey.load();
+  const std::vector<std::string> multikey_paths = MultikeyPathsAbove(*index.runtime, scan->path);
+  access.multikey = !multikey_paths.empty();
   access.bounded = true;
   std::optional<storage::ScanDirection> direction =
       WildcardSortDirection(parsed->descriptor, *scan, access.multikey, sort);
@@ -80,6 +81,7 @@ std::optional<IndexAccess> WildcardAccessOf(const catalog::IndexInfo& index,
   access.direction = direction.value_or(storage::ScanDirection::kForward);
   access.bounds = std::move(scan->bounds);
   access.wildcard_key_pattern = std::move(scan->key_pattern);
+  access.wildcard_multikey_paths = WildcardMultikeyPathsExplain(scan->path, multikey_paths);
   access.parsed = std::move(parsed);
   return access;
 }

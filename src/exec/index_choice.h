@@ -24,8 +24,10 @@ struct IndexAccess {
   bool bounded = false;        // the bounds come from the filter (else: the whole index)
   bool provides_sort = false;  // the scan returns documents in the requested sort order
   bool multikey = false;
-  // A wildcard index's scan reads one path: explain's key pattern for it ({$_path: 1, "a": 1}).
+  // A wildcard index's scan reads one path: explain's key pattern for it ({$_path: 1, "a": 1})
+  // and its multiKeyPaths ({$_path: [], "a": []}).
   std::optional<bson::Document> wildcard_key_pattern;
+  std::optional<bson::Document> wildcard_multikey_paths;
 };
 
 // The index scan for `filter` (none: every document) and `sort` (empty: any order) among the

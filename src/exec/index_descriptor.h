@@ -41,6 +41,10 @@ struct DocumentKeys {
   // one element or none counts, though it makes one key, because the key then holds an element
   // (or undefined), not the field's value: such an index cannot cover that field any more.
   bool multikey = false;
+  // For a wildcard index: the paths that gave `doc` several keys (an array's path, or a field
+  // name the document repeats), sorted and distinct. Their keys and those below them may hold
+  // one document several times.
+  std::vector<std::string> multikey_paths;
 };
 
 class IndexDescriptor {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <shared_mutex>
 
 #include "exec/index_catalog.h"
@@ -48,15 +49,14 @@ Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info
     Status failed = Status::OK();
     for (const catalog::IndexInfo* index : indexes) {
       bool multikey = false;
+      std::vector<std::string> multikey_paths;
       StatusWith<storage::IndexChanges> changes =
-          IndexChangesFor(*index, change.before, change.after, &multikey);
+          IndexChangesFor(*index, change.before, change.after, &multikey, &multikey_paths);
       if (!changes.ok()) {
         failed = changes.status();
         break;
       }
-      if (multikey && !index->runtime->multikey.load()) {
-        QUARRY_RETURN_IF_ERROR(catalog.MarkMultikey(*index));
-      }
+      QUARRY_RETURN_IF_ERROR(MarkMultikey(catalog, *index, multikey, multikey_paths));
       std::ranges::move(changes.value().removed, std::back_inserter(all.removed));
       std::ranges::move(changes.value().added, std::back_inserter(all.added));
     }
@@ -71,15 +71,31 @@ Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info
 
 }  // namespace
 
+Status MarkMultikey(catalog::Catalog& catalog, const catalog::IndexInfo& index, bool multikey,
+                    const std::vector<std::string>& multikey_paths) {
+  if (!multikey) return Status::OK();
+  catalog::IndexRuntime& runtime = *index.runtime;
+  if (multikey_paths.empty()) {
+    return runtime.multikey.load() ? Status::OK() : catalog.MarkMultikey(index);
+  }
+  {
+    std::lock_guard lock(runtime.multikey_paths_mu);
+    if (std::ranges::includes(runtime.multikey_paths, multikey_paths)) return Status::OK();
+  }
+  return catalog.MarkMultikeyPaths(index, multikey_paths);
+}
+
 StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& index,
                                                   bson::DocumentView before,
-                                                  bson::DocumentView after, bool* multikey) {
+                                                  bson::DocumentView after, bool* multikey,
+                                                  std::vector<std::string>* multikey_paths) {
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
   const IndexDescriptor& descriptor = parsed->descriptor;
   // A unique index's new keys carry their values, which a DuplicateKey error reports.
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys old_keys, KeysOf(descriptor, before, false));
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys new_keys, KeysOf(descriptor, after, descriptor.unique()));
   *multikey = new_keys.multikey;
+  if (multikey_paths != nullptr) *multikey_paths = std::move(new_keys.multikey_paths);
   storage::IndexChanges changes;
   // Both lists are sorted by encoding: one merge finds what only one side has.
   auto old_it = old_keys.keys.begin();

@@ -2,6 +2,9 @@
 // the specs current when it commits.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "base/status.h"
 #include "catalog/catalog.h"
 #include "storage/commit_pipeline.h"
@@ -23,9 +26,15 @@ StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& cat
 
 // The keys `index` holds for a record changing from `before` to `after` (either empty when there
 // is none): what to remove and what to add, nothing for keys both have. Sets `*multikey` when
-// `after` makes the index multikey.
-StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& index,
-                                                  bson::DocumentView before,
-                                                  bson::DocumentView after, bool* multikey);
+// `after` makes the index multikey, and gives `*multikey_paths` (when not null) the wildcard
+// multikey paths it makes (DocumentKeys::multikey_paths).
+StatusWith<storage::IndexChanges> IndexChangesFor(
+    const catalog::IndexInfo& index, bson::DocumentView before, bson::DocumentView after,
+    bool* multikey, std::vector<std::string>* multikey_paths = nullptr);
+
+// Marks `index` multikey when a record's keys make it so (`keys`), with a wildcard index's
+// multikey paths; durably, and only what is not marked yet.
+Status MarkMultikey(catalog::Catalog& catalog, const catalog::IndexInfo& index, bool multikey,
+                    const std::vector<std::string>& multikey_paths);
 
 }  // namespace quarry::exec

@@ -65,6 +65,7 @@ std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess acces
                             ? std::move(*access.wildcard_key_pattern)
                             : bson::Document::Copy(descriptor.key_pattern());
   options.multikey = access.multikey;
+  options.multikey_paths = std::move(access.wildcard_multikey_paths);
   options.unique = descriptor.unique();
   options.sparse = descriptor.sparse();
   options.partial = descriptor.partial_filter() != nullptr;

@@ -3,6 +3,7 @@
 #include "exec/wildcard_bounds.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -102,6 +103,30 @@ std::optional<WildcardScan> WildcardScanFor(const IndexDescriptor& index,
   key_pattern.Append(scan.path, index.key_pattern().begin()->value);
   scan.key_pattern = std::move(key_pattern).Finish();
   return scan;
+}
+
+std::vector<std::string> MultikeyPathsAbove(catalog::IndexRuntime& runtime, std::string_view path) {
+  std::vector<std::string> above;
+  std::lock_guard lock(runtime.multikey_paths_mu);
+  for (const std::string& multikey : runtime.multikey_paths) {
+    if (path.starts_with(multikey) &&
+        (path.size() == multikey.size() || path[multikey.size()] == '.')) {
+      above.push_back(multikey);
+    }
+  }
+  return above;
+}
+
+bson::Document WildcardMultikeyPathsExplain(std::string_view path,
+                                            const std::vector<std::string>& multikey_paths) {
+  bson::DocumentBuilder b;
+  b.OpenArray("$_path").Close();
+  b.OpenArray(path);
+  for (std::size_t path_idx = 0; path_idx < multikey_paths.size(); ++path_idx) {
+    b.AppendString(std::to_string(path_idx), multikey_paths[path_idx]);
+  }
+  b.Close();
+  return std::move(b).Finish();
 }
 
 std::optional<storage::ScanDirection> WildcardSortDirection(const IndexDescriptor& index,

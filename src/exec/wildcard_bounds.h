@@ -4,8 +4,11 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "bson/value.h"
+#include "catalog/collection_info.h"
 #include "exec/index_bounds.h"
 #include "exec/index_descriptor.h"
 #include "query/match/matcher.h"
@@ -30,6 +33,14 @@ struct WildcardScan {
 // name an array position). nullopt when no condition is left.
 std::optional<WildcardScan> WildcardScanFor(const IndexDescriptor& index,
                                             const query::Matcher& filter);
+
+// The multikey paths of a wildcard index (`runtime`) at or above `path`, sorted: its keys on
+// `path` may then hold one document several times.
+std::vector<std::string> MultikeyPathsAbove(catalog::IndexRuntime& runtime, std::string_view path);
+
+// Explain's multiKeyPaths of a scan of `path`: {$_path: [], <path>: `multikey_paths`}.
+bson::Document WildcardMultikeyPathsExplain(std::string_view path,
+                                            const std::vector<std::string>& multikey_paths);
 
 // The direction in which `scan` returns documents in `sort` order: a sort on its one path, when
 // no document has an array in the index (`multikey` false); nullopt otherwise.

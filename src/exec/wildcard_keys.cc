@@ -26,12 +26,16 @@ class WildcardKeyGenerator {
     const bson::DocumentView indexed = projection.Apply(doc, &projected, &skip_id);
     std::string path;
     Traverse(indexed, /*is_array=*/false, skip_id, &path);
-    if (!multikey_) {
-      // A document with a repeated field name has two leaves on one path: like an array, it
-      // makes a scan of that path meet the document twice.
-      std::ranges::sort(paths_);
-      multikey_ = std::ranges::adjacent_find(paths_) != paths_.end();
+    // A document with a repeated field name has two leaves on one path: like an array, it makes
+    // a scan of that path meet the document twice.
+    std::ranges::sort(paths_);
+    for (auto repeated = std::ranges::adjacent_find(paths_); repeated != paths_.end();
+         repeated = std::adjacent_find(repeated + 1, paths_.end())) {
+      multikey_paths_.push_back(*repeated);
     }
+    std::ranges::sort(multikey_paths_);
+    multikey_paths_.erase(std::unique(multikey_paths_.begin(), multikey_paths_.end()),
+                          multikey_paths_.end());
     if (keys_.size() > 1) {
       // Of keys that encode alike (1 and 1.0), the first generated stays, as in mongod's set.
       std::stable_sort(keys_.begin(), keys_.end(),
@@ -43,7 +47,8 @@ class WildcardKeyGenerator {
     }
     DocumentKeys out;
     out.keys = std::move(keys_);
-    out.multikey = multikey_;
+    out.multikey = !multikey_paths_.empty();
+    out.multikey_paths = std::move(multikey_paths_);
     return out;
   }
 
@@ -62,12 +67,14 @@ class WildcardKeyGenerator {
       if (type == bson::Type::kArray && is_array) {
         AddKey(*path, element.value);  // an array in an array is a value
       } else if (type == bson::Type::kArray || type == bson::Type::kDocument) {
-        if (type == bson::Type::kArray) multikey_ = true;
+        if (type == bson::Type::kArray) multikey_paths_.push_back(*path);
         const bson::DocumentView nested = element.value.Document();
         if (nested.empty()) {
           AddKey(*path, type == bson::Type::kArray ? kUndefined : element.value);
         } else {
+          arrays_entered_ += type == bson::Type::kArray ? 1 : 0;
           Traverse(nested, type == bson::Type::kArray, /*skip_id=*/false, path);
+          arrays_entered_ -= type == bson::Type::kArray ? 1 : 0;
         }
       } else {
         AddKey(*path, element.value);
@@ -77,7 +84,8 @@ class WildcardKeyGenerator {
   }
 
   void AddKey(const std::string& path, bson::ValueView value) {
-    if (!multikey_) paths_.push_back(path);
+    // Below an array, the array's path already says that keys may repeat a document.
+    if (arrays_entered_ == 0) paths_.push_back(path);
     if (output_ == KeyOutput::kMultikeyOnly) return;
     IndexKey key;
     key.encoded = EncodeWildcardPath(path);
@@ -94,8 +102,9 @@ class WildcardKeyGenerator {
   const bool descending_;
   const KeyOutput output_;
   std::vector<IndexKey> keys_;
-  std::vector<std::string> paths_;  // of the keys added while no array was met
-  bool multikey_ = false;
+  std::vector<std::string> paths_;  // of the keys added outside arrays
+  int arrays_entered_ = 0;
+  std::vector<std::string> multikey_paths_;
 };
 
 }  // namespace

@@ -83,6 +83,9 @@ void IndexScan::ExplainDetails(bson::DocumentBuilder* b) const {
   b->AppendDocument("keyPattern", options_.key_pattern);
   b->AppendString("indexName", options_.name);
   b->AppendBool("isMultiKey", options_.multikey);
+  if (options_.multikey_paths.has_value()) {
+    b->AppendDocument("multiKeyPaths", *options_.multikey_paths);
+  }
   b->AppendBool("isUnique", options_.unique);
   b->AppendBool("isSparse", options_.sparse);
   b->AppendBool("isPartial", options_.partial);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -21,6 +22,8 @@ struct IndexScanOptions {
   std::string name;
   bson::Document key_pattern;
   bool multikey = false;
+  // Explain's multiKeyPaths ({$_path: [], "a.b": ["a"]}), shown for wildcard indexes only.
+  std::optional<bson::Document> multikey_paths;
   bool unique = false;
   bool sparse = false;
   bool partial = false;

@@ -12,6 +12,8 @@ import pymongo
 import pymongo.errors
 import pytest
 
+from quarry_server import CLIENT_OPTIONS
+
 SEED = 20261202
 DOCUMENTS = 1500
 QUERIES = 250
@@ -168,9 +170,13 @@ def test_sorts_through_a_wildcard_index_return_the_scans_order(db):
             expected = list(db.s.find(query).sort([(field, direction)]).hint(NATURAL))
             key = (lambda d: d[field]) if field == "v" else (lambda d: d["w"]["u"])
             assert [key(d) for d in got] == [key(d) for d in expected]
-    db.s.insert_one({"_id": "arr", "v": [1, 2]})  # now multikey: a SORT stage orders
+    db.s.insert_one({"_id": "arr", "v": [1, 2]})  # v is multikey now: a SORT stage orders
     plan = db.s.find({"v": {"$gte": 5}}).sort("v", 1).explain()["queryPlanner"]["winningPlan"]
     assert plan["stage"] == "SORT", plan
+    assert plan["inputStage"]["inputStage"]["isMultiKey"] is True
+    # Multikey is tracked per path: w.u still gives its order.
+    plan = db.s.find({"w.u": "1"}).sort("w.u", 1).explain()["queryPlanner"]["winningPlan"]
+    assert plan["stage"] == "FETCH" and plan["inputStage"]["isMultiKey"] is False, plan
 
 
 def test_explain_shows_the_path_and_its_bounds(db):
@@ -185,6 +191,31 @@ def test_explain_shows_the_path_and_its_bounds(db):
     scan = db.e.find({"s": bson.Regex("^x1")}).explain()["queryPlanner"]["winningPlan"][
         "inputStage"]
     assert scan["indexBounds"] == {"$_path": ['["s", "s"]'], "s": ['["x1", "x2")', "[/^x1/, /^x1/]"]}
+
+
+def test_explain_shows_which_paths_are_multikey(db):
+    db.m.insert_many([{"_id": 1, "a": [{"b": 1}, {"b": 2}], "c": {"d": 1}, "e": {"f": [1]}}])
+    db.m.create_index([("$**", 1)])
+    for path, multikey_paths in [("a.b", ["a"]), ("c.d", []), ("e.f", ["e.f"])]:
+        plan = db.m.find({path: 1}).explain()["queryPlanner"]["winningPlan"]["inputStage"]
+        assert plan["isMultiKey"] is bool(multikey_paths), (path, plan)
+        assert plan["multiKeyPaths"] == {"$_path": [], path: multikey_paths}, (path, plan)
+    # A document whose array meets a path more than once is returned once.
+    assert [d["_id"] for d in db.m.find({"a.b": {"$gte": 1}})] == [1]
+
+
+def test_multikey_paths_survive_a_restart(own_server):
+    with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+        c.t.w.create_index([("$**", 1)])
+        c.t.w.insert_many([{"_id": i, "tags": [i, i + 1], "n": i} for i in range(20)])
+    own_server.restart()
+    with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+        plan = c.t.w.find({"tags": 7}).explain()["queryPlanner"]["winningPlan"]["inputStage"]
+        assert plan["isMultiKey"] is True and plan["multiKeyPaths"]["tags"] == ["tags"]
+        plan = c.t.w.find({"n": 7}).explain()["queryPlanner"]["winningPlan"]["inputStage"]
+        assert plan["isMultiKey"] is False
+        assert sorted(d["_id"] for d in c.t.w.find({"tags": 7})) == [6, 7]
+        assert c.t.command("validate", "w")["valid"] is True
 
 
 def test_conditions_a_wildcard_index_cannot_answer_scan_the_collection(db):

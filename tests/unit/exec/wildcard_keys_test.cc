@@ -75,6 +75,23 @@ TEST(WildcardKeysTest, ArraysAreExpandedUnderTheirOwnPathAndMakeTheIndexMultikey
   EXPECT_TRUE(Multikey(index, R"({"a": []})"));
 }
 
+TEST(WildcardKeysTest, MultikeyPathsAreThoseOfArraysAndRepeatedNames) {
+  IndexDescriptor index = Index(R"({"$**": 1})");
+  StatusWith<DocumentKeys> keys = index.KeysAndMultikeyOf(
+      Doc(R"({"a": [{"b": [1]}, {"b": 2}], "c": 1, "d": {"e": []}, "f": [[1]]})"));
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys.value().multikey_paths, (Strings{"a", "a.b", "d.e", "f"}));
+  bson::DocumentBuilder repeated;
+  repeated.AppendInt32("x", 1).AppendInt32("x", 2);
+  keys = index.KeysAndMultikeyOf(std::move(repeated).Finish());
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys.value().multikey_paths, (Strings{"x"}));
+  keys = index.KeysAndMultikeyOf(Doc(R"({"a": {"b": 1}})"));
+  ASSERT_TRUE(keys.ok());
+  EXPECT_TRUE(keys.value().multikey_paths.empty());
+  EXPECT_FALSE(keys.value().multikey);
+}
+
 TEST(WildcardKeysTest, ARepeatedFieldNameMakesTheIndexMultikey) {
   IndexDescriptor index = Index(R"({"$**": 1})");
   bson::DocumentBuilder doc;
