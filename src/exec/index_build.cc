@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "exec/index_catalog.h"
 #include "exec/index_maintenance.h"
+#include "exec/key_values.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -44,12 +45,14 @@ Status AddKeysOf(const ExecContext& ctx, const std::vector<Target>& targets,
                             descriptor.KeysAndMultikeyOf(record, descriptor.unique()));
     QUARRY_RETURN_IF_ERROR(
         MarkMultikey(*ctx.catalog, *target.index, keys.multikey, keys.multikey_paths));
+    std::string key_values = KeyValuesOf(descriptor, record, keys);
     for (IndexKey& key : keys.keys) {
       storage::IndexEntry entry;
       entry.index = target.index->id;
       entry.key = std::move(key.encoded);
       entry.unique = target.parsed->unique;
       entry.key_value = std::move(key.values);
+      entry.key_values = key_values;
       added.push_back(std::move(entry));
     }
   }

@@ -6,6 +6,7 @@
 #include <shared_mutex>
 
 #include "exec/index_catalog.h"
+#include "exec/key_values.h"
 
 namespace quarry::exec {
 namespace {
@@ -17,12 +18,13 @@ StatusWith<DocumentKeys> KeysOf(const IndexDescriptor& descriptor, bson::Documen
   return descriptor.KeysAndMultikeyOf(doc, with_values);
 }
 
-storage::IndexEntry EntryOf(const ParsedIndex& parsed, IndexKey key) {
+storage::IndexEntry EntryOf(const ParsedIndex& parsed, IndexKey key, std::string key_values = {}) {
   storage::IndexEntry entry;
   entry.index = parsed.descriptor.id();
   entry.key = std::move(key.encoded);
   entry.unique = parsed.unique;
   entry.key_value = std::move(key.values);
+  entry.key_values = std::move(key_values);
   return entry;
 }
 
@@ -95,6 +97,8 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys old_keys, KeysOf(descriptor, before, false));
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys new_keys, KeysOf(descriptor, after, descriptor.unique()));
   *multikey = new_keys.multikey;
+  std::string old_values = KeyValuesOf(descriptor, before, old_keys);
+  std::string new_values = KeyValuesOf(descriptor, after, new_keys);
   if (multikey_paths != nullptr) *multikey_paths = std::move(new_keys.multikey_paths);
   storage::IndexChanges changes;
   // Both lists are sorted by encoding: one merge finds what only one side has.
@@ -105,7 +109,11 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
         (old_it != old_keys.keys.end() && old_it->encoded < new_it->encoded)) {
       changes.removed.push_back(EntryOf(*parsed, std::move(*old_it++)));
     } else if (old_it == old_keys.keys.end() || new_it->encoded < old_it->encoded) {
-      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++)));
+      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++), new_values));
+    } else if (old_values != new_values) {
+      // The same key with other values (1 became 1.0): overwrite the entry's value.
+      ++old_it;
+      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++), new_values));
     } else {
       ++old_it;
       ++new_it;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bson/compare.h"
+#include "exec/covered_read.h"
 #include "exec/id_point.h"
 #include "exec/index_choice.h"
 #include "exec/min_max_bounds.h"
@@ -41,7 +42,11 @@ bool HintNames(const catalog::IndexInfo& index, bson::ValueView hint) {
 struct Access {
   std::unique_ptr<PlanStage> root;
   bool provides_sort = false;
+  bool covered = false;  // the root is an IXSCAN handing up key values, not records
 };
+
+// What a read may be covered by: the paths it reads (covered_read.h); null: not coverable.
+using CoverPaths = std::optional<std::vector<std::string>>;
 
 std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& collection,
                                   const std::optional<query::Matcher>& filter,
@@ -55,7 +60,7 @@ std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& coll
                                           std::move(options));
 }
 
-std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess access) {
+IndexScanOptions ScanOptionsOf(IndexAccess access) {
   const IndexDescriptor& descriptor = access.parsed->descriptor;
   IndexScanOptions options;
   options.index = access.index->id;
@@ -71,7 +76,12 @@ std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess acces
   options.partial = descriptor.partial_filter() != nullptr;
   options.bounds = std::move(access.bounds);
   options.direction = access.direction;
-  return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
+  return options;
+}
+
+std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess access) {
+  return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt,
+                                     ScanOptionsOf(std::move(access)));
 }
 
 std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
@@ -80,6 +90,25 @@ std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection&
                                        bool want_match_details) {
   return std::make_unique<Fetch>(IndexScanOf(ctx, std::move(access)), &ctx.engine->records(),
                                  collection.id, filter, want_match_details);
+}
+
+// FETCH over the scan of `access`, or the scan alone when it covers the read.
+Access IndexAccessPlan(const ExecContext& ctx, const Collection& collection, IndexAccess access,
+                       const std::optional<query::Matcher>& filter, bool want_match_details,
+                       const CoverPaths& cover) {
+  const bool sorted = access.provides_sort;
+  if (!cover.has_value() || !IndexCoversPaths(access.parsed->descriptor, access.multikey, *cover)) {
+    return Access{IndexPlanOf(ctx, collection, std::move(access), filter, want_match_details),
+                  sorted};
+  }
+  IndexScanOptions options = ScanOptionsOf(std::move(access));
+  options.covered = true;
+  options.filter = filter;
+  options.records = &ctx.engine->records();
+  options.collection = collection.id;
+  return Access{
+      std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options)),
+      sorted, /*covered=*/true};
 }
 
 // FETCH over an OR of one scan per $or branch: FETCH checks the whole filter, since a branch's
@@ -97,13 +126,11 @@ std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& co
 StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
                               const std::optional<query::Matcher>& filter,
                               const query::SortSpec& sort, const ResolvedHint& hint,
-                              bool want_match_details) {
+                              bool want_match_details, const CoverPaths& cover = std::nullopt) {
   const query::Matcher* matcher = filter.has_value() ? &*filter : nullptr;
   if (hint.index != nullptr) {
     QUARRY_ASSIGN_OR_RETURN(IndexAccess access, HintedIndexAccess(*hint.index, matcher, sort));
-    const bool sorted = access.provides_sort;
-    return Access{IndexPlanOf(ctx, collection, std::move(access), filter, want_match_details),
-                  sorted};
+    return IndexAccessPlan(ctx, collection, std::move(access), filter, want_match_details, cover);
   }
   if (matcher != nullptr && hint.natural == 0) {
     if (std::optional<bson::ValueView> id = IdPoint(*matcher)) {
@@ -126,9 +153,8 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
       }
     }
     if (chosen.has_value()) {
-      const bool sorted = chosen->provides_sort;
-      return Access{IndexPlanOf(ctx, collection, std::move(*chosen), filter, want_match_details),
-                    sorted};
+      return IndexAccessPlan(ctx, collection, std::move(*chosen), filter, want_match_details,
+                             cover);
     }
   }
   const storage::ScanDirection direction =
@@ -153,7 +179,7 @@ bool ReadsById(const PlanStage& stage, const ResolvedHint& hint) {
 // find's min and max: the hinted index's keys between them, in place of bounds from the filter.
 StatusWith<Access> MinMaxAccess(const ExecContext& ctx, const Collection& collection,
                                 const QuerySpec& spec, const ResolvedHint& hint,
-                                bool want_match_details) {
+                                bool want_match_details, const CoverPaths& cover) {
   if (hint.id_index) {
     return Status(ErrorCode::kNotImplemented,
                   "min and max with the _id index are not supported by Quarry yet; hint a "
@@ -167,9 +193,8 @@ StatusWith<Access> MinMaxAccess(const ExecContext& ctx, const Collection& collec
   QUARRY_ASSIGN_OR_RETURN(IndexBounds bounds, MinMaxBounds(parsed->descriptor, spec.min, spec.max));
   QUARRY_ASSIGN_OR_RETURN(IndexAccess access,
                           BoundedIndexAccess(*hint.index, std::move(bounds), spec.sort));
-  const bool sorted = access.provides_sort;
-  return Access{IndexPlanOf(ctx, collection, std::move(access), spec.filter, want_match_details),
-                sorted};
+  return IndexAccessPlan(ctx, collection, std::move(access), spec.filter, want_match_details,
+                         cover);
 }
 
 }  // namespace
@@ -215,7 +240,10 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
     QUARRY_ASSIGN_OR_RETURN(
         query::Projection parsed,
         query::Projection::Parse(projection, spec.filter ? &*spec.filter : nullptr));
-    if (!parsed.is_identity()) spec.projection = std::move(parsed);
+    if (!parsed.is_identity()) {
+      spec.projection = std::move(parsed);
+      spec.projection_paths = InclusionPaths(projection);
+    }
   }
   QUARRY_ASSIGN_OR_RETURN(spec.sort, query::SortSpec::Parse(sort, std::move(collator)));
   spec.skip = skip;
@@ -228,12 +256,18 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   QUARRY_ASSIGN_OR_RETURN(ResolvedHint hint, ResolveHint(collection, spec.hint));
   if (hint.natural == 0 && spec.sort.natural() != 0) hint.natural = spec.sort.natural();
   const bool want_details = spec.projection.has_value() && spec.projection->uses_positional();
+  CoverPaths cover;
+  if (!spec.return_key) {
+    cover = CoveredReadPaths(spec.projection_paths,
+                             spec.filter.has_value() ? spec.filter->filter() : bson::DocumentView(),
+                             spec.sort);
+  }
   Access access;
   if (!spec.min.empty() || !spec.max.empty()) {
-    QUARRY_ASSIGN_OR_RETURN(access, MinMaxAccess(ctx, collection, spec, hint, want_details));
+    QUARRY_ASSIGN_OR_RETURN(access, MinMaxAccess(ctx, collection, spec, hint, want_details, cover));
   } else {
     QUARRY_ASSIGN_OR_RETURN(
-        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details));
+        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details, cover));
   }
   std::unique_ptr<PlanStage> root = std::move(access.root);
   if (spec.sort.needs_sort() && !access.provides_sort) {
@@ -253,7 +287,8 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
     const bool by_id = ReadsById(*root, hint);
     root = std::make_unique<ReturnKeyStage>(std::move(root), std::move(scans), by_id);
   } else if (spec.projection.has_value()) {
-    root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection));
+    root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection),
+                                             access.covered);
   }
   return root;
 }

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
@@ -26,6 +28,9 @@ struct QuerySpec {
   std::optional<query::Matcher> filter;  // none: every document
   query::SortSpec sort;
   std::optional<query::Projection> projection;
+  // The paths of a plain inclusion projection (covered_read.h), which an index's key values
+  // may answer without the records; nullopt for other projections and for none.
+  std::optional<std::vector<std::string>> projection_paths;
   std::int64_t skip = 0;   // >= 0
   std::int64_t limit = 0;  // > 0 limits; 0 means no limit
   // An index name or key pattern, or {$natural: 1 | -1}; absent: none. Read while planning
@@ -66,7 +71,9 @@ StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueVi
 // index scan and FETCH when an index bounds the filter (index_choice.h), else FETCH over an OR
 // of index scans when an index bounds each branch of a top-level $or, else an index scan that
 // gives the sort, else a collection scan; then SORT (unless the index gives the order), SKIP,
-// LIMIT, PROJECTION. Fails as ResolveHint does.
+// LIMIT, PROJECTION. When the one index scanned holds every path the filter, the sort and a
+// plain inclusion projection read, the scan hands up its entries' key values, not records, and
+// the projection is PROJECTION_COVERED. Fails as ResolveHint does.
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                                                  const Collection& collection, QuerySpec spec);
 

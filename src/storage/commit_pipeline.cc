@@ -12,6 +12,7 @@
 
 #include <rocksdb/write_batch.h>
 
+#include <array>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -315,7 +316,9 @@ Status CommitPipeline::CheckUniqueKeys(const Mutation& m) {
         owner = std::string_view(s.index_values[lookup].data(), s.index_values[lookup].size());
       }
     }
-    if (owner.has_value() && *owner != m.id_key()) {
+    // A stored value is the owner's id key and maybe key values after it; id keys are
+    // prefix-free encodings, so it starts with this record's id key only if it is this record.
+    if (owner.has_value() && !owner->starts_with(m.id_key())) {
       const IndexEntry& entry = *write.entry;
       return DuplicateKeyError(m.ns_text(), entry.unique->name, entry.unique->key_pattern,
                                entry.key_value);
@@ -336,7 +339,12 @@ void CommitPipeline::StageIndexWrites(const Mutation& m) {
     // A writer that prepared its keys before the index was dropped: they have no index now.
     if (IndexDropped(write.entry->index)) continue;
     if (write.put) {
-      s.batch.Put(state_->index, write.key, m.id_key());
+      // The value is the id key, then the entry's key values, if it keeps them.
+      const rocksdb::Slice key_part(write.key);
+      const std::array<rocksdb::Slice, 2> value_parts{rocksdb::Slice(m.id_key()),
+                                                      rocksdb::Slice(write.entry->key_values)};
+      s.batch.Put(state_->index, rocksdb::SliceParts(&key_part, 1),
+                  rocksdb::SliceParts(value_parts.data(), value_parts.size()));
       s.index_overlay[write.key] = m.id_key();
     } else {
       s.batch.Delete(state_->index, write.key);

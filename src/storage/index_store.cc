@@ -5,6 +5,7 @@
 
 #include "storage/bounded_iterator.h"
 #include "storage/engine_internal.h"
+#include "storage/key_encoding.h"
 
 namespace quarry::storage {
 namespace {
@@ -46,12 +47,20 @@ class RocksIndexCursor : public IndexCursor {
   bool Valid() const override { return it_.Valid(); }
   void Next() override { it_.Next(); }
   std::string_view entry_key() const override { return it_.key(); }
-  std::string_view id_key() const override { return it_.value(); }
+  std::string_view id_key() const override { return it_.value().substr(0, IdKeyLength()); }
+  std::string_view key_values() const override { return it_.value().substr(IdKeyLength()); }
   std::string_view key() const override { return entry_key().substr(kPrefixSize); }
   Status status() const override { return internal::FromRocks(it_.status(), "scanning an index"); }
 
  private:
   static constexpr std::size_t kPrefixSize = 8;
+
+  // Id keys are self-delimiting encodings: what follows one is the entry's key values.
+  std::size_t IdKeyLength() const {
+    const std::string_view value = it_.value();
+    const std::size_t length = EncodedLength(value);
+    return length == 0 ? value.size() : length;
+  }
   internal::BoundedIterator it_;
 };
 

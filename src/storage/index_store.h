@@ -1,7 +1,8 @@
 // The index store: secondary index entries in the index family, written by the commit
 // pipeline with the records they point to (WriteUnit's IndexEntry), read here. An entry's key
 // is the index id (8 bytes, big-endian) + the encoded key fields (+ the record's id key when
-// the index's keys need not be unique); its value is the record's id key.
+// the index's keys need not be unique); its value is the record's id key, then, for entries that
+// keep them, the record's values of the key fields.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,9 @@ class IndexCursor {
   virtual std::string_view key() const = 0;
   // The id key of the record the entry points to. REQUIRES: Valid().
   virtual std::string_view id_key() const = 0;
+  // The record's values of the key fields as the entry keeps them (exec/key_values.h), or
+  // empty when it keeps none. REQUIRES: Valid().
+  virtual std::string_view key_values() const = 0;
   // The entry's whole key, to resume after. REQUIRES: Valid().
   virtual std::string_view entry_key() const = 0;
   virtual Status status() const = 0;

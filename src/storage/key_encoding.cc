@@ -258,6 +258,95 @@ void AppendBody(bson::ValueView value, std::string* out) {
   }
 }
 
+// Skips the escaped bytes at `*pos` and their terminator; false when they do not end.
+bool SkipEscapedBytes(std::string_view bytes, std::size_t* pos) {
+  while (*pos + 1 < bytes.size()) {
+    if (bytes[*pos] != '\0') {
+      ++*pos;
+    } else if (bytes[*pos + 1] == '\xFF') {
+      *pos += 2;
+    } else if (bytes[*pos + 1] == '\0') {
+      *pos += 2;
+      return true;
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+bool SkipCString(std::string_view bytes, std::size_t* pos) {
+  const std::size_t end = bytes.find('\0', *pos);
+  if (end == std::string_view::npos) return false;
+  *pos = end + 1;
+  return true;
+}
+
+bool SkipBytes(std::string_view bytes, std::size_t count, std::size_t* pos) {
+  if (bytes.size() - *pos < count) return false;
+  *pos += count;
+  return true;
+}
+
+bool SkipValue(std::string_view bytes, std::size_t* pos);
+
+// The body of the value whose tag is `tag`, which `*pos` is just after.
+bool SkipBody(std::string_view bytes, std::uint8_t tag, std::size_t* pos) {
+  switch (tag) {
+    case kTagMinKey:
+    case kTagUndefined:
+    case kTagNull:
+    case kTagMaxKey:
+      return true;
+    case kTagNumber: {
+      if (*pos >= bytes.size()) return false;
+      const auto number_class = static_cast<std::uint8_t>(bytes[(*pos)++]);
+      const bool finite = number_class == kNumNegative || number_class == kNumPositive;
+      return !finite || SkipBytes(bytes, 10, pos);
+    }
+    case kTagString:
+    case kTagCode:
+    case kTagDbPointer:
+    case kTagCodeWithScope:
+      return SkipEscapedBytes(bytes, pos);
+    case kTagDocument:
+      while (*pos < bytes.size() && bytes[*pos] != kTagEnd) {
+        const auto element_tag = static_cast<std::uint8_t>(bytes[(*pos)++]);
+        if (!SkipCString(bytes, pos) || !SkipBody(bytes, element_tag, pos)) return false;
+      }
+      return SkipBytes(bytes, 1, pos);
+    case kTagArray:
+      while (*pos < bytes.size() && bytes[*pos] != kTagEnd) {
+        if (!SkipValue(bytes, pos)) return false;
+      }
+      return SkipBytes(bytes, 1, pos);
+    case kTagBinary: {
+      if (bytes.size() - *pos < 5) return false;
+      std::size_t length = 0;
+      for (int i = 0; i < 4; ++i) length = length << 8 | static_cast<std::uint8_t>(bytes[*pos + i]);
+      *pos += 5;
+      return SkipBytes(bytes, length, pos);
+    }
+    case kTagObjectId:
+      return SkipBytes(bytes, 12, pos);
+    case kTagBool:
+      return SkipBytes(bytes, 1, pos);
+    case kTagDate:
+    case kTagTimestamp:
+      return SkipBytes(bytes, 8, pos);
+    case kTagRegex:
+      return SkipCString(bytes, pos) && SkipCString(bytes, pos);
+    default:
+      return false;
+  }
+}
+
+bool SkipValue(std::string_view bytes, std::size_t* pos) {
+  if (*pos >= bytes.size()) return false;
+  const auto tag = static_cast<std::uint8_t>(bytes[(*pos)++]);
+  return SkipBody(bytes, tag, pos);
+}
+
 }  // namespace
 
 void AppendIndexKey(bson::ValueView value, bool descending, std::string* out) {
@@ -287,6 +376,11 @@ std::string StringPrefixKey(std::string_view prefix) {
 std::pair<std::string, std::string> KeyTypeBracket(bson::Type type) {
   const Tag tag = TagOf(type);
   return {std::string(1, static_cast<char>(tag)), std::string(1, static_cast<char>(tag + 1))};
+}
+
+std::size_t EncodedLength(std::string_view bytes) {
+  std::size_t pos = 0;
+  return SkipValue(bytes, &pos) ? pos : 0;
 }
 
 }  // namespace quarry::storage

@@ -2,6 +2,7 @@
 // (docs/formats/key-encoding.md).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,10 @@ void AppendIndexKey(bson::ValueView value, bool descending, std::string* out);
 
 // The ascending encoding of `value` as a new string.
 std::string EncodeIndexKey(bson::ValueView value);
+
+// The length of the ascending encoding that `bytes` starts with, or 0 when `bytes` does not
+// start with a whole encoding.
+std::size_t EncodedLength(std::string_view bytes);
 
 // Two byte strings that bracket the ascending encodings of every value of `type`'s canonical
 // type (bson::CanonicalTypeRank): first <= encoding < second, and no encoding of another type

@@ -36,6 +36,9 @@ struct IndexEntry {
   // with kDuplicateKey naming the index and `key_value` ({field: value, ...}).
   std::shared_ptr<const UniqueIndexInfo> unique;
   bson::Document key_value;
+  // The document's own values of the key fields (exec/key_values.h), stored after the record's
+  // id key so that a covered read needs no record; empty when the entry keeps none.
+  std::string key_values;
 };
 
 // How a record change changes its secondary indexes: the keys of the old version that the new

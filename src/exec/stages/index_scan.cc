@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "exec/index_usage.h"
+#include "exec/key_values.h"
 
 namespace quarry::exec {
 namespace {
@@ -60,9 +61,26 @@ StatusWith<bool> IndexScan::DoNext(PlanResult* out) {
     out->details = query::MatchDetails();
     out->id_key = cursor_->id_key();
     out->index_key = cursor_->key();
-    return true;
+    if (!options_.covered) return true;
+    QUARRY_ASSIGN_OR_RETURN(bool matched, CoveredResult(out));
+    if (matched) return true;
   }
   return false;
+}
+
+StatusWith<bool> IndexScan::CoveredResult(PlanResult* out) {
+  std::optional<bson::Document> doc =
+      KeyDocument(options_.parsed->descriptor, cursor_->key_values());
+  if (!doc.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(doc, options_.records->FindByIdKey(options_.collection, out->id_key));
+    if (!doc.has_value()) return false;  // deleted since its entry was read
+    ++mutable_stats().docs_examined;
+  }
+  if (options_.filter.has_value() && !options_.filter->Matches(*doc)) return false;
+  out->id_key = {};
+  out->index_key = {};
+  out->Own(std::move(*doc));
+  return true;
 }
 
 void IndexScan::Save() {
@@ -92,6 +110,7 @@ void IndexScan::ExplainDetails(bson::DocumentBuilder* b) const {
   b->AppendInt32("indexVersion", 2);
   b->AppendString("direction", forward() ? "forward" : "backward");
   b->AppendDocument("indexBounds", options_.bounds.ToExplain());
+  if (options_.filter.has_value()) b->AppendDocument("filter", options_.filter->filter());
 }
 
 void IndexScan::ExplainStats(bson::DocumentBuilder* b) const {

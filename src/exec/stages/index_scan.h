@@ -1,6 +1,7 @@
 // IXSCAN: the entries of one index within its bounds' intervals, in index order or its reverse,
-// each handed up as the record it points to (id_key), for FETCH to read. In a multikey index a
-// record has several entries: only its first is handed up.
+// each handed up as the record it points to (id_key), for FETCH to read, or in a covered read as
+// the document its key values stand for. In a multikey index a record has several entries: only
+// its first is handed up.
 #pragma once
 
 #include <memory>
@@ -12,7 +13,9 @@
 #include "exec/index_bounds.h"
 #include "exec/index_catalog.h"
 #include "exec/stages/plan_stage.h"
+#include "query/match/matcher.h"
 #include "storage/index_store.h"
+#include "storage/record_store.h"
 
 namespace quarry::exec {
 
@@ -29,6 +32,14 @@ struct IndexScanOptions {
   bool partial = false;
   IndexBounds bounds;
   storage::ScanDirection direction = storage::ScanDirection::kForward;
+
+  // A covered read (covered_read.h): each entry is handed up as the document its key values
+  // stand for, when it matches `filter`. An entry that keeps no values (key_values.h) is
+  // answered from its record, read from `records`, instead.
+  bool covered = false;
+  std::optional<query::Matcher> filter;
+  const storage::RecordStore* records = nullptr;
+  storage::CollectionId collection = 0;
 };
 
 class IndexScan final : public PlanStage {
@@ -48,6 +59,8 @@ class IndexScan final : public PlanStage {
   void ExplainStats(bson::DocumentBuilder* b) const override;
   // Opens the cursor on interval `interval_`, after `resume_after_` when set.
   void Open();
+  // A covered read's result for the current entry, if it matches the filter.
+  StatusWith<bool> CoveredResult(PlanResult* out);
   bool forward() const { return options_.direction == storage::ScanDirection::kForward; }
 
   const storage::IndexStore* indexes_;

@@ -1,4 +1,5 @@
-// PROJECTION_DEFAULT: each result of its child reshaped by a find projection.
+// PROJECTION_DEFAULT (PROJECTION_COVERED over index key values): each result of its child
+// reshaped by a find projection.
 #pragma once
 
 #include "exec/stages/plan_stage.h"
@@ -8,14 +9,19 @@ namespace quarry::exec {
 
 class ProjectionStage final : public PlanStage {
  public:
-  ProjectionStage(std::unique_ptr<PlanStage> child, query::Projection projection)
-      : PlanStage(std::move(child)), projection_(std::move(projection)) {}
-  std::string_view name() const override { return "PROJECTION_DEFAULT"; }
+  // `covered`: the child hands up documents made of index key values (covered_read.h).
+  ProjectionStage(std::unique_ptr<PlanStage> child, query::Projection projection,
+                  bool covered = false)
+      : PlanStage(std::move(child)), projection_(std::move(projection)), covered_(covered) {}
+  std::string_view name() const override {
+    return covered_ ? "PROJECTION_COVERED" : "PROJECTION_DEFAULT";
+  }
 
  private:
   StatusWith<bool> DoNext(PlanResult* out) override;
 
   query::Projection projection_;
+  bool covered_ = false;
 };
 
 }  // namespace quarry::exec

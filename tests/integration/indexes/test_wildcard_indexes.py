@@ -188,6 +188,10 @@ def test_explain_shows_the_path_and_its_bounds(db):
     assert scan["indexName"] == "$**_1"
     assert scan["isMultiKey"] is False
     assert scan["indexBounds"] == {"$_path": ['["a.b", "a.b"]'], "a.b": ["(3, inf.0]"]}
+    # A projection of the path alone still fetches: no covered plans over wildcard indexes.
+    cursor = db.e.find({"a.b": {"$gt": 7}}, {"_id": 0, "a.b": 1})
+    assert cursor.explain()["queryPlanner"]["winningPlan"]["inputStage"]["stage"] == "FETCH"
+    assert list(cursor) == [{"a": {"b": 8}}, {"a": {"b": 9}}]
     scan = db.e.find({"s": bson.Regex("^x1")}).explain()["queryPlanner"]["winningPlan"][
         "inputStage"]
     assert scan["indexBounds"] == {"$_path": ['["s", "s"]'], "s": ['["x1", "x2")', "[/^x1/, /^x1/]"]}

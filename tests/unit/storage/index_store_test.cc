@@ -65,8 +65,16 @@ class IndexStoreTest : public ::testing::Test {
     entries.push_back({.index = kUniqueB,
                        .key = EncodeIndexKey(doc.Get("b")),
                        .unique = unique_,
-                       .key_value = std::move(value).Finish()});
+                       .key_value = std::move(value).Finish(),
+                       .key_values = KeyValuesOf(doc)});
     return entries;
+  }
+
+  // What the unique index's entries keep after the id key: {"0": b}.
+  static std::string KeyValuesOf(const bson::Document& doc) {
+    bson::DocumentBuilder values;
+    values.Append("0", doc.Get("b"));
+    return std::move(values).FinishBytes();
   }
 
   CommitResult Commit(WriteUnit unit, CommitOptions options = {}) {
@@ -118,6 +126,19 @@ TEST_F(IndexStoreTest, InsertWritesEveryIndexEntryPointingAtTheRecord) {
   ASSERT_EQ(by_b.size(), 2u);
   EXPECT_EQ(by_b[0].first, KeyOf(100));
   EXPECT_EQ(by_b[1].first, KeyOf(200));
+}
+
+TEST_F(IndexStoreTest, KeyValuesFollowTheIdKeyInTheEntrysValue) {
+  const bson::Document doc = Doc(1, 10, 100);
+  ASSERT_TRUE(Insert(doc).errors.empty());
+  auto unique = engine_->indexes().Scan(kUniqueB, {}, ScanDirection::kForward);
+  ASSERT_TRUE(unique->Valid());
+  EXPECT_EQ(unique->id_key(), IdKeyOf(1));
+  EXPECT_EQ(unique->key_values(), KeyValuesOf(doc));
+  auto plain = engine_->indexes().Scan(kByA, {}, ScanDirection::kForward);
+  ASSERT_TRUE(plain->Valid());
+  EXPECT_EQ(plain->id_key(), IdKeyOf(1));
+  EXPECT_TRUE(plain->key_values().empty());
 }
 
 TEST_F(IndexStoreTest, UniqueKeyOfAnotherRecordIsADuplicateWithMongodsMessage) {

@@ -335,6 +335,17 @@ TEST(KeyEncodingTest, NoEncodingIsAProperPrefixOfAnother) {
   }
 }
 
+TEST(KeyEncodingTest, EncodedLengthFindsWhereEachRandomEncodingEnds) {
+  RandomValues random(31);
+  for (int i = 0; i < 5000; ++i) {
+    const Document value = random.One();
+    const std::string encoded = Encode(V(value));
+    ASSERT_EQ(EncodedLength(encoded + "trailing bytes"), encoded.size()) << value.ToJson();
+    ASSERT_EQ(EncodedLength(encoded.substr(0, encoded.size() - 1)), 0u) << value.ToJson();
+  }
+  EXPECT_EQ(EncodedLength(""), 0u);
+}
+
 TEST(KeyEncodingTest, EqualIntAndDoubleEncodeIdentically) {
   Document i32 = Make([](auto& b) { b.AppendInt32("v", 42); });
   Document i64 = Make([](auto& b) { b.AppendInt64("v", 42); });
