@@ -82,6 +82,7 @@ std::optional<IndexAccess> WildcardAccessOf(const catalog::IndexInfo& index,
   access.bounds = std::move(scan->bounds);
   access.wildcard_key_pattern = std::move(scan->key_pattern);
   access.wildcard_multikey_paths = WildcardMultikeyPathsExplain(scan->path, multikey_paths);
+  access.wildcard_subpaths = scan->subpaths;
   access.parsed = std::move(parsed);
   return access;
 }

@@ -28,6 +28,7 @@ struct IndexAccess {
   // and its multiKeyPaths ({$_path: [], "a": []}).
   std::optional<bson::Document> wildcard_key_pattern;
   std::optional<bson::Document> wildcard_multikey_paths;
+  bool wildcard_subpaths = false;  // the scan also reads the path's subpaths ($exists)
 };
 
 // The index scan for `filter` (none: every document) and `sort` (empty: any order) among the

@@ -71,6 +71,7 @@ IndexScanOptions ScanOptionsOf(IndexAccess access) {
                             : bson::Document::Copy(descriptor.key_pattern());
   options.multikey = access.multikey;
   options.multikey_paths = std::move(access.wildcard_multikey_paths);
+  options.dedup = access.wildcard_subpaths;
   options.unique = descriptor.unique();
   options.sparse = descriptor.sparse();
   options.partial = descriptor.partial_filter() != nullptr;

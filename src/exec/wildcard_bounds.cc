@@ -13,6 +13,7 @@
 #include "exec/wildcard_keys_internal.h"
 #include "exec/wildcard_projection.h"
 #include "query/match/field_path.h"
+#include "storage/key_encoding.h"
 
 namespace quarry::exec {
 namespace {
@@ -72,6 +73,42 @@ FieldInterval PathPoint(std::string_view path) {
   return FieldInterval{Edge{bytes, false, shown, true}, Edge{bytes, true, shown, true}, true};
 }
 
+// The first path, at the top level of `filter` or inside $and, with {$exists: true}.
+std::optional<std::string_view> ExistingPath(bson::DocumentView filter,
+                                             const WildcardProjection& paths) {
+  for (const bson::Element& e : filter) {
+    if (e.key == "$and" && e.value.type() == bson::Type::kArray) {
+      for (const bson::Element& clause : e.value.Document()) {
+        if (clause.value.type() != bson::Type::kDocument) continue;
+        if (auto path = ExistingPath(clause.value.Document(), paths)) return path;
+      }
+      continue;
+    }
+    if (e.key.starts_with('$') || e.value.type() != bson::Type::kDocument) continue;
+    const bson::ValueView exists = e.value.Document().Get("$exists");
+    if (exists.exists() && exists.Truthy() && paths.Covers(e.key) && !HasNumericComponent(e.key)) {
+      return e.key;
+    }
+  }
+  return std::nullopt;
+}
+
+// Every key of `path` and of the paths below it: [path] x [MinKey, MaxKey], then the paths that
+// start with "path." (each with any value), as mongod bounds $_path for $exists.
+IndexBounds SubpathBounds(const std::vector<IndexField>& fields, std::string_view path) {
+  IndexBounds bounds =
+      AssembleBounds(fields, {{PathPoint(path)}, {WholeField(fields.back().descending)}});
+  const std::string below = std::string(path) + ".";
+  const Edge start{storage::StringPrefixKey(below), false, "", true};
+  const Edge end{start.bytes, true, "", false};
+  bounds.intervals.push_back(
+      KeyInterval{EdgePosition("", start), true, EdgePosition("", end), false});
+  std::string next = below;
+  next.back() = static_cast<char>(next.back() + 1);
+  bounds.fields.front().intervals.push_back("[\"" + below + "\", \"" + next + "\")");
+  return bounds;
+}
+
 }  // namespace
 
 std::optional<WildcardScan> WildcardScanFor(const IndexDescriptor& index,
@@ -92,12 +129,19 @@ std::optional<WildcardScan> WildcardScanFor(const IndexDescriptor& index,
     if (!range.has_value()) range.emplace(condition.path, std::move(*intervals));
   }
   if (!chosen.has_value()) chosen = std::move(range);
-  if (!chosen.has_value()) return std::nullopt;
+  std::optional<std::string_view> existing;
+  if (!chosen.has_value()) existing = ExistingPath(filter.filter(), paths);
+  if (!chosen.has_value() && !existing.has_value()) return std::nullopt;
   WildcardScan scan;
-  scan.path = std::string(chosen->first);
+  scan.path = std::string(chosen.has_value() ? chosen->first : *existing);
   const std::vector<IndexField> fields{IndexField{"$_path", false},
                                        IndexField{scan.path, descending}};
-  scan.bounds = AssembleBounds(fields, {{PathPoint(scan.path)}, std::move(chosen->second)});
+  if (chosen.has_value()) {
+    scan.bounds = AssembleBounds(fields, {{PathPoint(scan.path)}, std::move(chosen->second)});
+  } else {
+    scan.bounds = SubpathBounds(fields, scan.path);
+    scan.subpaths = true;
+  }
   bson::DocumentBuilder key_pattern;
   key_pattern.AppendInt32("$_path", 1);
   key_pattern.Append(scan.path, index.key_pattern().begin()->value);
@@ -133,7 +177,8 @@ std::optional<storage::ScanDirection> WildcardSortDirection(const IndexDescripto
                                                             const WildcardScan& scan, bool multikey,
                                                             const query::SortSpec& sort) {
   const auto& sort_fields = sort.fields();
-  if (multikey || sort_fields.size() != 1 || sort_fields.front().path.dotted() != scan.path) {
+  if (multikey || scan.subpaths || sort_fields.size() != 1 ||
+      sort_fields.front().path.dotted() != scan.path) {
     return std::nullopt;
   }
   // The path is one point, so the value intervals follow each other in the index's order.

@@ -22,10 +22,14 @@ struct WildcardScan {
   // [the path's point] x [the field's intervals]; explain shows them under "$_path" and `path`.
   IndexBounds bounds;
   bson::Document key_pattern;  // as explain shows it: {$_path: 1, <path>: ±1}
+  // {path: {$exists: true}}: every key of the path and of the paths below it, so a document
+  // may be met more than once.
+  bool subpaths = false;
 };
 
 // The scan of wildcard `index` for `filter`: of the paths the filter's conjuncts bound and the
-// index covers, the first with an equality or $in, else the first with a range or regex. Left
+// index covers, the first with an equality or $in, else the first with a range or regex, else
+// the first with {$exists: true} (top-level or in $and), read with its subpaths whole. Left
 // out, as mongod leaves them out, are conditions a document can meet without a key on the path:
 // those that match a missing field or null ({a: null}, $in with null, {$lt: MaxKey}),
 // equalities to arrays and non-empty documents (indexed as their elements and leaves), ranges

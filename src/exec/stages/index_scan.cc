@@ -49,7 +49,7 @@ StatusWith<bool> IndexScan::DoNext(PlanResult* out) {
       QUARRY_RETURN_IF_ERROR(interrupt_->Check());
     }
     returned_current_ = true;  // consumed: the next call moves past it
-    if (options_.multikey) {
+    if (options_.multikey || options_.dedup) {
       ++dups_tested_;
       if (!seen_.emplace(cursor_->id_key()).second) {
         ++dups_dropped_;

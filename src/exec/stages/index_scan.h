@@ -27,6 +27,9 @@ struct IndexScanOptions {
   bool multikey = false;
   // Explain's multiKeyPaths ({$_path: [], "a.b": ["a"]}), shown for wildcard indexes only.
   std::optional<bson::Document> multikey_paths;
+  // Drop repeated records though the index is not multikey: a wildcard scan of a path's
+  // subpaths meets a document once per leaf.
+  bool dedup = false;
   bool unique = false;
   bool sparse = false;
   bool partial = false;

@@ -222,6 +222,18 @@ def test_multikey_paths_survive_a_restart(own_server):
         assert c.t.command("validate", "w")["valid"] is True
 
 
+def test_exists_reads_the_path_and_its_subpaths(db):
+    db.x.insert_many([{"_id": 1, "a": {"b": 1, "c": 2}}, {"_id": 2, "a": 5}, {"_id": 3},
+                      {"_id": 4, "a": {"b": {"c": 1}}}, {"_id": 5, "ab": 1}])
+    db.x.create_index([("$**", 1)])
+    cursor = db.x.find({"a": {"$exists": True}})
+    scan = cursor.explain()["queryPlanner"]["winningPlan"]["inputStage"]
+    assert scan["indexBounds"] == {"$_path": ['["a", "a"]', '["a.", "a/")'],
+                                   "a": ["[MinKey, MaxKey]"]}
+    assert sorted(d["_id"] for d in cursor) == [1, 2, 4]  # each once, though 1 has two keys
+    assert db.x.count_documents({"a.b": {"$exists": True}}) == 2
+
+
 def test_conditions_a_wildcard_index_cannot_answer_scan_the_collection(db):
     db.n.insert_many([{"_id": 1, "a": None}, {"_id": 2}, {"_id": 3, "a": {"b": 1}},
                       {"_id": 4, "a": [1, 2]}, {"_id": 5, "a": [[1, 2]]}])

@@ -223,6 +223,18 @@ TEST(WildcardBoundsTest, ScansOnePathLikeASingleFieldIndex) {
       R"({ "$_path" : 1, "a" : -1 } { "$_path" : [ "[\"a\", \"a\"]" ], "a" : [ "(3, -inf.0]" ] })");
 }
 
+TEST(WildcardBoundsTest, ExistsReadsThePathAndItsSubpathsAfterOtherConditions) {
+  IndexDescriptor index = Index(R"({"$**": 1})");
+  EXPECT_EQ(
+      ScanOf(index, R"({"a.b": {"$exists": true}})"),
+      R"x({ "$_path" : 1, "a.b" : 1 } { "$_path" : [ "[\"a.b\", \"a.b\"]", "[\"a.b.\", \"a.b/\")" ], "a.b" : [ "[MinKey, MaxKey]" ] })x");
+  EXPECT_EQ(
+      ScanOf(index, R"({"$and": [{"x": {"$exists": true}}, {"y": {"$gt": 1}}]})"),
+      R"({ "$_path" : 1, "y" : 1 } { "$_path" : [ "[\"y\", \"y\"]" ], "y" : [ "(1, inf.0]" ] })");
+  EXPECT_EQ(ScanOf(index, R"({"a": {"$exists": false}})"), "none");
+  EXPECT_EQ(ScanOf(index, R"({"_id": {"$exists": true}})"), "none");
+}
+
 TEST(WildcardBoundsTest, ConditionsKeysCannotShowAreNotUsed) {
   IndexDescriptor index = Index(R"({"$**": 1})");
   for (const char* filter :
