@@ -322,7 +322,7 @@ def test_explain_of_count_update_delete_and_find_and_modify_uses_the_index(db):
     db.c.insert_many([{"_id": i, "g": i % 10} for i in range(100)])
     db.c.create_index("g")
     for command, stage in [({"count": "c", "query": {"g": 1}}, "COUNT"),
-                           ({"distinct": "c", "key": "g", "query": {"g": 1}}, "DISTINCT"),
+                           ({"distinct": "c", "key": "x", "query": {"g": 1}}, "DISTINCT"),
                            ({"delete": "c", "deletes": [{"q": {"g": 1}, "limit": 0}]}, "DELETE"),
                            ({"update": "c", "updates": [{"q": {"g": 1}, "u": {"$set": {"x": 1}}}]},
                             "UPDATE"),
