@@ -1,5 +1,7 @@
 #include "commands/execution.h"
 
+#include <chrono>
+
 #include "commands/test_hooks.h"
 #include "exec/index_maintenance.h"
 #include "storage/engine.h"
@@ -15,6 +17,9 @@ cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx) {
   cursors::CursorOptions options;
   options.session_id = ctx.session_id();
   options.interrupt = ctx.interrupt();
+  if (ctx.deadline().has_value()) {
+    options.time_left = *ctx.deadline() - std::chrono::steady_clock::now();
+  }
   return options;
 }
 

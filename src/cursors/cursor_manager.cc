@@ -45,6 +45,10 @@ PinnedCursor::~PinnedCursor() { Release(); }
 CursorId PinnedCursor::id() const { return entry_->id; }
 const std::string& PinnedCursor::ns() const { return entry_->ns; }
 const CursorOptions& PinnedCursor::options() const { return entry_->options; }
+
+void PinnedCursor::set_time_left(std::chrono::steady_clock::duration left) {
+  entry_->options.time_left = left;
+}
 query::CursorSource& PinnedCursor::source() { return *entry_->source; }
 
 void PinnedCursor::Close() {

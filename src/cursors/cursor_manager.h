@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,9 @@ struct CursorOptions {
   // The interrupt of the operation that opened it, which its plan checks: killing the cursor's
   // session through it also stops a getMore that is reading.
   std::shared_ptr<Interrupt> interrupt;
+  // What is left of the opening command's maxTimeMS, which bounds the time its getMores work
+  // (not the time the cursor idles), as in mongod; none without a maxTimeMS.
+  std::optional<std::chrono::steady_clock::duration> time_left;
 };
 
 class CursorManager;
@@ -49,6 +53,8 @@ class PinnedCursor {
   const std::string& ns() const;
   const CursorOptions& options() const;
   query::CursorSource& source();
+  // Records what is left of its maxTimeMS after a getMore (CursorOptions::time_left).
+  void set_time_left(std::chrono::steady_clock::duration left);
 
   // Forgets the cursor now (after an error, or when the caller reports id 0): a later getMore
   // gets CursorNotFound.

@@ -33,22 +33,56 @@ bool AllPoints(const std::vector<FieldInterval>& intervals) {
                      [](const FieldInterval& interval) { return interval.point; });
 }
 
-// The intervals of the condition that bounds `field`: the first equality or $in, else the first
-// range; nullopt when no condition can. Conditions that match a missing field are passed over
-// when `missing_unindexed`: such a document may have no key that shows it.
+// The values both `a` and `b` hold (each sorted and disjoint in index order), sorted and
+// disjoint. An interval is a point when both its edges come from one point.
+std::vector<FieldInterval> Intersect(const std::vector<FieldInterval>& a,
+                                     const std::vector<FieldInterval>& b) {
+  std::vector<FieldInterval> out;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const std::string a_low = EdgePosition({}, a[i].low);
+    const std::string a_high = EdgePosition({}, a[i].high);
+    const std::string b_low = EdgePosition({}, b[j].low);
+    const std::string b_high = EdgePosition({}, b[j].high);
+    const bool low_from_a = a_low >= b_low;
+    const bool high_from_a = a_high <= b_high;
+    if ((low_from_a ? a_low : b_low) < (high_from_a ? a_high : b_high)) {
+      FieldInterval both{low_from_a ? a[i].low : b[j].low, high_from_a ? a[i].high : b[j].high};
+      if (low_from_a == high_from_a) both.point = low_from_a ? a[i].point : b[j].point;
+      out.push_back(std::move(both));
+    }
+    if (a_high < b_high) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return out;
+}
+
+// The intervals that bound `field`; nullopt when no condition can. With `intersect` (no
+// document has an array on the field's path), those of every condition on it, intersected.
+// Otherwise the first equality or $in, else the first range: an array may meet two ranges with
+// two elements, none in both. Conditions that match a missing field are passed over when
+// `missing_unindexed`: such a document may have no key that shows it.
 std::optional<std::vector<FieldInterval>> FieldIntervals(
     const std::vector<query::PathCondition>& conditions, const IndexField& field,
-    bool missing_unindexed) {
-  std::optional<std::vector<FieldInterval>> range;
+    bool missing_unindexed, bool intersect) {
+  std::optional<std::vector<FieldInterval>> chosen;
   for (const query::PathCondition& condition : conditions) {
     if (condition.path != field.path) continue;
     if (missing_unindexed && MatchesMissing(condition)) continue;
     std::optional<std::vector<FieldInterval>> intervals = IntervalsFor(condition, field.descending);
     if (!intervals.has_value()) continue;
+    if (intersect) {
+      chosen = chosen.has_value() ? Intersect(*chosen, *intervals) : std::move(*intervals);
+      continue;
+    }
     if (AllPoints(*intervals)) return intervals;
-    if (!range.has_value()) range = std::move(intervals);
+    if (!chosen.has_value()) chosen = std::move(intervals);
   }
-  return range;
+  return chosen;
 }
 
 }  // namespace
@@ -102,7 +136,8 @@ IndexBounds AssembleBounds(const std::vector<IndexField>& fields,
   return bounds;
 }
 
-std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter) {
+std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter,
+                                     bool multikey) {
   const std::vector<query::PathCondition> conditions = filter.Conjuncts();
   const std::vector<IndexField>& fields = index.fields();
   std::vector<std::vector<FieldInterval>> bounded;
@@ -119,7 +154,7 @@ std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::
     if (may_share_array) break;
     const bool missing_unindexed = index.sparse() || HasPositionalComponent(field.path);
     std::optional<std::vector<FieldInterval>> intervals =
-        FieldIntervals(conditions, field, missing_unindexed);
+        FieldIntervals(conditions, field, missing_unindexed, /*intersect=*/!multikey);
     if (!intervals.has_value()) break;
     if (field_idx > 0 && combinations * intervals->size() > kMaxIntervals) break;
     combinations *= intervals->size();

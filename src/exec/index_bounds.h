@@ -64,10 +64,12 @@ struct IndexBounds {
 //    missing fields; equality to an array also reads its first element; a regex reads the
 //    strings that start with its literal prefix ({a: /^abc/} reads ["abc", "abd")), all
 //    strings when it has none, and regex values equal to it;
-//  - multikey-safe: of several conditions on one field, the first equality or $in is used, else
-//    the first range; two ranges are not intersected (a document's array may satisfy each with
-//    another element). Fields that share their first path component with an earlier bounded
-//    field ("x.a", "x.b") are left whole: one array may pair their values in other keys;
+//  - of several conditions on one field, a `multikey` index (some document has an array on a
+//    key path) uses the first equality or $in, else the first range: a document's array may
+//    satisfy two ranges with two elements, none in both. A non-multikey index intersects them
+//    all ({$gte: 3, $lt: 5} reads [3, 5)). Fields that share their first path component with an
+//    earlier bounded field ("x.a", "x.b") are left whole: one array may pair their values in
+//    other keys;
 //  - conditions that match a missing field ({a: null}, {$lt: MaxKey}) are not used on a sparse
 //    index (it skips such documents) nor on a path with a numeric component ("a.0.b": a
 //    document's array can make the filter see a missing field where its keys hold none);
@@ -75,7 +77,8 @@ struct IndexBounds {
 // nullopt when the filter has no usable condition on the first key field (a planner then does
 // not use the index for filtering). Does not look at a partial index's filter: a planner uses a
 // partial index only for filters that imply it.
-std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter);
+std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter,
+                                     bool multikey = true);
 
 // The whole key space of `index`, for scans that use it only for order. A sparse or partial
 // index does not hold every document.

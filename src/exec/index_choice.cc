@@ -99,7 +99,7 @@ std::optional<IndexAccess> AccessOf(const catalog::IndexInfo& index,
   access.index = &index;
   access.multikey = index.runtime->multikey.load();
   std::optional<IndexBounds> bounds;
-  if (filter != nullptr) bounds = BoundsFor(parsed->descriptor, *filter);
+  if (filter != nullptr) bounds = BoundsFor(parsed->descriptor, *filter, access.multikey);
   access.bounded = bounds.has_value();
   if (bounds.has_value()) {
     access.bounds = std::move(*bounds);

@@ -11,6 +11,7 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "exec/distinct_plan.h"
 #include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "query/match/field_path.h"
@@ -83,22 +84,37 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
     return bson::CompareValues(a.Get("v"), b.Get("v"), strings) < 0;
   };
   std::set<bson::Document, decltype(by_value)> values(by_value);
+  auto collect = [&](bson::DocumentView doc) {
+    for (bson::ValueView v : query::CollectPathValues(doc, path)) {
+      // mongod's distinct skips missing values and empty arrays.
+      if (!v.exists() || (v.type() == bson::Type::kArray && v.Document().empty())) continue;
+      bson::DocumentBuilder holder;
+      holder.Append("v", v);
+      values.insert(std::move(holder).Finish());
+    }
+  };
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
-    QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
-        ExecContextOf(ctx), *collection, matcher,
-        [&](bson::DocumentView doc, const query::MatchDetails&) {
-          for (bson::ValueView v : query::CollectPathValues(doc, path)) {
-            // mongod's distinct skips missing values and empty arrays.
-            if (!v.exists() || (v.type() == bson::Type::kArray && v.Document().empty())) continue;
-            bson::DocumentBuilder holder;
-            holder.Append("v", v);
-            values.insert(std::move(holder).Finish());
-          }
-          return true;
-        },
-        resolved));
+    QUARRY_ASSIGN_OR_RETURN(
+        std::unique_ptr<exec::PlanStage> distinct_scan,
+        exec::PlanDistinctScan(ExecContextOf(ctx), *collection, matcher, key, resolved));
+    if (distinct_scan != nullptr) {
+      exec::PlanResult result;
+      while (true) {
+        QUARRY_ASSIGN_OR_RETURN(bool more, distinct_scan->Next(&result));
+        if (!more) break;
+        collect(result.doc);
+      }
+    } else {
+      QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(
+          ExecContextOf(ctx), *collection, matcher,
+          [&](bson::DocumentView doc, const query::MatchDetails&) {
+            collect(doc);
+            return true;
+          },
+          resolved));
+    }
   }
   bson::DocumentBuilder b;
   b.OpenArray("values");

@@ -1,4 +1,7 @@
 // getMore and killCursors over the cursors find and aggregate left open.
+#include <chrono>
+#include <optional>
+
 #include "bson/builder.h"
 #include "commands/aggregate/change_stream.h"
 #include "commands/command_context.h"
@@ -41,8 +44,16 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
       return change_stream ? LabelChangeStreamError(std::move(injected)) : injected;
   }
   if (change_stream) return ChangeStreamGetMore(ctx, request, cursor, requested);
+  // The find's or aggregate's maxTimeMS goes on with what it left (the service clears the
+  // deadline after the command).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (cursor.options().time_left.has_value() && !cursor.options().tailable) {
+    deadline = std::chrono::steady_clock::now() + *cursor.options().time_left;
+    ctx.interrupt()->SetDeadline(*deadline);
+  }
   cursors::BatchLimits limits = cursors::GetMoreBatchLimits(requested);
   StatusWith<query::Batch> batch = cursor.source().NextBatch(limits.max_docs, limits.max_bytes);
+  if (deadline.has_value()) cursor.set_time_left(*deadline - std::chrono::steady_clock::now());
   if (!batch.ok()) {
     cursor.Close();
     return batch.status();

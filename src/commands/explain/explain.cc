@@ -13,6 +13,7 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/service_state.h"
+#include "exec/distinct_plan.h"
 #include "exec/planner.h"
 #include "query/match/matcher.h"
 #include "query/sort/sort.h"
@@ -96,9 +97,18 @@ Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
                           query::Matcher::Parse(args.filter, bson::DocumentView(), args.collator));
   QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(args.sort, args.collator));
   QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(*collection, args.hint));
-  QUARRY_ASSIGN_OR_RETURN(exec::FilterPlan plan,
-                          exec::PlanFilter(ExecContextOf(ctx), *collection, matcher, hint, sort));
-  return exec::AppendExplain(*plan.root,
+  std::unique_ptr<exec::PlanStage> root;
+  if (const bson::ValueView key = request.body.Get("key");
+      request.name == "distinct" && key.type() == bson::Type::kString) {
+    QUARRY_ASSIGN_OR_RETURN(
+        root, exec::PlanDistinctScan(ExecContextOf(ctx), *collection, matcher, key.String(), hint));
+  }
+  if (root == nullptr) {
+    QUARRY_ASSIGN_OR_RETURN(exec::FilterPlan plan,
+                            exec::PlanFilter(ExecContextOf(ctx), *collection, matcher, hint, sort));
+    root = std::move(plan.root);
+  }
+  return exec::AppendExplain(*root,
                              {.ns = ns,
                               .parsed_query = args.filter,
                               .command_stage = CommandStage(request.name, request.body)},

@@ -97,20 +97,25 @@ Status IndexScan::Restore() {
   return Status::OK();
 }
 
-void IndexScan::ExplainDetails(bson::DocumentBuilder* b) const {
-  b->AppendDocument("keyPattern", options_.key_pattern);
-  b->AppendString("indexName", options_.name);
-  b->AppendBool("isMultiKey", options_.multikey);
-  if (options_.multikey_paths.has_value()) {
-    b->AppendDocument("multiKeyPaths", *options_.multikey_paths);
+void AppendIndexScanDetails(const IndexScanOptions& options, bson::DocumentBuilder* b) {
+  b->AppendDocument("keyPattern", options.key_pattern);
+  b->AppendString("indexName", options.name);
+  b->AppendBool("isMultiKey", options.multikey);
+  if (options.multikey_paths.has_value()) {
+    b->AppendDocument("multiKeyPaths", *options.multikey_paths);
   }
-  b->AppendBool("isUnique", options_.unique);
-  b->AppendBool("isSparse", options_.sparse);
-  b->AppendBool("isPartial", options_.partial);
+  b->AppendBool("isUnique", options.unique);
+  b->AppendBool("isSparse", options.sparse);
+  b->AppendBool("isPartial", options.partial);
   b->AppendInt32("indexVersion", 2);
-  b->AppendString("direction", forward() ? "forward" : "backward");
-  b->AppendDocument("indexBounds", options_.bounds.ToExplain());
-  if (options_.filter.has_value()) b->AppendDocument("filter", options_.filter->filter());
+  b->AppendString("direction",
+                  options.direction == storage::ScanDirection::kForward ? "forward" : "backward");
+  b->AppendDocument("indexBounds", options.bounds.ToExplain());
+  if (options.filter.has_value()) b->AppendDocument("filter", options.filter->filter());
+}
+
+void IndexScan::ExplainDetails(bson::DocumentBuilder* b) const {
+  AppendIndexScanDetails(options_, b);
 }
 
 void IndexScan::ExplainStats(bson::DocumentBuilder* b) const {

@@ -45,6 +45,10 @@ struct IndexScanOptions {
   storage::CollectionId collection = 0;
 };
 
+// Explain's fields for a scan of an index with these options: keyPattern, indexName, the
+// index's flags, direction, indexBounds, and a covered read's filter.
+void AppendIndexScanDetails(const IndexScanOptions& options, bson::DocumentBuilder* b);
+
 class IndexScan final : public PlanStage {
  public:
   IndexScan(const storage::IndexStore* indexes, std::shared_ptr<const Interrupt> interrupt,

@@ -71,12 +71,24 @@ def test_a_limit_that_is_kept_changes_nothing(big):
     assert len(list(big.find({"_id": 5}).max_time_ms(1))) == 1  # a point read is instant
 
 
-def test_the_limit_bounds_the_find_not_the_cursors_later_getmores(big):
+def test_time_a_cursor_idles_between_getmores_does_not_count(big):
     cursor = big.find({}, {"n": 1}).batch_size(10).max_time_ms(2_000)
     first = [next(cursor) for _ in range(10)]
-    time.sleep(2.5)  # past the find's limit; the getMores are not bound by it
+    time.sleep(2.5)  # past the find's limit, idle: only the time reading counts, as in mongod
     rest = list(cursor)
     assert len(first) + len(rest) == DOCUMENTS
+
+
+def test_getmores_work_against_what_the_find_left_of_its_limit(big):
+    # Forty additions per document, matching all; then only the first three and last two.
+    slow_true = {"$expr": {"$gte": [
+        {"$reduce": {"input": {"$range": [0, 40]}, "initialValue": 0,
+                     "in": {"$add": ["$$value", "$$this"]}}}, 0]}}
+    ends = {"$or": [{"n": {"$lt": 3}}, {"n": {"$gte": DOCUMENTS - 2}}]}
+    cursor = big.find({"$and": [slow_true, ends]}).batch_size(2).max_time_ms(300)
+    assert [next(cursor)["n"] for _ in range(2)] == [0, 1]  # found at once
+    # The next batch scans the whole collection (about a second) to reach the last two.
+    expect_expired(lambda: [next(cursor) for _ in range(2)])
 
 
 @pytest.mark.parametrize("value", [-1, 2**31, 1.5, "10"])

@@ -9,16 +9,9 @@ import bson
 import pytest
 from bson.decimal128 import Decimal128
 from bson.int64 import Int64
+from plan_shapes import random_typed_value, winning_stages
 
 NATURAL = [("$natural", 1)]
-
-
-def plan_stages(explained):
-    stages, stage = [], explained["queryPlanner"]["winningPlan"]
-    while stage is not None:
-        stages.append(stage["stage"])
-        stage = stage.get("inputStage")
-    return stages
 
 
 def typed(value):
@@ -42,7 +35,7 @@ def test_an_index_answers_a_projection_of_its_fields_without_reading_documents(d
                       for i in range(200)])
     query, projection = {"a": {"$in": [3, 4]}}, {"_id": 0, "a": 1, "b": 1}
     explained = db.c.find(query, projection).explain()
-    assert plan_stages(explained) == ["PROJECTION_COVERED", "IXSCAN"]
+    assert winning_stages(explained) == ["PROJECTION_COVERED", "IXSCAN"]
     stats = explained["executionStats"]
     assert (stats["nReturned"], stats["totalKeysExamined"], stats["totalDocsExamined"]) == (
         40, 40, 0)
@@ -62,7 +55,7 @@ def test_values_keep_their_own_types_where_the_index_keys_are_alike(db):
     for query in ({"a": 1}, {"a": {"$gte": -1}}, {"a": None}, {}):
         cursor = db.c.find(query, projection).sort("a", 1)
         if query:
-            assert plan_stages(cursor.explain())[0] == "PROJECTION_COVERED", query
+            assert winning_stages(cursor.explain())[0] == "PROJECTION_COVERED", query
         expected = scanned(db.c, query, projection, [("a", 1)])
         assert sorted(map(str, (typed(d) for d in cursor))) == sorted(map(str, expected)), query
 
@@ -72,10 +65,10 @@ def test_the_id_is_covered_only_by_an_index_that_holds_it(db):
     db.c.create_index([("a", 1), ("_id", 1)], name="a_id")
     db.c.insert_many([{"_id": i, "a": i} for i in range(10)])
     with_id = db.c.find({"a": {"$lt": 3}}, {"a": 1}).hint("a_id")
-    assert plan_stages(with_id.explain()) == ["PROJECTION_COVERED", "IXSCAN"]
+    assert winning_stages(with_id.explain()) == ["PROJECTION_COVERED", "IXSCAN"]
     assert sorted(d["_id"] for d in with_id) == [0, 1, 2]
     without = db.c.find({"a": {"$lt": 3}}, {"a": 1}).hint("a_1")
-    assert plan_stages(without.explain()) == ["PROJECTION_DEFAULT", "FETCH", "IXSCAN"]
+    assert winning_stages(without.explain()) == ["PROJECTION_DEFAULT", "FETCH", "IXSCAN"]
 
 
 def test_reads_that_need_more_than_the_index_fetch_the_documents(db):
@@ -94,7 +87,7 @@ def test_reads_that_need_more_than_the_index_fetch_the_documents(db):
         cursor = db.c.find(query, projection)
         if sort:
             cursor = cursor.sort(sort)
-        stages = plan_stages(cursor.explain())
+        stages = winning_stages(cursor.explain())
         assert "PROJECTION_COVERED" not in stages, (query, projection)
         assert [typed(d) for d in cursor] == scanned(db.c, query, projection, sort)
 
@@ -103,7 +96,7 @@ def test_a_multikey_index_never_covers(db):
     db.c.create_index("a")
     db.c.insert_many([{"_id": 1, "a": 1}, {"_id": 2, "a": [1, 2]}])
     cursor = db.c.find({"a": 1}, {"_id": 0, "a": 1})
-    assert "PROJECTION_COVERED" not in plan_stages(cursor.explain())
+    assert "PROJECTION_COVERED" not in winning_stages(cursor.explain())
     assert sorted(map(str, (typed(d) for d in cursor))) == sorted(
         map(str, scanned(db.c, {"a": 1}, {"_id": 0, "a": 1})))
 
@@ -117,6 +110,8 @@ def test_updates_are_seen_even_when_the_key_stays_the_same(db):
     db.c.update_one({"_id": 1}, {"$set": {"a": [1]}})  # now an array: multikey
     db.c.update_one({"_id": 1}, {"$set": {"a": 1}})
     assert [typed(d) for d in db.c.find({"a": 1}, projection)] == [typed({"a": 1})]
+    # validate compares the values each entry keeps with its document's.
+    assert db.command("validate", "c")["valid"] is True
 
 
 def test_entries_without_kept_values_read_their_documents(db):
@@ -129,7 +124,7 @@ def test_entries_without_kept_values_read_their_documents(db):
     query, projection = {"a": {"$gte": ""}}, {"_id": 0, "a": 1, "b.c": 1}
     cursor = db.c.find(query, projection)
     explained = cursor.explain()
-    assert plan_stages(explained) == ["PROJECTION_COVERED", "IXSCAN"]
+    assert winning_stages(explained) == ["PROJECTION_COVERED", "IXSCAN"]
     assert explained["executionStats"]["totalDocsExamined"] == 3  # _id 1, 2 and 3
     assert sorted(map(str, (typed(d) for d in cursor))) == sorted(
         map(str, scanned(db.c, query, projection)))
@@ -140,18 +135,9 @@ def test_an_index_built_over_existing_documents_covers_them(db):
     db.c.create_index([("a", 1), ("b", 1)])
     cursor = db.c.find({"a": {"$lt": 10}}, {"_id": 0, "b": 1}).sort("a", -1)
     explained = cursor.explain()
-    assert plan_stages(explained) == ["PROJECTION_COVERED", "IXSCAN"]
+    assert winning_stages(explained) == ["PROJECTION_COVERED", "IXSCAN"]
     assert explained["executionStats"]["totalDocsExamined"] == 0
     assert [d["b"] for d in cursor] == [-i for i in range(9, -1, -1)]
-
-
-def random_value(rng):
-    return rng.choice([
-        lambda: rng.randint(-3, 3), lambda: Int64(rng.randint(-3, 3)),
-        lambda: rng.choice([-1.5, 0.0, -0.0, 2.0, 3.25]), lambda: rng.choice(["a", "B", ""]),
-        lambda: None, lambda: Decimal128(rng.choice(["1", "2.50", "-0"])),
-        lambda: {"k": rng.randint(0, 2)}, lambda: rng.random() < 0.5,
-    ])()
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -162,16 +148,16 @@ def test_covered_results_equal_the_documents_for_random_data(db, seed):
     for i in range(300):
         doc = {"_id": i}
         if rng.random() < 0.9:
-            doc["a"] = random_value(rng)
+            doc["a"] = random_typed_value(rng)
         if rng.random() < 0.8:
-            doc["b"] = {"c": random_value(rng)} if rng.random() < 0.9 else rng.choice([{}, 7])
+            doc["b"] = {"c": random_typed_value(rng)} if rng.random() < 0.9 else rng.choice([{}, 7])
         docs.append(doc)
     db.c.insert_many(docs)
     for _ in range(60):
         field = rng.choice(["a", "b.c"])
         op = rng.choice(["$eq", "$gt", "$lte", "$ne", "$in", "$exists"])
-        operand = {"$in": [random_value(rng), random_value(rng)],
-                   "$exists": rng.random() < 0.5}.get(op, random_value(rng))
+        operand = {"$in": [random_typed_value(rng), random_typed_value(rng)],
+                   "$exists": rng.random() < 0.5}.get(op, random_typed_value(rng))
         query = {field: {op: operand}}
         projection = rng.choice([{"_id": 0, "a": 1}, {"_id": 0, "b.c": 1},
                                  {"_id": 0, "a": 1, "b.c": 1}])
@@ -179,7 +165,7 @@ def test_covered_results_equal_the_documents_for_random_data(db, seed):
         cursor = db.c.find(query, projection).hint("a_1_b.c_-1")
         if sort:
             cursor = cursor.sort(sort)
-        assert plan_stages(cursor.explain())[0] == "PROJECTION_COVERED"
+        assert winning_stages(cursor.explain())[0] == "PROJECTION_COVERED"
         got = [typed(d) for d in cursor]
         expected = scanned(db.c, query, projection, sort)
         if sort:

@@ -322,7 +322,7 @@ def test_explain_of_count_update_delete_and_find_and_modify_uses_the_index(db):
     db.c.insert_many([{"_id": i, "g": i % 10} for i in range(100)])
     db.c.create_index("g")
     for command, stage in [({"count": "c", "query": {"g": 1}}, "COUNT"),
-                           ({"distinct": "c", "key": "g", "query": {"g": 1}}, "DISTINCT"),
+                           ({"distinct": "c", "key": "x", "query": {"g": 1}}, "DISTINCT"),
                            ({"delete": "c", "deletes": [{"q": {"g": 1}, "limit": 0}]}, "DELETE"),
                            ({"update": "c", "updates": [{"q": {"g": 1}, "u": {"$set": {"x": 1}}}]},
                             "UPDATE"),
@@ -433,3 +433,20 @@ def test_index_stats_errors(db, pipeline, code):
 
 def test_index_stats_of_a_missing_collection_is_empty(db):
     assert list(db.nope.aggregate([{"$indexStats": {}}])) == []
+
+
+def test_a_range_on_a_non_multikey_index_reads_only_its_keys(db):
+    db.c.create_index("a")
+    db.c.insert_many([{"_id": i, "a": i} for i in range(1000)])
+    query = {"a": {"$gte": 100, "$lt": 110}}
+    explained = db.c.find(query).explain()
+    stats = explained["executionStats"]
+    assert (stats["nReturned"], stats["totalKeysExamined"]) == (10, 10)
+    assert explained["queryPlanner"]["winningPlan"]["inputStage"]["indexBounds"] == {
+        "a": ["[100, 110)"]}
+    # Once a document holds an array there, one element may meet each bound: the bounds widen.
+    db.c.insert_one({"_id": "arr", "a": [50, 500]})
+    assert sorted((d["_id"] for d in db.c.find(query)), key=str) == sorted(
+        [*range(100, 110), "arr"], key=str)
+    assert db.c.find(query).explain()["queryPlanner"]["winningPlan"]["inputStage"][
+        "indexBounds"] == {"a": ["[100, inf.0]"]}

@@ -118,10 +118,13 @@ class RandomData {
     bson::DocumentBuilder b;
     b.OpenArray("$and");
     const int conditions = 1 + Pick(2);
+    std::string_view path = kPaths[Pick(12)];
     for (int condition_idx = 0; condition_idx < conditions; ++condition_idx) {
       b.OpenDocument(std::to_string(condition_idx));
-      AppendCondition(&b, kPaths[Pick(12)]);
+      AppendCondition(&b, path);
       b.Close();
+      // Half the time, two conditions on one path, which bounds intersect.
+      if (Pick(2) == 0) path = kPaths[Pick(12)];
     }
     b.Close();
     return std::move(b).Finish();
@@ -200,11 +203,15 @@ TEST(IndexBoundsTest, BoundsNeverLoseAMatchingDocument) {
   };
   // Each document's keys in each index; documents the index cannot hold (parallel arrays) are
   // left out, as a collection with that index cannot hold them.
+  // Whether each document makes each index multikey: bounds for a non-multikey index must
+  // read every matching document that is not.
   std::vector<std::vector<std::optional<std::vector<IndexKey>>>> keys(indexes.size());
+  std::vector<std::vector<bool>> multikey(indexes.size());
   for (std::size_t index_idx = 0; index_idx < indexes.size(); ++index_idx) {
     for (const bson::Document& doc : docs) {
-      StatusWith<std::vector<IndexKey>> doc_keys = indexes[index_idx].KeysOf(doc);
-      keys[index_idx].push_back(doc_keys.ok() ? std::optional(std::move(doc_keys).value())
+      StatusWith<DocumentKeys> doc_keys = indexes[index_idx].KeysAndMultikeyOf(doc);
+      multikey[index_idx].push_back(doc_keys.ok() && doc_keys.value().multikey);
+      keys[index_idx].push_back(doc_keys.ok() ? std::optional(std::move(doc_keys).value().keys)
                                               : std::nullopt);
     }
   }
@@ -215,13 +222,17 @@ TEST(IndexBoundsTest, BoundsNeverLoseAMatchingDocument) {
     const bson::Document filter_doc = random.Filter();
     StatusWith<query::Matcher> filter = query::Matcher::Parse(filter_doc);
     ASSERT_TRUE(filter.ok()) << filter.status().ToString() << " " << filter_doc.ToJson();
-    for (std::size_t index_idx = 0; index_idx < indexes.size() && failures < 5; ++index_idx) {
-      std::optional<IndexBounds> bounds = BoundsFor(indexes[index_idx], filter.value());
+    for (std::size_t check = 0; check < 2 * indexes.size() && failures < 5; ++check) {
+      const std::size_t index_idx = check / 2;
+      const bool index_multikey = check % 2 == 0;
+      std::optional<IndexBounds> bounds =
+          BoundsFor(indexes[index_idx], filter.value(), index_multikey);
       if (!bounds.has_value()) continue;
       ++bounded_filters;
       ExpectWellFormed(*bounds);
       for (std::size_t doc_idx = 0; doc_idx < docs.size(); ++doc_idx) {
-        if (!keys[index_idx][doc_idx].has_value() || !filter.value().Matches(docs[doc_idx])) {
+        if (!keys[index_idx][doc_idx].has_value() || !filter.value().Matches(docs[doc_idx]) ||
+            (!index_multikey && multikey[index_idx][doc_idx])) {
           continue;
         }
         ++checked_matches;
@@ -233,7 +244,8 @@ TEST(IndexBoundsTest, BoundsNeverLoseAMatchingDocument) {
         }
         if (!read) {
           ++failures;
-          ADD_FAILURE() << "bounds " << bounds->ToExplain().ToJson() << " of index "
+          ADD_FAILURE() << "bounds " << bounds->ToExplain().ToJson() << " of "
+                        << (index_multikey ? "multikey" : "non-multikey") << " index "
                         << indexes[index_idx].key_pattern().ToJson() << " for filter "
                         << filter_doc.ToJson() << " lose " << docs[doc_idx].ToJson();
         }

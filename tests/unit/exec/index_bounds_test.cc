@@ -63,6 +63,34 @@ TEST(IndexBoundsTest, EqualityReadsOnePoint) {
   EXPECT_FALSE(Reads(index, R"({"a": 5})", R"({"a": "5"})"));
 }
 
+// The explain form of the bounds for `filter_json` on an index no document makes multikey.
+std::string ExplainSingleKey(const IndexDescriptor& index, std::string_view filter_json) {
+  std::optional<IndexBounds> bounds = BoundsFor(index, Filter(filter_json), /*multikey=*/false);
+  if (!bounds.has_value()) return "none";
+  ExpectWellFormed(*bounds);
+  return bounds->ToExplain().ToJson();
+}
+
+TEST(IndexBoundsTest, ConditionsOnOneFieldIntersectWhenNoDocumentHasAnArrayThere) {
+  const IndexDescriptor index = Index(R"({"a": 1, "b": 1})");
+  const std::string_view range = R"({"a": {"$gte": 3, "$lt": 5}})";
+  EXPECT_EQ(ExplainSingleKey(index, range),
+            R"e({ "a" : [ "[3, 5)" ], "b" : [ "[MinKey, MaxKey]" ] })e");
+  EXPECT_EQ(Explain(index, range), R"e({ "a" : [ "[3, inf.0]" ], "b" : [ "[MinKey, MaxKey]" ] })e");
+  EXPECT_EQ(ExplainSingleKey(index, R"({"a": {"$in": [1, 4, 9]}, "$and": [{"a": {"$gt": 2}}]})"),
+            R"e({ "a" : [ "[4, 4]", "[9, 9]" ], "b" : [ "[MinKey, MaxKey]" ] })e");
+  // Points stay points, so the next field is bounded too.
+  EXPECT_EQ(ExplainSingleKey(index, R"({"a": {"$in": [1, 4]}, "$and": [{"a": {"$lte": 4}}],
+                                        "b": {"$gt": 0, "$lte": 2}})"),
+            R"e({ "a" : [ "[1, 1]", "[4, 4]" ], "b" : [ "(0, 2]" ] })e");
+  // Ranges of different types meet nowhere: nothing is read.
+  std::optional<IndexBounds> none =
+      BoundsFor(index, Filter(R"({"a": {"$gt": 1, "$lt": "z"}})"), /*multikey=*/false);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->intervals.empty());
+  EXPECT_EQ(ExplainSingleKey(Index(R"({"a": -1})"), range), R"e({ "a" : [ "(5, 3]" ] })e");
+}
+
 TEST(IndexBoundsTest, InReadsSortedDistinctPoints) {
   EXPECT_EQ(Explain(Index(R"({"a": 1})"), R"({"a": {"$in": [3, "x", 1, 3, 2]}})"),
             R"e({ "a" : [ "[1, 1]", "[2, 2]", "[3, 3]", "[\"x\", \"x\"]" ] })e");
