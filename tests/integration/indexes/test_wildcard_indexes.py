@@ -234,6 +234,16 @@ def test_exists_reads_the_path_and_its_subpaths(db):
     assert db.x.count_documents({"a.b": {"$exists": True}}) == 2
 
 
+def test_distinct_and_count_read_through_a_wildcard_index(db):
+    db.d.insert_many([{"_id": i, "a": i % 4, "b": {"c": i % 3}} for i in range(40)])
+    db.d.create_index([("$**", 1)])
+    assert sorted(db.d.distinct("a")) == [0, 1, 2, 3]
+    assert sorted(db.d.distinct("a", {"b.c": 1})) == [0, 1, 2, 3]
+    assert sorted(db.d.distinct("b.c", {"a": {"$gte": 2}})) == [0, 1, 2]
+    assert db.d.count_documents({"b.c": 2, "a": 1}) == len(
+        [i for i in range(40) if i % 3 == 2 and i % 4 == 1])
+
+
 def test_conditions_a_wildcard_index_cannot_answer_scan_the_collection(db):
     db.n.insert_many([{"_id": 1, "a": None}, {"_id": 2}, {"_id": 3, "a": {"b": 1}},
                       {"_id": 4, "a": [1, 2]}, {"_id": 5, "a": [[1, 2]]}])
