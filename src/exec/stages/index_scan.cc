@@ -29,40 +29,37 @@ void IndexScan::Open() {
   ++seeks_;
 }
 
-StatusWith<bool> IndexScan::DoNext(PlanResult* out) {
-  const std::size_t count = options_.bounds.intervals.size();
-  while (interval_ < count) {
-    if (cursor_ == nullptr) {
-      Open();
-    } else if (returned_current_) {
-      cursor_->Next();
-    }
-    returned_current_ = false;
-    if (!cursor_->Valid()) {
-      QUARRY_RETURN_IF_ERROR(cursor_->status());
-      cursor_.reset();
-      ++interval_;
-      continue;
-    }
-    if (++mutable_stats().keys_examined % kKeysPerInterruptCheck == 0 && interrupt_ != nullptr) {
-      QUARRY_RETURN_IF_ERROR(interrupt_->Check());
-    }
-    returned_current_ = true;  // consumed: the next call moves past it
-    if (options_.multikey) {
-      ++dups_tested_;
-      if (!seen_.emplace(cursor_->id_key()).second) {
-        ++dups_dropped_;
-        continue;
-      }
-    }
-    out->owned.reset();  // field by field: see Fetch::DoNext
-    out->doc = bson::DocumentView();
-    out->details = query::MatchDetails();
-    out->id_key = cursor_->id_key();
-    out->index_key = cursor_->key();
-    return true;
+StatusWith<WorkState> IndexScan::DoWork(PlanResult* out) {
+  if (interval_ >= options_.bounds.intervals.size()) return WorkState::kEof;
+  if (cursor_ == nullptr) {
+    Open();
+  } else if (returned_current_) {
+    cursor_->Next();
   }
-  return false;
+  returned_current_ = false;
+  if (!cursor_->Valid()) {
+    QUARRY_RETURN_IF_ERROR(cursor_->status());
+    cursor_.reset();
+    ++interval_;
+    return interval_ < options_.bounds.intervals.size() ? WorkState::kNeedTime : WorkState::kEof;
+  }
+  if (++mutable_stats().keys_examined % kKeysPerInterruptCheck == 0 && interrupt_ != nullptr) {
+    QUARRY_RETURN_IF_ERROR(interrupt_->Check());
+  }
+  returned_current_ = true;  // consumed: the next unit moves past it
+  if (options_.multikey) {
+    ++dups_tested_;
+    if (!seen_.emplace(cursor_->id_key()).second) {
+      ++dups_dropped_;
+      return WorkState::kNeedTime;
+    }
+  }
+  out->owned.reset();  // field by field: see Fetch::DoWork
+  out->doc = bson::DocumentView();
+  out->details = query::MatchDetails();
+  out->id_key = cursor_->id_key();
+  out->index_key = cursor_->key();
+  return WorkState::kAdvanced;
 }
 
 void IndexScan::Save() {
@@ -74,8 +71,8 @@ void IndexScan::Save() {
 }
 
 Status IndexScan::Restore() {
-  // Open() on the next DoNext resumes after resume_after_ (or at the interval's start).
-  returned_current_ = false;
+  // Open() on the next DoWork resumes after resume_after_ (or at the interval's start). A scan
+  // restored without a Save (a plan's first batch, after its trial) keeps its live cursor.
   return Status::OK();
 }
 

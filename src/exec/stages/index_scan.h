@@ -40,7 +40,7 @@ class IndexScan final : public PlanStage {
   const IndexScanOptions& options() const { return options_; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
   void ExplainStats(bson::DocumentBuilder* b) const override;
   // Opens the cursor on interval `interval_`, after `resume_after_` when set.

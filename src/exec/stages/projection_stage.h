@@ -13,7 +13,7 @@ class ProjectionStage final : public PlanStage {
   std::string_view name() const override { return "PROJECTION_DEFAULT"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
 
   query::Projection projection_;
 };
