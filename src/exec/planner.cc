@@ -1,5 +1,7 @@
 #include "exec/planner.h"
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
 #include <vector>
 
@@ -7,6 +9,9 @@
 #include "exec/id_point.h"
 #include "exec/index_choice.h"
 #include "exec/min_max_bounds.h"
+#include "exec/multi_plan.h"
+#include "exec/plan_cache.h"
+#include "exec/query_shape.h"
 #include "exec/stages/collection_scan.h"
 #include "exec/stages/fetch.h"
 #include "exec/stages/id_hack.h"
@@ -91,10 +96,172 @@ std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& co
                                  &ctx.engine->records(), collection.id, filter, want_match_details);
 }
 
+// How several candidates are tried, beyond the filter and sort.
+struct TrialSetup {
+  // PlanQuery's sort: a candidate that does not give this order has its SORT in the trial, as
+  // mongod's candidates are whole plans. Null for PlanFilter, whose caller sorts.
+  const query::SortSpec* blocking_sort = nullptr;
+  std::int64_t sort_keep = 0;
+  std::size_t max_sort_bytes = kMaxBlockingSortBytes;
+  std::int64_t max_results = kTrialMaxResults;
+  // The query's shape (query_shape.h); empty: the query is not cached.
+  std::string shape;
+  // Which entry point planned it: PlanQuery's and PlanFilter's candidates differ, so their
+  // plans are cached apart.
+  std::string_view kind;
+  bson::DocumentView sort_spec;
+  bson::DocumentView projection_spec;
+};
+
+// One candidate access: an index scan, or an OR of one scan per $or branch.
+struct AccessOption {
+  std::string id;
+  std::vector<IndexAccess> scans;
+  bool is_or = false;
+  bool provides_sort = false;
+};
+
+AccessOption IndexOption(IndexAccess access) {
+  AccessOption option;
+  option.id = std::string(access.index->name());
+  if (access.direction == storage::ScanDirection::kBackward) option.id += " backward";
+  option.provides_sort = access.provides_sort;
+  option.scans.push_back(std::move(access));
+  return option;
+}
+
+AccessOption OrOption(std::vector<IndexAccess> branches) {
+  AccessOption option;
+  option.id = "OR";
+  for (const IndexAccess& branch : branches) option.id += " " + std::string(branch.index->name());
+  option.is_or = true;
+  option.scans = std::move(branches);
+  return option;
+}
+
+// The candidate accesses of a read with no hint, as PlanQuery's contract lists them.
+StatusWith<std::vector<AccessOption>> AccessOptions(const Collection& collection,
+                                                    const query::Matcher* matcher,
+                                                    const query::SortSpec& sort) {
+  QUARRY_ASSIGN_OR_RETURN(std::vector<IndexAccess> indexes,
+                          CandidateIndexes(*collection.info, matcher, sort));
+  std::vector<AccessOption> options;
+  for (IndexAccess& access : indexes) {
+    if (access.bounded) options.push_back(IndexOption(access));
+  }
+  if (matcher != nullptr) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<std::vector<IndexAccess>> branches,
+                            ChooseOrIndexes(*collection.info, *matcher));
+    if (branches.has_value()) options.push_back(OrOption(std::move(*branches)));
+  }
+  // An index that only gives the order reads every entry: a candidate when nothing bounded
+  // avoids the SORT.
+  const bool sorted = std::any_of(options.begin(), options.end(),
+                                  [](const AccessOption& option) { return option.provides_sort; });
+  if (!sorted) {
+    for (IndexAccess& access : indexes) {
+      if (!access.bounded && access.provides_sort) options.push_back(IndexOption(access));
+    }
+  }
+  return options;
+}
+
+std::unique_ptr<PlanStage> OptionPlanOf(const ExecContext& ctx, const Collection& collection,
+                                        const AccessOption& option,
+                                        const std::optional<query::Matcher>& filter,
+                                        bool want_match_details) {
+  if (option.is_or) return OrPlanOf(ctx, collection, option.scans, filter, want_match_details);
+  return IndexPlanOf(ctx, collection, option.scans.front(), filter, want_match_details);
+}
+
+// The whole candidate a trial runs: the access, and its SORT when the trial sorts.
+CandidatePlan CandidateOf(const ExecContext& ctx, const Collection& collection,
+                          const AccessOption& option, const std::optional<query::Matcher>& filter,
+                          const TrialSetup& setup, bool want_match_details) {
+  std::unique_ptr<PlanStage> root =
+      OptionPlanOf(ctx, collection, option, filter, want_match_details);
+  if (setup.blocking_sort != nullptr && setup.blocking_sort->needs_sort() &&
+      !option.provides_sort) {
+    root = std::make_unique<SortStage>(std::move(root), *setup.blocking_sort, setup.sort_keep,
+                                       setup.max_sort_bytes);
+  }
+  return CandidatePlan{option.id, std::move(root)};
+}
+
+// Several candidates: the cached choice for the query's shape when there is an active one that
+// still does within its work budget, else the winner of a trial, which the cache records.
+StatusWith<Access> ChooseAmong(const ExecContext& ctx, const Collection& collection,
+                               const std::vector<AccessOption>& options,
+                               const std::optional<query::Matcher>& filter, const TrialSetup& setup,
+                               bool want_match_details) {
+  const bool cached = !setup.shape.empty() && !ctx.for_explain;
+  std::string query_hash;
+  std::string plan_cache_key;
+  if (!setup.shape.empty()) {
+    query_hash = ShapeHash(setup.shape);
+    plan_cache_key = ShapeHash(std::string(setup.kind) + "|" + setup.shape);
+  }
+  auto access_of = [&](std::unique_ptr<ChosenPlanStage> chosen) {
+    const AccessOption* winner = nullptr;
+    for (const AccessOption& option : options) {
+      if (option.id == chosen->choice().winner_id) winner = &option;
+    }
+    chosen->mutable_choice().query_hash = query_hash;
+    chosen->mutable_choice().plan_cache_key = plan_cache_key;
+    const bool sorted = setup.blocking_sort != nullptr || winner->provides_sort;
+    return Access{std::move(chosen), sorted};
+  };
+  if (cached) {
+    std::optional<PlanCacheEntry> entry = FindCachedPlan(collection, plan_cache_key);
+    if (entry.has_value() && entry->active) {
+      for (const AccessOption& option : options) {
+        if (option.id != entry->plan_id) continue;
+        const TrialLimits limits{
+            .max_works = kReplanWorksFactor * std::max<std::int64_t>(entry->works, 1),
+            .max_results = setup.max_results};
+        QUARRY_ASSIGN_OR_RETURN(
+            std::unique_ptr<ChosenPlanStage> chosen,
+            TryCachedPlan(CandidateOf(ctx, collection, option, filter, setup, want_match_details),
+                          limits));
+        if (chosen != nullptr) return access_of(std::move(chosen));
+      }
+      // The data no longer suits the cached plan (or its access no longer applies): replan.
+      RemoveCachedPlan(collection, plan_cache_key);
+    }
+  }
+  std::vector<CandidatePlan> candidates;
+  for (const AccessOption& option : options) {
+    candidates.push_back(CandidateOf(ctx, collection, option, filter, setup, want_match_details));
+  }
+  const TrialLimits limits{.max_works = TrialWorks(ctx.engine->records().Count(collection.id)),
+                           .max_results = setup.max_results};
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<ChosenPlanStage> chosen,
+                          ChoosePlan(std::move(candidates), limits));
+  if (cached) {
+    const PlanChoice& choice = chosen->choice();
+    PlanCacheEntry entry;
+    entry.query_hash = query_hash;
+    entry.plan_cache_key = plan_cache_key;
+    entry.plan_id = choice.winner_id;
+    entry.works = choice.winner_works;
+    entry.created_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    entry.query = filter.has_value() ? bson::Document::Copy(filter->filter()) : bson::Document();
+    entry.sort = bson::Document::Copy(setup.sort_spec);
+    entry.projection = bson::Document::Copy(setup.projection_spec);
+    entry.cached_plan = choice.winning_plan;
+    entry.creation_exec_stats = choice.trial_executions;
+    entry.candidate_scores = choice.scores;
+    RecordPlanChoice(collection, std::move(entry));
+  }
+  return access_of(std::move(chosen));
+}
+
 StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
                               const std::optional<query::Matcher>& filter,
                               const query::SortSpec& sort, const ResolvedHint& hint,
-                              bool want_match_details) {
+                              bool want_match_details, const TrialSetup& setup) {
   const query::Matcher* matcher = filter.has_value() ? &*filter : nullptr;
   if (hint.index != nullptr) {
     QUARRY_ASSIGN_OR_RETURN(IndexAccess access, HintedIndexAccess(*hint.index, matcher, sort));
@@ -110,27 +277,25 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
     }
   }
   if (hint.natural == 0 && !hint.id_index) {
-    QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> chosen,
-                            ChooseIndex(*collection.info, matcher, sort));
-    // An index that only gives the order reads every record; one scan per $or branch reads
-    // only the records some branch can match.
-    if (matcher != nullptr && !(chosen.has_value() && chosen->bounded)) {
-      QUARRY_ASSIGN_OR_RETURN(std::optional<std::vector<IndexAccess>> branches,
-                              ChooseOrIndexes(*collection.info, *matcher));
-      if (branches.has_value()) {
-        return Access{OrPlanOf(ctx, collection, std::move(*branches), filter, want_match_details),
-                      false};
-      }
+    QUARRY_ASSIGN_OR_RETURN(std::vector<AccessOption> options,
+                            AccessOptions(collection, matcher, sort));
+    if (options.size() == 1) {
+      return Access{OptionPlanOf(ctx, collection, options.front(), filter, want_match_details),
+                    options.front().provides_sort};
     }
-    if (chosen.has_value()) {
-      const bool sorted = chosen->provides_sort;
-      return Access{IndexPlanOf(ctx, collection, std::move(*chosen), filter, want_match_details),
-                    sorted};
+    if (options.size() > 1) {
+      return ChooseAmong(ctx, collection, options, filter, setup, want_match_details);
     }
   }
   const storage::ScanDirection direction =
       hint.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
   return Access{ScanOf(ctx, collection, filter, direction, want_match_details), false};
+}
+
+// Whether plans for this filter and sort may be cached. Under a collation the candidates depend
+// on it, which the shape leaves out: such queries are planned every time.
+bool Cacheable(const std::optional<query::Matcher>& filter, const query::SortSpec& sort) {
+  return (!filter.has_value() || filter->collator() == nullptr) && sort.collator() == nullptr;
 }
 
 // The index scans of a plan, in the order it reads them.
@@ -215,6 +380,8 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
     if (!parsed.is_identity()) spec.projection = std::move(parsed);
   }
   QUARRY_ASSIGN_OR_RETURN(spec.sort, query::SortSpec::Parse(sort, std::move(collator)));
+  spec.sort_spec = bson::Document::Copy(sort);
+  spec.projection_spec = bson::Document::Copy(projection);
   spec.skip = skip;
   spec.limit = limit;
   return spec;
@@ -225,20 +392,33 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   QUARRY_ASSIGN_OR_RETURN(ResolvedHint hint, ResolveHint(collection, spec.hint));
   if (hint.natural == 0 && spec.sort.natural() != 0) hint.natural = spec.sort.natural();
   const bool want_details = spec.projection.has_value() && spec.projection->uses_positional();
+  // Only the first skip + limit in sort order can be returned.
+  std::int64_t keep = 0;
+  if (spec.limit > 0 && spec.skip < std::numeric_limits<std::int64_t>::max() - spec.limit) {
+    keep = spec.skip + spec.limit;
+  }
   Access access;
   if (!spec.min.empty() || !spec.max.empty()) {
     QUARRY_ASSIGN_OR_RETURN(access, MinMaxAccess(ctx, collection, spec, hint, want_details));
   } else {
+    TrialSetup setup;
+    setup.blocking_sort = &spec.sort;
+    setup.sort_keep = keep;
+    setup.max_sort_bytes = spec.max_sort_bytes;
+    // A plan that returns all a limited query can return has done enough to be judged.
+    if (keep > 0) setup.max_results = std::min(kTrialMaxResults, keep);
+    if (Cacheable(spec.filter, spec.sort) && !spec.return_key) {
+      setup.shape = QueryShape(spec.filter ? spec.filter->filter() : bson::DocumentView(),
+                               spec.sort, spec.projection_spec.view());
+      setup.kind = "find";
+      setup.sort_spec = spec.sort_spec.view();
+      setup.projection_spec = spec.projection_spec.view();
+    }
     QUARRY_ASSIGN_OR_RETURN(
-        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details));
+        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details, setup));
   }
   std::unique_ptr<PlanStage> root = std::move(access.root);
   if (spec.sort.needs_sort() && !access.provides_sort) {
-    // Only the first skip + limit in sort order can be returned.
-    std::int64_t keep = 0;
-    if (spec.limit > 0 && spec.skip < std::numeric_limits<std::int64_t>::max() - spec.limit) {
-      keep = spec.skip + spec.limit;
-    }
     root = std::make_unique<SortStage>(std::move(root), std::move(spec.sort), keep,
                                        spec.max_sort_bytes);
   }
@@ -260,8 +440,16 @@ StatusWith<FilterPlan> PlanFilter(const ExecContext& ctx, const Collection& coll
                                   const query::SortSpec& sort) {
   std::optional<query::Matcher> maybe;
   if (!filter.MatchesEverything()) maybe = filter;
+  TrialSetup setup;
+  bson::Document sort_spec = SortDocumentOf(sort);
+  if (Cacheable(maybe, sort)) {
+    setup.shape =
+        QueryShape(maybe ? filter.filter() : bson::DocumentView(), sort, bson::DocumentView());
+    setup.kind = "filter";
+    setup.sort_spec = sort_spec.view();
+  }
   QUARRY_ASSIGN_OR_RETURN(Access access, PlanAccess(ctx, collection, maybe, sort, hint,
-                                                    /*want_match_details=*/true));
+                                                    /*want_match_details=*/true, setup));
   return FilterPlan{std::move(access.root), access.provides_sort};
 }
 

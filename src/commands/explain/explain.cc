@@ -96,8 +96,10 @@ Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
                           query::Matcher::Parse(args.filter, bson::DocumentView(), args.collator));
   QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(args.sort, args.collator));
   QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(*collection, args.hint));
+  exec::ExecContext exec_ctx = ExecContextOf(ctx);
+  exec_ctx.for_explain = true;
   QUARRY_ASSIGN_OR_RETURN(exec::FilterPlan plan,
-                          exec::PlanFilter(ExecContextOf(ctx), *collection, matcher, hint, sort));
+                          exec::PlanFilter(exec_ctx, *collection, matcher, hint, sort));
   return exec::AppendExplain(*plan.root,
                              {.ns = ns,
                               .parsed_query = args.filter,
