@@ -69,14 +69,14 @@ void EvictOldest(CollectionCache& cache) {
 
 }  // namespace
 
-std::optional<PlanCacheEntry> FindCachedPlan(const Collection& collection,
-                                             const std::string& plan_cache_key) {
+std::optional<CachedChoice> FindCachedPlan(const Collection& collection,
+                                           const std::string& plan_cache_key) {
   PlanCacheTable& table = Table();
   std::lock_guard lock(table.mu);
   CollectionCache& cache = table.Of(collection);
   auto it = cache.entries.find(plan_cache_key);
   if (it == cache.entries.end()) return std::nullopt;
-  return it->second;
+  return CachedChoice{it->second.plan_id, it->second.active, it->second.works};
 }
 
 void RecordPlanChoice(const Collection& collection, PlanCacheEntry entry) {

@@ -35,9 +35,16 @@ struct PlanCacheEntry {
   std::vector<double> candidate_scores;             // best first
 };
 
-// The usable entry for `plan_cache_key` of `collection`, if any (active or not).
-std::optional<PlanCacheEntry> FindCachedPlan(const Collection& collection,
-                                             const std::string& plan_cache_key);
+// What planning reads of an entry.
+struct CachedChoice {
+  std::string plan_id;
+  bool active = false;
+  std::int64_t works = 0;
+};
+
+// The entry for `plan_cache_key` of `collection`, if any (active or not).
+std::optional<CachedChoice> FindCachedPlan(const Collection& collection,
+                                           const std::string& plan_cache_key);
 
 // Records what a trial chose, as mongod does: a new shape gets an inactive entry; an inactive
 // entry is replaced by an active one when the new trial's winner needed no more works than it,

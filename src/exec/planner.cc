@@ -212,7 +212,7 @@ StatusWith<Access> ChooseAmong(const ExecContext& ctx, const Collection& collect
     return Access{std::move(chosen), sorted};
   };
   if (cached) {
-    std::optional<PlanCacheEntry> entry = FindCachedPlan(collection, plan_cache_key);
+    std::optional<CachedChoice> entry = FindCachedPlan(collection, plan_cache_key);
     if (entry.has_value() && entry->active) {
       for (const AccessOption& option : options) {
         if (option.id != entry->plan_id) continue;

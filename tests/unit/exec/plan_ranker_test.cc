@@ -1,5 +1,7 @@
 // The ranker's scores as mongod computes them, and the trial that runs candidates side by side:
 // the productive plan wins, its trial results are handed up once each, and failures drop out.
+#include "exec/plan_ranker.h"
+
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -9,7 +11,6 @@
 
 #include "bson/builder.h"
 #include "exec/multi_plan.h"
-#include "exec/plan_ranker.h"
 
 namespace quarry::exec {
 namespace {
@@ -105,9 +106,9 @@ std::vector<CandidatePlan> Candidates(std::unique_ptr<PlanStage> first,
 }
 
 TEST(MultiPlanTest, TheProductivePlanWinsAndReturnsEachResultOnce) {
-  auto chosen = ChoosePlan(Candidates(std::make_unique<ScriptedStage>(500, 10),
-                                      std::make_unique<ScriptedStage>(500, 2)),
-                           {.max_works = 10000, .max_results = 101});
+  auto chosen = ChoosePlan(
+      Candidates(std::make_unique<ScriptedStage>(500, 10), std::make_unique<ScriptedStage>(500, 2)),
+      {.max_works = 10000, .max_results = 101});
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ(chosen.value()->choice().winner_id, "second");
   EXPECT_EQ(chosen.value()->choice().rejected_plans.size(), 1u);
@@ -120,26 +121,26 @@ TEST(MultiPlanTest, TheProductivePlanWinsAndReturnsEachResultOnce) {
 }
 
 TEST(MultiPlanTest, ThePlanThatEndsFirstWins) {
-  auto chosen = ChoosePlan(Candidates(std::make_unique<ScriptedStage>(1000, 1),
-                                      std::make_unique<ScriptedStage>(3, 3)),
-                           {.max_works = 10000, .max_results = 101});
+  auto chosen = ChoosePlan(
+      Candidates(std::make_unique<ScriptedStage>(1000, 1), std::make_unique<ScriptedStage>(3, 3)),
+      {.max_works = 10000, .max_results = 101});
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ(chosen.value()->choice().winner_id, "second");
   EXPECT_EQ(Drain(*chosen.value()), (std::vector<int>{0, 1, 2}));
 }
 
 TEST(MultiPlanTest, TiesGoToTheEarlierCandidate) {
-  auto chosen = ChoosePlan(Candidates(std::make_unique<ScriptedStage>(50, 2),
-                                      std::make_unique<ScriptedStage>(50, 2)),
-                           {.max_works = 10000, .max_results = 101});
+  auto chosen = ChoosePlan(
+      Candidates(std::make_unique<ScriptedStage>(50, 2), std::make_unique<ScriptedStage>(50, 2)),
+      {.max_works = 10000, .max_results = 101});
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ(chosen.value()->choice().winner_id, "first");
 }
 
 TEST(MultiPlanTest, TheWorkBudgetEndsATrialWithNoResults) {
-  auto chosen = ChoosePlan(Candidates(std::make_unique<ScriptedStage>(5, 100),
-                                      std::make_unique<ScriptedStage>(5, 1000)),
-                           {.max_works = 50, .max_results = 101});
+  auto chosen = ChoosePlan(
+      Candidates(std::make_unique<ScriptedStage>(5, 100), std::make_unique<ScriptedStage>(5, 1000)),
+      {.max_works = 50, .max_results = 101});
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ(chosen.value()->choice().winner_works, 50);
   EXPECT_EQ(Drain(*chosen.value()).size(), 5u);
