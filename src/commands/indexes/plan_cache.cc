@@ -48,12 +48,13 @@ StatusWith<bson::Document> RunPlanCacheClear(CommandContext& ctx, const Request&
       (request.body.Has("sort") || request.body.Has("projection") || collation.has_value())) {
     return Status(ErrorCode::kBadValue, "sort, projection, or collation provided without query");
   }
+  // As mongod: a collection that does not exist is cleared before the query is looked at.
+  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  if (!collection.has_value()) return bson::Document();
   std::optional<std::string> query_hash;
   if (query.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(query_hash, QueryHashOf(*query, sort, projection));
   }
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
-  if (!collection.has_value()) return bson::Document();  // nothing cached: cleared
   // A collated query is never cached (planner.cc), so naming a collation clears nothing.
   if (collation.has_value() && !collation->empty()) return bson::Document();
   exec::ClearPlanCache(*collection, query_hash);

@@ -67,6 +67,17 @@ def test_all_plans_execution_shows_each_candidates_trial(db, skewed):
     assert len(planner["queryHash"]) == 8 and len(planner["planCacheKey"]) == 8
 
 
+def test_explain_neither_reads_nor_fills_the_cache(db, skewed):
+    explain_find(db, "skewed", {"a": 1, "b": 7})
+    db.command({"explain": {"count": "skewed", "query": {"a": 1, "b": 7}}})
+    assert cache_entries(skewed) == []
+    for _ in range(2):
+        list(skewed.find({"a": 1, "b": 7}))
+    assert cache_entries(skewed)[0]["isActive"] is True
+    # An active entry does not hide the trial from explain.
+    assert len(explain_find(db, "skewed", {"a": 1, "b": 7})["queryPlanner"]["rejectedPlans"]) == 1
+
+
 def test_one_candidate_has_no_trial_and_no_rejected_plans(db, skewed):
     explained = explain_find(db, "skewed", {"b": 7})
     assert explained["queryPlanner"]["rejectedPlans"] == []
@@ -159,6 +170,7 @@ def test_plan_cache_clear_drops_one_shape_or_all(db, skewed):
 
 def test_plan_cache_clear_errors_as_mongod(db, skewed):
     assert db.command({"planCacheClear": "no_such_collection"})["ok"] == 1
+    assert db.command({"planCacheClear": "no_such_collection", "query": {"$bogus": 1}})["ok"] == 1
     with pytest.raises(OperationFailure) as failure:
         db.command({"planCacheClear": "skewed", "sort": {"a": 1}})
     assert failure.value.code == 2
