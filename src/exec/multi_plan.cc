@@ -6,6 +6,7 @@
 
 #include "bson/builder.h"
 #include "exec/plan_ranker.h"
+#include "exec/stages/index_scan.h"
 
 namespace quarry::exec {
 namespace {
@@ -61,6 +62,13 @@ void Sum(const PlanStage& stage, Totals* totals) {
   for (const auto& child : stage.children()) Sum(*child, totals);
 }
 
+// Calls `visit` on each index scan of the plan rooted at `stage`.
+template <typename Visit>
+void ForEachIndexScan(PlanStage& stage, const Visit& visit) {
+  if (auto* scan = dynamic_cast<IndexScan*>(&stage)) visit(*scan);
+  for (const auto& child : stage.children()) ForEachIndexScan(*child, visit);
+}
+
 bson::Document ExplainOf(const PlanStage& root, bool with_stats) {
   bson::DocumentBuilder b;
   root.Explain(&b, with_stats);
@@ -110,7 +118,10 @@ StatusWith<std::unique_ptr<ChosenPlanStage>> ChoosePlan(std::vector<CandidatePla
                                                         const TrialLimits& limits) {
   std::vector<Trial> trials;
   trials.reserve(candidates.size());
-  for (CandidatePlan& candidate : candidates) trials.emplace_back(std::move(candidate));
+  for (CandidatePlan& candidate : candidates) {
+    ForEachIndexScan(*candidate.root, [](IndexScan& scan) { scan.HoldUseCount(); });
+    trials.emplace_back(std::move(candidate));
+  }
   RunTrials(trials, limits);
 
   std::vector<std::size_t> ranked;
@@ -127,6 +138,7 @@ StatusWith<std::unique_ptr<ChosenPlanStage>> ChoosePlan(std::vector<CandidatePla
                    [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
 
   Trial& winner = trials[ranked.front()];
+  ForEachIndexScan(*winner.plan.root, [](IndexScan& scan) { scan.CountUse(); });
   PlanChoice choice;
   choice.winner_id = winner.plan.id;
   choice.winner_works = winner.plan.root->stats().works;

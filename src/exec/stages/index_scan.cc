@@ -62,6 +62,8 @@ StatusWith<WorkState> IndexScan::DoWork(PlanResult* out) {
   return WorkState::kAdvanced;
 }
 
+void IndexScan::CountUse() const { RecordIndexUse(options_.index); }
+
 void IndexScan::Save() {
   // Between calls the cursor rests on the entry handed up last: resume after it.
   if (cursor_ != nullptr && returned_current_ && cursor_->Valid()) {

@@ -67,6 +67,13 @@ def test_all_plans_execution_shows_each_candidates_trial(db, skewed):
     assert len(planner["queryHash"]) == 8 and len(planner["planCacheKey"]) == 8
 
 
+def test_index_stats_count_the_chosen_plans_index_only(db, skewed):
+    list(skewed.find({"a": 1, "b": 7}))
+    ops = {s["name"]: s["accesses"]["ops"] for s in skewed.aggregate([{"$indexStats": {}}])}
+    assert ops["b_1"] == 1
+    assert ops["a_1"] == 0
+
+
 def test_explain_neither_reads_nor_fills_the_cache(db, skewed):
     explain_find(db, "skewed", {"a": 1, "b": 7})
     db.command({"explain": {"count": "skewed", "query": {"a": 1, "b": 7}}})
