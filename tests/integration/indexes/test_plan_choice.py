@@ -201,6 +201,20 @@ def test_index_changes_empty_the_cache(db, skewed):
     assert cache_entries(skewed) == []
 
 
+def test_renaming_or_dropping_the_collection_empties_its_cache(db, skewed):
+    list(skewed.find({"a": 1, "b": 3}))
+    assert len(cache_entries(skewed)) == 1
+    skewed.rename("renamed")
+    assert cache_entries(db.renamed) == []
+    list(db.renamed.find({"a": 1, "b": 3}))
+    assert len(cache_entries(db.renamed)) == 1
+    db.renamed.drop()
+    db.renamed.insert_many([{"a": 1, "b": i} for i in range(10)])
+    db.renamed.create_index("a")
+    db.renamed.create_index("b")
+    assert cache_entries(db.renamed) == []
+
+
 def test_plan_cache_stats_must_come_first_and_take_a_document(db, skewed):
     with pytest.raises(OperationFailure) as failure:
         list(skewed.aggregate([{"$match": {}}, {"$planCacheStats": {}}]))
