@@ -166,7 +166,6 @@ StatusWith<std::unique_ptr<ChosenPlanStage>> TryCachedPlan(CandidatePlan plan,
   choice.winner_id = trial.plan.id;
   choice.winner_works = trial.plan.root->stats().works;
   choice.from_cache = true;
-  choice.winning_plan = ExplainOf(*trial.plan.root, false);
   return std::make_unique<ChosenPlanStage>(std::move(trial.plan.root), std::move(trial.results),
                                            trial.eof, std::move(choice));
 }

@@ -49,7 +49,7 @@ struct PlanChoice {
   // best first; empty for a cached plan.
   std::vector<bson::Document> trial_executions;
   std::vector<double> scores;   // the candidates' scores, best first
-  bson::Document winning_plan;  // explain of the winner, no statistics
+  bson::Document winning_plan;  // explain of the winner, no statistics; empty from the cache
   std::string query_hash;       // empty: the query is not cached
   std::string plan_cache_key;
 };
