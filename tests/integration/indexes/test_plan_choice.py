@@ -304,3 +304,30 @@ def test_mongosh_plan_cache_helpers_work(server, db, skewed):
                           script], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "HOME": tempfile.mkdtemp()})
     assert out.stdout.split() == ["1", "0"], out.stderr
+
+
+def test_an_or_plan_competes_with_a_bounded_index(db):
+    coll = db.ors
+    coll.insert_many([{"_id": i, "a": i % 50, "b": i % 70, "c": i % 3} for i in range(3000)])
+    for field in ("a", "b", "c"):
+        coll.create_index(field)
+    query = {"$or": [{"a": 1}, {"b": 2}], "c": 0}
+    expected = sorted(d["_id"] for d in coll.find(query).hint([("$natural", 1)]))
+    assert sorted(d["_id"] for d in coll.find(query)) == expected
+    planner = coll.find(query).explain()["queryPlanner"]
+    plans = [planner["winningPlan"]] + planner["rejectedPlans"]
+    inputs = sorted(p["inputStage"]["stage"] for p in plans)
+    assert inputs == ["IXSCAN", "OR"]
+    # The OR reads about 100 keys for its ~34 matches; c = 0 reads 1000.
+    assert planner["winningPlan"]["inputStage"]["stage"] == "OR"
+
+
+def test_a_leading_match_and_sort_of_a_pipeline_is_chosen_by_trial(db, skewed):
+    got = [d["_id"] for d in skewed.aggregate([{"$match": {"a": 1, "b": 7}},
+                                               {"$sort": {"c": -1}}])]
+    assert got == sorted((i for i in range(2000) if i % 500 == 7), reverse=True)
+    explained = db.command({"explain": {"aggregate": "skewed", "cursor": {},
+                                        "pipeline": [{"$match": {"a": 1, "b": 7}}]},
+                            "verbosity": "queryPlanner"})
+    assert winning_index(explained["queryPlanner"]) == "b_1"
+    assert len(explained["queryPlanner"]["rejectedPlans"]) == 1
