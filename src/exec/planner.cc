@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bson/compare.h"
@@ -113,6 +116,26 @@ struct TrialSetup {
   bson::DocumentView projection_spec;
 };
 
+// The query's queryHash and planCacheKey; empty when it is not cached.
+std::pair<std::string, std::string> CacheKeysOf(const TrialSetup& setup) {
+  if (setup.shape.empty()) return {};
+  return {ShapeHash(setup.shape), ShapeHash(std::string(setup.kind) + "|" + setup.shape)};
+}
+
+// For explain, which shows a query's queryHash and planCacheKey however it was planned: a plan
+// chosen without a trial, under a stage that only carries them.
+Access WithCacheKeys(const ExecContext& ctx, Access access, const TrialSetup& setup) {
+  if (!ctx.for_explain || setup.shape.empty() || FindChosenPlan(*access.root) != nullptr ||
+      dynamic_cast<const IdHack*>(access.root.get()) != nullptr) {
+    return access;
+  }
+  PlanChoice choice;
+  std::tie(choice.query_hash, choice.plan_cache_key) = CacheKeysOf(setup);
+  access.root = std::make_unique<ChosenPlanStage>(
+      std::move(access.root), std::deque<ChosenPlanStage::Buffered>(), false, std::move(choice));
+  return access;
+}
+
 // One candidate access: an index scan, or an OR of one scan per $or branch.
 struct AccessOption {
   std::string id;
@@ -195,12 +218,7 @@ StatusWith<Access> ChooseAmong(const ExecContext& ctx, const Collection& collect
                                const std::optional<query::Matcher>& filter, const TrialSetup& setup,
                                bool want_match_details) {
   const bool cached = !setup.shape.empty() && !ctx.for_explain;
-  std::string query_hash;
-  std::string plan_cache_key;
-  if (!setup.shape.empty()) {
-    query_hash = ShapeHash(setup.shape);
-    plan_cache_key = ShapeHash(std::string(setup.kind) + "|" + setup.shape);
-  }
+  const auto [query_hash, plan_cache_key] = CacheKeysOf(setup);
   auto access_of = [&](std::unique_ptr<ChosenPlanStage> chosen) {
     const AccessOption* winner = nullptr;
     for (const AccessOption& option : options) {
@@ -416,6 +434,7 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
     }
     QUARRY_ASSIGN_OR_RETURN(
         access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details, setup));
+    access = WithCacheKeys(ctx, std::move(access), setup);
   }
   std::unique_ptr<PlanStage> root = std::move(access.root);
   if (spec.sort.needs_sort() && !access.provides_sort) {
@@ -450,6 +469,7 @@ StatusWith<FilterPlan> PlanFilter(const ExecContext& ctx, const Collection& coll
   }
   QUARRY_ASSIGN_OR_RETURN(Access access, PlanAccess(ctx, collection, maybe, sort, hint,
                                                     /*want_match_details=*/true, setup));
+  access = WithCacheKeys(ctx, std::move(access), setup);
   return FilterPlan{std::move(access.root), access.provides_sort};
 }
 

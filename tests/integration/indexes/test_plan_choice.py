@@ -89,7 +89,11 @@ def test_one_candidate_has_no_trial_and_no_rejected_plans(db, skewed):
     explained = explain_find(db, "skewed", {"b": 7})
     assert explained["queryPlanner"]["rejectedPlans"] == []
     assert explained["executionStats"]["allPlansExecution"] == []
-    assert skewed.find({"b": 7}).explain()["queryPlanner"]["winningPlan"]["stage"] == "FETCH"
+    planner = skewed.find({"b": 7}).explain()["queryPlanner"]
+    assert planner["winningPlan"]["stage"] == "FETCH"
+    # The shape's hashes are shown all the same, and are the same for another value.
+    assert planner["queryHash"] == explain_find(db, "skewed", {"b": 8})["queryPlanner"]["queryHash"]
+    assert planner["queryHash"] != explain_find(db, "skewed", {"c": 8})["queryPlanner"]["queryHash"]
     skewed.find_one({"b": 7})
     assert cache_entries(skewed) == []  # single-plan queries are not cached
 
