@@ -16,6 +16,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterDdlCommands(registry);
   RegisterCollModCommand(registry);
   RegisterIndexCommands(registry);
+  RegisterPlanCacheCommands(registry);
   RegisterAggregateCommands(registry);
   RegisterExplainCommand(registry);
   RegisterValidateCommand(registry);

@@ -19,6 +19,7 @@ void RegisterDdlCommands(CommandRegistry& registry);
 void RegisterCollModCommand(CommandRegistry& registry);
 void RegisterIndexCommands(CommandRegistry& registry);
 void RegisterCreateIndexesCommand(CommandRegistry& registry);
+void RegisterPlanCacheCommands(CommandRegistry& registry);
 void RegisterExplainCommand(CommandRegistry& registry);
 void RegisterValidateCommand(CommandRegistry& registry);
 void RegisterAggregateCommands(CommandRegistry& registry);

@@ -24,6 +24,9 @@ struct ExecContext {
   // The operation's; plans keep it (a cursor's getMores check the Interrupt of the find that
   // opened it). Null: the operation cannot be interrupted.
   std::shared_ptr<const Interrupt> interrupt;
+  // Plans are made for explain: they neither use nor fill the plan cache, so explain shows the
+  // trial of every candidate.
+  bool for_explain = false;
 
   Status CheckForInterrupt() const {
     return interrupt == nullptr ? Status::OK() : interrupt->Check();

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "exec/multi_plan.h"
 #include "exec/plan_executor.h"
 
 namespace quarry::exec {
@@ -74,6 +75,11 @@ void AppendQueryPlanner(const PlanStage& root, const ExplainTarget& target,
   out->AppendString("namespace", target.ns);
   out->AppendBool("indexFilterSet", false);
   out->AppendDocument("parsedQuery", target.parsed_query);
+  const ChosenPlanStage* chosen = FindChosenPlan(root);
+  if (chosen != nullptr && !chosen->choice().query_hash.empty()) {
+    out->AppendString("queryHash", chosen->choice().query_hash);
+    out->AppendString("planCacheKey", chosen->choice().plan_cache_key);
+  }
   if (target.optimized_pipeline) out->AppendBool("optimizedPipeline", true);
   out->AppendBool("maxIndexedOrSolutionsReached", false);
   out->AppendBool("maxIndexedAndSolutionsReached", false);
@@ -81,7 +87,22 @@ void AppendQueryPlanner(const PlanStage& root, const ExplainTarget& target,
   out->OpenDocument("winningPlan");
   AppendPlan(root, target, false, 0, out);
   out->Close();
-  out->OpenArray("rejectedPlans").Close();
+  out->OpenArray("rejectedPlans");
+  if (chosen != nullptr) {
+    for (std::size_t plan_idx = 0; plan_idx < chosen->choice().rejected_plans.size(); ++plan_idx) {
+      // Under the command's stage, as the winning plan is.
+      const bson::Document& plan = chosen->choice().rejected_plans[plan_idx];
+      out->OpenDocument(std::to_string(plan_idx));
+      if (target.command_stage.empty()) {
+        for (const bson::Element& e : plan.view()) out->Append(e.key, e.value);
+      } else {
+        out->AppendString("stage", target.command_stage);
+        out->AppendDocument("inputStage", plan.view());
+      }
+      out->Close();
+    }
+  }
+  out->Close();
   out->Close();
 }
 
@@ -100,7 +121,15 @@ void AppendExecutionStats(const PlanStage& root, const ExplainTarget& target,
   AppendPlan(root, target, true, returned, out);
   out->Close();
   if (verbosity == ExplainVerbosity::kAllPlansExecution) {
-    out->OpenArray("allPlansExecution").Close();
+    // Each candidate's trial, as the trial left it; none when one plan was the only choice.
+    out->OpenArray("allPlansExecution");
+    if (const ChosenPlanStage* chosen = FindChosenPlan(root)) {
+      const std::vector<bson::Document>& trials = chosen->choice().trial_executions;
+      for (std::size_t plan_idx = 0; plan_idx < trials.size(); ++plan_idx) {
+        out->AppendDocument(std::to_string(plan_idx), trials[plan_idx].view());
+      }
+    }
+    out->Close();
   }
   out->Close();
 }

@@ -119,9 +119,25 @@ std::optional<IndexAccess> AccessOf(const catalog::IndexInfo& index,
 
 }  // namespace
 
+StatusWith<std::vector<IndexAccess>> CandidateIndexes(const catalog::CollectionInfo& info,
+                                                      const query::Matcher* filter,
+                                                      const query::SortSpec& sort) {
+  std::vector<IndexAccess> candidates;
+  for (const catalog::IndexInfo& index : info.indexes) {
+    if (index.is_id_index()) continue;
+    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+    if (!Usable(index, *parsed, filter, sort)) continue;
+    std::optional<IndexAccess> access = AccessOf(index, std::move(parsed), filter, sort, false);
+    if (access.has_value()) candidates.push_back(std::move(*access));
+  }
+  return candidates;
+}
+
 StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo& info,
                                                    const query::Matcher* filter,
                                                    const query::SortSpec& sort) {
+  QUARRY_ASSIGN_OR_RETURN(std::vector<IndexAccess> candidates,
+                          CandidateIndexes(info, filter, sort));
   std::optional<IndexAccess> best;
   // Larger ranks better: equality prefix, bounded, sort, fewer fields. A wildcard index ranks as
   // a single-field index on the path it reads: its path point is not one of its fields.
@@ -130,18 +146,8 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
     return std::make_tuple(a.bounds.equality_prefix - path_point, a.bounded, a.provides_sort,
                            -static_cast<int>(a.parsed->descriptor.fields().size()));
   };
-  std::optional<decltype(rank(std::declval<IndexAccess>()))> best_rank;
-  for (const catalog::IndexInfo& index : info.indexes) {
-    if (index.is_id_index()) continue;
-    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
-    if (!Usable(index, *parsed, filter, sort)) continue;
-    std::optional<IndexAccess> access = AccessOf(index, std::move(parsed), filter, sort, false);
-    if (!access.has_value()) continue;
-    auto candidate = rank(*access);
-    if (!best_rank.has_value() || candidate > *best_rank) {
-      best_rank = candidate;
-      best = std::move(access);
-    }
+  for (IndexAccess& access : candidates) {
+    if (!best.has_value() || rank(access) > rank(*best)) best = std::move(access);
   }
   return best;
 }

@@ -31,6 +31,13 @@ struct IndexAccess {
   bool wildcard_subpaths = false;  // the scan also reads the path's subpaths ($exists)
 };
 
+// Every index scan that can answer `filter` (none: every document) with `sort` (empty: any
+// order): one per ready, visible, usable index of `info` that bounds the filter or gives the
+// order, in catalog order. The _id index is left out (records are read in its order).
+StatusWith<std::vector<IndexAccess>> CandidateIndexes(const catalog::CollectionInfo& info,
+                                                      const query::Matcher* filter,
+                                                      const query::SortSpec& sort);
+
 // The index scan for `filter` (none: every document) and `sort` (empty: any order) among the
 // indexes of `info`, or nullopt when a collection scan is the plan. Ranking: more key fields
 // pinned by equality, then any bounds at all, then providing the sort, then fewer key fields.

@@ -1,19 +1,21 @@
 #include "exec/planner.h"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
 #include "bson/compare.h"
+#include "exec/access_plan_internal.h"
 #include "exec/covered_read.h"
 #include "exec/id_point.h"
 #include "exec/index_choice.h"
 #include "exec/min_max_bounds.h"
+#include "exec/plan_choice_internal.h"
+#include "exec/query_shape.h"
 #include "exec/stages/collection_scan.h"
-#include "exec/stages/fetch.h"
 #include "exec/stages/id_hack.h"
 #include "exec/stages/index_scan.h"
 #include "exec/stages/limit_skip.h"
-#include "exec/stages/or_stage.h"
 #include "exec/stages/projection_stage.h"
 #include "exec/stages/return_key.h"
 #include "storage/engine.h"
@@ -37,17 +39,6 @@ bool HintNames(const catalog::IndexInfo& index, bson::ValueView hint) {
   return bson::CompareDocuments(index.key(), hint.Document()) == 0;
 }
 
-// The access path: where the plan's documents come from, before sort, skip, limit and
-// projection.
-struct Access {
-  std::unique_ptr<PlanStage> root;
-  bool provides_sort = false;
-  bool covered = false;  // the root is an IXSCAN handing up key values, not records
-};
-
-// What a read may be covered by: the paths it reads (covered_read.h); null: not coverable.
-using CoverPaths = std::optional<std::vector<std::string>>;
-
 std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& collection,
                                   const std::optional<query::Matcher>& filter,
                                   storage::ScanDirection direction, bool want_match_details) {
@@ -60,78 +51,17 @@ std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& coll
                                           std::move(options));
 }
 
-IndexScanOptions ScanOptionsOf(IndexAccess access) {
-  const IndexDescriptor& descriptor = access.parsed->descriptor;
-  IndexScanOptions options;
-  options.index = access.index->id;
-  options.parsed = access.parsed;
-  options.name = descriptor.name();
-  options.key_pattern = access.wildcard_key_pattern.has_value()
-                            ? std::move(*access.wildcard_key_pattern)
-                            : bson::Document::Copy(descriptor.key_pattern());
-  options.multikey = access.multikey;
-  options.multikey_paths = std::move(access.wildcard_multikey_paths);
-  options.dedup = access.wildcard_subpaths;
-  options.unique = descriptor.unique();
-  options.sparse = descriptor.sparse();
-  options.partial = descriptor.partial_filter() != nullptr;
-  options.bounds = std::move(access.bounds);
-  options.direction = access.direction;
-  return options;
-}
-
-std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess access) {
-  return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt,
-                                     ScanOptionsOf(std::move(access)));
-}
-
-std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
-                                       IndexAccess access,
-                                       const std::optional<query::Matcher>& filter,
-                                       bool want_match_details) {
-  return std::make_unique<Fetch>(IndexScanOf(ctx, std::move(access)), &ctx.engine->records(),
-                                 collection.id, filter, want_match_details);
-}
-
-// FETCH over the scan of `access`, or the scan alone when it covers the read.
-Access IndexAccessPlan(const ExecContext& ctx, const Collection& collection, IndexAccess access,
-                       const std::optional<query::Matcher>& filter, bool want_match_details,
-                       const CoverPaths& cover) {
-  const bool sorted = access.provides_sort;
-  if (!cover.has_value() || !IndexCoversPaths(access.parsed->descriptor, access.multikey, *cover)) {
-    return Access{IndexPlanOf(ctx, collection, std::move(access), filter, want_match_details),
-                  sorted};
-  }
-  IndexScanOptions options = ScanOptionsOf(std::move(access));
-  options.covered = true;
-  options.filter = filter;
-  options.records = &ctx.engine->records();
-  options.collection = collection.id;
-  return Access{
-      std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options)),
-      sorted, /*covered=*/true};
-}
-
-// FETCH over an OR of one scan per $or branch: FETCH checks the whole filter, since a branch's
-// scan also reads records that match that branch only.
-std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& collection,
-                                    std::vector<IndexAccess> branches,
-                                    const std::optional<query::Matcher>& filter,
-                                    bool want_match_details) {
-  std::vector<std::unique_ptr<PlanStage>> scans;
-  for (IndexAccess& branch : branches) scans.push_back(IndexScanOf(ctx, std::move(branch)));
-  return std::make_unique<Fetch>(std::make_unique<OrStage>(std::move(scans)),
-                                 &ctx.engine->records(), collection.id, filter, want_match_details);
-}
-
 StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
                               const std::optional<query::Matcher>& filter,
                               const query::SortSpec& sort, const ResolvedHint& hint,
-                              bool want_match_details, const CoverPaths& cover = std::nullopt) {
+                              bool want_match_details, const TrialSetup& setup) {
   const query::Matcher* matcher = filter.has_value() ? &*filter : nullptr;
   if (hint.index != nullptr) {
     QUARRY_ASSIGN_OR_RETURN(IndexAccess access, HintedIndexAccess(*hint.index, matcher, sort));
-    return IndexAccessPlan(ctx, collection, std::move(access), filter, want_match_details, cover);
+    const bool sorted = access.provides_sort;
+    return Access{IndexPlanOf(ctx, collection, std::move(access), filter, want_match_details,
+                              setup.cover_paths),
+                  sorted};
   }
   if (matcher != nullptr && hint.natural == 0) {
     if (std::optional<bson::ValueView> id = IdPoint(*matcher)) {
@@ -141,26 +71,19 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
     }
   }
   if (hint.natural == 0 && !hint.id_index) {
-    QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> chosen,
-                            ChooseIndex(*collection.info, matcher, sort));
-    // An index that only gives the order reads every record; one scan per $or branch reads
-    // only the records some branch can match.
-    if (matcher != nullptr && !(chosen.has_value() && chosen->bounded)) {
-      QUARRY_ASSIGN_OR_RETURN(std::optional<std::vector<IndexAccess>> branches,
-                              ChooseOrIndexes(*collection.info, *matcher));
-      if (branches.has_value()) {
-        return Access{OrPlanOf(ctx, collection, std::move(*branches), filter, want_match_details),
-                      false};
-      }
-    }
-    if (chosen.has_value()) {
-      return IndexAccessPlan(ctx, collection, std::move(*chosen), filter, want_match_details,
-                             cover);
-    }
+    QUARRY_ASSIGN_OR_RETURN(std::optional<Access> chosen,
+                            ChooseAccess(ctx, collection, filter, sort, setup, want_match_details));
+    if (chosen.has_value()) return std::move(*chosen);
   }
   const storage::ScanDirection direction =
       hint.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
   return Access{ScanOf(ctx, collection, filter, direction, want_match_details), false};
+}
+
+// Whether plans for this filter and sort may be cached. Under a collation the candidates depend
+// on it, which the shape leaves out: such queries are planned every time.
+bool Cacheable(const std::optional<query::Matcher>& filter, const query::SortSpec& sort) {
+  return (!filter.has_value() || filter->collator() == nullptr) && sort.collator() == nullptr;
 }
 
 // The index scans of a plan, in the order it reads them.
@@ -194,8 +117,10 @@ StatusWith<Access> MinMaxAccess(const ExecContext& ctx, const Collection& collec
   QUARRY_ASSIGN_OR_RETURN(IndexBounds bounds, MinMaxBounds(parsed->descriptor, spec.min, spec.max));
   QUARRY_ASSIGN_OR_RETURN(IndexAccess access,
                           BoundedIndexAccess(*hint.index, std::move(bounds), spec.sort));
-  return IndexAccessPlan(ctx, collection, std::move(access), spec.filter, want_match_details,
-                         cover);
+  const bool sorted = access.provides_sort;
+  return Access{
+      IndexPlanOf(ctx, collection, std::move(access), spec.filter, want_match_details, cover),
+      sorted};
 }
 
 }  // namespace
@@ -247,6 +172,8 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
     }
   }
   QUARRY_ASSIGN_OR_RETURN(spec.sort, query::SortSpec::Parse(sort, std::move(collator)));
+  spec.sort_spec = bson::Document::Copy(sort);
+  spec.projection_spec = bson::Document::Copy(projection);
   spec.skip = skip;
   spec.limit = limit;
   return spec;
@@ -257,6 +184,11 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   QUARRY_ASSIGN_OR_RETURN(ResolvedHint hint, ResolveHint(collection, spec.hint));
   if (hint.natural == 0 && spec.sort.natural() != 0) hint.natural = spec.sort.natural();
   const bool want_details = spec.projection.has_value() && spec.projection->uses_positional();
+  // Only the first skip + limit in sort order can be returned.
+  std::int64_t keep = 0;
+  if (spec.limit > 0 && spec.skip < std::numeric_limits<std::int64_t>::max() - spec.limit) {
+    keep = spec.skip + spec.limit;
+  }
   CoverPaths cover;
   if (!spec.return_key) {
     cover = CoveredReadPaths(spec.projection_paths,
@@ -267,16 +199,26 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   if (!spec.min.empty() || !spec.max.empty()) {
     QUARRY_ASSIGN_OR_RETURN(access, MinMaxAccess(ctx, collection, spec, hint, want_details, cover));
   } else {
+    TrialSetup setup;
+    setup.cover_paths = cover;
+    setup.blocking_sort = &spec.sort;
+    setup.sort_keep = keep;
+    setup.max_sort_bytes = spec.max_sort_bytes;
+    // A plan that returns all a limited query can return has done enough to be judged.
+    if (keep > 0) setup.max_results = std::min(kTrialMaxResults, keep);
+    if (Cacheable(spec.filter, spec.sort) && !spec.return_key) {
+      setup.shape = QueryShape(spec.filter ? spec.filter->filter() : bson::DocumentView(),
+                               spec.sort, spec.projection_spec.view());
+      setup.kind = "find";
+      setup.sort_spec = spec.sort_spec.view();
+      setup.projection_spec = spec.projection_spec.view();
+    }
     QUARRY_ASSIGN_OR_RETURN(
-        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details, cover));
+        access, PlanAccess(ctx, collection, spec.filter, spec.sort, hint, want_details, setup));
+    access = WithCacheKeys(ctx, std::move(access), setup);
   }
   std::unique_ptr<PlanStage> root = std::move(access.root);
   if (spec.sort.needs_sort() && !access.provides_sort) {
-    // Only the first skip + limit in sort order can be returned.
-    std::int64_t keep = 0;
-    if (spec.limit > 0 && spec.skip < std::numeric_limits<std::int64_t>::max() - spec.limit) {
-      keep = spec.skip + spec.limit;
-    }
     root = std::make_unique<SortStage>(std::move(root), std::move(spec.sort), keep,
                                        spec.max_sort_bytes);
   }
@@ -288,8 +230,8 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
     const bool by_id = ReadsById(*root, hint);
     root = std::make_unique<ReturnKeyStage>(std::move(root), std::move(scans), by_id);
   } else if (spec.projection.has_value()) {
-    root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection),
-                                             access.covered);
+    const bool covered = ReadsKeysOnly(*root);
+    root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection), covered);
   }
   return root;
 }
@@ -299,8 +241,17 @@ StatusWith<FilterPlan> PlanFilter(const ExecContext& ctx, const Collection& coll
                                   const query::SortSpec& sort) {
   std::optional<query::Matcher> maybe;
   if (!filter.MatchesEverything()) maybe = filter;
+  TrialSetup setup;
+  bson::Document sort_spec = SortDocumentOf(sort);
+  if (Cacheable(maybe, sort)) {
+    setup.shape =
+        QueryShape(maybe ? filter.filter() : bson::DocumentView(), sort, bson::DocumentView());
+    setup.kind = "filter";
+    setup.sort_spec = sort_spec.view();
+  }
   QUARRY_ASSIGN_OR_RETURN(Access access, PlanAccess(ctx, collection, maybe, sort, hint,
-                                                    /*want_match_details=*/true));
+                                                    /*want_match_details=*/true, setup));
+  access = WithCacheKeys(ctx, std::move(access), setup);
   return FilterPlan{std::move(access.root), access.provides_sort};
 }
 

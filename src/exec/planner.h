@@ -31,6 +31,9 @@ struct QuerySpec {
   // The paths of a plain inclusion projection (covered_read.h), which an index's key values
   // may answer without the records; nullopt for other projections and for none.
   std::optional<std::vector<std::string>> projection_paths;
+  // The sort and projection as given, for the plan cache's entries (empty: none).
+  bson::Document sort_spec;
+  bson::Document projection_spec;
   std::int64_t skip = 0;   // >= 0
   std::int64_t limit = 0;  // > 0 limits; 0 means no limit
   // An index name or key pattern, or {$natural: 1 | -1}; absent: none. Read while planning
@@ -67,19 +70,24 @@ struct ResolvedHint {
 // of the collection.
 StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueView hint);
 
-// Plans the read of `collection` that `spec` describes: IDHACK when the filter pins _id, an
-// index scan and FETCH when an index bounds the filter (index_choice.h), else FETCH over an OR
-// of index scans when an index bounds each branch of a top-level $or, else an index scan that
-// gives the sort, else a collection scan; then SORT (unless the index gives the order), SKIP,
-// LIMIT, PROJECTION. When the one index scanned holds every path the filter, the sort and a
-// plain inclusion projection read, the scan hands up its entries' key values, not records, and
-// the projection is PROJECTION_COVERED. Fails as ResolveHint does.
+// Plans the read of `collection` that `spec` describes: IDHACK when the filter pins _id; else
+// the candidates are an index scan and FETCH for each index that bounds the filter
+// (index_choice.h), FETCH over an OR of index scans when an index bounds each branch of a
+// top-level $or, and, when none of those gives the sort, each index scan that does; with none, a
+// collection scan. Several candidates (each with its SORT when it does not give the order) are
+// tried side by side and the best goes on (multi_plan.h), or the one the plan cache holds for
+// the query's shape (plan_cache.h). Then SORT (unless the plan gives the order), SKIP, LIMIT,
+// PROJECTION; a candidate whose one index holds every path the filter, the sort and a plain
+// inclusion projection read hands up its entries' key values, not records, under
+// PROJECTION_COVERED. A hint, min/max or $natural plans without a trial. Fails as ResolveHint
+// does.
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                                                  const Collection& collection, QuerySpec spec);
 
 // The plan of a write's, a count's or a pipeline's filter: every matching document, in the
 // order of the access chosen as PlanQuery chooses it for `sort` (_id order, or its reverse for
-// a {$natural: -1} hint, when no index is used). `sorted`: the order is `sort`'s.
+// a {$natural: -1} hint, when no index is used), with no SORT in the candidates: the caller
+// sorts. `sorted`: the order is `sort`'s.
 struct FilterPlan {
   std::unique_ptr<PlanStage> root;
   bool sorted = false;

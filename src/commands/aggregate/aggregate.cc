@@ -12,6 +12,7 @@
 #include "commands/aggregate/aggregate_io.h"
 #include "commands/aggregate/change_stream.h"
 #include "commands/aggregate/index_stats.h"
+#include "commands/aggregate/plan_cache_stats.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/diagnostics/current_op_report.h"
@@ -75,13 +76,14 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
   return docs;
 }
 
-// $currentOp and $indexStats read server state, so they must come first (mongod's 40602).
+// $currentOp, $indexStats and $planCacheStats read server state, so they must come first
+// (mongod's 40602).
 Status CheckSourceStagePositions(bson::DocumentView stages) {
   bool first = true;
   for (const bson::Element& e : stages) {
     if (std::exchange(first, false) || e.value.type() != bson::Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
-    if (name == "$currentOp" || name == "$indexStats") {
+    if (name == "$currentOp" || name == "$indexStats" || name == "$planCacheStats") {
       return Status(static_cast<ErrorCode>(40602),
                     std::string(name) + " is only valid as the first stage in a pipeline");
     }
@@ -158,12 +160,16 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   // input, and the pipeline proper is what follows it.
   bool local_sessions = FirstStageName(stages) == "$listLocalSessions";
   const bool index_stats = FirstStageName(stages) == "$indexStats";
-  if (index_stats && target.type() != bson::Type::kString) {
-    return Status(ErrorCode::kInvalidNamespace,
-                  "$indexStats must be run against a collection, not with {aggregate: 1}");
+  const bool plan_cache_stats = FirstStageName(stages) == "$planCacheStats";
+  if ((index_stats || plan_cache_stats) && target.type() != bson::Type::kString) {
+    return Status(ErrorCode::kInvalidNamespace, std::string(FirstStageName(stages)) +
+                                                    " must be run against a collection, not "
+                                                    "with {aggregate: 1}");
   }
-  bson::ValueView index_stats_argument;
-  if (index_stats) index_stats_argument = stages.begin()->value.Document().Get("$indexStats");
+  bson::ValueView source_argument;  // $indexStats' or $planCacheStats'
+  if (index_stats || plan_cache_stats) {
+    source_argument = stages.begin()->value.Document().Get(FirstStageName(stages));
+  }
   std::optional<CurrentOpOptions> current_op;
   if (FirstStageName(stages) == "$currentOp") {
     if (request.db != "admin" || !target.IsNumber() || target.AsDouble() != 1) {
@@ -174,7 +180,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
         current_op, ParseCurrentOpStage(stages.begin()->value.Document().Get("$currentOp")));
   }
   bson::Document rest_of_pipeline;
-  if (local_sessions || current_op.has_value() || index_stats) {
+  if (local_sessions || current_op.has_value() || index_stats || plan_cache_stats) {
     bson::ArrayBuilder rest;
     bool first = true;
     for (const bson::Element& e : stages) {
@@ -196,7 +202,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   std::string ns = coll.empty() ? request.db + ".$cmd.aggregate" : request.db + "." + coll;
 
   // After a source stage, the rest of the pipeline reads its documents, not the collection.
-  const bool reads_collection = !local_sessions && !current_op.has_value() && !index_stats;
+  const bool reads_collection =
+      !local_sessions && !current_op.has_value() && !index_stats && !plan_cache_stats;
   if (!coll.empty() && reads_collection && IsCollStatsPipeline(stages)) {
     QUARRY_ASSIGN_OR_RETURN(query::Batch batch, CollStatsBatch(ctx, request.db, coll));
     return BuildCursorReply("firstBatch", batch, 0, ns);
@@ -240,7 +247,11 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     input = query::StreamOfDocuments(CurrentOpDocuments(ctx.service(), *current_op));
   } else if (index_stats) {
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
-                            IndexStatsDocuments(ctx, request.db, coll, index_stats_argument));
+                            IndexStatsDocuments(ctx, request.db, coll, source_argument));
+    input = query::StreamOfDocuments(std::move(docs));
+  } else if (plan_cache_stats) {
+    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
+                            PlanCacheStatsDocuments(ctx, request.db, coll, source_argument));
     input = query::StreamOfDocuments(std::move(docs));
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});

@@ -129,8 +129,9 @@ Status ExplainAggregate(CommandContext& ctx, const Request& request,
   exec::PipelineInputPlan input;
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(*collection, args.hint));
-    QUARRY_ASSIGN_OR_RETURN(
-        input, exec::PlanPipelineInput(ExecContextOf(ctx), *collection, pipeline, hint));
+    exec::ExecContext exec_ctx = ExecContextOf(ctx);
+    exec_ctx.for_explain = true;
+    QUARRY_ASSIGN_OR_RETURN(input, exec::PlanPipelineInput(exec_ctx, *collection, pipeline, hint));
   } else if (!pipeline.stages().empty() && pipeline.stages().front()->pushdown_filter()) {
     input.absorbed_stages = 1;
     input.filter = bson::Document::Copy(pipeline.stages().front()->pushdown_filter()->filter());

@@ -103,8 +103,10 @@ Status ExplainFind(CommandContext& ctx, const Request& find_request,
   const std::string ns = find_request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, find_request.db, find.coll);
   if (!collection.has_value()) return AppendExplainOfNothing(ns, find.filter, verbosity, out);
+  exec::ExecContext exec_ctx = ExecContextOf(ctx);
+  exec_ctx.for_explain = true;
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<exec::PlanStage> plan,
-                          exec::PlanQuery(ExecContextOf(ctx), *collection, std::move(find.spec)));
+                          exec::PlanQuery(exec_ctx, *collection, std::move(find.spec)));
   return exec::AppendExplain(*plan, {.ns = ns, .parsed_query = find.filter, .command_stage = {}},
                              verbosity, out);
 }

@@ -97,15 +97,17 @@ Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
                           query::Matcher::Parse(args.filter, bson::DocumentView(), args.collator));
   QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(args.sort, args.collator));
   QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint hint, exec::ResolveHint(*collection, args.hint));
+  exec::ExecContext exec_ctx = ExecContextOf(ctx);
+  exec_ctx.for_explain = true;
   std::unique_ptr<exec::PlanStage> root;
   if (const bson::ValueView key = request.body.Get("key");
       request.name == "distinct" && key.type() == bson::Type::kString) {
     QUARRY_ASSIGN_OR_RETURN(
-        root, exec::PlanDistinctScan(ExecContextOf(ctx), *collection, matcher, key.String(), hint));
+        root, exec::PlanDistinctScan(exec_ctx, *collection, matcher, key.String(), hint));
   }
   if (root == nullptr) {
     QUARRY_ASSIGN_OR_RETURN(exec::FilterPlan plan,
-                            exec::PlanFilter(ExecContextOf(ctx), *collection, matcher, hint, sort));
+                            exec::PlanFilter(exec_ctx, *collection, matcher, hint, sort));
     root = std::move(plan.root);
   }
   return exec::AppendExplain(*root,

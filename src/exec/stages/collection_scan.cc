@@ -13,8 +13,8 @@ CollectionScan::CollectionScan(const storage::RecordStore* records,
                                std::shared_ptr<const Interrupt> interrupt, Options options)
     : records_(records), interrupt_(std::move(interrupt)), options_(std::move(options)) {}
 
-StatusWith<bool> CollectionScan::DoNext(PlanResult* out) {
-  if (done_) return false;
+StatusWith<WorkState> CollectionScan::DoWork(PlanResult* out) {
+  if (done_) return WorkState::kEof;
   if (cursor_ == nullptr) {
     cursor_ = records_->Scan(options_.collection, resume_after_, options_.direction);
     on_returned_record_ = false;
@@ -24,27 +24,27 @@ StatusWith<bool> CollectionScan::DoNext(PlanResult* out) {
     on_returned_record_ = false;
   }
   StageStats& stats = mutable_stats();
-  for (; cursor_->Valid(); cursor_->Next()) {
+  if (cursor_->Valid()) {
     if (++stats.docs_examined % kRecordsPerInterruptCheck == 0 && interrupt_ != nullptr) {
       QUARRY_RETURN_IF_ERROR(interrupt_->Check());
     }
     resume_after_.assign(cursor_->id_key());
+    on_returned_record_ = true;  // examined: the next unit moves past it
     bson::DocumentView doc = cursor_->document();
     out->details = query::MatchDetails();
     if (options_.filter.has_value() &&
         !options_.filter->Matches(doc, options_.want_match_details ? &out->details : nullptr)) {
-      continue;
+      return WorkState::kNeedTime;
     }
     out->owned.reset();
     out->doc = doc;
-    on_returned_record_ = true;
-    return true;
+    return WorkState::kAdvanced;
   }
   Status status = cursor_->status();
   cursor_.reset();
   done_ = true;
   QUARRY_RETURN_IF_ERROR(status);
-  return false;
+  return WorkState::kEof;
 }
 
 void CollectionScan::ExplainDetails(bson::DocumentBuilder* b) const {

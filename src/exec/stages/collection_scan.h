@@ -29,7 +29,7 @@ class CollectionScan final : public PlanStage {
   std::string_view name() const override { return "COLLSCAN"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
 
   const storage::RecordStore* records_;

@@ -36,51 +36,49 @@ StatusWith<std::optional<bson::Document>> DistinctScan::CurrentDocument() {
   return options_.scan.records->FindByIdKey(options_.scan.collection, cursor_->id_key());
 }
 
-StatusWith<bool> DistinctScan::DoNext(PlanResult* out) {
+StatusWith<WorkState> DistinctScan::DoWork(PlanResult* out) {
   const std::vector<KeyInterval>& intervals = options_.scan.bounds.intervals;
-  while (interval_ < intervals.size()) {
-    if (cursor_ == nullptr) {
-      const KeyInterval& interval = intervals[interval_];
-      storage::KeyRange range{.lower = interval.start,
-                              .lower_inclusive = interval.start_inclusive,
-                              .upper = interval.end,
-                              .upper_inclusive = interval.end_inclusive};
-      if (!last_value_.empty()) {
-        // Past every entry whose first field is the value handed up last.
-        range.lower = last_value_;
-        range.lower_inclusive = false;
-      }
-      cursor_ = indexes_->Scan(options_.scan.index, range, storage::ScanDirection::kForward,
-                               /*resume_after=*/{});
+  if (interval_ >= intervals.size()) return WorkState::kEof;
+  if (cursor_ == nullptr) {
+    const KeyInterval& interval = intervals[interval_];
+    storage::KeyRange range{.lower = interval.start,
+                            .lower_inclusive = interval.start_inclusive,
+                            .upper = interval.end,
+                            .upper_inclusive = interval.end_inclusive};
+    if (!last_value_.empty()) {
+      // Past every entry whose first field is the value handed up last.
+      range.lower = last_value_;
+      range.lower_inclusive = false;
     }
-    if (!cursor_->Valid()) {
-      QUARRY_RETURN_IF_ERROR(cursor_->status());
-      cursor_.reset();
-      last_value_.clear();
-      ++interval_;
-      continue;
-    }
-    if (++mutable_stats().keys_examined % kKeysPerInterruptCheck == 0 && interrupt_ != nullptr) {
-      QUARRY_RETURN_IF_ERROR(interrupt_->Check());
-    }
-    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc, CurrentDocument());
-    const bool wanted = doc.has_value() &&
-                        query::CollectPathValues(*doc, options_.field).front().exists() &&
-                        (!options_.scan.filter.has_value() || options_.scan.filter->Matches(*doc));
-    if (!wanted) {
-      cursor_->Next();  // another entry with this first field may still qualify
-      continue;
-    }
-    last_value_ = FirstFieldOf(cursor_->key());
-    cursor_.reset();
-    out->owned.reset();  // field by field: see Fetch::DoNext
-    out->details = query::MatchDetails();
-    out->id_key = {};
-    out->index_key = {};
-    out->Own(std::move(*doc));
-    return true;
+    cursor_ = indexes_->Scan(options_.scan.index, range, storage::ScanDirection::kForward,
+                             /*resume_after=*/{});
   }
-  return false;
+  if (!cursor_->Valid()) {
+    QUARRY_RETURN_IF_ERROR(cursor_->status());
+    cursor_.reset();
+    last_value_.clear();
+    ++interval_;
+    return interval_ < intervals.size() ? WorkState::kNeedTime : WorkState::kEof;
+  }
+  if (++mutable_stats().keys_examined % kKeysPerInterruptCheck == 0 && interrupt_ != nullptr) {
+    QUARRY_RETURN_IF_ERROR(interrupt_->Check());
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc, CurrentDocument());
+  const bool wanted = doc.has_value() &&
+                      query::CollectPathValues(*doc, options_.field).front().exists() &&
+                      (!options_.scan.filter.has_value() || options_.scan.filter->Matches(*doc));
+  if (!wanted) {
+    cursor_->Next();  // another entry with this first field may still qualify
+    return WorkState::kNeedTime;
+  }
+  last_value_ = FirstFieldOf(cursor_->key());
+  cursor_.reset();
+  out->owned.reset();  // field by field: see Fetch::DoWork
+  out->details = query::MatchDetails();
+  out->id_key = {};
+  out->index_key = {};
+  out->Own(std::move(*doc));
+  return WorkState::kAdvanced;
 }
 
 void DistinctScan::ExplainDetails(bson::DocumentBuilder* b) const {

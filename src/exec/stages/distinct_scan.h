@@ -34,7 +34,7 @@ class DistinctScan final : public PlanStage {
   void Save() override { cursor_.reset(); }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
   // The document the current entry stands for; nullopt when its record is gone.
   StatusWith<std::optional<bson::Document>> CurrentDocument();

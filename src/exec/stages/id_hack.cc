@@ -12,21 +12,21 @@ IdHack::IdHack(const storage::RecordStore* records, storage::CollectionId collec
       filter_(std::move(filter)),
       want_match_details_(want_match_details) {}
 
-StatusWith<bool> IdHack::DoNext(PlanResult* out) {
-  if (done_) return false;
+StatusWith<WorkState> IdHack::DoWork(PlanResult* out) {
+  if (done_) return WorkState::kEof;
   done_ = true;
   RecordIndexUse(IdIndexUsageKey(collection_));
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
                           records_->FindByIdKey(collection_, id_key_));
-  if (!doc.has_value()) return false;
+  if (!doc.has_value()) return WorkState::kEof;
   ++mutable_stats().docs_examined;
   out->details = query::MatchDetails();
   if (filter_.has_value() &&
       !filter_->Matches(*doc, want_match_details_ ? &out->details : nullptr)) {
-    return false;
+    return WorkState::kEof;
   }
   out->Own(std::move(*doc));
-  return true;
+  return WorkState::kAdvanced;
 }
 
 void IdHack::ExplainDetails(bson::DocumentBuilder* b) const {

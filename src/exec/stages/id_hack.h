@@ -20,7 +20,7 @@ class IdHack final : public PlanStage {
   std::string_view name() const override { return "IDHACK"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
 
   const storage::RecordStore* records_;

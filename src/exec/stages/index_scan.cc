@@ -30,42 +30,39 @@ void IndexScan::Open() {
   ++seeks_;
 }
 
-StatusWith<bool> IndexScan::DoNext(PlanResult* out) {
-  const std::size_t count = options_.bounds.intervals.size();
-  while (interval_ < count) {
-    if (cursor_ == nullptr) {
-      Open();
-    } else if (returned_current_) {
-      cursor_->Next();
-    }
-    returned_current_ = false;
-    if (!cursor_->Valid()) {
-      QUARRY_RETURN_IF_ERROR(cursor_->status());
-      cursor_.reset();
-      ++interval_;
-      continue;
-    }
-    if (++mutable_stats().keys_examined % kKeysPerInterruptCheck == 0 && interrupt_ != nullptr) {
-      QUARRY_RETURN_IF_ERROR(interrupt_->Check());
-    }
-    returned_current_ = true;  // consumed: the next call moves past it
-    if (options_.multikey || options_.dedup) {
-      ++dups_tested_;
-      if (!seen_.emplace(cursor_->id_key()).second) {
-        ++dups_dropped_;
-        continue;
-      }
-    }
-    out->owned.reset();  // field by field: see Fetch::DoNext
-    out->doc = bson::DocumentView();
-    out->details = query::MatchDetails();
-    out->id_key = cursor_->id_key();
-    out->index_key = cursor_->key();
-    if (!options_.covered) return true;
-    QUARRY_ASSIGN_OR_RETURN(bool matched, CoveredResult(out));
-    if (matched) return true;
+StatusWith<WorkState> IndexScan::DoWork(PlanResult* out) {
+  if (interval_ >= options_.bounds.intervals.size()) return WorkState::kEof;
+  if (cursor_ == nullptr) {
+    Open();
+  } else if (returned_current_) {
+    cursor_->Next();
   }
-  return false;
+  returned_current_ = false;
+  if (!cursor_->Valid()) {
+    QUARRY_RETURN_IF_ERROR(cursor_->status());
+    cursor_.reset();
+    ++interval_;
+    return interval_ < options_.bounds.intervals.size() ? WorkState::kNeedTime : WorkState::kEof;
+  }
+  if (++mutable_stats().keys_examined % kKeysPerInterruptCheck == 0 && interrupt_ != nullptr) {
+    QUARRY_RETURN_IF_ERROR(interrupt_->Check());
+  }
+  returned_current_ = true;  // consumed: the next unit moves past it
+  if (options_.multikey || options_.dedup) {
+    ++dups_tested_;
+    if (!seen_.emplace(cursor_->id_key()).second) {
+      ++dups_dropped_;
+      return WorkState::kNeedTime;
+    }
+  }
+  out->owned.reset();  // field by field: see Fetch::DoWork
+  out->doc = bson::DocumentView();
+  out->details = query::MatchDetails();
+  out->id_key = cursor_->id_key();
+  out->index_key = cursor_->key();
+  if (!options_.covered) return WorkState::kAdvanced;
+  QUARRY_ASSIGN_OR_RETURN(bool matched, CoveredResult(out));
+  return matched ? WorkState::kAdvanced : WorkState::kNeedTime;
 }
 
 StatusWith<bool> IndexScan::CoveredResult(PlanResult* out) {
@@ -83,6 +80,8 @@ StatusWith<bool> IndexScan::CoveredResult(PlanResult* out) {
   return true;
 }
 
+void IndexScan::CountUse() const { RecordIndexUse(options_.index); }
+
 void IndexScan::Save() {
   // Between calls the cursor rests on the entry handed up last: resume after it.
   if (cursor_ != nullptr && returned_current_ && cursor_->Valid()) {
@@ -92,8 +91,8 @@ void IndexScan::Save() {
 }
 
 Status IndexScan::Restore() {
-  // Open() on the next DoNext resumes after resume_after_ (or at the interval's start).
-  returned_current_ = false;
+  // Open() on the next DoWork resumes after resume_after_ (or at the interval's start). A scan
+  // restored without a Save (a plan's first batch, after its trial) keeps its live cursor.
   return Status::OK();
 }
 

@@ -60,8 +60,13 @@ class IndexScan final : public PlanStage {
 
   const IndexScanOptions& options() const { return options_; }
 
+  // $indexStats counts the queries an index answered: a scan in a trial of several plans
+  // holds its count (HoldUseCount), and only the chosen plan's scans count (CountUse).
+  void HoldUseCount() { counted_use_ = true; }
+  void CountUse() const;
+
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
   void ExplainStats(bson::DocumentBuilder* b) const override;
   // Opens the cursor on interval `interval_`, after `resume_after_` when set.

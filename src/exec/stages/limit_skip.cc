@@ -2,20 +2,20 @@
 
 namespace quarry::exec {
 
-StatusWith<bool> LimitStage::DoNext(PlanResult* out) {
-  if (returned_ >= limit_) return false;
-  QUARRY_ASSIGN_OR_RETURN(bool more, child().Next(out));
-  if (more) ++returned_;
-  return more;
+StatusWith<WorkState> LimitStage::DoWork(PlanResult* out) {
+  if (returned_ >= limit_) return WorkState::kEof;
+  QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(out));
+  if (state == WorkState::kAdvanced) ++returned_;
+  return state;
 }
 
-StatusWith<bool> SkipStage::DoNext(PlanResult* out) {
-  while (skipped_ < skip_) {
-    QUARRY_ASSIGN_OR_RETURN(bool more, child().Next(out));
-    if (!more) return false;
+StatusWith<WorkState> SkipStage::DoWork(PlanResult* out) {
+  QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(out));
+  if (state == WorkState::kAdvanced && skipped_ < skip_) {
     ++skipped_;
+    return WorkState::kNeedTime;
   }
-  return child().Next(out);
+  return state;
 }
 
 }  // namespace quarry::exec

@@ -14,7 +14,7 @@ class LimitStage final : public PlanStage {
   std::string_view name() const override { return "LIMIT"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override {
     b->AppendInt64("limitAmount", limit_);
   }
@@ -30,7 +30,7 @@ class SkipStage final : public PlanStage {
   std::string_view name() const override { return "SKIP"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override {
     b->AppendInt64("skipAmount", skip_);
   }

@@ -2,22 +2,21 @@
 
 namespace quarry::exec {
 
-StatusWith<bool> OrStage::DoNext(PlanResult* out) {
-  while (branch_ < children().size()) {
-    QUARRY_ASSIGN_OR_RETURN(bool more, child(branch_).Next(out));
-    if (!more) {
-      ++branch_;
-      continue;
-    }
-    ++dups_tested_;
-    // A record may match several branches: FETCH must see it once, or it is returned twice.
-    if (!seen_.emplace(out->id_key).second) {
-      ++dups_dropped_;
-      continue;
-    }
-    return true;
+StatusWith<WorkState> OrStage::DoWork(PlanResult* out) {
+  if (branch_ >= children().size()) return WorkState::kEof;
+  QUARRY_ASSIGN_OR_RETURN(WorkState state, child(branch_).Work(out));
+  if (state == WorkState::kEof) {
+    ++branch_;
+    return branch_ < children().size() ? WorkState::kNeedTime : WorkState::kEof;
   }
-  return false;
+  if (state == WorkState::kNeedTime) return state;
+  ++dups_tested_;
+  // A record may match several branches: FETCH must see it once, or it is returned twice.
+  if (!seen_.emplace(out->id_key).second) {
+    ++dups_dropped_;
+    return WorkState::kNeedTime;
+  }
+  return WorkState::kAdvanced;
 }
 
 void OrStage::ExplainStats(bson::DocumentBuilder* b) const {

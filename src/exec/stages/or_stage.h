@@ -20,7 +20,7 @@ class OrStage final : public PlanStage {
   std::string_view name() const override { return "OR"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainStats(bson::DocumentBuilder* b) const override;
 
   std::size_t branch_ = 0;                // the branches done

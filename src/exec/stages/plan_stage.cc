@@ -3,10 +3,18 @@
 namespace quarry::exec {
 
 StatusWith<bool> PlanStage::Next(PlanResult* out) {
+  while (true) {
+    QUARRY_ASSIGN_OR_RETURN(WorkState state, Work(out));
+    if (state == WorkState::kAdvanced) return true;
+    if (state == WorkState::kEof) return false;
+  }
+}
+
+StatusWith<WorkState> PlanStage::Work(PlanResult* out) {
   ++stats_.works;
-  StatusWith<bool> advanced = DoNext(out);
-  if (advanced.ok() && advanced.value()) ++stats_.advanced;
-  return advanced;
+  StatusWith<WorkState> state = DoWork(out);
+  if (state.ok() && state.value() == WorkState::kAdvanced) ++stats_.advanced;
+  return state;
 }
 
 void PlanStage::Save() {
@@ -19,6 +27,10 @@ Status PlanStage::Restore() {
 }
 
 void PlanStage::Explain(bson::DocumentBuilder* b, bool with_stats) const {
+  if (ExplainsAsChild()) {
+    children_.front()->Explain(b, with_stats);
+    return;
+  }
   b->AppendString("stage", name());
   ExplainDetails(b);
   if (with_stats) {

@@ -36,9 +36,13 @@ struct PlanResult {
   }
 };
 
+// What one unit of work did (mongod's PlanStage::StageState): handed up a result, examined
+// something without a result yet, or found the stage exhausted.
+enum class WorkState { kAdvanced, kNeedTime, kEof };
+
 // What a stage did, in explain's terms.
 struct StageStats {
-  std::int64_t works = 0;          // calls to Next
+  std::int64_t works = 0;          // units of work (calls to Work)
   std::int64_t advanced = 0;       // results returned (explain's nReturned)
   std::int64_t docs_examined = 0;  // records read from storage
   std::int64_t keys_examined = 0;  // index keys read
@@ -49,8 +53,12 @@ class PlanStage {
   virtual ~PlanStage() = default;
 
   // Fills `*out` with the next result and returns true, or returns false at the end. An error
-  // ends the stage.
+  // ends the stage. Works as often as it takes.
   StatusWith<bool> Next(PlanResult* out);
+
+  // One unit of work: at most one index key or record examined (or one result passed on), so
+  // that several plans can be run side by side in small steps. kAdvanced fills `*out`.
+  StatusWith<WorkState> Work(PlanResult* out);
 
   // A plan does not hold storage iterators between client batches (a live iterator pins every
   // version it can see, and a client may idle for minutes between getMores): Save() lets go of
@@ -75,8 +83,10 @@ class PlanStage {
   explicit PlanStage(std::vector<std::unique_ptr<PlanStage>> children)
       : children_(std::move(children)) {}
 
-  // The stage's own Next, which Next() counts.
-  virtual StatusWith<bool> DoNext(PlanResult* out) = 0;
+  // The stage's own unit of work, which Work() counts.
+  virtual StatusWith<WorkState> DoWork(PlanResult* out) = 0;
+  // A stage that stands for its only child in explain (the replay of a chosen plan's results).
+  virtual bool ExplainsAsChild() const { return false; }
   // Explain fields particular to the stage (a filter, a sort pattern, a limit).
   virtual void ExplainDetails(bson::DocumentBuilder*) const {}
   // Explain's counters particular to the stage (an index scan's seeks and dupsDropped).

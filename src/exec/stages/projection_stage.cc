@@ -2,12 +2,12 @@
 
 namespace quarry::exec {
 
-StatusWith<bool> ProjectionStage::DoNext(PlanResult* out) {
-  QUARRY_ASSIGN_OR_RETURN(bool more, child().Next(out));
-  if (!more) return false;
+StatusWith<WorkState> ProjectionStage::DoWork(PlanResult* out) {
+  QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(out));
+  if (state != WorkState::kAdvanced) return state;
   QUARRY_ASSIGN_OR_RETURN(bson::Document shaped, projection_.Apply(out->doc, &out->details));
   out->Own(std::move(shaped));
-  return true;
+  return WorkState::kAdvanced;
 }
 
 }  // namespace quarry::exec

@@ -18,7 +18,7 @@ class ProjectionStage final : public PlanStage {
   }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
 
   query::Projection projection_;
   bool covered_ = false;

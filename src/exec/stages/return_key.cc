@@ -31,25 +31,25 @@ StatusWith<std::optional<bson::Document>> KeyFrom(const IndexScan& scan, bson::D
 
 }  // namespace
 
-StatusWith<bool> ReturnKeyStage::DoNext(PlanResult* out) {
-  QUARRY_ASSIGN_OR_RETURN(bool more, child().Next(out));
-  if (!more) return false;
+StatusWith<WorkState> ReturnKeyStage::DoWork(PlanResult* out) {
+  QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(out));
+  if (state != WorkState::kAdvanced) return state;
   if (by_id_) {
     bson::DocumentBuilder b;
     b.Append("_id", out->doc.Get("_id"));
     out->Own(std::move(b).Finish());
-    return true;
+    return WorkState::kAdvanced;
   }
   // Under an OR, the first scan (in reading order) that holds the document handed it up.
   for (const IndexScan* scan : scans_) {
     QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> key, KeyFrom(*scan, out->doc));
     if (key.has_value()) {
       out->Own(std::move(*key));
-      return true;
+      return WorkState::kAdvanced;
     }
   }
   out->Own(bson::Document());  // a collection scan, or a record changed since its entry was read
-  return true;
+  return WorkState::kAdvanced;
 }
 
 }  // namespace quarry::exec

@@ -21,7 +21,7 @@ class ReturnKeyStage final : public PlanStage {
   std::string_view name() const override { return "RETURN_KEY"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
 
   std::vector<const IndexScan*> scans_;
   bool by_id_;

@@ -27,45 +27,46 @@ SortStage::SortStage(std::unique_ptr<PlanStage> child, query::SortSpec sort, std
       keep_(limit > 0 ? static_cast<std::size_t>(limit) : std::numeric_limits<std::size_t>::max()),
       max_bytes_(max_bytes) {}
 
-StatusWith<bool> SortStage::DoNext(PlanResult* out) {
+StatusWith<WorkState> SortStage::DoWork(PlanResult* out) {
   if (!loaded_) {
-    Status loaded = Load();
-    if (!loaded.ok()) {
+    StatusWith<WorkState> loading = LoadOne();
+    if (!loading.ok()) {
       buffered_.clear();
       next_ = 0;
-      return loaded;
     }
+    return loading;
   }
   if (next_ >= buffered_.size()) {
     buffered_.clear();
     buffered_.shrink_to_fit();
     next_ = 0;
-    return false;
+    return WorkState::kEof;
   }
   Buffered& item = buffered_[next_++];
   out->details = item.details;
   out->Own(std::move(item.doc));
-  return true;
+  return WorkState::kAdvanced;
 }
 
-Status SortStage::Load() {
-  loaded_ = true;
-  const bool bounded = keep_ != std::numeric_limits<std::size_t>::max();
+StatusWith<WorkState> SortStage::LoadOne() {
   PlanResult result;
-  while (true) {
-    QUARRY_ASSIGN_OR_RETURN(bool more, child().Next(&result));
-    if (!more) break;
-    bson::Document doc =
-        result.owned.has_value() ? std::move(*result.owned) : bson::Document::Copy(result.doc);
-    buffered_bytes_ += doc.size() + kBufferedOverhead;
-    buffered_.push_back(Buffered{std::move(doc), result.details});
-    // With a limit only the first `keep_` in sort order can be returned: keep at most about
-    // twice that many, pruning as we go, so memory stays bounded.
-    if (bounded && buffered_.size() >= 2 * keep_ + 16) SortAndTrim();
-    if (buffered_bytes_ > max_bytes_) return SortMemoryExceeded(max_bytes_);
+  QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(&result));
+  if (state == WorkState::kEof) {
+    loaded_ = true;
+    SortAndTrim();
+    return WorkState::kNeedTime;  // the results come from the next units
   }
-  SortAndTrim();
-  return Status::OK();
+  if (state == WorkState::kNeedTime) return state;
+  bson::Document doc =
+      result.owned.has_value() ? std::move(*result.owned) : bson::Document::Copy(result.doc);
+  buffered_bytes_ += doc.size() + kBufferedOverhead;
+  buffered_.push_back(Buffered{std::move(doc), result.details});
+  // With a limit only the first `keep_` in sort order can be returned: keep at most about
+  // twice that many, pruning as we go, so memory stays bounded.
+  const bool bounded = keep_ != std::numeric_limits<std::size_t>::max();
+  if (bounded && buffered_.size() >= 2 * keep_ + 16) SortAndTrim();
+  if (buffered_bytes_ > max_bytes_) return SortMemoryExceeded(max_bytes_);
+  return WorkState::kNeedTime;
 }
 
 void SortStage::SortAndTrim() {

@@ -24,9 +24,10 @@ class SortStage final : public PlanStage {
   std::string_view name() const override { return "SORT"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult* out) override;
+  StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
-  Status Load();
+  // Reads one unit of the child into the buffer; sorts it at the child's end.
+  StatusWith<WorkState> LoadOne();
   void SortAndTrim();
 
   struct Buffered {

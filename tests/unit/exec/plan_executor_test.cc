@@ -233,7 +233,7 @@ class FailingStage final : public PlanStage {
   std::string_view name() const override { return "FAILING"; }
 
  private:
-  StatusWith<bool> DoNext(PlanResult*) override {
+  StatusWith<WorkState> DoWork(PlanResult*) override {
     return Status(ErrorCode::kInternalError, "disk on fire");
   }
 };

@@ -1,0 +1,44 @@
+// The access paths the planner builds: where a plan's documents come from, before sort, skip,
+// limit and projection. Private to the planner's files.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/collection.h"
+#include "exec/exec_context.h"
+#include "exec/index_choice.h"
+#include "exec/stages/plan_stage.h"
+#include "query/match/matcher.h"
+
+namespace quarry::exec {
+
+struct Access {
+  std::unique_ptr<PlanStage> root;
+  bool provides_sort = false;
+};
+
+// What a covered read must find in an index: the paths its filter, sort and projection read
+// (covered_read.h); nullopt for a read no index can cover.
+using CoverPaths = std::optional<std::vector<std::string>>;
+
+// FETCH over an IXSCAN of `access`, keeping the records that match `filter`; or, when the
+// index holds every path in `cover`, the IXSCAN alone, handing up its entries' key values.
+std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection& collection,
+                                       IndexAccess access,
+                                       const std::optional<query::Matcher>& filter,
+                                       bool want_match_details, const CoverPaths& cover);
+
+// Whether `plan` reads index key values only (a covered IXSCAN), no records.
+bool ReadsKeysOnly(const PlanStage& plan);
+
+// FETCH over an OR of one scan per $or branch: FETCH checks the whole filter, since a branch's
+// scan also reads records that match that branch only.
+std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& collection,
+                                    std::vector<IndexAccess> branches,
+                                    const std::optional<query::Matcher>& filter,
+                                    bool want_match_details);
+
+}  // namespace quarry::exec
