@@ -74,6 +74,7 @@ void AppendQueryPlanner(const PlanStage& root, const ExplainTarget& target,
   out->AppendString("namespace", target.ns);
   out->AppendBool("indexFilterSet", false);
   out->AppendDocument("parsedQuery", target.parsed_query);
+  if (!target.collation.empty()) out->AppendDocument("collation", target.collation);
   if (target.optimized_pipeline) out->AppendBool("optimizedPipeline", true);
   out->AppendBool("maxIndexedOrSolutionsReached", false);
   out->AppendBool("maxIndexedAndSolutionsReached", false);

@@ -38,12 +38,13 @@ bool AllPoints(const std::vector<FieldInterval>& intervals) {
 // when `missing_unindexed`: such a document may have no key that shows it.
 std::optional<std::vector<FieldInterval>> FieldIntervals(
     const std::vector<query::PathCondition>& conditions, const IndexField& field,
-    bool missing_unindexed) {
+    const bson::StringComparator* collator, bool missing_unindexed) {
   std::optional<std::vector<FieldInterval>> range;
   for (const query::PathCondition& condition : conditions) {
     if (condition.path != field.path) continue;
     if (missing_unindexed && MatchesMissing(condition)) continue;
-    std::optional<std::vector<FieldInterval>> intervals = IntervalsFor(condition, field.descending);
+    std::optional<std::vector<FieldInterval>> intervals =
+        IntervalsFor(condition, field.descending, collator);
     if (!intervals.has_value()) continue;
     if (AllPoints(*intervals)) return intervals;
     if (!range.has_value()) range = std::move(intervals);
@@ -123,7 +124,7 @@ std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::
     if (may_share_array) break;
     const bool missing_unindexed = index.sparse() || HasPositionalComponent(field.path);
     std::optional<std::vector<FieldInterval>> intervals =
-        FieldIntervals(conditions, field, missing_unindexed);
+        FieldIntervals(conditions, field, index.collator(), missing_unindexed);
     if (!intervals.has_value()) break;
     if (field_idx > 0 && combinations * intervals->size() > kMaxIntervals) break;
     combinations *= intervals->size();

@@ -117,15 +117,15 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
 StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
     const catalog::CollectionInfo& info, const query::Matcher& filter) {
   const std::optional<std::vector<IndexAccess>> none;
-  // Indexes are all simple: under another collation their bounds would compare strings wrongly.
-  if (filter.collator() != nullptr) return none;
   bson::ValueView branches = filter.filter().Get("$or");
   if (branches.type() != bson::Type::kArray) return none;
   std::vector<IndexAccess> scans;
   for (const bson::Element& e : branches.Document()) {
     if (e.value.type() != bson::Type::kDocument) return none;
     // A branch that does not parse alone (it reads `let` variables) is left to a scan of all.
-    StatusWith<query::Matcher> branch = query::Matcher::Parse(e.value.Document());
+    // It compares strings under the filter's collation, so only indexes of that one bound it.
+    StatusWith<query::Matcher> branch =
+        query::Matcher::Parse(e.value.Document(), bson::DocumentView(), filter.shared_collator());
     if (!branch.ok()) return none;
     QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> access,
                             ChooseIndex(info, &branch.value(), query::SortSpec()));

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bson/path.h"
+#include "collation/collator.h"
 #include "exec/index_keys_internal.h"
 
 namespace quarry::exec {
@@ -92,6 +93,10 @@ StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, stor
     }
     QUARRY_ASSIGN_OR_RETURN(query::Matcher filter, query::Matcher::Parse(partial.Document()));
     index.partial_filter_ = std::move(filter);
+  }
+  bson::ValueView collation = index.spec_.Get("collation");
+  if (collation.exists()) {
+    QUARRY_ASSIGN_OR_RETURN(index.collator_, collation::Collator::ParseArgument(collation, ""));
   }
   return index;
 }

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "bson/string_comparator.h"
 #include "bson/value.h"
 
 namespace quarry::storage {
@@ -20,8 +21,18 @@ namespace quarry::storage {
 // REQUIRES: `value` comes from validated BSON.
 void AppendIndexKey(bson::ValueView value, bool descending, std::string* out);
 
+// As AppendIndexKey, with strings and symbols (also inside documents and arrays) ordered by
+// `collator`: their body is the escaped comparison key (StringComparator::AppendComparisonKey)
+// instead of their bytes, so memcmp orders them as the collation does and collation-equal
+// strings encode alike. A null `collator` is the simple collation (AppendIndexKey).
+void AppendIndexKey(bson::ValueView value, bool descending, const bson::StringComparator* collator,
+                    std::string* out);
+
 // The ascending encoding of `value` as a new string.
 std::string EncodeIndexKey(bson::ValueView value);
+
+// The ascending encoding of `value` under `collator` (null: simple) as a new string.
+std::string EncodeIndexKey(bson::ValueView value, const bson::StringComparator* collator);
 
 // Two byte strings that bracket the ascending encodings of every value of `type`'s canonical
 // type (bson::CanonicalTypeRank): first <= encoding < second, and no encoding of another type

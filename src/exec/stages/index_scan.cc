@@ -82,6 +82,13 @@ Status IndexScan::Restore() {
 void IndexScan::ExplainDetails(bson::DocumentBuilder* b) const {
   b->AppendDocument("keyPattern", options_.key_pattern);
   b->AppendString("indexName", options_.name);
+  if (options_.parsed != nullptr) {
+    // mongod shows the collation of an index that has one, fully specified as stored.
+    bson::ValueView collation = options_.parsed->descriptor.spec().Get("collation");
+    if (collation.type() == bson::Type::kDocument) {
+      b->AppendDocument("collation", collation.Document());
+    }
+  }
   b->AppendBool("isMultiKey", options_.multikey);
   b->AppendBool("isUnique", options_.unique);
   b->AppendBool("isSparse", options_.sparse);
