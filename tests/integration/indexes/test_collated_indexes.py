@@ -135,6 +135,10 @@ def test_same_key_pattern_under_two_collations_coexists(names):
         names.database.command("dropIndexes", "names", index={"n": 1})
     assert info.value.code == 181
     assert "2 indexes found for key" in str(info.value)
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        names.database.command("collMod", "names", index={"keyPattern": {"n": 1}, "hidden": True})
+    assert info.value.code == 181
+    assert "must use index name" in str(info.value)
     names.drop_index("n_ci")
     names.database.command("dropIndexes", "names", index={"n": 1})
     assert [i["name"] for i in names.list_indexes()] == ["_id_"]
