@@ -63,6 +63,24 @@ def test_a_query_under_another_collation_does_not_use_it(names):
     assert [d["_id"] for d in names.find({"n": "alice"}).hint("n_1")] == [1]
 
 
+def test_a_query_under_another_collation_uses_it_for_bounds_without_strings(db):
+    db.mixed.insert_many([{"_id": i, "v": v} for i, v in
+                          enumerate([1, 5, 7, "5", "a", "A", [6, "x"], {"k": 6}])])
+    db.mixed.create_index([("v", 1)], collation=CASE_INSENSITIVE)
+    numeric = {"v": {"$gt": 4}}
+    assert sorted(d["_id"] for d in db.mixed.find(numeric)) == [1, 2, 6]
+    scan = ixscan(winning(db.mixed.find(numeric)))
+    assert scan is not None and scan["indexName"] == "v_1"
+    assert sorted(d["_id"] for d in db.mixed.find({"v": {"$in": [1, 7]}})) == [0, 2]
+    # Strings, documents and arrays compare under the query's collation: no index then.
+    for strings in ({"v": "a"}, {"v": {"$in": [1, "a"]}}, {"v": {"k": 6}}, {"v": {"$regex": "^a"}}):
+        assert ixscan(winning(db.mixed.find(strings))) is None, strings
+    # Nor does it give the order of another collation.
+    plan = winning(db.mixed.find(numeric).sort("v", 1))
+    assert "SORT" in str(plan)
+    assert [d["_id"] for d in db.mixed.find(numeric).sort([("v", 1), ("_id", 1)])] == [1, 6, 2]
+
+
 def test_sort_under_the_index_collation_comes_from_the_index(db):
     db.words.insert_many([{"_id": i, "w": w} for i, w in enumerate(["b", "A", "a10", "a9", "C"])])
     db.words.create_index([("w", 1)], collation=NUMERIC)
