@@ -170,7 +170,9 @@ Status Catalog::MarkMultikey(const IndexInfo& index) {
 void Catalog::AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit) {
   bool assigned = false;
   for (IndexInfo& index : info->indexes) {
-    if (index.id != 0 || index.is_id_index()) continue;
+    // The _id index is the records' own order, except under a collation: then it also keeps
+    // keys, through which its uniqueness holds for strings the collation finds equal.
+    if (index.id != 0 || (index.is_id_index() && !index.spec.view().Has("collation"))) continue;
     index.id = next_index_id_++;  // advanced even if the commit fails: ids are never reused
     assigned = true;
   }
@@ -267,6 +269,7 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::str
   o.AppendElements(options);
   storage::WriteUnit unit;
   unit.PutMeta(std::string(kNextIdName), BigEndian(next_id_));
+  AssignIndexIds(info.get(), &unit);
   unit.PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
   unit.LogCommand(info->id, db, info->uuid.view(), std::move(o).Finish());
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));

@@ -111,7 +111,8 @@ class Catalog {
   // REQUIRES: mu_ held exclusively.
   void Publish(std::shared_ptr<const CollectionInfo> info);
   void Erase(std::string_view db, std::string_view coll);
-  // Gives each secondary index of `info` without an id a new one, noting the counter in `unit`.
+  // Gives each secondary index of `info` without an id a new one, and a collated _id index too,
+  // noting the counter in `unit`.
   void AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit);
 
   storage::Engine* engine_;

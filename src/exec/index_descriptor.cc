@@ -83,7 +83,8 @@ StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, stor
     return CannotCreateIndex("index spec must have a non-empty 'name' string");
   }
   index.name_ = std::string(name.String());
-  index.unique_ = index.spec_.Get("unique").Truthy();
+  // The _id index is unique without saying so.
+  index.unique_ = index.spec_.Get("unique").Truthy() || index.name_ == "_id_";
   index.sparse_ = index.spec_.Get("sparse").Truthy();
   index.hidden_ = index.spec_.Get("hidden").Truthy();
   bson::ValueView collation = index.spec_.Get("collation");

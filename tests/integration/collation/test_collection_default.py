@@ -127,3 +127,21 @@ def test_explain_shows_the_collation_of_the_query(people):
         "explain", {"aggregate": "people", "pipeline": [{"$match": {"name": "BOB"}}],
                     "cursor": {}}, verbosity="executionStats")
     assert reply["executionStats"]["nReturned"] == 2
+
+
+def test_id_is_unique_under_the_default_collation(db):
+    # The _id index orders by the collection's collation, so "a" and "A" are one _id, as in
+    # mongod.
+    db.create_collection("keyed", collation=Collation(**CASE_INSENSITIVE))
+    db.keyed.insert_one({"_id": "a", "v": 1})
+    with pytest.raises(pymongo.errors.DuplicateKeyError) as info:
+        db.keyed.insert_one({"_id": "A", "v": 2})
+    assert info.value.details["keyValue"] == {"_id": "A"}
+    assert "index: _id_" in info.value.details["errmsg"]
+    db.keyed.insert_one({"_id": "b"})
+    assert db.keyed.delete_one({"_id": "A"}).deleted_count == 1
+    db.keyed.insert_one({"_id": "A", "v": 3})  # its key left with the document
+    assert [d["_id"] for d in db.keyed.find({"_id": "a"})] == ["A"]
+    result = db.keyed.update_one({"_id": "B"}, {"$set": {"v": 4}}, upsert=True)
+    assert result.upserted_id is None and result.matched_count == 1
+    assert db.keyed.count_documents({}) == 2

@@ -176,9 +176,13 @@ def test_collated_index_keys_survive_a_restart(own_server):
     coll = client.t_restart.c
     coll.create_index([("n", 1)], unique=True, collation=CASE_INSENSITIVE)
     coll.insert_one({"n": "Q"})
+    client.t_restart.create_collection("keyed", collation=Collation(**CASE_INSENSITIVE))
+    client.t_restart.keyed.insert_one({"_id": "K"})
     own_server.restart()
     client = pymongo.MongoClient(own_server.uri())
     coll = client.t_restart.c
     with pytest.raises(pymongo.errors.DuplicateKeyError):
         coll.insert_one({"n": "q"})
+    with pytest.raises(pymongo.errors.DuplicateKeyError):
+        client.t_restart.keyed.insert_one({"_id": "k"})
     assert [d["n"] for d in coll.find({"n": "q"}, collation=CASE_INSENSITIVE)] == ["Q"]
