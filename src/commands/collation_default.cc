@@ -1,3 +1,5 @@
+// Resolving a command's collation against its collection's default, with the default's ICU
+// collator cached per thread.
 #include "commands/collation_default.h"
 
 #include <string>
