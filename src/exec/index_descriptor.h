@@ -50,7 +50,8 @@ class IndexDescriptor {
   // yet (string values such as "text", "2d", "2dsphere", "hashed", and wildcard paths "$**",
   // "a.$**"), for empty path components and '$'-prefixed ones (other than $id, $ref and $db
   // after the first), and for a name that is not a non-empty string; with the matcher's errors
-  // (BadValue) for a bad partialFilterExpression.
+  // (BadValue) for a bad partialFilterExpression, with the collation's errors for a bad
+  // `collation` (whose strings the keys then order by).
   static StatusWith<IndexDescriptor> Parse(bson::DocumentView spec, storage::IndexId id);
 
   storage::IndexId id() const { return id_; }
@@ -70,7 +71,8 @@ class IndexDescriptor {
 
   // The keys this index holds for `doc`, sorted by encoded bytes, without duplicates (of two
   // values that encode alike, such as 1 and 1.0, the first in document order stays): the
-  // concatenation over the fields of storage::AppendIndexKey(value, field.descending). Empty
+  // concatenation over the fields of storage::AppendIndexKey(value, field.descending,
+  // collator()). Empty
   // when `doc` is not in the index: a partial index skips a document its filter rejects; a sparse
   // index skips each key in which no key field was found (so a document in which none exists).
   // MongoDB's rules (mongod's BtreeKeyGenerator):
