@@ -15,6 +15,17 @@
 namespace quarry::catalog {
 namespace {
 
+// The _id index of a collection created with `options`: it orders by the collection's default
+// collation when there is one, as mongod's does.
+bson::Document IdIndexSpecFor(bson::DocumentView options) {
+  bson::ValueView collation = options.Get("collation");
+  if (collation.type() != bson::Type::kDocument) return IdIndexSpec();
+  bson::DocumentBuilder b;
+  b.AppendElements(IdIndexSpec().view());
+  b.AppendDocument("collation", collation.Document());
+  return std::move(b).Finish();
+}
+
 // Meta name of the next collection id (8 bytes, big-endian). Persisted with each create, so ids
 // are never reused, even after the collection that had one is dropped.
 constexpr std::string_view kNextIdName = "catalog/next_collection_id";
@@ -213,7 +224,9 @@ Status Catalog::MarkMultikeyPaths(const IndexInfo& index, const std::vector<std:
 void Catalog::AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit) {
   bool assigned = false;
   for (IndexInfo& index : info->indexes) {
-    if (index.id != 0 || index.is_id_index()) continue;
+    // The _id index is the records' own order, except under a collation: then it also keeps
+    // keys, through which its uniqueness holds for strings the collation finds equal.
+    if (index.id != 0 || (index.is_id_index() && !index.spec.view().Has("collation"))) continue;
     index.id = next_index_id_++;  // advanced even if the commit fails: ids are never reused
     assigned = true;
   }
@@ -302,7 +315,7 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::str
   info->uuid = Uuid::Random();
   info->id = next_id_++;  // advanced even if the commit fails: ids are never reused
   info->options = bson::Document::Copy(options);
-  info->indexes.emplace_back().spec = IdIndexSpec();
+  info->indexes.emplace_back().spec = IdIndexSpecFor(options);
   info->created_ms = NowMillis();
 
   bson::DocumentBuilder o;
@@ -310,6 +323,7 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::str
   o.AppendElements(options);
   storage::WriteUnit unit;
   unit.PutMeta(std::string(kNextIdName), BigEndian(next_id_));
+  AssignIndexIds(info.get(), &unit);
   unit.PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
   unit.LogCommand(info->id, db, info->uuid.view(), std::move(o).Finish());
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));

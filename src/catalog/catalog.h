@@ -50,7 +50,8 @@ class Catalog {
   // The collections of `db`, by name.
   std::vector<std::shared_ptr<const CollectionInfo>> ListCollections(std::string_view db) const;
 
-  // Creates a collection with a new UUID and id and the _id index, and logs
+  // Creates a collection with a new UUID and id and the _id index (with the `collation` of
+  // `options` when it has one), and logs
   // {op: "c", ns: "db.$cmd", ui, o: {create: coll, <options>}}. Fails with kNamespaceExists,
   // or kInvalidNamespace for a bad name.
   StatusWith<std::shared_ptr<const CollectionInfo>> CreateCollection(
@@ -113,7 +114,8 @@ class Catalog {
   // REQUIRES: mu_ held exclusively.
   void Publish(std::shared_ptr<const CollectionInfo> info);
   void Erase(std::string_view db, std::string_view coll);
-  // Gives each secondary index of `info` without an id a new one, noting the counter in `unit`.
+  // Gives each secondary index of `info` without an id a new one, and a collated _id index too,
+  // noting the counter in `unit`.
   void AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit);
 
   storage::Engine* engine_;

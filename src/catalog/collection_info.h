@@ -36,7 +36,8 @@ struct IndexRuntime {
 struct IndexInfo {
   bson::Document spec;  // as listIndexes shows it: {v: 2, key, name, <options>}
   // Never reused; the prefix of the index's entries. 0 for the _id index, which is the records'
-  // own order, and for a secondary index not given one yet (an entry from before ids existed).
+  // own order (unless it has a collation: then its keys enforce its uniqueness), and for a
+  // secondary index not given one yet (an entry from before ids existed).
   storage::IndexId id = 0;
   bool ready = true;  // false while it is built: writers maintain it, queries do not use it
   std::shared_ptr<IndexRuntime> runtime = std::make_shared<IndexRuntime>();

@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "collation/collator.h"
-
 namespace quarry::commands {
 namespace {
 
@@ -14,16 +12,6 @@ Status NotYet(std::string what, std::string_view why = {}) {
 }
 
 }  // namespace
-
-Status CheckCollation(bson::ValueView spec, std::string_view where) {
-  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
-                          collation::Collator::ParseArgument(spec, where));
-  if (collator == nullptr) return Status::OK();
-  return NotYet(
-      "collation " + spec.ToJson() + " on " + std::string(where.substr(0, where.find('.'))),
-      "indexes and collection defaults use the simple collation; find, aggregate, "
-      "count, distinct, update, delete and findAndModify take a collation");
-}
 
 Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection,
                            bson::ValueView show_record_id) {

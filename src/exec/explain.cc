@@ -80,6 +80,7 @@ void AppendQueryPlanner(const PlanStage& root, const ExplainTarget& target,
     out->AppendString("queryHash", chosen->choice().query_hash);
     out->AppendString("planCacheKey", chosen->choice().plan_cache_key);
   }
+  if (!target.collation.empty()) out->AppendDocument("collation", target.collation);
   if (target.optimized_pipeline) out->AppendBool("optimizedPipeline", true);
   out->AppendBool("maxIndexedOrSolutionsReached", false);
   out->AppendBool("maxIndexedAndSolutionsReached", false);

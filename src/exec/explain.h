@@ -28,11 +28,13 @@ struct ExplainTarget {
   std::string_view command_stage;
   // An aggregation the plan answers whole: mongod marks its queryPlanner optimizedPipeline.
   bool optimized_pipeline = false;
+  // The read's collation, fully specified; empty for the simple collation (mongod then shows none).
+  bson::DocumentView collation;
 };
 
-// Appends queryPlanner {namespace, parsedQuery, winningPlan, rejectedPlans: []} and, unless
-// `verbosity` is kQueryPlanner, runs `root` to its end (writing nothing: it is a read plan) and
-// appends executionStats {executionSuccess, nReturned, executionTimeMillis, totalKeysExamined,
+// Appends queryPlanner {namespace, parsedQuery, collation?, winningPlan, rejectedPlans: []} and,
+// unless `verbosity` is kQueryPlanner, runs `root` to its end (writing nothing: it is a read plan)
+// and appends executionStats {executionSuccess, nReturned, executionTimeMillis, totalKeysExamined,
 // totalDocsExamined, executionStages[, allPlansExecution: []]}.
 Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbosity verbosity,
                      bson::DocumentBuilder* out);

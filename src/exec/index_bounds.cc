@@ -68,12 +68,13 @@ std::vector<FieldInterval> Intersect(const std::vector<FieldInterval>& a,
 // `missing_unindexed`: such a document may have no key that shows it.
 std::optional<std::vector<FieldInterval>> FieldIntervals(
     const std::vector<query::PathCondition>& conditions, const IndexField& field,
-    bool missing_unindexed, bool intersect) {
+    const bson::StringComparator* collator, bool missing_unindexed, bool intersect) {
   std::optional<std::vector<FieldInterval>> chosen;
   for (const query::PathCondition& condition : conditions) {
     if (condition.path != field.path) continue;
     if (missing_unindexed && MatchesMissing(condition)) continue;
-    std::optional<std::vector<FieldInterval>> intervals = IntervalsFor(condition, field.descending);
+    std::optional<std::vector<FieldInterval>> intervals =
+        IntervalsFor(condition, field.descending, collator);
     if (!intervals.has_value()) continue;
     if (intersect) {
       chosen = chosen.has_value() ? Intersect(*chosen, *intervals) : std::move(*intervals);
@@ -154,7 +155,8 @@ std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::
     if (may_share_array) break;
     const bool missing_unindexed = index.sparse() || HasPositionalComponent(field.path);
     std::optional<std::vector<FieldInterval>> intervals =
-        FieldIntervals(conditions, field, missing_unindexed, /*intersect=*/!multikey);
+        FieldIntervals(conditions, field, index.collator(), missing_unindexed,
+                       /*intersect=*/!multikey);
     if (!intervals.has_value()) break;
     if (field_idx > 0 && combinations * intervals->size() > kMaxIntervals) break;
     combinations *= intervals->size();

@@ -1,5 +1,6 @@
 #include "exec/index_choice.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "exec/partial_filter.h"
@@ -48,15 +49,47 @@ const bson::StringComparator* QueryCollator(const query::Matcher* filter,
   return sort.collator();
 }
 
-// Whether `index` can be considered for a query with `filter` and `sort`. As in mongod, an
-// index whose collation is not the query's orders and bounds strings differently, and is left
-// out (mongod still uses it where no string is compared; Quarry does not).
-bool Usable(const catalog::IndexInfo& index, const ParsedIndex& parsed,
-            const query::Matcher* filter, const query::SortSpec& sort) {
-  if (!index.ready || index.spec.Get("hidden").Truthy()) return false;
-  if (!bson::SameCollation(parsed.descriptor.collator(), QueryCollator(filter, sort))) {
-    return false;
+// Whether a value compares differently under another collation: a string, or a document or
+// array that may hold one.
+bool Collatable(bson::ValueView value) {
+  switch (value.type()) {
+    case bson::Type::kString:
+    case bson::Type::kSymbol:
+    case bson::Type::kDocument:
+    case bson::Type::kArray:
+      return true;
+    default:
+      return false;
   }
+}
+
+// Whether the conditions of `filter` on `index`'s key fields compare no strings, so that bounds
+// built from them read the same keys whatever collation orders the index's strings. mongod uses
+// an index of another collation than the query's for such a filter ({n: {$gt: 5}}), for bounds
+// only: the order it gives is not the query's.
+bool BoundsIgnoreCollation(const IndexDescriptor& index, const query::Matcher& filter) {
+  for (const query::PathCondition& condition : filter.Conjuncts()) {
+    const bool on_key_field =
+        std::any_of(index.fields().begin(), index.fields().end(),
+                    [&](const IndexField& field) { return field.path == condition.path; });
+    if (!on_key_field) continue;
+    if (condition.op == query::CompareOp::kRegex) return false;
+    if (condition.op != query::CompareOp::kIn) {
+      if (Collatable(condition.value)) return false;
+      continue;
+    }
+    for (const bson::Element& element : condition.value.Document()) {
+      if (Collatable(element.value)) return false;
+    }
+  }
+  return true;
+}
+
+// Whether `index` can be considered for a query with `filter` and `sort`, whatever its
+// collation (ChooseIndex decides that).
+bool Usable(const catalog::IndexInfo& index, const ParsedIndex& parsed,
+            const query::Matcher* filter) {
+  if (!index.ready || index.spec.Get("hidden").Truthy()) return false;
   const query::Matcher* partial = parsed.descriptor.partial_filter();
   return partial == nullptr || (filter != nullptr && FilterImplies(*filter, partial->filter()));
 }
@@ -126,9 +159,19 @@ StatusWith<std::vector<IndexAccess>> CandidateIndexes(const catalog::CollectionI
   for (const catalog::IndexInfo& index : info.indexes) {
     if (index.is_id_index()) continue;
     QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
-    if (!Usable(index, *parsed, filter, sort)) continue;
-    std::optional<IndexAccess> access = AccessOf(index, std::move(parsed), filter, sort, false);
-    if (access.has_value()) candidates.push_back(std::move(*access));
+    if (!Usable(index, *parsed, filter)) continue;
+    // An index of another collation orders and bounds strings differently: it serves only a
+    // filter that compares none, and gives no order.
+    const bool same_collation =
+        bson::SameCollation(parsed->descriptor.collator(), QueryCollator(filter, sort));
+    if (!same_collation && (filter == nullptr || parsed->descriptor.partial_filter() != nullptr ||
+                            !BoundsIgnoreCollation(parsed->descriptor, *filter))) {
+      continue;
+    }
+    std::optional<IndexAccess> access = AccessOf(index, std::move(parsed), filter,
+                                                 same_collation ? sort : query::SortSpec(), false);
+    if (!access.has_value() || (!same_collation && !access->bounded)) continue;
+    candidates.push_back(std::move(*access));
   }
   return candidates;
 }
@@ -155,15 +198,15 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
 StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
     const catalog::CollectionInfo& info, const query::Matcher& filter) {
   const std::optional<std::vector<IndexAccess>> none;
-  // Indexes are all simple: under another collation their bounds would compare strings wrongly.
-  if (filter.collator() != nullptr) return none;
   bson::ValueView branches = filter.filter().Get("$or");
   if (branches.type() != bson::Type::kArray) return none;
   std::vector<IndexAccess> scans;
   for (const bson::Element& e : branches.Document()) {
     if (e.value.type() != bson::Type::kDocument) return none;
     // A branch that does not parse alone (it reads `let` variables) is left to a scan of all.
-    StatusWith<query::Matcher> branch = query::Matcher::Parse(e.value.Document());
+    // It compares strings under the filter's collation, so only indexes of that one bound it.
+    StatusWith<query::Matcher> branch =
+        query::Matcher::Parse(e.value.Document(), bson::DocumentView(), filter.shared_collator());
     if (!branch.ok()) return none;
     QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> access,
                             ChooseIndex(info, &branch.value(), query::SortSpec()));

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bson/path.h"
+#include "collation/collator.h"
 #include "exec/index_keys_internal.h"
 #include "exec/wildcard_keys_internal.h"
 #include "exec/wildcard_projection.h"
@@ -115,15 +116,23 @@ StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, stor
     return CannotCreateIndex("index spec must have a non-empty 'name' string");
   }
   index.name_ = std::string(name.String());
-  index.unique_ = index.spec_.Get("unique").Truthy();
+  // The _id index is unique without saying so.
+  index.unique_ = index.spec_.Get("unique").Truthy() || index.name_ == "_id_";
   index.sparse_ = index.spec_.Get("sparse").Truthy();
   index.hidden_ = index.spec_.Get("hidden").Truthy();
+  bson::ValueView collation = index.spec_.Get("collation");
+  if (collation.exists()) {
+    QUARRY_ASSIGN_OR_RETURN(index.collator_, collation::Collator::ParseArgument(collation, ""));
+  }
   bson::ValueView partial = index.spec_.Get("partialFilterExpression");
   if (partial.exists()) {
     if (partial.type() != bson::Type::kDocument) {
       return CannotCreateIndex("partialFilterExpression for an index must be a document");
     }
-    QUARRY_ASSIGN_OR_RETURN(query::Matcher filter, query::Matcher::Parse(partial.Document()));
+    // As in mongod, the filter compares strings under the index's collation.
+    QUARRY_ASSIGN_OR_RETURN(
+        query::Matcher filter,
+        query::Matcher::Parse(partial.Document(), bson::DocumentView(), index.collator_));
     index.partial_filter_ = std::move(filter);
   }
   return index;

@@ -58,7 +58,8 @@ class IndexDescriptor {
   // after the first, and a last "$**" of a wildcard index), for a wildcard index that is sparse,
   // unique or TTL (mongod's messages), and for a name that is not a non-empty string; with
   // WildcardProjection::Parse's errors for a bad wildcardProjection (BadValue when the index is
-  // not a wildcard one) and the matcher's (BadValue) for a bad partialFilterExpression.
+  // not a wildcard one), the matcher's (BadValue) for a bad partialFilterExpression, and the
+  // collation's for a bad `collation` (whose strings the keys then order by).
   static StatusWith<IndexDescriptor> Parse(bson::DocumentView spec, storage::IndexId id);
 
   storage::IndexId id() const { return id_; }
@@ -81,7 +82,8 @@ class IndexDescriptor {
 
   // The keys this index holds for `doc`, sorted by encoded bytes, without duplicates (of two
   // values that encode alike, such as 1 and 1.0, the first in document order stays): the
-  // concatenation over the fields of storage::AppendIndexKey(value, field.descending). Empty
+  // concatenation over the fields of storage::AppendIndexKey(value, field.descending,
+  // collator()). Empty
   // when `doc` is not in the index: a partial index skips a document its filter rejects; a sparse
   // index skips each key in which no key field was found (so a document in which none exists).
   // MongoDB's rules (mongod's BtreeKeyGenerator):

@@ -34,13 +34,16 @@ bson::ValueView Limit(std::string_view name) {
   return limits.Get(name);
 }
 
+// Strings order by this collation in the index being bounded (null: simple).
+using Collator = const bson::StringComparator*;
+
 // The edge just before the encoding of `value`, or just after it.
-Edge At(bson::ValueView value, bool after, bool inclusive) {
-  return Edge{storage::EncodeIndexKey(value), after, ShowBound(value), inclusive};
+Edge At(bson::ValueView value, bool after, bool inclusive, Collator collator = nullptr) {
+  return Edge{storage::EncodeIndexKey(value, collator), after, ShowBound(value), inclusive};
 }
 
-FieldInterval Point(bson::ValueView value) {
-  return FieldInterval{At(value, false, true), At(value, true, true), true};
+FieldInterval Point(bson::ValueView value, Collator collator) {
+  return FieldInterval{At(value, false, true, collator), At(value, true, true, collator), true};
 }
 
 FieldInterval Range(std::pair<Edge, Edge> edges) {
@@ -91,20 +94,23 @@ bool IsNaN(bson::ValueView value) {
 // The keys a document equal to `value` has: null also matches undefined and missing fields
 // (indexed as undefined and null); a document whose array equals `value` has its first element
 // as a key (undefined for []), unless the array is itself an element (then it is the key).
-void AppendEqualityPoints(bson::ValueView value, std::vector<FieldInterval>* out) {
+void AppendEqualityPoints(bson::ValueView value, Collator collator,
+                          std::vector<FieldInterval>* out) {
   if (value.type() == bson::Type::kNull) {
-    out->push_back(Point(Limit("undefined")));
+    out->push_back(Point(Limit("undefined"), collator));
   } else if (value.type() == bson::Type::kArray) {
     const bson::DocumentView elements = value.Document();
-    out->push_back(Point(elements.empty() ? Limit("undefined") : elements.begin()->value));
+    out->push_back(
+        Point(elements.empty() ? Limit("undefined") : elements.begin()->value, collator));
   }
-  out->push_back(Point(value));
+  out->push_back(Point(value, collator));
 }
 
 // A comparison within the operand's type bracket, where MinKey and MaxKey bound every bracket
 // and null's takes in undefined and missing (query/match's ComparisonPredicate). A range over an
 // array (the array whole, as the filter compares it) is no condition on the keys, its elements.
-std::optional<std::vector<FieldInterval>> ComparisonIntervals(CompareOp op, bson::ValueView rhs) {
+std::optional<std::vector<FieldInterval>> ComparisonIntervals(CompareOp op, bson::ValueView rhs,
+                                                              Collator collator) {
   const bool below = op == CompareOp::kLt || op == CompareOp::kLte;
   const bool inclusive = op == CompareOp::kLte || op == CompareOp::kGte;
   std::vector<FieldInterval> out;
@@ -113,7 +119,7 @@ std::optional<std::vector<FieldInterval>> ComparisonIntervals(CompareOp op, bson
       (rhs.type() == bson::Type::kMinKey && below) ||
       (rhs.type() == bson::Type::kMaxKey && !below)) {
     // Only equal values can match.
-    if (inclusive) AppendEqualityPoints(rhs, &out);
+    if (inclusive) AppendEqualityPoints(rhs, collator, &out);
     return out;
   }
   if (rhs.type() == bson::Type::kMinKey || rhs.type() == bson::Type::kMaxKey) {
@@ -124,18 +130,20 @@ std::optional<std::vector<FieldInterval>> ComparisonIntervals(CompareOp op, bson
   }
   std::pair<Edge, Edge> edges = Bracket(rhs.type());
   if (below) {
-    edges.second = At(rhs, inclusive, inclusive);
+    edges.second = At(rhs, inclusive, inclusive, collator);
   } else {
-    edges.first = At(rhs, !inclusive, inclusive);
+    edges.first = At(rhs, !inclusive, inclusive, collator);
   }
   out.push_back(Range(std::move(edges)));
   return out;
 }
 
-// Strings with the regex's literal prefix (or all strings), and regex values equal to it.
-std::vector<FieldInterval> RegexIntervals(std::string_view pattern, std::string_view options) {
+// Strings with the regex's literal prefix (or all strings), and regex values equal to it. Under a
+// collation every string: strings with one prefix have no common comparison-key prefix.
+std::vector<FieldInterval> RegexIntervals(std::string_view pattern, std::string_view options,
+                                          Collator collator) {
   std::vector<FieldInterval> out;
-  const std::string prefix = RegexPrefix(pattern, options);
+  const std::string prefix = collator == nullptr ? RegexPrefix(pattern, options) : std::string();
   if (prefix.empty()) {
     out.push_back(Range(Bracket(bson::Type::kString)));
   } else {
@@ -150,7 +158,7 @@ std::vector<FieldInterval> RegexIntervals(std::string_view pattern, std::string_
   }
   bson::DocumentBuilder regex;
   regex.AppendRegex("r", pattern, options);
-  out.push_back(Point(std::move(regex).Finish().Get("r")));
+  out.push_back(Point(std::move(regex).Finish().Get("r"), collator));
   return out;
 }
 
@@ -215,15 +223,16 @@ std::string EdgePosition(std::string_view prefix, const Edge& edge) {
 }
 
 std::optional<std::vector<FieldInterval>> IntervalsFor(const query::PathCondition& condition,
-                                                       bool descending) {
+                                                       bool descending,
+                                                       const bson::StringComparator* collator) {
   std::vector<FieldInterval> intervals;
   switch (condition.op) {
     case CompareOp::kEq:
-      AppendEqualityPoints(condition.value, &intervals);
+      AppendEqualityPoints(condition.value, collator, &intervals);
       break;
     case CompareOp::kIn:
       for (const bson::Element& element : condition.value.Document()) {
-        AppendEqualityPoints(element.value, &intervals);
+        AppendEqualityPoints(element.value, collator, &intervals);
       }
       break;
     case CompareOp::kLt:
@@ -231,13 +240,13 @@ std::optional<std::vector<FieldInterval>> IntervalsFor(const query::PathConditio
     case CompareOp::kGt:
     case CompareOp::kGte: {
       std::optional<std::vector<FieldInterval>> range =
-          ComparisonIntervals(condition.op, condition.value);
+          ComparisonIntervals(condition.op, condition.value, collator);
       if (!range.has_value()) return std::nullopt;
       intervals = std::move(*range);
       break;
     }
     case CompareOp::kRegex:
-      intervals = RegexIntervals(condition.regex_pattern, condition.regex_options);
+      intervals = RegexIntervals(condition.regex_pattern, condition.regex_options, collator);
       break;
   }
   if (descending) {

@@ -39,9 +39,12 @@ std::string EdgePosition(std::string_view prefix, const Edge& edge);
 // also reads undefined (missing fields are indexed as null, and undefined matches null); an
 // array reads itself and its first element (a document whose array equals it has that element
 // as a key; an empty one, undefined). nullopt when the condition cannot bound a scan: a range
-// over an array value.
+// over an array value. Under an index's `collator` (null: simple) string values are placed by
+// their comparison keys, and a regex reads every string: a literal prefix bounds no range of
+// comparison keys.
 std::optional<std::vector<FieldInterval>> IntervalsFor(const query::PathCondition& condition,
-                                                       bool descending);
+                                                       bool descending,
+                                                       const bson::StringComparator* collator);
 
 // Whether `condition` matches a document that lacks the field ({$eq: null}, {$lt: MaxKey}...).
 bool MatchesMissing(const query::PathCondition& condition);

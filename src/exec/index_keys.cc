@@ -243,7 +243,8 @@ class KeyGenerator {
     const std::vector<IndexField>& fields = index_.fields();
     IndexKey key;
     for (std::size_t field_idx = 0; field_idx < fields.size(); ++field_idx) {
-      storage::AppendIndexKey(values[field_idx], fields[field_idx].descending, &key.encoded);
+      storage::AppendIndexKey(values[field_idx], fields[field_idx].descending, index_.collator(),
+                              &key.encoded);
     }
     if (output_ == KeyOutput::kKeysWithValues) {
       bson::DocumentBuilder values_doc;

@@ -43,7 +43,8 @@ Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info
                   const std::vector<std::size_t>& mutations, storage::WriteUnit* unit) {
   std::vector<const catalog::IndexInfo*> indexes;
   for (const catalog::IndexInfo& index : info.indexes) {
-    if (!index.is_id_index()) indexes.push_back(&index);
+    // A collated _id index has keys of its own (catalog::Catalog::AssignIndexIds gave it an id).
+    if (!index.is_id_index() || index.id != 0) indexes.push_back(&index);
   }
   for (std::size_t k : mutations) {
     const storage::WriteUnit::RecordChange change = *unit->record_change(k);
@@ -133,7 +134,9 @@ StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& cat
     held.emplace_back(info->locks->writers);
     // The specs as they are now that no change of them can happen before the commit.
     info = catalog.FindById(collection);
-    if (info == nullptr || !info->has_secondary_indexes()) continue;
+    if (info == nullptr || !(info->has_secondary_indexes() || info->indexes.front().id != 0)) {
+      continue;  // no index keeps keys
+    }
     QUARRY_RETURN_IF_ERROR(AttachKeys(catalog, *info, mutations, &unit));
   }
   return pipeline.Commit(std::move(unit), options);

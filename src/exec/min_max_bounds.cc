@@ -27,7 +27,8 @@ std::string KeyOf(const IndexDescriptor& index, bson::DocumentView bound, bool l
   if (!bound.empty()) {
     std::size_t field_idx = 0;
     for (const bson::Element& e : bound) {
-      storage::AppendIndexKey(e.value, index.fields()[field_idx++].descending, &key);
+      storage::AppendIndexKey(e.value, index.fields()[field_idx++].descending, index.collator(),
+                              &key);
     }
     return key;
   }

@@ -120,7 +120,8 @@ std::optional<WildcardScan> WildcardScanFor(const IndexDescriptor& index,
   for (const query::PathCondition& condition : filter.Conjuncts()) {
     if (!paths.Covers(condition.path) || HasNumericComponent(condition.path)) continue;
     if (!KeysShowMatches(condition)) continue;
-    std::optional<std::vector<FieldInterval>> intervals = IntervalsFor(condition, descending);
+    std::optional<std::vector<FieldInterval>> intervals =
+        IntervalsFor(condition, descending, index.collator());
     if (!intervals.has_value()) continue;
     if (AllPoints(*intervals)) {
       chosen.emplace(condition.path, std::move(*intervals));

@@ -18,7 +18,9 @@ const bson::ValueView kUndefined(bson::Type::kUndefined, kNoBytes, 0);
 class WildcardKeyGenerator {
  public:
   WildcardKeyGenerator(const IndexDescriptor& index, KeyOutput output)
-      : descending_(index.fields().front().descending), output_(output) {}
+      : descending_(index.fields().front().descending),
+        collator_(index.collator()),
+        output_(output) {}
 
   DocumentKeys Run(bson::DocumentView doc, const WildcardProjection& projection) {
     bson::Document projected;
@@ -89,7 +91,7 @@ class WildcardKeyGenerator {
     if (output_ == KeyOutput::kMultikeyOnly) return;
     IndexKey key;
     key.encoded = EncodeWildcardPath(path);
-    storage::AppendIndexKey(value, descending_, &key.encoded);
+    storage::AppendIndexKey(value, descending_, collator_, &key.encoded);
     if (output_ == KeyOutput::kKeysWithValues) {
       bson::DocumentBuilder values;
       values.AppendString("$_path", path);
@@ -100,6 +102,7 @@ class WildcardKeyGenerator {
   }
 
   const bool descending_;
+  const bson::StringComparator* const collator_;  // the index's; null: simple
   const KeyOutput output_;
   std::vector<IndexKey> keys_;
   std::vector<std::string> paths_;  // of the keys added outside arrays

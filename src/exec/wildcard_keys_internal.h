@@ -14,7 +14,8 @@ namespace quarry::exec {
 // The keys of `doc` in wildcard `index` (IndexDescriptor::wildcard() set), before the partial
 // filter: one per leaf of the projected document, as mongod's WildcardKeyGenerator makes them.
 //  - a key is the leaf's dotted path (array positions left out) as a string, then its value
-//    (descending when the key pattern's value is negative); so keys sort by path, then value;
+//    (descending when the key pattern's value is negative, its strings under the index's
+//    collation); so keys sort by path, then value;
 //  - an array makes one key per element under its own path and makes the index multikey;
 //    an array inside an array is indexed whole, as a value; an empty array is indexed as
 //    undefined, an empty document as {};

@@ -164,33 +164,37 @@ void AppendDoubleBody(double d, std::string* out) {
   }
 }
 
-void AppendBody(bson::ValueView value, std::string* out);
+// Under a collation the string bodies are the collator's comparison keys; everything else is
+// encoded as in the simple collation.
+using Collator = const bson::StringComparator*;
 
-void AppendValue(bson::ValueView value, std::string* out) {
+void AppendBody(bson::ValueView value, Collator collator, std::string* out);
+
+void AppendValue(bson::ValueView value, Collator collator, std::string* out) {
   out->push_back(static_cast<char>(TagOf(value.type())));
-  AppendBody(value, out);
+  AppendBody(value, collator, out);
 }
 
 // Elements in order: tag (the type's rank), key, value body. CompareDocuments compares rank,
 // then key, then value, and the tag-key-body order gives exactly that.
-void AppendDocumentBody(bson::DocumentView doc, std::string* out) {
+void AppendDocumentBody(bson::DocumentView doc, Collator collator, std::string* out) {
   for (const bson::Element& element : doc) {
     out->push_back(static_cast<char>(TagOf(element.value.type())));
     AppendCString(element.key, out);
-    AppendBody(element.value, out);
+    AppendBody(element.value, collator, out);
   }
   out->push_back(static_cast<char>(kTagEnd));
 }
 
 // Array keys are "0", "1", ... at the same positions in both arrays, so they never decide a
 // comparison and are left out.
-void AppendArrayBody(bson::DocumentView array, std::string* out) {
-  for (const bson::Element& element : array) AppendValue(element.value, out);
+void AppendArrayBody(bson::DocumentView array, Collator collator, std::string* out) {
+  for (const bson::Element& element : array) AppendValue(element.value, collator, out);
   out->push_back(static_cast<char>(kTagEnd));
 }
 
 // Everything after the tag.
-void AppendBody(bson::ValueView value, std::string* out) {
+void AppendBody(bson::ValueView value, Collator collator, std::string* out) {
   switch (value.type()) {
     case bson::Type::kEod:
     case bson::Type::kMinKey:
@@ -214,14 +218,23 @@ void AppendBody(bson::ValueView value, std::string* out) {
       return;
     case bson::Type::kString:
     case bson::Type::kSymbol:
+      if (collator != nullptr) {
+        // Comparison keys order by memcmp with a shorter one first, as escaped bytes do.
+        std::string comparison_key;
+        collator->AppendComparisonKey(value.String(), &comparison_key);
+        AppendEscapedBytes(comparison_key, out);
+        return;
+      }
+      AppendEscapedBytes(value.String(), out);
+      return;
     case bson::Type::kCode:
       AppendEscapedBytes(value.String(), out);
       return;
     case bson::Type::kDocument:
-      AppendDocumentBody(value.Document(), out);
+      AppendDocumentBody(value.Document(), collator, out);
       return;
     case bson::Type::kArray:
-      AppendArrayBody(value.Document(), out);
+      AppendArrayBody(value.Document(), collator, out);
       return;
     case bson::Type::kBinary: {
       // CompareValues orders binaries by length, then subtype, then bytes; the fixed-width
@@ -350,16 +363,23 @@ bool SkipValue(std::string_view bytes, std::size_t* pos) {
 }  // namespace
 
 void AppendIndexKey(bson::ValueView value, bool descending, std::string* out) {
+  AppendIndexKey(value, descending, nullptr, out);
+}
+
+void AppendIndexKey(bson::ValueView value, bool descending, const bson::StringComparator* collator,
+                    std::string* out) {
   std::size_t start = out->size();
-  AppendValue(value, out);
+  AppendValue(value, collator, out);
   if (descending) {
     for (std::size_t i = start; i < out->size(); ++i) (*out)[i] = static_cast<char>(~(*out)[i]);
   }
 }
 
-std::string EncodeIndexKey(bson::ValueView value) {
+std::string EncodeIndexKey(bson::ValueView value) { return EncodeIndexKey(value, nullptr); }
+
+std::string EncodeIndexKey(bson::ValueView value, const bson::StringComparator* collator) {
   std::string out;
-  AppendIndexKey(value, false, &out);
+  AppendIndexKey(value, false, collator, &out);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "bson/string_comparator.h"
 #include "bson/value.h"
 
 namespace quarry::storage {
@@ -21,11 +22,21 @@ namespace quarry::storage {
 // REQUIRES: `value` comes from validated BSON.
 void AppendIndexKey(bson::ValueView value, bool descending, std::string* out);
 
+// As AppendIndexKey, with strings and symbols (also inside documents and arrays) ordered by
+// `collator`: their body is the escaped comparison key (StringComparator::AppendComparisonKey)
+// instead of their bytes, so memcmp orders them as the collation does and collation-equal
+// strings encode alike. A null `collator` is the simple collation (AppendIndexKey).
+void AppendIndexKey(bson::ValueView value, bool descending, const bson::StringComparator* collator,
+                    std::string* out);
+
 // The ascending encoding of `value` as a new string.
 std::string EncodeIndexKey(bson::ValueView value);
 
+// The ascending encoding of `value` under `collator` (null: simple) as a new string.
+std::string EncodeIndexKey(bson::ValueView value, const bson::StringComparator* collator);
+
 // The length of the ascending encoding that `bytes` starts with, or 0 when `bytes` does not
-// start with a whole encoding.
+// start with a whole encoding. Collated strings are escaped bytes too, so it finds their end.
 std::size_t EncodedLength(std::string_view bytes);
 
 // Two byte strings that bracket the ascending encodings of every value of `type`'s canonical

@@ -13,6 +13,7 @@
 #include "commands/aggregate/change_stream.h"
 #include "commands/aggregate/index_stats.h"
 #include "commands/aggregate/plan_cache_stats.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/diagnostics/current_op_report.h"
@@ -127,8 +128,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   QUARRY_ASSIGN_OR_RETURN(bool explain, args.OptionalBool("explain", false));
   QUARRY_ASSIGN_OR_RETURN(bool allow_disk_use, args.OptionalBool("allowDiskUse", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
+  bson::ValueView collation = args.Raw("collation");
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
-                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
+                          collation::Collator::ParseArgument(collation, ""));
   bson::ValueView hint = args.Raw("hint");
   args.Ignore({"bypassDocumentValidation", "fromMongos", "needsMerge",
                "$_requestReshardingResumeToken", "isMapReduceCommand"});
@@ -224,6 +226,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
       }
       return BuildCursorReply("firstBatch", batch, 0, ns);
     }
+  }
+  if (!NamesCollation(collation) && reads_collection) {
+    QUARRY_ASSIGN_OR_RETURN(collator, CollectionDefaultCollator(ctx, request.db, coll));
   }
   auto io = std::make_shared<AggregateIo>(ctx);
   query::PipelineContext pipeline_ctx = io->MakePipelineContext(request.db, let, allow_disk_use);

@@ -9,12 +9,13 @@
 
 #include "bson/builder.h"
 #include "changestream/change_stream_spec.h"
+#include "collation/collator.h"
 #include "commands/aggregate/aggregate_io.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/explain/explainers.h"
 #include "commands/request_parser.h"
-#include "commands/unsupported_options.h"
 #include "exec/explain.h"
 #include "exec/pipeline_input.h"
 #include "exec/plan_stream.h"
@@ -67,9 +68,10 @@ struct AggregateArgs {
   bson::DocumentView let;
   bool allow_disk_use = false;
   bson::ValueView hint;
+  collation::CollatorPtr collator;  // the command's, else the collection's default
 };
 
-StatusWith<AggregateArgs> ParseArgs(const Request& request) {
+StatusWith<AggregateArgs> ParseArgs(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   AggregateArgs parsed;
   bson::ValueView target = request.body.Get(request.name);
@@ -80,7 +82,8 @@ StatusWith<AggregateArgs> ParseArgs(const Request& request) {
   (void)explain;
   QUARRY_ASSIGN_OR_RETURN(parsed.allow_disk_use, args.OptionalBool("allowDiskUse", false));
   QUARRY_ASSIGN_OR_RETURN(parsed.let, args.OptionalDocument("let"));
-  QUARRY_RETURN_IF_ERROR(CheckCollation(args.Raw("collation"), ""));
+  bson::ValueView collation = args.Raw("collation");
+  QUARRY_ASSIGN_OR_RETURN(parsed.collator, collation::Collator::ParseArgument(collation, ""));
   parsed.hint = args.Raw("hint");
   args.Ignore({"bypassDocumentValidation", "fromMongos", "needsMerge",
                "$_requestReshardingResumeToken", "isMapReduceCommand"});
@@ -91,6 +94,10 @@ StatusWith<AggregateArgs> ParseArgs(const Request& request) {
   parsed.stages = pipeline.Document();
   if (target.type() == bson::Type::kString) {
     parsed.coll = std::string(target.String());
+    if (!NamesCollation(collation)) {
+      QUARRY_ASSIGN_OR_RETURN(parsed.collator,
+                              CollectionDefaultCollator(ctx, request.db, parsed.coll));
+    }
   } else if (!(target.IsNumber() && target.AsDouble() == 1)) {
     return Status(
         ErrorCode::kFailedToParse,
@@ -103,17 +110,18 @@ StatusWith<AggregateArgs> ParseArgs(const Request& request) {
 
 Status ExplainAggregate(CommandContext& ctx, const Request& request,
                         exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
-  QUARRY_ASSIGN_OR_RETURN(AggregateArgs args, ParseArgs(request));
+  QUARRY_ASSIGN_OR_RETURN(AggregateArgs args, ParseArgs(ctx, request));
   QUARRY_ASSIGN_OR_RETURN(bool change_stream, changestream::IsChangeStreamPipeline(args.stages));
   if (change_stream) {
     return Status(ErrorCode::kCommandNotSupported,
                   "explain of a $changeStream pipeline is not supported by Quarry");
   }
   auto io = std::make_shared<AggregateIo>(ctx);
-  QUARRY_ASSIGN_OR_RETURN(
-      query::Pipeline pipeline,
-      query::Pipeline::Parse(args.stages,
-                             io->MakePipelineContext(request.db, args.let, args.allow_disk_use)));
+  query::PipelineContext pipeline_ctx =
+      io->MakePipelineContext(request.db, args.let, args.allow_disk_use);
+  pipeline_ctx.collator = args.collator;
+  QUARRY_ASSIGN_OR_RETURN(query::Pipeline pipeline,
+                          query::Pipeline::Parse(args.stages, std::move(pipeline_ctx)));
   const bool executes = verbosity != exec::ExplainVerbosity::kQueryPlanner;
   if (executes && pipeline.writes_output()) {
     // Running the pipeline to count its results would write its output.
@@ -137,8 +145,11 @@ Status ExplainAggregate(CommandContext& ctx, const Request& request,
     input.filter = bson::Document::Copy(pipeline.stages().front()->pushdown_filter()->filter());
   }
   const bool whole = input.absorbed_stages == pipeline.stages().size();
-  const exec::ExplainTarget target{
-      .ns = ns, .parsed_query = input.filter, .command_stage = {}, .optimized_pipeline = true};
+  const exec::ExplainTarget target{.ns = ns,
+                                   .parsed_query = input.filter,
+                                   .command_stage = {},
+                                   .optimized_pipeline = true,
+                                   .collation = SpecOf(args.collator)};
   if (whole && !args.coll.empty()) {
     if (input.root == nullptr) return AppendExplainOfNothing(ns, input.filter, verbosity, out);
     return exec::AppendExplain(*input.root, target, verbosity, out);

@@ -7,6 +7,7 @@
 #include "bson/builder.h"
 #include "bson/compare.h"
 #include "collation/collator.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
@@ -29,7 +30,7 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
   QUARRY_ASSIGN_OR_RETURN(std::int64_t limit, args.OptionalInt("limit", 0));
   bson::ValueView hint = args.Raw("hint");
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
-                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
+                          CommandCollator(ctx, request.db, coll, args.Raw("collation"), ""));
   args.Ignore({"fields"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (limit < 0) limit = -limit;  // the legacy shell's negative limits mean the same here
@@ -71,7 +72,7 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
   bson::ValueView hint = args.Raw("hint");
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
-                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
+                          CommandCollator(ctx, request.db, coll, args.Raw("collation"), ""));
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
                           query::Matcher::Parse(filter, bson::DocumentView(), collator));

@@ -6,6 +6,7 @@
 
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/crud/statement_fields.h"
 #include "commands/execution.h"
@@ -35,7 +36,8 @@ const bson::Document& DeletedOutcome() {
   return kDeleted;
 }
 
-StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let) {
+StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let,
+                                           const collation::CollatorPtr& collection_default) {
   bson::ValueView q = statement.Get("q");
   if (q.type() != bson::Type::kDocument) {
     return Status(ErrorCode::kTypeMismatch, "BSON field 'delete.deletes.q' is the wrong type '" +
@@ -49,7 +51,7 @@ StatusWith<DeleteStatement> ParseStatement(bson::DocumentView statement, bson::D
   }
   QUARRY_ASSIGN_OR_RETURN(
       collation::CollatorPtr collator,
-      collation::Collator::ParseArgument(statement.Get("collation"), "delete.deletes."));
+      ResolveCollator(statement.Get("collation"), "delete.deletes.", collection_default));
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
                           query::Matcher::Parse(q.Document(), let, std::move(collator)));
   return DeleteStatement{std::move(matcher), limit.AsDouble() == 1, 0, statement.Get("hint")};
@@ -103,6 +105,8 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   QUARRY_RETURN_IF_ERROR(CheckStatementFields(
       {.path = "delete.deletes", .required = {"q", "limit"}, .optional = {"hint", "collation"}},
       statements));
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collection_default,
+                          CollectionDefaultCollator(ctx, request.db, coll));
 
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   WriteOutcome& outcome = ctx.write_outcome();
@@ -131,7 +135,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
       if (!stop && !report(i, std::int64_t{1})) stop = true;  // deleted earlier
       continue;
     }
-    StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let);
+    StatusWith<DeleteStatement> statement = ParseStatement(statements[i], let, collection_default);
     if (statement.ok() && collection.has_value()) {
       Status hinted = exec::ResolveHint(*collection, statement.value().hint).status();
       if (!hinted.ok()) statement = hinted;

@@ -1,6 +1,7 @@
 // find: parse, plan, run the first batch, keep a cursor for the rest.
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/execution.h"
@@ -24,9 +25,10 @@ struct FindArgs {
   std::optional<std::int64_t> batch_size;
   bool single_batch = false;
   bool no_cursor_timeout = false;
+  collation::CollatorPtr collator;  // the one the query runs under, for explain
 };
 
-StatusWith<FindArgs> ParseFind(const Request& request) {
+StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   FindArgs find;
   QUARRY_ASSIGN_OR_RETURN(find.coll, args.CollectionName());
@@ -54,7 +56,7 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView min, args.OptionalDocument("min"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView max, args.OptionalDocument("max"));
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
-                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
+                          CommandCollator(ctx, request.db, find.coll, args.Raw("collation"), ""));
   args.Ignore({"allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
                "$_requestResumeToken", "$_resumeAfter", "isMaster"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
@@ -64,6 +66,7 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
                   "does not have yet");
   }
   (void)await_data;
+  find.collator = collator;
   QUARRY_ASSIGN_OR_RETURN(find.spec, exec::QuerySpec::Parse(find.filter, let, projection, sort,
                                                             skip, limit, std::move(collator)));
   find.spec.hint = hint;
@@ -74,7 +77,7 @@ StatusWith<FindArgs> ParseFind(const Request& request) {
 }
 
 StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
-  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(request));
+  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(ctx, request));
   std::string ns = request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, find.coll);
   if (!collection.has_value()) {
@@ -99,7 +102,7 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
 
 Status ExplainFind(CommandContext& ctx, const Request& find_request,
                    exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
-  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(find_request));
+  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(ctx, find_request));
   const std::string ns = find_request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, find_request.db, find.coll);
   if (!collection.has_value()) return AppendExplainOfNothing(ns, find.filter, verbosity, out);
@@ -107,7 +110,11 @@ Status ExplainFind(CommandContext& ctx, const Request& find_request,
   exec_ctx.for_explain = true;
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<exec::PlanStage> plan,
                           exec::PlanQuery(exec_ctx, *collection, std::move(find.spec)));
-  return exec::AppendExplain(*plan, {.ns = ns, .parsed_query = find.filter, .command_stage = {}},
+  return exec::AppendExplain(*plan,
+                             {.ns = ns,
+                              .parsed_query = find.filter,
+                              .command_stage = {},
+                              .collation = SpecOf(find.collator)},
                              verbosity, out);
 }
 

@@ -4,6 +4,7 @@
 
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
 #include "commands/crud/update_executor.h"
@@ -118,7 +119,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   QUARRY_ASSIGN_OR_RETURN(bool bypass, args.OptionalBool("bypassDocumentValidation", false));
   bson::ValueView hint = args.Raw("hint");
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
-                          collation::Collator::ParseArgument(args.Raw("collation"), ""));
+                          CommandCollator(ctx, request.db, coll, args.Raw("collation"), ""));
   QUARRY_RETURN_IF_ERROR(args.Finish());
 
   bool has_update = update.exists() && update.type() != bson::Type::kNull;

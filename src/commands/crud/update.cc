@@ -5,6 +5,7 @@
 
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
 #include "commands/crud/statement_fields.h"
@@ -18,7 +19,8 @@ namespace quarry::commands {
 namespace {
 
 StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::DocumentView let,
-                                           bool bypass_validation) {
+                                           bool bypass_validation,
+                                           const collation::CollatorPtr& collection_default) {
   bson::ValueView q = statement.Get("q");
   bson::ValueView u = statement.Get("u");
   if (q.type() != bson::Type::kDocument) {
@@ -48,8 +50,8 @@ StatusWith<UpdateStatement> ParseStatement(bson::DocumentView statement, bson::D
     }  // the other fields are known (CheckStatementFields ran first) and need nothing here
   }
   options.is_upsert = upsert;
-  QUARRY_ASSIGN_OR_RETURN(options.collator, collation::Collator::ParseArgument(
-                                                statement.Get("collation"), "update.updates."));
+  QUARRY_ASSIGN_OR_RETURN(options.collator, ResolveCollator(statement.Get("collation"),
+                                                            "update.updates.", collection_default));
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
                           query::Matcher::Parse(q.Document(), let, options.collator));
   QUARRY_ASSIGN_OR_RETURN(query::UpdateSpec update, query::UpdateSpec::Parse(u, options));
@@ -89,6 +91,8 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
        .required = {"q", "u"},
        .optional = {"upsert", "multi", "arrayFilters", "hint", "collation", "c", "upsertSupplied"}},
       statements));
+  QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collection_default,
+                          CollectionDefaultCollator(ctx, request.db, coll));
 
   WriteOutcome& outcome = ctx.write_outcome();
   outcome.present = true;
@@ -123,7 +127,8 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
         continue;
       }
     }
-    StatusWith<UpdateStatement> statement = ParseStatement(statements[i], let, bypass);
+    StatusWith<UpdateStatement> statement =
+        ParseStatement(statements[i], let, bypass, collection_default);
     if (statement.ok()) {
       statement.value().index = i;
       if (retry != nullptr && statement.value().multi) statement = MultiNotRetryable();

@@ -5,12 +5,12 @@
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "commands/unsupported_options.h"
 #include "cursors/cursor_manager.h"
 #include "query/match/matcher.h"
 
@@ -23,7 +23,6 @@ Status CheckCreateOptions(bson::DocumentView body) {
     std::string_view key = e.key;
     if (key == "create" || IsGenericArgument(key)) continue;
     if (key == "capped" && !e.value.Truthy()) continue;
-    if (key == "collation") QUARRY_RETURN_IF_ERROR(CheckCollation(e.value, "create."));
     if (key == "capped" || key == "viewOn" || key == "pipeline" || key == "timeseries" ||
         key == "clusteredIndex" || key == "encryptedFields") {
       return Status(ErrorCode::kCommandNotSupported,
@@ -39,7 +38,15 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
   QUARRY_RETURN_IF_ERROR(CheckCreateOptions(request.body));
   bson::DocumentBuilder options;
   for (const bson::Element& e : request.body) {
-    if (e.key != "create" && !IsGenericArgument(e.key)) options.Append(e.key, e.value);
+    if (e.key == "create" || IsGenericArgument(e.key)) continue;
+    if (e.key == "collation") {
+      // Stored fully specified, as mongod lists it; the simple collation is no default at all.
+      QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                              collation::Collator::ParseArgument(e.value, "create."));
+      if (collator != nullptr) options.AppendDocument("collation", collator->spec());
+      continue;
+    }
+    options.Append(e.key, e.value);
   }
   bson::Document options_doc = std::move(options).Finish();
   StatusWith<std::shared_ptr<const catalog::CollectionInfo>> created =
@@ -131,7 +138,7 @@ bson::Document CollectionEntry(const catalog::CollectionInfo& info, bool name_on
       .AppendBool("readOnly", false)
       .AppendBinary("uuid", catalog::kUuidBinarySubtype, info.uuid.view())
       .Close();
-  b.AppendDocument("idIndex", catalog::IdIndexSpec());
+  b.AppendDocument("idIndex", info.indexes.front().spec);
   return std::move(b).Finish();
 }
 

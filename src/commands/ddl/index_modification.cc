@@ -1,6 +1,7 @@
 #include "commands/ddl/index_modification.h"
 
 #include <string>
+#include <vector>
 
 #include "bson/compare.h"
 #include "commands/indexes/index_specs.h"
@@ -88,6 +89,23 @@ StatusWith<IndexModification> ParseIndexModification(bson::ValueView option) {
 Status ApplyIndexModification(const IndexModification& modification, catalog::CollectionInfo* info,
                               bson::DocumentBuilder* reply) {
   catalog::IndexInfo* index = FindTarget(modification.option.view(), info);
+  if (index != nullptr && modification.option.view().Has("keyPattern")) {
+    // Indexes of one key pattern under different collations are told apart by name only.
+    std::vector<const catalog::IndexInfo*> matches;
+    for (const catalog::IndexInfo& other : info->indexes) {
+      if (other.ready && bson::CompareDocuments(other.key(), index->key()) == 0) {
+        matches.push_back(&other);
+      }
+    }
+    if (matches.size() > 1) {
+      constexpr auto kAmbiguousIndexKeyPattern = static_cast<ErrorCode>(181);
+      return Status(kAmbiguousIndexKeyPattern,
+                    "index keyPattern " + index->key().ToJson() + " matches " +
+                        std::to_string(matches.size()) +
+                        " indexes, must use index name. Conflicting indexes:" +
+                        matches[0]->spec.ToJson() + ", " + matches[1]->spec.ToJson());
+    }
+  }
   if (index == nullptr) {
     bson::DocumentView option = modification.option.view();
     const std::string target = option.Has("name") ? std::string(option.Get("name").String())

@@ -7,6 +7,7 @@
 
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/explain/explainers.h"
@@ -52,7 +53,7 @@ StatusWith<bson::DocumentView> OptionalDocument(bson::DocumentView doc, std::str
 
 // The filter arguments of count, distinct, findAndModify, and the first statement of an update
 // or delete.
-StatusWith<FilterArgs> FilterArgsOf(const Request& request) {
+StatusWith<FilterArgs> FilterArgsOf(CommandContext& ctx, const Request& request) {
   FilterArgs args;
   QUARRY_ASSIGN_OR_RETURN(args.coll, CollectionOf(request));
   bson::DocumentView body = request.body;
@@ -72,7 +73,7 @@ StatusWith<FilterArgs> FilterArgsOf(const Request& request) {
   }
   QUARRY_ASSIGN_OR_RETURN(args.filter, OptionalDocument(body, filter_field));
   QUARRY_ASSIGN_OR_RETURN(args.collator,
-                          collation::Collator::ParseArgument(body.Get("collation"), ""));
+                          CommandCollator(ctx, request.db, args.coll, body.Get("collation"), ""));
   args.hint = body.Get("hint");
   return args;
 }
@@ -89,7 +90,7 @@ std::string_view CommandStage(std::string_view command, bson::DocumentView body)
 
 Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
                             exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
-  QUARRY_ASSIGN_OR_RETURN(FilterArgs args, FilterArgsOf(request));
+  QUARRY_ASSIGN_OR_RETURN(FilterArgs args, FilterArgsOf(ctx, request));
   const std::string ns = request.db + "." + args.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, args.coll);
   if (!collection.has_value()) return AppendExplainOfNothing(ns, args.filter, verbosity, out);
@@ -113,7 +114,8 @@ Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
   return exec::AppendExplain(*root,
                              {.ns = ns,
                               .parsed_query = args.filter,
-                              .command_stage = CommandStage(request.name, request.body)},
+                              .command_stage = CommandStage(request.name, request.body),
+                              .collation = SpecOf(args.collator)},
                              verbosity, out);
 }
 

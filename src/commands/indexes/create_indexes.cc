@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bson/builder.h"
+#include "bson/compare.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/command_context.h"
@@ -47,10 +48,18 @@ StatusWith<std::vector<bson::Document>> NewSpecs(const catalog::CollectionInfo& 
                                                  std::vector<bson::Document> specs) {
   std::vector<bson::Document> fresh;
   catalog::CollectionInfo with_fresh = info;
-  for (bson::Document& spec : specs) {
+  for (bson::Document& requested : specs) {
+    QUARRY_ASSIGN_OR_RETURN(bson::Document spec, ResolveIndexCollation(requested, info.options));
     // Every collection has its _id index already, whatever name the request gives it (mongod
-    // accepts pymongo's create_index("_id") as a no-op).
-    if (IsIdIndexKey(spec.Get("key").Document())) continue;
+    // accepts pymongo's create_index("_id") as a no-op), but only with the collection's collation.
+    if (IsIdIndexKey(spec.Get("key").Document())) {
+      if (requested.Get("collation").exists() &&
+          bson::CompareValues(spec.Get("collation"), info.options.Get("collation")) != 0) {
+        return Status(ErrorCode::kCannotCreateIndex,
+                      "_id index must have the collection default collation");
+      }
+      continue;
+    }
     QUARRY_ASSIGN_OR_RETURN(IndexMatch match, MatchExistingIndex(with_fresh, spec));
     if (match == IndexMatch::kSame) continue;
     with_fresh.indexes.emplace_back().spec = spec;

@@ -1,13 +1,14 @@
 #include "commands/indexes/index_specs.h"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "bson/builder.h"
 #include "bson/compare.h"
-#include "commands/unsupported_options.h"
+#include "collation/collator.h"
 #include "exec/index_descriptor.h"
 
 namespace quarry::commands {
@@ -52,7 +53,9 @@ Status CheckOption(const bson::Element& e) {
   if (field == "partialFilterExpression") {
     return expect(e.value.type() == bson::Type::kDocument, "an object");
   }
-  if (field == "collation") return CheckCollation(e.value, "createIndexes.indexes.");
+  if (field == "collation") {
+    return collation::Collator::ParseArgument(e.value, "createIndexes.indexes.").status();
+  }
   if (field == "storageEngine") {
     QUARRY_RETURN_IF_ERROR(expect(e.value.type() == bson::Type::kDocument, "an object"));
     if (e.value.Document().empty()) return Status::OK();
@@ -209,6 +212,30 @@ StatusWith<bson::Document> NormalizeIndexSpec(bson::DocumentView spec,
                   "The field 'unique' is not valid for an _id index specification");
   }
   return normalized;
+}
+
+StatusWith<bson::Document> ResolveIndexCollation(bson::DocumentView spec,
+                                                 bson::DocumentView collection_options) {
+  bson::ValueView given = spec.Get("collation");
+  std::optional<bson::Document> collation;
+  if (given.exists()) {
+    QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
+                            collation::Collator::ParseArgument(given, "createIndexes.indexes."));
+    if (collator != nullptr) collation = bson::Document::Copy(collator->spec());
+  } else if (bson::ValueView inherited = collection_options.Get("collation");
+             inherited.type() == bson::Type::kDocument) {
+    collation = bson::Document::Copy(inherited.Document());
+  }
+  bson::DocumentBuilder b;
+  for (const bson::Element& e : spec) {
+    if (e.key != "collation") {
+      b.Append(e.key, e.value);
+    } else if (collation.has_value()) {
+      b.AppendDocument("collation", collation->view());  // where the request put it
+    }
+  }
+  if (!given.exists() && collation.has_value()) b.AppendDocument("collation", collation->view());
+  return std::move(b).Finish();
 }
 
 StatusWith<IndexMatch> MatchExistingIndex(const catalog::CollectionInfo& info,

@@ -23,6 +23,12 @@ Status CheckExpireAfterSeconds(bson::ValueView value);
 // NotImplemented for options Quarry does not implement yet.
 StatusWith<bson::Document> NormalizeIndexSpec(bson::DocumentView spec, bool ignore_unknown_options);
 
+// `spec` (normalized) with its collation as stored: the fully specified form of the one it names,
+// else the collection's default (the `collation` of `collection_options`); none for the simple
+// collation, named or inherited.
+StatusWith<bson::Document> ResolveIndexCollation(bson::DocumentView spec,
+                                                 bson::DocumentView collection_options);
+
 // What an existing index means for a requested one.
 enum class IndexMatch {
   kNone,  // no index is in its way

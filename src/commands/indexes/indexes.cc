@@ -68,14 +68,24 @@ StatusWith<std::vector<std::string>> IndexesToDrop(const catalog::CollectionInfo
   } else if (index.type() == bson::Type::kDocument) {
     if (IsIdIndexKey(index.Document()))
       return Status(ErrorCode::kInvalidOptions, "cannot drop _id index");
+    // Indexes of one key pattern under different collations are told apart by name only.
+    std::vector<const catalog::IndexInfo*> matches;
     for (const catalog::IndexInfo& spec : info.indexes) {
-      if (bson::CompareDocuments(spec.key(), index.Document()) == 0) {
-        names.emplace_back(spec.name());
-        return names;
-      }
+      if (bson::CompareDocuments(spec.key(), index.Document()) == 0) matches.push_back(&spec);
     }
-    return Status(ErrorCode::kIndexNotFound,
-                  "can't find index with key: " + index.Document().ToJson());
+    if (matches.empty()) {
+      return Status(ErrorCode::kIndexNotFound,
+                    "can't find index with key: " + index.Document().ToJson());
+    }
+    if (matches.size() > 1) {
+      constexpr auto kAmbiguousIndexKeyPattern = static_cast<ErrorCode>(181);
+      return Status(
+          kAmbiguousIndexKeyPattern,
+          std::to_string(matches.size()) + " indexes found for key: " + index.Document().ToJson() +
+              ", identify by name instead. Conflicting indexes: " + matches[0]->spec.ToJson() +
+              ", " + matches[1]->spec.ToJson());
+    }
+    names.emplace_back(matches.front()->name());
   } else {
     return Status(ErrorCode::kTypeMismatch,
                   "dropIndexes 'index' must be a string, an array of strings or an object");

@@ -99,6 +99,13 @@ Status IndexScan::Restore() {
 void AppendIndexScanDetails(const IndexScanOptions& options, bson::DocumentBuilder* b) {
   b->AppendDocument("keyPattern", options.key_pattern);
   b->AppendString("indexName", options.name);
+  if (options.parsed != nullptr) {
+    // mongod shows the collation of an index that has one, fully specified as stored.
+    bson::ValueView collation = options.parsed->descriptor.spec().Get("collation");
+    if (collation.type() == bson::Type::kDocument) {
+      b->AppendDocument("collation", collation.Document());
+    }
+  }
   b->AppendBool("isMultiKey", options.multikey);
   if (options.multikey_paths.has_value()) {
     b->AppendDocument("multiKeyPaths", *options.multikey_paths);

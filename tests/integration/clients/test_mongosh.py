@@ -163,6 +163,26 @@ def test_unique_index_and_explain_from_the_shell(server, client, mongosh_home):
     client.drop_database("t_mongosh_index")
 
 
+def test_collection_default_collation_from_the_shell(server, client, mongosh_home):
+    # A case-insensitive collection: its index inherits the collation, and a find for another
+    # spelling reads it and finds the document.
+    script = """
+      db.c.drop();
+      db.createCollection("c", {collation: {locale: "en", strength: 2}});
+      db.c.insertMany([{name: "Alice"}, {name: "bob"}]);
+      db.c.createIndex({name: 1});
+      const explained = db.c.find({name: "ALICE"}).explain();
+      ({found: db.c.find({name: "ALICE"}).toArray().map(d => d.name),
+        strength: db.c.getIndexes()[1].collation.strength,
+        input: explained.queryPlanner.winningPlan.inputStage.stage})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_coll_default",
+                      json_mode="relaxed")
+    got = json.loads(out)
+    assert got == {"found": ["Alice"], "strength": 2, "input": "IXSCAN"}
+    client.drop_database("t_mongosh_coll_default")
+
+
 def test_current_op_and_kill_op_from_the_shell(server, mongosh_home):
     # mongosh's db.currentOp() is an aggregation with {$currentOp: {..., truncateOps: false}} and
     # a $match of the filter it was given; it lists the shell's own aggregation.

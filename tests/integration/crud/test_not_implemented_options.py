@@ -1,8 +1,7 @@
 """Options that would change results and that Quarry does not implement answer 238
 NotImplemented, naming the option, instead of being ignored: find's returnKey with a
-projection, showRecordId, min and max with the _id index, and a collation other than the
-simple one on an index or a collection's default (tests/integration/collation/ covers the
-commands that take one)."""
+projection, showRecordId, min and max with the _id index. The simple collation is accepted
+everywhere (tests/integration/collation/ covers the others)."""
 
 import pymongo
 import pymongo.errors
@@ -10,7 +9,6 @@ import pytest
 from pymongo.collation import Collation
 
 NOT_IMPLEMENTED = 238
-CASE_INSENSITIVE = {"locale": "en", "strength": 2}
 
 
 @pytest.fixture
@@ -55,22 +53,11 @@ def test_simple_collation_is_accepted_and_compares_bytes(words):
     assert words.delete_one({"w": "banana"}, collation=simple).deleted_count == 1
 
 
-def test_an_index_with_a_collation_is_not_created(words):
-    with pytest.raises(pymongo.errors.OperationFailure) as info:
-        words.create_index([("w", 1)], collation=Collation(**CASE_INSENSITIVE))
-    assert_not_implemented(info.value, "collation")
-    assert [i["name"] for i in words.list_indexes()] == ["_id_"]
-
-
-def test_a_collection_with_a_default_collation_is_not_created(db):
-    with pytest.raises(pymongo.errors.OperationFailure) as info:
-        db.create_collection("collated", collation=Collation(**CASE_INSENSITIVE))
-    assert_not_implemented(info.value, "collation")
-    assert "collated" not in db.list_collection_names()
-
-
 def test_a_collection_and_an_index_with_the_simple_collation_are_created(db):
     db.create_collection("plain", collation=Collation("simple"))
     db.plain.create_index([("w", 1)], collation=Collation("simple"))
     assert "plain" in db.list_collection_names()
     assert "w_1" in [i["name"] for i in db.plain.list_indexes()]
+    # The simple collation is stored as no collation at all, as mongod stores it.
+    assert "collation" not in db.plain.options()
+    assert all("collation" not in i for i in db.plain.list_indexes())

@@ -173,3 +173,18 @@ def test_covered_results_equal_the_documents_for_random_data(db, seed):
             assert sorted(map(str, got)) == sorted(map(str, expected)), (query, projection, sort)
         else:
             assert sorted(map(str, got)) == sorted(map(str, expected)), (query, projection)
+
+
+def test_a_collated_index_covers_with_the_strings_as_stored(db):
+    # The keys hold collation keys, not the strings: the entries' values give them back.
+    db.create_collection("c", collation={"locale": "en", "strength": 2})
+    db.c.create_index("name")
+    db.c.insert_many([{"_id": 1, "name": "Alice"}, {"_id": 2, "name": "alice"},
+                      {"_id": 3, "name": "Bob"}])
+    cursor = db.c.find({"name": "ALICE"}, {"_id": 0, "name": 1})
+    assert winning_stages(cursor.explain()) == ["PROJECTION_COVERED", "IXSCAN"]
+    assert sorted(d["name"] for d in cursor) == ["Alice", "alice"]
+    # distinct groups collation-equal strings, as a scan under the collation does.
+    assert len(db.c.distinct("name")) == 2
+    explained = db.command({"explain": {"distinct": "c", "key": "name"}})
+    assert winning_stages(explained)[-1] == "DISTINCT_SCAN"

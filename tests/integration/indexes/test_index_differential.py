@@ -74,14 +74,14 @@ def random_document(rng, i):
     return doc
 
 
-def random_condition(rng):
+def random_condition(rng, scalar=random_scalar):
     field = rng.choice(["a", "b", "s", "c.d", "arr"])
-    value = random_scalar(rng)
+    value = scalar(rng)
     kind = rng.randrange(9)
     if kind == 0:
         return {field: value}
     if kind == 1:
-        return {field: {"$in": [random_scalar(rng) for _ in range(rng.randrange(1, 4))]}}
+        return {field: {"$in": [scalar(rng) for _ in range(rng.randrange(1, 4))]}}
     if kind in (2, 3, 4, 5):
         op = ["$gt", "$gte", "$lt", "$lte"][kind - 2]
         return {field: {op: value}}
@@ -303,3 +303,88 @@ def test_a_wildcard_index_beside_the_others_returns_what_a_collection_scan_retur
         hinted_ok += 1
         assert hinted == expected, query
     assert hinted_ok > QUERIES // 3, hinted_ok
+
+
+# Collated indexes: for random collations, strings (also inside arrays and documents) that
+# differ in case, accents and digits, queries and sorts under the index's collation return
+# what a collection scan under that collation returns.
+COLLATED_STRINGS = ["", "a", "A", "á", "Á", "ab", "aB", "Ab", "b", "B", "ba", "bA", "côte",
+                    "cote", "Côte", "a2", "a10", "A9", "z", "Z"]
+COLLATED_INDEXES = [[("a", 1)], [("s", -1)], [("a", 1), ("b", 1)], [("arr", 1)], [("c.d", 1)]]
+
+
+def random_collation(rng):
+    collation = {"locale": rng.choice(["en", "fr", "de"]), "strength": rng.randint(1, 3)}
+    if rng.random() < 0.5:
+        collation["numericOrdering"] = True
+    if collation["strength"] == 3 and rng.random() < 0.5:
+        collation["caseFirst"] = rng.choice(["upper", "lower", "off"])
+    return collation
+
+
+def random_collated_scalar(rng):
+    kind = rng.randrange(10)
+    if kind < 6:
+        return rng.choice(COLLATED_STRINGS)
+    if kind == 6:
+        return rng.randint(0, 3)
+    if kind == 7:
+        return None
+    if kind == 8:
+        return {"x": rng.choice(COLLATED_STRINGS)}
+    return [rng.choice(COLLATED_STRINGS) for _ in range(rng.randrange(3))]
+
+
+def random_collated_document(rng, i):
+    doc = {"_id": i}
+    for field in ("a", "b", "s"):
+        if rng.random() < 0.9:
+            value = random_collated_scalar(rng)
+            if field == "b" and isinstance(doc.get("a"), list) and isinstance(value, list):
+                value = value[0] if value else None
+            doc[field] = value
+    if rng.random() < 0.8:
+        doc["c"] = {"d": rng.choice(COLLATED_STRINGS)}
+    if rng.random() < 0.7:
+        doc["arr"] = [random_collated_scalar(rng) for _ in range(rng.randrange(4))]
+    return doc
+
+
+def test_collated_indexes_return_what_a_collated_collection_scan_returns(db):
+    rng = random.Random(SEED + 7)
+    used = set()
+    for round_idx in range(4):
+        collation = random_collation(rng)
+        coll = db["collated%d" % round_idx]
+        coll.insert_many([random_collated_document(rng, i) for i in range(400)])
+        for keys in COLLATED_INDEXES:
+            coll.create_index(keys, collation=collation)
+        coll.create_index([("a", 1)], name="a_simple")  # another collation: never chosen
+        names = [i["name"] for i in coll.list_indexes()
+                 if i["name"] not in ("_id_", "a_simple")]
+        for _ in range(60):
+            query = random_condition(rng, random_collated_scalar)
+            scan = coll.find(query, {"_id": 1}, collation=collation).hint(NATURAL)
+            expected = sorted(d["_id"] for d in scan)
+            chosen = sorted(d["_id"] for d in coll.find(query, {"_id": 1}, collation=collation))
+            assert chosen == expected, (collation, query)
+            plan = coll.find(query, collation=collation).explain()["queryPlanner"]["winningPlan"]
+            if plan["stage"] == "FETCH":
+                assert plan["inputStage"]["indexName"] != "a_simple", (collation, query)
+                used.add(plan["inputStage"]["indexName"])
+            # Under the simple collation the collated indexes serve only filters without strings.
+            simple = sorted(d["_id"] for d in coll.find(query, {"_id": 1}).hint(NATURAL))
+            assert sorted(d["_id"] for d in coll.find(query, {"_id": 1})) == simple, query
+            for name in names:
+                hinted = coll.find(query, {"_id": 1}, collation=collation).hint(name)
+                assert sorted(d["_id"] for d in hinted) == expected, (collation, query, name)
+            field = rng.choice(["a", "s", "c.d"])
+            order = [(field, rng.choice([1, -1])), ("_id", 1)]
+            sort_scan = coll.find(query, {"_id": 1}, collation=collation).sort(order)
+            sort_plan = coll.find(query, {"_id": 1}, collation=collation).sort(order[:1])
+            assert [d["_id"] for d in sort_scan] == \
+                [d["_id"] for d in sort_scan.clone().hint(NATURAL)], (collation, query, order)
+            # Without a tie-break, compare the sorted values' collation order through the scan.
+            by_plan = [d["_id"] for d in sort_plan]
+            assert sorted(by_plan) == expected, (collation, query, order)
+    assert len(used) >= 3, used

@@ -244,6 +244,18 @@ def test_distinct_and_count_read_through_a_wildcard_index(db):
         [i for i in range(40) if i % 3 == 2 and i % 4 == 1])
 
 
+def test_a_collated_wildcard_index_answers_queries_under_its_collation(db):
+    db.k.insert_many([{"_id": 1, "a": {"s": "abc"}}, {"_id": 2, "a": {"s": "ABC"}},
+                      {"_id": 3, "a": {"s": "abd"}}, {"_id": 4, "a": {"s": ["Abc", "x"]}}])
+    db.k.create_index([("$**", 1)], collation={"locale": "en", "strength": 2})
+    cursor = db.k.find({"a.s": "aBc"}).collation({"locale": "en", "strength": 2})
+    plan = cursor.explain()["queryPlanner"]["winningPlan"]
+    assert plan["stage"] == "FETCH" and plan["inputStage"]["stage"] == "IXSCAN", plan
+    assert sorted(d["_id"] for d in cursor) == [1, 2, 4]
+    assert sorted(d["_id"] for d in db.k.find({"a.s": "abc"})) == [1]  # simple: no index
+    assert db.command("validate", "k")["valid"] is True
+
+
 def test_conditions_a_wildcard_index_cannot_answer_scan_the_collection(db):
     db.n.insert_many([{"_id": 1, "a": None}, {"_id": 2}, {"_id": 3, "a": {"b": 1}},
                       {"_id": 4, "a": [1, 2]}, {"_id": 5, "a": [[1, 2]]}])

@@ -101,6 +101,23 @@ TEST_F(CatalogTest, CreatedCollectionIsFoundWithItsIdIndex) {
   EXPECT_EQ(catalog_->Find("other", "orders"), nullptr);
 }
 
+TEST_F(CatalogTest, DefaultCollationGoesOnTheIdIndexWhichThenKeepsKeys) {
+  bson::DocumentBuilder options;
+  options.OpenDocument("collation").AppendString("locale", "en").AppendInt32("strength", 2);
+  options.Close();
+  auto created = catalog_->CreateCollection("shop", "people", std::move(options).Finish(), {});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const IndexInfo& id_index = created.value()->indexes.front();
+  EXPECT_EQ(id_index.spec.Get("collation").Document().Get("locale").String(), "en");
+  EXPECT_NE(id_index.id, 0u);  // its keys enforce _id uniqueness under the collation
+  Reopen();
+  auto found = catalog_->Find("shop", "people");
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->indexes.front().id, id_index.id);
+  EXPECT_EQ(Create("shop", "plain")->indexes.front().id, 0u);
+  EXPECT_FALSE(catalog_->Find("shop", "plain")->indexes.front().spec.view().Has("collation"));
+}
+
 TEST_F(CatalogTest, CreatingAnExistingCollectionFails) {
   Create("shop", "orders");
   auto again = catalog_->CreateCollection("shop", "orders");

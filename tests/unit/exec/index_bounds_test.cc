@@ -282,6 +282,24 @@ TEST(IndexBoundsTest, RegexReadsItsPrefixAndEqualRegexes) {
             R"e({ "a" : [ "[\"\", {})", "[/^abc/i, /^abc/i]" ] })e");
 }
 
+TEST(IndexBoundsTest, CollatedIndexBoundsStringsByTheCollation) {
+  IndexDescriptor index = Index(R"({"a": 1})", R"({"collation": {"locale": "en", "strength": 2}})");
+  EXPECT_TRUE(Reads(index, R"({"a": "ALICE"})", R"({"a": "alice"})"));
+  EXPECT_TRUE(Reads(index, R"({"a": {"$in": ["x", "BOB"]}})", R"({"a": ["q", "bob"]})"));
+  EXPECT_FALSE(Reads(index, R"({"a": "ALICE"})", R"({"a": "alicia"})"));
+  EXPECT_TRUE(Reads(index, R"({"a": {"$gt": "B"}})", R"({"a": "c"})"));
+  EXPECT_FALSE(Reads(index, R"({"a": {"$gt": "B"}})", R"({"a": "b"})"));
+  EXPECT_TRUE(Reads(index, R"({"a": {"first": "ANN"}})", R"({"a": {"first": "ann"}})"));
+}
+
+TEST(IndexBoundsTest, RegexOnACollatedIndexReadsEveryString) {
+  IndexDescriptor index = Index(R"({"a": 1})", R"({"collation": {"locale": "en", "strength": 2}})");
+  const char* kAnchored = R"({"a": {"$regularExpression": {"pattern": "^abc", "options": ""}}})";
+  EXPECT_EQ(Explain(index, kAnchored), R"e({ "a" : [ "[\"\", {})", "[/^abc/, /^abc/]" ] })e");
+  EXPECT_TRUE(Reads(index, kAnchored, R"({"a": "abcd"})"));
+  EXPECT_TRUE(Reads(index, kAnchored, R"({"a": "ABCD"})"));
+}
+
 TEST(IndexBoundsTest, RegexPrefixIsTheLiteralTextAfterTheAnchor) {
   EXPECT_EQ(RegexPrefix("^abc", ""), "abc");
   EXPECT_EQ(RegexPrefix("abc", ""), "");

@@ -29,7 +29,8 @@ Strings Keys(const IndexDescriptor& index, std::string_view doc_json) {
     const IndexKey& key = keys.value()[key_idx];
     std::string expected;
     for (const IndexField& field : index.fields()) {
-      storage::AppendIndexKey(key.values.Get(field.path), field.descending, &expected);
+      storage::AppendIndexKey(key.values.Get(field.path), field.descending, index.collator(),
+                              &expected);
     }
     EXPECT_EQ(key.encoded, expected) << key.values.ToJson();
     if (key_idx > 0) {
@@ -244,6 +245,42 @@ TEST(IndexDescriptorTest, DescendingFieldsReverseTheEncodedOrder) {
             (Strings{R"({ "a" : 1, "b" : 2 })", R"({ "a" : 1, "b" : 1 })"}));
   EXPECT_EQ(Keys(Index(R"({"a": -1, "b": 1})"), R"({"a": [1, 2], "b": 1})"),
             (Strings{R"({ "a" : 2, "b" : 1 })", R"({ "a" : 1, "b" : 1 })"}));
+}
+
+TEST(IndexDescriptorTest, CollatedIndexKeysCollationEqualStringsAlike) {
+  IndexDescriptor index = Index(R"({"a": 1})", R"({"collation": {"locale": "en", "strength": 2}})");
+  ASSERT_NE(index.collator(), nullptr);
+  auto encoded = [&](std::string_view doc_json) {
+    StatusWith<std::vector<IndexKey>> keys = index.KeysOf(Doc(doc_json));
+    EXPECT_TRUE(keys.ok() && keys.value().size() == 1) << doc_json;
+    return keys.ok() && !keys.value().empty() ? keys.value()[0].encoded : std::string();
+  };
+  EXPECT_EQ(encoded(R"({"a": "Alice"})"), encoded(R"({"a": "ALICE"})"));
+  EXPECT_EQ(encoded(R"({"a": {"b": ["x"]}})"), encoded(R"({"a": {"b": ["X"]}})"));
+  EXPECT_NE(encoded(R"({"a": "alice"})"), encoded(R"({"a": "alicf"})"));
+  EXPECT_LT(encoded(R"({"a": "b"})"), encoded(R"({"a": "C"})"));  // bytes would order C first
+  EXPECT_LT(encoded(R"({"a": 99})"), encoded(R"({"a": "0"})"));   // numbers before strings
+  // Keys of one document that are equal under the collation are one key.
+  EXPECT_EQ(Keys(index, R"({"a": ["x", "X", "y"]})"),
+            (Strings{R"({ "a" : "x" })", R"({ "a" : "y" })"}));
+  EXPECT_EQ(Index(R"({"a": 1})", R"({"collation": {"locale": "simple"}})").collator(), nullptr);
+}
+
+TEST(IndexDescriptorTest, PartialFilterOfACollatedIndexComparesUnderItsCollation) {
+  IndexDescriptor index = Index(
+      R"({"a": 1})",
+      R"({"collation": {"locale": "en", "strength": 2}, "partialFilterExpression": {"b": "yes"}})");
+  EXPECT_EQ(Keys(index, R"({"a": 1, "b": "YES"})"), Strings{R"({ "a" : 1 })"});
+  EXPECT_EQ(Keys(index, R"({"a": 1, "b": "no"})"), Strings{});
+}
+
+TEST(IndexDescriptorTest, BadCollationFailsAsInMongod) {
+  EXPECT_EQ(ParseError(R"({"key": {"a": 1}, "name": "a_1", "collation": {"locale": "en", )"
+                       R"("strength": 9}})")
+                .code(),
+            static_cast<ErrorCode>(51024));
+  EXPECT_EQ(ParseError(R"({"key": {"a": 1}, "name": "a_1", "collation": "en"})").code(),
+            ErrorCode::kTypeMismatch);
 }
 
 TEST(IndexDescriptorTest, ValuesAreTheKeyValueOfADuplicateKeyError) {

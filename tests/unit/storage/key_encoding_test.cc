@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -522,6 +523,92 @@ TEST(KeyEncodingTest, StringPrefixKeyStartsExactlyTheStringsWithThatPrefix) {
 TEST(KeyEncodingTest, AbsentValueEncodesLikeUndefined) {
   Document undefined = Make([](auto& b) { b.AppendUndefined("v"); });
   EXPECT_EQ(Encode(ValueView()), Encode(V(undefined)));
+}
+
+}  // namespace
+}  // namespace quarry::storage
+
+namespace quarry::storage {
+namespace {
+
+// A collation that ignores ASCII case: its comparison key is the lowercased string, NULs kept.
+class CaseFolding final : public bson::StringComparator {
+ public:
+  int Compare(std::string_view a, std::string_view b) const override {
+    return Lower(a).compare(Lower(b));
+  }
+  void AppendComparisonKey(std::string_view s, std::string* out) const override {
+    out->append(Lower(s));
+  }
+  bool Equals(const bson::StringComparator& other) const override { return &other == this; }
+
+ private:
+  static std::string Lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  }
+};
+
+std::string EncodeCollated(ValueView v, const bson::StringComparator& collator,
+                           bool descending = false) {
+  std::string out;
+  AppendIndexKey(v, descending, &collator, &out);
+  return out;
+}
+
+TEST(KeyEncodingTest, CollatedEncodingsOrderAsCompareValuesUnderTheCollation) {
+  const CaseFolding folding;
+  RandomValues random(20261201);
+  std::vector<Document> values;
+  std::vector<std::string> encoded;
+  for (int i = 0; i < 500; ++i) {
+    values.push_back(random.One());
+    encoded.push_back(EncodeCollated(V(values.back()), folding));
+  }
+  int failures = 0;
+  for (std::size_t i = 0; i < values.size() && failures < 10; ++i) {
+    for (std::size_t j = 0; j < values.size() && failures < 10; ++j) {
+      const int expected = Sign(bson::CompareValues(V(values[i]), V(values[j]), &folding));
+      if (CompareEncodings(encoded[i], encoded[j]) != expected) {
+        ++failures;
+        ADD_FAILURE() << values[i].ToJson() << " vs " << values[j].ToJson();
+      }
+      if (encoded[i].size() < encoded[j].size()) {
+        EXPECT_NE(encoded[j].compare(0, encoded[i].size(), encoded[i]), 0) << "prefix";
+      }
+    }
+  }
+}
+
+TEST(KeyEncodingTest, CollationEqualStringsEncodeAlikeAlsoInsideDocumentsAndArrays) {
+  const CaseFolding folding;
+  Document lower = Make([](auto& b) {
+    b.OpenDocument("v").AppendString("name", "alice").OpenArray("tags").AppendString("0", "x");
+    b.Close().Close();
+  });
+  Document upper = Make([](auto& b) {
+    b.OpenDocument("v").AppendString("name", "ALICE").OpenArray("tags").AppendString("0", "X");
+    b.Close().Close();
+  });
+  EXPECT_EQ(EncodeCollated(V(lower), folding), EncodeCollated(V(upper), folding));
+  EXPECT_NE(Encode(V(lower)), Encode(V(upper)));
+  EXPECT_EQ(EncodeIndexKey(V(lower), &folding), EncodeCollated(V(lower), folding));
+}
+
+TEST(KeyEncodingTest, CollatedStringsKeepTheirPlaceAmongTypes) {
+  const CaseFolding folding;
+  Document number = Make([](auto& b) { b.AppendInt32("v", 1000); });
+  Document string = Make([](auto& b) { b.AppendString("v", "A"); });
+  Document object = Make([](auto& b) { b.OpenDocument("v").Close(); });
+  const std::string s = EncodeCollated(V(string), folding);
+  EXPECT_LT(EncodeCollated(V(number), folding), s);
+  EXPECT_LT(s, EncodeCollated(V(object), folding));
+  auto [first, second] = KeyTypeBracket(Type::kString);
+  EXPECT_LE(first, s);
+  EXPECT_LT(s, second);
+  // Descending inverts the collated bytes as it does the simple ones.
+  EXPECT_GT(EncodeCollated(V(number), folding, true), EncodeCollated(V(string), folding, true));
 }
 
 }  // namespace
