@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "exec/explain_count.h"
 #include "exec/multi_plan.h"
 #include "exec/plan_executor.h"
 
@@ -27,7 +28,7 @@ void AppendPlan(const PlanStage& root, const ExplainTarget& target, bool with_st
     return;
   }
   b->AppendString("stage", target.command_stage);
-  if (with_stats) b->AppendInt64("nReturned", returned);
+  if (with_stats) AppendCount(b, "nReturned", returned);
   b->OpenDocument("inputStage");
   root.Explain(b, with_stats);
   b->Close();
@@ -114,10 +115,10 @@ void AppendExecutionStats(const PlanStage& root, const ExplainTarget& target,
   Sum(root, &totals);
   out->OpenDocument("executionStats");
   out->AppendBool("executionSuccess", true);
-  out->AppendInt64("nReturned", returned);
-  out->AppendInt64("executionTimeMillis", millis);
-  out->AppendInt64("totalKeysExamined", totals.keys);
-  out->AppendInt64("totalDocsExamined", totals.docs);
+  AppendCount(out, "nReturned", returned);
+  AppendCount(out, "executionTimeMillis", millis);
+  AppendCount(out, "totalKeysExamined", totals.keys);
+  AppendCount(out, "totalDocsExamined", totals.docs);
   out->OpenDocument("executionStages");
   AppendPlan(root, target, true, returned, out);
   out->Close();

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "bson/builder.h"
+#include "exec/explain_count.h"
 #include "exec/plan_ranker.h"
 #include "exec/stages/index_scan.h"
 
@@ -80,10 +81,10 @@ bson::Document TrialExecution(const PlanStage& root) {
   Totals totals;
   Sum(root, &totals);
   bson::DocumentBuilder b;
-  b.AppendInt64("nReturned", root.stats().advanced);
+  AppendCount(&b, "nReturned", root.stats().advanced);
   b.AppendInt32("executionTimeMillisEstimate", 0);
-  b.AppendInt64("totalKeysExamined", totals.keys);
-  b.AppendInt64("totalDocsExamined", totals.docs);
+  AppendCount(&b, "totalKeysExamined", totals.keys);
+  AppendCount(&b, "totalDocsExamined", totals.docs);
   b.AppendDocument("executionStages", ExplainOf(root, true));
   return std::move(b).Finish();
 }

@@ -17,6 +17,7 @@
 #include "commands/explain/explainers.h"
 #include "commands/request_parser.h"
 #include "exec/explain.h"
+#include "exec/explain_count.h"
 #include "exec/pipeline_input.h"
 #include "exec/plan_stream.h"
 #include "exec/planner.h"
@@ -57,8 +58,8 @@ std::int64_t Millis(Clock::duration time) {
 }
 
 void AppendCounts(const StageCounts& counts, bson::DocumentBuilder* b) {
-  b->AppendInt64("nReturned", counts.returned);
-  b->AppendInt64("executionTimeMillisEstimate", Millis(counts.time));
+  exec::AppendCount(b, "nReturned", counts.returned);
+  exec::AppendCount(b, "executionTimeMillisEstimate", Millis(counts.time));
 }
 
 // The parsed request: what explain needs of an aggregate.

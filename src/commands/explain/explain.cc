@@ -15,6 +15,7 @@
 #include "commands/request_parser.h"
 #include "commands/service_state.h"
 #include "exec/distinct_plan.h"
+#include "exec/explain_count.h"
 #include "exec/planner.h"
 #include "query/match/matcher.h"
 #include "query/sort/sort.h"
@@ -179,10 +180,10 @@ Status AppendExplainOfNothing(const std::string& ns, bson::DocumentView filter,
   if (verbosity == exec::ExplainVerbosity::kQueryPlanner) return Status::OK();
   out->OpenDocument("executionStats");
   out->AppendBool("executionSuccess", true);
-  out->AppendInt64("nReturned", 0);
-  out->AppendInt64("executionTimeMillis", 0);
-  out->AppendInt64("totalKeysExamined", 0);
-  out->AppendInt64("totalDocsExamined", 0);
+  exec::AppendCount(out, "nReturned", 0);
+  exec::AppendCount(out, "executionTimeMillis", 0);
+  exec::AppendCount(out, "totalKeysExamined", 0);
+  exec::AppendCount(out, "totalDocsExamined", 0);
   out->OpenDocument("executionStages").AppendString("stage", "EOF").Close();
   out->Close();
   return Status::OK();

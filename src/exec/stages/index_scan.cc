@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "exec/explain_count.h"
 #include "exec/index_usage.h"
 #include "exec/key_values.h"
 
@@ -125,9 +126,9 @@ void IndexScan::ExplainDetails(bson::DocumentBuilder* b) const {
 }
 
 void IndexScan::ExplainStats(bson::DocumentBuilder* b) const {
-  b->AppendInt64("seeks", seeks_);
-  b->AppendInt64("dupsTested", dups_tested_);
-  b->AppendInt64("dupsDropped", dups_dropped_);
+  AppendCount(b, "seeks", seeks_);
+  AppendCount(b, "dupsTested", dups_tested_);
+  AppendCount(b, "dupsDropped", dups_dropped_);
 }
 
 }  // namespace quarry::exec

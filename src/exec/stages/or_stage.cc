@@ -1,5 +1,7 @@
 #include "exec/stages/or_stage.h"
 
+#include "exec/explain_count.h"
+
 namespace quarry::exec {
 
 StatusWith<WorkState> OrStage::DoWork(PlanResult* out) {
@@ -20,8 +22,8 @@ StatusWith<WorkState> OrStage::DoWork(PlanResult* out) {
 }
 
 void OrStage::ExplainStats(bson::DocumentBuilder* b) const {
-  b->AppendInt64("dupsTested", dups_tested_);
-  b->AppendInt64("dupsDropped", dups_dropped_);
+  AppendCount(b, "dupsTested", dups_tested_);
+  AppendCount(b, "dupsDropped", dups_dropped_);
 }
 
 }  // namespace quarry::exec

@@ -1,5 +1,7 @@
 #include "exec/stages/plan_stage.h"
 
+#include "exec/explain_count.h"
+
 namespace quarry::exec {
 
 StatusWith<bool> PlanStage::Next(PlanResult* out) {
@@ -34,15 +36,16 @@ void PlanStage::Explain(bson::DocumentBuilder* b, bool with_stats) const {
   b->AppendString("stage", name());
   ExplainDetails(b);
   if (with_stats) {
-    b->AppendInt64("nReturned", stats_.advanced);
+    AppendCount(b, "nReturned", stats_.advanced);
     b->AppendInt32("executionTimeMillisEstimate", 0);
-    b->AppendInt64("works", stats_.works);
-    b->AppendInt64("advanced", stats_.advanced);
+    AppendCount(b, "works", stats_.works);
+    AppendCount(b, "advanced", stats_.advanced);
     if (stats_.docs_examined > 0 || name() == "COLLSCAN" || name() == "IDHACK" ||
         name() == "FETCH") {
-      b->AppendInt64("docsExamined", stats_.docs_examined);
+      AppendCount(b, "docsExamined", stats_.docs_examined);
     }
-    if (name() == "IXSCAN") b->AppendInt64("keysExamined", stats_.keys_examined);
+    if (name() == "IXSCAN" || name() == "DISTINCT_SCAN")
+      AppendCount(b, "keysExamined", stats_.keys_examined);
     ExplainStats(b);
   }
   if (children_.size() == 1) {

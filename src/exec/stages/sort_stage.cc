@@ -4,6 +4,8 @@
 #include <limits>
 #include <numeric>
 
+#include "exec/explain_count.h"
+
 namespace quarry::exec {
 namespace {
 
@@ -95,9 +97,9 @@ void SortStage::ExplainDetails(bson::DocumentBuilder* b) const {
     b->AppendInt32(field.path.dotted(), field.ascending ? 1 : -1);
   }
   b->Close();
-  b->AppendInt64("memLimit", static_cast<std::int64_t>(max_bytes_));
+  AppendCount(b, "memLimit", static_cast<std::int64_t>(max_bytes_));
   if (keep_ != std::numeric_limits<std::size_t>::max()) {
-    b->AppendInt64("limitAmount", static_cast<std::int64_t>(keep_));
+    AppendCount(b, "limitAmount", static_cast<std::int64_t>(keep_));
   }
   b->AppendString("type", "simple");
 }

@@ -232,3 +232,19 @@ def test_a_sort_the_index_gives_leaves_the_pipeline(db):
     # With no index for the order, the $sort stays a pipeline stage.
     explained = explain_aggregate(db, "items", [{"$sort": {"b": 1}}, {"$limit": 3}])
     assert [next(iter(stage)) for stage in explained["stages"]] == ["$cursor", "$sort", "$limit"]
+
+
+def test_counts_are_ints_as_mongod_writes_them(db):
+    # mongod writes counts that fit as int32 (shells print `nReturned: 5`, not `Long('5')`).
+    db.items.create_index("a")
+    db.items.insert_many([{"_id": i, "a": i % 10} for i in range(100)])
+    explained = db.items.find({"a": 3}).explain()
+    stats = explained["executionStats"]
+    for field in ("nReturned", "executionTimeMillis", "totalKeysExamined", "totalDocsExamined"):
+        assert type(stats[field]) is int, field
+    stage = stats["executionStages"]
+    while stage is not None:
+        for field in ("nReturned", "works", "keysExamined", "docsExamined"):
+            if field in stage:
+                assert type(stage[field]) is int, (stage["stage"], field)
+        stage = stage.get("inputStage")
