@@ -163,22 +163,19 @@ StatusWith<Access> ChooseAmong(const ExecContext& ctx, const Collection& collect
 
 }  // namespace
 
-StatusWith<std::optional<Access>> ChooseAccess(const ExecContext& ctx, const Collection& collection,
-                                               const std::optional<query::Matcher>& filter,
-                                               const query::SortSpec& sort, const TrialSetup& setup,
-                                               bool want_match_details) {
+StatusWith<Access> ChooseAccess(const ExecContext& ctx, const Collection& collection,
+                                const std::optional<query::Matcher>& filter,
+                                const query::SortSpec& sort, const TrialSetup& setup,
+                                bool want_match_details) {
   const query::Matcher* matcher = filter.has_value() ? &*filter : nullptr;
   QUARRY_ASSIGN_OR_RETURN(std::vector<AccessOption> options,
                           AccessOptions(collection, matcher, sort));
-  if (options.empty()) return std::optional<Access>();
+  if (options.empty()) return Access{};
   if (options.size() == 1) {
-    return std::optional<Access>(
-        Access{OptionPlanOf(ctx, collection, options.front(), filter, want_match_details, setup),
-               options.front().provides_sort});
+    return Access{OptionPlanOf(ctx, collection, options.front(), filter, want_match_details, setup),
+                  options.front().provides_sort};
   }
-  QUARRY_ASSIGN_OR_RETURN(Access chosen,
-                          ChooseAmong(ctx, collection, options, filter, setup, want_match_details));
-  return std::optional<Access>(std::move(chosen));
+  return ChooseAmong(ctx, collection, options, filter, setup, want_match_details);
 }
 
 Access WithCacheKeys(const ExecContext& ctx, Access access, const TrialSetup& setup) {

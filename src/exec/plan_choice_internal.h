@@ -38,11 +38,11 @@ struct TrialSetup {
 };
 
 // The access of a read with no hint among the candidates PlanQuery's contract lists (planner.h),
-// or nullopt when there is none (a collection scan is the plan).
-StatusWith<std::optional<Access>> ChooseAccess(const ExecContext& ctx, const Collection& collection,
-                                               const std::optional<query::Matcher>& filter,
-                                               const query::SortSpec& sort, const TrialSetup& setup,
-                                               bool want_match_details);
+// or an Access with no root when there is none (a collection scan is the plan).
+StatusWith<Access> ChooseAccess(const ExecContext& ctx, const Collection& collection,
+                                const std::optional<query::Matcher>& filter,
+                                const query::SortSpec& sort, const TrialSetup& setup,
+                                bool want_match_details);
 
 // For explain, which shows a query's queryHash and planCacheKey however it was planned: a plan
 // chosen without a trial, under a stage that only carries them. Other plans are returned as

@@ -71,9 +71,9 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
     }
   }
   if (hint.natural == 0 && !hint.id_index) {
-    QUARRY_ASSIGN_OR_RETURN(std::optional<Access> chosen,
+    QUARRY_ASSIGN_OR_RETURN(Access chosen,
                             ChooseAccess(ctx, collection, filter, sort, setup, want_match_details));
-    if (chosen.has_value()) return std::move(*chosen);
+    if (chosen.root != nullptr) return chosen;
   }
   const storage::ScanDirection direction =
       hint.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
