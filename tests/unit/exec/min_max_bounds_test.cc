@@ -18,7 +18,11 @@ std::string KeyOf(const IndexDescriptor& index, std::string_view doc_json) {
   std::string key;
   std::size_t field_idx = 0;
   for (const bson::Element& e : doc.view()) {
-    storage::AppendIndexKey(e.value, index.fields()[field_idx++].descending, &key);
+    // Fields past the key pattern's (an entry's _id) are ascending.
+    const bool descending =
+        field_idx < index.fields().size() && index.fields()[field_idx].descending;
+    ++field_idx;
+    storage::AppendIndexKey(e.value, descending, &key);
   }
   return key;
 }
