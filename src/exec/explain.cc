@@ -9,17 +9,6 @@
 namespace quarry::exec {
 namespace {
 
-struct Totals {
-  std::int64_t keys = 0;
-  std::int64_t docs = 0;
-};
-
-void Sum(const PlanStage& stage, Totals* totals) {
-  totals->keys += stage.stats().keys_examined;
-  totals->docs += stage.stats().docs_examined;
-  for (const auto& child : stage.children()) Sum(*child, totals);
-}
-
 // The plan, under the command's own stage when it has one.
 void AppendPlan(const PlanStage& root, const ExplainTarget& target, bool with_stats,
                 std::int64_t returned, bson::DocumentBuilder* b) {
@@ -35,6 +24,16 @@ void AppendPlan(const PlanStage& root, const ExplainTarget& target, bool with_st
 }
 
 }  // namespace
+
+ExaminedTotals TotalExamined(const PlanStage& root) {
+  ExaminedTotals totals{root.stats().keys_examined, root.stats().docs_examined};
+  for (const auto& child : root.children()) {
+    const ExaminedTotals below = TotalExamined(*child);
+    totals.keys += below.keys;
+    totals.docs += below.docs;
+  }
+  return totals;
+}
 
 StatusWith<ExplainVerbosity> ParseExplainVerbosity(bson::ValueView verbosity) {
   if (!verbosity.exists()) return ExplainVerbosity::kAllPlansExecution;
@@ -111,8 +110,7 @@ void AppendQueryPlanner(const PlanStage& root, const ExplainTarget& target,
 void AppendExecutionStats(const PlanStage& root, const ExplainTarget& target,
                           ExplainVerbosity verbosity, std::int64_t returned, std::int64_t millis,
                           bson::DocumentBuilder* out) {
-  Totals totals;
-  Sum(root, &totals);
+  const ExaminedTotals totals = TotalExamined(root);
   out->OpenDocument("executionStats");
   out->AppendBool("executionSuccess", true);
   AppendCount(out, "nReturned", returned);

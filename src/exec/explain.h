@@ -14,6 +14,14 @@
 
 namespace quarry::exec {
 
+// Keys and records a plan examined, summed over its stages (explain's totalKeysExamined and
+// totalDocsExamined).
+struct ExaminedTotals {
+  std::int64_t keys = 0;
+  std::int64_t docs = 0;
+};
+ExaminedTotals TotalExamined(const PlanStage& root);
+
 enum class ExplainVerbosity { kQueryPlanner, kExecutionStats, kAllPlansExecution };
 
 // "queryPlanner", "executionStats" or "allPlansExecution" (the default when absent); fails with

@@ -85,15 +85,7 @@ class KeyGenerator {
       root.values.resize(root.paths.size());
       QUARRY_RETURN_IF_ERROR(Expand(&root, doc, 0, no_positional_));
     }
-    if (keys_.size() > 1) {
-      // Of keys that encode alike (1 and 1.0), the first generated stays, as in mongod's set.
-      std::stable_sort(keys_.begin(), keys_.end(),
-                       [](const IndexKey& a, const IndexKey& b) { return a.encoded < b.encoded; });
-      keys_.erase(
-          std::unique(keys_.begin(), keys_.end(),
-                      [](const IndexKey& a, const IndexKey& b) { return a.encoded == b.encoded; }),
-          keys_.end());
-    }
+    SortAndDedupKeys(&keys_);
     DocumentKeys out;
     out.keys = std::move(keys_);
     out.multikey = multikey_;
@@ -264,6 +256,16 @@ class KeyGenerator {
 };
 
 }  // namespace
+
+void SortAndDedupKeys(std::vector<IndexKey>* keys) {
+  if (keys->size() < 2) return;
+  std::stable_sort(keys->begin(), keys->end(),
+                   [](const IndexKey& a, const IndexKey& b) { return a.encoded < b.encoded; });
+  keys->erase(
+      std::unique(keys->begin(), keys->end(),
+                  [](const IndexKey& a, const IndexKey& b) { return a.encoded == b.encoded; }),
+      keys->end());
+}
 
 StatusWith<DocumentKeys> GenerateIndexKeys(const IndexDescriptor& index, bson::DocumentView doc,
                                            KeyOutput output) {

@@ -1,6 +1,8 @@
 // The btree key generator behind IndexDescriptor::KeysOf. Folder-private.
 #pragma once
 
+#include <vector>
+
 #include "base/status.h"
 #include "bson/value.h"
 #include "exec/index_descriptor.h"
@@ -14,5 +16,9 @@ enum class KeyOutput { kMultikeyOnly, kKeys, kKeysWithValues };
 // The keys of `doc` in `index` (KeysOf's rules), before the partial filter: the caller applies it.
 StatusWith<DocumentKeys> GenerateIndexKeys(const IndexDescriptor& index, bson::DocumentView doc,
                                            KeyOutput output);
+
+// Sorts `keys` by encoding and drops repeats: of keys that encode alike (1 and 1.0), the first
+// generated stays, as in mongod's key set.
+void SortAndDedupKeys(std::vector<IndexKey>* keys);
 
 }  // namespace quarry::exec

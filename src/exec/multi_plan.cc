@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "bson/builder.h"
+#include "exec/explain.h"
 #include "exec/explain_count.h"
 #include "exec/plan_ranker.h"
 #include "exec/stages/index_scan.h"
@@ -52,17 +53,6 @@ void RunTrials(std::vector<Trial>& trials, const TrialLimits& limits) {
   }
 }
 
-struct Totals {
-  std::int64_t keys = 0;
-  std::int64_t docs = 0;
-};
-
-void Sum(const PlanStage& stage, Totals* totals) {
-  totals->keys += stage.stats().keys_examined;
-  totals->docs += stage.stats().docs_examined;
-  for (const auto& child : stage.children()) Sum(*child, totals);
-}
-
 // Calls `visit` on each index scan of the plan rooted at `stage`.
 template <typename Visit>
 void ForEachIndexScan(PlanStage& stage, const Visit& visit) {
@@ -78,8 +68,7 @@ bson::Document ExplainOf(const PlanStage& root, bool with_stats) {
 
 // allPlansExecution's entry for one plan, as its trial left it.
 bson::Document TrialExecution(const PlanStage& root) {
-  Totals totals;
-  Sum(root, &totals);
+  const ExaminedTotals totals = TotalExamined(root);
   bson::DocumentBuilder b;
   AppendCount(&b, "nReturned", root.stats().advanced);
   b.AppendInt32("executionTimeMillisEstimate", 0);

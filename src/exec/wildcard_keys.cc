@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bson/builder.h"
+#include "exec/index_keys_internal.h"
 #include "exec/wildcard_keys_internal.h"
 #include "exec/wildcard_projection.h"
 #include "storage/key_encoding.h"
@@ -38,15 +39,7 @@ class WildcardKeyGenerator {
     std::ranges::sort(multikey_paths_);
     multikey_paths_.erase(std::unique(multikey_paths_.begin(), multikey_paths_.end()),
                           multikey_paths_.end());
-    if (keys_.size() > 1) {
-      // Of keys that encode alike (1 and 1.0), the first generated stays, as in mongod's set.
-      std::stable_sort(keys_.begin(), keys_.end(),
-                       [](const IndexKey& a, const IndexKey& b) { return a.encoded < b.encoded; });
-      keys_.erase(
-          std::unique(keys_.begin(), keys_.end(),
-                      [](const IndexKey& a, const IndexKey& b) { return a.encoded == b.encoded; }),
-          keys_.end());
-    }
+    SortAndDedupKeys(&keys_);
     DocumentKeys out;
     out.keys = std::move(keys_);
     out.multikey = !multikey_paths_.empty();
