@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bson/builder.h"
+#include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
@@ -55,8 +56,14 @@ StatusWith<bson::Document> RunPlanCacheClear(CommandContext& ctx, const Request&
   if (query.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(query_hash, QueryHashOf(*query, sort, projection));
   }
-  // A collated query is never cached (planner.cc), so naming a collation clears nothing.
-  if (collation.has_value() && !collation->empty()) return bson::Document();
+  // A query under a non-simple collation is never cached (planner.cc): naming one clears
+  // nothing. The simple collation's queries are cached like those that name none.
+  if (collation.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(
+        collation::CollatorPtr collator,
+        collation::Collator::ParseArgument(request.body.Get("collation"), "planCacheClear."));
+    if (collator != nullptr) return bson::Document();
+  }
   exec::ClearPlanCache(*collection, query_hash);
   return bson::Document();
 }

@@ -172,7 +172,12 @@ def test_plan_cache_clear_drops_one_shape_or_all(db, skewed):
     assert len(cache_entries(skewed)) == 2
     db.command({"planCacheClear": "skewed", "query": {"zzz": 1}})  # no such shape: no-op
     assert len(cache_entries(skewed)) == 2
-    db.command({"planCacheClear": "skewed", "query": {"a": 5, "b": 6}})
+    # Under another collation the shape was never cached: nothing goes.
+    db.command({"planCacheClear": "skewed", "query": {"a": 5, "b": 6},
+                "collation": {"locale": "fr"}})
+    assert len(cache_entries(skewed)) == 2
+    db.command({"planCacheClear": "skewed", "query": {"a": 5, "b": 6},
+                "collation": {"locale": "simple"}})
     remaining = cache_entries(skewed)
     assert [e["createdFromQuery"]["query"] for e in remaining] == [{"a": 1, "b": {"$gt": 3}}]
     db.command({"planCacheClear": "skewed"})
