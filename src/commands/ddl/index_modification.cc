@@ -98,8 +98,7 @@ Status ApplyIndexModification(const IndexModification& modification, catalog::Co
       }
     }
     if (matches.size() > 1) {
-      constexpr auto kAmbiguousIndexKeyPattern = static_cast<ErrorCode>(181);
-      return Status(kAmbiguousIndexKeyPattern,
+      return Status(ErrorCode::kAmbiguousIndexKeyPattern,
                     "index keyPattern " + index->key().ToJson() + " matches " +
                         std::to_string(matches.size()) +
                         " indexes, must use index name. Conflicting indexes:" +

@@ -78,9 +78,8 @@ StatusWith<std::vector<std::string>> IndexesToDrop(const catalog::CollectionInfo
                     "can't find index with key: " + index.Document().ToJson());
     }
     if (matches.size() > 1) {
-      constexpr auto kAmbiguousIndexKeyPattern = static_cast<ErrorCode>(181);
       return Status(
-          kAmbiguousIndexKeyPattern,
+          ErrorCode::kAmbiguousIndexKeyPattern,
           std::to_string(matches.size()) + " indexes found for key: " + index.Document().ToJson() +
               ", identify by name instead. Conflicting indexes: " + matches[0]->spec.ToJson() +
               ", " + matches[1]->spec.ToJson());

@@ -152,6 +152,7 @@ def test_same_key_pattern_under_two_collations_coexists(names):
     with pytest.raises(pymongo.errors.OperationFailure) as info:
         names.database.command("dropIndexes", "names", index={"n": 1})
     assert info.value.code == 181
+    assert info.value.details["codeName"] == "AmbiguousIndexKeyPattern"
     assert "2 indexes found for key" in str(info.value)
     with pytest.raises(pymongo.errors.OperationFailure) as info:
         names.database.command("collMod", "names", index={"keyPattern": {"n": 1}, "hidden": True})
