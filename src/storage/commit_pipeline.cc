@@ -12,6 +12,7 @@
 
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <optional>
@@ -45,6 +46,14 @@ struct ChunkScratch {
   std::vector<rocksdb::PinnableSlice> index_values;
   std::vector<rocksdb::Status> index_statuses;
   std::unordered_map<std::string_view, std::size_t> index_lookup;
+  // The chunk's index writes, put into `batch` in key order when the chunk ends (or before an
+  // index drop): a skip list that receives sorted keys resumes each search where the previous
+  // insert ended, rather than from the top, which halves the memtable's cost of random keys.
+  struct PendingIndexWrite {
+    const IndexWrite* write;
+    std::string_view id_key;
+  };
+  std::vector<PendingIndexWrite> index_writes;
   // Index keys this chunk has written: key -> owning record's id key, nullopt when deleted.
   std::unordered_map<std::string_view, std::optional<std::string_view>> index_overlay;
   // Records this chunk has already written: key -> new bytes, nullopt when deleted.
@@ -68,6 +77,7 @@ struct ChunkScratch {
     index_values.clear();
     index_statuses.clear();
     index_lookup.clear();
+    index_writes.clear();
     index_overlay.clear();
     overlay.clear();
     stats.clear();
@@ -234,6 +244,7 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
     s.batch.Put(state_->meta, record.name, record.value);
     for (const std::string& name : record.deletes) s.batch.Delete(state_->meta, name);
   }
+  BatchIndexWrites();
   StageCountersAndMark(last);
   Status written = WriteStaged();
   if (!written.ok()) {
@@ -338,24 +349,38 @@ void CommitPipeline::StageIndexWrites(const Mutation& m) {
   for (const internal::IndexWrite& write : m.index_writes) {
     // A writer that prepared its keys before the index was dropped: they have no index now.
     if (IndexDropped(write.entry->index)) continue;
-    if (write.put) {
-      // The value is the id key, then the entry's key values, if it keeps them.
-      const rocksdb::Slice key_part(write.key);
-      const std::array<rocksdb::Slice, 2> value_parts{rocksdb::Slice(m.id_key()),
-                                                      rocksdb::Slice(write.entry->key_values)};
-      s.batch.Put(state_->index, rocksdb::SliceParts(&key_part, 1),
-                  rocksdb::SliceParts(value_parts.data(), value_parts.size()));
-      s.index_overlay[write.key] = m.id_key();
-    } else {
-      s.batch.Delete(state_->index, write.key);
-      s.index_overlay[write.key] = std::nullopt;
-    }
+    s.index_writes.push_back({&write, m.id_key()});
+    s.index_overlay[write.key] =
+        write.put ? std::optional<std::string_view>(m.id_key()) : std::nullopt;
   }
+}
+
+// Puts the chunk's pending index writes into the batch, in key order; writes of one key keep
+// their order.
+void CommitPipeline::BatchIndexWrites() {
+  internal::ChunkScratch& s = *scratch_;
+  std::stable_sort(s.index_writes.begin(), s.index_writes.end(),
+                   [](const auto& a, const auto& b) { return a.write->key < b.write->key; });
+  for (const internal::ChunkScratch::PendingIndexWrite& pending : s.index_writes) {
+    const internal::IndexWrite& write = *pending.write;
+    if (!write.put) {
+      s.batch.Delete(state_->index, write.key);
+      continue;
+    }
+    // The value is the id key, then the entry's key values, if it keeps them.
+    const rocksdb::Slice key_part(write.key);
+    const std::array<rocksdb::Slice, 2> value_parts{rocksdb::Slice(pending.id_key),
+                                                    rocksdb::Slice(write.entry->key_values)};
+    s.batch.Put(state_->index, rocksdb::SliceParts(&key_part, 1),
+                rocksdb::SliceParts(value_parts.data(), value_parts.size()));
+  }
+  s.index_writes.clear();
 }
 
 // Deletes every key of `index`, here and in the chunk's notes.
 void CommitPipeline::StageIndexDrop(IndexId index) {
   internal::ChunkScratch& s = *scratch_;
+  BatchIndexWrites();  // the range delete must follow the index's earlier writes
   std::string prefix = internal::IndexPrefix(index);
   s.batch.DeleteRange(state_->index, prefix, internal::IndexUpperBound(index));
   s.dropped_indexes.insert(index);

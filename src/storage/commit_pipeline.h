@@ -108,6 +108,7 @@ class CommitPipeline {
   Status StageMutation(internal::Mutation& m, std::size_t k);
   Status CheckUniqueKeys(const internal::Mutation& m);
   void StageIndexWrites(const internal::Mutation& m);
+  void BatchIndexWrites();
   void StageIndexDrop(IndexId index);
   bool IndexDropped(IndexId index) const;
   void LogMutation(internal::Mutation& m, Timestamp ts, std::int64_t wall_ms);
