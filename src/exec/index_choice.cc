@@ -223,11 +223,13 @@ StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
 
 std::optional<std::vector<IndexAccess>> ScansGivingSort(const IndexAccess& access,
                                                         const query::SortSpec& sort) {
+  // A wildcard index's keys start with their path, which a merge of key fields cannot read.
+  if (access.wildcard_key_pattern.has_value()) return std::nullopt;
   if (access.provides_sort) return std::vector<IndexAccess>{access};
   const IndexDescriptor& index = access.parsed->descriptor;
-  // Keys of another collation, or of a wildcard index's several paths, are not in the sort's
-  // order; a multikey index's keys of one record are scattered through it.
-  if (access.multikey || access.wildcard_key_pattern.has_value() || !sort.needs_sort() ||
+  // Keys of another collation are not in the sort's order; a multikey index's keys of one
+  // record are scattered through it.
+  if (access.multikey || !sort.needs_sort() ||
       !bson::SameCollation(index.collator(), sort.collator())) {
     return std::nullopt;
   }

@@ -63,7 +63,8 @@ inline constexpr std::size_t kMaxScansToExplode = 200;
 // `access` itself when it gives the sort; else, as mongod's explodeForSort, one scan per
 // combination of the values its bounds pin the leading key fields to (an $in), when the key
 // fields right after those give the sort and the scans are at most kMaxScansToExplode; else
-// nullopt (a multikey or wildcard index, or one of another collation, never gives it).
+// nullopt (a wildcard index is never merged; a multikey one, or one of another collation, never
+// splits).
 std::optional<std::vector<IndexAccess>> ScansGivingSort(const IndexAccess& access,
                                                         const query::SortSpec& sort);
 

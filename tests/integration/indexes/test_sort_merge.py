@@ -213,3 +213,13 @@ def test_aggregate_match_and_sort_read_through_the_merge(coll):
     explained = coll.database.command("aggregate", coll.name, pipeline=pipeline, explain=True)
     assert "SORT_MERGE" in str(explained)
     assert "'stage': 'SORT'" not in str(explained)
+
+
+def test_a_wildcard_branch_is_not_merged(db):
+    db.c.insert_many([{"_id": i, "a": i % 3, "b": i % 4, "s": (i * 7) % 23} for i in range(23)])
+    db.c.create_index([("$**", 1)])
+    query = {"$or": [{"a": 1}, {"b": 2}]}
+    got = list(db.c.find(query).sort("a", -1))
+    assert [d["a"] for d in got] == sorted((d["a"] for d in got), reverse=True)
+    assert sorted(d["_id"] for d in got) == sorted(d["_id"] for d in db.c.find(query).hint(NATURAL))
+    assert "SORT_MERGE" not in stages(winning(db.c.find(query).sort("a", -1)))
