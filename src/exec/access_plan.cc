@@ -126,7 +126,7 @@ std::unique_ptr<PlanStage> MergePlanOf(const ExecContext& ctx, const Collection&
     }
   }
   auto merge = std::make_unique<SortMergeStage>(std::move(children), std::move(layouts), backward,
-                                                SortDocumentOf(sort));
+                                                SortDocumentOf(sort), ctx.interrupt);
   if (covered) return merge;
   return std::make_unique<Fetch>(std::move(merge), &ctx.engine->records(), collection.id, filter,
                                  want_match_details);

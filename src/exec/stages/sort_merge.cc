@@ -9,6 +9,9 @@
 namespace quarry::exec {
 namespace {
 
+// As often as a scan checks its keys.
+constexpr std::int64_t kResultsPerInterruptCheck = 256;
+
 void AppendInverted(std::string_view bytes, std::string* out) {
   for (char c : bytes) out->push_back(static_cast<char>(~static_cast<unsigned char>(c)));
 }
@@ -51,11 +54,13 @@ MergeKey MergeKeyOf(const MergeKeyLayout& layout, std::string_view index_key) {
 
 SortMergeStage::SortMergeStage(std::vector<std::unique_ptr<PlanStage>> children,
                                std::vector<MergeKeyLayout> layouts, bool backward,
-                               bson::Document sort_pattern)
+                               bson::Document sort_pattern,
+                               std::shared_ptr<const Interrupt> interrupt)
     : PlanStage(std::move(children)),
       layouts_(std::move(layouts)),
       backward_(backward),
       sort_pattern_(std::move(sort_pattern)),
+      interrupt_(std::move(interrupt)),
       pending_(this->children().size()) {}
 
 bool SortMergeStage::After(std::size_t a, std::size_t b) const {
@@ -79,7 +84,9 @@ StatusWith<bool> SortMergeStage::Pull(std::size_t child_idx) {
   QUARRY_ASSIGN_OR_RETURN(WorkState state, child(child_idx).Work(&result));
   if (state == WorkState::kEof) return true;
   if (state == WorkState::kNeedTime) return false;
-  ++dups_tested_;
+  if (++dups_tested_ % kResultsPerInterruptCheck == 0 && interrupt_ != nullptr) {
+    QUARRY_RETURN_IF_ERROR(interrupt_->Check());
+  }
   // Overlapping scans (two $or branches, or values of a multikey index) may meet a record
   // twice: the first one met is kept, and FETCH reads it once.
   if (!seen_.emplace(result.id_key).second) {

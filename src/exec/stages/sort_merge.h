@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "bson/value.h"
 #include "exec/stages/plan_stage.h"
 
@@ -45,10 +46,13 @@ class SortMergeStage final : public PlanStage {
   // `layouts[i]` describes child i's keys. `sort_pattern` is explain's sortPattern. Entries
   // the sort finds equal come out as one scan of their index in the children's direction
   // (`backward` or not) gives them: by the key fields after the sort's, then by record.
+  // The merge checks `interrupt` (null: none) as often as a scan does: each of many short
+  // scans may end before its own check.
   // REQUIRES: each child hands up id_key and index_key (an IXSCAN, covered or not), in the
   // sort's order.
   SortMergeStage(std::vector<std::unique_ptr<PlanStage>> children,
-                 std::vector<MergeKeyLayout> layouts, bool backward, bson::Document sort_pattern);
+                 std::vector<MergeKeyLayout> layouts, bool backward, bson::Document sort_pattern,
+                 std::shared_ptr<const Interrupt> interrupt);
 
   std::string_view name() const override { return "SORT_MERGE"; }
 
@@ -75,6 +79,7 @@ class SortMergeStage final : public PlanStage {
   std::vector<MergeKeyLayout> layouts_;
   bool backward_;
   bson::Document sort_pattern_;
+  std::shared_ptr<const Interrupt> interrupt_;
   std::vector<Pending> pending_;
   std::vector<std::size_t> heap_;      // the children with a pending result, smallest on top
   std::size_t primed_ = 0;             // children that have a pending result or ended

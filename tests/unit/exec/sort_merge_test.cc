@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "exec/planner.h"
 #include "exec_test_util.h"
 #include "index_test_util.h"
@@ -156,6 +157,28 @@ TEST_F(SortMergeTest, ALimitStopsTheScansEarly) {
     for (const auto& child : stage->children()) stack.push_back(child.get());
   }
   EXPECT_LE(keys, 3 + 4);
+}
+
+TEST_F(SortMergeTest, AKilledOperationStopsAMergeOfManyShortScans) {
+  // 200 scans of a few keys each: no scan reads enough keys to check the interrupt itself.
+  storage::WriteUnit unit;
+  for (int i = 100; i < 700; ++i) {
+    unit.Insert(collection_.ref(), Doc("{\"_id\": " + std::to_string(i) +
+                                       ", \"a\": " + std::to_string(i % 200) + ", \"b\": 1}"));
+  }
+  ASSERT_TRUE(CommitNow(std::move(unit)).ok());
+  std::string values;
+  for (int i = 0; i < 200; ++i) values += (i > 0 ? ", " : "") + std::to_string(i);
+  auto interrupt = std::make_shared<Interrupt>();
+  ctx_.interrupt = interrupt;
+  std::unique_ptr<PlanStage> plan = Plan(R"({"a": {"$in": [)" + values + "]}}", R"({"b": 1})");
+  ASSERT_EQ(ExplainOf(*plan).Get("inputStage").Document().Get("stage").String(), "SORT_MERGE");
+  interrupt->Kill();
+  PlanResult result;
+  StatusWith<bool> more = true;
+  while (more.ok() && more.value()) more = plan->Next(&result);
+  ASSERT_FALSE(more.ok());
+  EXPECT_EQ(more.status().code(), ErrorCode::kInterrupted);
 }
 
 }  // namespace
