@@ -186,12 +186,16 @@ std::optional<std::vector<IndexBounds>> SplitOnEqualityPrefix(const IndexBounds&
     const auto first =
         bounds.intervals.begin() + static_cast<std::ptrdiff_t>(group_idx * per_group);
     part.intervals.assign(first, first + static_cast<std::ptrdiff_t>(per_group));
-    part.fields = bounds.fields;
+    part.fields.resize(bounds.fields.size());
     std::size_t rest = group_idx;
-    for (std::size_t field_idx = prefix; field_idx-- > 0;) {
-      std::vector<std::string>& shown = part.fields[field_idx].intervals;
-      shown = {shown[rest % shown.size()]};
-      rest /= bounds.fields[field_idx].intervals.size();
+    for (std::size_t field_idx = bounds.fields.size(); field_idx-- > 0;) {
+      const IndexBounds::Field& whole = bounds.fields[field_idx];
+      if (field_idx >= prefix) {
+        part.fields[field_idx] = whole;
+        continue;
+      }
+      part.fields[field_idx] = {whole.path, {whole.intervals[rest % whole.intervals.size()]}};
+      rest /= whole.intervals.size();
     }
   }
   return split;

@@ -241,13 +241,14 @@ std::optional<std::vector<IndexAccess>> ScansGivingSort(const IndexAccess& acces
   if (!split.has_value() || split->size() < 2 || split->size() > kMaxScansToExplode) {
     return std::nullopt;
   }
+  IndexAccess each = access;
+  each.bounds = IndexBounds();  // not copied once per scan
+  each.direction = *direction;
+  each.provides_sort = true;
   std::vector<IndexAccess> scans;
   for (IndexBounds& bounds : *split) {
-    IndexAccess scan = access;
-    scan.bounds = std::move(bounds);
-    scan.direction = *direction;
-    scan.provides_sort = true;
-    scans.push_back(std::move(scan));
+    scans.push_back(each);
+    scans.back().bounds = std::move(bounds);
   }
   return scans;
 }
