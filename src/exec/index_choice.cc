@@ -241,6 +241,8 @@ std::optional<std::vector<IndexAccess>> ScansGivingSort(const IndexAccess& acces
   if (!split.has_value() || split->size() < 2 || split->size() > kMaxScansToExplode) {
     return std::nullopt;
   }
+  // In scan order, as mongod lists them.
+  if (*direction == storage::ScanDirection::kBackward) std::reverse(split->begin(), split->end());
   IndexAccess each = access;
   each.bounds = IndexBounds();  // not copied once per scan
   each.direction = *direction;
