@@ -62,10 +62,9 @@ inline constexpr std::size_t kMaxScansToExplode = 200;
 // The scans that read what `access` reads, each in `sort` order, for a SORT_MERGE to merge:
 // `access` itself when it gives the sort; else, as mongod's explodeForSort, one scan per
 // combination of the values its bounds pin the leading key fields to (an $in), in the order the
-// scans read them, when the key
-// fields right after those give the sort and the scans are at most kMaxScansToExplode; else
-// nullopt (a wildcard index is never merged; a multikey one, or one of another collation, never
-// splits).
+// scans read them, when the key fields right after those give the sort and the scans are at most
+// kMaxScansToExplode; else nullopt (a wildcard index is never merged; a multikey one, or one of
+// another collation, never splits).
 std::optional<std::vector<IndexAccess>> ScansGivingSort(const IndexAccess& access,
                                                         const query::SortSpec& sort);
 
