@@ -87,8 +87,8 @@ StatusWith<bool> SortMergeStage::Pull(std::size_t child_idx) {
   if (++dups_tested_ % kResultsPerInterruptCheck == 0 && interrupt_ != nullptr) {
     QUARRY_RETURN_IF_ERROR(interrupt_->Check());
   }
-  // Overlapping scans (two $or branches, or values of a multikey index) may meet a record
-  // twice: the first one met is kept, and FETCH reads it once.
+  // Overlapping scans (two $or branches, or a record whose keys moved between batches) may
+  // meet a record twice: the first one met is kept, and FETCH reads it once.
   if (!seen_.emplace(result.id_key).second) {
     ++dups_dropped_;
     return false;
