@@ -2,9 +2,11 @@
 
 #include "exec/access_plan_internal.h"
 #include "exec/covered_read.h"
+#include "exec/query_shape.h"
 #include "exec/stages/fetch.h"
 #include "exec/stages/index_scan.h"
 #include "exec/stages/or_stage.h"
+#include "exec/stages/sort_merge.h"
 #include "storage/engine.h"
 
 namespace quarry::exec {
@@ -30,9 +32,45 @@ IndexScanOptions ScanOptionsOf(IndexAccess access) {
   return options;
 }
 
+// A scan that hands up its entries' key values, when they match `filter`, not records.
+IndexScanOptions CoveredScanOptionsOf(const ExecContext& ctx, const Collection& collection,
+                                      IndexAccess access,
+                                      const std::optional<query::Matcher>& filter) {
+  IndexScanOptions options = ScanOptionsOf(std::move(access));
+  options.covered = true;
+  options.filter = filter;
+  options.records = &ctx.engine->records();
+  options.collection = collection.id;
+  return options;
+}
+
 std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess access) {
   return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt,
                                      ScanOptionsOf(std::move(access)));
+}
+
+// Where the entries of a scan of `index` hold `sort`'s fields.
+MergeKeyLayout MergeKeyLayoutOf(const IndexDescriptor& index, const query::SortSpec& sort) {
+  MergeKeyLayout layout;
+  const std::vector<IndexField>& fields = index.fields();
+  for (const query::SortField& sort_field : sort.fields()) {
+    const auto field = std::find_if(fields.begin(), fields.end(), [&](const IndexField& f) {
+      return f.path == sort_field.path.dotted();
+    });
+    // ScansGivingSort's scans hold every sort field.
+    const auto position = static_cast<std::size_t>(field - fields.begin());
+    layout.sort_fields.push_back({.position = position, .descending = !sort_field.ascending});
+    for (std::size_t field_idx = layout.stored_descending.size(); field_idx <= position;
+         ++field_idx) {
+      layout.stored_descending.push_back(fields[field_idx].descending);
+    }
+  }
+  return layout;
+}
+
+bool OneIndex(const std::vector<IndexAccess>& scans) {
+  return std::all_of(scans.begin(), scans.end(),
+                     [&](const IndexAccess& scan) { return scan.index == scans.front().index; });
 }
 
 }  // namespace
@@ -45,12 +83,9 @@ std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection&
     return std::make_unique<Fetch>(IndexScanOf(ctx, std::move(access)), &ctx.engine->records(),
                                    collection.id, filter, want_match_details);
   }
-  IndexScanOptions options = ScanOptionsOf(std::move(access));
-  options.covered = true;
-  options.filter = filter;
-  options.records = &ctx.engine->records();
-  options.collection = collection.id;
-  return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
+  return std::make_unique<IndexScan>(
+      &ctx.engine->indexes(), ctx.interrupt,
+      CoveredScanOptionsOf(ctx, collection, std::move(access), filter));
 }
 
 bool ReadsKeysOnly(const PlanStage& plan) {
@@ -68,6 +103,33 @@ std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& co
   for (IndexAccess& branch : branches) scans.push_back(IndexScanOf(ctx, std::move(branch)));
   return std::make_unique<Fetch>(std::make_unique<OrStage>(std::move(scans)),
                                  &ctx.engine->records(), collection.id, filter, want_match_details);
+}
+
+std::unique_ptr<PlanStage> MergePlanOf(const ExecContext& ctx, const Collection& collection,
+                                       std::vector<IndexAccess> scans, const query::SortSpec& sort,
+                                       const std::optional<query::Matcher>& filter,
+                                       bool want_match_details, const CoverPaths& cover) {
+  const bool covered =
+      cover.has_value() && OneIndex(scans) &&
+      IndexCoversPaths(scans.front().parsed->descriptor, scans.front().multikey, *cover);
+  const bool backward = scans.front().direction == storage::ScanDirection::kBackward;
+  std::vector<std::unique_ptr<PlanStage>> children;
+  std::vector<MergeKeyLayout> layouts;
+  for (IndexAccess& scan : scans) {
+    layouts.push_back(MergeKeyLayoutOf(scan.parsed->descriptor, sort));
+    if (covered) {
+      children.push_back(std::make_unique<IndexScan>(
+          &ctx.engine->indexes(), ctx.interrupt,
+          CoveredScanOptionsOf(ctx, collection, std::move(scan), filter)));
+    } else {
+      children.push_back(IndexScanOf(ctx, std::move(scan)));
+    }
+  }
+  auto merge = std::make_unique<SortMergeStage>(std::move(children), std::move(layouts), backward,
+                                                SortDocumentOf(sort), ctx.interrupt);
+  if (covered) return merge;
+  return std::make_unique<Fetch>(std::move(merge), &ctx.engine->records(), collection.id, filter,
+                                 want_match_details);
 }
 
 }  // namespace quarry::exec

@@ -12,6 +12,7 @@
 #include "exec/index_choice.h"
 #include "exec/stages/plan_stage.h"
 #include "query/match/matcher.h"
+#include "query/sort/sort.h"
 
 namespace quarry::exec {
 
@@ -40,5 +41,13 @@ std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& co
                                     std::vector<IndexAccess> branches,
                                     const std::optional<query::Matcher>& filter,
                                     bool want_match_details);
+
+// SORT_MERGE of `scans`, which each give `sort` (index_choice.h's ScansGivingSort), under one
+// FETCH that checks the whole filter; or, when every scan reads one index that holds every path
+// in `cover`, the merge of their covered entries.
+std::unique_ptr<PlanStage> MergePlanOf(const ExecContext& ctx, const Collection& collection,
+                                       std::vector<IndexAccess> scans, const query::SortSpec& sort,
+                                       const std::optional<query::Matcher>& filter,
+                                       bool want_match_details, const CoverPaths& cover);
 
 }  // namespace quarry::exec

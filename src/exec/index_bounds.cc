@@ -168,6 +168,39 @@ std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::
   return AssembleBounds(index.fields(), bounded);
 }
 
+std::optional<std::vector<IndexBounds>> SplitOnEqualityPrefix(const IndexBounds& bounds) {
+  const std::size_t prefix = bounds.equality_prefix;
+  if (prefix == 0 || prefix > bounds.fields.size()) return std::nullopt;
+  // AssembleBounds lays the intervals out combination by combination, the last prefix field
+  // varying fastest, each followed by the intervals of the fields after the prefix.
+  std::size_t groups = 1;
+  for (std::size_t field_idx = 0; field_idx < prefix; ++field_idx) {
+    groups *= bounds.fields[field_idx].intervals.size();
+  }
+  if (groups == 0 || bounds.intervals.size() % groups != 0) return std::nullopt;
+  const std::size_t per_group = bounds.intervals.size() / groups;
+  std::vector<IndexBounds> split(groups);
+  for (std::size_t group_idx = 0; group_idx < groups; ++group_idx) {
+    IndexBounds& part = split[group_idx];
+    part.equality_prefix = prefix;
+    const auto first =
+        bounds.intervals.begin() + static_cast<std::ptrdiff_t>(group_idx * per_group);
+    part.intervals.assign(first, first + static_cast<std::ptrdiff_t>(per_group));
+    part.fields.resize(bounds.fields.size());
+    std::size_t rest = group_idx;
+    for (std::size_t field_idx = bounds.fields.size(); field_idx-- > 0;) {
+      const IndexBounds::Field& whole = bounds.fields[field_idx];
+      if (field_idx >= prefix) {
+        part.fields[field_idx] = whole;
+        continue;
+      }
+      part.fields[field_idx] = {whole.path, {whole.intervals[rest % whole.intervals.size()]}};
+      rest /= whole.intervals.size();
+    }
+  }
+  return split;
+}
+
 IndexBounds FullBounds(const IndexDescriptor& index) {
   return AssembleBounds(index.fields(), {{WholeField(index.fields().front().descending)}});
 }

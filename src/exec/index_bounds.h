@@ -80,6 +80,13 @@ struct IndexBounds {
 std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter,
                                      bool multikey = true);
 
+// `bounds` split into one IndexBounds per combination of the values its equality prefix pins
+// the leading key fields to (an $in's points), in index order, each with that combination's
+// intervals and explain strings: each split reads its keys in the order of the fields after the
+// prefix, which a planner can merge (mongod's explodeForSort). nullopt when there is no equality
+// prefix or its intervals are not one group per combination.
+std::optional<std::vector<IndexBounds>> SplitOnEqualityPrefix(const IndexBounds& bounds);
+
 // The whole key space of `index`, for scans that use it only for order. A sparse or partial
 // index does not hold every document.
 IndexBounds FullBounds(const IndexDescriptor& index);

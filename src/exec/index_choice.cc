@@ -9,33 +9,36 @@
 namespace quarry::exec {
 namespace {
 
+// The direction in which a scan of `index` returns `sort`'s order when the sort's fields are the
+// key fields from `skip` on (those before pinned to one value); nullopt when they are not.
+std::optional<storage::ScanDirection> DirectionAt(const IndexDescriptor& index, std::size_t skip,
+                                                  const query::SortSpec& sort) {
+  const auto& sort_fields = sort.fields();
+  const auto& fields = index.fields();
+  if (sort_fields.empty() || skip + sort_fields.size() > fields.size()) return std::nullopt;
+  std::optional<bool> reversed;
+  for (std::size_t j = 0; j < sort_fields.size(); ++j) {
+    const IndexField& field = fields[skip + j];
+    if (field.path != sort_fields[j].path.dotted()) return std::nullopt;
+    const bool flipped = field.descending == sort_fields[j].ascending;
+    if (reversed.has_value() && *reversed != flipped) return std::nullopt;
+    reversed = flipped;
+  }
+  return *reversed ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+}
+
 // Whether a scan over `bounds` returns documents in `sort` order, and in which direction. A
 // multikey index never does: a document's array elements are scattered through it.
 std::optional<storage::ScanDirection> SortDirection(const IndexDescriptor& index,
                                                     const IndexBounds& bounds, bool multikey,
                                                     const query::SortSpec& sort) {
-  const auto& sort_fields = sort.fields();
-  const auto& fields = index.fields();
-  if (multikey || sort_fields.empty() || sort_fields.size() > fields.size()) return std::nullopt;
+  if (multikey) return std::nullopt;
   // With one interval the fields pinned to one value can be skipped; with several (an $in),
   // each interval is ordered on its own, so the sort must start at the first field.
   const std::size_t max_skip = bounds.intervals.size() == 1 ? bounds.equality_prefix : 0;
-  for (std::size_t skip = 0; skip <= max_skip && skip + sort_fields.size() <= fields.size();
-       ++skip) {
-    std::optional<bool> reversed;
-    bool matches = true;
-    for (std::size_t j = 0; j < sort_fields.size() && matches; ++j) {
-      const IndexField& field = fields[skip + j];
-      if (field.path != sort_fields[j].path.dotted()) {
-        matches = false;
-        break;
-      }
-      const bool flipped = field.descending == sort_fields[j].ascending;
-      if (reversed.has_value() && *reversed != flipped) matches = false;
-      reversed = flipped;
-    }
-    if (matches) {
-      return *reversed ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
+  for (std::size_t skip = 0; skip <= max_skip; ++skip) {
+    if (std::optional<storage::ScanDirection> direction = DirectionAt(index, skip, sort)) {
+      return direction;
     }
   }
   return std::nullopt;
@@ -196,7 +199,8 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
 }
 
 StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
-    const catalog::CollectionInfo& info, const query::Matcher& filter) {
+    const catalog::CollectionInfo& info, const query::Matcher& filter,
+    const query::SortSpec& sort) {
   const std::optional<std::vector<IndexAccess>> none;
   bson::ValueView branches = filter.filter().Get("$or");
   if (branches.type() != bson::Type::kArray) return none;
@@ -209,12 +213,46 @@ StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
         query::Matcher::Parse(e.value.Document(), bson::DocumentView(), filter.shared_collator());
     if (!branch.ok()) return none;
     QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> access,
-                            ChooseIndex(info, &branch.value(), query::SortSpec()));
+                            ChooseIndex(info, &branch.value(), sort));
     if (!access.has_value() || !access->bounded) return none;
     scans.push_back(std::move(*access));
   }
   if (scans.empty()) return none;
   return std::optional<std::vector<IndexAccess>>(std::move(scans));
+}
+
+std::optional<std::vector<IndexAccess>> ScansGivingSort(const IndexAccess& access,
+                                                        const query::SortSpec& sort) {
+  // A wildcard index's keys start with their path, which a merge of key fields cannot read.
+  if (access.wildcard_key_pattern.has_value()) return std::nullopt;
+  if (access.provides_sort) return std::vector<IndexAccess>{access};
+  const IndexDescriptor& index = access.parsed->descriptor;
+  // Keys of another collation are not in the sort's order; a multikey index's keys of one
+  // record are scattered through it.
+  if (access.multikey || !sort.needs_sort() ||
+      !bson::SameCollation(index.collator(), sort.collator())) {
+    return std::nullopt;
+  }
+  // mongod's explodeForSort: the sort must be the key fields right after the pinned ones.
+  std::optional<storage::ScanDirection> direction =
+      DirectionAt(index, access.bounds.equality_prefix, sort);
+  if (!direction.has_value()) return std::nullopt;
+  std::optional<std::vector<IndexBounds>> split = SplitOnEqualityPrefix(access.bounds);
+  if (!split.has_value() || split->size() < 2 || split->size() > kMaxScansToExplode) {
+    return std::nullopt;
+  }
+  // In scan order, as mongod lists them.
+  if (*direction == storage::ScanDirection::kBackward) std::reverse(split->begin(), split->end());
+  IndexAccess each = access;
+  each.bounds = IndexBounds();  // not copied once per scan
+  each.direction = *direction;
+  each.provides_sort = true;
+  std::vector<IndexAccess> scans;
+  for (IndexBounds& bounds : *split) {
+    scans.push_back(each);
+    scans.back().bounds = std::move(bounds);
+  }
+  return scans;
 }
 
 StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,

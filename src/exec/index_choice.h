@@ -48,11 +48,25 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
                                                    const query::SortSpec& sort);
 
 // One bounded index scan per branch of the filter's top-level $or, each chosen for its branch
-// as ChooseIndex chooses (no sort); nullopt when the filter has no top-level $or or a branch has
-// no bounded index. A record matching the filter matches a branch, so it lies in that branch's
-// scan: the union of the scans holds every match.
+// as ChooseIndex chooses (with `sort`, which only breaks ties and sets directions); nullopt when
+// the filter has no top-level $or or a branch has no bounded index. A record matching the filter
+// matches a branch, so it lies in that branch's scan: the union of the scans holds every match.
 StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
-    const catalog::CollectionInfo& info, const query::Matcher& filter);
+    const catalog::CollectionInfo& info, const query::Matcher& filter,
+    const query::SortSpec& sort = query::SortSpec());
+
+// mongod's internalQueryMaxScansToExplode: the most index scans a SORT_MERGE merges when it
+// splits scans to get a sort.
+inline constexpr std::size_t kMaxScansToExplode = 200;
+
+// The scans that read what `access` reads, each in `sort` order, for a SORT_MERGE to merge:
+// `access` itself when it gives the sort; else, as mongod's explodeForSort, one scan per
+// combination of the values its bounds pin the leading key fields to (an $in), in the order the
+// scans read them, when the key fields right after those give the sort and the scans are at most
+// kMaxScansToExplode; else nullopt (a wildcard index is never merged; a multikey one, or one of
+// another collation, never splits).
+std::optional<std::vector<IndexAccess>> ScansGivingSort(const IndexAccess& access,
+                                                        const query::SortSpec& sort);
 
 // The scan of `index` for a hint: its bounds for `filter`, else its whole key space. A wildcard
 // index has no whole key space to read: BadValue when `filter` bounds none of its paths.

@@ -20,21 +20,64 @@ std::pair<std::string, std::string> CacheKeysOf(const TrialSetup& setup) {
   return {ShapeHash(setup.shape), ShapeHash(std::string(setup.kind) + "|" + setup.shape)};
 }
 
-// One candidate access: an index scan, or an OR of one scan per $or branch.
+// One candidate access: an index scan, an OR of one scan per $or branch, or a SORT_MERGE of
+// scans that each give the sort.
 struct AccessOption {
   std::string id;
   std::vector<IndexAccess> scans;
   bool is_or = false;
+  std::optional<query::SortSpec> merge_sort;
   bool provides_sort = false;
 };
 
+std::string ScanId(const IndexAccess& access) {
+  std::string id(access.index->name());
+  if (access.direction == storage::ScanDirection::kBackward) id += " backward";
+  return id;
+}
+
 AccessOption IndexOption(IndexAccess access) {
   AccessOption option;
-  option.id = std::string(access.index->name());
-  if (access.direction == storage::ScanDirection::kBackward) option.id += " backward";
+  option.id = ScanId(access);
   option.provides_sort = access.provides_sort;
   option.scans.push_back(std::move(access));
   return option;
+}
+
+AccessOption MergeOption(std::vector<IndexAccess> scans, const query::SortSpec& sort) {
+  AccessOption option;
+  option.id = "SORT_MERGE";
+  // Named by its indexes, not by how many values split them, so that a query of the same shape
+  // with other values finds its cached choice.
+  std::string last;
+  for (const IndexAccess& scan : scans) {
+    std::string id = ScanId(scan);
+    if (id != last) option.id += " " + id;
+    last = std::move(id);
+  }
+  option.scans = std::move(scans);
+  option.merge_sort = sort;
+  option.provides_sort = true;
+  return option;
+}
+
+// A SORT_MERGE over the branches of the filter's top-level $or, when each branch's scan gives
+// the sort (or splits into scans that do), as mongod merges an indexed $or for a sort.
+StatusWith<std::optional<AccessOption>> OrMergeOption(const Collection& collection,
+                                                      const query::Matcher& matcher,
+                                                      const query::SortSpec& sort) {
+  QUARRY_ASSIGN_OR_RETURN(std::optional<std::vector<IndexAccess>> branches,
+                          ChooseOrIndexes(*collection.info, matcher, sort));
+  if (!branches.has_value()) return std::optional<AccessOption>();
+  std::vector<IndexAccess> scans;
+  for (const IndexAccess& branch : *branches) {
+    std::optional<std::vector<IndexAccess>> sorted = ScansGivingSort(branch, sort);
+    if (!sorted.has_value() || scans.size() + sorted->size() > kMaxScansToExplode) {
+      return std::optional<AccessOption>();
+    }
+    for (IndexAccess& scan : *sorted) scans.push_back(std::move(scan));
+  }
+  return std::optional<AccessOption>(MergeOption(std::move(scans), sort));
 }
 
 AccessOption OrOption(std::vector<IndexAccess> branches) {
@@ -54,12 +97,26 @@ StatusWith<std::vector<AccessOption>> AccessOptions(const Collection& collection
                           CandidateIndexes(*collection.info, matcher, sort));
   std::vector<AccessOption> options;
   for (IndexAccess& access : indexes) {
-    if (access.bounded) options.push_back(IndexOption(access));
+    if (!access.bounded) continue;
+    // An index whose $in splits into scans that each give the sort is merged, not sorted, as
+    // mongod plans it.
+    std::optional<std::vector<IndexAccess>> merged;
+    if (!access.provides_sort && sort.needs_sort()) merged = ScansGivingSort(access, sort);
+    options.push_back(merged.has_value() ? MergeOption(std::move(*merged), sort)
+                                         : IndexOption(access));
   }
   if (matcher != nullptr) {
     QUARRY_ASSIGN_OR_RETURN(std::optional<std::vector<IndexAccess>> branches,
                             ChooseOrIndexes(*collection.info, *matcher));
-    if (branches.has_value()) options.push_back(OrOption(std::move(*branches)));
+    std::optional<AccessOption> merged;
+    if (branches.has_value() && sort.needs_sort()) {
+      QUARRY_ASSIGN_OR_RETURN(merged, OrMergeOption(collection, *matcher, sort));
+    }
+    if (merged.has_value()) {
+      options.push_back(std::move(*merged));
+    } else if (branches.has_value()) {
+      options.push_back(OrOption(std::move(*branches)));
+    }
   }
   // An index that only gives the order reads every entry: a candidate when nothing bounded
   // avoids the SORT.
@@ -78,6 +135,10 @@ std::unique_ptr<PlanStage> OptionPlanOf(const ExecContext& ctx, const Collection
                                         const std::optional<query::Matcher>& filter,
                                         bool want_match_details, const TrialSetup& setup) {
   if (option.is_or) return OrPlanOf(ctx, collection, option.scans, filter, want_match_details);
+  if (option.merge_sort.has_value()) {
+    return MergePlanOf(ctx, collection, option.scans, *option.merge_sort, filter,
+                       want_match_details, setup.cover_paths);
+  }
   return IndexPlanOf(ctx, collection, option.scans.front(), filter, want_match_details,
                      setup.cover_paths);
 }

@@ -58,6 +58,13 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
   const query::Matcher* matcher = filter.has_value() ? &*filter : nullptr;
   if (hint.index != nullptr) {
     QUARRY_ASSIGN_OR_RETURN(IndexAccess access, HintedIndexAccess(*hint.index, matcher, sort));
+    if (!access.provides_sort && sort.needs_sort()) {
+      if (std::optional<std::vector<IndexAccess>> scans = ScansGivingSort(access, sort)) {
+        return Access{MergePlanOf(ctx, collection, std::move(*scans), sort, filter,
+                                  want_match_details, setup.cover_paths),
+                      true};
+      }
+    }
     const bool sorted = access.provides_sort;
     return Access{IndexPlanOf(ctx, collection, std::move(access), filter, want_match_details,
                               setup.cover_paths),

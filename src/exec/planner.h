@@ -74,11 +74,13 @@ StatusWith<ResolvedHint> ResolveHint(const Collection& collection, bson::ValueVi
 // the candidates are an index scan and FETCH for each index that bounds the filter
 // (index_choice.h), FETCH over an OR of index scans when an index bounds each branch of a
 // top-level $or, and, when none of those gives the sort, each index scan that does; with none, a
-// collection scan. Several candidates (each with its SORT when it does not give the order) are
-// tried side by side and the best goes on (multi_plan.h), or the one the plan cache holds for
-// the query's shape (plan_cache.h). Then SORT (unless the plan gives the order), SKIP, LIMIT,
-// PROJECTION; a candidate whose one index holds every path the filter, the sort and a plain
-// inclusion projection read hands up its entries' key values, not records, under
+// collection scan. For a sort, an index scan whose $in splits into scans that each give it, and
+// the OR when its branches' scans do, become FETCH over a SORT_MERGE of those scans
+// (ScansGivingSort), as mongod plans them. Several candidates (each with its SORT when it does not
+// give the order) are tried side by side and the best goes on (multi_plan.h), or the one the plan
+// cache holds for the query's shape (plan_cache.h). Then SORT (unless the plan gives the order),
+// SKIP, LIMIT, PROJECTION; a candidate whose one index holds every path the filter, the sort and a
+// plain inclusion projection read hands up its entries' key values, not records, under
 // PROJECTION_COVERED. A hint, min/max or $natural plans without a trial. Fails as ResolveHint
 // does.
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,

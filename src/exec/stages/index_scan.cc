@@ -75,8 +75,6 @@ StatusWith<bool> IndexScan::CoveredResult(PlanResult* out) {
     ++mutable_stats().docs_examined;
   }
   if (options_.filter.has_value() && !options_.filter->Matches(*doc)) return false;
-  out->id_key = {};
-  out->index_key = {};
   out->Own(std::move(*doc));
   return true;
 }

@@ -1,7 +1,7 @@
 // IXSCAN: the entries of one index within its bounds' intervals, in index order or its reverse,
 // each handed up as the record it points to (id_key), for FETCH to read, or in a covered read as
-// the document its key values stand for. In a multikey index a record has several entries: only
-// its first is handed up.
+// the document its key values stand for (with the entry's id_key and index_key, for a merge). In a
+// multikey index a record has several entries: only its first is handed up.
 #pragma once
 
 #include <memory>

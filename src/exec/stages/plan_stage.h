@@ -1,6 +1,6 @@
 // A plan is a tree of stages that each pull results from their children (mongod's stage names:
-// COLLSCAN, IDHACK, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; IXSCAN, FETCH and OR with secondary
-// indexes). Every stage counts what it did, for explain.
+// COLLSCAN, IDHACK, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; IXSCAN, FETCH, OR and SORT_MERGE with
+// secondary indexes). Every stage counts what it did, for explain.
 #pragma once
 
 #include <cstdint>

@@ -388,3 +388,74 @@ def test_collated_indexes_return_what_a_collated_collection_scan_returns(db):
             by_plan = [d["_id"] for d in sort_plan]
             assert sorted(by_plan) == expected, (collation, query, order)
     assert len(used) >= 3, used
+
+
+# SORT_MERGE: p and r are small integers and q any scalar, never arrays, so no index is multikey
+# and an $in on p (and r), or an $or of branches on p and r, sorted on q merges one scan per
+# value or branch.
+MERGE_INDEXES = [[("p", 1), ("q", 1)], [("r", 1), ("p", -1), ("q", -1)], [("r", 1), ("q", 1)]]
+
+
+def random_merge_document(rng, i):
+    doc = {"_id": i, "p": rng.randrange(6)}
+    if rng.random() < 0.9:
+        doc["q"] = random_scalar(rng)
+    if rng.random() < 0.9:
+        doc["r"] = rng.randrange(4)
+    return doc
+
+
+def random_merge_filter(rng):
+    def values(count):
+        return rng.sample(range(7), rng.randint(1, count))
+
+    kind = rng.randrange(4)
+    if kind == 0:
+        query = {"p": {"$in": values(5)}}
+    elif kind == 1:
+        query = {"p": {"$in": values(4)}, "r": {"$in": values(3)}}
+    elif kind == 2:
+        query = {"$or": [{"p": rng.randrange(6)}, {"r": {"$in": values(2)}}]}
+    else:
+        query = {"$or": [{"p": {"$in": values(3)}}, {"r": rng.randrange(4), "q": {"$gte": 0}}]}
+    if rng.random() < 0.3:
+        query["q"] = {"$lt": rng.randint(-3, 3)}
+    return query
+
+
+def scalar_sort_key(value):
+    """A sort key as sorting compares it: numbers of every type by value, missing as null."""
+    if isinstance(value, bson.Decimal128):
+        value = float(value.to_decimal())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("number", float(value))
+    return ("other", repr(value))
+
+
+def test_in_and_or_sorted_through_merged_scans_return_the_sorted_scans_order(db):
+    rng = random.Random(SEED + 8)
+    coll = db.merged
+    coll.insert_many([random_merge_document(rng, i) for i in range(1500)])
+    for keys in MERGE_INDEXES:
+        coll.create_index(keys)
+    keys = {d["_id"]: scalar_sort_key(d.get("q")) for d in coll.find({}, {"q": 1})}
+    merged = 0
+    for _ in range(QUERIES // 2):
+        query = random_merge_filter(rng)
+        direction = rng.choice([1, -1])
+        skip, limit = rng.choice([(0, 0), (0, 1), (0, 9), (4, 20), (30, 0)])
+
+        def run(hint=None):
+            cursor = coll.find(query, {"_id": 1}).sort("q", direction).skip(skip).limit(limit)
+            return [d["_id"] for d in (cursor.hint(hint) if hint else cursor)]
+
+        via_scan = run(NATURAL)
+        for hint in [None] + [index for index in MERGE_INDEXES if "$or" not in query]:
+            via_plan = run(hint)
+            # Sorts do not order ties: compare the sequence of sort keys, and whole results.
+            assert [keys[i] for i in via_plan] == [keys[i] for i in via_scan], (query, hint)
+            if limit == 0 and skip == 0:
+                assert sorted(via_plan) == sorted(via_scan), (query, hint)
+        plan = coll.find(query).sort("q", direction).limit(limit).explain()
+        merged += has_stage(plan["queryPlanner"]["winningPlan"], "SORT_MERGE")
+    assert merged > QUERIES // 6, merged

@@ -19,6 +19,7 @@
 #include "exec/exec_context.h"
 #include "exec/index_build.h"
 #include "exec/index_maintenance.h"
+#include "exec/planner.h"
 #include "query/match/matcher.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -206,6 +207,20 @@ class ExecFixture : public ::testing::Test {
     collection_ = std::move(*reread);
   }
 
+  // The plan PlanQuery makes for a find of `filter` sorted by `sort`, limited to `limit` (0:
+  // none). The filter and sort stay with the fixture until the next call.
+  std::unique_ptr<PlanStage> PlanFind(std::string_view filter, std::string_view sort = "{}",
+                                      std::int64_t limit = 0) {
+    planned_filter_ = Doc(filter);
+    planned_sort_ = Doc(sort);
+    StatusWith<QuerySpec> spec = QuerySpec::Parse(planned_filter_, {}, {}, planned_sort_, 0, limit);
+    EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+    StatusWith<std::unique_ptr<PlanStage>> plan =
+        PlanQuery(ctx_, collection_, std::move(spec).value());
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    return std::move(plan).value();
+  }
+
   Committer Commit() {
     return [this](storage::WriteUnit unit, bool ordered) {
       return CommitNow(std::move(unit), ordered);
@@ -217,6 +232,15 @@ class ExecFixture : public ::testing::Test {
   std::unique_ptr<catalog::Catalog> catalog_;
   Collection collection_;
   ExecContext ctx_;
+  bson::Document planned_filter_;
+  bson::Document planned_sort_;
 };
+
+// The plan's explain with its statistics.
+inline bson::Document ExplainOf(const PlanStage& root) {
+  bson::DocumentBuilder b;
+  root.Explain(&b);
+  return std::move(b).Finish();
+}
 
 }  // namespace quarry::exec::testing

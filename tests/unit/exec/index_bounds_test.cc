@@ -364,5 +364,40 @@ TEST(IndexBoundsTest, FullBoundsReadEveryKey) {
   EXPECT_EQ(FullBounds(Index(R"({"a": -1})")).intervals.size(), 1u);
 }
 
+TEST(IndexBoundsTest, SplitOnEqualityPrefixGivesOneBoundsPerCombination) {
+  const IndexDescriptor index = Index(R"({"a": 1, "c": -1, "b": 1})");
+  std::optional<IndexBounds> bounds = BoundsFor(
+      index, Filter(R"({"a": {"$in": [2, 1]}, "c": {"$in": [5, 6, 7]}, "b": {"$gt": 0}})"));
+  ASSERT_TRUE(bounds.has_value());
+  ASSERT_EQ(bounds->equality_prefix, 2u);
+  std::optional<std::vector<IndexBounds>> split = SplitOnEqualityPrefix(*bounds);
+  ASSERT_TRUE(split.has_value());
+  ASSERT_EQ(split->size(), 6u);
+  std::vector<KeyInterval> joined;
+  for (const IndexBounds& part : *split) {
+    ExpectWellFormed(part);
+    EXPECT_EQ(part.equality_prefix, 2u);
+    ASSERT_EQ(part.intervals.size(), 1u);
+    joined.push_back(part.intervals.front());
+  }
+  // In index order: a ascending, then c descending; b as in the whole bounds.
+  EXPECT_EQ((*split)[0].ToExplain().ToJson(),
+            R"({ "a" : [ "[1, 1]" ], "c" : [ "[7, 7]" ], "b" : [ "(0, inf.0]" ] })");
+  EXPECT_EQ((*split)[5].ToExplain().ToJson(),
+            R"({ "a" : [ "[2, 2]" ], "c" : [ "[5, 5]" ], "b" : [ "(0, inf.0]" ] })");
+  ASSERT_EQ(joined.size(), bounds->intervals.size());
+  for (std::size_t i = 0; i < joined.size(); ++i) {
+    EXPECT_EQ(joined[i].start, bounds->intervals[i].start) << i;
+    EXPECT_EQ(joined[i].end, bounds->intervals[i].end) << i;
+  }
+}
+
+TEST(IndexBoundsTest, BoundsWithoutAnEqualityPrefixDoNotSplit) {
+  const IndexDescriptor index = Index(R"({"a": 1, "b": 1})");
+  std::optional<IndexBounds> bounds = BoundsFor(index, Filter(R"({"a": {"$gt": 3}})"));
+  ASSERT_TRUE(bounds.has_value());
+  EXPECT_FALSE(SplitOnEqualityPrefix(*bounds).has_value());
+}
+
 }  // namespace
 }  // namespace quarry::exec

@@ -15,6 +15,7 @@ namespace quarry::exec {
 namespace {
 
 using testing::Doc;
+using testing::ExplainOf;
 using testing::Filter;
 
 class OrPlanTest : public testing::ExecFixture {
@@ -32,14 +33,7 @@ class OrPlanTest : public testing::ExecFixture {
   }
 
   std::unique_ptr<PlanStage> Plan(std::string_view filter, std::string_view sort = "{}") {
-    filter_ = Doc(filter);
-    sort_ = Doc(sort);
-    StatusWith<QuerySpec> spec = QuerySpec::Parse(filter_, {}, {}, sort_, 0, 0);
-    EXPECT_TRUE(spec.ok()) << spec.status().ToString();
-    StatusWith<std::unique_ptr<PlanStage>> plan =
-        PlanQuery(ctx_, collection_, std::move(spec).value());
-    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
-    return std::move(plan).value();
+    return PlanFind(filter, sort);
   }
 
   static std::vector<std::string> Ids(PlanStage& root) {
@@ -65,15 +59,6 @@ class OrPlanTest : public testing::ExecFixture {
     std::sort(ids.begin(), ids.end());
     return ids;
   }
-
-  static bson::Document ExplainOf(const PlanStage& root) {
-    bson::DocumentBuilder b;
-    root.Explain(&b);
-    return std::move(b).Finish();
-  }
-
-  bson::Document filter_;
-  bson::Document sort_;
 };
 
 TEST_F(OrPlanTest, EveryBranchIndexedIsAnOrOfIndexScansUnderFetch) {
