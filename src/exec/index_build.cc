@@ -14,8 +14,9 @@
 namespace quarry::exec {
 namespace {
 
-// Enough to amortize a commit; small enough to hold the snapshot briefly.
-constexpr std::size_t kRecordsPerBatch = 1000;
+// Enough to amortize a commit, and to give the index memtable runs of nearby sorted keys; small
+// enough to hold the snapshot briefly.
+constexpr std::size_t kRecordsPerBatch = 8000;
 constexpr std::size_t kBytesPerBatch = std::size_t{4} << 20;
 
 struct Target {
@@ -37,7 +38,7 @@ StatusWith<std::vector<Target>> TargetsOf(const catalog::CollectionInfo& info,
 // Queues the keys of `record` for every target in `unit`.
 Status AddKeysOf(const ExecContext& ctx, const std::vector<Target>& targets,
                  const storage::CollectionRef& collection, bson::DocumentView record,
-                 storage::WriteUnit* unit) {
+                 std::uint64_t read_point, storage::WriteUnit* unit) {
   std::vector<storage::IndexEntry> added;
   for (const Target& target : targets) {
     const IndexDescriptor& descriptor = target.parsed->descriptor;
@@ -56,7 +57,7 @@ Status AddKeysOf(const ExecContext& ctx, const std::vector<Target>& targets,
       added.push_back(std::move(entry));
     }
   }
-  if (!added.empty()) unit->AddIndexKeys(collection, record, std::move(added));
+  if (!added.empty()) unit->AddIndexKeys(collection, record, read_point, std::move(added));
   return Status::OK();
 }
 
@@ -79,6 +80,13 @@ Status BuildIndexes(const ExecContext& ctx, const catalog::CollectionInfo& info,
   const std::string ns = info.ns();
   const storage::CollectionRef collection{
       .id = info.id, .ns = ns, .uuid = info.uuid.view(), .pre_and_post_images = false};
+  storage::CommitPipeline& pipeline = ctx.engine->pipeline();
+  pipeline.TrackChanges(info.id);
+  struct Untrack {
+    storage::CommitPipeline& pipeline;
+    storage::CollectionId collection;
+    ~Untrack() { pipeline.UntrackChanges(collection); }
+  } untrack{pipeline, info.id};
   std::string resume_after;
   std::uint64_t done = 0;
   while (true) {
@@ -86,11 +94,13 @@ Status BuildIndexes(const ExecContext& ctx, const catalog::CollectionInfo& info,
     storage::WriteUnit unit;
     std::size_t records = 0;
     {
+      const std::uint64_t read_point = pipeline.ReadPoint(info.id);
       std::unique_ptr<storage::RecordCursor> cursor =
           ctx.engine->records().Scan(info.id, resume_after);
       for (; cursor->Valid() && records < kRecordsPerBatch && unit.bytes() < kBytesPerBatch;
            cursor->Next(), ++records) {
-        QUARRY_RETURN_IF_ERROR(AddKeysOf(ctx, targets, collection, cursor->document(), &unit));
+        QUARRY_RETURN_IF_ERROR(
+            AddKeysOf(ctx, targets, collection, cursor->document(), read_point, &unit));
         resume_after.assign(cursor->id_key());
       }
       QUARRY_RETURN_IF_ERROR(cursor->status());

@@ -64,6 +64,7 @@ struct ChunkScratch {
   std::uint32_t position = 0;               // of the next oplog entry within the chunk
   std::vector<std::uint64_t> applied_tags;  // of the chunk's applied mutations, in order
   CommittedBatch committed;                 // entries only; wall_ms is set when handed to observers
+  std::vector<std::pair<CollectionId, std::string_view>> tracked_changes;  // record keys
 
   void Reset(std::size_t first) {
     batch.Clear();
@@ -86,6 +87,7 @@ struct ChunkScratch {
     position = 0;
     applied_tags.clear();
     committed.entries.clear();
+    tracked_changes.clear();
   }
 };
 
@@ -99,11 +101,6 @@ using internal::MutationKind;
 bool IsRecordMutation(MutationKind kind) {
   return kind == MutationKind::kInsert || kind == MutationKind::kUpdate ||
          kind == MutationKind::kDelete;
-}
-
-// Mutations that read their record's current version under the lock.
-bool ReadsRecord(MutationKind kind) {
-  return IsRecordMutation(kind) || kind == MutationKind::kAddIndexKeys;
 }
 
 // What a record key holds at this point of the chunk.
@@ -257,6 +254,8 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
     *stop = true;
     return mutations.size();
   }
+  ++chunks_written_;
+  NoteTrackedChanges();
   Publish(last);
   if (next_ts != first_ts) result->last_timestamp = last;
   result->applied += applied;
@@ -282,9 +281,15 @@ void CommitPipeline::LookUpRecords(const WriteUnit& unit, std::size_t begin, std
   s.lookup_of.assign(end - begin, -1);
   for (std::size_t k = begin; k < end; ++k) {
     const Mutation& m = unit.mutations_[k];
-    if (!ReadsRecord(m.kind) || dropped_.contains(m.collection)) continue;
-    s.lookup_of[k - begin] = static_cast<std::int64_t>(s.keys.size());
-    s.keys.emplace_back(m.key);
+    const bool reads_record = IsRecordMutation(m.kind);
+    if (!(reads_record || m.kind == MutationKind::kAddIndexKeys) ||
+        dropped_.contains(m.collection)) {
+      continue;
+    }
+    if (reads_record) {
+      s.lookup_of[k - begin] = static_cast<std::int64_t>(s.keys.size());
+      s.keys.emplace_back(m.key);
+    }
     for (const internal::IndexWrite& write : m.index_writes) {
       if (!write.put || write.entry->unique == nullptr) continue;
       if (s.index_lookup.emplace(write.key, s.index_keys.size()).second) {
@@ -377,6 +382,43 @@ void CommitPipeline::BatchIndexWrites() {
   s.index_writes.clear();
 }
 
+// Whether the record an index build read for `m` may have changed since: a chunk its cursor
+// did not see whole changed it.
+bool CommitPipeline::ChangedSinceRead(const Mutation& m) const {
+  auto tracked = tracked_.find(m.collection);
+  QUARRY_CHECK(tracked != tracked_.end());  // builds track their collection's changes
+  auto changed = tracked->second.changed.find(m.key);
+  return changed != tracked->second.changed.end() && changed->second > m.read_point;
+}
+
+// Notes the records the chunk just written changed, for the builds that read them.
+void CommitPipeline::NoteTrackedChanges() {
+  for (const auto& [collection, key] : scratch_->tracked_changes) {
+    tracked_[collection].changed.insert_or_assign(std::string(key), chunks_written_);
+  }
+}
+
+void CommitPipeline::TrackChanges(CollectionId collection) {
+  std::lock_guard commit_lock(commit_mu_);
+  ++tracked_[collection].builds;
+}
+
+void CommitPipeline::UntrackChanges(CollectionId collection) {
+  std::lock_guard commit_lock(commit_mu_);
+  auto tracked = tracked_.find(collection);
+  if (tracked != tracked_.end() && --tracked->second.builds <= 0) tracked_.erase(tracked);
+}
+
+std::uint64_t CommitPipeline::ReadPoint(CollectionId collection) {
+  std::lock_guard commit_lock(commit_mu_);
+  auto tracked = tracked_.find(collection);
+  if (tracked != tracked_.end()) {
+    std::erase_if(tracked->second.changed,
+                  [this](const auto& change) { return change.second <= chunks_written_; });
+  }
+  return chunks_written_;
+}
+
 // Deletes every key of `index`, here and in the chunk's notes.
 void CommitPipeline::StageIndexDrop(IndexId index) {
   internal::ChunkScratch& s = *scratch_;
@@ -425,6 +467,7 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
         if (cur.exists) return DuplicateInsert(m);
         QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));
         StageIndexWrites(m);
+        if (tracked_.contains(m.collection)) s.tracked_changes.emplace_back(m.collection, m.key);
         s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
         s.overlay[m.key] = m.record_bytes();
         stats.count += 1;
@@ -436,6 +479,7 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       }
       QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));
       StageIndexWrites(m);
+      if (tracked_.contains(m.collection)) s.tracked_changes.emplace_back(m.collection, m.key);
       const auto pre_size = static_cast<std::int64_t>(m.pre_image().size());
       if (m.kind == MutationKind::kUpdate) {
         s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
@@ -453,10 +497,8 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       if (dropped_.contains(m.collection) || s.dropped.contains(m.collection)) {
         return Conflict("the collection was dropped while its index was being built");
       }
-      Current cur = current();
-      if (!cur.error.ok()) return cur.error;
       // Changed or gone since the build read it: its writer has maintained the index.
-      if (!cur.exists || cur.bytes != m.pre_image()) return Status::OK();
+      if (ChangedSinceRead(m)) return Status::OK();
       for (const IndexEntry& entry : m.index_entries) {
         if (IndexDropped(entry.index)) return Conflict("the index was dropped while it was built");
       }

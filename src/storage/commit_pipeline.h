@@ -93,6 +93,17 @@ class CommitPipeline {
   void AddObserver(CommitObserver* observer);
   void RemoveObserver(CommitObserver* observer);
 
+  // An index build reads records outside the commit lock and adds their keys later
+  // (WriteUnit::AddIndexKeys); these tell which records changed in between, so the build adds
+  // keys only for records that did not (the others got theirs from their writers).
+  // TrackChanges starts noting which records of `collection` commits change; each call needs a
+  // matching UntrackChanges. ReadPoint, taken just before a build opens a cursor, names the
+  // chunks that cursor sees, and forgets changes that it sees anyway. One build of a
+  // collection at a time.
+  void TrackChanges(CollectionId collection);
+  void UntrackChanges(CollectionId collection);
+  std::uint64_t ReadPoint(CollectionId collection);
+
   // Refuses new commits, then waits until every commit in progress has returned (its
   // journal sync and observers included). For Engine::Close.
   void Shutdown();
@@ -109,6 +120,8 @@ class CommitPipeline {
   Status CheckUniqueKeys(const internal::Mutation& m);
   void StageIndexWrites(const internal::Mutation& m);
   void BatchIndexWrites();
+  bool ChangedSinceRead(const internal::Mutation& m) const;
+  void NoteTrackedChanges();
   void StageIndexDrop(IndexId index);
   bool IndexDropped(IndexId index) const;
   void LogMutation(internal::Mutation& m, Timestamp ts, std::int64_t wall_ms);
@@ -128,6 +141,14 @@ class CommitPipeline {
   std::unordered_set<CollectionId> dropped_;  // guarded by commit_mu_
   std::unordered_set<IndexId> dropped_indexes_;      // guarded by commit_mu_
   std::unique_ptr<internal::ChunkScratch> scratch_;  // guarded by commit_mu_
+  // Chunks written so far: a cursor opened after this reads each of them whole.
+  std::uint64_t chunks_written_ = 0;  // guarded by commit_mu_
+  // Collections whose index builds read records: record key -> the chunk that last changed it.
+  struct TrackedChanges {
+    int builds = 0;
+    std::unordered_map<std::string, std::uint64_t> changed;
+  };
+  std::unordered_map<CollectionId, TrackedChanges> tracked_;  // guarded by commit_mu_
 
   // Held from the end of a chunk's write until its observers return; taken before the commit
   // lock is released, so observers see chunks in timestamp order.

@@ -163,13 +163,13 @@ std::size_t WriteUnit::DropCollectionRecords(CollectionId collection,
 }
 
 std::size_t WriteUnit::AddIndexKeys(const CollectionRef& collection, bson::DocumentView record,
-                                    std::vector<IndexEntry> added) {
+                                    std::uint64_t read_point, std::vector<IndexEntry> added) {
   internal::Mutation m;
   m.kind = internal::MutationKind::kAddIndexKeys;
   m.collection = collection.id;
   m.key = RecordKey(collection.id, record);
   m.unlogged_ns.assign(collection.ns);
-  m.value.assign(record.bytes());  // what the stored record must still be
+  m.read_point = read_point;
   return Add(std::move(m), {}, std::move(added));
 }
 

@@ -80,12 +80,13 @@ class WriteUnit {
   // record mutations of it, in this unit or any other, fail with kWriteConflict (ids are never
   // reused).
   std::size_t DropCollectionRecords(CollectionId collection, std::vector<IndexId> indexes = {});
-  // An index build's keys for the record the builder read as `record`: added only if the
-  // stored record is still `record` at commit; otherwise nothing happens and it is no error,
-  // since whoever changed the record has maintained the index (it existed by then). Fails with
-  // kDuplicateKey as Insert does. Logs nothing: index entries are derived data.
+  // An index build's keys for the record the builder read as `record` through a cursor opened
+  // after CommitPipeline::ReadPoint returned `read_point`: added only if no later chunk changed
+  // or deleted the record; otherwise nothing happens and it is no error, since whoever changed
+  // it has maintained the index (it existed by then). Fails with kDuplicateKey as Insert does.
+  // Logs nothing: index entries are derived data.
   std::size_t AddIndexKeys(const CollectionRef& collection, bson::DocumentView record,
-                           std::vector<IndexEntry> added);
+                           std::uint64_t read_point, std::vector<IndexEntry> added);
   // Deletes every key of `index`.
   std::size_t DropIndexKeys(IndexId index);
   // What record mutation `k` changes: `before` is empty for an insert, `after` for a delete.

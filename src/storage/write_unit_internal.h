@@ -52,6 +52,7 @@ struct Mutation {
   std::vector<IndexId> indexes;           // kDropCollectionRecords, kDropIndexKeys
   Status failure;                         // WriteUnit::Fail: reported instead of applying
   std::string unlogged_ns;                // AddIndexKeys: the namespace its errors name
+  std::uint64_t read_point = 0;           // AddIndexKeys: the chunks its record's read saw
 
   // The record's id key: its key without the collection prefix.
   std::string_view id_key() const { return std::string_view(key).substr(8); }

@@ -251,11 +251,13 @@ TEST_F(IndexStoreTest, ScanResumesAfterAnEntryInEitherDirection) {
   EXPECT_EQ(backward, (std::vector<std::string>{IdKeyOf(1)}));
 }
 
-TEST_F(IndexStoreTest, BuildKeysApplyOnlyToTheRecordAsTheBuilderReadIt) {
+TEST_F(IndexStoreTest, BuildKeysApplyOnlyToRecordsUnchangedSinceTheRead) {
   bson::Document unchanged = Doc(1, 10, 100);
   bson::Document stale = Doc(2, 20, 200);
   InsertOne(*engine_, kCollection, unchanged);
   InsertOne(*engine_, kCollection, stale);
+  engine_->pipeline().TrackChanges(kCollection);
+  const std::uint64_t read_point = engine_->pipeline().ReadPoint(kCollection);
   // Record 2 changes after the build read it; its writer is responsible for its keys.
   bson::Document changed = Doc(2, 21, 201);
   {
@@ -265,8 +267,8 @@ TEST_F(IndexStoreTest, BuildKeysApplyOnlyToTheRecordAsTheBuilderReadIt) {
     ASSERT_TRUE(Commit(std::move(unit)).errors.empty());
   }
   WriteUnit build;
-  build.AddIndexKeys(Target(kCollection), unchanged, EntriesOf(unchanged));
-  build.AddIndexKeys(Target(kCollection), stale, EntriesOf(stale));
+  build.AddIndexKeys(Target(kCollection), unchanged, read_point, EntriesOf(unchanged));
+  build.AddIndexKeys(Target(kCollection), stale, read_point, EntriesOf(stale));
   CommitResult result = Commit(std::move(build));
   EXPECT_TRUE(result.errors.empty());
   auto by_b = ScanAll(kUniqueB, {});
@@ -279,14 +281,47 @@ TEST_F(IndexStoreTest, BuildKeysApplyOnlyToTheRecordAsTheBuilderReadIt) {
   EXPECT_EQ(entries, 3u);
 }
 
+TEST_F(IndexStoreTest, BuildKeysFollowTheChangesTheirReadSaw) {
+  bson::Document deleted = Doc(1, 10, 100);
+  bson::Document updated = Doc(2, 20, 200);
+  InsertOne(*engine_, kCollection, deleted);
+  InsertOne(*engine_, kCollection, updated);
+  engine_->pipeline().TrackChanges(kCollection);
+  // Record 2 changes before the build's read, which sees the change: its keys go in.
+  bson::Document changed = Doc(2, 21, 201);
+  {
+    WriteUnit unit;
+    unit.Update(Target(kCollection), updated, changed, UpdateKind::kReplace);
+    ASSERT_TRUE(Commit(std::move(unit)).errors.empty());
+  }
+  const std::uint64_t read_point = engine_->pipeline().ReadPoint(kCollection);
+  // Record 1 is deleted after the read: its keys stay out.
+  {
+    WriteUnit unit;
+    unit.Delete(Target(kCollection), deleted);
+    ASSERT_TRUE(Commit(std::move(unit)).errors.empty());
+  }
+  WriteUnit build;
+  build.AddIndexKeys(Target(kCollection), deleted, read_point, EntriesOf(deleted));
+  build.AddIndexKeys(Target(kCollection), changed, read_point, EntriesOf(changed));
+  ASSERT_TRUE(Commit(std::move(build)).errors.empty());
+  engine_->pipeline().UntrackChanges(kCollection);
+  EXPECT_EQ(IdsIn(kByA), (std::vector<std::string>{IdKeyOf(2)}));
+  auto by_b = ScanAll(kUniqueB, {});
+  ASSERT_EQ(by_b.size(), 1u);
+  EXPECT_EQ(by_b[0].first, KeyOf(201));
+}
+
 TEST_F(IndexStoreTest, BuildKeysThatCollideFailWithDuplicateKey) {
   bson::Document one = Doc(1, 0, 5);
   bson::Document two = Doc(2, 0, 5);
   InsertOne(*engine_, kCollection, one);
   InsertOne(*engine_, kCollection, two);
+  engine_->pipeline().TrackChanges(kCollection);
+  const std::uint64_t read_point = engine_->pipeline().ReadPoint(kCollection);
   WriteUnit build;
-  build.AddIndexKeys(Target(kCollection), one, {EntriesOf(one)[1]});
-  build.AddIndexKeys(Target(kCollection), two, {EntriesOf(two)[1]});
+  build.AddIndexKeys(Target(kCollection), one, read_point, {EntriesOf(one)[1]});
+  build.AddIndexKeys(Target(kCollection), two, read_point, {EntriesOf(two)[1]});
   CommitResult result = Commit(std::move(build));
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kDuplicateKey);
@@ -306,8 +341,10 @@ TEST_F(IndexStoreTest, DroppedIndexLosesItsKeysAndRefusesBuildKeys) {
   ASSERT_TRUE(Insert(Doc(2, 20, 200)).errors.empty());
   EXPECT_TRUE(IdsIn(kByA).empty());
   // A build of it that is still running conflicts.
+  engine_->pipeline().TrackChanges(kCollection);
   WriteUnit build;
-  build.AddIndexKeys(Target(kCollection), doc, EntriesOf(doc));
+  build.AddIndexKeys(Target(kCollection), doc, engine_->pipeline().ReadPoint(kCollection),
+                     EntriesOf(doc));
   CommitResult result = Commit(std::move(build));
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
