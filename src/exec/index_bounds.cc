@@ -33,8 +33,61 @@ bool AllPoints(const std::vector<FieldInterval>& intervals) {
                      [](const FieldInterval& interval) { return interval.point; });
 }
 
-// The values both `a` and `b` hold (each sorted and disjoint in index order), sorted and
-// disjoint. An interval is a point when both its edges come from one point.
+bool IsNotEqualNull(const query::PathCondition& condition) {
+  return condition.negated && condition.op == query::CompareOp::kEq &&
+         condition.value.type() == bson::Type::kNull;
+}
+
+bool ReadsWholeField(const std::vector<FieldInterval>& intervals, bool descending) {
+  const FieldInterval whole = WholeField(descending);
+  return intervals.size() == 1 &&
+         EdgePosition({}, intervals.front().low) == EdgePosition({}, whole.low) &&
+         EdgePosition({}, intervals.front().high) == EdgePosition({}, whole.high);
+}
+
+// Where the index holds a field's keys.
+struct FieldPlace {
+  bool sparse = false;      // documents without any key field have no entry
+  bool positional = false;  // the path has a numeric component after the first
+  bool multikey = false;    // some document has an array on the path
+};
+
+// The intervals that bound `field`; nullopt when no condition can. In a non-multikey index
+// (no document has an array on the field's path), those of every condition on it, intersected.
+// Otherwise the first equality or $in, else the first other condition that does not read every
+// key: an array may meet two ranges with two elements, none in both. Conditions that match a
+// missing field are passed over in a sparse index or on a positional path: such a document may
+// have no key that shows it. As in mongod, a sparse index bounds no negation but
+// {$ne: null}, and a positional path no negation nor $elemMatch (an array picked by position is
+// one key whole).
+std::optional<std::vector<FieldInterval>> FieldIntervals(
+    const std::vector<query::PathCondition>& conditions, const IndexField& field,
+    const bson::StringComparator* collator, FieldPlace place) {
+  std::optional<std::vector<FieldInterval>> chosen;
+  for (const query::PathCondition& condition : conditions) {
+    if (condition.path != field.path) continue;
+    if ((place.sparse || place.positional) && MatchesMissing(condition)) continue;
+    if (place.sparse && condition.negated && !IsNotEqualNull(condition)) continue;
+    if (place.positional && (condition.negated || condition.op == query::CompareOp::kElemMatch)) {
+      continue;
+    }
+    std::optional<std::vector<FieldInterval>> intervals =
+        BoundingIntervalsFor(condition, field.descending, collator, place.multikey);
+    if (!intervals.has_value()) continue;
+    if (!place.multikey) {
+      chosen = chosen.has_value() ? Intersect(*chosen, *intervals) : std::move(*intervals);
+      continue;
+    }
+    if (AllPoints(*intervals)) return intervals;
+    if (!chosen.has_value() || ReadsWholeField(*chosen, field.descending)) {
+      chosen = std::move(intervals);
+    }
+  }
+  return chosen;
+}
+
+}  // namespace
+
 std::vector<FieldInterval> Intersect(const std::vector<FieldInterval>& a,
                                      const std::vector<FieldInterval>& b) {
   std::vector<FieldInterval> out;
@@ -60,33 +113,6 @@ std::vector<FieldInterval> Intersect(const std::vector<FieldInterval>& a,
   }
   return out;
 }
-
-// The intervals that bound `field`; nullopt when no condition can. With `intersect` (no
-// document has an array on the field's path), those of every condition on it, intersected.
-// Otherwise the first equality or $in, else the first range: an array may meet two ranges with
-// two elements, none in both. Conditions that match a missing field are passed over when
-// `missing_unindexed`: such a document may have no key that shows it.
-std::optional<std::vector<FieldInterval>> FieldIntervals(
-    const std::vector<query::PathCondition>& conditions, const IndexField& field,
-    const bson::StringComparator* collator, bool missing_unindexed, bool intersect) {
-  std::optional<std::vector<FieldInterval>> chosen;
-  for (const query::PathCondition& condition : conditions) {
-    if (condition.path != field.path) continue;
-    if (missing_unindexed && MatchesMissing(condition)) continue;
-    std::optional<std::vector<FieldInterval>> intervals =
-        IntervalsFor(condition, field.descending, collator);
-    if (!intervals.has_value()) continue;
-    if (intersect) {
-      chosen = chosen.has_value() ? Intersect(*chosen, *intervals) : std::move(*intervals);
-      continue;
-    }
-    if (AllPoints(*intervals)) return intervals;
-    if (!chosen.has_value()) chosen = std::move(intervals);
-  }
-  return chosen;
-}
-
-}  // namespace
 
 bson::Document IndexBounds::ToExplain() const {
   bson::DocumentBuilder explain;
@@ -139,7 +165,7 @@ IndexBounds AssembleBounds(const std::vector<IndexField>& fields,
 
 std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter,
                                      bool multikey) {
-  const std::vector<query::PathCondition> conditions = filter.Conjuncts();
+  const std::vector<query::PathCondition> conditions = filter.BoundingConjuncts();
   const std::vector<IndexField>& fields = index.fields();
   std::vector<std::vector<FieldInterval>> bounded;
   std::size_t combinations = 1;
@@ -153,10 +179,9 @@ std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::
                       return FirstComponent(earlier.path) == FirstComponent(field.path);
                     });
     if (may_share_array) break;
-    const bool missing_unindexed = index.sparse() || HasPositionalComponent(field.path);
+    const FieldPlace place{index.sparse(), HasPositionalComponent(field.path), multikey};
     std::optional<std::vector<FieldInterval>> intervals =
-        FieldIntervals(conditions, field, index.collator(), missing_unindexed,
-                       /*intersect=*/!multikey);
+        FieldIntervals(conditions, field, index.collator(), place);
     if (!intervals.has_value()) break;
     if (field_idx > 0 && combinations * intervals->size() > kMaxIntervals) break;
     combinations *= intervals->size();
