@@ -50,6 +50,10 @@ struct PathCondition {
   bool negated = false;
   // kElemMatch: the conditions one array element meets, each with an empty path.
   std::vector<PathCondition> element_conditions;
+  // From BoundingConjuncts, for a condition inside $elemMatch on documents: that $elemMatch
+  // (the innermost), to tell which conditions one element meets together, and its path.
+  const void* elem_match = nullptr;
+  std::string_view elem_match_path;
 };
 
 // A parsed filter. Immutable after Parse; copies share the parsed tree, so a Matcher can be

@@ -237,6 +237,7 @@ ElemMatchObjectPredicate::ElemMatchObjectPredicate(const FieldPath& path, MatchN
   if (path.empty()) return;
   std::vector<PathCondition> inner;
   sub_->AppendBoundingConjuncts(&inner);
+  nested_paths_.push_back(path.dotted());  // the front: this $elemMatch's own path
   for (PathCondition& condition : inner) {
     // A matching element meets each positive condition on its own fields, so the document holds
     // a value there that meets it. Negations are left to the filter: mongod bounds them inside
@@ -247,6 +248,13 @@ ElemMatchObjectPredicate::ElemMatchObjectPredicate(const FieldPath& path, MatchN
     }
     nested_paths_.push_back(path.dotted() + "." + std::string(condition.path));
     condition.path = nested_paths_.back();
+    if (condition.elem_match == nullptr) {
+      condition.elem_match = this;
+      condition.elem_match_path = nested_paths_.front();
+    } else {
+      nested_paths_.push_back(path.dotted() + "." + std::string(condition.elem_match_path));
+      condition.elem_match_path = nested_paths_.back();
+    }
     nested_.push_back(std::move(condition));
   }
 }

@@ -160,6 +160,13 @@ def test_multikey_index_bounds(db):
     assert bounds(db.c, {"a": {"$elemMatch": {"$gte": 3, "$lt": 5}}}, "a_1") == {"a": ["[3, 5)"]}
     assert bounds(db.c, {"a": {"$ne": 5}}, "a_1") == {"a": ["[MinKey, 5)", "(5, MaxKey]"]}
     assert bounds(db.c, {"x": {"$elemMatch": {"b": 1, "c": 2}}}, "x.b_1") == {"x.b": ["[1, 1]"]}
+    # One element meets both conditions, so its keys pair them: both fields are bounded...
+    db.c.create_index([("x.b", 1), ("x.c", 1)])
+    assert bounds(db.c, {"x": {"$elemMatch": {"b": 1, "c": 2}}}, "x.b_1_x.c_1") == {
+        "x.b": ["[1, 1]"], "x.c": ["[2, 2]"]}
+    # ...but not when two elements may meet them.
+    assert bounds(db.c, {"x.b": 1, "x.c": 2}, "x.b_1_x.c_1") == {
+        "x.b": ["[1, 1]"], "x.c": ["[MinKey, MaxKey]"]}
     # {a: []} meets {$ne: null} with the key undefined: a multikey index is read whole.
     assert bounds(db.c, {"a": {"$ne": None}}, "a_1") == {"a": ["[MinKey, MaxKey]"]}
 

@@ -169,5 +169,29 @@ TEST(IndexBoundsLogicalTest, ElemMatchOnDocumentsBoundsThePathsBelowIt) {
       "none");
 }
 
+TEST(IndexBoundsLogicalTest, OneElemMatchBoundsCompoundFieldsThatPartBelowIt) {
+  IndexDescriptor index = Index(R"({"a.b": 1, "a.c": 1})");
+  const char* kFilter = R"({"a": {"$elemMatch": {"b": 1, "c": {"$gte": 2}}}})";
+  EXPECT_EQ(Explain(index, kFilter, kMultikey),
+            R"e({ "a.b" : [ "[1, 1]" ], "a.c" : [ "[2, inf.0]" ] })e");
+  EXPECT_TRUE(Reads(index, kFilter, R"({"a": [{"b": 3, "c": 2}, {"b": [0, 1], "c": 5}]})"));
+  // Without one $elemMatch, two elements may meet the two conditions.
+  for (const char* filter : {R"({"a.b": 1, "a.c": 2})",
+                             R"({"$and": [{"a": {"$elemMatch": {"b": 1}}},
+                                          {"a": {"$elemMatch": {"c": 2}}}]})",
+                             R"({"a.b": 1, "a": {"$elemMatch": {"c": 2}}})"}) {
+    EXPECT_EQ(Explain(index, filter, kMultikey),
+              R"e({ "a.b" : [ "[1, 1]" ], "a.c" : [ "[MinKey, MaxKey]" ] })e")
+        << filter;
+  }
+  // Paths that share an array below the $elemMatch ("x") are not both bounded.
+  EXPECT_EQ(Explain(Index(R"({"a.x.b": 1, "a.x.c": 1})"),
+                    R"({"a": {"$elemMatch": {"x.b": 1, "x.c": 2}}})", kMultikey),
+            R"e({ "a.x.b" : [ "[1, 1]" ], "a.x.c" : [ "[MinKey, MaxKey]" ] })e");
+  EXPECT_TRUE(Reads(Index(R"({"a.x.b": 1, "a.x.c": 1})"),
+                    R"({"a": {"$elemMatch": {"x.b": 1, "x.c": 2}}})",
+                    R"({"a": [{"x": [{"b": 1, "c": 5}, {"b": 3, "c": 2}]}]})"));
+}
+
 }  // namespace
 }  // namespace quarry::exec

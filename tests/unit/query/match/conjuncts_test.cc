@@ -183,6 +183,25 @@ TEST(MatcherConjunctsTest, ElemMatchOnDocumentsReportsItsPositiveConditionsBelow
   EXPECT_EQ(BoundingConjuncts(R"({"a.1": {"$elemMatch": {"b": 1}}})"), Strings{});
 }
 
+TEST(MatcherConjunctsTest, ConditionsOfOneElemMatchNameIt) {
+  bson::Document f = Doc(
+      R"({"a": {"$elemMatch": {"b": 1, "c": {"$elemMatch": {"d": 2}}}},
+          "e": {"$elemMatch": {"f": 3}}, "g": 4})");
+  StatusWith<Matcher> matcher = Matcher::Parse(f);
+  ASSERT_TRUE(matcher.ok()) << matcher.status().ToString();
+  const std::vector<PathCondition> conditions = matcher.value().BoundingConjuncts();
+  ASSERT_EQ(conditions.size(), 4u);
+  EXPECT_EQ(conditions[0].path, "a.b");
+  EXPECT_EQ(conditions[0].elem_match_path, "a");
+  // The innermost $elemMatch, with its whole path.
+  EXPECT_EQ(conditions[1].path, "a.c.d");
+  EXPECT_EQ(conditions[1].elem_match_path, "a.c");
+  EXPECT_NE(conditions[1].elem_match, conditions[0].elem_match);
+  EXPECT_EQ(conditions[2].elem_match_path, "e");
+  EXPECT_NE(conditions[2].elem_match, conditions[0].elem_match);
+  EXPECT_EQ(conditions[3].elem_match, nullptr);
+}
+
 TEST(MatcherConjunctsTest, NegationsThatCannotBeInvertedAreLeftOut) {
   for (const char* filter : {
            R"({"a": {"$not": {"%gt": 1, "%lt": 5}}})",
