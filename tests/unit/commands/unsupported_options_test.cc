@@ -1,5 +1,5 @@
 // Options Quarry does not implement answer NotImplemented naming the option, and their
-// harmless forms (returnKey false, showRecordId false) are accepted.
+// harmless forms (returnKey false, or without a projection) are accepted.
 #include "commands/unsupported_options.h"
 
 #include <gtest/gtest.h>
