@@ -13,10 +13,8 @@ Status NotYet(std::string what, std::string_view why = {}) {
 
 }  // namespace
 
-Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection,
-                           bson::ValueView show_record_id) {
+Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection) {
   if (return_key && !projection.empty()) return NotYet("returnKey with a projection");
-  if (show_record_id.Truthy()) return NotYet("showRecordId");
   return Status::OK();
 }
 

@@ -10,8 +10,7 @@
 
 namespace quarry::commands {
 
-// find's returnKey together with a projection, and showRecordId (when true).
-Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection,
-                           bson::ValueView show_record_id);
+// find's returnKey together with a projection.
+Status CheckFindKeyOptions(bool return_key, bson::DocumentView projection);
 
 }  // namespace quarry::commands

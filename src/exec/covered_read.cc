@@ -15,6 +15,17 @@ bool IsExclusionFlag(bson::ValueView value) {
   return value.IsNumber() && value.AsDouble() == 0;
 }
 
+// Whether a field's condition uses an operator whose bounds mongod never treats as exact
+// ($exists, $elemMatch), so that it reads the document and does not cover the query.
+bool BoundsInexact(bson::ValueView condition) {
+  if (condition.type() != bson::Type::kDocument) return false;
+  for (const bson::Element& e : condition.Document()) {
+    if (e.key == "$exists" || e.key == "$elemMatch") return true;
+    if (e.key == "$not" && BoundsInexact(e.value)) return true;
+  }
+  return false;
+}
+
 bool CollectFilterPaths(bson::DocumentView filter, std::vector<std::string>* paths) {
   for (const bson::Element& e : filter) {
     if (e.key == "$comment") continue;
@@ -26,7 +37,7 @@ bool CollectFilterPaths(bson::DocumentView filter, std::vector<std::string>* pat
       }
       continue;
     }
-    if (e.key.starts_with('$')) return false;
+    if (e.key.starts_with('$') || BoundsInexact(e.value)) return false;
     paths->emplace_back(e.key);
   }
   return true;

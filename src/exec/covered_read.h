@@ -19,7 +19,8 @@ namespace quarry::exec {
 std::optional<std::vector<std::string>> InclusionPaths(bson::DocumentView projection);
 
 // Every path `filter` reads, or nullopt when it reads whole documents ($expr, $where, $text,
-// $jsonSchema and other top-level operators but $and, $or, $nor and $comment).
+// $jsonSchema and other top-level operators but $and, $or, $nor and $comment) or, as mongod
+// plans it, uses $exists or $elemMatch, whose bounds mongod never takes as exact.
 std::optional<std::vector<std::string>> FilterPaths(bson::DocumentView filter);
 
 // Whether an index with these fields, multikey or not, holds every path in `paths` (the

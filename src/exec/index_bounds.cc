@@ -33,8 +33,95 @@ bool AllPoints(const std::vector<FieldInterval>& intervals) {
                      [](const FieldInterval& interval) { return interval.point; });
 }
 
-// The values both `a` and `b` hold (each sorted and disjoint in index order), sorted and
-// disjoint. An interval is a point when both its edges come from one point.
+bool IsNotEqualNull(const query::PathCondition& condition) {
+  return condition.negated && condition.op == query::CompareOp::kEq &&
+         condition.value.type() == bson::Type::kNull;
+}
+
+bool ReadsWholeField(const std::vector<FieldInterval>& intervals, bool descending) {
+  const FieldInterval whole = WholeField(descending);
+  return intervals.size() == 1 &&
+         EdgePosition({}, intervals.front().low) == EdgePosition({}, whole.low) &&
+         EdgePosition({}, intervals.front().high) == EdgePosition({}, whole.high);
+}
+
+// Where the index holds a field's keys.
+struct FieldPlace {
+  bool sparse = false;      // documents without any key field have no entry
+  bool positional = false;  // the path has a numeric component after the first
+  bool multikey = false;    // some document has an array on the path
+};
+
+// The intervals that bound `field`; nullopt when no condition can. In a non-multikey index
+// (no document has an array on the field's path), those of every condition on it, intersected.
+// Otherwise the first equality or $in, else the first other condition that does not read every
+// key: an array may meet two ranges with two elements, none in both. Conditions that match a
+// missing field are passed over in a sparse index or on a positional path: such a document may
+// have no key that shows it. As in mongod, a sparse index bounds no negation but
+// {$ne: null}, and a positional path no negation nor $elemMatch (an array picked by position is
+// one key whole).
+// The $elemMatch on documents that every condition bounding a field lies in, if one does.
+struct ElemMatchSource {
+  const void* elem_match = nullptr;
+  std::string_view path;
+
+  static ElemMatchSource Of(const query::PathCondition& condition) {
+    return {condition.elem_match, condition.elem_match_path};
+  }
+};
+
+// With `required`, only conditions inside that $elemMatch are used. `*source` receives where
+// the intervals came from.
+std::optional<std::vector<FieldInterval>> FieldIntervals(
+    const std::vector<query::PathCondition>& conditions, const IndexField& field,
+    const bson::StringComparator* collator, FieldPlace place, const void* required,
+    ElemMatchSource* source) {
+  std::optional<std::vector<FieldInterval>> chosen;
+  *source = ElemMatchSource();
+  for (const query::PathCondition& condition : conditions) {
+    if (condition.path != field.path) continue;
+    if (required != nullptr && condition.elem_match != required) continue;
+    if ((place.sparse || place.positional) && MatchesMissing(condition)) continue;
+    if (place.sparse && condition.negated && !IsNotEqualNull(condition)) continue;
+    if (place.positional && (condition.negated || condition.op == query::CompareOp::kElemMatch)) {
+      continue;
+    }
+    std::optional<std::vector<FieldInterval>> intervals =
+        BoundingIntervalsFor(condition, field.descending, collator, place.multikey);
+    if (!intervals.has_value()) continue;
+    if (!place.multikey) {
+      if (!chosen.has_value()) {
+        *source = ElemMatchSource::Of(condition);
+      } else if (source->elem_match != condition.elem_match) {
+        *source = ElemMatchSource();
+      }
+      chosen = chosen.has_value() ? Intersect(*chosen, *intervals) : std::move(*intervals);
+      continue;
+    }
+    if (AllPoints(*intervals)) {
+      *source = ElemMatchSource::Of(condition);
+      return intervals;
+    }
+    if (!chosen.has_value() || ReadsWholeField(*chosen, field.descending)) {
+      *source = ElemMatchSource::Of(condition);
+      chosen = std::move(intervals);
+    }
+  }
+  return chosen;
+}
+
+// Whether paths `a` and `b` both lie below the $elemMatch of `source` and part there ("x.b" and
+// "x.c" below "x"): one element of its array then holds both fields' values, and the keys it
+// makes pair them, so both may be bounded even where arrays are.
+bool PartBelow(const ElemMatchSource& source, std::string_view a, std::string_view b) {
+  if (source.elem_match == nullptr) return false;
+  const std::string prefix = std::string(source.path) + ".";
+  if (!a.starts_with(prefix) || !b.starts_with(prefix)) return false;
+  return FirstComponent(a.substr(prefix.size())) != FirstComponent(b.substr(prefix.size()));
+}
+
+}  // namespace
+
 std::vector<FieldInterval> Intersect(const std::vector<FieldInterval>& a,
                                      const std::vector<FieldInterval>& b) {
   std::vector<FieldInterval> out;
@@ -60,33 +147,6 @@ std::vector<FieldInterval> Intersect(const std::vector<FieldInterval>& a,
   }
   return out;
 }
-
-// The intervals that bound `field`; nullopt when no condition can. With `intersect` (no
-// document has an array on the field's path), those of every condition on it, intersected.
-// Otherwise the first equality or $in, else the first range: an array may meet two ranges with
-// two elements, none in both. Conditions that match a missing field are passed over when
-// `missing_unindexed`: such a document may have no key that shows it.
-std::optional<std::vector<FieldInterval>> FieldIntervals(
-    const std::vector<query::PathCondition>& conditions, const IndexField& field,
-    const bson::StringComparator* collator, bool missing_unindexed, bool intersect) {
-  std::optional<std::vector<FieldInterval>> chosen;
-  for (const query::PathCondition& condition : conditions) {
-    if (condition.path != field.path) continue;
-    if (missing_unindexed && MatchesMissing(condition)) continue;
-    std::optional<std::vector<FieldInterval>> intervals =
-        IntervalsFor(condition, field.descending, collator);
-    if (!intervals.has_value()) continue;
-    if (intersect) {
-      chosen = chosen.has_value() ? Intersect(*chosen, *intervals) : std::move(*intervals);
-      continue;
-    }
-    if (AllPoints(*intervals)) return intervals;
-    if (!chosen.has_value()) chosen = std::move(intervals);
-  }
-  return chosen;
-}
-
-}  // namespace
 
 bson::Document IndexBounds::ToExplain() const {
   bson::DocumentBuilder explain;
@@ -139,25 +199,35 @@ IndexBounds AssembleBounds(const std::vector<IndexField>& fields,
 
 std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter,
                                      bool multikey) {
-  const std::vector<query::PathCondition> conditions = filter.Conjuncts();
+  const std::vector<query::PathCondition> conditions = filter.BoundingConjuncts();
   const std::vector<IndexField>& fields = index.fields();
   std::vector<std::vector<FieldInterval>> bounded;
+  std::vector<ElemMatchSource> sources;  // of each bounded field
   std::size_t combinations = 1;
   for (std::size_t field_idx = 0; field_idx < fields.size(); ++field_idx) {
     const IndexField& field = fields[field_idx];
     // One array may hold both fields' values: a document's keys pair them element by element,
-    // so bounding both could miss a document whose matches come from different elements.
-    const bool may_share_array =
-        std::any_of(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(field_idx),
-                    [&](const IndexField& earlier) {
-                      return FirstComponent(earlier.path) == FirstComponent(field.path);
-                    });
+    // so bounding both could miss a document whose matches come from different elements. As in
+    // mongod, conditions one element meets together (inside one $elemMatch) may bound both.
+    const void* required = nullptr;
+    bool may_share_array = false;
+    for (std::size_t earlier_idx = 0; earlier_idx < field_idx; ++earlier_idx) {
+      if (FirstComponent(fields[earlier_idx].path) != FirstComponent(field.path)) continue;
+      const ElemMatchSource& earlier = sources[earlier_idx];
+      if (!PartBelow(earlier, fields[earlier_idx].path, field.path) ||
+          (required != nullptr && required != earlier.elem_match)) {
+        may_share_array = true;
+        break;
+      }
+      required = earlier.elem_match;
+    }
     if (may_share_array) break;
-    const bool missing_unindexed = index.sparse() || HasPositionalComponent(field.path);
+    const FieldPlace place{index.sparse(), HasPositionalComponent(field.path), multikey};
+    ElemMatchSource source;
     std::optional<std::vector<FieldInterval>> intervals =
-        FieldIntervals(conditions, field, index.collator(), missing_unindexed,
-                       /*intersect=*/!multikey);
+        FieldIntervals(conditions, field, index.collator(), place, required, &source);
     if (!intervals.has_value()) break;
+    sources.push_back(source);
     if (field_idx > 0 && combinations * intervals->size() > kMaxIntervals) break;
     combinations *= intervals->size();
     const bool points = AllPoints(*intervals);

@@ -55,8 +55,9 @@ struct IndexBounds {
 };
 
 // Bounds for scanning `index` for documents `filter` may match, from the filter's conjuncts
-// (query::Matcher::Conjuncts()): equality and $in on a prefix of the key fields, then a range or
-// regex on the next field, then the whole key space for the remaining fields. The caller
+// (query::Matcher::BoundingConjuncts()): equality and $in on a prefix of the key fields, then a
+// range, regex, negation, $exists or $elemMatch on the next field (index_intervals_internal.h's
+// BoundingIntervalsFor), then the whole key space for the remaining fields. The caller
 // re-checks the whole filter on every fetched document, so bounds may be wider than the filter,
 // never narrower:
 //  - comparisons are type-bracketed as mongod does ({$gt: 5} reads numbers above 5 only,
@@ -65,14 +66,18 @@ struct IndexBounds {
 //    strings that start with its literal prefix ({a: /^abc/} reads ["abc", "abd")), all
 //    strings when it has none, and regex values equal to it;
 //  - of several conditions on one field, a `multikey` index (some document has an array on a
-//    key path) uses the first equality or $in, else the first range: a document's array may
+//    key path) uses the first equality or $in, else the first other condition that does not
+//    read every key ({$exists: true} does): a document's array may
 //    satisfy two ranges with two elements, none in both. A non-multikey index intersects them
-//    all ({$gte: 3, $lt: 5} reads [3, 5)). Fields that share their first path component with an
+//    all ({$gte: 3, $lt: 5} reads [3, 5)); $elemMatch on values intersects its own conditions
+//    in either. Fields that share their first path component with an
 //    earlier bounded field ("x.a", "x.b") are left whole: one array may pair their values in
 //    other keys;
-//  - conditions that match a missing field ({a: null}, {$lt: MaxKey}) are not used on a sparse
-//    index (it skips such documents) nor on a path with a numeric component ("a.0.b": a
-//    document's array can make the filter see a missing field where its keys hold none);
+//  - conditions that match a missing field ({a: null}, {$lt: MaxKey}, {$ne: 5}) are not used on
+//    a sparse index (it skips such documents) nor on a path with a numeric component ("a.0.b": a
+//    document's array can make the filter see a missing field where its keys hold none); a
+//    sparse index takes no negation but {$ne: null}, a positional path no negation nor
+//    $elemMatch;
 //  - an $in product over several fields stops growing at 65,536 intervals (later fields whole).
 // nullopt when the filter has no usable condition on the first key field (a planner then does
 // not use the index for filtering). Does not look at a partial index's filter: a planner uses a

@@ -66,24 +66,34 @@ bool Collatable(bson::ValueView value) {
   }
 }
 
+// Whether `condition` compares a value that orders differently under another collation.
+bool ComparesCollatable(const query::PathCondition& condition) {
+  switch (condition.op) {
+    case query::CompareOp::kRegex:
+      return true;
+    case query::CompareOp::kExists:
+      return false;
+    case query::CompareOp::kElemMatch:
+      return std::any_of(condition.element_conditions.begin(), condition.element_conditions.end(),
+                         ComparesCollatable);
+    case query::CompareOp::kIn:
+      return std::any_of(condition.value.Document().begin(), condition.value.Document().end(),
+                         [](const bson::Element& element) { return Collatable(element.value); });
+    default:
+      return Collatable(condition.value);
+  }
+}
+
 // Whether the conditions of `filter` on `index`'s key fields compare no strings, so that bounds
 // built from them read the same keys whatever collation orders the index's strings. mongod uses
 // an index of another collation than the query's for such a filter ({n: {$gt: 5}}), for bounds
 // only: the order it gives is not the query's.
 bool BoundsIgnoreCollation(const IndexDescriptor& index, const query::Matcher& filter) {
-  for (const query::PathCondition& condition : filter.Conjuncts()) {
+  for (const query::PathCondition& condition : filter.BoundingConjuncts()) {
     const bool on_key_field =
         std::any_of(index.fields().begin(), index.fields().end(),
                     [&](const IndexField& field) { return field.path == condition.path; });
-    if (!on_key_field) continue;
-    if (condition.op == query::CompareOp::kRegex) return false;
-    if (condition.op != query::CompareOp::kIn) {
-      if (Collatable(condition.value)) return false;
-      continue;
-    }
-    for (const bson::Element& element : condition.value.Document()) {
-      if (Collatable(element.value)) return false;
-    }
+    if (on_key_field && ComparesCollatable(condition)) return false;
   }
   return true;
 }

@@ -248,6 +248,11 @@ std::optional<std::vector<FieldInterval>> IntervalsFor(const query::PathConditio
     case CompareOp::kRegex:
       intervals = RegexIntervals(condition.regex_pattern, condition.regex_options, collator);
       break;
+    case CompareOp::kExists:
+      intervals.push_back(WholeField(false));
+      break;
+    case CompareOp::kElemMatch:
+      return std::nullopt;
   }
   if (descending) {
     for (FieldInterval& interval : intervals) interval = Reversed(std::move(interval));
@@ -257,6 +262,12 @@ std::optional<std::vector<FieldInterval>> IntervalsFor(const query::PathConditio
 }
 
 bool MatchesMissing(const query::PathCondition& condition) {
+  if (condition.negated) {
+    if (condition.op == CompareOp::kExists) return true;
+    query::PathCondition positive = condition;
+    positive.negated = false;
+    return !MatchesMissing(positive);
+  }
   const bson::Type type = condition.value.type();
   switch (condition.op) {
     case CompareOp::kEq:
@@ -275,9 +286,16 @@ bool MatchesMissing(const query::PathCondition& condition) {
       }
       return false;
     case CompareOp::kRegex:
+    case CompareOp::kExists:
+    case CompareOp::kElemMatch:
       return false;
   }
   return true;
+}
+
+FieldInterval PointOf(bson::ValueView value, bool descending) {
+  FieldInterval point = Point(value, nullptr);
+  return descending ? Reversed(std::move(point)) : point;
 }
 
 FieldInterval WholeField(bool descending) {

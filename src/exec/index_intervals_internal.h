@@ -42,11 +42,37 @@ std::string EdgePosition(std::string_view prefix, const Edge& edge);
 // over an array value. Under an index's `collator` (null: simple) string values are placed by
 // their comparison keys, and a regex reads every string: a literal prefix bounds no range of
 // comparison keys.
+// {$exists: true} reads every value. Not for negated conditions nor kElemMatch
+// (BoundingIntervalsFor).
 std::optional<std::vector<FieldInterval>> IntervalsFor(const query::PathCondition& condition,
                                                        bool descending,
                                                        const bson::StringComparator* collator);
 
-// Whether `condition` matches a document that lacks the field ({$eq: null}, {$lt: MaxKey}...).
+// As IntervalsFor, for every condition of Matcher::BoundingConjuncts, as mongod bounds them
+// (index_intervals_logical.cc):
+//  - a negation reads the complement of its condition's intervals ({$ne: 5} reads [MinKey, 5)
+//    and (5, MaxKey]), which hold every key of a document that meets it, since the intervals of
+//    a comparison hold exactly the values that meet it. Not for a regex, $elemMatch, comparisons
+//    with arrays or ranges to MinKey or MaxKey, nor for comparisons with null when the field is
+//    `multikey` ({a: []} meets {$ne: null} with the key undefined);
+//  - {$exists: false} reads [null, null], the key of a missing field (not for sparse indexes,
+//    which the caller checks);
+//  - $elemMatch on values reads the intersection of its element conditions' intervals.
+// nullopt when the condition cannot bound a scan.
+std::optional<std::vector<FieldInterval>> BoundingIntervalsFor(
+    const query::PathCondition& condition, bool descending, const bson::StringComparator* collator,
+    bool multikey);
+
+// The values both `a` and `b` hold (each sorted and disjoint in index order), sorted and
+// disjoint. An interval is a point when both its edges come from one point.
+std::vector<FieldInterval> Intersect(const std::vector<FieldInterval>& a,
+                                     const std::vector<FieldInterval>& b);
+
+// The one value `value`, with simple string order.
+FieldInterval PointOf(bson::ValueView value, bool descending);
+
+// Whether `condition` matches a document that lacks the field ({$eq: null}, {$lt: MaxKey},
+// {$ne: 5}, {$exists: false}...).
 bool MatchesMissing(const query::PathCondition& condition);
 
 // Every value: [MinKey, MaxKey] (explain prints [MaxKey, MinKey] for a descending field).

@@ -18,6 +18,7 @@
 #include "exec/stages/limit_skip.h"
 #include "exec/stages/projection_stage.h"
 #include "exec/stages/return_key.h"
+#include "exec/stages/show_record_id.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -107,15 +108,42 @@ bool ReadsById(const PlanStage& stage, const ResolvedHint& hint) {
   return false;
 }
 
+// find's min and max with the _id index hinted: the records between them, read in _id order
+// as mongod reads a clustered collection's (a bounded COLLSCAN).
+StatusWith<Access> IdRangeAccess(const ExecContext& ctx, const Collection& collection,
+                                 const QuerySpec& spec, bool want_match_details) {
+  const auto id_index =
+      std::find_if(collection.info->indexes.begin(), collection.info->indexes.end(),
+                   [](const catalog::IndexInfo& index) { return index.is_id_index(); });
+  if (id_index == collection.info->indexes.end()) return NoSuchIndex();
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(*id_index));
+  if (parsed->descriptor.collator() != nullptr) {
+    // Records are kept in the simple order of their _id, not in the collation's.
+    return Status(ErrorCode::kNotImplemented,
+                  "min and max with the _id index of a collection with a collation are not "
+                  "supported by Quarry yet");
+  }
+  QUARRY_ASSIGN_OR_RETURN(IndexBounds bounds, MinMaxBounds(parsed->descriptor, spec.min, spec.max));
+  CollectionScan::Options options;
+  options.collection = collection.id;
+  options.filter = spec.filter;
+  options.want_match_details = want_match_details;
+  options.min_id_key = std::move(bounds.intervals.front().start);
+  options.max_id_key = std::move(bounds.intervals.front().end);
+  bson::DocumentBuilder id_range;
+  if (!spec.min.empty()) id_range.Append("min", spec.min.begin()->value);
+  if (!spec.max.empty()) id_range.Append("max", spec.max.begin()->value);
+  options.id_range = std::move(id_range).Finish();
+  return Access{
+      std::make_unique<CollectionScan>(&ctx.engine->records(), ctx.interrupt, std::move(options)),
+      false};
+}
+
 // find's min and max: the hinted index's keys between them, in place of bounds from the filter.
 StatusWith<Access> MinMaxAccess(const ExecContext& ctx, const Collection& collection,
                                 const QuerySpec& spec, const ResolvedHint& hint,
                                 bool want_match_details, const CoverPaths& cover) {
-  if (hint.id_index) {
-    return Status(ErrorCode::kNotImplemented,
-                  "min and max with the _id index are not supported by Quarry yet; hint a "
-                  "secondary index");
-  }
+  if (hint.id_index) return IdRangeAccess(ctx, collection, spec, want_match_details);
   if (hint.index == nullptr) {
     return Status(static_cast<ErrorCode>(51173),
                   "When using min()/max() a hint of which index to use must be provided");
@@ -197,7 +225,8 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
     keep = spec.skip + spec.limit;
   }
   CoverPaths cover;
-  if (!spec.return_key) {
+  // A covered plan's results hold no _id of their own to show as the record id.
+  if (!spec.return_key && !spec.show_record_id) {
     cover = CoveredReadPaths(spec.projection_paths,
                              spec.filter.has_value() ? spec.filter->filter() : bson::DocumentView(),
                              spec.sort);
@@ -235,10 +264,14 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
     std::vector<const IndexScan*> scans;
     CollectIndexScans(*root, &scans);
     const bool by_id = ReadsById(*root, hint);
-    root = std::make_unique<ReturnKeyStage>(std::move(root), std::move(scans), by_id);
+    root = std::make_unique<ReturnKeyStage>(std::move(root), std::move(scans), by_id,
+                                            spec.show_record_id);
   } else if (spec.projection.has_value()) {
     const bool covered = ReadsKeysOnly(*root);
-    root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection), covered);
+    root = std::make_unique<ProjectionStage>(std::move(root), std::move(*spec.projection), covered,
+                                             spec.show_record_id);
+  } else if (spec.show_record_id) {
+    root = std::make_unique<ShowRecordIdStage>(std::move(root));
   }
   return root;
 }

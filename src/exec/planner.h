@@ -46,6 +46,9 @@ struct QuerySpec {
   // find's returnKey: each result is the index key that led to it (stages/return_key.h), in
   // place of the document and of any projection.
   bool return_key = false;
+  // find's showRecordId: each result, after any projection or returnKey, ends with the
+  // record's id as "$recordId" (stages/show_record_id.h).
+  bool show_record_id = false;
   std::size_t max_sort_bytes = kMaxBlockingSortBytes;
 
   // Parses a find's filter (with `let` constants in scope for $expr), projection and sort.

@@ -55,6 +55,9 @@ bool KeysShowMatches(const query::PathCondition& condition) {
     }
     case CompareOp::kRegex:
       return true;
+    case CompareOp::kExists:
+    case CompareOp::kElemMatch:
+      return false;
   }
   return false;
 }

@@ -52,7 +52,8 @@ StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView let, args.OptionalDocument("let"));
   bson::ValueView hint = args.Raw("hint");
   QUARRY_ASSIGN_OR_RETURN(bool return_key, args.OptionalBool("returnKey", false));
-  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(return_key, projection, args.Raw("showRecordId")));
+  QUARRY_RETURN_IF_ERROR(CheckFindKeyOptions(return_key, projection));
+  QUARRY_ASSIGN_OR_RETURN(bool show_record_id, args.OptionalBool("showRecordId", false));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView min, args.OptionalDocument("min"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView max, args.OptionalDocument("max"));
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
@@ -73,6 +74,7 @@ StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
   find.spec.min = min;
   find.spec.max = max;
   find.spec.return_key = return_key;
+  find.spec.show_record_id = show_record_id;
   return find;
 }
 

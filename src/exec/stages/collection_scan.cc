@@ -16,7 +16,13 @@ CollectionScan::CollectionScan(const storage::RecordStore* records,
 StatusWith<WorkState> CollectionScan::DoWork(PlanResult* out) {
   if (done_) return WorkState::kEof;
   if (cursor_ == nullptr) {
-    cursor_ = records_->Scan(options_.collection, resume_after_, options_.direction);
+    std::string_view start_after = resume_after_;
+    // No record key lies between this and min_id_key but those that share all its bytes up to
+    // the last one and fall below it: they are skipped below.
+    if (start_after.empty() && !options_.min_id_key.empty()) {
+      start_after = std::string_view(options_.min_id_key).substr(0, options_.min_id_key.size() - 1);
+    }
+    cursor_ = records_->Scan(options_.collection, start_after, options_.direction);
     on_returned_record_ = false;
   }
   if (on_returned_record_) {
@@ -30,6 +36,12 @@ StatusWith<WorkState> CollectionScan::DoWork(PlanResult* out) {
     }
     resume_after_.assign(cursor_->id_key());
     on_returned_record_ = true;  // examined: the next unit moves past it
+    if (!options_.max_id_key.empty() && resume_after_ >= options_.max_id_key) {
+      cursor_.reset();
+      done_ = true;
+      return WorkState::kEof;
+    }
+    if (resume_after_ < options_.min_id_key) return WorkState::kNeedTime;
     bson::DocumentView doc = cursor_->document();
     out->details = query::MatchDetails();
     if (options_.filter.has_value() &&
@@ -49,6 +61,10 @@ StatusWith<WorkState> CollectionScan::DoWork(PlanResult* out) {
 
 void CollectionScan::ExplainDetails(bson::DocumentBuilder* b) const {
   if (options_.filter.has_value()) b->AppendDocument("filter", options_.filter->filter());
+  for (const char* edge : {"min", "max"}) {
+    const bson::ValueView id = options_.id_range.view().Get(edge);
+    if (id.exists()) b->Append(std::string(edge) + "Record", id);
+  }
   b->AppendString("direction",
                   options_.direction == storage::ScanDirection::kForward ? "forward" : "backward");
 }

@@ -19,6 +19,13 @@ class CollectionScan final : public PlanStage {
     storage::ScanDirection direction = storage::ScanDirection::kForward;
     std::optional<query::Matcher> filter;  // none: every record
     bool want_match_details = false;       // a positional projection reads them
+    // find's min and max on the _id index (forward only): the records whose encoded _id
+    // (storage::EncodeIdKey) lies in [min_id_key, max_id_key); empty: no such limit. Explain
+    // shows them as mongod shows a clustered collection's: minRecord and maxRecord, the _id
+    // values `id_range` holds ({min: ..., max: ...}, either absent).
+    std::string min_id_key;
+    std::string max_id_key;
+    bson::Document id_range;
   };
 
   CollectionScan(const storage::RecordStore* records, std::shared_ptr<const Interrupt> interrupt,

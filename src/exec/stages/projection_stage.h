@@ -10,9 +10,13 @@ namespace quarry::exec {
 class ProjectionStage final : public PlanStage {
  public:
   // `covered`: the child hands up documents made of index key values (covered_read.h).
+  // `show_record_id`: each result ends with the record's "$recordId" (show_record_id.h).
   ProjectionStage(std::unique_ptr<PlanStage> child, query::Projection projection,
-                  bool covered = false)
-      : PlanStage(std::move(child)), projection_(std::move(projection)), covered_(covered) {}
+                  bool covered = false, bool show_record_id = false)
+      : PlanStage(std::move(child)),
+        projection_(std::move(projection)),
+        covered_(covered),
+        show_record_id_(show_record_id) {}
   std::string_view name() const override {
     return covered_ ? "PROJECTION_COVERED" : "PROJECTION_DEFAULT";
   }
@@ -22,6 +26,7 @@ class ProjectionStage final : public PlanStage {
 
   query::Projection projection_;
   bool covered_ = false;
+  bool show_record_id_ = false;
 };
 
 }  // namespace quarry::exec

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "bson/builder.h"
+#include "exec/stages/show_record_id.h"
 
 namespace quarry::exec {
 namespace {
@@ -31,24 +32,26 @@ StatusWith<std::optional<bson::Document>> KeyFrom(const IndexScan& scan, bson::D
 
 }  // namespace
 
-StatusWith<WorkState> ReturnKeyStage::DoWork(PlanResult* out) {
-  QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(out));
-  if (state != WorkState::kAdvanced) return state;
+StatusWith<bson::Document> ReturnKeyStage::KeyOf(bson::DocumentView doc) const {
   if (by_id_) {
     bson::DocumentBuilder b;
-    b.Append("_id", out->doc.Get("_id"));
-    out->Own(std::move(b).Finish());
-    return WorkState::kAdvanced;
+    b.Append("_id", doc.Get("_id"));
+    return std::move(b).Finish();
   }
   // Under an OR, the first scan (in reading order) that holds the document handed it up.
   for (const IndexScan* scan : scans_) {
-    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> key, KeyFrom(*scan, out->doc));
-    if (key.has_value()) {
-      out->Own(std::move(*key));
-      return WorkState::kAdvanced;
-    }
+    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> key, KeyFrom(*scan, doc));
+    if (key.has_value()) return std::move(*key);
   }
-  out->Own(bson::Document());  // a collection scan, or a record changed since its entry was read
+  return bson::Document();  // a collection scan, or a record changed since its entry was read
+}
+
+StatusWith<WorkState> ReturnKeyStage::DoWork(PlanResult* out) {
+  QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(out));
+  if (state != WorkState::kAdvanced) return state;
+  QUARRY_ASSIGN_OR_RETURN(bson::Document key, KeyOf(out->doc));
+  if (show_record_id_) key = WithRecordId(key.view(), RecordIdOf(out->doc));
+  out->Own(std::move(key));
   return WorkState::kAdvanced;
 }
 

@@ -14,17 +14,25 @@ class ReturnKeyStage final : public PlanStage {
  public:
   // `scans`: the plan's index scans, in the order the plan reads them (several under an OR);
   // they live in the plan below this stage. `by_id`: the plan reads by _id (IDHACK, or the _id
-  // index hinted).
-  ReturnKeyStage(std::unique_ptr<PlanStage> child, std::vector<const IndexScan*> scans, bool by_id)
-      : PlanStage(std::move(child)), scans_(std::move(scans)), by_id_(by_id) {}
+  // index hinted). `show_record_id`: each key ends with the record's "$recordId"
+  // (show_record_id.h).
+  ReturnKeyStage(std::unique_ptr<PlanStage> child, std::vector<const IndexScan*> scans, bool by_id,
+                 bool show_record_id = false)
+      : PlanStage(std::move(child)),
+        scans_(std::move(scans)),
+        by_id_(by_id),
+        show_record_id_(show_record_id) {}
 
   std::string_view name() const override { return "RETURN_KEY"; }
 
  private:
   StatusWith<WorkState> DoWork(PlanResult* out) override;
+  // The key that led the plan to `doc`.
+  StatusWith<bson::Document> KeyOf(bson::DocumentView doc) const;
 
   std::vector<const IndexScan*> scans_;
   bool by_id_;
+  bool show_record_id_;
 };
 
 }  // namespace quarry::exec

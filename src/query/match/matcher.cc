@@ -112,6 +112,12 @@ std::vector<PathCondition> Matcher::Conjuncts() const {
   return conditions;
 }
 
+std::vector<PathCondition> Matcher::BoundingConjuncts() const {
+  std::vector<PathCondition> conditions;
+  if (root_ != nullptr && !value_condition_) root_->AppendBoundingConjuncts(&conditions);
+  return conditions;
+}
+
 bson::DocumentView Matcher::filter() const {
   if (value_condition_) return bson::DocumentView();
   return filter_->view();

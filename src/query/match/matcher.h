@@ -32,7 +32,9 @@ struct EqualityCondition {
 };
 
 // kIn is {$in: [...]} without regexes; kRegex is /re/, {$regex: ...} or a regex of $all.
-enum class CompareOp { kEq, kLt, kLte, kGt, kGte, kIn, kRegex };
+// kExists ({$exists: true}) and kElemMatch ($elemMatch on values) come from
+// Matcher::BoundingConjuncts only.
+enum class CompareOp { kEq, kLt, kLte, kGt, kGte, kIn, kRegex, kExists, kElemMatch };
 
 // A condition every matching document satisfies: a top-level conjunct of the filter (through
 // $and; never through $or, $nor, $not or $elemMatch), as planners read them to find point
@@ -43,6 +45,15 @@ struct PathCondition {
   bson::ValueView value;           // the operand; for kIn the array of values; absent for kRegex
   std::string_view regex_pattern;  // kRegex only
   std::string_view regex_options;  // kRegex only
+  // From BoundingConjuncts only: documents match when the condition does not hold ($ne, $nin,
+  // {$not: {$gt: 5}}, {$exists: false}).
+  bool negated = false;
+  // kElemMatch: the conditions one array element meets, each with an empty path.
+  std::vector<PathCondition> element_conditions;
+  // From BoundingConjuncts, for a condition inside $elemMatch on documents: that $elemMatch
+  // (the innermost), to tell which conditions one element meets together, and its path.
+  const void* elem_match = nullptr;
+  std::string_view elem_match_path;
 };
 
 // A parsed filter. Immutable after Parse; copies share the parsed tree, so a Matcher can be
@@ -91,6 +102,13 @@ class Matcher {
   // those inside $and and $all), in filter order. A filter that matches only documents satisfying
   // all of them may have other conditions too: callers still match each document.
   std::vector<PathCondition> Conjuncts() const;
+
+  // Conjuncts() and the other conditions index bounds are built from, as mongod's planner reads
+  // them: negations ($ne, $nin, $not of one comparison, $exists: false) with `negated` set,
+  // {$exists: true}, $elemMatch on values (kElemMatch), and the conditions inside $elemMatch on
+  // documents ({a: {$elemMatch: {b: 1}}} gives "a.b" equal to 1). Only for bounds: a negated
+  // condition is no point lookup.
+  std::vector<PathCondition> BoundingConjuncts() const;
 
   // True for an empty filter {} (everything matches), so callers can skip matching.
   bool MatchesEverything() const { return matches_everything_; }

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,10 @@ class MatchNode {
   virtual bool MatchesSingle(bson::ValueView value, MatchDetails* details) const = 0;
   // Appends the comparisons every document this node matches satisfies (Matcher::Conjuncts).
   virtual void AppendConjuncts(std::vector<PathCondition>*) const {}
+  // Appends the conditions index bounds are built from (Matcher::BoundingConjuncts).
+  virtual void AppendBoundingConjuncts(std::vector<PathCondition>* out) const {
+    AppendConjuncts(out);
+  }
 };
 using MatchNodePtr = std::unique_ptr<const MatchNode>;
 
@@ -45,6 +51,11 @@ class Predicate {
   // The condition this predicate is, for planners (without its path); nullopt for predicates
   // that Matcher::Conjuncts does not report.
   virtual std::optional<PathCondition> AsCondition() const { return std::nullopt; }
+  // AsCondition, or a condition only index bounds are built from ($exists, $elemMatch on values).
+  virtual std::optional<PathCondition> AsBoundingCondition() const { return AsCondition(); }
+  // Bounding conditions on paths below the predicate's own, with their whole paths ($elemMatch
+  // on documents).
+  virtual void AppendNestedConditions(std::vector<PathCondition>*) const {}
 };
 using PredicatePtr = std::unique_ptr<const Predicate>;
 
@@ -63,6 +74,25 @@ class PathNode final : public MatchNode {
       out->push_back(*condition);
     }
   }
+  void AppendBoundingConjuncts(std::vector<PathCondition>* out) const override {
+    if (std::optional<PathCondition> condition = predicate_->AsBoundingCondition()) {
+      condition->path = path_.dotted();
+      out->push_back(std::move(*condition));
+    }
+    predicate_->AppendNestedConditions(out);
+  }
+  // The condition a NOT of this node is, for bounds: nullopt where no interval can be inverted
+  // (a regex, $elemMatch, $type, $mod...).
+  std::optional<PathCondition> NegatedCondition() const {
+    std::optional<PathCondition> condition = predicate_->AsBoundingCondition();
+    if (!condition.has_value() || condition->op == CompareOp::kRegex ||
+        condition->op == CompareOp::kElemMatch) {
+      return std::nullopt;
+    }
+    condition->path = path_.dotted();
+    condition->negated = true;
+    return condition;
+  }
 
  private:
   FieldPath path_;
@@ -76,6 +106,9 @@ class AndNode final : public MatchNode {
   bool MatchesSingle(bson::ValueView value, MatchDetails* details) const override;
   void AppendConjuncts(std::vector<PathCondition>* out) const override {
     for (const MatchNodePtr& child : children_) child->AppendConjuncts(out);
+  }
+  void AppendBoundingConjuncts(std::vector<PathCondition>* out) const override {
+    for (const MatchNodePtr& child : children_) child->AppendBoundingConjuncts(out);
   }
 
  private:
@@ -100,6 +133,14 @@ class NotNode final : public MatchNode {
   }
   bool MatchesSingle(bson::ValueView value, MatchDetails*) const override {
     return !child_->MatchesSingle(value, nullptr);
+  }
+  // Only the NOT of one condition on one path bounds a scan ({$not: {$gt: 5, $lt: 9}} does not).
+  void AppendBoundingConjuncts(std::vector<PathCondition>* out) const override {
+    if (const auto* path = dynamic_cast<const PathNode*>(child_.get())) {
+      if (std::optional<PathCondition> negated = path->NegatedCondition()) {
+        out->push_back(std::move(*negated));
+      }
+    }
   }
 
  private:
@@ -166,6 +207,11 @@ class InPredicate final : public Predicate {
 class ExistsPredicate final : public Predicate {
  public:
   bool Test(bson::ValueView value, MatchDetails*) const override { return value.exists(); }
+  std::optional<PathCondition> AsBoundingCondition() const override {
+    PathCondition condition;
+    condition.op = CompareOp::kExists;
+    return condition;
+  }
 };
 
 class TypePredicate final : public Predicate {
@@ -232,12 +278,18 @@ class BitsPredicate final : public Predicate {
 // $elemMatch with a query on the elements ({$elemMatch: {b: 1, c: {$gt: 2}}}).
 class ElemMatchObjectPredicate final : public Predicate {
  public:
-  explicit ElemMatchObjectPredicate(MatchNodePtr sub) : sub_(std::move(sub)) {}
+  // `path` is the array's: the sub-query's conditions are reported below it.
+  ElemMatchObjectPredicate(const FieldPath& path, MatchNodePtr sub);
   bool Test(bson::ValueView value, MatchDetails* details) const override;
   bool ExpandsLeafArrays() const override { return false; }
+  void AppendNestedConditions(std::vector<PathCondition>* out) const override {
+    out->insert(out->end(), nested_.begin(), nested_.end());
+  }
 
  private:
   MatchNodePtr sub_;
+  std::deque<std::string> nested_paths_;  // stable: nested_ views them
+  std::vector<PathCondition> nested_;
 };
 
 // $elemMatch with conditions on the elements themselves ({$elemMatch: {$gt: 1, $lt: 5}}).
@@ -247,6 +299,7 @@ class ElemMatchValuePredicate final : public Predicate {
       : conditions_(std::move(conditions)) {}
   bool Test(bson::ValueView value, MatchDetails* details) const override;
   bool ExpandsLeafArrays() const override { return false; }
+  std::optional<PathCondition> AsBoundingCondition() const override;
 
  private:
   std::vector<MatchNodePtr> conditions_;

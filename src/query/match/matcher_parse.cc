@@ -338,7 +338,7 @@ StatusWith<MatchNodePtr> Parser::ParseElemMatch(const FieldPath& path, bson::Val
   }
   if (spec.Has("$where")) return BadValue("$elemMatch cannot contain $where expression");
   QUARRY_ASSIGN_OR_RETURN(MatchNodePtr sub, ParseDocument(spec, depth + 1));
-  return MakePath(path, std::make_unique<ElemMatchObjectPredicate>(std::move(sub)));
+  return MakePath(path, std::make_unique<ElemMatchObjectPredicate>(path, std::move(sub)));
 }
 
 StatusWith<MatchNodePtr> Parser::ParseNot(const FieldPath& path, bson::ValueView arg, int depth) {

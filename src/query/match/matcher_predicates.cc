@@ -113,6 +113,8 @@ bool ComparisonPredicate::Test(bson::ValueView value, MatchDetails*) const {
       return c >= 0;
     case CompareOp::kIn:
     case CompareOp::kRegex:
+    case CompareOp::kExists:
+    case CompareOp::kElemMatch:
       break;  // other predicates'
   }
   return false;
@@ -212,13 +214,72 @@ bool BitsPredicate::Test(bson::ValueView value, MatchDetails*) const {
   return false;
 }
 
+namespace {
+
+// Whether some component is all digits: it may name an array position, which index keys and the
+// filter see differently through nested arrays.
+bool HasDigitsComponent(std::string_view path) {
+  const FieldPath parsed = FieldPath::FromDotted(path);
+  for (std::size_t part_idx = 0; part_idx < parsed.size(); ++part_idx) {
+    const std::string_view part = parsed[part_idx];
+    if (!part.empty() &&
+        std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+ElemMatchObjectPredicate::ElemMatchObjectPredicate(const FieldPath& path, MatchNodePtr sub)
+    : sub_(std::move(sub)) {
+  if (path.empty()) return;
+  std::vector<PathCondition> inner;
+  sub_->AppendBoundingConjuncts(&inner);
+  nested_paths_.push_back(path.dotted());  // the front: this $elemMatch's own path
+  for (PathCondition& condition : inner) {
+    // A matching element meets each positive condition on its own fields, so the document holds
+    // a value there that meets it. Negations are left to the filter: mongod bounds them inside
+    // $elemMatch only under multikey rules of their own.
+    if (condition.negated || HasDigitsComponent(path.dotted()) ||
+        HasDigitsComponent(condition.path)) {
+      continue;
+    }
+    nested_paths_.push_back(path.dotted() + "." + std::string(condition.path));
+    condition.path = nested_paths_.back();
+    if (condition.elem_match == nullptr) {
+      condition.elem_match = this;
+      condition.elem_match_path = nested_paths_.front();
+    } else {
+      nested_paths_.push_back(path.dotted() + "." + std::string(condition.elem_match_path));
+      condition.elem_match_path = nested_paths_.back();
+    }
+    nested_.push_back(std::move(condition));
+  }
+}
+
+std::optional<PathCondition> ElemMatchValuePredicate::AsBoundingCondition() const {
+  PathCondition condition;
+  condition.op = CompareOp::kElemMatch;
+  for (const MatchNodePtr& element_condition : conditions_) {
+    element_condition->AppendBoundingConjuncts(&condition.element_conditions);
+  }
+  if (condition.element_conditions.empty()) return std::nullopt;
+  return condition;
+}
+
 bool ElemMatchObjectPredicate::Test(bson::ValueView value, MatchDetails* details) const {
   if (value.type() != bson::Type::kArray) return false;
   std::size_t position = 0;
   for (const bson::Element& element : value.Document()) {
     const bson::Type type = element.value.type();
+    // mongod matches an array element as the document of its positions ({"0": ..., "1": ...}):
+    // the sub-query's field names are not looked up in its elements.
+    const bson::DocumentView fields = element.value.Document();
     if ((type == bson::Type::kDocument || type == bson::Type::kArray) &&
-        sub_->Matches(element.value, nullptr)) {
+        sub_->Matches(bson::ValueView(bson::Type::kDocument, fields.data(), fields.size()),
+                      nullptr)) {
       if (details != nullptr) details->array_index = position;
       return true;
     }

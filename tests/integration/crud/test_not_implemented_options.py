@@ -1,7 +1,7 @@
 """Options that would change results and that Quarry does not implement answer 238
 NotImplemented, naming the option, instead of being ignored: find's returnKey with a
-projection, showRecordId, min and max with the _id index. The simple collation is accepted
-everywhere (tests/integration/collation/ covers the others)."""
+projection. The simple collation is accepted everywhere (tests/integration/collation/ covers
+the others)."""
 
 import pymongo
 import pymongo.errors
@@ -25,9 +25,6 @@ def assert_not_implemented(error, option):
 
 @pytest.mark.parametrize("options, option", [
     ({"return_key": True, "projection": {"w": 1}}, "returnKey"),
-    ({"show_record_id": True}, "showRecordId"),
-    ({"min": {"_id": 2}, "hint": [("_id", 1)]}, "min"),
-    ({"max": {"_id": 2}, "hint": [("_id", 1)]}, "max"),
 ])
 def test_find_options_that_are_not_implemented_fail_with_238(words, options, option):
     with pytest.raises(pymongo.errors.OperationFailure) as info:

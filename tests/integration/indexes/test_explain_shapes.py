@@ -2,6 +2,7 @@
 (whole, or as a $cursor stage followed by the rest of the pipeline), $or answered by an OR of
 index scans, and covered projections answered from index keys alone."""
 
+import bson
 import pymongo
 import pytest
 
@@ -182,7 +183,8 @@ def test_min_and_max_read_a_range_of_the_hinted_index_in_its_order(db):
     ({"max": {"a": 1, "b": 1}, "hint": "a_1"}, 51174),
     ({"min": {"a": 5}, "max": {"a": 5}, "hint": "a_1"}, 51175),   # min not before max
     ({"min": {"a": 6}, "max": {"a": 5}, "hint": "a_1"}, 51175),
-    ({"min": {"_id": 1}, "hint": "_id_"}, 238),
+    ({"min": {"b": 1}, "hint": "_id_"}, 51174),
+    ({"min": {"_id": 3}, "max": {"_id": 2}, "hint": {"_id": 1}}, 51175),
 ])
 def test_min_and_max_errors_are_mongods(db, options, code):
     db.items.create_index("a")
@@ -190,6 +192,39 @@ def test_min_and_max_errors_are_mongods(db, options, code):
     with pytest.raises(pymongo.errors.OperationFailure) as info:
         db.command({"find": "items", **options})
     assert info.value.code == code
+
+
+def test_min_and_max_on_the_id_index_read_a_range_of_records_in_id_order(db):
+    ids = [-3, 0, 1, 2.5, bson.Int64(4), 7, "a", "b", {"x": 1}, bson.ObjectId(b"0" * 12), True]
+    db.items.insert_many([{"_id": i, "n": n} for n, i in enumerate(ids)])
+
+    def found(**options):
+        return [d["_id"] for d in db.items.find({}, **options)]
+
+    assert found(min={"_id": 0}, max={"_id": 4}, hint=[("_id", 1)]) == [0, 1, 2.5]
+    # Across types, in the order mongod gives them: numbers, strings, documents, ObjectIds...
+    assert found(min={"_id": 4.0}, max={"_id": {"x": 2}}, hint="_id_") == [
+        4, 7, "a", "b", {"x": 1}]
+    assert found(min={"_id": "b"}, hint="_id_") == ["b", {"x": 1}, bson.ObjectId(b"0" * 12), True]
+    assert found(max={"_id": 1}, hint="_id_") == [-3, 0]
+    assert found(min={"_id": 1.5}, max={"_id": 2}, hint="_id_") == []
+    # The filter, sort, skip and limit still apply.
+    assert [d["_id"] for d in db.items.find({"n": {"$gte": 2}}, min={"_id": 0}, hint="_id_",
+                                            sort=[("_id", -1)], skip=1, limit=3)] == [
+        bson.ObjectId(b"0" * 12), {"x": 1}, "b"]
+    explained = db.items.find({}, min={"_id": 0}, max={"_id": 4}, hint="_id_").explain()
+    plan = explained["queryPlanner"]["winningPlan"]
+    # As mongod shows a bounded scan of a clustered collection.
+    assert (plan["stage"], plan["minRecord"], plan["maxRecord"]) == ("COLLSCAN", 0, 4)
+    assert explained["executionStats"]["nReturned"] == 3
+
+
+def test_min_and_max_on_the_id_index_of_a_collated_collection_are_not_implemented(db):
+    db.create_collection("items", collation={"locale": "en", "strength": 2})
+    db.items.insert_one({"_id": "a"})
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        list(db.items.find({}, min={"_id": "A"}, hint="_id_"))
+    assert info.value.code == 238
 
 
 # returnKey

@@ -24,6 +24,7 @@ INDEXES = [
     [("s", 1)],
     [("arr", 1)],
     [("c.d", 1)],
+    [("arr.x", 1)],
 ]
 
 
@@ -77,7 +78,21 @@ def random_document(rng, i):
 def random_condition(rng, scalar=random_scalar):
     field = rng.choice(["a", "b", "s", "c.d", "arr"])
     value = scalar(rng)
-    kind = rng.randrange(9)
+    kind = rng.randrange(14)
+    if kind == 9:
+        return {field: {"$ne": value}}
+    if kind == 10:
+        values = [scalar(rng) for _ in range(rng.randrange(3))]
+        if rng.random() < 0.2:
+            values.append([])
+        return {field: {"$nin": values}}
+    if kind == 11:
+        return {field: {"$not": {rng.choice(["$gt", "$gte", "$lt", "$lte", "$eq"]): value}}}
+    if kind == 12:
+        ops = rng.sample(["$gt", "$gte", "$lt", "$lte", "$eq", "$ne"], rng.randrange(1, 3))
+        return {field: {"$elemMatch": {op: scalar(rng) for op in ops}}}
+    if kind == 13:
+        return {"arr": {"$elemMatch": {"x": rng.choice([value, {"$gte": rng.randint(0, 2)}])}}}
     if kind == 0:
         return {field: value}
     if kind == 1:

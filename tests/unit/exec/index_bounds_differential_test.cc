@@ -40,6 +40,8 @@ class RandomData {
 
   // A scalar a filter may compare with: numbers of all three types, strings, null, booleans,
   // dates, MinKey and MaxKey.
+  static constexpr const char* kOps[] = {"$eq", "$lt", "$lte", "$gt", "$gte"};
+
   void AppendScalar(bson::DocumentBuilder* b, std::string_view key) {
     static const double kDoubles[] = {-1.5,
                                       0.0,
@@ -131,13 +133,68 @@ class RandomData {
   }
 
  private:
-  void AppendCondition(bson::DocumentBuilder* b, std::string_view path) {
-    static const char* kOps[] = {"$eq", "$lt", "$lte", "$gt", "$gte"};
+  // A condition on `path`; with `operators_only`, `path` is an operator ($in, $gt...) and the
+  // condition its operand.
+  void AppendCondition(bson::DocumentBuilder* b, std::string_view path,
+                       bool operators_only = false) {
+    if (operators_only) {
+      if (path != "$nin") {
+        AppendScalar(b, path);
+        return;
+      }
+      b->OpenArray(path);
+      const int length = Pick(4);
+      for (int element_idx = 0; element_idx < length; ++element_idx) {
+        // Now and then an empty array: {$nin: [null, []]} is one mongod bounds.
+        if (Pick(5) == 0) {
+          b->OpenArray(std::to_string(element_idx)).Close();
+        } else {
+          AppendScalar(b, std::to_string(element_idx));
+        }
+      }
+      b->Close();
+      return;
+    }
     static const char* kPatterns[] = {"^ab", "^a", "b", "^\xC3\xA9", "^a.c", "^abc$"};
-    switch (Pick(7)) {
+    switch (Pick(13)) {
       case 0:
         AppendScalar(b, path);
         return;
+      case 7:  // $ne, $nin, or $not of a comparison or $in
+        b->OpenDocument(path);
+        if (Pick(3) == 0) {
+          AppendScalar(b, "$ne");
+        } else {
+          const bool nin = Pick(2) == 0;
+          if (!nin) b->OpenDocument("$not");
+          AppendCondition(b, nin ? "$nin" : kOps[Pick(5)], /*operators_only=*/true);
+          if (!nin) b->Close();
+        }
+        b->Close();
+        return;
+      case 8:
+        b->OpenDocument(path).AppendBool("$exists", Pick(2) == 0).Close();
+        return;
+      case 9:  // $elemMatch on values: one to three operators, negations among them
+        b->OpenDocument(path).OpenDocument("$elemMatch");
+        for (int op_idx = Pick(3); op_idx >= 0; --op_idx) {
+          if (Pick(4) == 0) {
+            AppendScalar(b, "$ne");
+          } else {
+            AppendScalar(b, kOps[Pick(5)]);
+          }
+        }
+        b->Close().Close();
+        return;
+      case 10: {  // $elemMatch on documents, with conditions on their fields
+        static const char* kFields[] = {"a", "b", "0", "a.b"};
+        b->OpenDocument(path).OpenDocument("$elemMatch");
+        for (int field_idx = Pick(2); field_idx >= 0; --field_idx) {
+          AppendCondition(b, kFields[Pick(4)]);
+        }
+        b->Close().Close();
+        return;
+      }
       case 1: {  // an equality to an array or a document
         if (Pick(2) == 0) {
           b->OpenArray(path);
