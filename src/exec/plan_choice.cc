@@ -164,7 +164,10 @@ StatusWith<Access> ChooseAmong(const ExecContext& ctx, const Collection& collect
                                const std::optional<query::Matcher>& filter, const TrialSetup& setup,
                                bool want_match_details) {
   const bool cached = !setup.shape.empty() && !ctx.for_explain;
-  const auto [query_hash, plan_cache_key] = CacheKeysOf(setup);
+  // Named copies rather than a structured binding, which clang 14's lambdas cannot capture.
+  const std::pair<std::string, std::string> keys = CacheKeysOf(setup);
+  const std::string& query_hash = keys.first;
+  const std::string& plan_cache_key = keys.second;
   auto access_of = [&](std::unique_ptr<ChosenPlanStage> chosen) {
     const AccessOption* winner = nullptr;
     for (const AccessOption& option : options) {

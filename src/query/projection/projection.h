@@ -10,7 +10,7 @@
 
 namespace quarry::query {
 
-class ProjectionNode;  // projection_internal.h
+struct ProjectionNode;  // projection_internal.h
 
 class Projection {
  public:

@@ -3,6 +3,12 @@
 
 namespace quarry::query {
 
+MutableValue::MutableValue() = default;
+
+MutableValue::MutableValue(Value value) : leaf_(std::move(value)) {}
+
+void MutableValue::Set(MutableValue value) { *this = std::move(value); }
+
 MutableValue MutableValue::NewDocument() {
   MutableValue v;
   v.kind_ = Kind::kDocument;

@@ -18,8 +18,10 @@ class MutableValue {
  public:
   struct Field;
 
-  MutableValue() = default;  // a missing value
-  explicit MutableValue(Value value) : leaf_(std::move(value)) {}
+  // Constructors and Set are out of line: the vector of the still incomplete Field must not be
+  // built or assigned here (clang).
+  MutableValue();  // a missing value
+  explicit MutableValue(Value value);
   static MutableValue NewDocument();
   static MutableValue NewArray();
   // A document to edit. The bytes must outlive the MutableValue unless `doc` owns them.
@@ -39,7 +41,7 @@ class MutableValue {
 
   // Replaces this value.
   void Set(Value value);
-  void Set(MutableValue value) { *this = std::move(value); }
+  void Set(MutableValue value);
 
   // Documents (REQUIRE IsDocument(); the node is expanded on first use).
   MutableValue* Find(std::string_view name);
