@@ -52,6 +52,7 @@ struct ChunkScratch {
   struct PendingIndexWrite {
     const IndexWrite* write;
     std::string_view id_key;
+    std::size_t order;  // among the chunk's index writes: writes of one key keep it
   };
   std::vector<PendingIndexWrite> index_writes;
   // Index keys this chunk has written: key -> owning record's id key, nullopt when deleted.
@@ -354,7 +355,7 @@ void CommitPipeline::StageIndexWrites(const Mutation& m) {
   for (const internal::IndexWrite& write : m.index_writes) {
     // A writer that prepared its keys before the index was dropped: they have no index now.
     if (IndexDropped(write.entry->index)) continue;
-    s.index_writes.push_back({&write, m.id_key()});
+    s.index_writes.push_back({&write, m.id_key(), s.index_writes.size()});
     s.index_overlay[write.key] =
         write.put ? std::optional<std::string_view>(m.id_key()) : std::nullopt;
   }
@@ -364,8 +365,12 @@ void CommitPipeline::StageIndexWrites(const Mutation& m) {
 // their order.
 void CommitPipeline::BatchIndexWrites() {
   internal::ChunkScratch& s = *scratch_;
-  std::stable_sort(s.index_writes.begin(), s.index_writes.end(),
-                   [](const auto& a, const auto& b) { return a.write->key < b.write->key; });
+  // std::sort with the order as a tie-break: std::stable_sort's temporary buffer trips ASan's
+  // alloc-dealloc check in this library.
+  std::sort(s.index_writes.begin(), s.index_writes.end(), [](const auto& a, const auto& b) {
+    const int by_key = a.write->key.compare(b.write->key);
+    return by_key != 0 ? by_key < 0 : a.order < b.order;
+  });
   for (const internal::ChunkScratch::PendingIndexWrite& pending : s.index_writes) {
     const internal::IndexWrite& write = *pending.write;
     if (!write.put) {
