@@ -403,4 +403,11 @@ std::size_t EncodedLength(std::string_view bytes) {
   return SkipValue(bytes, &pos) ? pos : 0;
 }
 
+std::size_t EncodedLength(std::string_view bytes, bool descending) {
+  if (!descending) return EncodedLength(bytes);
+  std::string ascending(bytes);
+  for (char& c : ascending) c = static_cast<char>(~c);
+  return EncodedLength(ascending);
+}
+
 }  // namespace quarry::storage

@@ -38,6 +38,8 @@ std::string EncodeIndexKey(bson::ValueView value, const bson::StringComparator* 
 // The length of the ascending encoding that `bytes` starts with, or 0 when `bytes` does not
 // start with a whole encoding. Collated strings are escaped bytes too, so it finds their end.
 std::size_t EncodedLength(std::string_view bytes);
+// The same for an encoding that may be stored `descending` (every byte inverted).
+std::size_t EncodedLength(std::string_view bytes, bool descending);
 
 // Two byte strings that bracket the ascending encodings of every value of `type`'s canonical
 // type (bson::CanonicalTypeRank): first <= encoding < second, and no encoding of another type

@@ -20,12 +20,8 @@ DistinctScan::DistinctScan(const storage::IndexStore* indexes,
 }
 
 std::string DistinctScan::FirstFieldOf(std::string_view key) const {
-  if (!options_.scan.parsed->descriptor.fields().front().descending) {
-    return std::string(key.substr(0, storage::EncodedLength(key)));
-  }
-  std::string inverted(key);
-  for (char& c : inverted) c = static_cast<char>(~c);
-  return std::string(key.substr(0, storage::EncodedLength(inverted)));
+  const bool descending = options_.scan.parsed->descriptor.fields().front().descending;
+  return std::string(key.substr(0, storage::EncodedLength(key, descending)));
 }
 
 StatusWith<std::optional<bson::Document>> DistinctScan::CurrentDocument() {

@@ -16,15 +16,6 @@ void AppendInverted(std::string_view bytes, std::string* out) {
   for (char c : bytes) out->push_back(static_cast<char>(~static_cast<unsigned char>(c)));
 }
 
-// The length of the encoding `bytes` starts with, stored inverted when `descending`.
-std::size_t SegmentLength(std::string_view bytes, bool descending) {
-  if (!descending) return storage::EncodedLength(bytes);
-  std::string ascending;
-  ascending.reserve(bytes.size());
-  AppendInverted(bytes, &ascending);
-  return storage::EncodedLength(ascending);
-}
-
 }  // namespace
 
 MergeKey MergeKeyOf(const MergeKeyLayout& layout, std::string_view index_key) {
@@ -32,7 +23,7 @@ MergeKey MergeKeyOf(const MergeKeyLayout& layout, std::string_view index_key) {
   segments.reserve(layout.stored_descending.size());
   std::string_view rest = index_key;
   for (const bool descending : layout.stored_descending) {
-    const std::size_t length = SegmentLength(rest, descending);
+    const std::size_t length = storage::EncodedLength(rest, descending);
     if (length == 0) return {};
     segments.push_back(rest.substr(0, length));
     rest.remove_prefix(length);
