@@ -20,6 +20,8 @@ namespace qb = quarry::bench;
 namespace tc = quarry::tools::client;
 
 bool json_output = false;
+bool inserts_only = false;
+std::vector<std::size_t> insert_rounds = {0, 1, 3, 5};
 
 void Print(const tc::ResultTable& table) {
   if (json_output) {
@@ -76,6 +78,12 @@ int main(int argc, char** argv) {
          "PID of the server when it runs on this machine, to show its CPU time (0: not shown)")
       ->capture_default_str();
   app.add_flag("--json", json_output, "print each table as one JSON line");
+  app.add_flag("--inserts-only", inserts_only,
+               "run only the insert rounds (to profile the write path)");
+  app.add_option("--insert-rounds", insert_rounds,
+                 "secondary index counts of the insert rounds after the load (0-5)")
+      ->delimiter(',')
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -100,19 +108,21 @@ int main(int argc, char** argv) {
   rounds.push_back(
       OrExit(qb::InsertWithIndexes(*client, settings, set, settings.collection, 0, /*keep=*/true),
              "insert with no index"));
-  Say("scanning, then building indexes");
-  Print(OrExit(qb::BuildPart(*client, settings, set), "index builds"));
-  Say("equality finds");
-  Print(OrExit(qb::EqualityPart(*client, settings, set), "equality finds"));
-  Say("range + sort + limit");
-  Print(OrExit(qb::RangeSortPart(*client, settings), "range sort limit"));
-  if (settings.redis_port != 0) {
-    Say("loading Redis");
-    OrExit(qb::LoadRedis(settings.redis_port, set), "loading Redis");
+  if (!inserts_only) {
+    Say("scanning, then building indexes");
+    Print(OrExit(qb::BuildPart(*client, settings, set), "index builds"));
+    Say("equality finds");
+    Print(OrExit(qb::EqualityPart(*client, settings, set), "equality finds"));
+    Say("range + sort + limit");
+    Print(OrExit(qb::RangeSortPart(*client, settings), "range sort limit"));
+    if (settings.redis_port != 0) {
+      Say("loading Redis");
+      OrExit(qb::LoadRedis(settings.redis_port, set), "loading Redis");
+    }
+    Say("point reads");
+    Print(OrExit(qb::PointReadPart(settings, set), "point reads"));
   }
-  Say("point reads");
-  Print(OrExit(qb::PointReadPart(settings, set), "point reads"));
-  for (std::size_t indexes : {1, 3, 5}) {
+  for (std::size_t indexes : insert_rounds) {
     Say("inserting with " + std::to_string(indexes) + " secondary indexes");
     rounds.push_back(OrExit(
         qb::InsertWithIndexes(*client, settings, set, settings.insert_collection, indexes, false),

@@ -31,6 +31,7 @@ std::vector<IndexSpec> SecondaryIndexes(std::size_t count);
 
 struct InsertRound {
   std::size_t indexes = 0;
+  bool load = false;  // the load of the queried collection, into a fresh database
   double seconds = 0;
   double server_cpu_seconds = -1;  // -1: unknown
 };

@@ -243,8 +243,8 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
     for (const std::string& name : record.deletes) s.batch.Delete(state_->meta, name);
   }
   BatchIndexWrites();
-  StageCountersAndMark(last);
-  Status written = WriteStaged();
+  StageCountersAndFloor();
+  Status written = WriteStaged(last);
   if (!written.ok()) {
     // Nothing of this chunk is in: report it, and do not try further chunks.
     result->errors.resize(errors_before);
@@ -562,24 +562,24 @@ void CommitPipeline::LogMutation(Mutation& m, Timestamp ts, std::int64_t wall_ms
   s.batch.Put(state_->oplog, internal::RecordOplogKey(ts, position, redo, m.key), m.oplog);
 }
 
-// The collections' new counters go with the oplog entries; the records carry the mark of the
-// last entry they include, which tells recovery where to start.
-void CommitPipeline::StageCountersAndMark(Timestamp applied_through) {
+// The collections' new counters go with the oplog entries, and so does the newest point the
+// docs family is known to be on disk through, once a flush has moved it (recovery starts there).
+void CommitPipeline::StageCountersAndFloor() {
   internal::ChunkScratch& s = *scratch_;
   for (const auto& [collection, stats] : s.stats) {
     s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));
   }
-  if (s.docs_batch.Count() == 0) return;
-  // After a crash, the docs family holds the records of a prefix of these batches (RocksDB
-  // flushes a family's writes in order), and this tells recovery which prefix.
-  std::string mark;
-  AppendBigEndian64(applied_through, &mark);
-  s.docs_batch.Put(state_->docs, internal::kRecordsAppliedThroughKey, mark);
+  const Timestamp durable = state_->records_flushes->DurableThrough();
+  if (durable <= floor_written_) return;
+  std::string floor;
+  AppendBigEndian64(durable, &floor);
+  s.batch.Put(state_->meta, internal::kRecordsAppliedThroughName, floor);
+  floor_written_ = durable;
 }
 
 // Two writes: the oplog first, through the WAL, then the records without it. Records must
 // never be on disk ahead of the entries that redo them.
-Status CommitPipeline::WriteStaged() {
+Status CommitPipeline::WriteStaged(Timestamp last) {
   internal::ChunkScratch& s = *scratch_;
   if (s.batch.Count() == 0 && s.docs_batch.Count() == 0) return Status::OK();
   rocksdb::WriteOptions write_options;
@@ -599,6 +599,7 @@ Status CommitPipeline::WriteStaged() {
                {{"error", records.ToString()}});
     QUARRY_CHECK(records.ok());
   }
+  state_->records_flushes->NoteWritten(state_->db->GetLatestSequenceNumber(), last);
   return Status::OK();
 }
 

@@ -125,8 +125,8 @@ class CommitPipeline {
   void StageIndexDrop(IndexId index);
   bool IndexDropped(IndexId index) const;
   void LogMutation(internal::Mutation& m, Timestamp ts, std::int64_t wall_ms);
-  void StageCountersAndMark(Timestamp applied_through);
-  Status WriteStaged();
+  void StageCountersAndFloor();
+  Status WriteStaged(Timestamp last);
   void Publish(Timestamp last);
 
   internal::EngineState* state_;
@@ -136,9 +136,10 @@ class CommitPipeline {
   int active_commits_ = 0;  // guarded by active_mu_
   bool shut_down_ = false;  // guarded by active_mu_
 
-  std::mutex commit_mu_;                      // the commit lock: one total order of oplog entries
-  Timestamp last_assigned_ = 0;               // guarded by commit_mu_
-  std::unordered_set<CollectionId> dropped_;  // guarded by commit_mu_
+  std::mutex commit_mu_;         // the commit lock: one total order of oplog entries
+  Timestamp last_assigned_ = 0;  // guarded by commit_mu_
+  Timestamp floor_written_ = 0;  // the records' applied-through point last staged; commit_mu_
+  std::unordered_set<CollectionId> dropped_;         // guarded by commit_mu_
   std::unordered_set<IndexId> dropped_indexes_;      // guarded by commit_mu_
   std::unique_ptr<internal::ChunkScratch> scratch_;  // guarded by commit_mu_
   // Chunks written so far: a cursor opened after this reads each of them whole.

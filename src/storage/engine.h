@@ -42,9 +42,6 @@ struct EngineStats {
   std::uint64_t background_syncs = 0;  // WAL syncs made by the background syncer
 };
 
-// Format version written to meta at creation; Open refuses any other.
-inline constexpr std::uint32_t kFormatVersion = 2;
-
 class Engine {
  public:
   // Opens or creates the database. Fails with kDBPathInUse ("another quarryd is using <dbpath>:

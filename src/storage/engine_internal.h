@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "base/endian.h"
 #include "base/status.h"
+#include "storage/records_flush_tracker.h"
 #include "storage/types.h"
 
 namespace quarry::storage::internal {
@@ -55,6 +57,8 @@ struct EngineState {
   StatsTable stats;
   std::atomic<std::uint64_t> journal_syncs{0};
   std::atomic<std::uint64_t> background_syncs{0};
+  // Registered with RocksDB before the database opens; outlives it.
+  std::shared_ptr<RecordsFlushTracker> records_flushes;
 };
 
 // A RocksDB failure as a Status ("context: RocksDB message"). Storage failures are not the
@@ -92,9 +96,13 @@ std::string RecordOplogKey(Timestamp ts, std::uint32_t position, RedoKind kind,
 // entry written by format version 1).
 bool ParseRecordOplogKey(std::string_view oplog_key, RedoKind* kind, std::string_view* record_key);
 
-// The docs family's own key (outside every collection's range, which start with 8-byte ids):
-// the timestamp (8 bytes BE) of the last oplog entry whose record changes are in the family.
-inline constexpr std::string_view kRecordsAppliedThroughKey{"\0", 1};
+// Meta name of the point the docs family is on disk through: the timestamp (8 bytes BE) of an
+// oplog entry whose record changes, and all before it, a completed flush holds. Recovery redoes
+// the entries after it (records_flush_tracker.h).
+inline constexpr std::string_view kRecordsAppliedThroughName = "records/applied_through";
+// Format version 2 kept that point in the docs family under this key instead; recovery reads it
+// when the meta name is absent, then deletes it.
+inline constexpr std::string_view kLegacyRecordsMarkKey{"\0", 1};
 // Meta names written with a collection's record range delete, which skips the WAL: recovery
 // deletes the range again (ids are never reused, so this is always safe), then removes them.
 inline constexpr std::string_view kDroppedRecordsPrefix = "dropped_records/";  // + 8-byte id
@@ -102,6 +110,8 @@ std::string DroppedRecordsName(CollectionId collection);
 
 // Meta names owned by storage.
 inline constexpr std::string_view kFormatVersionName = "format_version";
+// The layout this code writes (docs/formats/storage-layout.md); Engine::Open upgrades 1 and 2.
+inline constexpr std::uint32_t kFormatVersion = 3;
 inline constexpr std::string_view kStatsPrefix = "stats/";  // + 8-byte big-endian id
 std::string StatsName(CollectionId collection);
 std::string EncodeStats(const CollectionStats& stats);

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/log.h"
@@ -17,22 +19,20 @@ namespace {
 
 constexpr std::size_t kReplayBatchBytes = std::size_t{4} << 20;
 
-StatusWith<Timestamp> ReadAppliedThrough(EngineState* state) {
+StatusWith<std::optional<Timestamp>> ReadMark(EngineState* state,
+                                              rocksdb::ColumnFamilyHandle* family,
+                                              std::string_view key) {
   std::string value;
-  rocksdb::Status s =
-      state->db->Get(rocksdb::ReadOptions(), state->docs, kRecordsAppliedThroughKey, &value);
-  if (s.IsNotFound()) return Timestamp{0};
-  if (!s.ok()) return FromRocks(s, "reading the records' applied-through mark");
+  rocksdb::Status s = state->db->Get(rocksdb::ReadOptions(), family, key, &value);
+  if (s.IsNotFound()) return std::optional<Timestamp>();
+  if (!s.ok()) return FromRocks(s, "reading the records' applied-through point");
   if (value.size() != 8) {
-    return Status(ErrorCode::kInternalError, "the records' applied-through mark is corrupt");
+    return Status(ErrorCode::kInternalError, "the records' applied-through point is corrupt");
   }
-  return LoadBigEndian64(value.data());
+  return std::optional<Timestamp>(LoadBigEndian64(value.data()));
 }
 
-Status WriteWithoutWal(EngineState* state, rocksdb::WriteBatch* batch, Timestamp through) {
-  std::string mark;
-  AppendBigEndian64(through, &mark);
-  batch->Put(state->docs, kRecordsAppliedThroughKey, mark);
+Status WriteWithoutWal(EngineState* state, rocksdb::WriteBatch* batch) {
   rocksdb::WriteOptions options;
   options.disableWAL = true;
   Status written = FromRocks(state->db->Write(options, batch), "replaying the oplog into records");
@@ -40,19 +40,18 @@ Status WriteWithoutWal(EngineState* state, rocksdb::WriteBatch* batch, Timestamp
   return written;
 }
 
-// Redoes the record changes of the entries after `applied_through`; returns how many.
+// Redoes the record changes of the entries after `applied_through`; returns how many. Redoing
+// an entry the family already holds stores the same bytes again, so a point that lags is safe.
 StatusWith<std::uint64_t> Replay(EngineState* state, Timestamp applied_through) {
   std::unique_ptr<rocksdb::Iterator> it(
       state->db->NewIterator(rocksdb::ReadOptions(), state->oplog));
   rocksdb::WriteBatch batch;
   std::uint64_t replayed = 0;
-  Timestamp last = applied_through;
   for (it->Seek(OplogKey(applied_through + 1, 0)); it->Valid(); it->Next()) {
     std::string_view key = it->key().ToStringView();
     RedoKind kind;
     std::string_view record_key;
     if (!ParseRecordOplogKey(key, &kind, &record_key)) continue;
-    last = LoadBigEndian64(key.data());
     if (kind == RedoKind::kDelete) {
       batch.Delete(state->docs, record_key);
     } else {
@@ -65,11 +64,11 @@ StatusWith<std::uint64_t> Replay(EngineState* state, Timestamp applied_through) 
     }
     ++replayed;
     if (batch.GetDataSize() >= kReplayBatchBytes) {
-      QUARRY_RETURN_IF_ERROR(WriteWithoutWal(state, &batch, last));
+      QUARRY_RETURN_IF_ERROR(WriteWithoutWal(state, &batch));
     }
   }
   QUARRY_RETURN_IF_ERROR(FromRocks(it->status(), "reading the oplog to replay it"));
-  if (batch.Count() > 0) QUARRY_RETURN_IF_ERROR(WriteWithoutWal(state, &batch, last));
+  if (batch.Count() > 0) QUARRY_RETURN_IF_ERROR(WriteWithoutWal(state, &batch));
   return replayed;
 }
 
@@ -99,23 +98,40 @@ StatusWith<std::vector<std::string>> DeleteDroppedRanges(EngineState* state) {
 }  // namespace
 
 Status PersistRecords(EngineState* state) {
+  // Every record change through `through` was applied before the flush below switches the
+  // memtable (the pipeline publishes a timestamp only after writing its records).
+  const Timestamp through = state->latest_timestamp.load();
   rocksdb::FlushOptions options;
   options.wait = true;
   options.allow_write_stall = true;
-  return FromRocks(state->db->Flush(options, state->docs), "flushing the records");
+  QUARRY_RETURN_IF_ERROR(FromRocks(state->db->Flush(options, state->docs), "flushing the records"));
+  state->records_flushes->NoteDurable(through);
+  std::string floor;
+  AppendBigEndian64(through, &floor);
+  return FromRocks(
+      state->db->Put(rocksdb::WriteOptions(), state->meta, kRecordsAppliedThroughName, floor),
+      "recording how far the records are on disk");
 }
 
 Status RecoverRecords(EngineState* state) {
-  QUARRY_ASSIGN_OR_RETURN(Timestamp applied_through, ReadAppliedThrough(state));
+  QUARRY_ASSIGN_OR_RETURN(std::optional<Timestamp> floor,
+                          ReadMark(state, state->meta, kRecordsAppliedThroughName));
+  QUARRY_ASSIGN_OR_RETURN(std::optional<Timestamp> legacy,
+                          ReadMark(state, state->docs, kLegacyRecordsMarkKey));
+  const Timestamp applied_through = floor.value_or(legacy.value_or(0));
   QUARRY_ASSIGN_OR_RETURN(std::uint64_t replayed, Replay(state, applied_through));
   QUARRY_ASSIGN_OR_RETURN(std::vector<std::string> dropped, DeleteDroppedRanges(state));
-  if (!dropped.empty()) {
-    // The range deletes must be on disk before the notes that would redo them go.
+  if (replayed > 0 || !dropped.empty() || legacy.has_value()) {
+    // The replayed records and range deletes must be on disk before the notes that would redo
+    // them go, and before the point moves past them.
     QUARRY_RETURN_IF_ERROR(PersistRecords(state));
     rocksdb::WriteBatch batch;
     for (const std::string& name : dropped) batch.Delete(state->meta, name);
-    QUARRY_RETURN_IF_ERROR(FromRocks(state->db->Write(rocksdb::WriteOptions(), &batch),
-                                     "forgetting dropped collections"));
+    if (legacy.has_value()) batch.Delete(state->docs, kLegacyRecordsMarkKey);
+    if (batch.Count() > 0) {
+      QUARRY_RETURN_IF_ERROR(FromRocks(state->db->Write(rocksdb::WriteOptions(), &batch),
+                                       "forgetting what recovery redid"));
+    }
   }
   if (replayed > 0) {
     log::Write(log::Severity::kInfo, "STORAGE", 22319, "initandlisten",
