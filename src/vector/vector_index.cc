@@ -1,0 +1,191 @@
+// VectorIndex: labels and tombstones over an HnswGraph, and the choice between a graph search
+// and an exact scan.
+#include "vector/vector_index.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <optional>
+#include <queue>
+#include <string>
+
+#include "vector/beam_search.h"
+#include "vector/hnsw_graph.h"
+
+namespace quarry::vector {
+namespace {
+
+// Below this share of admitted vectors among the graph's nodes, a beam rarely reaches enough
+// of them: scan them instead (Lucene likewise switches to an exact search for selective
+// filters).
+constexpr std::size_t kScanBelowOneIn = 20;  // 5%
+
+bool AllFinite(std::span<const float> values) {
+  return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+}
+
+// The vector as the graph stores it: normalized for cosine, which then needs only the inner
+// product. nullopt when it has no direction (all zeros) or normalizing leaves non-finite values.
+std::optional<std::vector<float>> Stored(Similarity similarity, std::span<const float> vector) {
+  std::vector<float> stored(vector.begin(), vector.end());
+  if (similarity != Similarity::kCosine) return stored;
+  double squared_norm = 0;
+  for (float v : vector) squared_norm += static_cast<double>(v) * v;
+  if (squared_norm == 0) return std::nullopt;
+  double inverse_norm = 1.0 / std::sqrt(squared_norm);
+  for (float& v : stored) v = static_cast<float>(v * inverse_norm);
+  if (!AllFinite(stored)) return std::nullopt;
+  return stored;
+}
+
+bool HigherFirst(const VectorIndex::Hit& a, const VectorIndex::Hit& b) {
+  return a.score != b.score ? a.score > b.score : a.label < b.label;
+}
+
+}  // namespace
+
+VectorIndex::VectorIndex(Options options)
+    : options_(options),
+      graph_(std::make_unique<HnswGraph>(GraphParams{options.dimensions, options.similarity,
+                                                     options.max_edges,
+                                                     options.num_edge_candidates})) {}
+
+VectorIndex::~VectorIndex() = default;
+
+bool VectorIndex::Upsert(std::uint64_t label, std::span<const float> vector) {
+  if (vector.size() != options_.dimensions || !AllFinite(vector)) return false;
+  std::optional<std::vector<float>> stored = Stored(options_.similarity, vector);
+  if (!stored) return false;
+
+  std::unique_lock lock(mutex_);
+  // An update adds a node and tombstones the old one: relinking a node in place would leave
+  // its old neighbours pointing at a vector that has moved away.
+  if (auto it = node_of_label_.find(label); it != node_of_label_.end()) {
+    tombstoned_[it->second] = true;
+  }
+  NodeId node = graph_->Add(*stored);
+  node_labels_.push_back(label);
+  tombstoned_.push_back(false);
+  node_of_label_[label] = node;
+  return true;
+}
+
+void VectorIndex::Remove(std::uint64_t label) {
+  std::unique_lock lock(mutex_);
+  auto it = node_of_label_.find(label);
+  if (it == node_of_label_.end()) return;
+  tombstoned_[it->second] = true;
+  node_of_label_.erase(it);
+}
+
+std::size_t VectorIndex::size() const {
+  std::shared_lock lock(mutex_);
+  return node_of_label_.size();
+}
+
+double VectorIndex::TombstoneShare() const {
+  std::shared_lock lock(mutex_);
+  std::size_t nodes = graph_->node_count();
+  if (nodes == 0) return 0;
+  return static_cast<double>(nodes - node_of_label_.size()) / static_cast<double>(nodes);
+}
+
+void VectorIndex::Compact() {
+  std::unique_lock lock(mutex_);
+  auto graph = std::make_unique<HnswGraph>(graph_->params());
+  std::vector<std::uint64_t> node_labels;
+  node_labels.reserve(node_of_label_.size());
+  for (NodeId node = 0; node < graph_->node_count(); ++node) {
+    if (!IsLive(node)) continue;
+    NodeId new_node = graph->Add(graph_->VectorOf(node));
+    node_labels.push_back(node_labels_[node]);
+    node_of_label_[node_labels_[node]] = new_node;
+  }
+  graph_ = std::move(graph);
+  node_labels_ = std::move(node_labels);
+  tombstoned_.assign(node_labels_.size(), false);
+}
+
+StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const float> query,
+                                                              std::size_t limit,
+                                                              std::size_t num_candidates,
+                                                              const Filter* filter,
+                                                              bool exact) const {
+  if (query.size() != options_.dimensions) {
+    return Status(ErrorCode::kBadValue, "queryVector has " + std::to_string(query.size()) +
+                                            " dimensions but the index has " +
+                                            std::to_string(options_.dimensions));
+  }
+  if (!AllFinite(query)) {
+    return Status(ErrorCode::kBadValue, "queryVector must contain only finite numbers");
+  }
+  // A zero query has no direction under cosine: it is left as it is, and every cosine is 0.
+  std::vector<float> prepared =
+      Stored(options_.similarity, query).value_or(std::vector<float>(query.begin(), query.end()));
+
+  std::shared_lock lock(mutex_);
+  if (limit == 0 || node_of_label_.empty()) return std::vector<Hit>();
+  if (exact) return ScanExact(prepared, limit, filter);
+
+  std::size_t admitted = node_of_label_.size();
+  if (filter != nullptr) {
+    admitted = static_cast<std::size_t>(
+        std::count_if(node_of_label_.begin(), node_of_label_.end(),
+                      [filter](const auto& entry) { return (*filter)(entry.first); }));
+  }
+  std::size_t ef = std::max(num_candidates, limit);
+  if (admitted <= ef || admitted * kScanBelowOneIn < graph_->node_count()) {
+    return ScanExact(prepared, limit, filter);
+  }
+  std::vector<Hit> hits = SearchGraph(prepared, limit, ef, filter);
+  // A node the graph cannot reach (rare, after heavy pruning) must not shorten the answer.
+  if (hits.size() < std::min(limit, admitted)) return ScanExact(prepared, limit, filter);
+  return hits;
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::ScanExact(std::span<const float> query,
+                                                     std::size_t limit,
+                                                     const Filter* filter) const {
+  // The worst of the best `limit` so far on top, replaced by anything better.
+  std::priority_queue<Hit, std::vector<Hit>, decltype(&HigherFirst)> best(HigherFirst);
+  for (NodeId node = 0; node < graph_->node_count(); ++node) {
+    if (!IsLive(node)) continue;
+    std::uint64_t label = node_labels_[node];
+    if (filter != nullptr && !(*filter)(label)) continue;
+    Hit hit{label, ScoreOf(options_.similarity, graph_->DistanceTo(query, node))};
+    if (best.size() < limit) {
+      best.push(hit);
+    } else if (HigherFirst(hit, best.top())) {
+      best.pop();
+      best.push(hit);
+    }
+  }
+  std::vector<Hit> hits(best.size());
+  for (std::size_t i = hits.size(); i-- > 0;) {
+    hits[i] = best.top();
+    best.pop();
+  }
+  return hits;
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::SearchGraph(std::span<const float> query,
+                                                       std::size_t limit, std::size_t ef,
+                                                       const Filter* filter) const {
+  VisitedPool::Lease visited = visited_pool_.Borrow(graph_->node_count());
+  AcceptNode accept = [this, filter](NodeId node) {
+    return IsLive(node) && (filter == nullptr || (*filter)(node_labels_[node]));
+  };
+  NodeId entry = GreedyDescent(*graph_, query, 0);
+  std::vector<Candidate> nearest = BeamSearch(*graph_, query, entry, 0, ef, &accept, *visited);
+  if (nearest.size() > limit) nearest.resize(limit);
+  std::vector<Hit> hits;
+  hits.reserve(nearest.size());
+  for (const Candidate& candidate : nearest) {
+    hits.push_back(
+        {node_labels_[candidate.node], ScoreOf(options_.similarity, candidate.distance)});
+  }
+  std::sort(hits.begin(), hits.end(), HigherFirst);
+  return hits;
+}
+
+}  // namespace quarry::vector

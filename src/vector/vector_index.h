@@ -1,0 +1,84 @@
+// The in-memory vector index of one (search index, path): an HNSW graph over caller-labelled
+// vectors, answering the nearest vectors to a query by the index's similarity, with Atlas's
+// scores. It knows nothing of documents: the caller maps documents to labels.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <shared_mutex>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "vector/similarity.h"
+#include "vector/visited_set.h"
+
+namespace quarry::vector {
+
+class HnswGraph;
+
+// Thread-safe: any number of concurrent Search calls, and one writer (Upsert, Remove, Compact)
+// at a time, which waits for the searches and makes them wait.
+class VectorIndex {
+ public:
+  struct Options {
+    std::size_t dimensions;
+    Similarity similarity;
+    std::size_t max_edges = 16;             // HNSW M; Atlas allows 16..64
+    std::size_t num_edge_candidates = 100;  // HNSW efConstruction; Atlas allows 100..3200
+  };
+
+  struct Hit {
+    std::uint64_t label;
+    double score;  // 0..1, higher is nearer (see ScoreOf)
+  };
+
+  // Which labels a search may return; a null pointer admits all.
+  using Filter = std::function<bool(std::uint64_t)>;
+
+  explicit VectorIndex(Options options);
+  ~VectorIndex();
+  VectorIndex(const VectorIndex&) = delete;
+  VectorIndex& operator=(const VectorIndex&) = delete;
+
+  // Indexes `vector` under `label`, replacing the label's previous vector. Returns false and
+  // changes nothing when the vector cannot be indexed: its length is not `dimensions`, a value
+  // is NaN or infinite, or (cosine) it is all zeros and so has no direction.
+  bool Upsert(std::uint64_t label, std::span<const float> vector);
+  // Hides `label` from every later search (its node stays in the graph as a tombstone until
+  // Compact). No-op when the label is absent.
+  void Remove(std::uint64_t label);
+
+  std::size_t size() const;       // live vectors
+  double TombstoneShare() const;  // tombstones / graph nodes, 0 for an empty graph
+  // Rebuilds the graph from the live vectors only; answers stay the same. Searches wait for it.
+  void Compact();
+
+  // The best `limit` hits, highest score first (ties by label), among live labels that
+  // `filter` admits: min(limit, number of such labels) of them. `exact`: a scan of every
+  // admitted vector. Otherwise an HNSW search with a beam of max(num_candidates, limit), or a
+  // scan when the filter admits so few vectors that the graph would find too few of them.
+  // Fails with BadValue when the query's length is not `dimensions` or a value is not finite.
+  StatusWith<std::vector<Hit>> Search(std::span<const float> query, std::size_t limit,
+                                      std::size_t num_candidates, const Filter* filter,
+                                      bool exact) const;
+
+ private:
+  std::vector<Hit> ScanExact(std::span<const float> query, std::size_t limit,
+                             const Filter* filter) const;
+  std::vector<Hit> SearchGraph(std::span<const float> query, std::size_t limit, std::size_t ef,
+                               const Filter* filter) const;
+  bool IsLive(std::uint32_t node) const { return !tombstoned_[node]; }
+
+  Options options_;
+  mutable std::shared_mutex mutex_;
+  std::unique_ptr<HnswGraph> graph_;
+  std::vector<std::uint64_t> node_labels_;                          // per graph node
+  std::vector<bool> tombstoned_;                                    // per graph node
+  std::unordered_map<std::uint64_t, std::uint32_t> node_of_label_;  // live labels only
+  mutable VisitedPool visited_pool_;
+};
+
+}  // namespace quarry::vector

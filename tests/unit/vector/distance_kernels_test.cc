@@ -1,0 +1,56 @@
+// The portable and AVX2+FMA kernels agree with a naive loop on every length, including the
+// tails their unrolled loops leave.
+#include "vector/distance_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include "vector_test_util.h"
+
+namespace quarry::vector {
+namespace {
+
+struct Naive {
+  double dot = 0;
+  double squared_l2 = 0;
+};
+
+Naive NaiveKernels(const std::vector<float>& a, const std::vector<float>& b) {
+  Naive naive;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    naive.dot += double{a[i]} * b[i];
+    naive.squared_l2 += (double{a[i]} - b[i]) * (double{a[i]} - b[i]);
+  }
+  return naive;
+}
+
+using Kernel = float (*)(const float*, const float*, std::size_t);
+
+void ExpectAgreesWithNaive(Kernel dot, Kernel squared_l2) {
+  for (std::size_t length = 0; length <= 70; ++length) {
+    testing::Vectors pair = testing::RandomVectors(2, length, 1000 + length);
+    Naive naive = NaiveKernels(pair[0], pair[1]);
+    double tolerance = 1e-5 * (1.0 + static_cast<double>(length));
+    EXPECT_NEAR(dot(pair[0].data(), pair[1].data(), length), naive.dot, tolerance) << length;
+    EXPECT_NEAR(squared_l2(pair[0].data(), pair[1].data(), length), naive.squared_l2, tolerance)
+        << length;
+  }
+}
+
+TEST(DistanceKernelsTest, PortableKernelsAgreeWithNaiveLoop) {
+  ExpectAgreesWithNaive(kernels::DotProductPortable, kernels::SquaredL2Portable);
+}
+
+TEST(DistanceKernelsTest, Avx2FmaKernelsAgreeWithNaiveLoop) {
+  if (!kernels::CpuHasAvx2Fma()) GTEST_SKIP() << "this CPU has no AVX2+FMA";
+  ExpectAgreesWithNaive(kernels::DotProductAvx2Fma, kernels::SquaredL2Avx2Fma);
+}
+
+TEST(DistanceKernelsTest, DispatchedKernelsComputeHandValues) {
+  std::vector<float> a = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<float> b = {9, 8, 7, 6, 5, 4, 3, 2, 1};
+  EXPECT_FLOAT_EQ(DotProduct(a, b), 165.0f);
+  EXPECT_FLOAT_EQ(SquaredL2(a, b), 240.0f);
+}
+
+}  // namespace
+}  // namespace quarry::vector
