@@ -29,6 +29,13 @@ const IndexInfo* CollectionInfo::FindIndex(std::string_view index_name) const {
   return nullptr;
 }
 
+const SearchIndexInfo* CollectionInfo::FindSearchIndex(std::string_view key, bool by_id) const {
+  for (const SearchIndexInfo& index : search_indexes) {
+    if ((by_id ? index.id : index.name) == key) return &index;
+  }
+  return nullptr;
+}
+
 bson::Document CollectionInfo::ToBson() const {
   bson::DocumentBuilder b;
   b.AppendString("db", db);
@@ -46,6 +53,21 @@ bson::Document CollectionInfo::ToBson() const {
   }
   b.Close();
   b.AppendDate("created", created_ms);
+  if (!search_indexes.empty()) {
+    b.OpenArray("searchIndexes");
+    for (std::size_t i = 0; i < search_indexes.size(); ++i) {
+      const SearchIndexInfo& index = search_indexes[i];
+      b.OpenDocument(std::to_string(i));
+      b.AppendString("id", index.id);
+      b.AppendString("name", index.name);
+      b.AppendString("type", index.type);
+      b.AppendDocument("definition", index.definition);
+      b.AppendInt32("version", index.version);
+      b.AppendDate("defined", index.defined_ms);
+      b.Close();
+    }
+    b.Close();
+  }
   return std::move(b).Finish();
 }
 
@@ -100,6 +122,32 @@ StatusWith<CollectionInfo> CollectionInfo::FromBson(bson::DocumentView doc) {
     return Corrupt("the _id index of " + info.ns());
   }
   info.created_ms = created.type() == bson::Type::kDate ? created.Date() : 0;
+  bson::ValueView search_indexes = doc.Get("searchIndexes");
+  if (search_indexes.exists()) {
+    if (search_indexes.type() != bson::Type::kArray)
+      return Corrupt("searchIndexes of " + info.ns());
+    for (const bson::Element& element : search_indexes.Document()) {
+      if (element.value.type() != bson::Type::kDocument) {
+        return Corrupt("search index of " + info.ns());
+      }
+      bson::DocumentView entry = element.value.Document();
+      if (entry.Get("id").type() != bson::Type::kString ||
+          entry.Get("name").type() != bson::Type::kString ||
+          entry.Get("type").type() != bson::Type::kString ||
+          entry.Get("definition").type() != bson::Type::kDocument ||
+          entry.Get("version").type() != bson::Type::kInt32 ||
+          entry.Get("defined").type() != bson::Type::kDate) {
+        return Corrupt("search index of " + info.ns());
+      }
+      info.search_indexes.push_back(
+          {.id = std::string(entry.Get("id").String()),
+           .name = std::string(entry.Get("name").String()),
+           .type = std::string(entry.Get("type").String()),
+           .definition = bson::Document::Copy(entry.Get("definition").Document()),
+           .version = entry.Get("version").Int32(),
+           .defined_ms = entry.Get("defined").Date()});
+    }
+  }
   return info;
 }
 

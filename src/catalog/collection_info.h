@@ -47,6 +47,16 @@ struct IndexInfo {
   bool is_id_index() const { return name() == "_id_"; }
 };
 
+// An Atlas search index (createSearchIndexes): the definition as its last update gave it.
+struct SearchIndexInfo {
+  std::string id;    // 24 hex digits, fixed at creation
+  std::string name;  // unique among the collection's search indexes
+  std::string type;  // "search" or "vectorSearch"
+  bson::Document definition;
+  std::int32_t version = 0;     // latestDefinitionVersion.version: 0, then +1 per update
+  std::int64_t defined_ms = 0;  // latestDefinitionVersion.createdAt
+};
+
 // Locks of one collection, shared by every version of its catalog entry.
 struct CollectionLocks {
   // Held shared by a write from reading the index specs it maintains until it commits, and
@@ -64,6 +74,7 @@ struct CollectionInfo {
   bson::Document options;        // as given to create, minus create itself
   // The first is always the _id index {v: 2, key: {_id: 1}, name: "_id_"}.
   std::vector<IndexInfo> indexes;
+  std::vector<SearchIndexInfo> search_indexes;
   std::int64_t created_ms = 0;
   std::shared_ptr<CollectionLocks> locks = std::make_shared<CollectionLocks>();
 
@@ -71,11 +82,13 @@ struct CollectionInfo {
 
   // The index named `name`, or null.
   const IndexInfo* FindIndex(std::string_view name) const;
+  // The search index named `name` (or, with by_id, whose id is `name`), or null.
+  const SearchIndexInfo* FindSearchIndex(std::string_view name, bool by_id = false) const;
   // Whether a secondary index exists (ready or being built).
   bool has_secondary_indexes() const { return indexes.size() > 1; }
 
   // {db, name, uuid: BinData(4), id: Long, options, indexes: [{spec, id: Long, ready}],
-  //  created: Date}
+  //  created: Date[, searchIndexes: [{id, name, type, definition, version: Int, defined: Date}]]}
   bson::Document ToBson() const;
   // Fails with kInternalError when the entry is not one ToBson wrote.
   static StatusWith<CollectionInfo> FromBson(bson::DocumentView doc);

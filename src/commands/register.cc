@@ -18,6 +18,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterIndexCommands(registry);
   RegisterPlanCacheCommands(registry);
   RegisterAggregateCommands(registry);
+  RegisterSearchIndexCommands(registry);
   RegisterExplainCommand(registry);
   RegisterValidateCommand(registry);
 }

@@ -23,6 +23,7 @@ void RegisterPlanCacheCommands(CommandRegistry& registry);
 void RegisterExplainCommand(CommandRegistry& registry);
 void RegisterValidateCommand(CommandRegistry& registry);
 void RegisterAggregateCommands(CommandRegistry& registry);
+void RegisterSearchIndexCommands(CommandRegistry& registry);
 
 // Test hooks (configureFailPoint): only with --enableTestCommands.
 void RegisterTestCommands(CommandRegistry& registry);

@@ -24,6 +24,9 @@ class CursorManager;
 namespace quarry::changestream {
 class ChangeNotifier;
 }
+namespace quarry::vector {
+class SearchIndexRegistry;
+}
 
 namespace quarry::commands {
 
@@ -71,7 +74,8 @@ struct ServiceState {
   storage::Engine* engine = nullptr;
   catalog::Catalog* catalog = nullptr;
   cursors::CursorManager* cursors = nullptr;
-  changestream::ChangeNotifier* notifier = nullptr;  // wakes change-stream getMores
+  changestream::ChangeNotifier* notifier = nullptr;       // wakes change-stream getMores
+  vector::SearchIndexRegistry* search_indexes = nullptr;  // createSearchIndexes' indexes
   const CommandRegistry* registry = nullptr;
   SessionControl* sessions = nullptr;
   TestHooks* test_hooks = nullptr;  // only with --enableTestCommands

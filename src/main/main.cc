@@ -27,6 +27,7 @@
 #include "server/service.h"
 #include "storage/engine.h"
 #include "storage/oplog.h"
+#include "vector/search_index_registry.h"
 #include "wire/compression.h"
 
 namespace quarry::main {
@@ -141,6 +142,27 @@ void RunTtlPass(storage::Engine* engine, catalog::Catalog* catalog) {
   }
 }
 
+// Hands every collection's search-index definitions to the registry, which builds them.
+void DefineSearchIndexes(const catalog::Catalog& catalog, vector::SearchIndexRegistry& registry) {
+  for (const std::string& db : catalog.DatabaseNames()) {
+    for (const auto& info : catalog.ListCollections(db)) {
+      for (const catalog::SearchIndexInfo& index : info->search_indexes) {
+        StatusWith<vector::SearchIndexDefinition> definition =
+            vector::ParseSearchIndexDefinition(index.type, index.definition);
+        if (!definition.ok()) {
+          log::Write(log::Severity::kWarning, "QUERY", 7828400, "initandlisten",
+                     "Skipping a search index whose definition no longer parses",
+                     {{"ns", info->ns()},
+                      {"index", index.name},
+                      {"error", definition.status().ToString()}});
+          continue;
+        }
+        registry.Define(info->id, index.id, index.version, std::move(definition).value());
+      }
+    }
+  }
+}
+
 int Fatal(std::string_view message, const Status& status) {
   log::Write(log::Severity::kFatal, "CONTROL", 20574, "initandlisten", message,
              {{"error", status.ToString()}});
@@ -192,6 +214,10 @@ int Run(int argc, char** argv) {
   engine.value()->pipeline().AddObserver(&retention);
   Status loaded = retention.Load(engine.value()->oplog());
   if (!loaded.ok()) return Fatal("cannot read the oplog", loaded);
+  // Search indexes live in memory: each is built again from its collection, in the background.
+  vector::SearchIndexRegistry search_indexes(&engine.value()->records());
+  engine.value()->pipeline().AddObserver(&search_indexes);
+  DefineSearchIndexes(*catalog.value(), search_indexes);
 
   commands::ServiceState state;
   state.config.port = options.port;
@@ -211,6 +237,7 @@ int Run(int argc, char** argv) {
   state.catalog = catalog.value().get();
   state.cursors = &cursors;
   state.notifier = &notifier;
+  state.search_indexes = &search_indexes;
   storage::Oplog* oplog = &engine.value()->oplog();
   state.cluster_time = [oplog] { return oplog->LatestTimestamp(); };
   state.oplog_trimmed_before = [&retention] { return retention.TrimmedBefore(); };
@@ -257,6 +284,8 @@ int Run(int argc, char** argv) {
   // Parked change-stream getMores are answered (empty) before the storage engine closes.
   engine.value()->pipeline().RemoveObserver(&notifier);
   engine.value()->pipeline().RemoveObserver(&retention);
+  engine.value()->pipeline().RemoveObserver(&search_indexes);
+  search_indexes.Shutdown();
   notifier.Shutdown();
   cursors.KillAll();
   Status closed = engine.value()->Close();

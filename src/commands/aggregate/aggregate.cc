@@ -21,6 +21,7 @@
 #include "commands/explain/explainers.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/search/search_indexes.h"
 #include "commands/session_control.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
@@ -38,8 +39,7 @@ Status CheckUnsupportedStages(bson::DocumentView stages) {
   for (const bson::Element& e : stages) {
     if (e.value.type() != bson::Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
-    if (name == "$vectorSearch" || name == "$search" || name == "$searchMeta" ||
-        name == "$listSearchIndexes") {
+    if (name == "$search" || name == "$searchMeta") {
       return Status(ErrorCode::kCommandNotSupported,
                     std::string(name) + " is not supported by this version of Quarry yet");
     }
@@ -77,14 +77,15 @@ std::vector<bson::Document> LocalSessions(const ServiceState& state) {
   return docs;
 }
 
-// $currentOp, $indexStats and $planCacheStats read server state, so they must come first
-// (mongod's 40602).
+// $currentOp, $indexStats, $planCacheStats and the search stages read server state, so they
+// must come first (mongod's 40602).
 Status CheckSourceStagePositions(bson::DocumentView stages) {
   bool first = true;
   for (const bson::Element& e : stages) {
     if (std::exchange(first, false) || e.value.type() != bson::Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
-    if (name == "$currentOp" || name == "$indexStats" || name == "$planCacheStats") {
+    if (name == "$currentOp" || name == "$indexStats" || name == "$planCacheStats" ||
+        name == "$vectorSearch" || name == "$listSearchIndexes") {
       return Status(static_cast<ErrorCode>(40602),
                     std::string(name) + " is only valid as the first stage in a pipeline");
     }
@@ -163,13 +164,17 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   bool local_sessions = FirstStageName(stages) == "$listLocalSessions";
   const bool index_stats = FirstStageName(stages) == "$indexStats";
   const bool plan_cache_stats = FirstStageName(stages) == "$planCacheStats";
-  if ((index_stats || plan_cache_stats) && target.type() != bson::Type::kString) {
+  const bool list_search_indexes = FirstStageName(stages) == "$listSearchIndexes";
+  const bool vector_search = FirstStageName(stages) == "$vectorSearch";
+  const bool collection_source =
+      index_stats || plan_cache_stats || list_search_indexes || vector_search;
+  if (collection_source && target.type() != bson::Type::kString) {
     return Status(ErrorCode::kInvalidNamespace, std::string(FirstStageName(stages)) +
                                                     " must be run against a collection, not "
                                                     "with {aggregate: 1}");
   }
-  bson::ValueView source_argument;  // $indexStats' or $planCacheStats'
-  if (index_stats || plan_cache_stats) {
+  bson::ValueView source_argument;  // the collection source stage's
+  if (collection_source) {
     source_argument = stages.begin()->value.Document().Get(FirstStageName(stages));
   }
   std::optional<CurrentOpOptions> current_op;
@@ -182,7 +187,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
         current_op, ParseCurrentOpStage(stages.begin()->value.Document().Get("$currentOp")));
   }
   bson::Document rest_of_pipeline;
-  if (local_sessions || current_op.has_value() || index_stats || plan_cache_stats) {
+  if (local_sessions || current_op.has_value() || collection_source) {
     bson::ArrayBuilder rest;
     bool first = true;
     for (const bson::Element& e : stages) {
@@ -204,8 +209,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   std::string ns = coll.empty() ? request.db + ".$cmd.aggregate" : request.db + "." + coll;
 
   // After a source stage, the rest of the pipeline reads its documents, not the collection.
-  const bool reads_collection =
-      !local_sessions && !current_op.has_value() && !index_stats && !plan_cache_stats;
+  const bool reads_collection = !local_sessions && !current_op.has_value() && !collection_source;
   if (!coll.empty() && reads_collection && IsCollStatsPipeline(stages)) {
     QUARRY_ASSIGN_OR_RETURN(query::Batch batch, CollStatsBatch(ctx, request.db, coll));
     return BuildCursorReply("firstBatch", batch, 0, ns);
@@ -258,6 +262,12 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
                             PlanCacheStatsDocuments(ctx, request.db, coll, source_argument));
     input = query::StreamOfDocuments(std::move(docs));
+  } else if (list_search_indexes) {
+    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
+                            ListSearchIndexesDocuments(ctx, request.db, coll, source_argument));
+    input = query::StreamOfDocuments(std::move(docs));
+  } else if (vector_search) {
+    QUARRY_ASSIGN_OR_RETURN(input, VectorSearchDocuments(ctx, request.db, coll, source_argument));
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {

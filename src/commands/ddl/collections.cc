@@ -11,8 +11,10 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
 #include "query/match/matcher.h"
+#include "vector/search_index_registry.h"
 
 namespace quarry::commands {
 namespace {
@@ -67,11 +69,19 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
   return bson::Document();
 }
 
+// A dropped collection's search indexes leave memory with it.
+void ForgetSearchIndexes(CommandContext& ctx, const catalog::CollectionInfo* dropped) {
+  if (dropped != nullptr && ctx.service().search_indexes != nullptr) {
+    ctx.service().search_indexes->DropCollection(dropped->id);
+  }
+}
+
 StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   QUARRY_RETURN_IF_ERROR(args.Finish());
   std::string ns = request.db + "." + coll;
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(request.db, coll);
   StatusWith<int> dropped = ctx.catalog().DropCollection(request.db, coll, DdlOptionsFor(ctx));
   if (!dropped.ok()) {
     // mongod 7.0 answers ok for a collection that does not exist.
@@ -79,6 +89,7 @@ StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) 
     return dropped.status();
   }
   ctx.cursors().KillNamespace(ns);
+  ForgetSearchIndexes(ctx, info.get());
   bson::DocumentBuilder b;
   b.AppendInt32("nIndexesWas", dropped.value());
   b.AppendString("ns", ns);
@@ -88,11 +99,12 @@ StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) 
 StatusWith<bson::Document> RunDropDatabase(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  for (const auto& info : ctx.catalog().ListCollections(request.db)) {
-    ctx.cursors().KillNamespace(info->ns());
-  }
+  std::vector<std::shared_ptr<const catalog::CollectionInfo>> collections =
+      ctx.catalog().ListCollections(request.db);
+  for (const auto& info : collections) ctx.cursors().KillNamespace(info->ns());
   QUARRY_ASSIGN_OR_RETURN(int dropped, ctx.catalog().DropDatabase(request.db, DdlOptionsFor(ctx)));
   (void)dropped;
+  for (const auto& info : collections) ForgetSearchIndexes(ctx, info.get());
   bson::DocumentBuilder b;
   b.AppendString("dropped", request.db);
   return std::move(b).Finish();
@@ -122,8 +134,11 @@ StatusWith<bson::Document> RunRenameCollection(CommandContext& ctx, const Reques
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_ASSIGN_OR_RETURN(auto source, SplitNamespace(from, "renameCollection"));
   QUARRY_ASSIGN_OR_RETURN(auto target, SplitNamespace(to, "to"));
+  std::shared_ptr<const catalog::CollectionInfo> replaced =
+      ctx.catalog().Find(target.first, target.second);
   QUARRY_RETURN_IF_ERROR(ctx.catalog().RenameCollection(
       source.first, source.second, target.first, target.second, drop_target, DdlOptionsFor(ctx)));
+  ForgetSearchIndexes(ctx, replaced.get());
   ctx.cursors().KillNamespace(source.first + "." + source.second);
   return bson::Document();
 }

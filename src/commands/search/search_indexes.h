@@ -1,0 +1,32 @@
+// The aggregation source stages of Atlas search: $listSearchIndexes and $vectorSearch. Each
+// must be a pipeline's first stage; its documents become the input of the stages after it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "commands/command_context.h"
+#include "query/pipeline/pipeline.h"
+
+namespace quarry::commands {
+
+// Checks $listSearchIndexes' argument ({}, {name} or {id}) and returns one document per search
+// index of db.coll: {id, name, type, status, queryable, latestDefinitionVersion,
+// latestDefinition, statusDetail}. None when the collection does not exist.
+StatusWith<std::vector<bson::Document>> ListSearchIndexesDocuments(CommandContext& ctx,
+                                                                   const std::string& db,
+                                                                   const std::string& coll,
+                                                                   bson::ValueView argument);
+
+// Parses $vectorSearch's argument and runs it on db.coll: the stored documents nearest to the
+// query vector, best first, each with {$meta: "vectorSearchScore"}. An unknown index or a
+// missing collection gives no documents, as Atlas does.
+StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(CommandContext& ctx,
+                                                                         const std::string& db,
+                                                                         const std::string& coll,
+                                                                         bson::ValueView argument);
+
+}  // namespace quarry::commands

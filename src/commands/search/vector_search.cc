@@ -1,0 +1,202 @@
+// $vectorSearch: parse, check against the index's definition, search, fetch the documents.
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/collection_info.h"
+#include "commands/search/search_indexes.h"
+#include "commands/search/vector_search_filter.h"
+#include "commands/service_state.h"
+#include "query/match/matcher.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
+#include "vector/search_index_registry.h"
+
+namespace quarry::commands {
+namespace {
+
+constexpr std::int64_t kMaxCandidates = 10000;
+
+struct VectorSearchSpec {
+  std::string index = "default";
+  std::string path;
+  std::vector<float> query_vector;
+  std::int64_t limit = 0;
+  std::optional<std::int64_t> num_candidates;
+  bool exact = false;
+  std::optional<bson::DocumentView> filter;
+};
+
+Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
+
+StatusWith<std::int64_t> WholeNumber(bson::ValueView value, std::string_view field) {
+  if (value.IsNumber() && value.type() != bson::Type::kDecimal128) {
+    const double d = value.AsDouble();
+    if (std::isfinite(d) && std::floor(d) == d) return value.AsInt64();
+  }
+  return Status(ErrorCode::kTypeMismatch,
+                "$vectorSearch." + std::string(field) + " must be an integer");
+}
+
+StatusWith<std::vector<float>> QueryVector(bson::ValueView value) {
+  if (value.type() == bson::Type::kBinary) {
+    return Status(ErrorCode::kNotImplemented,
+                  "a BinData queryVector is not supported by Quarry yet; send an array of numbers");
+  }
+  if (value.type() != bson::Type::kArray) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "$vectorSearch.queryVector must be an array of numbers");
+  }
+  std::vector<float> out;
+  for (const bson::Element& e : value.Document()) {
+    if (!e.value.IsNumber() || e.value.type() == bson::Type::kDecimal128 ||
+        !std::isfinite(e.value.AsDouble())) {
+      return Status(ErrorCode::kTypeMismatch,
+                    "$vectorSearch.queryVector must be an array of finite numbers");
+    }
+    out.push_back(static_cast<float>(e.value.AsDouble()));
+  }
+  if (out.empty()) return Bad("$vectorSearch.queryVector must not be empty");
+  return out;
+}
+
+StatusWith<VectorSearchSpec> ParseSpec(bson::ValueView argument) {
+  if (argument.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kTypeMismatch, "$vectorSearch must be given a document");
+  }
+  VectorSearchSpec spec;
+  bool has_limit = false, has_vector = false;
+  for (const bson::Element& e : argument.Document()) {
+    if (e.key == "index" || e.key == "path") {
+      if (e.value.type() != bson::Type::kString) {
+        return Status(ErrorCode::kTypeMismatch,
+                      "$vectorSearch." + std::string(e.key) + " must be a string");
+      }
+      (e.key == "index" ? spec.index : spec.path) = std::string(e.value.String());
+    } else if (e.key == "queryVector") {
+      QUARRY_ASSIGN_OR_RETURN(spec.query_vector, QueryVector(e.value));
+      has_vector = true;
+    } else if (e.key == "limit") {
+      QUARRY_ASSIGN_OR_RETURN(spec.limit, WholeNumber(e.value, "limit"));
+      has_limit = true;
+    } else if (e.key == "numCandidates") {
+      QUARRY_ASSIGN_OR_RETURN(spec.num_candidates, WholeNumber(e.value, "numCandidates"));
+    } else if (e.key == "exact") {
+      if (e.value.type() != bson::Type::kBool) {
+        return Status(ErrorCode::kTypeMismatch, "$vectorSearch.exact must be a boolean");
+      }
+      spec.exact = e.value.Bool();
+    } else if (e.key == "filter") {
+      if (e.value.type() != bson::Type::kDocument) {
+        return Status(ErrorCode::kTypeMismatch, "$vectorSearch.filter must be a document");
+      }
+      spec.filter = e.value.Document();
+    } else if (e.key == "nestedOptions" || e.key == "parentFilter") {
+      return Status(ErrorCode::kNotImplemented,
+                    "$vectorSearch." + std::string(e.key) + " is not supported by Quarry yet");
+    } else {
+      return Status(ErrorCode::kLocation40415,
+                    "BSON field '$vectorSearch." + std::string(e.key) + "' is an unknown field.");
+    }
+  }
+  if (spec.path.empty()) return Bad("$vectorSearch.path is required");
+  if (!has_vector) return Bad("$vectorSearch.queryVector is required");
+  if (!has_limit) return Bad("$vectorSearch.limit is required");
+  if (spec.limit <= 0) {
+    return Status(static_cast<ErrorCode>(7912700), "$vectorSearch limit must be positive");
+  }
+  if (spec.exact) {
+    if (spec.num_candidates.has_value()) {
+      return Bad("$vectorSearch.numCandidates is not allowed with exact: true");
+    }
+  } else {
+    if (!spec.num_candidates.has_value()) {
+      return Bad("$vectorSearch.numCandidates is required for approximate vector search");
+    }
+    if (*spec.num_candidates > kMaxCandidates) {
+      return Bad("$vectorSearch.numCandidates must be at most 10000");
+    }
+    if (*spec.num_candidates < spec.limit) {
+      return Bad("$vectorSearch.numCandidates must be greater than or equal to limit");
+    }
+  }
+  return spec;
+}
+
+// The documents in score order, each with its score as metadata.
+class ScoredDocuments final : public query::DocumentStream {
+ public:
+  explicit ScoredDocuments(std::vector<std::pair<bson::Document, double>> docs)
+      : docs_(std::move(docs)) {}
+  StatusWith<bool> Next(bson::Document* out) override {
+    if (next_ >= docs_.size()) return false;
+    *out = std::move(docs_[next_].first);
+    metadata_.values["vectorSearchScore"] = query::Value::Double(docs_[next_].second);
+    ++next_;
+    return true;
+  }
+  const query::DocumentMetadata& metadata() const override { return metadata_; }
+
+ private:
+  std::vector<std::pair<bson::Document, double>> docs_;
+  std::size_t next_ = 0;
+  query::DocumentMetadata metadata_;
+};
+
+}  // namespace
+
+StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(CommandContext& ctx,
+                                                                         const std::string& db,
+                                                                         const std::string& coll,
+                                                                         bson::ValueView argument) {
+  QUARRY_ASSIGN_OR_RETURN(VectorSearchSpec spec, ParseSpec(argument));
+  std::vector<std::pair<bson::Document, double>> found;
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(db, coll);
+  const catalog::SearchIndexInfo* index =
+      info != nullptr ? info->FindSearchIndex(spec.index) : nullptr;
+  vector::SearchIndexRegistry* registry = ctx.service().search_indexes;
+  if (index == nullptr || registry == nullptr) {
+    return std::unique_ptr<query::DocumentStream>(
+        std::make_unique<ScoredDocuments>(std::move(found)));
+  }
+  QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexDefinition definition,
+                          vector::ParseSearchIndexDefinition(index->type, index->definition));
+  const vector::VectorFieldDefinition* field = definition.FindVector(spec.path);
+  if (field == nullptr) {
+    return Bad("Path '" + spec.path + "' needs to be indexed as vector in index '" + spec.index +
+               "'");
+  }
+  if (spec.query_vector.size() != field->dimensions) {
+    return Bad("queryVector has " + std::to_string(spec.query_vector.size()) +
+               " dimensions but the index field '" + spec.path + "' has " +
+               std::to_string(field->dimensions));
+  }
+  std::optional<query::Matcher> filter;
+  if (spec.filter.has_value()) {
+    QUARRY_RETURN_IF_ERROR(CheckVectorSearchFilter(*spec.filter, definition));
+    QUARRY_ASSIGN_OR_RETURN(filter, query::Matcher::Parse(*spec.filter));
+  }
+  vector::VectorQuery query;
+  query.index_id = index->id;
+  query.path = spec.path;
+  query.vector = std::move(spec.query_vector);
+  query.limit = static_cast<std::size_t>(spec.limit);
+  query.num_candidates = static_cast<std::size_t>(spec.num_candidates.value_or(spec.limit));
+  query.exact = spec.exact;
+  query.filter = filter.has_value() ? &*filter : nullptr;
+  QUARRY_ASSIGN_OR_RETURN(std::vector<vector::VectorMatch> matches,
+                          registry->Search(info->id, query));
+  for (const vector::VectorMatch& match : matches) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
+                            ctx.engine().records().FindByIdKey(info->id, match.id_key));
+    // Deleted since the index answered: fewer than `limit` documents is what Atlas gives too.
+    if (doc.has_value()) found.emplace_back(std::move(*doc), match.score);
+  }
+  return std::unique_ptr<query::DocumentStream>(
+      std::make_unique<ScoredDocuments>(std::move(found)));
+}
+
+}  // namespace quarry::commands

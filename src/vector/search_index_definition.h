@@ -1,0 +1,42 @@
+// The definition of an Atlas search index, as createSearchIndexes and updateSearchIndex give
+// it, checked and reduced to what an in-memory vector index needs. Two forms are accepted:
+//   type "vectorSearch": {fields: [{type: "vector", path, numDimensions, similarity, ...},
+//                                  {type: "filter", path}, ...]}
+//   type "search" (the older form): {mappings: {dynamic, fields: {<name>: {type: "knnVector",
+//                                    dimensions, similarity} | {type: "token" | ...}}}}
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+
+namespace quarry::vector {
+
+struct VectorFieldDefinition {
+  std::string path;
+  std::size_t dimensions = 0;
+  std::string similarity;                 // "euclidean", "cosine" or "dotProduct"
+  bool exact_only = false;                // indexingMethod "flat": every query scans
+  std::size_t max_edges = 16;             // hnswOptions.maxEdges
+  std::size_t num_edge_candidates = 100;  // hnswOptions.numEdgeCandidates
+};
+
+struct SearchIndexDefinition {
+  std::vector<VectorFieldDefinition> vectors;
+  std::vector<std::string> filter_paths;
+
+  const VectorFieldDefinition* FindVector(std::string_view path) const;
+  bool IsFilterPath(std::string_view path) const;
+};
+
+// Checks `definition` for an index of `type` ("vectorSearch" or "search"). Errors are BadValue
+// naming the offending field, or NotImplemented for what Quarry does not do yet (quantization,
+// nestedRoot, full-text mappings).
+StatusWith<SearchIndexDefinition> ParseSearchIndexDefinition(std::string_view type,
+                                                             bson::DocumentView definition);
+
+}  // namespace quarry::vector

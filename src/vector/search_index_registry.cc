@@ -1,0 +1,301 @@
+#include "vector/search_index_registry.h"
+
+#include <cmath>
+#include <functional>
+#include <unordered_set>
+#include <utility>
+
+#include "bson/builder.h"
+#include "storage/record_store.h"
+#include "vector/document_vectors.h"
+#include "vector/similarity.h"
+#include "vector/vector_index.h"
+
+namespace quarry::vector {
+
+// Labels number the documents an index has seen; a label is never reused within one version.
+struct SearchIndexRegistry::Built {
+  std::int32_t version = 0;
+  SearchIndexDefinition definition;
+
+  mutable std::shared_mutex mu;  // guards everything below; the graphs lock themselves too
+  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> graphs;  // by vector path
+  std::unordered_map<std::string, std::uint64_t> label_of;  // record id key -> label
+  std::vector<std::string> id_key_of;                       // label -> record id key
+  std::vector<bson::Document> filter_values;                // label -> the filter fields' values
+  // While building: records a commit changed, which the collection scan must not overwrite
+  // with what it read before.
+  std::unordered_set<std::string> changed_during_build;
+  bool building = true;
+  std::string failure;
+};
+
+struct SearchIndexRegistry::Entry {
+  std::shared_ptr<Built> serving;  // null until the first version is built
+  std::shared_ptr<Built> next;     // being built; null when none
+};
+
+struct SearchIndexRegistry::Pending {
+  storage::CollectionId collection = 0;
+  std::shared_ptr<Built> built;
+};
+
+const char* BuildStatusName(BuildStatus status) {
+  switch (status) {
+    case BuildStatus::kPending:
+      return "PENDING";
+    case BuildStatus::kBuilding:
+      return "BUILDING";
+    case BuildStatus::kReady:
+      return "READY";
+    case BuildStatus::kFailed:
+      return "FAILED";
+  }
+  return "FAILED";
+}
+
+namespace {
+
+std::shared_ptr<SearchIndexRegistry::Built> MakeBuilt(std::int32_t version,
+                                                      SearchIndexDefinition definition) {
+  auto built = std::make_shared<SearchIndexRegistry::Built>();
+  built->version = version;
+  for (const VectorFieldDefinition& field : definition.vectors) {
+    VectorIndex::Options options;
+    options.dimensions = field.dimensions;
+    options.similarity = *ParseSimilarity(field.similarity);
+    options.max_edges = field.max_edges;
+    options.num_edge_candidates = field.num_edge_candidates;
+    built->graphs.emplace(field.path, std::make_unique<VectorIndex>(options));
+  }
+  built->definition = std::move(definition);
+  return built;
+}
+
+// Stores, removes or moves one record in one version. REQUIRES: built.mu held exclusively.
+void Apply(SearchIndexRegistry::Built& built, const std::string& id_key,
+           const bson::DocumentView* document) {
+  auto known = built.label_of.find(id_key);
+  if (document == nullptr) {
+    if (known == built.label_of.end()) return;
+    for (auto& [path, graph] : built.graphs) graph->Remove(known->second);
+    built.filter_values[known->second] = bson::Document();
+    built.id_key_of[known->second].clear();
+    built.label_of.erase(known);
+    return;
+  }
+  std::uint64_t label;
+  if (known != built.label_of.end()) {
+    label = known->second;
+  } else {
+    label = built.id_key_of.size();
+    built.label_of.emplace(id_key, label);
+    built.id_key_of.push_back(id_key);
+    built.filter_values.emplace_back();
+  }
+  for (auto& [path, graph] : built.graphs) {
+    std::optional<std::vector<float>> values = VectorAt(*document, path);
+    // A document without a usable vector is simply not in that graph.
+    if (!values.has_value() || !graph->Upsert(label, *values)) graph->Remove(label);
+  }
+  built.filter_values[label] = FilterFieldsOf(*document, built.definition.filter_paths);
+}
+
+}  // namespace
+
+SearchIndexRegistry::SearchIndexRegistry(const storage::RecordStore* records)
+    : records_(records), builder_([this] { RunBuilds(); }) {}
+
+SearchIndexRegistry::~SearchIndexRegistry() { Shutdown(); }
+
+void SearchIndexRegistry::Shutdown() {
+  {
+    std::lock_guard lock(queue_mu_);
+    if (stopping_ && !builder_.joinable()) return;
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  if (builder_.joinable()) builder_.join();
+}
+
+void SearchIndexRegistry::Define(storage::CollectionId collection, const std::string& index_id,
+                                 std::int32_t version, SearchIndexDefinition definition) {
+  std::shared_ptr<Built> built = MakeBuilt(version, std::move(definition));
+  {
+    std::unique_lock lock(mu_);
+    std::shared_ptr<Entry>& entry = indexes_[collection][index_id];
+    if (entry == nullptr) entry = std::make_shared<Entry>();
+    const std::int32_t newest =
+        entry->next ? entry->next->version : (entry->serving ? entry->serving->version : -1);
+    if (version <= newest) return;
+    // Registered before its scan starts, so every commit from now on reaches it.
+    entry->next = built;
+  }
+  {
+    std::lock_guard lock(queue_mu_);
+    if (stopping_) return;
+    queue_.push_back(std::make_shared<Pending>(Pending{collection, built}));
+  }
+  queue_cv_.notify_one();
+}
+
+void SearchIndexRegistry::Drop(storage::CollectionId collection, const std::string& index_id) {
+  std::unique_lock lock(mu_);
+  auto it = indexes_.find(collection);
+  if (it == indexes_.end()) return;
+  it->second.erase(index_id);
+  if (it->second.empty()) indexes_.erase(it);
+}
+
+void SearchIndexRegistry::DropCollection(storage::CollectionId collection) {
+  std::unique_lock lock(mu_);
+  indexes_.erase(collection);
+}
+
+SearchIndexState SearchIndexRegistry::State(storage::CollectionId collection,
+                                            const std::string& index_id) const {
+  std::shared_lock lock(mu_);
+  SearchIndexState state;
+  auto it = indexes_.find(collection);
+  if (it == indexes_.end()) return state;
+  auto entry = it->second.find(index_id);
+  if (entry == it->second.end()) return state;
+  const Entry& e = *entry->second;
+  state.queryable = e.serving != nullptr;
+  if (e.next == nullptr) {
+    state.status = e.serving ? BuildStatus::kReady : BuildStatus::kPending;
+    return state;
+  }
+  std::shared_lock built_lock(e.next->mu);
+  if (!e.next->failure.empty()) {
+    state.status = BuildStatus::kFailed;
+    state.message = e.next->failure;
+  } else {
+    state.status = BuildStatus::kBuilding;
+  }
+  return state;
+}
+
+StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::CollectionId collection,
+                                                                 const VectorQuery& query) const {
+  std::shared_ptr<Built> serving;
+  {
+    std::shared_lock lock(mu_);
+    auto it = indexes_.find(collection);
+    if (it == indexes_.end()) return std::vector<VectorMatch>();
+    auto entry = it->second.find(query.index_id);
+    if (entry == it->second.end()) return std::vector<VectorMatch>();
+    serving = entry->second->serving;
+  }
+  if (serving == nullptr) return std::vector<VectorMatch>();
+  std::shared_lock lock(serving->mu);
+  auto graph = serving->graphs.find(query.path);
+  if (graph == serving->graphs.end()) return std::vector<VectorMatch>();
+  const VectorFieldDefinition* field = serving->definition.FindVector(query.path);
+  std::function<bool(std::uint64_t)> admits = [&](std::uint64_t label) {
+    return label < serving->filter_values.size() &&
+           query.filter->Matches(serving->filter_values[label].view());
+  };
+  QUARRY_ASSIGN_OR_RETURN(
+      std::vector<VectorIndex::Hit> hits,
+      graph->second->Search(query.vector, query.limit, query.num_candidates,
+                            query.filter != nullptr ? &admits : nullptr,
+                            query.exact || (field != nullptr && field->exact_only)));
+  std::vector<VectorMatch> matches;
+  matches.reserve(hits.size());
+  for (const VectorIndex::Hit& hit : hits) {
+    if (hit.label >= serving->id_key_of.size() || serving->id_key_of[hit.label].empty()) continue;
+    matches.push_back({serving->id_key_of[hit.label], hit.score});
+  }
+  return matches;
+}
+
+void SearchIndexRegistry::OnCommit(const storage::CommittedBatch& batch) {
+  std::shared_lock lock(mu_);
+  if (indexes_.empty()) return;
+  for (const storage::CommittedEntry& committed : batch.entries) {
+    if (committed.collection == 0) continue;
+    auto it = indexes_.find(committed.collection);
+    if (it == indexes_.end()) continue;
+    bson::ValueView op = committed.entry.Get("op");
+    bson::ValueView o = committed.entry.Get("o");
+    if (op.type() != bson::Type::kString || o.type() != bson::Type::kDocument) continue;
+    const bool removed = op.String() == "d";
+    bson::DocumentView document = o.Document();
+    const std::string id_key = storage::EncodeIdKey(document.Get("_id"));
+    for (auto& [index_id, entry] : it->second) {
+      for (const std::shared_ptr<Built>& built : {entry->serving, entry->next}) {
+        if (built == nullptr) continue;
+        std::unique_lock built_lock(built->mu);
+        if (built->building) built->changed_during_build.insert(id_key);
+        Apply(*built, id_key, removed ? nullptr : &document);
+      }
+    }
+  }
+}
+
+void SearchIndexRegistry::RunBuilds() {
+  for (;;) {
+    std::shared_ptr<Pending> pending;
+    {
+      std::unique_lock lock(queue_mu_);
+      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      pending = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    Build(pending->built, pending->collection);
+  }
+}
+
+void SearchIndexRegistry::Build(const std::shared_ptr<Built>& built,
+                                storage::CollectionId collection) {
+  // Still wanted? A drop or a newer definition may have replaced it while it waited.
+  auto still_next = [&] {
+    std::shared_lock lock(mu_);
+    for (auto& [collection_id, entries] : indexes_) {
+      if (collection_id != collection) continue;
+      for (auto& [index_id, entry] : entries) {
+        if (entry->next == built) return true;
+      }
+    }
+    return false;
+  };
+  if (!still_next()) return;
+  std::unique_ptr<storage::RecordCursor> cursor = records_->Scan(collection);
+  std::size_t scanned = 0;
+  for (; cursor->Valid(); cursor->Next()) {
+    const std::string id_key(cursor->id_key());
+    bson::DocumentView document = cursor->document();
+    {
+      std::unique_lock lock(built->mu);
+      if (!built->changed_during_build.contains(id_key)) Apply(*built, id_key, &document);
+    }
+    if (++scanned % 1024 == 0) {
+      {
+        std::lock_guard lock(queue_mu_);
+        if (stopping_) return;
+      }
+      if (!still_next()) return;
+    }
+  }
+  if (!cursor->status().ok()) {
+    std::unique_lock lock(built->mu);
+    built->failure = cursor->status().reason();
+    return;
+  }
+  std::unique_lock lock(mu_);
+  for (auto& [collection_id, entries] : indexes_) {
+    if (collection_id != collection) continue;
+    for (auto& [index_id, entry] : entries) {
+      if (entry->next != built) continue;
+      std::unique_lock built_lock(built->mu);
+      built->building = false;
+      built->changed_during_build.clear();
+      entry->serving = built;
+      entry->next = nullptr;
+    }
+  }
+}
+
+}  // namespace quarry::vector

@@ -1,0 +1,100 @@
+// Every search index of every collection, in memory: the vector graphs, the values of each
+// indexed document's filter fields, and the build state $listSearchIndexes reports. It is a
+// commit observer: each committed chunk updates the indexes of its collections before the
+// write is acknowledged, so the next query sees it. Indexes are built in a background thread
+// from the collection's records; until then they are BUILDING and answer no query.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "query/match/matcher.h"
+#include "storage/commit_pipeline.h"
+#include "storage/record_store.h"
+#include "vector/search_index_definition.h"
+
+namespace quarry::vector {
+
+enum class BuildStatus { kPending, kBuilding, kReady, kFailed };
+const char* BuildStatusName(BuildStatus status);
+
+struct SearchIndexState {
+  BuildStatus status = BuildStatus::kPending;
+  bool queryable = false;  // a version of the index answers queries (also while a newer builds)
+  std::string message;     // why it FAILED
+};
+
+struct VectorQuery {
+  std::string index_id;
+  std::string path;
+  std::vector<float> vector;
+  std::size_t limit = 0;
+  std::size_t num_candidates = 0;
+  bool exact = false;
+  const query::Matcher* filter = nullptr;  // on the index's filter fields; null: none
+};
+
+struct VectorMatch {
+  std::string id_key;  // the record's encoded _id (storage::EncodeIdKey)
+  double score = 0;
+};
+
+class SearchIndexRegistry : public storage::CommitObserver {
+ public:
+  explicit SearchIndexRegistry(const storage::RecordStore* records);
+  ~SearchIndexRegistry() override;
+  SearchIndexRegistry(const SearchIndexRegistry&) = delete;
+  SearchIndexRegistry& operator=(const SearchIndexRegistry&) = delete;
+
+  // Starts building version `version` of index `index_id` of `collection` from its records.
+  // A version that is already defined or older is ignored; a newer one replaces the serving
+  // one once it is built.
+  void Define(storage::CollectionId collection, const std::string& index_id, std::int32_t version,
+              SearchIndexDefinition definition);
+  void Drop(storage::CollectionId collection, const std::string& index_id);
+  void DropCollection(storage::CollectionId collection);
+
+  SearchIndexState State(storage::CollectionId collection, const std::string& index_id) const;
+
+  // The `limit` best matches, best first. An index that is unknown or not yet queryable gives
+  // none (as Atlas answers an unknown index); a query vector of the wrong length is BadValue.
+  StatusWith<std::vector<VectorMatch>> Search(storage::CollectionId collection,
+                                              const VectorQuery& query) const;
+
+  void OnCommit(const storage::CommittedBatch& batch) override;
+
+  // Stops the build thread; Define and OnCommit are then no-ops. Idempotent.
+  void Shutdown();
+
+  struct Built;    // one version of one index, ready or being built
+  struct Entry;    // one index: its serving version and the one being built
+  struct Pending;  // a build waiting for the thread
+
+ private:
+  void RunBuilds();
+  void Build(const std::shared_ptr<Built>& built, storage::CollectionId collection);
+
+  const storage::RecordStore* records_;
+  mutable std::shared_mutex mu_;
+  // collection -> index id -> entry; guarded by mu_.
+  std::unordered_map<storage::CollectionId, std::map<std::string, std::shared_ptr<Entry>>> indexes_;
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::shared_ptr<Pending>> queue_;  // guarded by queue_mu_
+  bool stopping_ = false;                       // guarded by queue_mu_
+  std::thread builder_;
+};
+
+}  // namespace quarry::vector

@@ -1,0 +1,304 @@
+"""Atlas Vector Search's API against a real quarryd: search-index commands, $listSearchIndexes
+and $vectorSearch, checked against brute force computed here."""
+import math
+import random
+import re
+import time
+
+import pytest
+from pymongo.errors import OperationFailure
+
+DIMS = 8
+
+
+def rand_vector(rng, dims=DIMS):
+    return [rng.uniform(-1, 1) for _ in range(dims)]
+
+
+def normalized(v):
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def score(similarity, q, v):
+    if similarity == "euclidean":
+        return 1 / (1 + sum((a - b) ** 2 for a, b in zip(q, v)))
+    dot = sum(a * b for a, b in zip(q, v))
+    if similarity == "cosine":
+        dot /= math.sqrt(sum(a * a for a in q)) * math.sqrt(sum(b * b for b in v))
+    return (1 + dot) / 2
+
+
+def create_index(db, coll, definition, name="vector_index", type_="vectorSearch"):
+    reply = db.command({"createSearchIndexes": coll,
+                        "indexes": [{"name": name, "type": type_, "definition": definition}]})
+    return reply["indexesCreated"][0]
+
+
+def list_indexes(db, coll, **selector):
+    return list(db[coll].aggregate([{"$listSearchIndexes": selector}]))
+
+
+def wait_ready(db, coll, name="vector_index", timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = list_indexes(db, coll, name=name)
+        if found and found[0]["status"] == "READY":
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError(f"search index {name} not READY: {list_indexes(db, coll)}")
+
+
+def vector_fields(path="embedding", similarity="cosine", dims=DIMS, filters=()):
+    fields = [{"type": "vector", "path": path, "numDimensions": dims, "similarity": similarity}]
+    fields += [{"type": "filter", "path": p} for p in filters]
+    return {"fields": fields}
+
+
+def search(db, coll, query, limit, num_candidates=None, exact=False, filter_=None,
+           index="vector_index", path="embedding", extra=()):
+    stage = {"index": index, "path": path, "queryVector": query, "limit": limit}
+    if exact:
+        stage["exact"] = True
+    if num_candidates is not None:
+        stage["numCandidates"] = num_candidates
+    if filter_ is not None:
+        stage["filter"] = filter_
+    pipeline = [{"$vectorSearch": stage},
+                {"$project": {"_id": 1, "score": {"$meta": "vectorSearchScore"}}}]
+    pipeline += list(extra)
+    return list(db[coll].aggregate(pipeline))
+
+
+@pytest.fixture
+def loaded(db):
+    rng = random.Random(7)
+    docs = [{"_id": i, "embedding": rand_vector(rng), "color": ["red", "green", "blue"][i % 3],
+             "n": i} for i in range(300)]
+    db.items.insert_many(docs)
+    return docs
+
+
+@pytest.mark.parametrize("similarity", ["cosine", "euclidean", "dotProduct"])
+def test_exact_search_equals_brute_force_with_atlas_scores(db, loaded, similarity):
+    docs = loaded
+    if similarity == "dotProduct":
+        for d in docs:
+            d["embedding"] = normalized(d["embedding"])
+            db.items.update_one({"_id": d["_id"]}, {"$set": {"embedding": d["embedding"]}})
+    create_index(db, "items", vector_fields(similarity=similarity))
+    wait_ready(db, "items")
+    rng = random.Random(11)
+    for _ in range(5):
+        q = rand_vector(rng)
+        if similarity == "dotProduct":
+            q = normalized(q)
+        expected = sorted(docs, key=lambda d: -score(similarity, q, d["embedding"]))[:10]
+        got = search(db, "items", q, 10, exact=True)
+        assert [g["_id"] for g in got] == [d["_id"] for d in expected]
+        for g, d in zip(got, expected):
+            assert g["score"] == pytest.approx(score(similarity, q, d["embedding"]), abs=1e-5)
+
+
+def test_approximate_search_on_a_small_index_is_exact(db, loaded):
+    create_index(db, "items", vector_fields())
+    wait_ready(db, "items")
+    q = rand_vector(random.Random(3))
+    approx = search(db, "items", q, 10, num_candidates=300)
+    exact = search(db, "items", q, 10, exact=True)
+    assert [d["_id"] for d in approx] == [d["_id"] for d in exact]
+    scores = [d["score"] for d in approx]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_a_pre_filter_returns_the_nearest_matching_documents(db, loaded):
+    create_index(db, "items", vector_fields(filters=("color", "n")))
+    wait_ready(db, "items")
+    q = rand_vector(random.Random(5))
+    got = search(db, "items", q, 5, num_candidates=100, filter_={"color": "red", "n": {"$lt": 100}})
+    expected = sorted((d for d in loaded if d["color"] == "red" and d["n"] < 100),
+                      key=lambda d: -score("cosine", q, d["embedding"]))[:5]
+    assert [g["_id"] for g in got] == [d["_id"] for d in expected]
+    # k = 3 with only 2 matching documents gives those 2.
+    got = search(db, "items", q, 3, num_candidates=50, filter_={"n": {"$in": [4, 7]}})
+    assert sorted(g["_id"] for g in got) == [4, 7]
+    got = search(db, "items", q, 4, num_candidates=50,
+                 filter_={"$or": [{"n": 1}, {"n": {"$gte": 298}}], "color": {"$ne": "blue"}})
+    assert sorted(g["_id"] for g in got) == [1, 298]
+
+
+def test_writes_are_visible_to_the_very_next_query(db):
+    db.create_collection("live")
+    create_index(db, "live", vector_fields(similarity="euclidean"))
+    wait_ready(db, "live")
+    target = [0.5] * DIMS
+    db.live.insert_one({"_id": "a", "embedding": target})
+    assert [d["_id"] for d in search(db, "live", target, 1, num_candidates=10)] == ["a"]
+    db.live.insert_one({"_id": "b", "embedding": [0.0] * DIMS})
+    db.live.update_one({"_id": "a"}, {"$set": {"embedding": [-0.5] * DIMS}})
+    assert search(db, "live", target, 1, num_candidates=10)[0]["_id"] == "b"
+    db.live.delete_one({"_id": "b"})
+    assert [d["_id"] for d in search(db, "live", target, 5, num_candidates=10)] == ["a"]
+    # A document without a usable vector is simply not indexed.
+    db.live.insert_many([{"_id": "none"}, {"_id": "short", "embedding": [1.0]},
+                         {"_id": "text", "embedding": "not a vector"}])
+    assert [d["_id"] for d in search(db, "live", target, 5, num_candidates=10)] == ["a"]
+
+
+def test_list_shows_the_index_as_drivers_and_langchain_expect(db, loaded):
+    definition = vector_fields(filters=("color",))
+    created = create_index(db, "items", definition)
+    assert re.fullmatch(r"[0-9a-f]{24}", created["id"]) and created["name"] == "vector_index"
+    listed = wait_ready(db, "items")
+    assert listed["id"] == created["id"]
+    assert listed["type"] == "vectorSearch" and listed["queryable"] is True
+    assert listed["latestDefinition"] == definition
+    assert listed["latestDefinitionVersion"]["version"] == 0
+    assert list_indexes(db, "items", id=created["id"])[0]["name"] == "vector_index"
+    assert list_indexes(db, "items", name="nope") == []
+    assert list_indexes(db, "no_such_collection") == []
+
+
+def test_update_replaces_the_definition_and_drop_removes_the_index(db, loaded):
+    create_index(db, "items", vector_fields(similarity="cosine"))
+    wait_ready(db, "items")
+    db.command({"updateSearchIndex": "items", "name": "vector_index",
+                "definition": vector_fields(similarity="euclidean")})
+    listed = wait_ready(db, "items")
+    assert listed["latestDefinitionVersion"]["version"] == 1
+    assert listed["latestDefinition"]["fields"][0]["similarity"] == "euclidean"
+    q = rand_vector(random.Random(9))
+    got = search(db, "items", q, 3, exact=True)
+    expected = sorted(loaded, key=lambda d: -score("euclidean", q, d["embedding"]))[:3]
+    assert [g["_id"] for g in got] == [d["_id"] for d in expected]
+    db.command({"dropSearchIndex": "items", "name": "vector_index"})
+    assert list_indexes(db, "items") == []
+    assert search(db, "items", q, 3, exact=True) == []
+
+
+def test_the_older_knn_vector_definition_is_served_too(db, loaded):
+    definition = {"mappings": {"dynamic": True, "fields": {
+        "embedding": {"type": "knnVector", "dimensions": DIMS, "similarity": "euclidean"},
+        "color": {"type": "token"}}}}
+    create_index(db, "items", definition, name="default", type_="search")
+    wait_ready(db, "items", name="default")
+    q = rand_vector(random.Random(2))
+    got = search(db, "items", q, 4, num_candidates=50, index="default",
+                 filter_={"color": "green"})
+    expected = sorted((d for d in loaded if d["color"] == "green"),
+                      key=lambda d: -score("euclidean", q, d["embedding"]))[:4]
+    assert [g["_id"] for g in got] == [d["_id"] for d in expected]
+
+
+def test_the_score_is_metadata_and_later_stages_see_the_document(db, loaded):
+    create_index(db, "items", vector_fields())
+    wait_ready(db, "items")
+    q = loaded[42]["embedding"]
+    docs = list(db.items.aggregate([
+        {"$vectorSearch": {"index": "vector_index", "path": "embedding", "queryVector": q,
+                           "numCandidates": 50, "limit": 2}},
+        {"$set": {"s": {"$meta": "vectorSearchScore"}}},
+        {"$project": {"embedding": 0}}]))
+    assert docs[0]["_id"] == 42 and docs[0]["s"] == pytest.approx(1.0)
+    assert "embedding" not in docs[0] and docs[0]["color"] == loaded[42]["color"]
+
+
+def test_an_unknown_index_or_collection_returns_nothing(db, loaded):
+    assert search(db, "items", [0.1] * DIMS, 3, num_candidates=10, index="missing") == []
+    assert search(db, "nothing_here", [0.1] * DIMS, 3, num_candidates=10) == []
+
+
+@pytest.mark.parametrize("stage,code", [
+    ({"limit": 3}, 2),                                          # numCandidates missing
+    ({"limit": 0, "numCandidates": 10}, 7912700),
+    ({"limit": 3, "numCandidates": 10001}, 2),
+    ({"limit": 30, "numCandidates": 10}, 2),
+    ({"limit": 3, "numCandidates": 10, "exact": True}, 2),
+    ({"limit": 3, "numCandidates": 10, "queryVector": [1.0, 2.0]}, 2),
+    ({"limit": 3, "numCandidates": 10, "queryVector": ["a"] * DIMS}, 14),
+    ({"limit": 3, "numCandidates": 10, "filter": {"n": 1}}, 2),          # not a filter field
+    ({"limit": 3, "numCandidates": 10, "filter": {"color": {"$regex": "r"}}}, 2),
+    ({"limit": 3, "numCandidates": 10, "path": "other"}, 2),
+    ({"limit": 3, "numCandidates": 10, "bogus": 1}, 40415),
+    ({"limit": 3, "numCandidates": 10, "nestedOptions": {"scoreMode": "max"}}, 238),
+])
+def test_malformed_stages_answer_errors(db, loaded, stage, code):
+    create_index(db, "items", vector_fields(filters=("color",)))
+    wait_ready(db, "items")
+    full = {"index": "vector_index", "path": "embedding", "queryVector": [0.1] * DIMS}
+    full.update(stage)
+    with pytest.raises(OperationFailure) as err:
+        list(db.items.aggregate([{"$vectorSearch": full}]))
+    assert err.value.code == code, err.value.details
+
+
+def test_vector_search_must_be_the_first_stage(db, loaded):
+    with pytest.raises(OperationFailure) as err:
+        list(db.items.aggregate([{"$match": {}}, {"$vectorSearch": {
+            "index": "vector_index", "path": "embedding", "queryVector": [0.1] * DIMS,
+            "numCandidates": 10, "limit": 1}}]))
+    assert err.value.code == 40602
+
+
+@pytest.mark.parametrize("definition,code,words", [
+    ({"fields": []}, 2, "fields"),
+    ({"fields": [{"type": "vector", "path": "e", "numDimensions": 0, "similarity": "cosine"}]},
+     2, "fields[0].numDimensions"),
+    ({"fields": [{"type": "vector", "path": "e", "numDimensions": 4, "similarity": "manhattan"}]},
+     2, "fields[0].similarity"),
+    ({"fields": [{"type": "vector", "path": "e", "numDimensions": 4, "similarity": "cosine",
+                  "extra": 1}]}, 2, "fields[0].extra"),
+    ({"fields": [{"type": "vector", "path": "e", "numDimensions": 4, "similarity": "cosine",
+                  "hnswOptions": {"maxEdges": 8}}]}, 2, "maxEdges"),
+    ({"fields": [{"type": "vector", "path": "e", "numDimensions": 4, "similarity": "cosine",
+                  "quantization": "scalar"}]}, 238, "quantization"),
+    ({"fields": [{"type": "filter", "path": "e"}]}, 2, "vector"),
+])
+def test_invalid_definitions_answer_errors_naming_the_field(db, loaded, definition, code, words):
+    with pytest.raises(OperationFailure) as err:
+        create_index(db, "items", definition)
+    assert err.value.code == code
+    assert words in str(err.value)
+    assert list_indexes(db, "items") == []
+
+
+def test_management_errors(db, loaded):
+    with pytest.raises(OperationFailure) as err:
+        create_index(db, "missing_collection", vector_fields())
+    assert err.value.code == 26
+    create_index(db, "items", vector_fields())
+    with pytest.raises(OperationFailure) as err:
+        create_index(db, "items", vector_fields())
+    assert err.value.code == 68
+    with pytest.raises(OperationFailure) as err:
+        db.command({"dropSearchIndex": "items", "name": "vector_index", "id": "x" * 24})
+    assert err.value.code == 72
+    with pytest.raises(OperationFailure) as err:
+        db.command({"createSearchIndexes": "items",
+                    "indexes": [{"definition": {"fields": [{"type": "filter", "path": "x"}]}}]})
+    assert "Attribute mappings missing" in str(err.value)  # the default type is "search"
+    db.command({"dropSearchIndex": "items", "name": "not_there"})  # idempotent
+
+
+def test_indexes_survive_a_restart_and_a_crash(make_server):
+    import pymongo
+    server = make_server("vector_restart")
+    rng = random.Random(13)
+    docs = [{"_id": i, "embedding": rand_vector(rng)} for i in range(200)]
+    q = rand_vector(rng)
+    with pymongo.MongoClient(server.uri()) as client:
+        db = client.v
+        db.items.insert_many(docs)
+        create_index(db, "items", vector_fields())
+        wait_ready(db, "items")
+        before = search(db, "items", q, 10, exact=True)
+    for crash in (False, True):
+        server.restart(crash=crash)
+        with pymongo.MongoClient(server.uri()) as client:
+            db = client.v
+            wait_ready(db, "items")
+            assert search(db, "items", q, 10, exact=True) == before
+            assert search(db, "items", q, 10, num_candidates=200) == before
+    with pymongo.MongoClient(server.uri()) as client:
+        client.v.drop_collection("items")
+        assert list_indexes(client.v, "items") == []

@@ -1,0 +1,40 @@
+// What an index reads from a document: only a well-formed vector is indexed, and the filter
+// values keep the fields a dotted filter path goes through.
+#include "vector/document_vectors.h"
+
+#include <gtest/gtest.h>
+
+#include "bson/json.h"
+
+namespace quarry::vector {
+namespace {
+
+bson::Document Json(std::string_view json) { return bson::FromJson(json).value(); }
+
+TEST(DocumentVectorsTest, ReadsNumbersOfEveryKindAtADottedPath) {
+  bson::Document doc = Json(R"({"a": {"emb": [1, 2.5, {"$numberLong": "3"}]}})");
+  auto vector = VectorAt(doc.view(), "a.emb");
+  ASSERT_TRUE(vector.has_value());
+  EXPECT_EQ(*vector, (std::vector<float>{1.0f, 2.5f, 3.0f}));
+}
+
+TEST(DocumentVectorsTest, AnythingButAnArrayOfNumbersIsNotAVector) {
+  for (const char* json :
+       {R"({})", R"({"emb": "text"})", R"({"emb": []})", R"({"emb": [1, "2"]})",
+        R"({"emb": [1, null]})", R"({"emb": [[1, 2]]})", R"({"emb": {"0": 1}})"}) {
+    EXPECT_FALSE(VectorAt(Json(json).view(), "emb").has_value()) << json;
+  }
+  EXPECT_FALSE(VectorAt(Json(R"({"a": [{"emb": [1]}]})").view(), "a.emb").has_value());
+}
+
+TEST(DocumentVectorsTest, FilterValuesKeepTheFieldsTheFilterPathsStartWith) {
+  bson::Document doc =
+      Json(R"({"_id": 1, "emb": [1, 2], "genre": "x", "meta": {"year": 2001, "n": 2},
+               "metadata": 5})");
+  bson::Document kept = FilterFieldsOf(doc.view(), {"genre", "meta.year"});
+  EXPECT_EQ(kept.view().ToJson(),
+            Json(R"({"genre": "x", "meta": {"year": 2001, "n": 2}})").view().ToJson());
+}
+
+}  // namespace
+}  // namespace quarry::vector

@@ -1,0 +1,109 @@
+// createSearchIndexes' definitions: both accepted forms reduce to the same vector fields, and
+// every invalid definition is refused with a message naming the field.
+#include "vector/search_index_definition.h"
+
+#include <gtest/gtest.h>
+
+#include "bson/json.h"
+
+namespace quarry::vector {
+namespace {
+
+StatusWith<SearchIndexDefinition> Parse(std::string_view type, std::string_view json) {
+  bson::Document definition = bson::FromJson(json).value();
+  return ParseSearchIndexDefinition(type, definition.view());
+}
+
+TEST(SearchIndexDefinitionTest, AVectorSearchDefinitionGivesItsVectorsAndFilters) {
+  auto parsed = Parse("vectorSearch", R"({"fields": [
+      {"type": "vector", "path": "a.emb", "numDimensions": 384, "similarity": "dotProduct",
+       "hnswOptions": {"maxEdges": 32, "numEdgeCandidates": 400}},
+      {"type": "filter", "path": "genre"},
+      {"type": "vector", "path": "other", "numDimensions": 3.0, "similarity": "euclidean",
+       "indexingMethod": "flat", "quantization": "none"}]})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const SearchIndexDefinition& def = parsed.value();
+  ASSERT_EQ(def.vectors.size(), 2u);
+  EXPECT_EQ(def.vectors[0].path, "a.emb");
+  EXPECT_EQ(def.vectors[0].dimensions, 384u);
+  EXPECT_EQ(def.vectors[0].similarity, "dotProduct");
+  EXPECT_EQ(def.vectors[0].max_edges, 32u);
+  EXPECT_EQ(def.vectors[0].num_edge_candidates, 400u);
+  EXPECT_FALSE(def.vectors[0].exact_only);
+  EXPECT_TRUE(def.vectors[1].exact_only);
+  EXPECT_TRUE(def.IsFilterPath("genre"));
+  EXPECT_FALSE(def.IsFilterPath("a.emb"));
+  EXPECT_EQ(def.FindVector("other")->dimensions, 3u);
+  EXPECT_EQ(def.FindVector("genre"), nullptr);
+}
+
+TEST(SearchIndexDefinitionTest, TheOlderKnnVectorMappingIsReadTheSameWay) {
+  auto parsed = Parse("search", R"({"mappings": {"dynamic": true, "fields": {
+      "embedding": {"type": "knnVector", "dimensions": 1536, "similarity": "cosine"},
+      "meta": {"type": "document", "fields": {"year": {"type": "number"}}},
+      "title": [{"type": "string"}, {"type": "token"}]}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed.value().vectors.size(), 1u);
+  EXPECT_EQ(parsed.value().vectors[0].path, "embedding");
+  EXPECT_EQ(parsed.value().vectors[0].dimensions, 1536u);
+  EXPECT_TRUE(parsed.value().IsFilterPath("meta.year"));
+  EXPECT_TRUE(parsed.value().IsFilterPath("title"));
+}
+
+struct Refusal {
+  std::string_view type;
+  std::string_view json;
+  ErrorCode code;
+  std::string_view words;
+};
+
+class SearchIndexDefinitionRefusalTest : public ::testing::TestWithParam<Refusal> {};
+
+TEST_P(SearchIndexDefinitionRefusalTest, IsRefusedNamingTheField) {
+  auto parsed = Parse(GetParam().type, GetParam().json);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), GetParam().code);
+  EXPECT_NE(parsed.status().reason().find(GetParam().words), std::string::npos)
+      << parsed.status().reason();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Definitions, SearchIndexDefinitionRefusalTest,
+    ::testing::Values(Refusal{"vectorSearch", R"({})", ErrorCode::kBadValue, "fields"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 8193, "similarity": "cosine"}]})",
+                              ErrorCode::kBadValue, "fields[0].numDimensions"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 1.5, "similarity": "cosine"}]})",
+                              ErrorCode::kBadValue, "numDimensions"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "",
+            "numDimensions": 3, "similarity": "cosine"}]})",
+                              ErrorCode::kBadValue, "fields[0].path"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 3}]})",
+                              ErrorCode::kBadValue, "similarity"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 3, "similarity": "cosine", "hnswOptions": {"numEdgeCandidates": 50}}]})",
+                              ErrorCode::kBadValue, "numEdgeCandidates"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 3, "similarity": "cosine"}, {"type": "filter", "path": "e"}]})",
+                              ErrorCode::kBadValue, "twice"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 8, "similarity": "cosine", "quantization": "binary"}]})",
+                              ErrorCode::kNotImplemented, "quantization"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 3, "similarity": "cosine"}], "nestedRoot": "parts"})",
+                              ErrorCode::kNotImplemented, "nestedRoot"},
+                      Refusal{"vectorSearch", R"({"fields": [{"type": "geo", "path": "e"}]})",
+                              ErrorCode::kBadValue, "fields[0].type"},
+                      Refusal{"search", R"({"fields": []})", ErrorCode::kBadValue,
+                              "Attribute mappings missing"},
+                      Refusal{"search", R"({"mappings": {"dynamic": true}})",
+                              ErrorCode::kNotImplemented, "full-text"},
+                      Refusal{"search", R"({"mappings": {"fields": {"e": {"type": "knnVector",
+            "dimensions": 3, "similarity": "hamming"}}}})",
+                              ErrorCode::kBadValue, "mappings.fields.e.similarity"},
+                      Refusal{"other", R"({})", ErrorCode::kBadValue, "type"}));
+
+}  // namespace
+}  // namespace quarry::vector
