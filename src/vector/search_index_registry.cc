@@ -1,5 +1,6 @@
 #include "vector/search_index_registry.h"
 
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <unordered_set>
@@ -28,6 +29,7 @@ struct SearchIndexRegistry::Built {
   std::unordered_set<std::string> changed_during_build;
   bool building = true;
   std::string failure;
+  std::atomic<bool> compaction_queued{false};
 };
 
 struct SearchIndexRegistry::Entry {
@@ -38,6 +40,7 @@ struct SearchIndexRegistry::Entry {
 struct SearchIndexRegistry::Pending {
   storage::CollectionId collection = 0;
   std::shared_ptr<Built> built;
+  bool compaction = false;  // rebuild the graphs without their tombstones, not a build
 };
 
 const char* BuildStatusName(BuildStatus status) {
@@ -55,6 +58,11 @@ const char* BuildStatusName(BuildStatus status) {
 }
 
 namespace {
+
+// Past this share of deleted or moved vectors, a graph is rebuilt from its live ones: tombstones
+// still cost every search a visit.
+constexpr double kCompactTombstoneShare = 0.25;
+constexpr std::size_t kMinLabelsToCompact = 1024;
 
 std::shared_ptr<SearchIndexRegistry::Built> MakeBuilt(std::int32_t version,
                                                       SearchIndexDefinition definition) {
@@ -229,9 +237,32 @@ void SearchIndexRegistry::OnCommit(const storage::CommittedBatch& batch) {
         std::unique_lock built_lock(built->mu);
         if (built->building) built->changed_during_build.insert(id_key);
         Apply(*built, id_key, removed ? nullptr : &document);
+        if (NeedsCompaction(*built)) QueueCompaction(committed.collection, built);
       }
     }
   }
+}
+
+bool SearchIndexRegistry::NeedsCompaction(const Built& built) {
+  if (built.building || built.compaction_queued.load() ||
+      built.id_key_of.size() < kMinLabelsToCompact) {
+    return false;
+  }
+  for (const auto& [path, graph] : built.graphs) {
+    if (graph->TombstoneShare() > kCompactTombstoneShare) return true;
+  }
+  return false;
+}
+
+void SearchIndexRegistry::QueueCompaction(storage::CollectionId collection,
+                                          const std::shared_ptr<Built>& built) {
+  built->compaction_queued = true;
+  {
+    std::lock_guard lock(queue_mu_);
+    if (stopping_) return;
+    queue_.push_back(std::make_shared<Pending>(Pending{collection, built, true}));
+  }
+  queue_cv_.notify_one();
 }
 
 void SearchIndexRegistry::RunBuilds() {
@@ -244,7 +275,15 @@ void SearchIndexRegistry::RunBuilds() {
       pending = std::move(queue_.front());
       queue_.pop_front();
     }
-    Build(pending->built, pending->collection);
+    if (pending->compaction) {
+      // Each graph locks itself; searches wait while it is rebuilt.
+      for (auto& [path, graph] : pending->built->graphs) {
+        if (graph->TombstoneShare() > kCompactTombstoneShare) graph->Compact();
+      }
+      pending->built->compaction_queued = false;
+    } else {
+      Build(pending->built, pending->collection);
+    }
   }
 }
 

@@ -84,6 +84,9 @@ class SearchIndexRegistry : public storage::CommitObserver {
  private:
   void RunBuilds();
   void Build(const std::shared_ptr<Built>& built, storage::CollectionId collection);
+  // REQUIRES: built.mu held.
+  static bool NeedsCompaction(const Built& built);
+  void QueueCompaction(storage::CollectionId collection, const std::shared_ptr<Built>& built);
 
   const storage::RecordStore* records_;
   mutable std::shared_mutex mu_;

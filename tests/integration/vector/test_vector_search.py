@@ -302,3 +302,24 @@ def test_indexes_survive_a_restart_and_a_crash(make_server):
     with pymongo.MongoClient(server.uri()) as client:
         client.v.drop_collection("items")
         assert list_indexes(client.v, "items") == []
+
+
+def test_answers_stay_right_through_many_updates_and_deletes(db):
+    """Past a quarter of moved or deleted vectors the graph is rebuilt in the background."""
+    rng = random.Random(17)
+    docs = {i: rand_vector(rng) for i in range(2000)}
+    db.churn.insert_many([{"_id": i, "embedding": v} for i, v in docs.items()])
+    create_index(db, "churn", vector_fields(similarity="euclidean"))
+    wait_ready(db, "churn")
+    for i in range(0, 2000, 2):
+        docs[i] = rand_vector(rng)
+        db.churn.update_one({"_id": i}, {"$set": {"embedding": docs[i]}})
+    db.churn.delete_many({"_id": {"$mod": [3, 0]}})
+    for i in [i for i in docs if i % 3 == 0]:
+        del docs[i]
+    time.sleep(0.5)
+    q = rand_vector(rng)
+    expected = sorted(docs, key=lambda i: -score("euclidean", q, docs[i]))[:10]
+    assert [d["_id"] for d in search(db, "churn", q, 10, exact=True)] == expected
+    approx = [d["_id"] for d in search(db, "churn", q, 10, num_candidates=400)]
+    assert len(set(approx) & set(expected)) >= 9
