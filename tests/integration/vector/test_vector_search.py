@@ -323,3 +323,15 @@ def test_answers_stay_right_through_many_updates_and_deletes(db):
     assert [d["_id"] for d in search(db, "churn", q, 10, exact=True)] == expected
     approx = [d["_id"] for d in search(db, "churn", q, 10, num_candidates=400)]
     assert len(set(approx) & set(expected)) >= 9
+
+
+@pytest.mark.parametrize("wrap,code", [
+    (lambda stage: [{"$facet": {"hits": [stage]}}], 40600),
+    (lambda stage: [{"$lookup": {"from": "items", "pipeline": [stage], "as": "near"}}], 51047),
+])
+def test_vector_search_is_refused_inside_facet_and_lookup(db, loaded, wrap, code):
+    stage = {"$vectorSearch": {"index": "vector_index", "path": "embedding",
+                               "queryVector": [0.1] * DIMS, "numCandidates": 10, "limit": 1}}
+    with pytest.raises(OperationFailure) as err:
+        list(db.items.aggregate(wrap(stage)))
+    assert err.value.code == code

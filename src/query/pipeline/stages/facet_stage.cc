@@ -78,7 +78,8 @@ class FacetStage final : public Stage {
 };
 
 bool AllowedInFacet(std::string_view stage) {
-  return stage != "$out" && stage != "$merge" && stage != "$facet" && stage != "$documents";
+  return stage != "$out" && stage != "$merge" && stage != "$facet" && stage != "$documents" &&
+         stage != "$vectorSearch" && stage != "$search" && stage != "$searchMeta";
 }
 
 }  // namespace

@@ -153,6 +153,15 @@ StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pi
                                                  " argument 'pipeline' must be an array, is type " +
                                                  std::string(TypeName(pipeline)));
   }
+  // Search stages read a collection's search index, which a sub-pipeline's input is not.
+  for (const bson::Element& e : pipeline.Document()) {
+    if (e.value.type() != Type::kDocument) continue;
+    std::string_view name = e.value.Document().FirstKey();
+    if (name == "$vectorSearch" || name == "$search" || name == "$searchMeta") {
+      return LocationError(51047, std::string(name) + " is not allowed within a " +
+                                      std::string(stage) + "'s sub-pipeline");
+    }
+  }
   QUARRY_ASSIGN_OR_RETURN(Pipeline parsed,
                           Pipeline::Parse(pipeline.Document(), ctx.pipeline, ctx.expressions));
   for (const auto& s : parsed.stages()) {
