@@ -10,9 +10,17 @@
 
 namespace quarry::vector {
 
-// The array of numbers at the dotted `path` (through sub-documents, not arrays), as floats; or
-// nullopt when the field is missing, not an array, or holds anything but finite numbers (such
-// a document is simply not indexed, as Atlas does).
+// How a vector is given: an array of numbers, or BSON's binary vector (BinData subtype 9: a
+// dtype byte, a padding byte, then the elements).
+enum class VectorForm { kNumbers, kFloat32, kInt8, kPackedBits, kNotAVector };
+VectorForm FormOf(bson::ValueView value);
+
+// The vector `value` holds, as floats: an array of finite numbers, or a float32 or int8 binary
+// vector. Nullopt for anything else, including packed-bit vectors (no index takes them yet).
+std::optional<std::vector<float>> VectorOf(bson::ValueView value);
+
+// VectorOf the value at the dotted `path` (through sub-documents, not arrays); nullopt when it
+// is missing or not a vector (such a document is simply not indexed, as Atlas does).
 std::optional<std::vector<float>> VectorAt(bson::DocumentView document, std::string_view path);
 
 // The fields of `document` that `filter_paths` start with (each whole, so a dotted path keeps

@@ -13,6 +13,7 @@
 #include "query/match/matcher.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
+#include "vector/document_vectors.h"
 #include "vector/search_index_registry.h"
 
 namespace quarry::commands {
@@ -42,25 +43,21 @@ StatusWith<std::int64_t> WholeNumber(bson::ValueView value, std::string_view fie
 }
 
 StatusWith<std::vector<float>> QueryVector(bson::ValueView value) {
-  if (value.type() == bson::Type::kBinary) {
+  const vector::VectorForm form = vector::FormOf(value);
+  if (form == vector::VectorForm::kPackedBits) {
     return Status(ErrorCode::kNotImplemented,
-                  "a BinData queryVector is not supported by Quarry yet; send an array of numbers");
+                  "a packed-bit (int1) queryVector is not supported by Quarry yet");
   }
-  if (value.type() != bson::Type::kArray) {
+  if (form == vector::VectorForm::kNotAVector) {
     return Status(ErrorCode::kTypeMismatch,
-                  "$vectorSearch.queryVector must be an array of numbers");
+                  "$vectorSearch.queryVector must be an array of numbers or a BinData vector");
   }
-  std::vector<float> out;
-  for (const bson::Element& e : value.Document()) {
-    if (!e.value.IsNumber() || e.value.type() == bson::Type::kDecimal128 ||
-        !std::isfinite(e.value.AsDouble())) {
-      return Status(ErrorCode::kTypeMismatch,
-                    "$vectorSearch.queryVector must be an array of finite numbers");
-    }
-    out.push_back(static_cast<float>(e.value.AsDouble()));
+  std::optional<std::vector<float>> vector = vector::VectorOf(value);
+  if (!vector.has_value()) {
+    return Status(ErrorCode::kTypeMismatch,
+                  "$vectorSearch.queryVector must hold finite numbers and not be empty");
   }
-  if (out.empty()) return Bad("$vectorSearch.queryVector must not be empty");
-  return out;
+  return std::move(*vector);
 }
 
 StatusWith<VectorSearchSpec> ParseSpec(bson::ValueView argument) {

@@ -335,3 +335,34 @@ def test_vector_search_is_refused_inside_facet_and_lookup(db, loaded, wrap, code
     with pytest.raises(OperationFailure) as err:
         list(db.items.aggregate(wrap(stage)))
     assert err.value.code == code
+
+
+def float32_vector(values):
+    import struct
+    from bson.binary import Binary
+    return Binary(b"\x27\x00" + struct.pack("<%df" % len(values), *values), 9)
+
+
+def int8_vector(values):
+    import struct
+    from bson.binary import Binary
+    return Binary(b"\x03\x00" + struct.pack("<%db" % len(values), *values), 9)
+
+
+def test_binary_vectors_are_indexed_and_queried(db):
+    from bson.binary import Binary
+    db.bin.insert_many([
+        {"_id": "f", "embedding": float32_vector([1.0] + [0.0] * (DIMS - 1))},
+        {"_id": "i", "embedding": int8_vector([0, 100] + [0] * (DIMS - 2))},
+        {"_id": "a", "embedding": [0.0, 0.0, 1.0] + [0.0] * (DIMS - 3)},
+    ])
+    create_index(db, "bin", vector_fields(similarity="cosine"))
+    wait_ready(db, "bin")
+    query = float32_vector([0.1, 1.0] + [0.0] * (DIMS - 2))
+    got = search(db, "bin", query, 3, num_candidates=10)
+    assert [d["_id"] for d in got] == ["i", "f", "a"]
+    assert got[0]["score"] == pytest.approx(score("cosine", [0.1, 1.0] + [0.0] * (DIMS - 2),
+                                                  [0, 100] + [0] * (DIMS - 2)), abs=1e-5)
+    with pytest.raises(OperationFailure) as err:
+        search(db, "bin", Binary(b"\x10\x00\xff", 9), 1, num_candidates=10)  # packed bits
+    assert err.value.code == 238

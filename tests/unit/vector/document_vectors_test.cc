@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bson/builder.h"
 #include "bson/json.h"
 
 namespace quarry::vector {
@@ -34,6 +35,32 @@ TEST(DocumentVectorsTest, FilterValuesKeepTheFieldsTheFilterPathsStartWith) {
   bson::Document kept = FilterFieldsOf(doc.view(), {"genre", "meta.year"});
   EXPECT_EQ(kept.view().ToJson(),
             Json(R"({"genre": "x", "meta": {"year": 2001, "n": 2}})").view().ToJson());
+}
+
+}  // namespace
+}  // namespace quarry::vector
+
+namespace quarry::vector {
+namespace {
+
+bson::Document WithBinary(std::string bytes) {
+  bson::DocumentBuilder b;
+  b.AppendBinary("v", 9, bytes);
+  return std::move(b).Finish();
+}
+
+TEST(DocumentVectorsTest, BinaryVectorsOfFloat32AndInt8AreRead) {
+  std::string float32("\x27\x00", 2);
+  const float values[] = {1.5f, -2.0f};
+  float32.append(reinterpret_cast<const char*>(values), sizeof values);  // little-endian host
+  EXPECT_EQ(VectorAt(WithBinary(float32).view(), "v"), (std::vector<float>{1.5f, -2.0f}));
+  EXPECT_EQ(VectorAt(WithBinary(std::string("\x03\x00\x05\xfb", 4)).view(), "v"),
+            (std::vector<float>{5.0f, -5.0f}));
+  EXPECT_EQ(FormOf(WithBinary(std::string("\x10\x00\xff", 3)).view().Get("v")),
+            VectorForm::kPackedBits);
+  EXPECT_FALSE(VectorAt(WithBinary(std::string("\x10\x00\xff", 3)).view(), "v").has_value());
+  EXPECT_FALSE(VectorAt(WithBinary(std::string("\x27\x00\x01", 3)).view(), "v").has_value());
+  EXPECT_FALSE(VectorAt(WithBinary(std::string("\x27", 1)).view(), "v").has_value());
 }
 
 }  // namespace
