@@ -35,3 +35,11 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   echo "installing npm packages (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
+
+# The semantic-search example pins its own LangChain.js stack and offline embedding model
+# (about 150 MB); tests/integration/node/semantic_search_example.test.mjs runs it.
+example=examples/semantic-search
+if [ ! -d "$example/node_modules" ] || [ "$example/package-lock.json" -nt "$example/node_modules/.package-lock.json" ]; then
+  echo "installing npm packages for $example (npm ci)"
+  npm ci --prefix "$example" --no-audit --no-fund --loglevel=error
+fi
