@@ -11,6 +11,8 @@ APT_PACKAGES=(
   libboost-dev libcli11-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
   # bench/indexes compares point reads with Redis through hiredis.
   libhiredis-dev redis-server
+  # bench/vector compares vector search with hnswlib called directly.
+  libhnswlib-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   python3-pymongo python3-pymongo-ext python3-bson-ext python3-snappy python3-zstandard
   python3-pytest
