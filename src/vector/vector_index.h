@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <unordered_map>
@@ -68,11 +70,18 @@ class VectorIndex {
  private:
   std::vector<Hit> ScanExact(std::span<const float> query, std::size_t limit,
                              const Filter* filter) const;
-  std::vector<Hit> SearchGraph(std::span<const float> query, std::size_t limit, std::size_t ef,
-                               const Filter* filter) const;
+  // nullopt when the search would compute more than `max_distances` distances.
+  std::optional<std::vector<Hit>> SearchGraph(std::span<const float> query, std::size_t limit,
+                                              std::size_t ef, const Filter* filter,
+                                              std::size_t max_distances) const;
   bool IsLive(std::uint32_t node) const { return !tombstoned_[node]; }
+  // glibc's shared_mutex lets a steady stream of readers starve a writer; a writer holds the
+  // gate while it waits, so that new searches queue behind it.
+  std::shared_lock<std::shared_mutex> ReadLock() const;
+  std::unique_lock<std::shared_mutex> WriteLock();
 
   Options options_;
+  mutable std::mutex writer_gate_;
   mutable std::shared_mutex mutex_;
   std::unique_ptr<HnswGraph> graph_;
   std::vector<std::uint64_t> node_labels_;                          // per graph node
