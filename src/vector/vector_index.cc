@@ -71,6 +71,9 @@ bool VectorIndex::Upsert(std::uint64_t label, std::span<const float> vector) {
   // An update adds a node and tombstones the old one: relinking a node in place would leave
   // its old neighbours pointing at a vector that has moved away.
   if (auto it = node_of_label_.find(label); it != node_of_label_.end()) {
+    // Updates that leave the vector alone (most updates of a document) cost nothing.
+    std::span<const float> current = graph_->VectorOf(it->second);
+    if (std::equal(current.begin(), current.end(), stored->begin())) return true;
     tombstoned_[it->second] = true;
   }
   NodeId node = graph_->Add(*stored);

@@ -103,6 +103,12 @@ TEST(VectorIndexTest, UpsertOfAnExistingLabelMovesIt) {
   EXPECT_EQ(hits[0].label, 1u);
   EXPECT_DOUBLE_EQ(hits[0].score, 1.0 / 3.0);
   EXPECT_EQ(hits[1].label, 2u);
+  EXPECT_DOUBLE_EQ(index.TombstoneShare(), 1.0 / 3.0);  // the old node of label 1
+
+  // The same vector again changes nothing, not even the graph.
+  ASSERT_TRUE(index.Upsert(2, std::vector<float>{10, 10}));
+  EXPECT_DOUBLE_EQ(index.TombstoneShare(), 1.0 / 3.0);
+  EXPECT_EQ(index.size(), 2u);
 }
 
 TEST(VectorIndexTest, RemoveHidesTheLabelAtOnce) {
