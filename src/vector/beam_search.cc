@@ -1,6 +1,7 @@
 // Greedy descent and the beam search on one level of the graph.
 #include "vector/beam_search.h"
 
+#include <algorithm>
 #include <queue>
 
 namespace quarry::vector {
@@ -44,6 +45,7 @@ std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph,
                                                  int level, std::size_t ef,
                                                  const AcceptNode* accept, VisitedSet& visited,
                                                  std::size_t max_distances) {
+  ef = std::max<std::size_t>(ef, 1);  // the loop compares against the ef-th result
   auto accepted = [accept](NodeId node) { return accept == nullptr || (*accept)(node); };
   std::priority_queue<Candidate, std::vector<Candidate>, Nearer> to_explore;
   std::priority_queue<Candidate, std::vector<Candidate>, Farther> results;

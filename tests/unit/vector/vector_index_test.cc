@@ -203,6 +203,19 @@ TEST(VectorIndexTest, RefusesQueriesOfTheWrongLengthWithBadValue) {
   EXPECT_EQ(nan.status().code(), ErrorCode::kBadValue);
 }
 
+TEST(VectorIndexTest, SmallestGraphParametersStillAnswerInFull) {
+  Vectors vectors = RandomVectors(300, kDims, 71);
+  VectorIndex index({.dimensions = kDims,
+                     .similarity = Similarity::kEuclidean,
+                     .max_edges = 1,
+                     .num_edge_candidates = 0});
+  Fill(index, vectors);
+  auto hits = index.Search(vectors[9], 10, 10, nullptr, /*exact=*/false);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits.value().size(), 10u);
+  EXPECT_EQ(hits.value()[0].label, 9u);
+}
+
 TEST(VectorIndexTest, EmptyIndexAndZeroLimitAnswerNothing) {
   VectorIndex index({.dimensions = 2, .similarity = Similarity::kEuclidean});
   auto empty = index.Search(std::vector<float>{1, 1}, 10, 100, nullptr, false);
