@@ -61,7 +61,8 @@ class VectorIndex {
   // The best `limit` hits, highest score first (ties by label), among live labels that
   // `filter` admits: min(limit, number of such labels) of them. `exact`: a scan of every
   // admitted vector. Otherwise an HNSW search with a beam of max(num_candidates, limit), or a
-  // scan when the filter admits so few vectors that the graph would find too few of them.
+  // scan when the filter admits under 5% of the graph's nodes, no more than the beam, or so few
+  // that the graph search computes more distances than a scan of them would.
   // Fails with BadValue when the query's length is not `dimensions` or a value is not finite.
   StatusWith<std::vector<Hit>> Search(std::span<const float> query, std::size_t limit,
                                       std::size_t num_candidates, const Filter* filter,
