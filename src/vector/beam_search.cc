@@ -40,15 +40,19 @@ NodeId GreedyDescent(const HnswGraph& graph, std::span<const float> query, int s
   return current;
 }
 
-std::vector<Candidate> BeamSearch(const HnswGraph& graph, std::span<const float> query,
-                                  NodeId entry, int level, std::size_t ef, const AcceptNode* accept,
-                                  VisitedSet& visited) {
+std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph,
+                                                 std::span<const float> query, NodeId entry,
+                                                 int level, std::size_t ef,
+                                                 const AcceptNode* accept, VisitedSet& visited,
+                                                 std::size_t max_distances) {
+  ef = std::max<std::size_t>(ef, 1);  // the loop compares against the ef-th result
   auto accepted = [accept](NodeId node) { return accept == nullptr || (*accept)(node); };
   std::priority_queue<Candidate, std::vector<Candidate>, Nearer> to_explore;
   std::priority_queue<Candidate, std::vector<Candidate>, Farther> results;
 
   visited.TestAndMark(entry);
   Candidate start{graph.DistanceTo(query, entry), entry};
+  std::size_t distances = 1;
   to_explore.push(start);
   if (accepted(entry)) results.push(start);
 
@@ -60,6 +64,7 @@ std::vector<Candidate> BeamSearch(const HnswGraph& graph, std::span<const float>
     to_explore.pop();
     for (NodeId neighbor : graph.Neighbors(nearest.node, level)) {
       if (visited.TestAndMark(neighbor)) continue;
+      if (++distances > max_distances) return std::nullopt;
       float distance = graph.DistanceTo(query, neighbor);
       if (results.size() >= ef && distance >= results.top().distance) continue;
       to_explore.push({distance, neighbor});

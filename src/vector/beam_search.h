@@ -1,7 +1,9 @@
 // The two walks over an HnswGraph that both building and querying use.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -26,9 +28,13 @@ using AcceptNode = std::function<bool(NodeId)>;
 // Best-first search on `level` from `entry`, keeping the `ef` nearest accepted nodes. Every node
 // is traversed, accepted or not (a node that is not a result can still lead to results), and
 // the search stops once its nearest unexplored candidate is farther than the ef-th result.
-// Returns the results nearest first. `visited` must be Reset for graph.node_count() nodes.
-std::vector<Candidate> BeamSearch(const HnswGraph& graph, std::span<const float> query,
-                                  NodeId entry, int level, std::size_t ef, const AcceptNode* accept,
-                                  VisitedSet& visited);
+// Returns the results nearest first, or nullopt once it has computed more than `max_distances`
+// distances (the caller then prefers an exact scan). `visited` must be Reset for
+// graph.node_count() nodes.
+std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph,
+                                                 std::span<const float> query, NodeId entry,
+                                                 int level, std::size_t ef,
+                                                 const AcceptNode* accept, VisitedSet& visited,
+                                                 std::size_t max_distances = SIZE_MAX);
 
 }  // namespace quarry::vector

@@ -1,7 +1,10 @@
 // Dot product and squared L2 on floats: a portable version and an AVX2+FMA one.
 #include "vector/distance_kernels.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#define QUARRY_VECTOR_X86 1
+#endif
 
 namespace quarry::vector {
 namespace kernels {
@@ -39,6 +42,7 @@ float L2Portable(const float* a, const float* b, std::size_t n) {
   return sum;
 }
 
+#ifdef QUARRY_VECTOR_X86
 __attribute__((target("avx2,fma"))) float HorizontalSum(__m256 v) {
   __m128 low = _mm256_castps256_ps128(v);
   __m128 high = _mm256_extractf128_ps(v, 1);
@@ -86,6 +90,12 @@ __attribute__((target("avx2,fma"))) float L2Avx2(const float* a, const float* b,
   return sum;
 }
 
+#else
+// Elsewhere there is no AVX2: CpuHasAvx2Fma() is false and these are never chosen.
+float DotAvx2(const float* a, const float* b, std::size_t n) { return DotPortable(a, b, n); }
+float L2Avx2(const float* a, const float* b, std::size_t n) { return L2Portable(a, b, n); }
+#endif
+
 struct Chosen {
   Kernel dot;
   Kernel l2;
@@ -100,7 +110,13 @@ const Chosen& ChosenKernels() {
 
 }  // namespace
 
-bool CpuHasAvx2Fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool CpuHasAvx2Fma() {
+#ifdef QUARRY_VECTOR_X86
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
 float DotProductPortable(const float* a, const float* b, std::size_t n) {
   return DotPortable(a, b, n);
 }

@@ -67,7 +67,8 @@ NodeId HnswGraph::Add(std::span<const float> vector) {
     visited_.Reset(node_count());
     visited_.TestAndMark(node);  // never its own neighbour
     std::vector<Candidate> nearest =
-        BeamSearch(*this, query, entry, layer, params_.num_edge_candidates, nullptr, visited_);
+        BeamSearch(*this, query, entry, layer, params_.num_edge_candidates, nullptr, visited_)
+            .value();
     if (nearest.empty()) continue;
     entry = nearest.front().node;
     std::vector<NodeId> neighbors = SelectNeighbors(*this, std::move(nearest), params_.max_edges);

@@ -52,15 +52,28 @@ VectorIndex::VectorIndex(Options options)
 
 VectorIndex::~VectorIndex() = default;
 
+std::shared_lock<std::shared_mutex> VectorIndex::ReadLock() const {
+  std::lock_guard<std::mutex> gate(writer_gate_);
+  return std::shared_lock<std::shared_mutex>(mutex_);
+}
+
+std::unique_lock<std::shared_mutex> VectorIndex::WriteLock() {
+  std::lock_guard<std::mutex> gate(writer_gate_);
+  return std::unique_lock<std::shared_mutex>(mutex_);
+}
+
 bool VectorIndex::Upsert(std::uint64_t label, std::span<const float> vector) {
   if (vector.size() != options_.dimensions || !AllFinite(vector)) return false;
   std::optional<std::vector<float>> stored = Stored(options_.similarity, vector);
   if (!stored) return false;
 
-  std::unique_lock lock(mutex_);
+  std::unique_lock lock = WriteLock();
   // An update adds a node and tombstones the old one: relinking a node in place would leave
   // its old neighbours pointing at a vector that has moved away.
   if (auto it = node_of_label_.find(label); it != node_of_label_.end()) {
+    // Updates that leave the vector alone (most updates of a document) cost nothing.
+    std::span<const float> current = graph_->VectorOf(it->second);
+    if (std::equal(current.begin(), current.end(), stored->begin())) return true;
     tombstoned_[it->second] = true;
   }
   NodeId node = graph_->Add(*stored);
@@ -71,7 +84,7 @@ bool VectorIndex::Upsert(std::uint64_t label, std::span<const float> vector) {
 }
 
 void VectorIndex::Remove(std::uint64_t label) {
-  std::unique_lock lock(mutex_);
+  std::unique_lock lock = WriteLock();
   auto it = node_of_label_.find(label);
   if (it == node_of_label_.end()) return;
   tombstoned_[it->second] = true;
@@ -79,19 +92,19 @@ void VectorIndex::Remove(std::uint64_t label) {
 }
 
 std::size_t VectorIndex::size() const {
-  std::shared_lock lock(mutex_);
+  std::shared_lock lock = ReadLock();
   return node_of_label_.size();
 }
 
 double VectorIndex::TombstoneShare() const {
-  std::shared_lock lock(mutex_);
+  std::shared_lock lock = ReadLock();
   std::size_t nodes = graph_->node_count();
   if (nodes == 0) return 0;
   return static_cast<double>(nodes - node_of_label_.size()) / static_cast<double>(nodes);
 }
 
 void VectorIndex::Compact() {
-  std::unique_lock lock(mutex_);
+  std::unique_lock lock = WriteLock();
   auto graph = std::make_unique<HnswGraph>(graph_->params());
   std::vector<std::uint64_t> node_labels;
   node_labels.reserve(node_of_label_.size());
@@ -123,24 +136,28 @@ StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const fl
   std::vector<float> prepared =
       Stored(options_.similarity, query).value_or(std::vector<float>(query.begin(), query.end()));
 
-  std::shared_lock lock(mutex_);
+  std::shared_lock lock = ReadLock();
   if (limit == 0 || node_of_label_.empty()) return std::vector<Hit>();
   if (exact) return ScanExact(prepared, limit, filter);
 
   std::size_t admitted = node_of_label_.size();
   if (filter != nullptr) {
-    admitted = static_cast<std::size_t>(
-        std::count_if(node_of_label_.begin(), node_of_label_.end(),
-                      [filter](const auto& entry) { return (*filter)(entry.first); }));
+    // Counting first is cheap next to the search, and tells which way to answer.
+    admitted = 0;
+    for (NodeId node = 0; node < graph_->node_count(); ++node) {
+      admitted += IsLive(node) && (*filter)(node_labels_[node]);
+    }
   }
   std::size_t ef = std::max(num_candidates, limit);
   if (admitted <= ef || admitted * kScanBelowOneIn < graph_->node_count()) {
     return ScanExact(prepared, limit, filter);
   }
-  std::vector<Hit> hits = SearchGraph(prepared, limit, ef, filter);
+  // A graph search that computes more distances than a scan of the admitted vectors would is
+  // worse than the scan (Lucene's visit limit for filtered kNN).
+  std::optional<std::vector<Hit>> hits = SearchGraph(prepared, limit, ef, filter, admitted);
   // A node the graph cannot reach (rare, after heavy pruning) must not shorten the answer.
-  if (hits.size() < std::min(limit, admitted)) return ScanExact(prepared, limit, filter);
-  return hits;
+  if (!hits || hits->size() < std::min(limit, admitted)) return ScanExact(prepared, limit, filter);
+  return std::move(*hits);
 }
 
 std::vector<VectorIndex::Hit> VectorIndex::ScanExact(std::span<const float> query,
@@ -168,15 +185,18 @@ std::vector<VectorIndex::Hit> VectorIndex::ScanExact(std::span<const float> quer
   return hits;
 }
 
-std::vector<VectorIndex::Hit> VectorIndex::SearchGraph(std::span<const float> query,
-                                                       std::size_t limit, std::size_t ef,
-                                                       const Filter* filter) const {
+std::optional<std::vector<VectorIndex::Hit>> VectorIndex::SearchGraph(
+    std::span<const float> query, std::size_t limit, std::size_t ef, const Filter* filter,
+    std::size_t max_distances) const {
   VisitedPool::Lease visited = visited_pool_.Borrow(graph_->node_count());
   AcceptNode accept = [this, filter](NodeId node) {
     return IsLive(node) && (filter == nullptr || (*filter)(node_labels_[node]));
   };
   NodeId entry = GreedyDescent(*graph_, query, 0);
-  std::vector<Candidate> nearest = BeamSearch(*graph_, query, entry, 0, ef, &accept, *visited);
+  std::optional<std::vector<Candidate>> found =
+      BeamSearch(*graph_, query, entry, 0, ef, &accept, *visited, max_distances);
+  if (!found) return std::nullopt;
+  std::vector<Candidate>& nearest = *found;
   if (nearest.size() > limit) nearest.resize(limit);
   std::vector<Hit> hits;
   hits.reserve(nearest.size());

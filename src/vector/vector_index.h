@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <span>
 #include <unordered_map>
@@ -59,7 +61,8 @@ class VectorIndex {
   // The best `limit` hits, highest score first (ties by label), among live labels that
   // `filter` admits: min(limit, number of such labels) of them. `exact`: a scan of every
   // admitted vector. Otherwise an HNSW search with a beam of max(num_candidates, limit), or a
-  // scan when the filter admits so few vectors that the graph would find too few of them.
+  // scan when the filter admits under 5% of the graph's nodes, no more than the beam, or so few
+  // that the graph search computes more distances than a scan of them would.
   // Fails with BadValue when the query's length is not `dimensions` or a value is not finite.
   StatusWith<std::vector<Hit>> Search(std::span<const float> query, std::size_t limit,
                                       std::size_t num_candidates, const Filter* filter,
@@ -68,11 +71,18 @@ class VectorIndex {
  private:
   std::vector<Hit> ScanExact(std::span<const float> query, std::size_t limit,
                              const Filter* filter) const;
-  std::vector<Hit> SearchGraph(std::span<const float> query, std::size_t limit, std::size_t ef,
-                               const Filter* filter) const;
+  // nullopt when the search would compute more than `max_distances` distances.
+  std::optional<std::vector<Hit>> SearchGraph(std::span<const float> query, std::size_t limit,
+                                              std::size_t ef, const Filter* filter,
+                                              std::size_t max_distances) const;
   bool IsLive(std::uint32_t node) const { return !tombstoned_[node]; }
+  // glibc's shared_mutex lets a steady stream of readers starve a writer; a writer holds the
+  // gate while it waits, so that new searches queue behind it.
+  std::shared_lock<std::shared_mutex> ReadLock() const;
+  std::unique_lock<std::shared_mutex> WriteLock();
 
   Options options_;
+  mutable std::mutex writer_gate_;
   mutable std::shared_mutex mutex_;
   std::unique_ptr<HnswGraph> graph_;
   std::vector<std::uint64_t> node_labels_;                          // per graph node

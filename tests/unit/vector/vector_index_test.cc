@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <limits>
+#include <thread>
 
 #include "vector_test_util.h"
 
@@ -77,6 +79,19 @@ TEST(VectorIndexTest, ExactSearchAppliesTheFilter) {
                  BruteForce(Similarity::kEuclidean, vectors, vectors[4], 5, odd));
 }
 
+TEST(VectorIndexTest, FilterAdmittingFewerThanLimitReturnsAllOfThem) {
+  Vectors vectors = RandomVectors(1000, kDims, 22);
+  VectorIndex index({.dimensions = kDims, .similarity = Similarity::kEuclidean});
+  Fill(index, vectors);
+  VectorIndex::Filter filter = [](std::uint64_t label) { return label == 5 || label == 700; };
+  for (bool exact : {true, false}) {
+    auto hits = index.Search(vectors[0], 10, 10, &filter, exact);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_EQ(hits.value().size(), 2u);
+    EXPECT_TRUE(filter(hits.value()[0].label) && filter(hits.value()[1].label));
+  }
+}
+
 TEST(VectorIndexTest, UpsertOfAnExistingLabelMovesIt) {
   VectorIndex index({.dimensions = 2, .similarity = Similarity::kEuclidean});
   ASSERT_TRUE(index.Upsert(1, std::vector<float>{0, 0}));
@@ -88,6 +103,12 @@ TEST(VectorIndexTest, UpsertOfAnExistingLabelMovesIt) {
   EXPECT_EQ(hits[0].label, 1u);
   EXPECT_DOUBLE_EQ(hits[0].score, 1.0 / 3.0);
   EXPECT_EQ(hits[1].label, 2u);
+  EXPECT_DOUBLE_EQ(index.TombstoneShare(), 1.0 / 3.0);  // the old node of label 1
+
+  // The same vector again changes nothing, not even the graph.
+  ASSERT_TRUE(index.Upsert(2, std::vector<float>{10, 10}));
+  EXPECT_DOUBLE_EQ(index.TombstoneShare(), 1.0 / 3.0);
+  EXPECT_EQ(index.size(), 2u);
 }
 
 TEST(VectorIndexTest, RemoveHidesTheLabelAtOnce) {
@@ -98,12 +119,19 @@ TEST(VectorIndexTest, RemoveHidesTheLabelAtOnce) {
   index.Remove(5);     // again: no-op
   index.Remove(9999);  // never there: no-op
   EXPECT_EQ(index.size(), 199u);
-  for (bool exact : {true, false}) {
-    auto hits = index.Search(vectors[5], 200, 200, nullptr, exact);
+  // All of them (a scan), then the nearest few through the graph, which still walks through
+  // the removed node but never returns it.
+  for (auto [limit, exact] : {std::pair<std::size_t, bool>{200, true}, {200, false}, {20, false}}) {
+    auto hits = index.Search(vectors[5], limit, limit, nullptr, exact);
     ASSERT_TRUE(hits.ok());
-    EXPECT_EQ(hits.value().size(), 199u);
+    EXPECT_EQ(hits.value().size(), std::min<std::size_t>(limit, 199));
     for (const auto& hit : hits.value()) EXPECT_NE(hit.label, 5u);
   }
+  // Removed from an index where it was the nearest of all to itself.
+  ASSERT_TRUE(index.Upsert(5, vectors[5]));
+  auto back = index.Search(vectors[5], 1, 20, nullptr, false);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back.value().at(0).label, 5u);
 }
 
 TEST(VectorIndexTest, CompactKeepsAnswersAndDropsTombstones) {
@@ -175,6 +203,19 @@ TEST(VectorIndexTest, RefusesQueriesOfTheWrongLengthWithBadValue) {
   EXPECT_EQ(nan.status().code(), ErrorCode::kBadValue);
 }
 
+TEST(VectorIndexTest, SmallestGraphParametersStillAnswerInFull) {
+  Vectors vectors = RandomVectors(300, kDims, 71);
+  VectorIndex index({.dimensions = kDims,
+                     .similarity = Similarity::kEuclidean,
+                     .max_edges = 1,
+                     .num_edge_candidates = 0});
+  Fill(index, vectors);
+  auto hits = index.Search(vectors[9], 10, 10, nullptr, /*exact=*/false);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits.value().size(), 10u);
+  EXPECT_EQ(hits.value()[0].label, 9u);
+}
+
 TEST(VectorIndexTest, EmptyIndexAndZeroLimitAnswerNothing) {
   VectorIndex index({.dimensions = 2, .similarity = Similarity::kEuclidean});
   auto empty = index.Search(std::vector<float>{1, 1}, 10, 100, nullptr, false);
@@ -184,6 +225,41 @@ TEST(VectorIndexTest, EmptyIndexAndZeroLimitAnswerNothing) {
   auto none = index.Search(std::vector<float>{1, 1}, 0, 100, nullptr, false);
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none.value().empty());
+  EXPECT_EQ(index.TombstoneShare(), 0.0);
+}
+
+TEST(VectorIndexTest, SearchesRunConcurrentlyWithOneWriter) {
+  Vectors vectors = RandomVectors(2000, kDims, 51);
+  VectorIndex index({.dimensions = kDims, .similarity = Similarity::kCosine});
+  Fill(index, vectors);
+  std::atomic<bool> writing{true};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> readers;
+  for (int reader = 0; reader < 3; ++reader) {
+    readers.emplace_back([&, reader] {
+      Vectors queries = RandomVectors(50, kDims, 60 + reader);
+      VectorIndex::Filter even = [](std::uint64_t label) { return label % 2 == 0; };
+      for (std::size_t i = 0; writing || i < queries.size(); ++i) {
+        auto hits = index.Search(queries[i % queries.size()], 10, 40, i % 2 ? &even : nullptr,
+                                 /*exact=*/i % 3 == 0);
+        bool sorted = hits.ok() && std::is_sorted(hits.value().begin(), hits.value().end(),
+                                                  [](const auto& a, const auto& b) {
+                                                    return a.score > b.score;
+                                                  });
+        if (!sorted || hits.value().size() != 10) ++failures;
+        for (const auto& hit : hits.value()) failures += (i % 2 && hit.label % 2 != 0);
+      }
+    });
+  }
+  for (std::uint64_t round = 0; round < 300; ++round) {
+    index.Remove(round);
+    ASSERT_TRUE(index.Upsert(2000 + round, vectors[round]));
+    if (round % 100 == 99) index.Compact();
+  }
+  writing = false;
+  for (auto& reader : readers) reader.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(index.size(), 2000u);
   EXPECT_EQ(index.TombstoneShare(), 0.0);
 }
 
