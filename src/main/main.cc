@@ -35,6 +35,9 @@ namespace {
 
 constexpr std::chrono::seconds kCursorReapInterval{30};
 constexpr std::chrono::seconds kOplogTrimInterval{5};
+// Search-index snapshots bound the oplog a restart redoes into the vector indexes (commits wait
+// while a changed index is copied out).
+constexpr std::chrono::minutes kSearchIndexSnapshotInterval{5};
 // The change notifier's worker builds every change-stream batch. Under a full CPU it yields to
 // the threads that serve writes, so open watchers cost writers little; with a CPU to spare it
 // runs at once and latency is unchanged (bench/changestream_latency measures both).
@@ -157,7 +160,8 @@ void DefineSearchIndexes(const catalog::Catalog& catalog, vector::SearchIndexReg
                       {"error", definition.status().ToString()}});
           continue;
         }
-        registry.Define(info->id, index.id, index.version, std::move(definition).value());
+        registry.Define(info->id, info->uuid.view(), index.id, index.version,
+                        std::move(definition).value());
       }
     }
   }
@@ -214,8 +218,10 @@ int Run(int argc, char** argv) {
   engine.value()->pipeline().AddObserver(&retention);
   Status loaded = retention.Load(engine.value()->oplog());
   if (!loaded.ok()) return Fatal("cannot read the oplog", loaded);
-  // Search indexes live in memory: each is built again from its collection, in the background.
-  vector::SearchIndexRegistry search_indexes(&engine.value()->records());
+  // Search indexes live in memory: each is built again in the background, from its snapshot
+  // and the oplog after it, or from its collection.
+  vector::SearchIndexRegistry search_indexes(&engine.value()->records(), &engine.value()->oplog(),
+                                             options.dbpath + "/search_indexes");
   engine.value()->pipeline().AddObserver(&search_indexes);
   DefineSearchIndexes(*catalog.value(), search_indexes);
 
@@ -272,6 +278,8 @@ int Run(int argc, char** argv) {
                    "Oplog trim failed", {{"error", trimmed.status().ToString()}});
       }
     });
+    PeriodicTask search_index_snapshots(kSearchIndexSnapshotInterval,
+                                        [&search_indexes] { search_indexes.SaveSnapshots(); });
     std::optional<PeriodicTask> ttl;
     if (options.ttl_monitor_enabled) {
       ttl.emplace(std::chrono::seconds(options.ttl_monitor_sleep_secs),
@@ -286,6 +294,7 @@ int Run(int argc, char** argv) {
   engine.value()->pipeline().RemoveObserver(&retention);
   engine.value()->pipeline().RemoveObserver(&search_indexes);
   search_indexes.Shutdown();
+  search_indexes.SaveSnapshots();  // after the last commit it saw: start-up redoes nothing
   notifier.Shutdown();
   cursors.KillAll();
   Status closed = engine.value()->Close();

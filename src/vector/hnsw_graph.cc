@@ -93,4 +93,54 @@ void HnswGraph::LinkBack(NodeId neighbor, NodeId node, int level) {
   list = SelectNeighbors(*this, std::move(candidates), MaxNeighbors(level));
 }
 
+void HnswGraph::AppendTo(SnapshotWriter& out) const {
+  out.Floats(vectors_);
+  out.U64(levels_.size());
+  for (std::size_t node = 0; node < levels_.size(); ++node) {
+    out.U32(static_cast<std::uint32_t>(levels_[node]));
+    for (const std::vector<NodeId>& neighbors : links_[node]) {
+      out.U32(static_cast<std::uint32_t>(neighbors.size()));
+      for (NodeId neighbor : neighbors) out.U32(neighbor);
+    }
+  }
+  out.U32(entry_point_);
+  out.U32(static_cast<std::uint32_t>(top_level_ + 1));
+}
+
+bool HnswGraph::ReadFrom(SnapshotReader& in) {
+  std::vector<float> vectors;
+  std::uint64_t nodes;
+  if (!in.Floats(&vectors) || !in.U64(&nodes) || params_.dimensions == 0 ||
+      vectors.size() != nodes * params_.dimensions) {
+    return false;
+  }
+  std::vector<int> levels(nodes);
+  std::vector<std::vector<std::vector<NodeId>>> links(nodes);
+  for (std::size_t node = 0; node < nodes; ++node) {
+    std::uint32_t level;
+    if (!in.U32(&level) || level > 64) return false;
+    levels[node] = static_cast<int>(level);
+    links[node].resize(level + 1);
+    for (std::vector<NodeId>& neighbors : links[node]) {
+      std::uint32_t count;
+      if (!in.U32(&count) || count > nodes) return false;
+      neighbors.resize(count);
+      for (NodeId& neighbor : neighbors) {
+        if (!in.U32(&neighbor) || neighbor >= nodes) return false;
+      }
+    }
+  }
+  std::uint32_t entry, top_plus_one;
+  if (!in.U32(&entry) || !in.U32(&top_plus_one)) return false;
+  if (nodes > 0 && (entry >= nodes || static_cast<int>(top_plus_one) - 1 != levels[entry])) {
+    return false;
+  }
+  vectors_ = std::move(vectors);
+  levels_ = std::move(levels);
+  links_ = std::move(links);
+  entry_point_ = entry;
+  top_level_ = static_cast<int>(top_plus_one) - 1;
+  return true;
+}
+
 }  // namespace quarry::vector

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vector/similarity.h"
+#include "vector/snapshot_bytes.h"
 #include "vector/visited_set.h"
 
 namespace quarry::vector {
@@ -48,6 +49,11 @@ class HnswGraph {
   float DistanceTo(std::span<const float> query, NodeId node) const {
     return Distance(params_.similarity, query, VectorOf(node));
   }
+
+  // The graph as snapshot bytes (snapshot_bytes.h), and back into an empty graph of the same
+  // params; ReadFrom is false, and leaves the graph empty, for bytes that are no such graph.
+  void AppendTo(SnapshotWriter& out) const;
+  bool ReadFrom(SnapshotReader& in);
 
  private:
   int DrawLevel();

@@ -9,39 +9,11 @@
 #include "bson/builder.h"
 #include "storage/record_store.h"
 #include "vector/document_vectors.h"
+#include "vector/search_index_internal.h"
 #include "vector/similarity.h"
 #include "vector/vector_index.h"
 
 namespace quarry::vector {
-
-// Labels number the documents an index has seen; a label is never reused within one version.
-struct SearchIndexRegistry::Built {
-  std::int32_t version = 0;
-  SearchIndexDefinition definition;
-
-  mutable std::shared_mutex mu;  // guards everything below; the graphs lock themselves too
-  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> graphs;  // by vector path
-  std::unordered_map<std::string, std::uint64_t> label_of;  // record id key -> label
-  std::vector<std::string> id_key_of;                       // label -> record id key
-  std::vector<bson::Document> filter_values;                // label -> the filter fields' values
-  // While building: records a commit changed, which the collection scan must not overwrite
-  // with what it read before.
-  std::unordered_set<std::string> changed_during_build;
-  bool building = true;
-  std::string failure;
-  std::atomic<bool> compaction_queued{false};
-};
-
-struct SearchIndexRegistry::Entry {
-  std::shared_ptr<Built> serving;  // null until the first version is built
-  std::shared_ptr<Built> next;     // being built; null when none
-};
-
-struct SearchIndexRegistry::Pending {
-  storage::CollectionId collection = 0;
-  std::shared_ptr<Built> built;
-  bool compaction = false;  // rebuild the graphs without their tombstones, not a build
-};
 
 const char* BuildStatusName(BuildStatus status) {
   switch (status) {
@@ -80,9 +52,12 @@ std::shared_ptr<SearchIndexRegistry::Built> MakeBuilt(std::int32_t version,
   return built;
 }
 
+}  // namespace
+
 // Stores, removes or moves one record in one version. REQUIRES: built.mu held exclusively.
-void Apply(SearchIndexRegistry::Built& built, const std::string& id_key,
-           const bson::DocumentView* document) {
+void ApplyToBuilt(SearchIndexRegistry::Built& built, const std::string& id_key,
+                  const bson::DocumentView* document) {
+  ++built.changes;
   auto known = built.label_of.find(id_key);
   if (document == nullptr) {
     if (known == built.label_of.end()) return;
@@ -109,10 +84,12 @@ void Apply(SearchIndexRegistry::Built& built, const std::string& id_key,
   built.filter_values[label] = FilterFieldsOf(*document, built.definition.filter_paths);
 }
 
-}  // namespace
-
-SearchIndexRegistry::SearchIndexRegistry(const storage::RecordStore* records)
-    : records_(records), builder_([this] { RunBuilds(); }) {}
+SearchIndexRegistry::SearchIndexRegistry(const storage::RecordStore* records,
+                                         const storage::Oplog* oplog, std::string snapshot_dir)
+    : records_(records),
+      oplog_(oplog),
+      snapshot_dir_(std::move(snapshot_dir)),
+      builder_([this] { RunBuilds(); }) {}
 
 SearchIndexRegistry::~SearchIndexRegistry() { Shutdown(); }
 
@@ -126,8 +103,9 @@ void SearchIndexRegistry::Shutdown() {
   if (builder_.joinable()) builder_.join();
 }
 
-void SearchIndexRegistry::Define(storage::CollectionId collection, const std::string& index_id,
-                                 std::int32_t version, SearchIndexDefinition definition) {
+void SearchIndexRegistry::Define(storage::CollectionId collection, std::string_view collection_uuid,
+                                 const std::string& index_id, std::int32_t version,
+                                 SearchIndexDefinition definition) {
   std::shared_ptr<Built> built = MakeBuilt(version, std::move(definition));
   {
     std::unique_lock lock(mu_);
@@ -142,7 +120,8 @@ void SearchIndexRegistry::Define(storage::CollectionId collection, const std::st
   {
     std::lock_guard lock(queue_mu_);
     if (stopping_) return;
-    queue_.push_back(std::make_shared<Pending>(Pending{collection, built}));
+    queue_.push_back(std::make_shared<Pending>(
+        Pending{collection, std::string(collection_uuid), index_id, built}));
   }
   queue_cv_.notify_one();
 }
@@ -153,11 +132,15 @@ void SearchIndexRegistry::Drop(storage::CollectionId collection, const std::stri
   if (it == indexes_.end()) return;
   it->second.erase(index_id);
   if (it->second.empty()) indexes_.erase(it);
+  RemoveSnapshot(collection, index_id);
 }
 
 void SearchIndexRegistry::DropCollection(storage::CollectionId collection) {
   std::unique_lock lock(mu_);
-  indexes_.erase(collection);
+  auto it = indexes_.find(collection);
+  if (it == indexes_.end()) return;
+  for (const auto& [index_id, entry] : it->second) RemoveSnapshot(collection, index_id);
+  indexes_.erase(it);
 }
 
 SearchIndexState SearchIndexRegistry::State(storage::CollectionId collection,
@@ -220,6 +203,7 @@ StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::Collec
 
 void SearchIndexRegistry::OnCommit(const storage::CommittedBatch& batch) {
   std::shared_lock lock(mu_);
+  if (!batch.entries.empty()) applied_through_.store(batch.entries.back().ts);
   if (indexes_.empty()) return;
   for (const storage::CommittedEntry& committed : batch.entries) {
     if (committed.collection == 0) continue;
@@ -236,7 +220,7 @@ void SearchIndexRegistry::OnCommit(const storage::CommittedBatch& batch) {
         if (built == nullptr) continue;
         std::unique_lock built_lock(built->mu);
         if (built->building) built->changed_during_build.insert(id_key);
-        Apply(*built, id_key, removed ? nullptr : &document);
+        ApplyToBuilt(*built, id_key, removed ? nullptr : &document);
         if (NeedsCompaction(*built)) QueueCompaction(committed.collection, built);
       }
     }
@@ -260,7 +244,7 @@ void SearchIndexRegistry::QueueCompaction(storage::CollectionId collection,
   {
     std::lock_guard lock(queue_mu_);
     if (stopping_) return;
-    queue_.push_back(std::make_shared<Pending>(Pending{collection, built, true}));
+    queue_.push_back(std::make_shared<Pending>(Pending{collection, "", "", built, true}));
   }
   queue_cv_.notify_one();
 }
@@ -282,40 +266,42 @@ void SearchIndexRegistry::RunBuilds() {
       }
       pending->built->compaction_queued = false;
     } else {
-      Build(pending->built, pending->collection);
+      Build(*pending);
     }
   }
 }
 
-void SearchIndexRegistry::Build(const std::shared_ptr<Built>& built,
-                                storage::CollectionId collection) {
-  // Still wanted? A drop or a newer definition may have replaced it while it waited.
-  auto still_next = [&] {
-    std::shared_lock lock(mu_);
-    for (auto& [collection_id, entries] : indexes_) {
-      if (collection_id != collection) continue;
-      for (auto& [index_id, entry] : entries) {
-        if (entry->next == built) return true;
-      }
-    }
-    return false;
-  };
-  if (!still_next()) return;
-  std::unique_ptr<storage::RecordCursor> cursor = records_->Scan(collection);
+bool SearchIndexRegistry::StillBuilding(const Pending& pending) const {
+  std::shared_lock lock(mu_);
+  auto it = indexes_.find(pending.collection);
+  if (it == indexes_.end()) return false;
+  auto entry = it->second.find(pending.index_id);
+  return entry != it->second.end() && entry->second->next == pending.built;
+}
+
+void SearchIndexRegistry::Build(const Pending& pending) {
+  const std::shared_ptr<Built>& built = pending.built;
+  // A drop or a newer definition may have replaced it while it waited.
+  if (!StillBuilding(pending)) return;
+  if (LoadSnapshot(pending)) {
+    Publish(pending);
+    return;
+  }
+  std::unique_ptr<storage::RecordCursor> cursor = records_->Scan(pending.collection);
   std::size_t scanned = 0;
   for (; cursor->Valid(); cursor->Next()) {
     const std::string id_key(cursor->id_key());
     bson::DocumentView document = cursor->document();
     {
       std::unique_lock lock(built->mu);
-      if (!built->changed_during_build.contains(id_key)) Apply(*built, id_key, &document);
+      if (!built->changed_during_build.contains(id_key)) ApplyToBuilt(*built, id_key, &document);
     }
     if (++scanned % 1024 == 0) {
       {
         std::lock_guard lock(queue_mu_);
         if (stopping_) return;
       }
-      if (!still_next()) return;
+      if (!StillBuilding(pending)) return;
     }
   }
   if (!cursor->status().ok()) {
@@ -323,18 +309,20 @@ void SearchIndexRegistry::Build(const std::shared_ptr<Built>& built,
     built->failure = cursor->status().reason();
     return;
   }
+  Publish(pending);
+}
+
+void SearchIndexRegistry::Publish(const Pending& pending) {
   std::unique_lock lock(mu_);
-  for (auto& [collection_id, entries] : indexes_) {
-    if (collection_id != collection) continue;
-    for (auto& [index_id, entry] : entries) {
-      if (entry->next != built) continue;
-      std::unique_lock built_lock(built->mu);
-      built->building = false;
-      built->changed_during_build.clear();
-      entry->serving = built;
-      entry->next = nullptr;
-    }
-  }
+  auto it = indexes_.find(pending.collection);
+  if (it == indexes_.end()) return;
+  auto entry = it->second.find(pending.index_id);
+  if (entry == it->second.end() || entry->second->next != pending.built) return;
+  std::unique_lock built_lock(pending.built->mu);
+  pending.built->building = false;
+  pending.built->changed_during_build.clear();
+  entry->second->serving = pending.built;
+  entry->second->next = nullptr;
 }
 
 }  // namespace quarry::vector

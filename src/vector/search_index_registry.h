@@ -1,10 +1,14 @@
 // Every search index of every collection, in memory: the vector graphs, the values of each
 // indexed document's filter fields, and the build state $listSearchIndexes reports. It is a
 // commit observer: each committed chunk updates the indexes of its collections before the
-// write is acknowledged, so the next query sees it. Indexes are built in a background thread
-// from the collection's records; until then they are BUILDING and answer no query.
+// write is acknowledged, so the next query sees it. Indexes are built in a background thread;
+// until then they are BUILDING and answer no query. A build starts from the index's snapshot
+// (SaveSnapshots: periodically and at shutdown) and redoes the oplog after it, or, without a
+// usable snapshot (missing, torn, of another version, or older than the oplog), scans the
+// collection's records.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -21,6 +25,7 @@
 #include "bson/value.h"
 #include "query/match/matcher.h"
 #include "storage/commit_pipeline.h"
+#include "storage/oplog.h"
 #include "storage/record_store.h"
 #include "vector/search_index_definition.h"
 
@@ -52,7 +57,9 @@ struct VectorMatch {
 
 class SearchIndexRegistry : public storage::CommitObserver {
  public:
-  explicit SearchIndexRegistry(const storage::RecordStore* records);
+  // `snapshot_dir` empty: no snapshots, every build scans.
+  SearchIndexRegistry(const storage::RecordStore* records, const storage::Oplog* oplog,
+                      std::string snapshot_dir);
   ~SearchIndexRegistry() override;
   SearchIndexRegistry(const SearchIndexRegistry&) = delete;
   SearchIndexRegistry& operator=(const SearchIndexRegistry&) = delete;
@@ -60,8 +67,9 @@ class SearchIndexRegistry : public storage::CommitObserver {
   // Starts building version `version` of index `index_id` of `collection` from its records.
   // A version that is already defined or older is ignored; a newer one replaces the serving
   // one once it is built.
-  void Define(storage::CollectionId collection, const std::string& index_id, std::int32_t version,
-              SearchIndexDefinition definition);
+  // `collection_uuid` (16 bytes) finds the collection's entries in the oplog.
+  void Define(storage::CollectionId collection, std::string_view collection_uuid,
+              const std::string& index_id, std::int32_t version, SearchIndexDefinition definition);
   void Drop(storage::CollectionId collection, const std::string& index_id);
   void DropCollection(storage::CollectionId collection);
 
@@ -74,6 +82,10 @@ class SearchIndexRegistry : public storage::CommitObserver {
 
   void OnCommit(const storage::CommittedBatch& batch) override;
 
+  // Writes a snapshot of every built index that changed since its last one. Commits wait
+  // while the indexes are copied out, not while the files are written.
+  void SaveSnapshots();
+
   // Stops the build thread; Define and OnCommit are then no-ops. Idempotent.
   void Shutdown();
 
@@ -83,12 +95,21 @@ class SearchIndexRegistry : public storage::CommitObserver {
 
  private:
   void RunBuilds();
-  void Build(const std::shared_ptr<Built>& built, storage::CollectionId collection);
+  void Build(const Pending& pending);
+  // Fills `built` from its snapshot and the oplog after it; false when there is none to use.
+  bool LoadSnapshot(const Pending& pending);
+  bool StillBuilding(const Pending& pending) const;
+  void Publish(const Pending& pending);
+  std::string SnapshotPath(storage::CollectionId collection, const std::string& index_id) const;
+  void RemoveSnapshot(storage::CollectionId collection, const std::string& index_id) const;
   // REQUIRES: built.mu held.
   static bool NeedsCompaction(const Built& built);
   void QueueCompaction(storage::CollectionId collection, const std::shared_ptr<Built>& built);
 
   const storage::RecordStore* records_;
+  const storage::Oplog* oplog_;
+  const std::string snapshot_dir_;
+  std::atomic<storage::Timestamp> applied_through_{0};  // the newest entry OnCommit applied
   mutable std::shared_mutex mu_;
   // collection -> index id -> entry; guarded by mu_.
   std::unordered_map<storage::CollectionId, std::map<std::string, std::shared_ptr<Entry>>> indexes_;

@@ -119,6 +119,38 @@ void VectorIndex::Compact() {
   tombstoned_.assign(node_labels_.size(), false);
 }
 
+void VectorIndex::AppendTo(SnapshotWriter& out) const {
+  std::shared_lock lock = ReadLock();
+  graph_->AppendTo(out);
+  out.U64(node_labels_.size());
+  for (std::size_t node = 0; node < node_labels_.size(); ++node) {
+    out.U64(node_labels_[node]);
+    out.U32(tombstoned_[node] ? 1 : 0);
+  }
+}
+
+std::unique_ptr<VectorIndex> VectorIndex::ReadFrom(Options options, SnapshotReader& in) {
+  auto index = std::make_unique<VectorIndex>(options);
+  std::uint64_t nodes;
+  if (!index->graph_->ReadFrom(in) || !in.U64(&nodes) || nodes != index->graph_->node_count()) {
+    return nullptr;
+  }
+  index->node_labels_.resize(nodes);
+  index->tombstoned_.resize(nodes);
+  for (std::size_t node = 0; node < nodes; ++node) {
+    std::uint32_t tombstoned;
+    if (!in.U64(&index->node_labels_[node]) || !in.U32(&tombstoned) || tombstoned > 1) {
+      return nullptr;
+    }
+    index->tombstoned_[node] = tombstoned == 1;
+    if (tombstoned == 0) {
+      auto [it, fresh] = index->node_of_label_.emplace(index->node_labels_[node], node);
+      if (!fresh) return nullptr;  // a label lives in one node at most
+    }
+  }
+  return index;
+}
+
 StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const float> query,
                                                               std::size_t limit,
                                                               std::size_t num_candidates,

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "vector/similarity.h"
+#include "vector/snapshot_bytes.h"
 #include "vector/visited_set.h"
 
 namespace quarry::vector {
@@ -57,6 +58,11 @@ class VectorIndex {
   double TombstoneShare() const;  // tombstones / graph nodes, 0 for an empty graph
   // Rebuilds the graph from the live vectors only; answers stay the same. Searches wait for it.
   void Compact();
+
+  // The index as snapshot bytes (snapshot_bytes.h); the labels and tombstones with the graph.
+  void AppendTo(SnapshotWriter& out) const;
+  // An index of `options` from what AppendTo wrote, or null for bytes that are not one.
+  static std::unique_ptr<VectorIndex> ReadFrom(Options options, SnapshotReader& in);
 
   // The best `limit` hits, highest score first (ties by label), among live labels that
   // `filter` admits: min(limit, number of such labels) of them. `exact`: a scan of every

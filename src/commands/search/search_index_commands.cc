@@ -104,8 +104,8 @@ StatusWith<bson::Document> RunCreateSearchIndexes(CommandContext& ctx, const Req
   b.OpenArray("indexesCreated");
   for (std::size_t i = 0; i < created.size(); ++i) {
     if (info != nullptr && ctx.service().search_indexes != nullptr) {
-      ctx.service().search_indexes->Define(info->id, created[i].info.id, created[i].info.version,
-                                           std::move(created[i].parsed));
+      ctx.service().search_indexes->Define(info->id, info->uuid.view(), created[i].info.id,
+                                           created[i].info.version, std::move(created[i].parsed));
     }
     b.OpenDocument(std::to_string(i));
     b.AppendString("id", created[i].info.id);
@@ -165,7 +165,8 @@ StatusWith<bson::Document> RunUpdateSearchIndex(CommandContext& ctx, const Reque
   QUARRY_RETURN_IF_ERROR(modified);
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(request.db, coll);
   if (info != nullptr && ctx.service().search_indexes != nullptr) {
-    ctx.service().search_indexes->Define(info->id, updated.id, updated.version, std::move(parsed));
+    ctx.service().search_indexes->Define(info->id, info->uuid.view(), updated.id, updated.version,
+                                         std::move(parsed));
   }
   return bson::Document();
 }

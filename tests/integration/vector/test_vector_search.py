@@ -366,3 +366,71 @@ def test_binary_vectors_are_indexed_and_queried(db):
     with pytest.raises(OperationFailure) as err:
         search(db, "bin", Binary(b"\x10\x00\xff", 9), 1, num_candidates=10)  # packed bits
     assert err.value.code == 238
+
+
+def log_count(server, words):
+    with open(server.log_path, encoding="utf-8", errors="replace") as log:
+        return sum(words in line for line in log)
+
+
+def test_a_restart_starts_from_the_snapshot_and_redoes_the_oplog_after_it(make_server):
+    import glob
+    import os
+    import pymongo
+    server = make_server("vector_snapshot")
+    rng = random.Random(21)
+    docs = {i: rand_vector(rng) for i in range(300)}
+    q = rand_vector(rng)
+
+    def expected():
+        return sorted(docs, key=lambda i: -score("cosine", q, docs[i]))[:10]
+
+    def check(db):
+        wait_ready(db, "items")
+        assert [d["_id"] for d in search(db, "items", q, 10, exact=True)] == expected()
+        assert [d["_id"] for d in search(db, "items", q, 10, num_candidates=300)] == expected()
+
+    with pymongo.MongoClient(server.uri()) as client:
+        db = client.v
+        db.items.insert_many([{"_id": i, "embedding": v} for i, v in docs.items()])
+        create_index(db, "items", vector_fields())
+        check(db)
+    server.restart()  # a clean shutdown writes the snapshot
+    snapshots = glob.glob(os.path.join(server.dbpath, "search_indexes", "*.snapshot"))
+    assert len(snapshots) == 1
+    assert log_count(server, "Loaded a search index from its snapshot") == 1
+    with pymongo.MongoClient(server.uri()) as client:
+        check(client.v)
+        # Writes after the snapshot, then a crash: the restart redoes them from the oplog.
+        for i in range(300, 320):
+            docs[i] = rand_vector(rng)
+            client.v.items.insert_one({"_id": i, "embedding": docs[i]})
+        docs[0] = q
+        client.v.items.update_one({"_id": 0}, {"$set": {"embedding": q}})
+        del docs[1]
+        client.v.items.delete_one({"_id": 1})
+        check(client.v)
+    server.restart(crash=True)
+    assert log_count(server, "Loaded a search index from its snapshot") == 2
+    with pymongo.MongoClient(server.uri()) as client:
+        check(client.v)
+    # A torn snapshot is noticed, and the index is built from the collection instead.
+    server.stop()
+    with open(snapshots[0], "r+b") as f:
+        f.truncate(os.path.getsize(snapshots[0]) // 2)
+    server.start()
+    with pymongo.MongoClient(server.uri()) as client:
+        check(client.v)
+    assert log_count(server, "its snapshot cannot be used") == 1
+    # A snapshot of an older definition is not used for the new one.
+    server.restart()
+    assert log_count(server, "Loaded a search index from its snapshot") == 3
+    with pymongo.MongoClient(server.uri()) as client:
+        client.v.command({"updateSearchIndex": "items", "name": "vector_index",
+                          "definition": vector_fields(similarity="cosine", filters=("x",))})
+        check(client.v)
+    assert log_count(server, "a snapshot of definition version 0") == 1
+    server.restart(crash=True)
+    with pymongo.MongoClient(server.uri()) as client:
+        check(client.v)
+    assert log_count(server, "a snapshot of definition version 0") == 2

@@ -1,0 +1,217 @@
+// Snapshots of built search indexes, and builds that start from one: the index as it stood
+// after oplog entry `through`, which the oplog after it brings up to date.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/log.h"
+#include "storage/oplog.h"
+#include "storage/record_store.h"
+#include "vector/search_index_internal.h"
+#include "vector/snapshot_bytes.h"
+#include "vector/snapshot_file.h"
+
+namespace quarry::vector {
+namespace {
+
+constexpr std::uint32_t kSnapshotVersion = 1;
+
+struct Copied {
+  std::string path;
+  std::string payload;
+  std::shared_ptr<SearchIndexRegistry::Built> built;
+  std::uint64_t changes = 0;
+};
+
+// REQUIRES: built.mu held; no commit is being applied.
+std::string Encode(storage::CollectionId collection, const std::string& index_id,
+                   const SearchIndexRegistry::Built& built, storage::Timestamp through) {
+  std::string payload;
+  SnapshotWriter out(&payload);
+  out.U32(kSnapshotVersion);
+  out.U64(collection);
+  out.Bytes(index_id);
+  out.U32(static_cast<std::uint32_t>(built.version));
+  out.U64(through);
+  out.U64(built.id_key_of.size());
+  for (std::size_t label = 0; label < built.id_key_of.size(); ++label) {
+    out.Bytes(built.id_key_of[label]);
+    out.Bytes(std::string_view(built.filter_values[label].view().data(),
+                               built.filter_values[label].size()));
+  }
+  out.U64(built.graphs.size());
+  for (const auto& [path, graph] : built.graphs) {
+    out.Bytes(path);
+    graph->AppendTo(out);
+  }
+  return payload;
+}
+
+// Fills `built` (empty, of the same definition) from `payload`; returns the entry it covers
+// through, or an error saying why the snapshot cannot be used.
+StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::CollectionId collection,
+                                      const std::string& index_id,
+                                      SearchIndexRegistry::Built* built) {
+  SnapshotReader in(payload);
+  std::uint32_t format, version;
+  std::uint64_t stored_collection, through, labels;
+  std::string_view stored_index;
+  auto unusable = [](const std::string& why) { return Status(ErrorCode::kInternalError, why); };
+  if (!in.U32(&format) || format != kSnapshotVersion) return unusable("another snapshot format");
+  if (!in.U64(&stored_collection) || !in.Bytes(&stored_index) || !in.U32(&version) ||
+      !in.U64(&through) || !in.U64(&labels)) {
+    return unusable("torn header");
+  }
+  if (stored_collection != collection || stored_index != index_id) {
+    return unusable("a snapshot of another index");
+  }
+  if (static_cast<std::int32_t>(version) != built->version) {
+    return unusable("a snapshot of definition version " + std::to_string(version));
+  }
+  for (std::uint64_t label = 0; label < labels; ++label) {
+    std::string_view id_key, filter_values;
+    if (!in.Bytes(&id_key) || !in.Bytes(&filter_values)) return unusable("torn labels");
+    built->id_key_of.emplace_back(id_key);
+    if (!id_key.empty()) built->label_of.emplace(std::string(id_key), label);
+    built->filter_values.push_back(
+        filter_values.empty() ? bson::Document() : bson::Document(std::string(filter_values)));
+  }
+  std::uint64_t graphs;
+  if (!in.U64(&graphs) || graphs != built->graphs.size()) return unusable("other vector paths");
+  for (std::uint64_t i = 0; i < graphs; ++i) {
+    std::string_view path;
+    if (!in.Bytes(&path)) return unusable("torn graph");
+    auto graph = built->graphs.find(path);
+    if (graph == built->graphs.end()) return unusable("other vector paths");
+    const VectorFieldDefinition* field = built->definition.FindVector(path);
+    VectorIndex::Options options{.dimensions = field->dimensions,
+                                 .similarity = *ParseSimilarity(field->similarity),
+                                 .max_edges = field->max_edges,
+                                 .num_edge_candidates = field->num_edge_candidates};
+    std::unique_ptr<VectorIndex> loaded = VectorIndex::ReadFrom(options, in);
+    if (loaded == nullptr) return unusable("torn graph");
+    graph->second = std::move(loaded);
+  }
+  if (!in.done()) return unusable("trailing bytes");
+  return through;
+}
+
+}  // namespace
+
+std::string SearchIndexRegistry::SnapshotPath(storage::CollectionId collection,
+                                              const std::string& index_id) const {
+  return snapshot_dir_ + "/" + std::to_string(collection) + "-" + index_id + ".snapshot";
+}
+
+void SearchIndexRegistry::RemoveSnapshot(storage::CollectionId collection,
+                                         const std::string& index_id) const {
+  if (snapshot_dir_.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove(SnapshotPath(collection, index_id), ignored);
+}
+
+void SearchIndexRegistry::SaveSnapshots() {
+  if (snapshot_dir_.empty()) return;
+  std::vector<Copied> copies;
+  {
+    // Exclusive: no commit is half applied, so every index stands exactly after `through`.
+    std::unique_lock lock(mu_);
+    const storage::Timestamp through = applied_through_.load();
+    for (const auto& [collection, entries] : indexes_) {
+      for (const auto& [index_id, entry] : entries) {
+        const std::shared_ptr<Built>& built = entry->serving;
+        if (built == nullptr) continue;
+        std::shared_lock built_lock(built->mu);
+        if (built->changes == built->saved_changes) continue;
+        copies.push_back({SnapshotPath(collection, index_id),
+                          Encode(collection, index_id, *built, through), built, built->changes});
+      }
+    }
+  }
+  if (copies.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(snapshot_dir_, error);
+  for (Copied& copy : copies) {
+    Status written = WriteSnapshotFile(copy.path, copy.payload);
+    if (!written.ok()) {
+      log::Write(log::Severity::kWarning, "QUERY", 7828401, "SearchIndexSnapshot",
+                 "Could not write a search index snapshot", {{"error", written.ToString()}});
+      continue;
+    }
+    std::unique_lock built_lock(copy.built->mu);
+    copy.built->saved_changes = copy.changes;
+  }
+}
+
+bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
+  if (snapshot_dir_.empty()) return false;
+  const std::string path = SnapshotPath(pending.collection, pending.index_id);
+  StatusWith<std::string> payload = ReadSnapshotFile(path);
+  if (payload.status().code() == ErrorCode::kNoSuchKey) return false;
+  Built& built = *pending.built;
+  auto rebuild = [&](std::string_view why) {
+    log::Write(log::Severity::kInfo, "QUERY", 7828402, "SearchIndexBuild",
+               "Building a search index from its collection: its snapshot cannot be used",
+               {{"snapshot", path}, {"reason", std::string(why)}});
+    // Back to an empty index of the same definition.
+    std::unique_lock lock(built.mu);
+    built.changed_during_build.clear();  // the scan reads what those commits wrote
+    built.label_of.clear();
+    built.id_key_of.clear();
+    built.filter_values.clear();
+    for (auto& [graph_path, graph] : built.graphs) {
+      const VectorFieldDefinition* field = built.definition.FindVector(graph_path);
+      graph = std::make_unique<VectorIndex>(
+          VectorIndex::Options{.dimensions = field->dimensions,
+                               .similarity = *ParseSimilarity(field->similarity),
+                               .max_edges = field->max_edges,
+                               .num_edge_candidates = field->num_edge_candidates});
+    }
+    return false;
+  };
+  if (!payload.ok()) return rebuild(payload.status().reason());
+  storage::Timestamp through = 0;
+  {
+    std::unique_lock lock(built.mu);
+    // Commits since the index was defined reached it already and are redone below from the
+    // oplog anyway; from here on, a commit marks its record so the replay leaves it alone.
+    built.changed_during_build.clear();
+    StatusWith<storage::Timestamp> decoded =
+        Decode(payload.value(), pending.collection, pending.index_id, &built);
+    if (!decoded.ok()) {
+      lock.unlock();
+      return rebuild(decoded.status().reason());
+    }
+    through = decoded.value();
+    built.saved_changes = built.changes;  // what the file holds; the replay adds to it
+  }
+  if (oplog_->TrimmedBefore() > through + 1) {
+    return rebuild("the oplog no longer holds every entry after it");
+  }
+  std::uint64_t replayed = 0;
+  std::unique_ptr<storage::OplogCursor> cursor = oplog_->Scan(through + 1);
+  for (; cursor->Valid(); cursor->Next()) {
+    bson::DocumentView entry = cursor->entry();
+    bson::ValueView ui = entry.Get("ui");
+    if (ui.type() != bson::Type::kBinary || ui.Binary().data != pending.collection_uuid) continue;
+    bson::ValueView op = entry.Get("op");
+    bson::ValueView o = entry.Get("o");
+    if (op.type() != bson::Type::kString || o.type() != bson::Type::kDocument ||
+        (op.String() != "i" && op.String() != "u" && op.String() != "d")) {
+      continue;
+    }
+    bson::DocumentView document = o.Document();
+    const std::string id_key = storage::EncodeIdKey(document.Get("_id"));
+    std::unique_lock lock(built.mu);
+    if (built.changed_during_build.contains(id_key)) continue;
+    ApplyToBuilt(built, id_key, op.String() == "d" ? nullptr : &document);
+    ++replayed;
+  }
+  if (!cursor->status().ok()) return rebuild(cursor->status().reason());
+  log::Write(log::Severity::kInfo, "QUERY", 7828403, "SearchIndexBuild",
+             "Loaded a search index from its snapshot",
+             {{"snapshot", path}, {"through", through}, {"replayed", replayed}});
+  return true;
+}
+
+}  // namespace quarry::vector
