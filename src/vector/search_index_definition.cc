@@ -45,7 +45,12 @@ StatusWith<std::string> Path(bson::ValueView value, const std::string& field) {
   if (value.type() != bson::Type::kString || value.String().empty()) {
     return Invalid("\"" + field + "\" must be a non-empty string");
   }
-  return std::string(value.String());
+  std::string_view path = value.String();
+  if (path.front() == '.' || path.back() == '.' || path.find("..") != std::string_view::npos ||
+      path.front() == '$') {
+    return Invalid("\"" + field + "\" is not a valid field path: \"" + std::string(path) + "\"");
+  }
+  return std::string(path);
 }
 
 Status HnswOptions(bson::ValueView value, const std::string& field, VectorFieldDefinition* out) {
