@@ -34,8 +34,9 @@ struct VectorBenchSettings {
   std::vector<std::size_t> candidates = {50, 100, 200, 400};  // numCandidates = ef, tried in order
   std::size_t batch = 1'000;                                  // documents per insert_many
   int threads = 4;                                            // the multi-threaded rows
-  int server_pid = 0;                                         // for VmRSS; 0: memory not measured
-  double ready_timeout = 1'800;                               // seconds to wait for READY
+  int repeat = 3;                // runs of each unfiltered row; the median time is shown
+  int server_pid = 0;            // for VmRSS; 0: memory not measured
+  double ready_timeout = 1'800;  // seconds to wait for READY
 };
 
 // Targets.
@@ -88,7 +89,8 @@ struct BaselineBuild {
 
 // Part 4: the index build and memory against hnswlib's, and an insert with the index in place
 // against the load without one (this inserts into settings.insert_collection, then drops it).
-// Options the server does not implement are tried and shown with the server's answer.
+// Options the server does not implement are tried and shown with the server's answer. Drops
+// the queried collection's search index last, to see the memory it frees.
 StatusWith<tools::client::ResultTable> BuildPart(tools::client::MongoClient& client,
                                                  const VectorBenchSettings& settings,
                                                  const BenchData& data, const LoadResult& load,

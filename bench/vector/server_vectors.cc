@@ -149,32 +149,67 @@ Status CreateVectorIndex(tc::MongoClient& client, const std::string& db,
   return reply.status();
 }
 
-Status WaitUntilReady(tc::MongoClient& client, const std::string& db, const std::string& collection,
-                      const std::string& index, double timeout_seconds) {
+namespace {
+
+// The index's status as $listSearchIndexes reports it; "" when it lists no such index.
+StatusWith<std::string> SearchIndexStatus(tc::MongoClient& client, const std::string& db,
+                                          const std::string& collection, const std::string& index) {
   tc::CollectionPtr handle = client.Collection(db, collection);
-  bson_t* pipeline =
-      BCON_NEW("0", "{", "$listSearchIndexes", "{", "name", BCON_UTF8(index.c_str()), "}", "}");
-  const tc::BsonPtr owned(pipeline);
+  const tc::BsonPtr pipeline(
+      BCON_NEW("0", "{", "$listSearchIndexes", "{", "name", BCON_UTF8(index.c_str()), "}", "}"));
+  std::string status;
+  QUARRY_RETURN_IF_ERROR(Aggregate(handle.get(), *pipeline, [&](const bson_t& doc) {
+    bson_iter_t iter;
+    if (bson_iter_init_find(&iter, &doc, "status") && BSON_ITER_HOLDS_UTF8(&iter)) {
+      status = bson_iter_utf8(&iter, nullptr);
+    }
+  }));
+  return status;
+}
+
+// Polls the index's status until `done` accepts it or `timeout_seconds` pass.
+template <typename Done>
+StatusWith<std::string> PollStatus(tc::MongoClient& client, const std::string& db,
+                                   const std::string& collection, const std::string& index,
+                                   double timeout_seconds, Done done) {
   const Clock::time_point deadline =
       Clock::now() +
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
-  std::string status;
-  while (Clock::now() < deadline) {
-    status.clear();
-    QUARRY_RETURN_IF_ERROR(Aggregate(handle.get(), *owned, [&](const bson_t& doc) {
-      bson_iter_t iter;
-      if (bson_iter_init_find(&iter, &doc, "status") && BSON_ITER_HOLDS_UTF8(&iter)) {
-        status = bson_iter_utf8(&iter, nullptr);
-      }
-    }));
-    if (status == "READY") return Status::OK();
-    if (status == "FAILED") {
-      return Status(ErrorCode::kOperationFailed, "search index " + index + " FAILED");
-    }
+  while (true) {
+    QUARRY_ASSIGN_OR_RETURN(std::string status, SearchIndexStatus(client, db, collection, index));
+    if (done(status) || Clock::now() >= deadline) return status;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+}  // namespace
+
+Status WaitUntilReady(tc::MongoClient& client, const std::string& db, const std::string& collection,
+                      const std::string& index, double timeout_seconds) {
+  QUARRY_ASSIGN_OR_RETURN(
+      std::string status,
+      PollStatus(client, db, collection, index, timeout_seconds,
+                 [](const std::string& now) { return now == "READY" || now == "FAILED"; }));
+  if (status == "READY") return Status::OK();
+  return Status(status == "FAILED" ? ErrorCode::kOperationFailed : ErrorCode::kExceededTimeLimit,
+                "search index " + index + " is not READY (status \"" + status + "\")");
+}
+
+Status DropSearchIndex(tc::MongoClient& client, const std::string& db,
+                       const std::string& collection, const std::string& index,
+                       double timeout_seconds) {
+  bson_t command = BSON_INITIALIZER;
+  BSON_APPEND_UTF8(&command, "dropSearchIndex", collection.c_str());
+  BSON_APPEND_UTF8(&command, "name", index.c_str());
+  StatusWith<tc::BsonPtr> reply = client.RunCommand(db, command);
+  bson_destroy(&command);
+  QUARRY_RETURN_IF_ERROR(reply.status());
+  QUARRY_ASSIGN_OR_RETURN(std::string status,
+                          PollStatus(client, db, collection, index, timeout_seconds,
+                                     [](const std::string& now) { return now.empty(); }));
+  if (status.empty()) return Status::OK();
   return Status(ErrorCode::kExceededTimeLimit,
-                "search index " + index + " not READY (status \"" + status + "\")");
+                "search index " + index + " is still listed (status \"" + status + "\")");
 }
 
 StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& queries,
@@ -226,6 +261,26 @@ StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& 
   run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (const Status& status : statuses) QUARRY_RETURN_IF_ERROR(status);
   return run;
+}
+
+StatusWith<double> ServerPings(const ServerTarget& target, std::size_t count) {
+  QUARRY_ASSIGN_OR_RETURN(
+      std::unique_ptr<tc::MongoClient> client,
+      tc::MongoClient::Connect({.uri = target.uri, .app_name = "vector_bench"}));
+  bson_t ping = BSON_INITIALIZER;
+  BSON_APPEND_INT32(&ping, "ping", 1);
+  const Clock::time_point start = Clock::now();
+  bson_error_t error;
+  for (std::size_t ping_idx = 0; ping_idx < count; ++ping_idx) {
+    if (!mongoc_client_command_simple(client->get(), target.db.c_str(), &ping, nullptr, nullptr,
+                                      &error)) {
+      bson_destroy(&ping);
+      return tc::DriverError(error, "ping failed");
+    }
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  bson_destroy(&ping);
+  return seconds;
 }
 
 std::int64_t ResidentBytes(int pid) {

@@ -38,6 +38,11 @@ Status WaitUntilReady(tools::client::MongoClient& client, const std::string& db,
                       const std::string& collection, const std::string& index,
                       double timeout_seconds);
 
+// dropSearchIndex, then polls until $listSearchIndexes no longer lists the index.
+Status DropSearchIndex(tools::client::MongoClient& client, const std::string& db,
+                       const std::string& collection, const std::string& index,
+                       double timeout_seconds);
+
 struct VectorQuery {
   std::size_t limit = 10;
   std::size_t num_candidates = 100;
@@ -57,6 +62,10 @@ struct ServerTarget {
 // the returned `_id`s.
 StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& queries,
                                    std::size_t query_count, const VectorQuery& query, int threads);
+
+// Seconds for `count` pings from one client, one after another: the round-trip floor under
+// every query.
+StatusWith<double> ServerPings(const ServerTarget& target, std::size_t count);
 
 // VmRSS of process `pid` in bytes (from /proc/<pid>/status), or -1 when it cannot be read.
 std::int64_t ResidentBytes(int pid);
