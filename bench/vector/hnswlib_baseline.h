@@ -1,0 +1,43 @@
+// The in-process baselines: hnswlib's HNSW over the same vectors, with the same M,
+// efConstruction and ef as the server's index, on inner product (cosine on unit vectors), and
+// a flat scan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bench/vector/vector_set.h"
+
+namespace quarry::bench {
+
+struct SearchRun {
+  double seconds = 0;                               // wall time for all queries
+  std::vector<std::vector<std::uint32_t>> answers;  // per query, best first
+};
+
+class HnswlibBaseline {
+ public:
+  // Builds the graph from every vector of `set` on one thread, as the server builds its index.
+  HnswlibBaseline(const VectorSet& set, std::size_t max_edges, std::size_t ef_construction);
+  ~HnswlibBaseline();
+  HnswlibBaseline(const HnswlibBaseline&) = delete;
+  HnswlibBaseline& operator=(const HnswlibBaseline&) = delete;
+
+  double build_seconds() const { return build_seconds_; }
+
+  // The `k` nearest of each query with a beam of `ef`, queries shared out over `threads`.
+  SearchRun Search(const VectorSet& queries, std::size_t k, std::size_t ef, int threads);
+
+ private:
+  struct Index;
+  std::unique_ptr<Index> index_;
+  double build_seconds_ = 0;
+};
+
+// A flat scan in this process: ExactTopK over every vector for each query, one thread.
+SearchRun FlatScan(const VectorSet& set, const VectorSet& queries, std::size_t query_count,
+                   std::size_t k);
+
+}  // namespace quarry::bench

@@ -1,0 +1,16 @@
+// Text for the notes under the vector benchmark's tables.
+#include "bench/vector/verdict.h"
+
+#include <cstdio>
+
+namespace quarry::bench {
+
+std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
+
+std::string Fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+}  // namespace quarry::bench
