@@ -156,7 +156,8 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const VectorBench
   row("quantization: binary", tc::Cell(), tc::Cell(), "",
       QuantizationAnswer(client, settings, "binary"));
   row("start-up from a snapshot", tc::Cell(), tc::Cell(), "",
-      "not implemented: indexes are rebuilt from the collection at start-up");
+      "not measured: this benchmark does not restart the server (start-up loads the snapshot "
+      "written at shutdown; tests/integration/vector checks it)");
   if (settings.server_pid <= 0) {
     table.notes.push_back("server memory not measured: pass --server-pid (run.sh does)");
   }

@@ -18,7 +18,8 @@ namespace {
 // Below this share of admitted vectors among the graph's nodes, a beam rarely reaches enough
 // of them: scan them instead (Lucene likewise switches to an exact search for selective
 // filters).
-constexpr std::size_t kScanBelowOneIn = 20;  // 5%
+constexpr std::size_t kScanBelowOneIn = 20;    // 5%
+constexpr std::size_t kAdmittedSample = 1024;  // nodes a filter's selectivity is estimated on
 
 bool AllFinite(std::span<const float> values) {
   return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
@@ -172,14 +173,8 @@ StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const fl
   if (limit == 0 || node_of_label_.empty()) return std::vector<Hit>();
   if (exact) return ScanExact(prepared, limit, filter);
 
-  std::size_t admitted = node_of_label_.size();
-  if (filter != nullptr) {
-    // Counting first is cheap next to the search, and tells which way to answer.
-    admitted = 0;
-    for (NodeId node = 0; node < graph_->node_count(); ++node) {
-      admitted += IsLive(node) && (*filter)(node_labels_[node]);
-    }
-  }
+  const std::size_t admitted =
+      filter != nullptr ? EstimateAdmitted(*filter) : node_of_label_.size();
   std::size_t ef = std::max(num_candidates, limit);
   if (admitted <= ef || admitted * kScanBelowOneIn < graph_->node_count()) {
     return ScanExact(prepared, limit, filter);
@@ -187,9 +182,25 @@ StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const fl
   // A graph search that computes more distances than a scan of the admitted vectors would is
   // worse than the scan (Lucene's visit limit for filtered kNN).
   std::optional<std::vector<Hit>> hits = SearchGraph(prepared, limit, ef, filter, admitted);
-  // A node the graph cannot reach (rare, after heavy pruning) must not shorten the answer.
-  if (!hits || hits->size() < std::min(limit, admitted)) return ScanExact(prepared, limit, filter);
+  // Fewer than `limit`: the graph may have missed matching vectors it cannot reach (rare,
+  // after heavy pruning), or the estimate was high; the scan gives the exact answer.
+  if (!hits || hits->size() < limit) return ScanExact(prepared, limit, filter);
   return std::move(*hits);
+}
+
+std::size_t VectorIndex::EstimateAdmitted(const Filter& filter) const {
+  // The filter runs a matcher per label: a sample of evenly spaced nodes tells which way to
+  // answer at a fraction of the cost of asking every node.
+  const std::size_t nodes = graph_->node_count();
+  const std::size_t step = std::max<std::size_t>(1, nodes / kAdmittedSample);
+  std::size_t live = 0, admitted = 0;
+  for (NodeId node = 0; node < nodes; node += static_cast<NodeId>(step)) {
+    if (!IsLive(node)) continue;
+    ++live;
+    admitted += filter(node_labels_[node]);
+  }
+  if (live == 0) return 0;
+  return (admitted * node_of_label_.size() + live - 1) / live;
 }
 
 std::vector<VectorIndex::Hit> VectorIndex::ScanExact(std::span<const float> query,
@@ -200,8 +211,11 @@ std::vector<VectorIndex::Hit> VectorIndex::ScanExact(std::span<const float> quer
   for (NodeId node = 0; node < graph_->node_count(); ++node) {
     if (!IsLive(node)) continue;
     std::uint64_t label = node_labels_[node];
-    if (filter != nullptr && !(*filter)(label)) continue;
     Hit hit{label, ScoreOf(options_.similarity, graph_->DistanceTo(query, node))};
+    // The distance is far cheaper than the filter: ask the filter only about a vector that
+    // would make the best so far.
+    if (best.size() >= limit && !HigherFirst(hit, best.top())) continue;
+    if (filter != nullptr && !(*filter)(label)) continue;
     if (best.size() < limit) {
       best.push(hit);
     } else if (HigherFirst(hit, best.top())) {

@@ -75,6 +75,8 @@ class VectorIndex {
                                       bool exact) const;
 
  private:
+  // How many live labels `filter` admits, from a sample. REQUIRES: the lock held.
+  std::size_t EstimateAdmitted(const Filter& filter) const;
   std::vector<Hit> ScanExact(std::span<const float> query, std::size_t limit,
                              const Filter* filter) const;
   // nullopt when the search would compute more than `max_distances` distances.
