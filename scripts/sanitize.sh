@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds quarryd and the unit tests of the layers that own memory across threads (storage, exec,
-# commands, server) with AddressSanitizer and UBSan (./build-asan), then runs those unit tests, the pytest integration tests, the Node.js driver tests and the
-# spec tests against that quarryd. Any sanitizer report makes the server abort, so it shows up
-# as failing tests (and the server logs keep the report). Slow (a full second build, and the
-# server runs several times slower), so it is not part of scripts/test.sh: run it before
+# vector, commands, server) with AddressSanitizer and UBSan (./build-asan), then runs those unit
+# tests, the pytest integration tests, the Node.js driver tests and the spec tests against that
+# quarryd. Any sanitizer report makes the server abort, so it shows up as failing tests (and
+# the server logs keep the report). Slow (a full second build, and the server runs several
+# times slower), so it is not part of scripts/test.sh: run it before
 # changing memory-sensitive code, or nightly.
 # Needs what scripts/test.sh installs. The last line is `N passed, N failed`.
 set -uo pipefail
@@ -14,7 +15,8 @@ generator=()
 [ -f "$BUILD/CMakeCache.txt" ] || generator=(-G Ninja)
 cmake -S . -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUARRY_SANITIZE=ON \
   -DQUARRY_BUILD_TESTS=ON >/dev/null || exit 1
-UNIT_TESTS=(quarry_storage_tests quarry_exec_tests quarry_commands_tests quarry_server_tests)
+UNIT_TESTS=(quarry_storage_tests quarry_exec_tests quarry_commands_tests quarry_server_tests
+            quarry_vector_tests)
 cmake --build "$BUILD" -j "$(nproc)" --target quarryd "${UNIT_TESTS[@]}" || exit 1
 
 export QUARRY_BINARY="$PWD/$BUILD/src/main/quarryd"
