@@ -398,9 +398,10 @@ def test_a_restart_starts_from_the_snapshot_and_redoes_the_oplog_after_it(make_s
     server.restart()  # a clean shutdown writes the snapshot
     snapshots = glob.glob(os.path.join(server.dbpath, "search_indexes", "*.snapshot"))
     assert len(snapshots) == 1
+    with pymongo.MongoClient(server.uri()) as client:
+        check(client.v)  # READY: the build thread has logged how it started
     assert log_count(server, "Loaded a search index from its snapshot") == 1
     with pymongo.MongoClient(server.uri()) as client:
-        check(client.v)
         # Writes after the snapshot, then a crash: the restart redoes them from the oplog.
         for i in range(300, 320):
             docs[i] = rand_vector(rng)
@@ -411,9 +412,9 @@ def test_a_restart_starts_from_the_snapshot_and_redoes_the_oplog_after_it(make_s
         client.v.items.delete_one({"_id": 1})
         check(client.v)
     server.restart(crash=True)
-    assert log_count(server, "Loaded a search index from its snapshot") == 2
     with pymongo.MongoClient(server.uri()) as client:
         check(client.v)
+    assert log_count(server, "Loaded a search index from its snapshot") == 2
     # A torn snapshot is noticed, and the index is built from the collection instead.
     server.stop()
     with open(snapshots[0], "r+b") as f:
@@ -424,6 +425,8 @@ def test_a_restart_starts_from_the_snapshot_and_redoes_the_oplog_after_it(make_s
     assert log_count(server, "its snapshot cannot be used") == 1
     # A snapshot of an older definition is not used for the new one.
     server.restart()
+    with pymongo.MongoClient(server.uri()) as client:
+        check(client.v)
     assert log_count(server, "Loaded a search index from its snapshot") == 3
     with pymongo.MongoClient(server.uri()) as client:
         client.v.command({"updateSearchIndex": "items", "name": "vector_index",
