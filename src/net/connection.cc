@@ -2,6 +2,7 @@
 // state, the handler and the frame buffer, and it touches them only from its strand.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -34,6 +35,8 @@ constexpr std::size_t kFirstChunk = 64 * 1024;
 constexpr std::size_t kTrustedBytes = 1024 * 1024;
 // A connection keeps a frame buffer up to this size between requests; larger ones are freed.
 constexpr std::size_t kKeptBufferBytes = 1024 * 1024;
+// What one receive asks for at least: most requests and their headers fit in one.
+constexpr std::size_t kReadAhead = 16 * 1024;
 // OP_COMPRESSED's fields before the payload: originalOpcode, uncompressedSize, compressorId.
 constexpr std::size_t kCompressedPrefix = 9;
 
@@ -97,7 +100,7 @@ boost::asio::awaitable<void> Connection::Loop() {
   wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
   while (!env_.stopping->load()) {
     if (!co_await ReadFrame()) break;
-    Outcome outcome = co_await Process(buffer_);
+    Outcome outcome = co_await Process(std::string_view(buffer_.data(), frame_size_));
     if (!outcome.head.empty()) {
       sys::error_code ec;
       const std::array<boost::asio::const_buffer, 2> buffers = {
@@ -112,28 +115,50 @@ boost::asio::awaitable<void> Connection::Loop() {
           socket_, buffers, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
       if (ec) break;
     }
-    if (buffer_.capacity() > kKeptBufferBytes) std::string().swap(buffer_);
     if (outcome.close) break;
   }
 }
 
-boost::asio::awaitable<bool> Connection::ReadFrame() {
-  wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
-  sys::error_code ec;
-  buffer_.resize(wire::kHeaderSize);
-  idle_ = true;
-  std::size_t n = co_await boost::asio::async_read(
-      socket_, boost::asio::buffer(buffer_.data(), wire::kHeaderSize),
+void Connection::DropFrame() {
+  // Bytes after the frame are the start of the next one (a client may send before it reads).
+  const std::size_t leftover = filled_ - frame_size_;
+  if (leftover > 0 && frame_size_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + frame_size_, leftover);
+  }
+  filled_ = leftover;
+  frame_size_ = 0;
+  if (filled_ == 0 && buffer_.size() > kKeptBufferBytes) std::string().swap(buffer_);
+}
+
+boost::asio::awaitable<std::size_t> Connection::ReadSome(std::size_t want,
+                                                         boost::system::error_code& ec) {
+  if (buffer_.size() < want) buffer_.resize(want);
+  // Whatever has arrived, up to the buffer's end: one receive usually brings a whole small
+  // request, header and body together.
+  const std::size_t n = co_await socket_.async_read_some(
+      boost::asio::buffer(buffer_.data() + filled_, buffer_.size() - filled_),
       boost::asio::redirect_error(boost::asio::use_awaitable, ec));
-  idle_ = false;
-  counters.AddPhysicalIn(static_cast<std::int64_t>(n));
-  if (ec) {
-    if (!IsOrdinaryDisconnect(ec) || n != 0) {
-      log::Write(log::Severity::kInfo, "NETWORK", kLogReadError, log_context_,
-                 "Error reading a message header",
-                 {{"remote", info_.remote}, {"error", ec.message()}});
+  wire::GlobalNetworkCounters().AddPhysicalIn(static_cast<std::int64_t>(n));
+  filled_ += n;
+  co_return n;
+}
+
+boost::asio::awaitable<bool> Connection::ReadFrame() {
+  DropFrame();
+  sys::error_code ec;
+  idle_ = filled_ == 0;
+  while (filled_ < wire::kHeaderSize) {
+    const std::size_t before = filled_;
+    co_await ReadSome(std::max(buffer_.size(), kReadAhead), ec);
+    idle_ = false;
+    if (ec) {
+      if (!IsOrdinaryDisconnect(ec) || before != 0 || filled_ != 0) {
+        log::Write(log::Severity::kInfo, "NETWORK", kLogReadError, log_context_,
+                   "Error reading a message header",
+                   {{"remote", info_.remote}, {"error", ec.message()}});
+      }
+      co_return false;
     }
-    co_return false;
   }
 
   const wire::MessageHeader header = wire::ReadHeader(buffer_.data());
@@ -145,27 +170,23 @@ boost::asio::awaitable<bool> Connection::ReadFrame() {
     co_return false;
   }
   const auto total = static_cast<std::size_t>(header.message_length);
-  std::size_t have = wire::kHeaderSize;
-  while (have < total) {
+  while (filled_ < total) {
+    // Grow in steps until the client has sent enough to be trusted with the whole size.
     const std::size_t target =
-        have >= kTrustedBytes ? total : std::min(total, std::max(have * 2, kFirstChunk));
-    buffer_.resize(target);
-    n = co_await boost::asio::async_read(
-        socket_, boost::asio::buffer(buffer_.data() + have, target - have),
-        boost::asio::redirect_error(boost::asio::use_awaitable, ec));
-    counters.AddPhysicalIn(static_cast<std::int64_t>(n));
+        filled_ >= kTrustedBytes ? total : std::min(total, std::max(filled_ * 2, kFirstChunk));
+    co_await ReadSome(std::max(buffer_.size(), target), ec);
     if (ec) {
       log::Write(log::Severity::kInfo, "NETWORK", kLogReadError, log_context_,
                  "Connection closed in the middle of a message",
                  {{"remote", info_.remote},
                   {"error", ec.message()},
                   {"messageLength", header.message_length},
-                  {"received", static_cast<std::uint64_t>(have + n)}});
+                  {"received", static_cast<std::uint64_t>(filled_)}});
       co_return false;
     }
-    have = target;
   }
-  counters.AddRequest();
+  frame_size_ = total;
+  wire::GlobalNetworkCounters().AddRequest();
   co_return true;
 }
 

@@ -62,8 +62,13 @@ class Connection {
   };
 
   boost::asio::awaitable<void> Loop();
-  // Reads one whole frame into buffer_; false when the connection should end.
+  // Reads one whole frame into buffer_'s first frame_size_ bytes, after dropping the previous
+  // one; false when the connection should end.
   boost::asio::awaitable<bool> ReadFrame();
+  // Forgets the current frame, keeping the bytes received after it.
+  void DropFrame();
+  // Receives what has arrived into buffer_ after filled_, first growing it to `want` bytes.
+  boost::asio::awaitable<std::size_t> ReadSome(std::size_t want, boost::system::error_code& ec);
   boost::asio::awaitable<Outcome> Process(std::string_view message);
   // Runs the handler, waiting (without holding the thread) for an asynchronous completion.
   boost::asio::awaitable<wire::Response> CallHandler(const wire::Request& request);
@@ -77,8 +82,10 @@ class Connection {
   std::string log_context_;  // "conn12"
   std::unique_ptr<wire::ConnectionHandler> handler_;
   wire::CompressionContext codec_;
-  std::string buffer_;  // the current frame, header included
-  bool idle_ = false;   // waiting for the first byte of a new frame
+  std::string buffer_;          // received bytes: the current frame (header included), then more
+  std::size_t filled_ = 0;      // bytes of buffer_ received
+  std::size_t frame_size_ = 0;  // of the current frame; 0 between frames
+  bool idle_ = false;           // waiting for the first byte of a new frame
 };
 
 }  // namespace quarry::net::internal

@@ -34,7 +34,7 @@ constexpr int kLogAcceptError = 23111;
 constexpr int kLogDrainTimeout = 23112;
 constexpr int kLogSignal = 23377;  // mongod's "Received signal"
 
-// After a graceful drain times out, how long to wait for force-closed connections to unwind.
+// After a graceful drain times out, how often to report connections that have not unwound.
 constexpr std::chrono::seconds kForceCloseWait{5};
 
 std::string Describe(const tcp::endpoint& endpoint) {
@@ -53,8 +53,13 @@ class Server::Impl {
       : options_(std::move(options)),
         io_threads_(options_.io_threads > 0
                         ? options_.io_threads
-                        : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-        io_(io_threads_) {
+                        : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {
+    // One io_context per thread (concurrency hint 1): a connection's reads, its command and its
+    // reply all happen on the thread that owns its socket, with no hand-off between threads
+    // and no contention on a shared scheduler. Commands that may run long go to the handler's
+    // workers instead (see server/work_placement.h).
+    for (int i = 0; i < io_threads_; ++i) ios_.push_back(std::make_unique<asio::io_context>(1));
+    connections_per_context_.assign(ios_.size(), 0);
     env_.handler = &handler;
     env_.compressors = options_.compressors;
     env_.stopping = &stopping_;
@@ -87,10 +92,13 @@ class Server::Impl {
   // `loopback_v6`: the address is ::1, which is skipped (with a warning) on hosts without IPv6.
   Status Listen(const tcp::endpoint& endpoint, bool loopback_v6);
   asio::awaitable<void> AcceptLoop(Listener* listener);
-  void OnAccepted(tcp::socket socket);
+  // `socket` runs on ios_[context].
+  void OnAccepted(tcp::socket socket, std::size_t context);
   void OnConnectionEnd(std::int64_t id);
   void Shutdown();
   bool OnIoThread() const;
+  // The io_context for the next accepted connection: the one serving the fewest connections.
+  std::size_t PickContext();
 
   const ServerOptions options_;
   const int io_threads_;
@@ -110,12 +118,14 @@ class Server::Impl {
   std::uint16_t bound_port_ = 0;
   std::vector<std::thread::id> io_thread_ids_;
 
-  // Declared last so it is destroyed first: coroutine frames it still holds may call back
-  // into the members above while being destroyed.
-  asio::io_context io_;
+  // Declared last so they are destroyed first: coroutine frames they still hold may call back
+  // into the members above while being destroyed. ios_[0] also runs the accept loops.
+  std::vector<std::unique_ptr<asio::io_context>> ios_;
+  std::vector<int> connections_per_context_;        // guarded by mu_
+  std::map<std::int64_t, std::size_t> context_of_;  // connection id -> ios_ index; mu_
   std::vector<Listener> listeners_;
   std::unique_ptr<asio::signal_set> signals_;
-  std::unique_ptr<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::vector<std::thread> threads_;
 };
 
@@ -124,7 +134,7 @@ StatusWith<std::vector<tcp::endpoint>> Server::Impl::Resolve(const std::string& 
   sys::error_code ec;
   asio::ip::address ip = asio::ip::make_address(address, ec);
   if (!ec) return std::vector<tcp::endpoint>{tcp::endpoint(ip, port)};
-  tcp::resolver resolver(io_);
+  tcp::resolver resolver(*ios_[0]);
   auto results = resolver.resolve(address, std::to_string(port),
                                   tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec) {
@@ -143,7 +153,7 @@ StatusWith<std::vector<tcp::endpoint>> Server::Impl::Resolve(const std::string& 
 Status Server::Impl::Listen(const tcp::endpoint& requested, bool loopback_v6) {
   tcp::endpoint endpoint = requested;
   if (endpoint.port() == 0 && bound_port_ != 0) endpoint.port(bound_port_);
-  tcp::acceptor acceptor(io_);
+  tcp::acceptor acceptor(*ios_[0]);
   sys::error_code ec;
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
@@ -168,7 +178,7 @@ Status Server::Impl::Listen(const tcp::endpoint& requested, bool loopback_v6) {
   tcp::endpoint bound = acceptor.local_endpoint(ec);
   if (ec) bound = endpoint;
   if (bound_port_ == 0) bound_port_ = bound.port();
-  listeners_.emplace_back(std::move(acceptor), asio::make_strand(io_), bound);
+  listeners_.emplace_back(std::move(acceptor), asio::make_strand(*ios_[0]), bound);
   return Status::OK();
 }
 
@@ -206,7 +216,7 @@ Status Server::Impl::Start() {
     asio::co_spawn(listener.strand, AcceptLoop(&listener), asio::detached);
   }
   if (options_.stop_on_signals) {
-    signals_ = std::make_unique<asio::signal_set>(io_, SIGINT, SIGTERM);
+    signals_ = std::make_unique<asio::signal_set>(*ios_[0], SIGINT, SIGTERM);
     signals_->async_wait([this](const sys::error_code& ec, int signal_number) {
       if (ec) return;
       log::Write(log::Severity::kInfo, "CONTROL", kLogSignal, "SignalHandler", "Received signal",
@@ -218,12 +228,11 @@ Status Server::Impl::Start() {
       RequestStop();
     });
   }
-  work_ = std::make_unique<asio::executor_work_guard<asio::io_context::executor_type>>(
-      io_.get_executor());
   {
     std::lock_guard lock(mu_);
-    for (int thread_idx = 0; thread_idx < io_threads_; ++thread_idx) {
-      threads_.emplace_back([this] { io_.run(); });
+    for (const std::unique_ptr<asio::io_context>& io : ios_) {
+      work_.push_back(asio::make_work_guard(*io));
+      threads_.emplace_back([&io = *io] { io.run(); });
       io_thread_ids_.push_back(threads_.back().get_id());
     }
   }
@@ -235,8 +244,11 @@ Status Server::Impl::Start() {
 asio::awaitable<void> Server::Impl::AcceptLoop(Listener* listener) {
   while (!stopping_.load()) {
     sys::error_code ec;
-    tcp::socket socket =
-        co_await listener->acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+    // Accepted straight onto the io_context that will serve it, so that its readiness events
+    // arrive on that context's thread.
+    const std::size_t context = PickContext();
+    tcp::socket socket = co_await listener->acceptor.async_accept(
+        *ios_[context], asio::redirect_error(asio::use_awaitable, ec));
     if (stopping_.load() || ec == asio::error::operation_aborted || !listener->acceptor.is_open()) {
       break;
     }
@@ -248,11 +260,18 @@ asio::awaitable<void> Server::Impl::AcceptLoop(Listener* listener) {
       co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }
-    OnAccepted(std::move(socket));
+    OnAccepted(std::move(socket), context);
   }
 }
 
-void Server::Impl::OnAccepted(tcp::socket socket) {
+std::size_t Server::Impl::PickContext() {
+  std::lock_guard lock(mu_);
+  return static_cast<std::size_t>(
+      std::min_element(connections_per_context_.begin(), connections_per_context_.end()) -
+      connections_per_context_.begin());
+}
+
+void Server::Impl::OnAccepted(tcp::socket socket, std::size_t context) {
   wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
   sys::error_code ec;
   const tcp::endpoint remote = socket.remote_endpoint(ec);
@@ -277,9 +296,11 @@ void Server::Impl::OnAccepted(tcp::socket socket) {
   {
     std::lock_guard lock(mu_);
     info.id = next_connection_id_++;
-    connection =
-        std::make_shared<Connection>(std::move(socket), asio::make_strand(io_), info, env_);
+    connection = std::make_shared<Connection>(std::move(socket), asio::make_strand(*ios_[context]),
+                                              info, env_);
     connections_.emplace(info.id, connection);
+    context_of_.emplace(info.id, context);
+    ++connections_per_context_[context];
   }
   counters.ConnectionOpened();
   log::WriteChatter("NETWORK", kLogConnectionAccepted, "listener", "Connection accepted",
@@ -298,6 +319,10 @@ void Server::Impl::OnConnectionEnd(std::int64_t id) {
     if (it != connections_.end()) {
       last_reference = std::move(it->second);
       connections_.erase(it);
+    }
+    if (auto context = context_of_.find(id); context != context_of_.end()) {
+      --connections_per_context_[context->second];
+      context_of_.erase(context);
     }
   }
   cv_.notify_all();
@@ -356,7 +381,7 @@ void Server::Impl::Shutdown() {
     });
   }
   if (signals_) {
-    asio::post(io_, [this] {
+    asio::post(*ios_[0], [this] {
       sys::error_code ignored;
       signals_->cancel(ignored);
     });
@@ -383,12 +408,18 @@ void Server::Impl::Shutdown() {
     asio::post(connection->strand(), [connection] { connection->Close(); });
   }
   {
+    // A connection whose command is still running on the handler's worker ends when the
+    // command does: stopping its io_context first would free the handler under the command.
     std::unique_lock lock(mu_);
-    cv_.wait_for(lock, kForceCloseWait, [this] { return connections_.empty(); });
+    while (!cv_.wait_for(lock, kForceCloseWait, [this] { return connections_.empty(); })) {
+      log::Write(log::Severity::kWarning, "NETWORK", kLogDrainTimeout, "shutdown",
+                 "Waiting for running commands to finish",
+                 {{"connections", static_cast<std::uint64_t>(connections_.size())}});
+    }
   }
 
-  work_.reset();
-  io_.stop();
+  work_.clear();
+  for (const std::unique_ptr<asio::io_context>& io : ios_) io->stop();
   for (std::thread& thread : threads_) {
     if (thread.joinable()) thread.join();
   }

@@ -13,6 +13,7 @@
 #include "commands/register.h"
 #include "server/accounting.h"
 #include "server/reply_builder.h"
+#include "server/work_placement.h"
 #include "server/write_concern.h"
 
 namespace quarry::server {
@@ -67,7 +68,10 @@ std::optional<bson::Document> ErrorLabels(bson::DocumentView body, ErrorCode cod
 
 }  // namespace
 
-Service::Service(commands::ServiceState& state) : state_(state), sessions_(state.cursors) {
+Service::Service(commands::ServiceState& state)
+    : state_(state),
+      sessions_(state.cursors),
+      workers_(WorkerPool::DefaultThreads(std::thread::hardware_concurrency())) {
   commands::RegisterAllCommands(registry_);
   if (state_.config.enable_test_commands) {
     commands::RegisterTestCommands(registry_);
@@ -133,22 +137,31 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
     d->request.sequences.push_back({sequence.identifier, &sequence.documents});
   }
   d->status = Resolve(request, d.get());
-  if (d->status.ok()) {
-    bool closed = false;
-    ApplyFailCommand(d.get(), &closed);
+  bool closed = false;
+  if (d->status.ok()) ApplyFailCommand(d.get(), &closed);
+  const int block_ms = d->fail.has_value() ? d->fail->block_ms : 0;
+  // `request` stays alive until `done` is called: the connection waits for the reply.
+  auto proceed = [this, &request, d, closed, block_ms, done = std::move(done)]() mutable {
+    if (block_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(block_ms));
     if (closed) {
       wire::Response response;
       response.send = false;
       response.close_after = true;
       done(std::move(response));
-      return;
+    } else if (!d->status.ok()) {
+      done(Finish(request, *d));
+    } else {
+      Run(request, std::move(d), std::move(done));
     }
+  };
+  // A failCommand's blockConnection sleeps on a worker, so it blocks this connection only.
+  const bool short_work =
+      block_ms == 0 && (closed || !d->status.ok() || RunsOnIoThread(*d->command, d->request));
+  if (short_work) {
+    proceed();
+  } else {
+    service_.workers().Post(std::move(proceed));
   }
-  if (!d->status.ok()) {
-    done(Finish(request, *d));
-    return;
-  }
-  Run(request, std::move(d), std::move(done));
 }
 
 Status Client::Resolve(const wire::Request& request, Dispatch* d) {
@@ -181,14 +194,13 @@ Status Client::Resolve(const wire::Request& request, Dispatch* d) {
   return Status::OK();
 }
 
-// The failCommand fail point (test deployments only) acts before the command runs.
+// The failCommand fail point (test deployments only) acts before the command runs (its
+// blockConnection sleep is HandleAsync's).
 void Client::ApplyFailCommand(Dispatch* d, bool* closed) {
   FailPoints* fail_points = service_.fail_points();
   if (fail_points == nullptr || d->command->has(commands::kIgnoresFailCommand)) return;
   d->fail = fail_points->FailCommand(d->request.name, connection_.app_name);
   if (!d->fail.has_value()) return;
-  if (d->fail->block_ms > 0)
-    std::this_thread::sleep_for(std::chrono::milliseconds(d->fail->block_ms));
   if (d->fail->close_connection) {
     *closed = true;
     return;

@@ -14,6 +14,7 @@
 #include "commands/service_state.h"
 #include "server/sessions/session_catalog.h"
 #include "server/testing/fail_points.h"
+#include "server/worker_pool.h"
 #include "wire/request.h"
 #include "wire/request_handler.h"
 
@@ -42,18 +43,21 @@ class Service final : public wire::RequestHandler {
   const commands::CommandRegistry& registry() const { return registry_; }
   SessionCatalog& sessions() { return sessions_; }
   FailPoints* fail_points() { return fail_points_.get(); }
+  WorkerPool& workers() { return workers_; }
 
  private:
   commands::ServiceState& state_;
   commands::CommandRegistry registry_;
   SessionCatalog sessions_;
   std::unique_ptr<FailPoints> fail_points_;
+  WorkerPool workers_;  // last: its commands use everything above until it has joined
 };
 
 struct Dispatch;
 
 // One connection's requests, in order. Handle runs one request synchronously; HandleAsync
-// completes from another thread for a command that waits (a change stream's getMore).
+// completes from a worker for a command that may run long (work_placement.h), and from
+// another thread for a command that waits (a change stream's getMore).
 class Client final : public wire::ConnectionHandler {
  public:
   Client(Service& service, std::int64_t connection_id, std::string remote);
