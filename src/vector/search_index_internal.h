@@ -19,16 +19,32 @@
 
 namespace quarry::vector {
 
-// Labels number the documents an index has seen; a label is never reused within one version.
+// Labels number what an index has seen: each document of a plain index, each element of the
+// nested root's array of a nested one. Neither labels nor document slots are reused within one
+// version, and an update keeps a document's labels for the elements it still has.
 struct SearchIndexRegistry::Built {
+  static constexpr std::uint32_t kNoDocument = ~std::uint32_t{0};
+
+  struct IndexedDocument {
+    std::string id_key;                   // the record's encoded _id; empty once removed
+    bson::Document parent_filter_values;  // nested: the parent's filter fields outside the root
+    std::vector<std::uint64_t> labels;    // its elements in order (one for a plain index)
+  };
+
   std::int32_t version = 0;
   SearchIndexDefinition definition;
 
   mutable std::shared_mutex mu;  // guards everything below; the graphs lock themselves too
-  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> graphs;  // by vector path
-  std::unordered_map<std::string, std::uint64_t> label_of;  // record id key -> label
-  std::vector<std::string> id_key_of;                       // label -> record id key
-  std::vector<bson::Document> filter_values;                // label -> the filter fields' values
+  // By vector path: the graph of float vectors (numbers, float32, int8), and for euclidean
+  // fields the one of packed-bit (int1) vectors, which a query of that form searches.
+  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> graphs;
+  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> bit_graphs;
+  std::unordered_map<std::string, std::uint32_t> slot_of;  // record id key -> document slot
+  std::vector<IndexedDocument> documents;                  // by slot
+  std::vector<std::uint32_t> document_of;                  // label -> slot, or kNoDocument
+  // label -> the filter fields' values: a plain index's document's, or a nested element's
+  // placed under the root path so that filters name them by their full paths.
+  std::vector<bson::Document> filter_values;
   // While building: records a commit changed, which the collection scan must not overwrite
   // with what it read before.
   std::unordered_set<std::string> changed_during_build;
@@ -51,6 +67,13 @@ struct SearchIndexRegistry::Pending {
   std::shared_ptr<Built> built;
   bool compaction = false;  // rebuild the graphs without their tombstones, not a build
 };
+
+// The options of the graph of `field`'s float vectors, or of its packed-bit ones (euclidean
+// over 0/1 elements, which scores 1 / (1 + Hamming distance)).
+VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packed_bits);
+
+// Empties `built` back to its definition's empty graphs. REQUIRES: built.mu held exclusively.
+void ResetBuilt(SearchIndexRegistry::Built& built);
 
 // Stores, removes or moves one record in one version. REQUIRES: built.mu held exclusively.
 void ApplyToBuilt(SearchIndexRegistry::Built& built, const std::string& id_key,
