@@ -63,11 +63,11 @@ StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, cons
     if (label >= built.document_of.size()) return false;
     const std::uint32_t slot = built.document_of[label];
     if (slot == Built::kNoDocument) return false;
-    if (query.filter != nullptr && !query.filter->Matches(built.filter_values[label].view())) {
+    if (query.filter != nullptr && !query.filter->Matches(built.filter_values.Document(label))) {
       return false;
     }
     return query.parent_filter == nullptr ||
-           query.parent_filter->Matches(built.documents[slot].parent_filter_values.view());
+           query.parent_filter->Matches(built.parent_filter_values.Document(slot));
   };
   std::vector<ParentScore> parents;
   if (!query.average_score) {
@@ -85,7 +85,7 @@ StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, cons
     for (const VectorIndex::Hit& hit : hits) {
       const std::uint32_t slot = built.document_of[hit.label];
       if (candidates.size() < wanted && candidates.insert(slot).second) {
-        their_labels += built.documents[slot].labels.size();
+        their_labels += built.documents[slot].labels;
       }
     }
     VectorIndex::Filter theirs = [&](std::uint64_t label) {
@@ -102,7 +102,7 @@ StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, cons
   std::vector<VectorMatch> matches;
   for (const ParentScore& parent : parents) {
     if (matches.size() == query.limit) break;
-    matches.push_back({built.documents[parent.slot].id_key, parent.best});
+    matches.push_back({std::string(built.id_keys.Get(parent.slot)), parent.best});
   }
   return matches;
 }
@@ -132,7 +132,7 @@ StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::Collec
   }
   VectorIndex::Filter admits = [&](std::uint64_t label) {
     return label < serving->filter_values.size() &&
-           query.filter->Matches(serving->filter_values[label].view());
+           query.filter->Matches(serving->filter_values.Document(label));
   };
   QUARRY_ASSIGN_OR_RETURN(
       std::vector<VectorIndex::Hit> hits,
@@ -144,7 +144,7 @@ StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::Collec
     if (hit.label >= serving->document_of.size()) continue;
     const std::uint32_t slot = serving->document_of[hit.label];
     if (slot == Built::kNoDocument) continue;
-    matches.push_back({serving->documents[slot].id_key, hit.score});
+    matches.push_back({std::string(serving->id_keys.Get(slot)), hit.score});
   }
   return matches;
 }

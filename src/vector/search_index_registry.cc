@@ -54,11 +54,16 @@ std::string_view PathInElement(const SearchIndexDefinition& definition, std::str
   return path.substr(definition.nested_root.size() + 1);
 }
 
+// An empty document is kept as nothing: reading nothing gives {}.
+std::string_view BytesOrNothing(const bson::Document& document) {
+  return document.view().empty() ? std::string_view() : document.view().bytes();
+}
+
 void Unindex(Built& built, std::uint64_t label) {
   for (auto& [path, graph] : built.graphs) graph->Remove(label);
   for (auto& [path, graph] : built.bit_graphs) graph->Remove(label);
   built.document_of[label] = Built::kNoDocument;
-  built.filter_values[label] = bson::Document();
+  built.filter_values.Set(label, {});
 }
 
 // Puts each vector of `element` in the graph of its form, and out of the other one.
@@ -79,9 +84,10 @@ void IndexElement(Built& built, std::uint64_t label, bson::DocumentView element,
     if (other != nullptr) other->Remove(label);
   }
   bson::Document fields = FilterFieldsOf(element, filter_paths);
-  built.filter_values[label] = built.definition.nested_root.empty()
-                                   ? std::move(fields)
-                                   : UnderRoot(built.definition.nested_root, fields.view());
+  if (!built.definition.nested_root.empty()) {
+    fields = UnderRoot(built.definition.nested_root, fields.view());
+  }
+  built.filter_values.Set(label, BytesOrNothing(fields));
 }
 
 }  // namespace
@@ -97,8 +103,10 @@ VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packe
 void ResetBuilt(Built& built) {
   built.slot_of.clear();
   built.documents.clear();
+  built.id_keys.Clear();
+  built.parent_filter_values.Clear();
   built.document_of.clear();
-  built.filter_values.clear();
+  built.filter_values.Clear();
   built.graphs.clear();
   built.bit_graphs.clear();
   for (const VectorFieldDefinition& field : built.definition.vectors) {
@@ -113,45 +121,54 @@ void ResetBuilt(Built& built) {
 
 void ApplyToBuilt(Built& built, const std::string& id_key, const bson::DocumentView* document) {
   ++built.changes;
-  auto known = built.slot_of.find(id_key);
+  auto known = built.slot_of.find(std::string_view(id_key));
   if (document == nullptr) {
     if (known == built.slot_of.end()) return;
-    for (std::uint64_t label : built.documents[known->second].labels) Unindex(built, label);
-    built.documents[known->second] = Built::IndexedDocument();
-    built.slot_of.erase(known);
+    const std::uint32_t slot = *known;
+    built.slot_of.erase(known);  // before its key goes: the set hashes the key
+    Built::IndexedDocument& gone = built.documents[slot];
+    for (std::uint32_t i = 0; i < gone.labels; ++i) Unindex(built, gone.first_label + i);
+    gone = Built::IndexedDocument();
+    built.id_keys.Set(slot, {});
+    built.parent_filter_values.Set(slot, {});
     return;
   }
   std::uint32_t slot;
   if (known != built.slot_of.end()) {
-    slot = known->second;
+    slot = *known;
   } else {
     slot = static_cast<std::uint32_t>(built.documents.size());
-    built.slot_of.emplace(id_key, slot);
-    built.documents.push_back({id_key, bson::Document(), {}});
+    built.documents.emplace_back();
+    built.id_keys.Append(id_key);
+    built.parent_filter_values.Append({});
+    built.slot_of.insert(slot);
   }
   const SearchIndexDefinition& definition = built.definition;
   const bool nested = !definition.nested_root.empty();
   const std::vector<bson::DocumentView> elements =
       nested ? ElementsAt(*document, definition.nested_root)
              : std::vector<bson::DocumentView>{*document};
+  Built::IndexedDocument& indexed = built.documents[slot];
+  if (elements.size() > indexed.labels) {
+    // More elements than labels: a new run of consecutive labels replaces the old one.
+    for (std::uint32_t i = 0; i < indexed.labels; ++i) Unindex(built, indexed.first_label + i);
+    indexed.first_label = built.document_of.size();
+    built.document_of.resize(built.document_of.size() + elements.size(), slot);
+    for (std::size_t i = 0; i < elements.size(); ++i) built.filter_values.Append({});
+  } else {
+    for (std::size_t i = elements.size(); i < indexed.labels; ++i) {
+      Unindex(built, indexed.first_label + i);
+    }
+  }
+  indexed.labels = static_cast<std::uint32_t>(elements.size());
   const std::vector<std::string> filter_paths =
       nested ? definition.ElementFilterPaths() : definition.filter_paths;
-  std::vector<std::uint64_t>& labels = built.documents[slot].labels;
   for (std::size_t element_idx = 0; element_idx < elements.size(); ++element_idx) {
-    if (element_idx == labels.size()) {
-      labels.push_back(built.document_of.size());
-      built.document_of.push_back(slot);
-      built.filter_values.emplace_back();
-    }
-    IndexElement(built, labels[element_idx], elements[element_idx], filter_paths);
+    IndexElement(built, indexed.first_label + element_idx, elements[element_idx], filter_paths);
   }
-  for (std::size_t gone = elements.size(); gone < labels.size(); ++gone) {
-    Unindex(built, labels[gone]);
-  }
-  labels.resize(elements.size());
   if (nested) {
-    built.documents[slot].parent_filter_values =
-        FilterFieldsOf(*document, definition.ParentFilterPaths());
+    bson::Document parent = FilterFieldsOf(*document, definition.ParentFilterPaths());
+    built.parent_filter_values.Set(slot, BytesOrNothing(parent));
   }
 }
 

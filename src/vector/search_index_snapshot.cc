@@ -14,7 +14,7 @@
 namespace quarry::vector {
 namespace {
 
-// 2: documents and their element labels, and the packed-bit graphs.
+// 2: documents and their runs of element labels, and the packed-bit graphs.
 constexpr std::uint32_t kSnapshotVersion = 2;
 
 using Built = SearchIndexRegistry::Built;
@@ -26,10 +26,6 @@ void EncodeGraphs(const std::map<std::string, std::unique_ptr<VectorIndex>, std:
     out.Bytes(path);
     graph->AppendTo(out);
   }
-}
-
-std::string_view BytesOf(const bson::Document& document) {
-  return std::string_view(document.view().data(), document.size());
 }
 
 // Replaces each of `graphs` (already made for the definition) with the one `in` holds.
@@ -68,14 +64,16 @@ std::string Encode(storage::CollectionId collection, const std::string& index_id
   out.U32(static_cast<std::uint32_t>(built.version));
   out.U64(through);
   out.U64(built.documents.size());
-  for (const Built::IndexedDocument& document : built.documents) {
-    out.Bytes(document.id_key);
-    out.Bytes(BytesOf(document.parent_filter_values));
-    out.U64(document.labels.size());
-    for (std::uint64_t label : document.labels) out.U64(label);
+  for (std::uint32_t slot = 0; slot < built.documents.size(); ++slot) {
+    out.Bytes(built.id_keys.Get(slot));
+    out.Bytes(built.parent_filter_values.Get(slot));
+    out.U64(built.documents[slot].first_label);
+    out.U64(built.documents[slot].labels);
   }
-  out.U64(built.filter_values.size());
-  for (const bson::Document& values : built.filter_values) out.Bytes(BytesOf(values));
+  out.U64(built.document_of.size());
+  for (std::size_t label = 0; label < built.document_of.size(); ++label) {
+    out.Bytes(built.filter_values.Get(label));
+  }
   EncodeGraphs(built.graphs, out);
   EncodeGraphs(built.bit_graphs, out);
   return payload;
@@ -102,24 +100,17 @@ StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::Collect
     return unusable("a snapshot of definition version " + std::to_string(version));
   }
   ResetBuilt(*built);  // commits applied since the definition are redone from the oplog
-  auto from_bytes = [](std::string_view bytes) {
-    return bytes.empty() ? bson::Document() : bson::Document(std::string(bytes));
-  };
   for (std::uint64_t slot = 0; slot < documents; ++slot) {
     std::string_view id_key, parent_values;
-    std::uint64_t count;
-    if (!in.Bytes(&id_key) || !in.Bytes(&parent_values) || !in.U64(&count)) {
+    std::uint64_t first_label, labels;
+    if (!in.Bytes(&id_key) || !in.Bytes(&parent_values) || !in.U64(&first_label) ||
+        !in.U64(&labels)) {
       return unusable("torn documents");
     }
-    Built::IndexedDocument& document = built->documents.emplace_back();
-    document.id_key = std::string(id_key);
-    document.parent_filter_values = from_bytes(parent_values);
-    for (std::uint64_t i = 0; i < count; ++i) {
-      std::uint64_t label;
-      if (!in.U64(&label)) return unusable("torn documents");
-      document.labels.push_back(label);
-    }
-    if (!id_key.empty()) built->slot_of.emplace(document.id_key, static_cast<std::uint32_t>(slot));
+    built->documents.push_back({first_label, static_cast<std::uint32_t>(labels)});
+    built->id_keys.Append(id_key);
+    built->parent_filter_values.Append(parent_values);
+    if (!id_key.empty()) built->slot_of.insert(static_cast<std::uint32_t>(slot));
   }
   std::uint64_t labels;
   if (!in.U64(&labels)) return unusable("torn labels");
@@ -127,12 +118,13 @@ StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::Collect
   for (std::uint64_t label = 0; label < labels; ++label) {
     std::string_view filter_values;
     if (!in.Bytes(&filter_values)) return unusable("torn labels");
-    built->filter_values.push_back(from_bytes(filter_values));
+    built->filter_values.Append(filter_values);
   }
   for (std::uint32_t slot = 0; slot < built->documents.size(); ++slot) {
-    for (std::uint64_t label : built->documents[slot].labels) {
-      if (label >= labels) return unusable("a label out of range");
-      built->document_of[label] = slot;
+    const Built::IndexedDocument& document = built->documents[slot];
+    if (document.first_label + document.labels > labels) return unusable("a label out of range");
+    for (std::uint32_t i = 0; i < document.labels; ++i) {
+      built->document_of[document.first_label + i] = slot;
     }
   }
   if (!DecodeGraphs(in, built->definition, false, &built->graphs) ||

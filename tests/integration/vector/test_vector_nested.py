@@ -104,6 +104,17 @@ def test_max_is_the_default_score_mode_and_limit_counts_parents(db, books):
     assert len({d["_id"] for d in got}) == 25
 
 
+def test_few_candidates_still_give_limit_distinct_parents_with_their_own_scores(db, books):
+    q = [-0.4, 0.1, 0.2, -0.3]
+    for mode in ("max", "avg"):
+        got = nested_search(db, q, 5, mode=mode, num_candidates=5)
+        assert len({d["_id"] for d in got}) == 5
+        for doc in got:
+            want = expected({doc["_id"]: books[doc["_id"]]}, q, 1, mode)[0][0]
+            assert doc["score"] == pytest.approx(want, abs=1e-5)
+        assert [d["score"] for d in got] == sorted((d["score"] for d in got), reverse=True)
+
+
 def test_writes_are_seen_by_the_next_query(db, books):
     rng = random.Random(13)
     q = [rng.uniform(-1, 1) for _ in range(DIMS)]
@@ -275,7 +286,7 @@ def test_an_int1_query_needs_euclidean_similarity(db):
     db.cos.insert_one({"_id": 1, "emb": [1.0] * 8})
     create_index(db, "cos", {"fields": [
         {"type": "vector", "path": "emb", "numDimensions": 8, "similarity": "cosine"}]})
-    wait_ready(db, "cos", )
+    wait_ready(db, "cos")
     with pytest.raises(OperationFailure) as err:
         list(db.cos.aggregate([{"$vectorSearch": {
             "index": "vector_index", "path": "emb", "queryVector": int1_vector([1] * 8),
