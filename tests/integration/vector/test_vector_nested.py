@@ -172,30 +172,47 @@ def test_malformed_nested_stages_answer_errors(db, books, extra, code):
     assert err.value.code == code, err.value.details
 
 
-def test_a_restart_keeps_the_nested_answers(make_server):
+def test_a_restart_keeps_the_nested_and_int1_answers(make_server):
     server = make_server("vector_nested_snapshot")
     rng = random.Random(17)
     books = {i: make_book(rng, i) for i in range(80)}
     q = [rng.uniform(-1, 1) for _ in range(DIMS)]
+    bits = {i: [rng.randrange(2) for _ in range(16)] for i in range(60)}
+    bits_q = [rng.randrange(2) for _ in range(16)]
+
+    def check(db):
+        wait_ready(db, "books")
+        check_all_queries(db, books, q)
+        wait_ready(db, "bits")
+        want = sorted(hamming_score(bits_q, v) for v in bits.values())[::-1][:8]
+        for exact in (True, False):
+            stage = {"index": "vector_index", "path": "emb", "queryVector": int1_vector(bits_q),
+                     "limit": 8, **({"exact": True} if exact else {"numCandidates": 100})}
+            got = list(db.bits.aggregate([{"$vectorSearch": stage}, {"$project": {
+                "score": {"$meta": "vectorSearchScore"}}}]))
+            assert [d["score"] for d in got] == pytest.approx(want, abs=1e-6)
+
     with pymongo.MongoClient(server.uri()) as client:
         client.v.books.insert_many(list(books.values()))
         create_index(client.v, "books", nested_definition())
-        wait_ready(client.v, "books")
-        check_all_queries(client.v, books, q)
-    server.restart()  # a clean shutdown writes the snapshot
+        client.v.bits.insert_many([{"_id": i, "emb": int1_vector(v)} for i, v in bits.items()])
+        create_index(client.v, "bits", {"fields": [
+            {"type": "vector", "path": "emb", "numDimensions": 16, "similarity": "euclidean"}]})
+        check(client.v)
+    server.restart()  # a clean shutdown writes the snapshots
     with pymongo.MongoClient(server.uri()) as client:
-        wait_ready(client.v, "books")
-        check_all_queries(client.v, books, q)
+        check(client.v)
         books[2]["sections"] = [{"emb": q, "page": 2}]
         client.v.books.update_one({"_id": 2}, {"$set": {"sections": books[2]["sections"]}})
         del books[8]
         client.v.books.delete_one({"_id": 8})
-    assert log_count(server, "Loaded a search index from its snapshot") == 1
-    server.restart(crash=True)  # the writes after the snapshot are redone from the oplog
-    with pymongo.MongoClient(server.uri()) as client:
-        wait_ready(client.v, "books")
-        check_all_queries(client.v, books, q)
+        bits[3] = bits_q
+        client.v.bits.update_one({"_id": 3}, {"$set": {"emb": int1_vector(bits_q)}})
     assert log_count(server, "Loaded a search index from its snapshot") == 2
+    server.restart(crash=True)  # the writes after the snapshots are redone from the oplog
+    with pymongo.MongoClient(server.uri()) as client:
+        check(client.v)
+    assert log_count(server, "Loaded a search index from its snapshot") == 4
 
 
 # Packed-bit (int1) vectors: BinData subtype 9, dtype 0x10, a padding byte, then the bits.
