@@ -28,7 +28,21 @@ std::optional<std::vector<float>> FromNumbers(bson::DocumentView array) {
   return out;
 }
 
+// Bits first to last, most significant bit of each byte first; the last byte's `padding` low
+// bits are not elements. Padding above 7, or padding without data, makes it no vector.
+std::optional<std::vector<float>> FromPackedBits(std::uint8_t padding, std::string_view data) {
+  if (padding > 7 || (data.empty() && padding != 0)) return std::nullopt;
+  const std::size_t bits = data.size() * 8 - padding;
+  if (bits == 0) return std::nullopt;
+  std::vector<float> out(bits);
+  for (std::size_t bit = 0; bit < bits; ++bit) {
+    out[bit] = (static_cast<std::uint8_t>(data[bit / 8]) >> (7 - bit % 8)) & 1 ? 1.0f : 0.0f;
+  }
+  return out;
+}
+
 std::optional<std::vector<float>> FromBinary(std::string_view data, VectorForm form) {
+  const auto padding = static_cast<std::uint8_t>(data[1]);
   data.remove_prefix(2);  // dtype and padding
   std::vector<float> out;
   if (form == VectorForm::kFloat32) {
@@ -44,6 +58,8 @@ std::optional<std::vector<float>> FromBinary(std::string_view data, VectorForm f
     }
   } else if (form == VectorForm::kInt8) {
     for (char c : data) out.push_back(static_cast<float>(static_cast<std::int8_t>(c)));
+  } else if (form == VectorForm::kPackedBits) {
+    return FromPackedBits(padding, data);
   } else {
     return std::nullopt;
   }
@@ -73,24 +89,24 @@ VectorForm FormOf(bson::ValueView value) {
 std::optional<std::vector<float>> VectorOf(bson::ValueView value) {
   const VectorForm form = FormOf(value);
   if (form == VectorForm::kNumbers) return FromNumbers(value.Document());
-  if (form == VectorForm::kFloat32 || form == VectorForm::kInt8) {
-    return FromBinary(value.Binary().data, form);
-  }
-  return std::nullopt;
+  if (form == VectorForm::kNotAVector) return std::nullopt;
+  return FromBinary(value.Binary().data, form);
 }
 
-std::optional<std::vector<float>> VectorAt(bson::DocumentView document, std::string_view path) {
-  bson::ValueView value;
+bson::ValueView ValueAt(bson::DocumentView document, std::string_view path) {
   bson::DocumentView current = document;
   for (;;) {
     const std::size_t dot = path.find('.');
-    value = current.Get(path.substr(0, dot));
-    if (dot == std::string_view::npos) break;
-    if (value.type() != bson::Type::kDocument) return std::nullopt;
+    bson::ValueView value = current.Get(path.substr(0, dot));
+    if (dot == std::string_view::npos) return value;
+    if (value.type() != bson::Type::kDocument) return bson::ValueView();
     current = value.Document();
     path.remove_prefix(dot + 1);
   }
-  return VectorOf(value);
+}
+
+std::optional<std::vector<float>> VectorAt(bson::DocumentView document, std::string_view path) {
+  return VectorOf(ValueAt(document, path));
 }
 
 bson::Document FilterFieldsOf(bson::DocumentView document,
@@ -103,6 +119,31 @@ bson::Document FilterFieldsOf(bson::DocumentView document,
                                    path[e.key.size()] == '.');
         });
     if (wanted) b.Append(e.key, e.value);
+  }
+  return std::move(b).Finish();
+}
+
+std::vector<bson::DocumentView> ElementsAt(bson::DocumentView document, std::string_view root) {
+  std::vector<bson::DocumentView> out;
+  bson::ValueView value = ValueAt(document, root);
+  if (value.type() == bson::Type::kDocument) {
+    out.push_back(value.Document());
+  } else if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& e : value.Document()) {
+      if (e.value.type() == bson::Type::kDocument) out.push_back(e.value.Document());
+    }
+  }
+  return out;
+}
+
+bson::Document UnderRoot(std::string_view root, bson::DocumentView fields) {
+  const std::size_t dot = root.find('.');
+  bson::DocumentBuilder b;
+  if (dot == std::string_view::npos) {
+    b.AppendDocument(root, fields);
+  } else {
+    bson::Document inner = UnderRoot(root.substr(dot + 1), fields);
+    b.AppendDocument(root.substr(0, dot), inner.view());
   }
   return std::move(b).Finish();
 }

@@ -117,6 +117,30 @@ Status CheckDistinctPaths(const SearchIndexDefinition& def) {
   return Status::OK();
 }
 
+bool IsUnder(std::string_view root, std::string_view path) {
+  return !root.empty() && path.size() > root.size() + 1 && path.starts_with(root) &&
+         path[root.size()] == '.';
+}
+
+// Every vector of a nested index is read from the elements; a filter path may lie under the
+// root (a value of each element) or outside it (a value of the parent), never be the root.
+Status CheckNestedRoot(const SearchIndexDefinition& def) {
+  if (def.nested_root.empty()) return Status::OK();
+  for (const VectorFieldDefinition& v : def.vectors) {
+    if (!IsUnder(def.nested_root, v.path)) {
+      return Invalid("the vector path \"" + v.path + "\" must be under the nestedRoot \"" +
+                     def.nested_root + "\"");
+    }
+  }
+  for (const std::string& path : def.filter_paths) {
+    if (path == def.nested_root || IsUnder(path, def.nested_root)) {
+      return Invalid("the filter path \"" + path + "\" must be under the nestedRoot \"" +
+                     def.nested_root + "\" or outside it");
+    }
+  }
+  return Status::OK();
+}
+
 StatusWith<SearchIndexDefinition> VectorSearchDefinition(bson::DocumentView definition) {
   SearchIndexDefinition out;
   bson::ValueView fields;
@@ -124,7 +148,7 @@ StatusWith<SearchIndexDefinition> VectorSearchDefinition(bson::DocumentView defi
     if (e.key == "fields") {
       fields = e.value;
     } else if (e.key == "nestedRoot") {
-      return NotYet("\"nestedRoot\"");
+      QUARRY_ASSIGN_OR_RETURN(out.nested_root, Path(e.value, "nestedRoot"));
     } else {
       return Invalid("unknown field \"" + std::string(e.key) + "\" in a vectorSearch definition");
     }
@@ -159,6 +183,7 @@ StatusWith<SearchIndexDefinition> VectorSearchDefinition(bson::DocumentView defi
   }
   if (out.vectors.empty()) return Invalid("a vectorSearch index needs a field of type \"vector\"");
   QUARRY_RETURN_IF_ERROR(CheckDistinctPaths(out));
+  QUARRY_RETURN_IF_ERROR(CheckNestedRoot(out));
   return out;
 }
 
@@ -245,6 +270,26 @@ const VectorFieldDefinition* SearchIndexDefinition::FindVector(std::string_view 
 
 bool SearchIndexDefinition::IsFilterPath(std::string_view path) const {
   return std::find(filter_paths.begin(), filter_paths.end(), path) != filter_paths.end();
+}
+
+bool SearchIndexDefinition::IsUnderNestedRoot(std::string_view path) const {
+  return IsUnder(nested_root, path);
+}
+
+std::vector<std::string> SearchIndexDefinition::ElementFilterPaths() const {
+  std::vector<std::string> out;
+  for (const std::string& path : filter_paths) {
+    if (IsUnderNestedRoot(path)) out.push_back(path.substr(nested_root.size() + 1));
+  }
+  return out;
+}
+
+std::vector<std::string> SearchIndexDefinition::ParentFilterPaths() const {
+  std::vector<std::string> out;
+  for (const std::string& path : filter_paths) {
+    if (!IsUnderNestedRoot(path)) out.push_back(path);
+  }
+  return out;
 }
 
 StatusWith<SearchIndexDefinition> ParseSearchIndexDefinition(std::string_view type,

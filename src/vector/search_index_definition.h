@@ -28,14 +28,23 @@ struct VectorFieldDefinition {
 struct SearchIndexDefinition {
   std::vector<VectorFieldDefinition> vectors;
   std::vector<std::string> filter_paths;
+  // Empty, or the array of sub-documents whose elements are indexed each on its own (every
+  // vector path lies under it); the documents a search returns are their parents.
+  std::string nested_root;
 
   const VectorFieldDefinition* FindVector(std::string_view path) const;
   bool IsFilterPath(std::string_view path) const;
+  // Whether `path` lies under nested_root (false without one).
+  bool IsUnderNestedRoot(std::string_view path) const;
+  // The filter paths under nested_root, relative to an element ("sections.page" -> "page").
+  std::vector<std::string> ElementFilterPaths() const;
+  // The filter paths of the parent document: all of them without a nested root.
+  std::vector<std::string> ParentFilterPaths() const;
 };
 
 // Checks `definition` for an index of `type` ("vectorSearch" or "search"). Errors are BadValue
 // naming the offending field, or NotImplemented for what Quarry does not do yet (quantization,
-// nestedRoot, full-text mappings).
+// full-text mappings).
 StatusWith<SearchIndexDefinition> ParseSearchIndexDefinition(std::string_view type,
                                                              bson::DocumentView definition);
 

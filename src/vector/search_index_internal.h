@@ -4,31 +4,73 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "bson/value.h"
+#include "vector/packed_bytes.h"
 #include "vector/search_index_definition.h"
 #include "vector/search_index_registry.h"
 #include "vector/vector_index.h"
 
 namespace quarry::vector {
 
-// Labels number the documents an index has seen; a label is never reused within one version.
+// Labels number what an index has seen: each document of a plain index, each element of the
+// nested root's array of a nested one. Neither labels nor document slots are reused within one
+// version. A document's labels are consecutive; an update keeps them for as many elements as
+// it still has, and takes new ones only when it has more.
 struct SearchIndexRegistry::Built {
+  static constexpr std::uint32_t kNoDocument = ~std::uint32_t{0};
+
+  struct IndexedDocument {
+    std::uint64_t first_label = 0;
+    std::uint32_t labels = 0;  // 1 for a plain index; the elements of a nested one
+  };
+
+  // Finds a document's slot by its id key, read from `id_keys` rather than kept twice.
+  struct SlotHash {
+    using is_transparent = void;
+    const PackedBytes* id_keys;
+    std::size_t operator()(std::string_view key) const {
+      return std::hash<std::string_view>()(key);
+    }
+    std::size_t operator()(std::uint32_t slot) const { return (*this)(id_keys->Get(slot)); }
+  };
+  struct SlotEqual {
+    using is_transparent = void;
+    const PackedBytes* id_keys;
+    std::string_view KeyOf(std::string_view key) const { return key; }
+    std::string_view KeyOf(std::uint32_t slot) const { return id_keys->Get(slot); }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return KeyOf(a) == KeyOf(b);
+    }
+  };
+
   std::int32_t version = 0;
   SearchIndexDefinition definition;
 
   mutable std::shared_mutex mu;  // guards everything below; the graphs lock themselves too
-  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> graphs;  // by vector path
-  std::unordered_map<std::string, std::uint64_t> label_of;  // record id key -> label
-  std::vector<std::string> id_key_of;                       // label -> record id key
-  std::vector<bson::Document> filter_values;                // label -> the filter fields' values
+  // By vector path: the graph of float vectors (numbers, float32, int8), and for euclidean
+  // fields the one of packed-bit (int1) vectors, which a query of that form searches.
+  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> graphs;
+  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> bit_graphs;
+  std::vector<IndexedDocument> documents;  // by slot
+  PackedBytes id_keys;                     // by slot: the record's encoded _id; empty once deleted
+  PackedBytes parent_filter_values;        // by slot, nested: the parent's filter fields (BSON)
+  std::unordered_set<std::uint32_t, SlotHash, SlotEqual> slot_of{
+      16, SlotHash{&id_keys}, SlotEqual{&id_keys}};  // the live slots, found by id key
+  std::vector<std::uint32_t> document_of;            // label -> slot, or kNoDocument
+  // label -> the filter fields' values (BSON): a plain index's document's, or a nested
+  // element's placed under the root path so that filters name them by their full paths.
+  PackedBytes filter_values;
   // While building: records a commit changed, which the collection scan must not overwrite
   // with what it read before.
   std::unordered_set<std::string> changed_during_build;
@@ -51,6 +93,13 @@ struct SearchIndexRegistry::Pending {
   std::shared_ptr<Built> built;
   bool compaction = false;  // rebuild the graphs without their tombstones, not a build
 };
+
+// The options of the graph of `field`'s float vectors, or of its packed-bit ones (euclidean
+// over 0/1 elements, which scores 1 / (1 + Hamming distance)).
+VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packed_bits);
+
+// Empties `built` back to its definition's empty graphs. REQUIRES: built.mu held exclusively.
+void ResetBuilt(SearchIndexRegistry::Built& built);
 
 // Stores, removes or moves one record in one version. REQUIRES: built.mu held exclusively.
 void ApplyToBuilt(SearchIndexRegistry::Built& built, const std::string& id_key,

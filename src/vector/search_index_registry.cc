@@ -40,48 +40,136 @@ std::shared_ptr<SearchIndexRegistry::Built> MakeBuilt(std::int32_t version,
                                                       SearchIndexDefinition definition) {
   auto built = std::make_shared<SearchIndexRegistry::Built>();
   built->version = version;
-  for (const VectorFieldDefinition& field : definition.vectors) {
-    VectorIndex::Options options;
-    options.dimensions = field.dimensions;
-    options.similarity = *ParseSimilarity(field.similarity);
-    options.max_edges = field.max_edges;
-    options.num_edge_candidates = field.num_edge_candidates;
-    built->graphs.emplace(field.path, std::make_unique<VectorIndex>(options));
-  }
   built->definition = std::move(definition);
+  ResetBuilt(*built);
   return built;
+}
+
+using Built = SearchIndexRegistry::Built;
+
+// Where a vector field's values are read from an element: below the nested root, else the
+// whole path in the document.
+std::string_view PathInElement(const SearchIndexDefinition& definition, std::string_view path) {
+  if (definition.nested_root.empty()) return path;
+  return path.substr(definition.nested_root.size() + 1);
+}
+
+// An empty document is kept as nothing: reading nothing gives {}.
+std::string_view BytesOrNothing(const bson::Document& document) {
+  return document.view().empty() ? std::string_view() : document.view().bytes();
+}
+
+void Unindex(Built& built, std::uint64_t label) {
+  for (auto& [path, graph] : built.graphs) graph->Remove(label);
+  for (auto& [path, graph] : built.bit_graphs) graph->Remove(label);
+  built.document_of[label] = Built::kNoDocument;
+  built.filter_values.Set(label, {});
+}
+
+// Puts each vector of `element` in the graph of its form, and out of the other one.
+void IndexElement(Built& built, std::uint64_t label, bson::DocumentView element,
+                  const std::vector<std::string>& filter_paths) {
+  for (auto& [path, graph] : built.graphs) {
+    bson::ValueView value = ValueAt(element, PathInElement(built.definition, path));
+    const bool packed_bits = FormOf(value) == VectorForm::kPackedBits;
+    auto bits = built.bit_graphs.find(path);
+    VectorIndex* target = graph.get();
+    VectorIndex* other = bits != built.bit_graphs.end() ? bits->second.get() : nullptr;
+    if (packed_bits) std::swap(target, other);
+    std::optional<std::vector<float>> values = VectorOf(value);
+    // A document without a usable vector is simply not in that graph.
+    if (target != nullptr && (!values.has_value() || !target->Upsert(label, *values))) {
+      target->Remove(label);
+    }
+    if (other != nullptr) other->Remove(label);
+  }
+  bson::Document fields = FilterFieldsOf(element, filter_paths);
+  if (!built.definition.nested_root.empty()) {
+    fields = UnderRoot(built.definition.nested_root, fields.view());
+  }
+  built.filter_values.Set(label, BytesOrNothing(fields));
 }
 
 }  // namespace
 
-// Stores, removes or moves one record in one version. REQUIRES: built.mu held exclusively.
-void ApplyToBuilt(SearchIndexRegistry::Built& built, const std::string& id_key,
-                  const bson::DocumentView* document) {
+VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packed_bits) {
+  return VectorIndex::Options{
+      .dimensions = field.dimensions,
+      .similarity = packed_bits ? Similarity::kEuclidean : *ParseSimilarity(field.similarity),
+      .max_edges = field.max_edges,
+      .num_edge_candidates = field.num_edge_candidates};
+}
+
+void ResetBuilt(Built& built) {
+  built.slot_of.clear();
+  built.documents.clear();
+  built.id_keys.Clear();
+  built.parent_filter_values.Clear();
+  built.document_of.clear();
+  built.filter_values.Clear();
+  built.graphs.clear();
+  built.bit_graphs.clear();
+  for (const VectorFieldDefinition& field : built.definition.vectors) {
+    built.graphs.emplace(field.path, std::make_unique<VectorIndex>(GraphOptions(field, false)));
+    // Atlas takes int1 vectors only with euclidean similarity.
+    if (field.similarity == "euclidean") {
+      built.bit_graphs.emplace(field.path,
+                               std::make_unique<VectorIndex>(GraphOptions(field, true)));
+    }
+  }
+}
+
+void ApplyToBuilt(Built& built, const std::string& id_key, const bson::DocumentView* document) {
   ++built.changes;
-  auto known = built.label_of.find(id_key);
+  auto known = built.slot_of.find(std::string_view(id_key));
   if (document == nullptr) {
-    if (known == built.label_of.end()) return;
-    for (auto& [path, graph] : built.graphs) graph->Remove(known->second);
-    built.filter_values[known->second] = bson::Document();
-    built.id_key_of[known->second].clear();
-    built.label_of.erase(known);
+    if (known == built.slot_of.end()) return;
+    const std::uint32_t slot = *known;
+    built.slot_of.erase(known);  // before its key goes: the set hashes the key
+    Built::IndexedDocument& gone = built.documents[slot];
+    for (std::uint32_t i = 0; i < gone.labels; ++i) Unindex(built, gone.first_label + i);
+    gone = Built::IndexedDocument();
+    built.id_keys.Set(slot, {});
+    built.parent_filter_values.Set(slot, {});
     return;
   }
-  std::uint64_t label;
-  if (known != built.label_of.end()) {
-    label = known->second;
+  std::uint32_t slot;
+  if (known != built.slot_of.end()) {
+    slot = *known;
   } else {
-    label = built.id_key_of.size();
-    built.label_of.emplace(id_key, label);
-    built.id_key_of.push_back(id_key);
-    built.filter_values.emplace_back();
+    slot = static_cast<std::uint32_t>(built.documents.size());
+    built.documents.emplace_back();
+    built.id_keys.Append(id_key);
+    built.parent_filter_values.Append({});
+    built.slot_of.insert(slot);
   }
-  for (auto& [path, graph] : built.graphs) {
-    std::optional<std::vector<float>> values = VectorAt(*document, path);
-    // A document without a usable vector is simply not in that graph.
-    if (!values.has_value() || !graph->Upsert(label, *values)) graph->Remove(label);
+  const SearchIndexDefinition& definition = built.definition;
+  const bool nested = !definition.nested_root.empty();
+  const std::vector<bson::DocumentView> elements =
+      nested ? ElementsAt(*document, definition.nested_root)
+             : std::vector<bson::DocumentView>{*document};
+  Built::IndexedDocument& indexed = built.documents[slot];
+  if (elements.size() > indexed.labels) {
+    // More elements than labels: a new run of consecutive labels replaces the old one.
+    for (std::uint32_t i = 0; i < indexed.labels; ++i) Unindex(built, indexed.first_label + i);
+    indexed.first_label = built.document_of.size();
+    built.document_of.resize(built.document_of.size() + elements.size(), slot);
+    for (std::size_t i = 0; i < elements.size(); ++i) built.filter_values.Append({});
+  } else {
+    for (std::size_t i = elements.size(); i < indexed.labels; ++i) {
+      Unindex(built, indexed.first_label + i);
+    }
   }
-  built.filter_values[label] = FilterFieldsOf(*document, built.definition.filter_paths);
+  indexed.labels = static_cast<std::uint32_t>(elements.size());
+  const std::vector<std::string> filter_paths =
+      nested ? definition.ElementFilterPaths() : definition.filter_paths;
+  for (std::size_t element_idx = 0; element_idx < elements.size(); ++element_idx) {
+    IndexElement(built, indexed.first_label + element_idx, elements[element_idx], filter_paths);
+  }
+  if (nested) {
+    bson::Document parent = FilterFieldsOf(*document, definition.ParentFilterPaths());
+    built.parent_filter_values.Set(slot, BytesOrNothing(parent));
+  }
 }
 
 SearchIndexRegistry::SearchIndexRegistry(const storage::RecordStore* records,
@@ -167,40 +255,6 @@ SearchIndexState SearchIndexRegistry::State(storage::CollectionId collection,
   return state;
 }
 
-StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::CollectionId collection,
-                                                                 const VectorQuery& query) const {
-  std::shared_ptr<Built> serving;
-  {
-    std::shared_lock lock(mu_);
-    auto it = indexes_.find(collection);
-    if (it == indexes_.end()) return std::vector<VectorMatch>();
-    auto entry = it->second.find(query.index_id);
-    if (entry == it->second.end()) return std::vector<VectorMatch>();
-    serving = entry->second->serving;
-  }
-  if (serving == nullptr) return std::vector<VectorMatch>();
-  std::shared_lock lock(serving->mu);
-  auto graph = serving->graphs.find(query.path);
-  if (graph == serving->graphs.end()) return std::vector<VectorMatch>();
-  const VectorFieldDefinition* field = serving->definition.FindVector(query.path);
-  std::function<bool(std::uint64_t)> admits = [&](std::uint64_t label) {
-    return label < serving->filter_values.size() &&
-           query.filter->Matches(serving->filter_values[label].view());
-  };
-  QUARRY_ASSIGN_OR_RETURN(
-      std::vector<VectorIndex::Hit> hits,
-      graph->second->Search(query.vector, query.limit, query.num_candidates,
-                            query.filter != nullptr ? &admits : nullptr,
-                            query.exact || (field != nullptr && field->exact_only)));
-  std::vector<VectorMatch> matches;
-  matches.reserve(hits.size());
-  for (const VectorIndex::Hit& hit : hits) {
-    if (hit.label >= serving->id_key_of.size() || serving->id_key_of[hit.label].empty()) continue;
-    matches.push_back({serving->id_key_of[hit.label], hit.score});
-  }
-  return matches;
-}
-
 void SearchIndexRegistry::OnCommit(const storage::CommittedBatch& batch) {
   std::shared_lock lock(mu_);
   if (!batch.entries.empty()) applied_through_.store(batch.entries.back().ts);
@@ -229,11 +283,13 @@ void SearchIndexRegistry::OnCommit(const storage::CommittedBatch& batch) {
 
 bool SearchIndexRegistry::NeedsCompaction(const Built& built) {
   if (built.building || built.compaction_queued.load() ||
-      built.id_key_of.size() < kMinLabelsToCompact) {
+      built.document_of.size() < kMinLabelsToCompact) {
     return false;
   }
-  for (const auto& [path, graph] : built.graphs) {
-    if (graph->TombstoneShare() > kCompactTombstoneShare) return true;
+  for (const auto* graphs : {&built.graphs, &built.bit_graphs}) {
+    for (const auto& [path, graph] : *graphs) {
+      if (graph->TombstoneShare() > kCompactTombstoneShare) return true;
+    }
   }
   return false;
 }
@@ -261,8 +317,10 @@ void SearchIndexRegistry::RunBuilds() {
     }
     if (pending->compaction) {
       // Each graph locks itself; searches wait while it is rebuilt.
-      for (auto& [path, graph] : pending->built->graphs) {
-        if (graph->TombstoneShare() > kCompactTombstoneShare) graph->Compact();
+      for (auto* graphs : {&pending->built->graphs, &pending->built->bit_graphs}) {
+        for (auto& [path, graph] : *graphs) {
+          if (graph->TombstoneShare() > kCompactTombstoneShare) graph->Compact();
+        }
       }
       pending->built->compaction_queued = false;
     } else {

@@ -44,10 +44,16 @@ struct VectorQuery {
   std::string index_id;
   std::string path;
   std::vector<float> vector;
-  std::size_t limit = 0;
+  bool packed_bits = false;  // an int1 query: it searches the packed-bit vectors only
+  std::size_t limit = 0;     // documents (parents, for a nested index)
   std::size_t num_candidates = 0;
   bool exact = false;
-  const query::Matcher* filter = nullptr;  // on the index's filter fields; null: none
+  // On the index's filter fields (a nested index's element fields); null: none.
+  const query::Matcher* filter = nullptr;
+  // Nested indexes only: on the parent's filter fields outside the root; null: none.
+  const query::Matcher* parent_filter = nullptr;
+  // Nested indexes only: a parent scores the average of its elements' scores, not the best.
+  bool average_score = false;
 };
 
 struct VectorMatch {
@@ -77,6 +83,7 @@ class SearchIndexRegistry : public storage::CommitObserver {
 
   // The `limit` best matches, best first. An index that is unknown or not yet queryable gives
   // none (as Atlas answers an unknown index); a query vector of the wrong length is BadValue.
+  // A nested index answers each parent once, scored over its elements that the filters admit.
   StatusWith<std::vector<VectorMatch>> Search(storage::CollectionId collection,
                                               const VectorQuery& query) const;
 

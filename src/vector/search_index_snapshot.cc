@@ -14,7 +14,37 @@
 namespace quarry::vector {
 namespace {
 
-constexpr std::uint32_t kSnapshotVersion = 1;
+// 2: documents and their runs of element labels, and the packed-bit graphs.
+constexpr std::uint32_t kSnapshotVersion = 2;
+
+using Built = SearchIndexRegistry::Built;
+
+void EncodeGraphs(const std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>>& graphs,
+                  SnapshotWriter& out) {
+  out.U64(graphs.size());
+  for (const auto& [path, graph] : graphs) {
+    out.Bytes(path);
+    graph->AppendTo(out);
+  }
+}
+
+// Replaces each of `graphs` (already made for the definition) with the one `in` holds.
+bool DecodeGraphs(SnapshotReader& in, const SearchIndexDefinition& definition, bool packed_bits,
+                  std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>>* graphs) {
+  std::uint64_t count;
+  if (!in.U64(&count) || count != graphs->size()) return false;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::string_view path;
+    if (!in.Bytes(&path)) return false;
+    auto graph = graphs->find(path);
+    if (graph == graphs->end()) return false;
+    std::unique_ptr<VectorIndex> loaded =
+        VectorIndex::ReadFrom(GraphOptions(*definition.FindVector(path), packed_bits), in);
+    if (loaded == nullptr) return false;
+    graph->second = std::move(loaded);
+  }
+  return true;
+}
 
 struct Copied {
   std::string path;
@@ -33,33 +63,34 @@ std::string Encode(storage::CollectionId collection, const std::string& index_id
   out.Bytes(index_id);
   out.U32(static_cast<std::uint32_t>(built.version));
   out.U64(through);
-  out.U64(built.id_key_of.size());
-  for (std::size_t label = 0; label < built.id_key_of.size(); ++label) {
-    out.Bytes(built.id_key_of[label]);
-    out.Bytes(std::string_view(built.filter_values[label].view().data(),
-                               built.filter_values[label].size()));
+  out.U64(built.documents.size());
+  for (std::uint32_t slot = 0; slot < built.documents.size(); ++slot) {
+    out.Bytes(built.id_keys.Get(slot));
+    out.Bytes(built.parent_filter_values.Get(slot));
+    out.U64(built.documents[slot].first_label);
+    out.U64(built.documents[slot].labels);
   }
-  out.U64(built.graphs.size());
-  for (const auto& [path, graph] : built.graphs) {
-    out.Bytes(path);
-    graph->AppendTo(out);
+  out.U64(built.document_of.size());
+  for (std::size_t label = 0; label < built.document_of.size(); ++label) {
+    out.Bytes(built.filter_values.Get(label));
   }
+  EncodeGraphs(built.graphs, out);
+  EncodeGraphs(built.bit_graphs, out);
   return payload;
 }
 
-// Fills `built` (empty, of the same definition) from `payload`; returns the entry it covers
+// Fills `built` (of the same definition) from `payload`; returns the entry it covers
 // through, or an error saying why the snapshot cannot be used.
 StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::CollectionId collection,
-                                      const std::string& index_id,
-                                      SearchIndexRegistry::Built* built) {
+                                      const std::string& index_id, Built* built) {
   SnapshotReader in(payload);
   std::uint32_t format, version;
-  std::uint64_t stored_collection, through, labels;
+  std::uint64_t stored_collection, through, documents;
   std::string_view stored_index;
   auto unusable = [](const std::string& why) { return Status(ErrorCode::kInternalError, why); };
   if (!in.U32(&format) || format != kSnapshotVersion) return unusable("another snapshot format");
   if (!in.U64(&stored_collection) || !in.Bytes(&stored_index) || !in.U32(&version) ||
-      !in.U64(&through) || !in.U64(&labels)) {
+      !in.U64(&through) || !in.U64(&documents)) {
     return unusable("torn header");
   }
   if (stored_collection != collection || stored_index != index_id) {
@@ -68,29 +99,37 @@ StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::Collect
   if (static_cast<std::int32_t>(version) != built->version) {
     return unusable("a snapshot of definition version " + std::to_string(version));
   }
-  for (std::uint64_t label = 0; label < labels; ++label) {
-    std::string_view id_key, filter_values;
-    if (!in.Bytes(&id_key) || !in.Bytes(&filter_values)) return unusable("torn labels");
-    built->id_key_of.emplace_back(id_key);
-    if (!id_key.empty()) built->label_of.emplace(std::string(id_key), label);
-    built->filter_values.push_back(
-        filter_values.empty() ? bson::Document() : bson::Document(std::string(filter_values)));
+  ResetBuilt(*built);  // commits applied since the definition are redone from the oplog
+  for (std::uint64_t slot = 0; slot < documents; ++slot) {
+    std::string_view id_key, parent_values;
+    std::uint64_t first_label, labels;
+    if (!in.Bytes(&id_key) || !in.Bytes(&parent_values) || !in.U64(&first_label) ||
+        !in.U64(&labels)) {
+      return unusable("torn documents");
+    }
+    built->documents.push_back({first_label, static_cast<std::uint32_t>(labels)});
+    built->id_keys.Append(id_key);
+    built->parent_filter_values.Append(parent_values);
+    if (!id_key.empty()) built->slot_of.insert(static_cast<std::uint32_t>(slot));
   }
-  std::uint64_t graphs;
-  if (!in.U64(&graphs) || graphs != built->graphs.size()) return unusable("other vector paths");
-  for (std::uint64_t i = 0; i < graphs; ++i) {
-    std::string_view path;
-    if (!in.Bytes(&path)) return unusable("torn graph");
-    auto graph = built->graphs.find(path);
-    if (graph == built->graphs.end()) return unusable("other vector paths");
-    const VectorFieldDefinition* field = built->definition.FindVector(path);
-    VectorIndex::Options options{.dimensions = field->dimensions,
-                                 .similarity = *ParseSimilarity(field->similarity),
-                                 .max_edges = field->max_edges,
-                                 .num_edge_candidates = field->num_edge_candidates};
-    std::unique_ptr<VectorIndex> loaded = VectorIndex::ReadFrom(options, in);
-    if (loaded == nullptr) return unusable("torn graph");
-    graph->second = std::move(loaded);
+  std::uint64_t labels;
+  if (!in.U64(&labels)) return unusable("torn labels");
+  built->document_of.assign(labels, Built::kNoDocument);
+  for (std::uint64_t label = 0; label < labels; ++label) {
+    std::string_view filter_values;
+    if (!in.Bytes(&filter_values)) return unusable("torn labels");
+    built->filter_values.Append(filter_values);
+  }
+  for (std::uint32_t slot = 0; slot < built->documents.size(); ++slot) {
+    const Built::IndexedDocument& document = built->documents[slot];
+    if (document.first_label + document.labels > labels) return unusable("a label out of range");
+    for (std::uint32_t i = 0; i < document.labels; ++i) {
+      built->document_of[document.first_label + i] = slot;
+    }
+  }
+  if (!DecodeGraphs(in, built->definition, false, &built->graphs) ||
+      !DecodeGraphs(in, built->definition, true, &built->bit_graphs)) {
+    return unusable("torn graph or other vector paths");
   }
   if (!in.done()) return unusable("trailing bytes");
   return through;
@@ -156,17 +195,7 @@ bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
     // Back to an empty index of the same definition.
     std::unique_lock lock(built.mu);
     built.changed_during_build.clear();  // the scan reads what those commits wrote
-    built.label_of.clear();
-    built.id_key_of.clear();
-    built.filter_values.clear();
-    for (auto& [graph_path, graph] : built.graphs) {
-      const VectorFieldDefinition* field = built.definition.FindVector(graph_path);
-      graph = std::make_unique<VectorIndex>(
-          VectorIndex::Options{.dimensions = field->dimensions,
-                               .similarity = *ParseSimilarity(field->similarity),
-                               .max_edges = field->max_edges,
-                               .num_edge_candidates = field->num_edge_candidates});
-    }
+    ResetBuilt(built);
     return false;
   };
   if (!payload.ok()) return rebuild(payload.status().reason());

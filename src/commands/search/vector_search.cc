@@ -25,10 +25,13 @@ struct VectorSearchSpec {
   std::string index = "default";
   std::string path;
   std::vector<float> query_vector;
+  bool packed_bits = false;  // queryVector is an int1 vector
   std::int64_t limit = 0;
   std::optional<std::int64_t> num_candidates;
   bool exact = false;
   std::optional<bson::DocumentView> filter;
+  std::optional<bson::DocumentView> parent_filter;
+  std::optional<bool> average_score;  // nestedOptions.scoreMode "avg" (true) or "max"
 };
 
 Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
@@ -44,10 +47,6 @@ StatusWith<std::int64_t> WholeNumber(bson::ValueView value, std::string_view fie
 
 StatusWith<std::vector<float>> QueryVector(bson::ValueView value) {
   const vector::VectorForm form = vector::FormOf(value);
-  if (form == vector::VectorForm::kPackedBits) {
-    return Status(ErrorCode::kNotImplemented,
-                  "a packed-bit (int1) queryVector is not supported by Quarry yet");
-  }
   if (form == vector::VectorForm::kNotAVector) {
     return Status(ErrorCode::kTypeMismatch,
                   "$vectorSearch.queryVector must be an array of numbers or a BinData vector");
@@ -58,6 +57,26 @@ StatusWith<std::vector<float>> QueryVector(bson::ValueView value) {
                   "$vectorSearch.queryVector must hold finite numbers and not be empty");
   }
   return std::move(*vector);
+}
+
+// nestedOptions: {scoreMode: "max" | "avg"}; true for "avg".
+StatusWith<bool> AverageScore(bson::ValueView value) {
+  if (value.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kTypeMismatch, "$vectorSearch.nestedOptions must be a document");
+  }
+  bool average = false;
+  for (const bson::Element& e : value.Document()) {
+    if (e.key != "scoreMode") {
+      return Status(ErrorCode::kLocation40415, "BSON field '$vectorSearch.nestedOptions." +
+                                                   std::string(e.key) + "' is an unknown field.");
+    }
+    if (e.value.type() != bson::Type::kString ||
+        (e.value.String() != "max" && e.value.String() != "avg")) {
+      return Bad("$vectorSearch.nestedOptions.scoreMode must be \"max\" or \"avg\"");
+    }
+    average = e.value.String() == "avg";
+  }
+  return average;
 }
 
 StatusWith<VectorSearchSpec> ParseSpec(bson::ValueView argument) {
@@ -75,6 +94,7 @@ StatusWith<VectorSearchSpec> ParseSpec(bson::ValueView argument) {
       (e.key == "index" ? spec.index : spec.path) = std::string(e.value.String());
     } else if (e.key == "queryVector") {
       QUARRY_ASSIGN_OR_RETURN(spec.query_vector, QueryVector(e.value));
+      spec.packed_bits = vector::FormOf(e.value) == vector::VectorForm::kPackedBits;
       has_vector = true;
     } else if (e.key == "limit") {
       QUARRY_ASSIGN_OR_RETURN(spec.limit, WholeNumber(e.value, "limit"));
@@ -86,14 +106,14 @@ StatusWith<VectorSearchSpec> ParseSpec(bson::ValueView argument) {
         return Status(ErrorCode::kTypeMismatch, "$vectorSearch.exact must be a boolean");
       }
       spec.exact = e.value.Bool();
-    } else if (e.key == "filter") {
+    } else if (e.key == "filter" || e.key == "parentFilter") {
       if (e.value.type() != bson::Type::kDocument) {
-        return Status(ErrorCode::kTypeMismatch, "$vectorSearch.filter must be a document");
+        return Status(ErrorCode::kTypeMismatch,
+                      "$vectorSearch." + std::string(e.key) + " must be a document");
       }
-      spec.filter = e.value.Document();
-    } else if (e.key == "nestedOptions" || e.key == "parentFilter") {
-      return Status(ErrorCode::kNotImplemented,
-                    "$vectorSearch." + std::string(e.key) + " is not supported by Quarry yet");
+      (e.key == "filter" ? spec.filter : spec.parent_filter) = e.value.Document();
+    } else if (e.key == "nestedOptions") {
+      QUARRY_ASSIGN_OR_RETURN(spec.average_score, AverageScore(e.value));
     } else {
       return Status(ErrorCode::kLocation40415,
                     "BSON field '$vectorSearch." + std::string(e.key) + "' is an unknown field.");
@@ -121,6 +141,16 @@ StatusWith<VectorSearchSpec> ParseSpec(bson::ValueView argument) {
     }
   }
   return spec;
+}
+
+// Atlas indexes int1 vectors only for euclidean similarity, so an int1 query of another field
+// could never match.
+Status CheckVectorForm(const VectorSearchSpec& spec, const vector::VectorFieldDefinition& field) {
+  if (spec.packed_bits && field.similarity != "euclidean") {
+    return Bad("an int1 queryVector needs the index field '" + spec.path +
+               "' to use euclidean similarity, not " + field.similarity);
+  }
+  return Status::OK();
 }
 
 // The documents in score order, each with its score as metadata.
@@ -171,19 +201,35 @@ StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(Command
                " dimensions but the index field '" + spec.path + "' has " +
                std::to_string(field->dimensions));
   }
-  std::optional<query::Matcher> filter;
+  QUARRY_RETURN_IF_ERROR(CheckVectorForm(spec, *field));
+  const bool nested = !definition.nested_root.empty();
+  if (!nested && (spec.parent_filter.has_value() || spec.average_score.has_value())) {
+    return Bad(std::string("$vectorSearch.") +
+               (spec.parent_filter.has_value() ? "parentFilter" : "nestedOptions") +
+               " needs an index with a nestedRoot; index '" + spec.index + "' has none");
+  }
+  std::optional<query::Matcher> filter, parent_filter;
   if (spec.filter.has_value()) {
-    QUARRY_RETURN_IF_ERROR(CheckVectorSearchFilter(*spec.filter, definition));
+    QUARRY_RETURN_IF_ERROR(CheckVectorSearchFilter(
+        *spec.filter, definition, nested ? FilterScope::kElements : FilterScope::kAll));
     QUARRY_ASSIGN_OR_RETURN(filter, query::Matcher::Parse(*spec.filter));
+  }
+  if (spec.parent_filter.has_value()) {
+    QUARRY_RETURN_IF_ERROR(
+        CheckVectorSearchFilter(*spec.parent_filter, definition, FilterScope::kParent));
+    QUARRY_ASSIGN_OR_RETURN(parent_filter, query::Matcher::Parse(*spec.parent_filter));
   }
   vector::VectorQuery query;
   query.index_id = index->id;
   query.path = spec.path;
   query.vector = std::move(spec.query_vector);
+  query.packed_bits = spec.packed_bits;
   query.limit = static_cast<std::size_t>(spec.limit);
   query.num_candidates = static_cast<std::size_t>(spec.num_candidates.value_or(spec.limit));
   query.exact = spec.exact;
   query.filter = filter.has_value() ? &*filter : nullptr;
+  query.parent_filter = parent_filter.has_value() ? &*parent_filter : nullptr;
+  query.average_score = spec.average_score.value_or(false);
   QUARRY_ASSIGN_OR_RETURN(std::vector<vector::VectorMatch> matches,
                           registry->Search(info->id, query));
   for (const vector::VectorMatch& match : matches) {

@@ -68,10 +68,27 @@ Status CheckCondition(bson::DocumentView condition, const std::string& path) {
   return Status::OK();
 }
 
+// A nested index tests element fields in `filter` and parent fields in `parentFilter`.
+Status CheckScope(const std::string& path, const vector::SearchIndexDefinition& definition,
+                  FilterScope scope) {
+  const bool element = definition.IsUnderNestedRoot(path);
+  if (scope == FilterScope::kElements && !element) {
+    return Status(ErrorCode::kBadValue, "Path '" + path + "' is not under the nestedRoot '" +
+                                            definition.nested_root +
+                                            "': filter on it in parentFilter");
+  }
+  if (scope == FilterScope::kParent && element) {
+    return Status(ErrorCode::kBadValue, "Path '" + path + "' is under the nestedRoot '" +
+                                            definition.nested_root +
+                                            "': filter on it in filter, not parentFilter");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status CheckVectorSearchFilter(bson::DocumentView filter,
-                               const vector::SearchIndexDefinition& definition) {
+                               const vector::SearchIndexDefinition& definition, FilterScope scope) {
   for (const bson::Element& e : filter) {
     if (e.key.starts_with("$")) {
       if (e.key != "$and" && e.key != "$or" && e.key != "$nor") {
@@ -84,7 +101,7 @@ Status CheckVectorSearchFilter(bson::DocumentView filter,
         if (clause.value.type() != bson::Type::kDocument) {
           return Status(ErrorCode::kBadValue, std::string(e.key) + " needs an array of documents");
         }
-        QUARRY_RETURN_IF_ERROR(CheckVectorSearchFilter(clause.value.Document(), definition));
+        QUARRY_RETURN_IF_ERROR(CheckVectorSearchFilter(clause.value.Document(), definition, scope));
       }
       continue;
     }
@@ -93,6 +110,7 @@ Status CheckVectorSearchFilter(bson::DocumentView filter,
       return Status(ErrorCode::kBadValue,
                     "Path '" + path + "' needs to be indexed as filter to filter on it");
     }
+    QUARRY_RETURN_IF_ERROR(CheckScope(path, definition, scope));
     const bool operators =
         e.value.type() == bson::Type::kDocument && e.value.Document().FirstKey().starts_with("$");
     QUARRY_RETURN_IF_ERROR(operators ? CheckCondition(e.value.Document(), path)

@@ -8,7 +8,12 @@
 
 namespace quarry::commands {
 
+// Which of the index's filter fields a filter may name: all of them (an index without a
+// nested root), those under the nested root (`filter` of a nested index), or those outside it
+// (`parentFilter`).
+enum class FilterScope { kAll, kElements, kParent };
+
 Status CheckVectorSearchFilter(bson::DocumentView filter,
-                               const vector::SearchIndexDefinition& definition);
+                               const vector::SearchIndexDefinition& definition, FilterScope scope);
 
 }  // namespace quarry::commands

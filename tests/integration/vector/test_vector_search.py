@@ -220,7 +220,8 @@ def test_an_unknown_index_or_collection_returns_nothing(db, loaded):
     ({"limit": 3, "numCandidates": 10, "filter": {"color": {"$regex": "r"}}}, 2),
     ({"limit": 3, "numCandidates": 10, "path": "other"}, 2),
     ({"limit": 3, "numCandidates": 10, "bogus": 1}, 40415),
-    ({"limit": 3, "numCandidates": 10, "nestedOptions": {"scoreMode": "max"}}, 238),
+    ({"limit": 3, "numCandidates": 10, "nestedOptions": {"scoreMode": "max"}}, 2),  # no root
+    ({"limit": 3, "numCandidates": 10, "parentFilter": {"color": "red"}}, 2),
 ])
 def test_malformed_stages_answer_errors(db, loaded, stage, code):
     create_index(db, "items", vector_fields(filters=("color",)))
@@ -364,8 +365,8 @@ def test_binary_vectors_are_indexed_and_queried(db):
     assert got[0]["score"] == pytest.approx(score("cosine", [0.1, 1.0] + [0.0] * (DIMS - 2),
                                                   [0, 100] + [0] * (DIMS - 2)), abs=1e-5)
     with pytest.raises(OperationFailure) as err:
-        search(db, "bin", Binary(b"\x10\x00\xff", 9), 1, num_candidates=10)  # packed bits
-    assert err.value.code == 238
+        search(db, "bin", Binary(b"\x10\x00\xff", 9), 1, num_candidates=10)  # int1, cosine
+    assert err.value.code == 2 and "euclidean" in str(err.value)
 
 
 def log_count(server, words):

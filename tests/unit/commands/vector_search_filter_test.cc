@@ -18,7 +18,7 @@ vector::SearchIndexDefinition Definition() {
 
 Status Check(std::string_view json) {
   bson::Document filter = bson::FromJson(json).value();
-  return CheckVectorSearchFilter(filter.view(), Definition());
+  return CheckVectorSearchFilter(filter.view(), Definition(), FilterScope::kAll);
 }
 
 TEST(VectorSearchFilterTest, AtlasOperatorsOnFilterFieldsPass) {

@@ -56,11 +56,53 @@ TEST(DocumentVectorsTest, BinaryVectorsOfFloat32AndInt8AreRead) {
   EXPECT_EQ(VectorAt(WithBinary(float32).view(), "v"), (std::vector<float>{1.5f, -2.0f}));
   EXPECT_EQ(VectorAt(WithBinary(std::string("\x03\x00\x05\xfb", 4)).view(), "v"),
             (std::vector<float>{5.0f, -5.0f}));
-  EXPECT_EQ(FormOf(WithBinary(std::string("\x10\x00\xff", 3)).view().Get("v")),
-            VectorForm::kPackedBits);
-  EXPECT_FALSE(VectorAt(WithBinary(std::string("\x10\x00\xff", 3)).view(), "v").has_value());
   EXPECT_FALSE(VectorAt(WithBinary(std::string("\x27\x00\x01", 3)).view(), "v").has_value());
   EXPECT_FALSE(VectorAt(WithBinary(std::string("\x27", 1)).view(), "v").has_value());
+}
+
+}  // namespace
+}  // namespace quarry::vector
+
+namespace quarry::vector {
+namespace {
+
+TEST(DocumentVectorsTest, PackedBitsAreReadMostSignificantBitFirstWithoutTheirPadding) {
+  bson::Document bits = WithBinary(std::string("\x10\x00\xa5\x0f", 4));
+  EXPECT_EQ(FormOf(bits.view().Get("v")), VectorForm::kPackedBits);
+  EXPECT_EQ(VectorAt(bits.view(), "v"),
+            (std::vector<float>{1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 1}));
+  // Three padding bits: the last byte's three low bits are no elements.
+  EXPECT_EQ(VectorAt(WithBinary(std::string("\x10\x03\xff\xe0", 4)).view(), "v"),
+            (std::vector<float>{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}));
+}
+
+TEST(DocumentVectorsTest, MalformedPackedBitsAreNoVector) {
+  EXPECT_FALSE(VectorAt(WithBinary(std::string("\x10\x08\xff", 3)).view(), "v").has_value());
+  EXPECT_FALSE(VectorAt(WithBinary(std::string("\x10\x01", 2)).view(), "v").has_value());
+  EXPECT_FALSE(VectorAt(WithBinary(std::string("\x10\x00", 2)).view(), "v").has_value());
+}
+
+TEST(DocumentVectorsTest, TheElementsOfANestedRootAreItsSubDocuments) {
+  bson::Document doc = Json(R"({"book": {"parts": [{"e": [1]}, 7, {"e": [2]}, [{"e": [3]}]]},
+                                 "one": {"part": {"e": [4]}}})");
+  std::vector<bson::DocumentView> parts = ElementsAt(doc.view(), "book.parts");
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(VectorAt(parts[0], "e"), (std::vector<float>{1}));
+  EXPECT_EQ(VectorAt(parts[1], "e"), (std::vector<float>{2}));
+  std::vector<bson::DocumentView> one = ElementsAt(doc.view(), "one.part");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(VectorAt(one[0], "e"), (std::vector<float>{4}));
+  EXPECT_TRUE(ElementsAt(doc.view(), "missing").empty());
+  EXPECT_TRUE(ElementsAt(doc.view(), "book.parts.e").empty());
+}
+
+TEST(DocumentVectorsTest, ElementFilterValuesAreNamedByTheirFullPaths) {
+  bson::Document element = Json(R"({"page": 3, "emb": [1], "tag": "x"})");
+  bson::Document kept = FilterFieldsOf(element.view(), {"page"});
+  EXPECT_EQ(UnderRoot("book.parts", kept.view()).view().ToJson(),
+            Json(R"({"book": {"parts": {"page": 3}}})").view().ToJson());
+  EXPECT_EQ(UnderRoot("parts", kept.view()).view().ToJson(),
+            Json(R"({"parts": {"page": 3}})").view().ToJson());
 }
 
 }  // namespace

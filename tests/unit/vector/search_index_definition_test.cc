@@ -37,6 +37,33 @@ TEST(SearchIndexDefinitionTest, AVectorSearchDefinitionGivesItsVectorsAndFilters
   EXPECT_EQ(def.FindVector("genre"), nullptr);
 }
 
+TEST(SearchIndexDefinitionTest, ANestedRootSplitsTheFiltersIntoElementAndParentFields) {
+  auto parsed = Parse("vectorSearch", R"({"nestedRoot": "book.sections", "fields": [
+      {"type": "vector", "path": "book.sections.emb", "numDimensions": 4,
+       "similarity": "euclidean"},
+      {"type": "filter", "path": "book.sections.meta.page"},
+      {"type": "filter", "path": "book.title"},
+      {"type": "filter", "path": "genre"}]})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const SearchIndexDefinition& def = parsed.value();
+  EXPECT_EQ(def.nested_root, "book.sections");
+  EXPECT_TRUE(def.IsUnderNestedRoot("book.sections.emb"));
+  EXPECT_FALSE(def.IsUnderNestedRoot("book.sectionsx.emb"));
+  EXPECT_FALSE(def.IsUnderNestedRoot("book.sections"));
+  EXPECT_EQ(def.ElementFilterPaths(), (std::vector<std::string>{"meta.page"}));
+  EXPECT_EQ(def.ParentFilterPaths(), (std::vector<std::string>{"book.title", "genre"}));
+}
+
+TEST(SearchIndexDefinitionTest, WithoutANestedRootEveryFilterIsTheDocuments) {
+  auto parsed = Parse("vectorSearch", R"({"fields": [
+      {"type": "vector", "path": "emb", "numDimensions": 4, "similarity": "cosine"},
+      {"type": "filter", "path": "genre"}]})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_FALSE(parsed.value().IsUnderNestedRoot("emb"));
+  EXPECT_TRUE(parsed.value().ElementFilterPaths().empty());
+  EXPECT_EQ(parsed.value().ParentFilterPaths(), (std::vector<std::string>{"genre"}));
+}
+
 TEST(SearchIndexDefinitionTest, TheOlderKnnVectorMappingIsReadTheSameWay) {
   auto parsed = Parse("search", R"({"mappings": {"dynamic": true, "fields": {
       "embedding": {"type": "knnVector", "dimensions": 1536, "similarity": "cosine"},
@@ -100,7 +127,21 @@ INSTANTIATE_TEST_SUITE_P(
                 ErrorCode::kNotImplemented, "quantization"},
         Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
             "numDimensions": 3, "similarity": "cosine"}], "nestedRoot": "parts"})",
-                ErrorCode::kNotImplemented, "nestedRoot"},
+                ErrorCode::kBadValue, "must be under the nestedRoot"},
+        Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "partsx.e",
+            "numDimensions": 3, "similarity": "cosine"}], "nestedRoot": "parts"})",
+                ErrorCode::kBadValue, "must be under the nestedRoot"},
+        Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "parts.e",
+            "numDimensions": 3, "similarity": "cosine"}, {"type": "filter", "path": "parts"}],
+            "nestedRoot": "parts"})",
+                ErrorCode::kBadValue, "the filter path \"parts\""},
+        Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "a.b.e",
+            "numDimensions": 3, "similarity": "cosine"}, {"type": "filter", "path": "a"}],
+            "nestedRoot": "a.b"})",
+                ErrorCode::kBadValue, "the filter path \"a\""},
+        Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "parts.e",
+            "numDimensions": 3, "similarity": "cosine"}], "nestedRoot": 1})",
+                ErrorCode::kBadValue, "nestedRoot"},
         Refusal{"vectorSearch", R"({"fields": [{"type": "geo", "path": "e"}]})",
                 ErrorCode::kBadValue, "fields[0].type"},
         Refusal{"search", R"({"fields": []})", ErrorCode::kBadValue, "Attribute mappings missing"},

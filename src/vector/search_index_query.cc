@@ -1,0 +1,152 @@
+// SearchIndexRegistry::Search: a plain index answers its graph's hits; a nested one groups the
+// hits of its elements by parent and scores each parent by its best or average element.
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "vector/search_index_internal.h"
+#include "vector/search_index_registry.h"
+#include "vector/vector_index.h"
+
+namespace quarry::vector {
+namespace {
+
+using Built = SearchIndexRegistry::Built;
+
+struct ParentScore {
+  std::uint32_t slot;
+  double best = 0;
+  double sum = 0;
+  std::size_t elements = 0;
+};
+
+// The parents of `hits` in the order of their best element (hits come best first).
+std::vector<ParentScore> GroupByParent(const Built& built,
+                                       const std::vector<VectorIndex::Hit>& hits) {
+  std::vector<ParentScore> parents;
+  std::unordered_map<std::uint32_t, std::size_t> position;
+  for (const VectorIndex::Hit& hit : hits) {
+    const std::uint32_t slot = built.document_of[hit.label];
+    auto [it, inserted] = position.emplace(slot, parents.size());
+    if (inserted) parents.push_back({slot, hit.score, 0, 0});
+    ParentScore& parent = parents[it->second];
+    parent.sum += hit.score;
+    ++parent.elements;
+  }
+  return parents;
+}
+
+// Element hits until `wanted` parents are among them or every admitted element is.
+StatusWith<std::vector<VectorIndex::Hit>> HitsForParents(const VectorIndex& graph,
+                                                         const Built& built,
+                                                         const VectorQuery& query,
+                                                         const VectorIndex::Filter& admits,
+                                                         bool exact, std::size_t wanted) {
+  const std::size_t labels = std::max<std::size_t>(built.document_of.size(), 1);
+  std::size_t k = std::min(std::max(query.limit, query.num_candidates), labels);
+  for (;;) {
+    QUARRY_ASSIGN_OR_RETURN(
+        std::vector<VectorIndex::Hit> hits,
+        graph.Search(query.vector, k, std::max(k, query.num_candidates), &admits, exact));
+    if (hits.size() < k || k >= labels) return hits;
+    std::unordered_set<std::uint32_t> parents;
+    for (const VectorIndex::Hit& hit : hits) parents.insert(built.document_of[hit.label]);
+    if (parents.size() >= wanted) return hits;
+    k = std::min(k * 2, labels);
+  }
+}
+
+StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, const Built& built,
+                                                  const VectorQuery& query, bool exact) {
+  VectorIndex::Filter admits = [&](std::uint64_t label) {
+    if (label >= built.document_of.size()) return false;
+    const std::uint32_t slot = built.document_of[label];
+    if (slot == Built::kNoDocument) return false;
+    if (query.filter != nullptr && !query.filter->Matches(built.filter_values.Document(label))) {
+      return false;
+    }
+    return query.parent_filter == nullptr ||
+           query.parent_filter->Matches(built.parent_filter_values.Document(slot));
+  };
+  std::vector<ParentScore> parents;
+  if (!query.average_score) {
+    QUARRY_ASSIGN_OR_RETURN(std::vector<VectorIndex::Hit> hits,
+                            HitsForParents(graph, built, query, admits, exact, query.limit));
+    parents = GroupByParent(built, hits);
+  } else {
+    // The candidates are the parents of the nearest elements; each is then scored over all of
+    // its admitted elements, which one exact scan of only theirs gives.
+    std::size_t wanted = exact ? built.documents.size() : query.num_candidates;
+    QUARRY_ASSIGN_OR_RETURN(std::vector<VectorIndex::Hit> hits,
+                            HitsForParents(graph, built, query, admits, exact, wanted));
+    std::unordered_set<std::uint32_t> candidates;
+    std::size_t their_labels = 0;
+    for (const VectorIndex::Hit& hit : hits) {
+      const std::uint32_t slot = built.document_of[hit.label];
+      if (candidates.size() < wanted && candidates.insert(slot).second) {
+        their_labels += built.documents[slot].labels;
+      }
+    }
+    VectorIndex::Filter theirs = [&](std::uint64_t label) {
+      return admits(label) && candidates.contains(built.document_of[label]);
+    };
+    QUARRY_ASSIGN_OR_RETURN(std::vector<VectorIndex::Hit> all,
+                            graph.Search(query.vector, std::max<std::size_t>(their_labels, 1),
+                                         their_labels, &theirs, /*exact=*/true));
+    parents = GroupByParent(built, all);
+    for (ParentScore& parent : parents) parent.best = parent.sum / parent.elements;
+    std::stable_sort(parents.begin(), parents.end(),
+                     [](const ParentScore& a, const ParentScore& b) { return a.best > b.best; });
+  }
+  std::vector<VectorMatch> matches;
+  for (const ParentScore& parent : parents) {
+    if (matches.size() == query.limit) break;
+    matches.push_back({std::string(built.id_keys.Get(parent.slot)), parent.best});
+  }
+  return matches;
+}
+
+}  // namespace
+
+StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::CollectionId collection,
+                                                                 const VectorQuery& query) const {
+  std::shared_ptr<Built> serving;
+  {
+    std::shared_lock lock(mu_);
+    auto it = indexes_.find(collection);
+    if (it == indexes_.end()) return std::vector<VectorMatch>();
+    auto entry = it->second.find(query.index_id);
+    if (entry == it->second.end()) return std::vector<VectorMatch>();
+    serving = entry->second->serving;
+  }
+  if (serving == nullptr) return std::vector<VectorMatch>();
+  std::shared_lock lock(serving->mu);
+  const auto& graphs = query.packed_bits ? serving->bit_graphs : serving->graphs;
+  auto graph = graphs.find(query.path);
+  if (graph == graphs.end()) return std::vector<VectorMatch>();
+  const VectorFieldDefinition* field = serving->definition.FindVector(query.path);
+  const bool exact = query.exact || (field != nullptr && field->exact_only);
+  if (!serving->definition.nested_root.empty()) {
+    return SearchNested(*graph->second, *serving, query, exact);
+  }
+  VectorIndex::Filter admits = [&](std::uint64_t label) {
+    return label < serving->filter_values.size() &&
+           query.filter->Matches(serving->filter_values.Document(label));
+  };
+  QUARRY_ASSIGN_OR_RETURN(
+      std::vector<VectorIndex::Hit> hits,
+      graph->second->Search(query.vector, query.limit, query.num_candidates,
+                            query.filter != nullptr ? &admits : nullptr, exact));
+  std::vector<VectorMatch> matches;
+  matches.reserve(hits.size());
+  for (const VectorIndex::Hit& hit : hits) {
+    if (hit.label >= serving->document_of.size()) continue;
+    const std::uint32_t slot = serving->document_of[hit.label];
+    if (slot == Built::kNoDocument) continue;
+    matches.push_back({std::string(serving->id_keys.Get(slot)), hit.score});
+  }
+  return matches;
+}
+
+}  // namespace quarry::vector
