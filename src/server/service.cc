@@ -11,9 +11,9 @@
 #include "base/log.h"
 #include "bson/builder.h"
 #include "commands/register.h"
+#include "commands/work_placement.h"
 #include "server/accounting.h"
 #include "server/reply_builder.h"
-#include "server/work_placement.h"
 #include "server/write_concern.h"
 
 namespace quarry::server {
@@ -156,7 +156,8 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
   };
   // A failCommand's blockConnection sleeps on a worker, so it blocks this connection only.
   const bool short_work =
-      block_ms == 0 && (closed || !d->status.ok() || RunsOnIoThread(*d->command, d->request));
+      block_ms == 0 && (closed || !d->status.ok() ||
+                        commands::RunsOnIoThread(service_.state(), *d->command, d->request));
   if (short_work) {
     proceed();
   } else {

@@ -56,7 +56,7 @@ class Service final : public wire::RequestHandler {
 struct Dispatch;
 
 // One connection's requests, in order. Handle runs one request synchronously; HandleAsync
-// completes from a worker for a command that may run long (work_placement.h), and from
+// completes from a worker for a command that may run long (commands/work_placement.h), and from
 // another thread for a command that waits (a change stream's getMore).
 class Client final : public wire::ConnectionHandler {
  public:

@@ -1,31 +1,32 @@
-#include "server/work_placement.h"
+#include "commands/work_placement.h"
 
 #include <gtest/gtest.h>
 
 #include <string_view>
 #include <vector>
 
-#include "commands/command.h"
-#include "server_test_util.h"
+#include "commands_test_util.h"
 
-namespace quarry::server {
+namespace quarry::commands {
 namespace {
 
-class WorkPlacementTest : public ::testing::Test {
+using testing::Doc;
+
+// Requests on database "db", whose collection "c" exists.
+class WorkPlacementTest : public testing::CommandFixture {
  protected:
   // Whether `json`, a command body, runs on the io thread; a command named like its first key.
   bool OnIoThread(std::string_view json, const std::vector<bson::DocumentView>* sequence = nullptr,
                   std::string_view sequence_name = "") {
-    body_ = testing::Doc(json);
-    commands::Request request;
-    request.body = body_;
-    request.name = body_.view().FirstKey();
+    bodies_.push_back(Doc(json));
+    Request request;
+    request.body = bodies_.back();
+    request.name = request.body.FirstKey();
+    request.db = "db";
     if (sequence != nullptr) request.sequences.push_back({sequence_name, sequence});
-    commands::Command command{.name = request.name};
-    return RunsOnIoThread(command, request);
+    Command command{.name = request.name};
+    return RunsOnIoThread(state_, command, request);
   }
-
-  bson::Document body_;
 };
 
 TEST_F(WorkPlacementTest, HandshakeAndDiagnosticCommandsStayOnTheIoThread) {
@@ -49,8 +50,32 @@ TEST_F(WorkPlacementTest, AFindByIdStaysAndAnyOtherFindGoes) {
   EXPECT_TRUE(OnIoThread(R"({"find": "c", "filter": {"_id": "x", "a": 1}})"));
   EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"_id": {"$gt": 7}}})"));
   EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"_id": [1, 2]}})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"_id": null}})"));
   EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"a": 1}})"));
   EXPECT_FALSE(OnIoThread(R"({"find": "c"})"));
+  // A hint may force a collection scan.
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"_id": 7}, "hint": {"$natural": 1}})"));
+}
+
+TEST_F(WorkPlacementTest, AFindByEveryFieldOfAUniqueIndexStays) {
+  AddIndexSpec(R"({"key": {"u": 1}, "name": "u_1", "unique": true})");
+  AddIndexSpec(R"({"key": {"a": 1, "b": -1}, "name": "a_1_b_-1", "unique": true})");
+  AddIndexSpec(R"({"key": {"n": 1}, "name": "n_1"})");
+  AddIndexSpec(R"({"key": {"s": 1}, "name": "s_1", "unique": true, "sparse": true})");
+  AddIndexSpec(R"({"key": {"p": 1}, "name": "p_1", "unique": true,
+                   "partialFilterExpression": {"p": {"$gt": 0}}})");
+  EXPECT_TRUE(OnIoThread(R"({"find": "c", "filter": {"u": "x"}})"));
+  EXPECT_TRUE(OnIoThread(R"({"find": "c", "filter": {"a": 1, "b": 2, "z": 3}})"));
+  EXPECT_TRUE(OnIoThread(R"({"findAndModify": "c", "query": {"u": 5}, "remove": true})"));
+  EXPECT_TRUE(
+      OnIoThread(R"({"update": "c", "updates": [{"q": {"u": 1}, "u": {"$set": {"k": 1}}}]})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"a": 1}})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"n": 1}})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"s": 1}})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"p": 1}})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"u": {"$in": [1, 2]}}})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "c", "filter": {"u": 1}, "collation": {"locale": "fr"}})"));
+  EXPECT_FALSE(OnIoThread(R"({"find": "other", "filter": {"u": 1}})"));
 }
 
 TEST_F(WorkPlacementTest, SmallWritesByIdStayAndBulkWritesGo) {
@@ -63,10 +88,17 @@ TEST_F(WorkPlacementTest, SmallWritesByIdStayAndBulkWritesGo) {
       OnIoThread(R"({"update": "c", "updates": [{"q": {"a": 1}, "u": {"$set": {"a": 2}}}]})"));
   EXPECT_FALSE(OnIoThread(R"({"delete": "c", "deletes": [{"q": {}, "limit": 0}]})"));
   EXPECT_FALSE(OnIoThread(R"({"findAndModify": "c", "query": {"a": 1}, "remove": true})"));
+  // Waiting for the journal's sync would hold the io thread.
+  EXPECT_FALSE(OnIoThread(R"({"insert": "c", "documents": [{}], "writeConcern": {"j": true}})"));
+  EXPECT_FALSE(
+      OnIoThread(R"({"insert": "c", "documents": [{}], "writeConcern": {"w": "majority"}})"));
+  EXPECT_TRUE(OnIoThread(R"({"insert": "c", "documents": [{}], "writeConcern": {"w": 1}})"));
+  EXPECT_FALSE(OnIoThread(
+      R"({"findAndModify": "c", "query": {"_id": 1}, "remove": true, "writeConcern": {"j": 1}})"));
 
   std::vector<bson::Document> owned;
   std::vector<bson::DocumentView> many;
-  for (int i = 0; i < 17; ++i) owned.push_back(testing::Doc(R"({"a": 1})"));
+  for (int i = 0; i < 17; ++i) owned.push_back(Doc(R"({"a": 1})"));
   for (const bson::Document& document : owned) many.push_back(document);
   EXPECT_FALSE(OnIoThread(R"({"insert": "c"})", &many, "documents"));
   many.pop_back();
@@ -81,4 +113,4 @@ TEST_F(WorkPlacementTest, AnApproximateVectorSearchStaysAndAnExactOneGoes) {
 }
 
 }  // namespace
-}  // namespace quarry::server
+}  // namespace quarry::commands

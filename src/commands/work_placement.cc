@@ -1,0 +1,177 @@
+#include "commands/work_placement.h"
+
+#include <array>
+#include <string_view>
+
+#include "catalog/catalog.h"
+
+namespace quarry::commands {
+namespace {
+
+// Commands whose work does not grow with the data: they read counters, the catalog or
+// in-memory state, or change the catalog (a drop removes a key range without reading it).
+constexpr auto kShortCommands = std::to_array<std::string_view>({
+    "buildInfo",
+    "collMod",
+    "collStats",
+    "configureFailPoint",
+    "connectionStatus",
+    "create",
+    "createSearchIndexes",
+    "currentOp",
+    "dbStats",
+    "drop",
+    "dropDatabase",
+    "dropIndexes",
+    "dropSearchIndex",
+    "endSessions",
+    "getCmdLineOpts",
+    "getLastError",
+    "getLog",
+    "getParameter",
+    "hello",
+    "hostInfo",
+    "killAllSessions",
+    "killCursors",
+    "killOp",
+    "killSessions",
+    "listCollections",
+    "listCommands",
+    "listDatabases",
+    "listIndexes",
+    "ping",
+    "planCacheClear",
+    "refreshSessions",
+    "serverStatus",
+    "startSession",
+    "updateSearchIndex",
+    "whatsmyuri",
+});
+
+// A write of more statements than this, or more bytes, is a bulk write: a worker's.
+constexpr std::size_t kMaxShortStatements = 16;
+constexpr std::size_t kMaxShortBytes = 256 * 1024;
+
+// An equality that an index answers with one key: not a document (operators), an array, a
+// regular expression or null (which a sparse index leaves out and missing fields also match).
+bool IsPointValue(const bson::ValueView& value) {
+  const bson::Type type = value.type();
+  return value.exists() && type != bson::Type::kDocument && type != bson::Type::kArray &&
+         type != bson::Type::kRegex && !value.IsNullish();
+}
+
+// A unique index the planner answers `filter` from with one key: every field of its key is an
+// equality in `filter`. Indexes whose use depends on more than the filter (partial, sparse,
+// hidden, collated, still building) do not count.
+bool HasUniqueIndexFor(const catalog::CollectionInfo& collection,
+                       const bson::DocumentView& filter) {
+  if (collection.options.Get("collation").exists()) return false;
+  for (const catalog::IndexInfo& index : collection.indexes) {
+    const bson::DocumentView spec = index.spec;
+    if (!index.ready || !spec.Get("unique").Truthy() || spec.Get("sparse").Truthy() ||
+        spec.Get("hidden").Truthy() || spec.Get("partialFilterExpression").exists() ||
+        spec.Get("collation").exists()) {
+      continue;
+    }
+    bool covered = true;
+    for (const bson::Element& field : index.key()) {
+      if (!field.value.IsNumber() || !IsPointValue(filter.Get(field.key))) {
+        covered = false;
+        break;
+      }
+    }
+    if (covered) return true;
+  }
+  return false;
+}
+
+// A filter that names at most one document: `_id` or every field of a unique index equal to
+// a value. Other fields may narrow it further; it still reads at most one document.
+bool SelectsOne(const ServiceState& state, const Request& request,
+                const bson::DocumentView& filter) {
+  if (IsPointValue(filter.Get("_id"))) return true;
+  if (state.catalog == nullptr) return false;
+  const bson::ValueView collection_name = request.body.Get(request.body.FirstKey());
+  if (collection_name.type() != bson::Type::kString) return false;
+  const std::shared_ptr<const catalog::CollectionInfo> collection =
+      state.catalog->Find(request.db, collection_name.String());
+  return collection != nullptr && HasUniqueIndexFor(*collection, filter);
+}
+
+bool FieldSelectsOne(const ServiceState& state, const Request& request,
+                     const bson::DocumentView& document, std::string_view field) {
+  const bson::ValueView filter = document.Get(field);
+  return filter.type() == bson::Type::kDocument && SelectsOne(state, request, filter.Document());
+}
+
+// A find or findAndModify that names one document and lets the planner choose how to reach it
+// (a hint, min or max may force a collection scan; so may a collation the index lacks).
+bool IsPointQuery(const ServiceState& state, const Request& request, std::string_view filter) {
+  for (std::string_view forcing : {"hint", "min", "max", "collation"}) {
+    if (request.body.Get(forcing).exists()) return false;
+  }
+  return FieldSelectsOne(state, request, request.body, filter);
+}
+
+// A write concern that waits for the journal's sync to disk: j, fsync, or w "majority" (a
+// one-member set's majority is its own journal). The wait would hold the io thread.
+bool WaitsForJournal(const bson::DocumentView& body) {
+  const bson::ValueView concern = body.Get("writeConcern");
+  if (concern.type() != bson::Type::kDocument) return false;
+  const bson::DocumentView fields = concern.Document();
+  const bson::ValueView w = fields.Get("w");
+  return fields.Get("j").Truthy() || fields.Get("fsync").Truthy() ||
+         (w.type() == bson::Type::kString && w.String() == "majority");
+}
+
+// A write of a few statements, each (for updates and deletes) naming one document, that does
+// not wait for the journal.
+bool IsShortWrite(const ServiceState& state, const Request& request, std::string_view field,
+                  std::string_view filter_field) {
+  if (WaitsForJournal(request.body)) return false;
+  StatusWith<std::vector<bson::DocumentView>> statements = request.Documents(field);
+  if (!statements.ok() || statements.value().size() > kMaxShortStatements) return false;
+  std::size_t bytes = 0;
+  for (const bson::DocumentView& statement : statements.value()) {
+    bytes += statement.size();
+    if (filter_field.empty()) continue;
+    if (statement.Get("hint").exists() || statement.Get("collation").exists() ||
+        !FieldSelectsOne(state, request, statement, filter_field)) {
+      return false;
+    }
+  }
+  return bytes <= kMaxShortBytes;
+}
+
+// `$vectorSearch` answers from the in-memory index with bounded work (numCandidates is at most
+// 10,000); an exact search scans every vector.
+bool IsApproximateVectorSearch(const bson::DocumentView& body) {
+  const bson::ValueView pipeline = body.Get("pipeline");
+  if (pipeline.type() != bson::Type::kArray) return false;
+  const bson::ValueView first = pipeline.Document().Get("0");
+  if (first.type() != bson::Type::kDocument) return false;
+  const bson::ValueView stage = first.Document().Get("$vectorSearch");
+  if (stage.type() != bson::Type::kDocument) return false;
+  const bson::ValueView exact = stage.Document().Get("exact");
+  return !(exact.exists() && exact.Truthy());
+}
+
+}  // namespace
+
+bool RunsOnIoThread(const ServiceState& state, const Command& command, const Request& request) {
+  const std::string_view name = command.name;
+  for (std::string_view short_command : kShortCommands) {
+    if (name == short_command) return true;
+  }
+  if (name == "find") return IsPointQuery(state, request, "filter");
+  if (name == "findAndModify") {
+    return !WaitsForJournal(request.body) && IsPointQuery(state, request, "query");
+  }
+  if (name == "insert") return IsShortWrite(state, request, "documents", "");
+  if (name == "update") return IsShortWrite(state, request, "updates", "q");
+  if (name == "delete") return IsShortWrite(state, request, "deletes", "q");
+  if (name == "aggregate") return IsApproximateVectorSearch(request.body);
+  return false;
+}
+
+}  // namespace quarry::commands
