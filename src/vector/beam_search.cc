@@ -20,7 +20,7 @@ struct Farther {
 
 }  // namespace
 
-NodeId GreedyDescent(const HnswGraph& graph, std::span<const float> query, int stop_level) {
+NodeId GreedyDescent(const HnswGraph& graph, const void* query, int stop_level) {
   NodeId current = graph.entry_point();
   float current_distance = graph.DistanceTo(query, current);
   for (int level = graph.top_level(); level > stop_level; --level) {
@@ -40,9 +40,8 @@ NodeId GreedyDescent(const HnswGraph& graph, std::span<const float> query, int s
   return current;
 }
 
-std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph,
-                                                 std::span<const float> query, NodeId entry,
-                                                 int level, std::size_t ef,
+std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph, const void* query,
+                                                 NodeId entry, int level, std::size_t ef,
                                                  const AcceptNode* accept, VisitedSet& visited,
                                                  std::size_t max_distances) {
   ef = std::max<std::size_t>(ef, 1);  // the loop compares against the ef-th result

@@ -52,6 +52,11 @@ struct SearchIndexRegistry::Pending {
   bool compaction = false;  // rebuild the graphs without their tombstones, not a build
 };
 
+// The options of the vector index of `field`. A quantized one maps its full-precision vectors
+// from an unnamed file in `vector_file_dir` (the snapshot directory; empty: memory).
+VectorIndex::Options VectorIndexOptions(const VectorFieldDefinition& field,
+                                        const std::string& vector_file_dir);
+
 // Stores, removes or moves one record in one version. REQUIRES: built.mu held exclusively.
 void ApplyToBuilt(SearchIndexRegistry::Built& built, const std::string& id_key,
                   const bson::DocumentView* document);

@@ -37,22 +37,29 @@ constexpr double kCompactTombstoneShare = 0.25;
 constexpr std::size_t kMinLabelsToCompact = 1024;
 
 std::shared_ptr<SearchIndexRegistry::Built> MakeBuilt(std::int32_t version,
-                                                      SearchIndexDefinition definition) {
+                                                      SearchIndexDefinition definition,
+                                                      const std::string& vector_file_dir) {
   auto built = std::make_shared<SearchIndexRegistry::Built>();
   built->version = version;
   for (const VectorFieldDefinition& field : definition.vectors) {
-    VectorIndex::Options options;
-    options.dimensions = field.dimensions;
-    options.similarity = *ParseSimilarity(field.similarity);
-    options.max_edges = field.max_edges;
-    options.num_edge_candidates = field.num_edge_candidates;
-    built->graphs.emplace(field.path, std::make_unique<VectorIndex>(options));
+    built->graphs.emplace(
+        field.path, std::make_unique<VectorIndex>(VectorIndexOptions(field, vector_file_dir)));
   }
   built->definition = std::move(definition);
   return built;
 }
 
 }  // namespace
+
+VectorIndex::Options VectorIndexOptions(const VectorFieldDefinition& field,
+                                        const std::string& vector_file_dir) {
+  return {.dimensions = field.dimensions,
+          .similarity = *ParseSimilarity(field.similarity),
+          .max_edges = field.max_edges,
+          .num_edge_candidates = field.num_edge_candidates,
+          .quantization = field.quantization,
+          .vector_file_dir = vector_file_dir};
+}
 
 // Stores, removes or moves one record in one version. REQUIRES: built.mu held exclusively.
 void ApplyToBuilt(SearchIndexRegistry::Built& built, const std::string& id_key,
@@ -106,7 +113,7 @@ void SearchIndexRegistry::Shutdown() {
 void SearchIndexRegistry::Define(storage::CollectionId collection, std::string_view collection_uuid,
                                  const std::string& index_id, std::int32_t version,
                                  SearchIndexDefinition definition) {
-  std::shared_ptr<Built> built = MakeBuilt(version, std::move(definition));
+  std::shared_ptr<Built> built = MakeBuilt(version, std::move(definition), snapshot_dir_);
   {
     std::unique_lock lock(mu_);
     std::shared_ptr<Entry>& entry = indexes_[collection][index_id];

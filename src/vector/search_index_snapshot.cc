@@ -14,7 +14,9 @@
 namespace quarry::vector {
 namespace {
 
-constexpr std::uint32_t kSnapshotVersion = 1;
+// 2: the graph is hnswlib's, with quantized codes; a version-1 snapshot is rebuilt from the
+// collection.
+constexpr std::uint32_t kSnapshotVersion = 2;
 
 struct Copied {
   std::string path;
@@ -51,6 +53,7 @@ std::string Encode(storage::CollectionId collection, const std::string& index_id
 // through, or an error saying why the snapshot cannot be used.
 StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::CollectionId collection,
                                       const std::string& index_id,
+                                      const std::string& vector_file_dir,
                                       SearchIndexRegistry::Built* built) {
   SnapshotReader in(payload);
   std::uint32_t format, version;
@@ -84,11 +87,8 @@ StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::Collect
     auto graph = built->graphs.find(path);
     if (graph == built->graphs.end()) return unusable("other vector paths");
     const VectorFieldDefinition* field = built->definition.FindVector(path);
-    VectorIndex::Options options{.dimensions = field->dimensions,
-                                 .similarity = *ParseSimilarity(field->similarity),
-                                 .max_edges = field->max_edges,
-                                 .num_edge_candidates = field->num_edge_candidates};
-    std::unique_ptr<VectorIndex> loaded = VectorIndex::ReadFrom(options, in);
+    std::unique_ptr<VectorIndex> loaded =
+        VectorIndex::ReadFrom(VectorIndexOptions(*field, vector_file_dir), in);
     if (loaded == nullptr) return unusable("torn graph");
     graph->second = std::move(loaded);
   }
@@ -161,11 +161,7 @@ bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
     built.filter_values.clear();
     for (auto& [graph_path, graph] : built.graphs) {
       const VectorFieldDefinition* field = built.definition.FindVector(graph_path);
-      graph = std::make_unique<VectorIndex>(
-          VectorIndex::Options{.dimensions = field->dimensions,
-                               .similarity = *ParseSimilarity(field->similarity),
-                               .max_edges = field->max_edges,
-                               .num_edge_candidates = field->num_edge_candidates});
+      graph = std::make_unique<VectorIndex>(VectorIndexOptions(*field, snapshot_dir_));
     }
     return false;
   };
@@ -177,7 +173,7 @@ bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
     // oplog anyway; from here on, a commit marks its record so the replay leaves it alone.
     built.changed_during_build.clear();
     StatusWith<storage::Timestamp> decoded =
-        Decode(payload.value(), pending.collection, pending.index_id, &built);
+        Decode(payload.value(), pending.collection, pending.index_id, snapshot_dir_, &built);
     if (!decoded.ok()) {
       lock.unlock();
       return rebuild(decoded.status().reason());
