@@ -113,3 +113,37 @@ def test_quantized_answers_survive_a_clean_restart_and_a_crash(own_server):
             assert [search(db, "items", q, 10, exact=True) for q in queries] == exact_before
     snapshots = [name for name in os.listdir(os.path.join(server.dbpath, "search_indexes"))]
     assert len(snapshots) == 1 and snapshots[0].endswith(".snapshot")
+
+
+def test_a_snapshot_of_the_previous_format_is_rebuilt_not_read(own_server):
+    import struct
+    import zlib
+    from test_vector_search import log_count
+    server = own_server
+    vectors = random_vectors(5, 500)
+    q = random_vectors(6, 1)[0]
+    with pymongo.MongoClient(server.uri()) as client:
+        db = client.v
+        db.items.insert_many([{"_id": i, "embedding": v} for i, v in enumerate(vectors)])
+        create_index(db, "items", quantized_fields("binary"))
+        wait_ready(db, "items")
+        before = search(db, "items", q, 10, num_candidates=100)
+    server.stop()  # a clean shutdown writes the snapshot
+    directory = os.path.join(server.dbpath, "search_indexes")
+    [name] = os.listdir(directory)
+    path = os.path.join(directory, name)
+    with open(path, "rb") as f:
+        data = f.read()
+    # magic, payload length, payload (its format version first), CRC-32 of all before it
+    head, payload = data[:16], bytearray(data[16:-4])
+    assert struct.unpack("<I", payload[:4]) == (2,)
+    payload[:4] = struct.pack("<I", 1)
+    body = head + bytes(payload)
+    with open(path, "wb") as f:
+        f.write(body + struct.pack("<I", zlib.crc32(body)))
+    server.start()
+    with pymongo.MongoClient(server.uri()) as client:
+        wait_ready(client.v, "items")
+        assert search(client.v, "items", q, 10, num_candidates=100) == before
+    assert log_count(server, "another snapshot format") == 1
+    assert log_count(server, "Loaded a search index from its snapshot") == 0
