@@ -42,7 +42,7 @@ def load(db, quantization, similarity):
 @pytest.mark.parametrize("quantization,similarity,min_recall", [
     ("scalar", "cosine", 0.9),
     ("scalar", "euclidean", 0.9),
-    ("binary", "cosine", 0.75),
+    ("binary", "cosine", 0.8),  # one bit per dimension: 0.845 measured on these vectors
 ])
 def test_a_quantized_index_finds_the_nearest_with_full_precision_scores(
         db, quantization, similarity, min_recall):

@@ -187,7 +187,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(QuantizedCase{Quantization::kNone, Similarity::kCosine, 0.95},
                       QuantizedCase{Quantization::kScalar, Similarity::kCosine, 0.9},
                       QuantizedCase{Quantization::kScalar, Similarity::kEuclidean, 0.9},
-                      QuantizedCase{Quantization::kBinary, Similarity::kCosine, 0.75}),
+                      QuantizedCase{Quantization::kBinary, Similarity::kCosine, 0.85}),
     CaseName);
 
 TEST(VectorIndexFormatTest, BytesOfAnotherFormatVersionAreRefused) {
