@@ -38,6 +38,13 @@ class CodecSpace : public hnswlib::SpaceInterface<float> {
   const VectorCodec* codec_;
 };
 
+// The bytes of a node's upper link lists, with room for the one link hnswlib's search reads past
+// the last list.
+std::size_t UpperListBytes(const hnswlib::HierarchicalNSW<float>& index, int levels) {
+  return index.size_links_per_element_ * static_cast<std::size_t>(levels) +
+         sizeof(hnswlib::tableint);
+}
+
 std::uint16_t ListCount(const char* list) {
   std::uint16_t count;
   std::memcpy(&count, list, sizeof count);
@@ -98,6 +105,15 @@ NodeId HnswGraph::Add(const std::uint8_t* code) {
   // already knew would make addPoint relink that node in place, so its map is left empty.
   index.addPoint(code, node);
   index.label_lookup_.erase(node);
+  if (index.element_levels_[node] > 0) {
+    // hnswlib's search prefetches the neighbour after the last one, reading one link past a
+    // full upper list; the block it allocated has a byte to spare, not a link. It never reads
+    // a node's lists while inserting that node, so they are widened before anything can.
+    char*& upper = index.linkLists_[node];
+    upper =
+        static_cast<char*>(std::realloc(upper, UpperListBytes(index, index.element_levels_[node])));
+    if (upper == nullptr) std::abort();  // out of memory, as anywhere else
+  }
   Refresh();
   return node;
 }
@@ -167,7 +183,7 @@ bool HnswGraph::ReadFrom(SnapshotReader& in) {
   for (std::size_t node = 0; node < nodes; ++node) {
     index.element_levels_[node] = levels[node];
     if (levels[node] == 0) continue;
-    index.linkLists_[node] = static_cast<char*>(std::malloc(upper[node].size()));
+    index.linkLists_[node] = static_cast<char*>(std::malloc(UpperListBytes(index, levels[node])));
     if (index.linkLists_[node] == nullptr) std::abort();  // out of memory, as anywhere else
     std::memcpy(index.linkLists_[node], upper[node].data(), upper[node].size());
   }
