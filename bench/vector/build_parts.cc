@@ -15,16 +15,6 @@ namespace tb = tools::bench;
 namespace tc = tools::client;
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-VectorIndexSpec IndexSpecOf(const VectorBenchSettings& settings) {
-  return {.dimensions = settings.dimensions,
-          .max_edges = settings.max_edges,
-          .num_edge_candidates = settings.ef_construction};
-}
-
 // Inserts every document into an existing `handle` in w:1 batches and checks the count.
 StatusWith<double> TimedInsert(mongoc_collection_t* handle, const VectorBenchSettings& settings,
                                const BenchData& data) {
@@ -42,33 +32,23 @@ StatusWith<double> TimedInsert(mongoc_collection_t* handle, const VectorBenchSet
   return seconds;
 }
 
-tc::Cell BytesPerVector(std::int64_t growth, std::size_t vectors) {
-  if (growth < 0) return tc::Cell();
-  return static_cast<double>(growth) / static_cast<double>(vectors);
-}
-
 tc::Cell Ratio(const tc::Cell& a, const tc::Cell& b) {
   if (!std::holds_alternative<double>(a) || !std::holds_alternative<double>(b)) return {};
   return std::get<double>(a) / std::get<double>(b);
 }
 
-// What the server answers to an index with `quantization` on an empty collection: the error
-// it should give for an option it does not implement, or a note that it accepted it.
-std::string QuantizationAnswer(tc::MongoClient& client, const VectorBenchSettings& settings,
-                               const std::string& quantization) {
-  const std::string collection = settings.insert_collection + "_" + quantization;
-  VectorIndexSpec spec = IndexSpecOf(settings);
-  spec.name = "quantized_" + quantization;
-  spec.quantization = quantization;
-  Status status = CreateCollection(client, settings.db, collection);
-  if (status.ok()) status = CreateVectorIndex(client, settings.db, collection, spec);
-  tc::CollectionPtr handle = client.Collection(settings.db, collection);
-  (void)tb::DropCollection(handle.get());
-  if (status.ok()) return "the server accepted it: measure it here";
-  return "not implemented: the server answers " + status.ToString();
+}  // namespace
+
+VectorIndexSpec IndexSpecOf(const VectorBenchSettings& settings) {
+  return {.dimensions = settings.dimensions,
+          .max_edges = settings.max_edges,
+          .num_edge_candidates = settings.ef_construction};
 }
 
-}  // namespace
+tc::Cell BytesPerVector(std::int64_t growth, std::size_t vectors) {
+  if (growth < 0) return tc::Cell();
+  return static_cast<double>(growth) / static_cast<double>(vectors);
+}
 
 StatusWith<LoadResult> LoadAndIndex(tc::MongoClient& client, const VectorBenchSettings& settings,
                                     const BenchData& data) {
@@ -93,7 +73,8 @@ StatusWith<LoadResult> LoadAndIndex(tc::MongoClient& client, const VectorBenchSe
 
 StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const VectorBenchSettings& settings,
                                       const BenchData& data, const LoadResult& load,
-                                      const BaselineBuild& baseline) {
+                                      const BaselineBuild& baseline,
+                                      const BaselineBuild& in_process) {
   tc::CollectionPtr handle = client.Collection(settings.db, settings.insert_collection);
   QUARRY_RETURN_IF_ERROR(tb::DropCollection(handle.get()));
   QUARRY_RETURN_IF_ERROR(CreateCollection(client, settings.db, settings.insert_collection));
@@ -129,6 +110,8 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const VectorBench
   };
   row("build seconds", load.ready_seconds, baseline.seconds, "hnswlib addPoint, 1 thread",
       "createSearchIndexes to READY on the loaded collection");
+  row("build seconds, Quarry VectorIndex in-process", in_process.seconds, baseline.seconds,
+      "hnswlib addPoint, 1 thread", "Upsert of every vector, 1 thread, no wire and no documents");
   row("insert vectors/s, index in place", vectors / insert_seconds, vectors / load.insert_seconds,
       "insert, no index",
       "w:1 insert_many; READY " + Fixed(searchable_seconds - insert_seconds, 3) +
@@ -141,6 +124,10 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const VectorBench
       "server VmRSS after READY minus before the index");
   row("bytes per vector (RSS growth)", server_bytes, static_cast<double>(4 * settings.dimensions),
       "raw float32, 4 x d", "");
+  row("bytes per vector, Quarry VectorIndex in-process (RSS growth)",
+      BytesPerVector(in_process.rss_growth, settings.vectors),
+      BytesPerVector(baseline.rss_growth, settings.vectors), "hnswlib, this process's RSS growth",
+      "this process's growth across the VectorIndex build");
   // Memory the allocator keeps after the drop is not counted, so this is a lower bound.
   const std::int64_t rss_indexed = ResidentBytes(settings.server_pid);
   QUARRY_RETURN_IF_ERROR(DropSearchIndex(client, settings.db, settings.collection, "vector_index",
@@ -151,10 +138,8 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const VectorBench
                      settings.vectors),
       static_cast<double>(4 * settings.dimensions), "raw float32, 4 x d",
       "VmRSS before dropSearchIndex minus after it is gone: the index alone");
-  row("quantization: scalar", tc::Cell(), tc::Cell(), "",
-      QuantizationAnswer(client, settings, "scalar"));
-  row("quantization: binary", tc::Cell(), tc::Cell(), "",
-      QuantizationAnswer(client, settings, "binary"));
+  row("quantization: scalar and binary", tc::Cell(), tc::Cell(), "",
+      "measured in the vector_quantization table");
   row("start-up from a snapshot", tc::Cell(), tc::Cell(), "",
       "not measured: this benchmark does not restart the server (start-up loads the snapshot "
       "written at shutdown; tests/integration/vector checks it)");

@@ -10,15 +10,11 @@
 #include <thread>
 
 namespace quarry::bench {
-namespace {
-
 using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-}  // namespace
 
 struct HnswlibBaseline::Index {
   Index(const VectorSet& set, std::size_t max_edges, std::size_t ef_construction)
@@ -39,21 +35,14 @@ HnswlibBaseline::HnswlibBaseline(const VectorSet& set, std::size_t max_edges,
 
 HnswlibBaseline::~HnswlibBaseline() = default;
 
-SearchRun HnswlibBaseline::Search(const VectorSet& queries, std::size_t k, std::size_t ef,
-                                  int threads) {
-  index_->graph.setEf(std::max(ef, k));
+SearchRun RunQueries(std::size_t count, int threads,
+                     const std::function<std::vector<std::uint32_t>(std::size_t)>& answer) {
   SearchRun run;
-  run.answers.resize(queries.size());
+  run.answers.resize(count);
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t query = next++; query < queries.size(); query = next++) {
-      auto heap = index_->graph.searchKnn(queries.Vector(query).data(), k);
-      std::vector<std::uint32_t>& answer = run.answers[query];
-      answer.resize(heap.size());
-      // The heap pops the farthest first.
-      for (std::size_t rank = heap.size(); rank-- > 0; heap.pop()) {
-        answer[rank] = static_cast<std::uint32_t>(heap.top().second);
-      }
+    for (std::size_t query = next++; query < count; query = next++) {
+      run.answers[query] = answer(query);
     }
   };
   const Clock::time_point start = Clock::now();
@@ -62,6 +51,20 @@ SearchRun HnswlibBaseline::Search(const VectorSet& queries, std::size_t k, std::
   for (std::thread& worker : workers) worker.join();
   run.seconds = SecondsSince(start);
   return run;
+}
+
+SearchRun HnswlibBaseline::Search(const VectorSet& queries, std::size_t k, std::size_t ef,
+                                  int threads) {
+  index_->graph.setEf(std::max(ef, k));
+  return RunQueries(queries.size(), threads, [&](std::size_t query) {
+    auto heap = index_->graph.searchKnn(queries.Vector(query).data(), k);
+    std::vector<std::uint32_t> answer(heap.size());
+    // The heap pops the farthest first.
+    for (std::size_t rank = heap.size(); rank-- > 0; heap.pop()) {
+      answer[rank] = static_cast<std::uint32_t>(heap.top().second);
+    }
+    return answer;
+  });
 }
 
 SearchRun FlatScan(const VectorSet& set, const VectorSet& queries, std::size_t query_count,

@@ -3,8 +3,10 @@
 // a flat scan.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -16,6 +18,14 @@ struct SearchRun {
   double seconds = 0;                               // wall time for all queries
   std::vector<std::vector<std::uint32_t>> answers;  // per query, best first
 };
+
+// Seconds on the steady clock since `start`.
+double SecondsSince(std::chrono::steady_clock::time_point start);
+
+// Answers queries 0..count-1 with `answer` (the labels found, best first), shared out over
+// `threads` threads, and times the whole.
+SearchRun RunQueries(std::size_t count, int threads,
+                     const std::function<std::vector<std::uint32_t>(std::size_t)>& answer);
 
 class HnswlibBaseline {
  public:

@@ -1,6 +1,7 @@
 // vector_bench: Atlas Vector Search's API on a running server against hnswlib and brute force
 // in this process, on the same clustered vectors, in one run: approximate search (1 and N
-// client threads), filtered search, exact search, index build, inserts and memory.
+// client threads, and Quarry's VectorIndex in-process), filtered search, exact search, index
+// build, inserts and memory, and memory and recall by quantization.
 //   vector_bench --uri URI [--vectors 50000] [--dimensions 384] [--queries 1000]
 //                [--server-pid PID] [--json]
 #include <unistd.h>
@@ -102,15 +103,26 @@ int main(int argc, char** argv) {
   const qb::BaselineBuild baseline{
       .seconds = hnswlib.build_seconds(),
       .rss_growth = rss_before >= 0 && rss_after >= 0 ? rss_after - rss_before : -1};
+  Say("building Quarry's VectorIndex in this process");
+  const std::int64_t index_rss_before = qb::ResidentBytes(getpid());
+  const qb::InProcessIndex in_process(data.vectors, settings.max_edges, settings.ef_construction);
+  const std::int64_t index_rss_after = qb::ResidentBytes(getpid());
+  const qb::BaselineBuild in_process_build{
+      .seconds = in_process.build_seconds(),
+      .rss_growth =
+          index_rss_before >= 0 && index_rss_after >= 0 ? index_rss_after - index_rss_before : -1};
 
   Say("approximate search");
   std::size_t chosen = 0;
-  Print(OrExit(qb::SearchPart(settings, data, hnswlib, &chosen), "search"));
+  Print(OrExit(qb::SearchPart(settings, data, hnswlib, in_process, &chosen), "search"));
   Say("filtered search");
   Print(OrExit(qb::FilteredPart(settings, data, chosen), "filtered search"));
   Say("exact search");
   Print(OrExit(qb::ExactPart(settings, data), "exact search"));
   Say("inserting with the index in place");
-  Print(OrExit(qb::BuildPart(*client, settings, data, load, baseline), "build and inserts"));
+  Print(OrExit(qb::BuildPart(*client, settings, data, load, baseline, in_process_build),
+               "build and inserts"));
+  Say("memory and recall by quantization");
+  Print(OrExit(qb::QuantizationPart(*client, settings, data), "quantization"));
   return 0;
 }

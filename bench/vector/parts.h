@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "bench/vector/hnswlib_baseline.h"
+#include "bench/vector/index_baseline.h"
 #include "bench/vector/server_vectors.h"
 #include "bench/vector/vector_set.h"
 #include "tools/bench/document_set.h"
@@ -60,16 +61,22 @@ struct LoadResult {
   std::int64_t rss_after = -1;
 };
 
+// The search index the benchmark creates: its dimensions, M and efConstruction.
+VectorIndexSpec IndexSpecOf(const VectorBenchSettings& settings);
+// `growth` bytes over `vectors`; an empty cell when the growth could not be measured (< 0).
+tools::client::Cell BytesPerVector(std::int64_t growth, std::size_t vectors);
+
 // Drops the database, inserts every document into settings.collection, then creates the
 // search index and waits until it is READY.
 StatusWith<LoadResult> LoadAndIndex(tools::client::MongoClient& client,
                                     const VectorBenchSettings& settings, const BenchData& data);
 
-// Part 1: the server at each numCandidates vs hnswlib at the same ef, one thread; then both
-// with settings.threads at the smallest numCandidates reaching kMinRecall (or the largest).
-// Sets *chosen to that numCandidates.
+// Part 1: the server and Quarry's VectorIndex in-process at each numCandidates vs hnswlib at
+// the same ef, one thread; then all three with settings.threads at the smallest numCandidates
+// reaching kMinRecall (or the largest). Sets *chosen to that numCandidates.
 StatusWith<tools::client::ResultTable> SearchPart(const VectorBenchSettings& settings,
                                                   const BenchData& data, HnswlibBaseline& hnswlib,
+                                                  const InProcessIndex& in_process,
                                                   std::size_t* chosen);
 
 // Part 2: {bucket: {$lt: n}} for 1%, 10% and 50% of the vectors, at `num_candidates`.
@@ -81,19 +88,27 @@ StatusWith<tools::client::ResultTable> FilteredPart(const VectorBenchSettings& s
 StatusWith<tools::client::ResultTable> ExactPart(const VectorBenchSettings& settings,
                                                  const BenchData& data);
 
-// What the in-process hnswlib build cost this process.
+// What an in-process build (hnswlib's, or Quarry's VectorIndex) cost this process.
 struct BaselineBuild {
   double seconds = 0;
   std::int64_t rss_growth = -1;
 };
 
 // Part 4: the index build and memory against hnswlib's, and an insert with the index in place
-// against the load without one (this inserts into settings.insert_collection, then drops it).
-// Options the server does not implement are tried and shown with the server's answer. Drops
-// the queried collection's search index last, to see the memory it frees.
+// against the load without one (this inserts into settings.insert_collection, then drops it),
+// and Quarry's VectorIndex built in-process (`in_process`) against hnswlib. Drops the queried
+// collection's search index last, to see the memory it frees.
 StatusWith<tools::client::ResultTable> BuildPart(tools::client::MongoClient& client,
                                                  const VectorBenchSettings& settings,
                                                  const BenchData& data, const LoadResult& load,
-                                                 const BaselineBuild& baseline);
+                                                 const BaselineBuild& baseline,
+                                                 const BaselineBuild& in_process);
+
+// Part 5: an index of each quantization (binary, scalar, none) built on the loaded collection in
+// turn: its memory per vector (RSS and RssAnon growth) against the raw 4 x d, and the smallest
+// numCandidates that reaches kMinRecall. REQUIRES: the part-4 index dropped.
+StatusWith<tools::client::ResultTable> QuantizationPart(tools::client::MongoClient& client,
+                                                        const VectorBenchSettings& settings,
+                                                        const BenchData& data);
 
 }  // namespace quarry::bench

@@ -56,12 +56,13 @@ BenchData MakeBenchData(const VectorBenchSettings& settings) {
 }
 
 StatusWith<tc::ResultTable> SearchPart(const VectorBenchSettings& settings, const BenchData& data,
-                                       HnswlibBaseline& hnswlib, std::size_t* chosen) {
+                                       HnswlibBaseline& hnswlib, const InProcessIndex& in_process,
+                                       std::size_t* chosen) {
   tc::ResultTable table;
   table.benchmark = "vector_search";
   table.title =
-      "$vectorSearch through the wire vs hnswlib called in-process (same M, "
-      "efConstruction, ef = numCandidates)";
+      "$vectorSearch through the wire and Quarry's VectorIndex in-process vs hnswlib "
+      "in-process (same M, efConstruction, ef = numCandidates)";
   table.parameters = Parameters(settings, data.queries.size());
   table.columns = {{"engine", "engine"},
                    {"threads", "threads"},
@@ -83,11 +84,20 @@ StatusWith<tc::ResultTable> SearchPart(const VectorBenchSettings& settings, cons
                               return StatusWith<SearchRun>(
                                   hnswlib.Search(data.queries, settings.k, candidates, threads));
                             }));
+    QUARRY_ASSIGN_OR_RETURN(SearchRun index, MedianRun(settings.repeat, [&] {
+                              return StatusWith<SearchRun>(
+                                  in_process.Search(data.queries, settings.k, candidates, threads));
+                            }));
     const double ratio = Rate(count, server.seconds) / Rate(count, baseline.seconds);
     const double recall = MeanRecall(server.answers, data.truth);
     table.rows.push_back({std::string("Quarry $vectorSearch"), static_cast<std::int64_t>(threads),
                           static_cast<std::int64_t>(candidates), server.seconds,
                           Rate(count, server.seconds), recall, ratio});
+    table.rows.push_back({std::string("Quarry VectorIndex in-process"),
+                          static_cast<std::int64_t>(threads), static_cast<std::int64_t>(candidates),
+                          index.seconds, Rate(count, index.seconds),
+                          MeanRecall(index.answers, data.truth),
+                          Rate(count, index.seconds) / Rate(count, baseline.seconds)});
     table.rows.push_back({std::string("hnswlib 0.6.2"), static_cast<std::int64_t>(threads),
                           static_cast<std::int64_t>(candidates), baseline.seconds,
                           Rate(count, baseline.seconds), MeanRecall(baseline.answers, data.truth),
@@ -119,8 +129,11 @@ StatusWith<tc::ResultTable> SearchPart(const VectorBenchSettings& settings, cons
       Verdict(single_ratio >= kMinShareOfHnswlib) + "; " + std::to_string(settings.threads) +
       " threads " + Fixed(multi_ratio, 2) + ", " + Verdict(multi_ratio >= kMinShareOfHnswlib));
   table.notes.push_back(
-      "Quarry: one libmongoc client per thread, aggregate [$vectorSearch, $project {_id: 1}], "
-      "each query a round trip over loopback. hnswlib: searchKnn in this process, "
+      "Quarry $vectorSearch: one libmongoc client per thread, aggregate [$vectorSearch, "
+      "$project {_id: 1}], each query a round trip over loopback. Quarry VectorIndex: the "
+      "server's index class called in this process (its graph is hnswlib's, its search loop "
+      "Quarry's), so the gap to the $vectorSearch row is the wire's cost. hnswlib: searchKnn in "
+      "this process, "
       "InnerProductSpace on the same unit vectors, built with -march=native (its SIMD distance is "
       "chosen at compile time; the server's kernels use AVX2+FMA). Recall against exact brute "
       "force. Each row is the median of " +

@@ -283,13 +283,16 @@ StatusWith<double> ServerPings(const ServerTarget& target, std::size_t count) {
   return seconds;
 }
 
-std::int64_t ResidentBytes(int pid) {
+namespace {
+
+// A "<field>: <n> kB" line of /proc/<pid>/status, in bytes; -1 when it cannot be read.
+std::int64_t StatusBytes(int pid, const std::string& field) {
   if (pid <= 0) return -1;
   std::ifstream file("/proc/" + std::to_string(pid) + "/status");
   std::string line;
   while (std::getline(file, line)) {
-    if (line.rfind("VmRSS:", 0) != 0) continue;
-    std::istringstream fields(line.substr(6));
+    if (line.rfind(field, 0) != 0) continue;
+    std::istringstream fields(line.substr(field.size()));
     std::int64_t kilobytes = 0;
     std::string unit;
     if (fields >> kilobytes >> unit && unit == "kB") return kilobytes * 1024;
@@ -297,5 +300,10 @@ std::int64_t ResidentBytes(int pid) {
   }
   return -1;
 }
+
+}  // namespace
+
+std::int64_t ResidentBytes(int pid) { return StatusBytes(pid, "VmRSS:"); }
+std::int64_t AnonymousResidentBytes(int pid) { return StatusBytes(pid, "RssAnon:"); }
 
 }  // namespace quarry::bench

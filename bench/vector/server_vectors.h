@@ -69,5 +69,7 @@ StatusWith<double> ServerPings(const ServerTarget& target, std::size_t count);
 
 // VmRSS of process `pid` in bytes (from /proc/<pid>/status), or -1 when it cannot be read.
 std::int64_t ResidentBytes(int pid);
+// RssAnon: the resident part that is anonymous memory (heap), not file pages.
+std::int64_t AnonymousResidentBytes(int pid);
 
 }  // namespace quarry::bench

@@ -1,6 +1,7 @@
 """Runs bench/vector/run.sh on a tiny data set against a fresh quarryd and checks what its tables
 say: every part is there, exact search agrees with the benchmark's own brute force, recall and
-rates are sane, and the options the server lacks are shown with its NotImplemented answer.
+rates are sane, Quarry's VectorIndex in-process sits next to hnswlib, and each quantization
+shows its memory and recall.
 
   /usr/bin/python3 -m pytest bench/vector/test_vector_bench.py -q   [QUARRY_BUILD=build]
 """
@@ -31,24 +32,29 @@ def tables():
 
 def test_every_part_prints_its_table(tables):
     assert list(tables) == ["vector_search", "vector_search_filtered", "vector_search_exact",
-                            "vector_build"]
+                            "vector_build", "vector_quantization"]
 
 
-def test_search_rows_compare_the_server_with_hnswlib_at_the_same_candidates(tables):
+def test_search_rows_compare_the_server_and_the_index_with_hnswlib_at_the_same_candidates(tables):
     rows = tables["vector_search"]["rows"]
     engines = [row["engine"] for row in rows]
     assert engines[-1] == "Quarry ping (round-trip floor)"
-    pairs = list(zip(rows[:-1:2], rows[1:-1:2]))
-    assert pairs and all(q["engine"] == "Quarry $vectorSearch" and h["engine"] == "hnswlib 0.6.2"
-                         for q, h in pairs)
-    for quarry, hnswlib in pairs:
-        assert quarry["num_candidates"] == hnswlib["num_candidates"]
-        assert quarry["threads"] == hnswlib["threads"]
-        assert 0 <= quarry["recall"] <= 1 and 0 <= hnswlib["recall"] <= 1
+    triples = list(zip(rows[:-1:3], rows[1:-1:3], rows[2:-1:3]))
+    assert triples and all(
+        q["engine"] == "Quarry $vectorSearch" and i["engine"] == "Quarry VectorIndex in-process"
+        and h["engine"] == "hnswlib 0.6.2" for q, i, h in triples)
+    for quarry, index, hnswlib in triples:
+        assert quarry["num_candidates"] == index["num_candidates"] == hnswlib["num_candidates"]
+        assert quarry["threads"] == index["threads"] == hnswlib["threads"]
+        for row in (quarry, index, hnswlib):
+            assert 0 <= row["recall"] <= 1
         assert quarry["queries_per_second"] > 0
-        assert quarry["ratio_to_hnswlib"] == pytest.approx(
-            quarry["queries_per_second"] / hnswlib["queries_per_second"])
-    assert [q["threads"] for q, _ in pairs][-1] == 4
+        for row in (quarry, index):
+            assert row["ratio_to_hnswlib"] == pytest.approx(
+                row["queries_per_second"] / hnswlib["queries_per_second"])
+        # The server runs the same index: the wire costs time, not recall.
+        assert quarry["recall"] == pytest.approx(index["recall"], abs=0.02)
+    assert [q["threads"] for q, _, _ in triples][-1] == 4
     notes = " ".join(tables["vector_search"]["notes"])
     assert "target: >= 0.50 of hnswlib's queries/s" in notes
     assert ("met" in notes) or ("MISSED" in notes)
@@ -68,12 +74,23 @@ def test_exact_search_finds_what_brute_force_finds(tables):
     assert rows["flat scan in-process"]["recall"] == 1.0
 
 
-def test_build_table_measures_memory_and_shows_what_is_not_implemented(tables):
+def test_build_table_measures_memory_and_the_index_in_process(tables):
     rows = {row["measure"]: row for row in tables["vector_build"]["rows"]}
     assert rows["build seconds"]["quarry"] > 0
+    assert rows["build seconds, Quarry VectorIndex in-process"]["quarry"] > 0
     assert rows["insert vectors/s, index in place"]["baseline"] > 0
     assert rows["bytes per vector (RSS growth)"]["quarry"] is not None  # run.sh passes the PID
-    for option in ("scalar", "binary"):
-        note = rows["quantization: " + option]["note"]
-        assert note.startswith("not implemented") and "NotImplemented" in note
     assert rows["start-up from a snapshot"]["note"].startswith("not measured")
+
+
+def test_each_quantization_shows_its_memory_and_recall(tables):
+    rows = tables["vector_quantization"]["rows"]
+    assert [(row["engine"], row["quantization"]) for row in rows] == [
+        (engine, q) for engine in ("VectorIndex in-process", "server")
+        for q in ("binary", "scalar", "none")]
+    for row in rows:
+        assert row["build_seconds"] > 0
+        assert row["rss_bytes_per_vector"] is not None
+        assert 0 < row["recall"] <= 1 and row["queries_per_second"] > 0
+        if row["num_candidates"] is not None:
+            assert row["recall"] >= 0.95

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <span>
 
 namespace quarry::vector {
 namespace {
@@ -20,7 +21,7 @@ struct Farther {
 
 }  // namespace
 
-NodeId GreedyDescent(const HnswGraph& graph, std::span<const float> query, int stop_level) {
+NodeId GreedyDescent(const HnswGraph& graph, const void* query, int stop_level) {
   NodeId current = graph.entry_point();
   float current_distance = graph.DistanceTo(query, current);
   for (int level = graph.top_level(); level > stop_level; --level) {
@@ -40,9 +41,8 @@ NodeId GreedyDescent(const HnswGraph& graph, std::span<const float> query, int s
   return current;
 }
 
-std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph,
-                                                 std::span<const float> query, NodeId entry,
-                                                 int level, std::size_t ef,
+std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph, const void* query,
+                                                 NodeId entry, int level, std::size_t ef,
                                                  const AcceptNode* accept, VisitedSet& visited,
                                                  std::size_t max_distances) {
   ef = std::max<std::size_t>(ef, 1);  // the loop compares against the ef-th result
@@ -62,7 +62,12 @@ std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph,
     // (as Lucene and hnswlib do with deletions and filters).
     if (results.size() >= ef && nearest.distance > results.top().distance) break;
     to_explore.pop();
-    for (NodeId neighbor : graph.Neighbors(nearest.node, level)) {
+    const std::span<const NodeId> neighbors = graph.Neighbors(nearest.node, level);
+    for (std::size_t i = 0; i < neighbors.size(); ++i) {
+      const NodeId neighbor = neighbors[i];
+      // The next neighbour's code loads while this one's distance is computed (as hnswlib
+      // prefetches): most of a search's time is waiting for memory.
+      if (i + 1 < neighbors.size()) __builtin_prefetch(graph.CodeOf(neighbors[i + 1]));
       if (visited.TestAndMark(neighbor)) continue;
       if (++distances > max_distances) return std::nullopt;
       float distance = graph.DistanceTo(query, neighbor);

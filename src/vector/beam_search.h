@@ -1,10 +1,9 @@
-// The two walks over an HnswGraph that both building and querying use.
+// The two walks of a query over an HnswGraph, given the query's code (the graph's codec).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <span>
 #include <vector>
 
 #include "vector/hnsw_graph.h"
@@ -20,7 +19,7 @@ struct Candidate {
 // Greedy descent from the entry point through the levels above `stop_level`: on each level,
 // moves to the nearest neighbour while one is nearer. Returns the node it ends on.
 // REQUIRES: !graph.empty().
-NodeId GreedyDescent(const HnswGraph& graph, std::span<const float> query, int stop_level);
+NodeId GreedyDescent(const HnswGraph& graph, const void* query, int stop_level);
 
 // Which nodes may be results; nullptr accepts all.
 using AcceptNode = std::function<bool(NodeId)>;
@@ -31,9 +30,8 @@ using AcceptNode = std::function<bool(NodeId)>;
 // Returns the results nearest first, or nullopt once it has computed more than `max_distances`
 // distances (the caller then prefers an exact scan). `visited` must be Reset for
 // graph.node_count() nodes.
-std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph,
-                                                 std::span<const float> query, NodeId entry,
-                                                 int level, std::size_t ef,
+std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph, const void* query,
+                                                 NodeId entry, int level, std::size_t ef,
                                                  const AcceptNode* accept, VisitedSet& visited,
                                                  std::size_t max_distances = SIZE_MAX);
 

@@ -1,5 +1,9 @@
-// Dot product and squared L2 on floats: a portable version and an AVX2+FMA one.
+// Dot product and squared L2 on floats and 8-bit codes, and the Hamming distance of bit codes:
+// a portable version of each and one for this CPU's vector instructions.
 #include "vector/distance_kernels.h"
+
+#include <bit>
+#include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -11,6 +15,8 @@ namespace kernels {
 namespace {
 
 using Kernel = float (*)(const float*, const float*, std::size_t);
+using CodeKernel = std::uint32_t (*)(const std::uint8_t*, const std::uint8_t*, std::size_t);
+using BitKernel = std::uint32_t (*)(const std::uint8_t*, const std::uint8_t*, std::size_t);
 
 // Four independent accumulators let the compiler keep several multiply-adds in flight without
 // reassociating floating-point sums itself (it may not, without -ffast-math).
@@ -42,7 +48,22 @@ float L2Portable(const float* a, const float* b, std::size_t n) {
   return sum;
 }
 
+// Codes sit wherever the graph puts them: words are read with memcpy, not through a pointer
+// that may be misaligned.
+std::uint64_t Word(const std::uint8_t* code, std::size_t i) {
+  std::uint64_t word;
+  std::memcpy(&word, code + i * 8, sizeof word);
+  return word;
+}
+
 #ifdef QUARRY_VECTOR_X86
+__attribute__((target("avx2"))) std::uint32_t HorizontalSumI32(__m256i v) {
+  __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));
+  sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xb1));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(sum));
+}
+
 __attribute__((target("avx2,fma"))) float HorizontalSum(__m256 v) {
   __m128 low = _mm256_castps256_ps128(v);
   __m128 high = _mm256_extractf128_ps(v, 1);
@@ -99,20 +120,106 @@ float L2Avx2(const float* a, const float* b, std::size_t n) { return L2Portable(
 struct Chosen {
   Kernel dot;
   Kernel l2;
+  CodeKernel dot_u8;
+  CodeKernel l2_u8;
+  BitKernel hamming;
 };
 
 // Decided once: the CPU does not change under a running process.
 const Chosen& ChosenKernels() {
-  static const Chosen chosen =
-      CpuHasAvx2Fma() ? Chosen{DotAvx2, L2Avx2} : Chosen{DotPortable, L2Portable};
+  static const Chosen chosen = [] {
+    Chosen c{DotPortable, L2Portable, DotProductU8Portable, SquaredL2U8Portable, HammingPortable};
+    if (CpuHasAvx2Fma()) c = {DotAvx2, L2Avx2, DotProductU8Avx2, SquaredL2U8Avx2, HammingPortable};
+    if (CpuHasPopcnt()) c.hamming = HammingPopcnt;
+    return c;
+  }();
   return chosen;
 }
 
 }  // namespace
 
+// The code kernels, defined here as declared: ChosenKernels() above refers to them.
+std::uint32_t DotProductU8Portable(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += std::uint32_t{a[i]} * b[i];
+  return sum;
+}
+
+std::uint32_t SquaredL2U8Portable(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int diff = int{a[i]} - int{b[i]};
+    sum += static_cast<std::uint32_t>(diff * diff);
+  }
+  return sum;
+}
+
+std::uint32_t HammingPortable(const std::uint8_t* a, const std::uint8_t* b, std::size_t words) {
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < words; ++i) sum += std::popcount(Word(a, i) ^ Word(b, i));
+  return sum;
+}
+
+#ifdef QUARRY_VECTOR_X86
+// The same loop compiled for the POPCNT instruction; without it std::popcount is a sequence of
+// shifts and masks.
+__attribute__((target("popcnt"))) std::uint32_t HammingPopcnt(const std::uint8_t* a,
+                                                              const std::uint8_t* b,
+                                                              std::size_t words) {
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < words; ++i) sum += std::popcount(Word(a, i) ^ Word(b, i));
+  return sum;
+}
+
+// Codes widen to 16 bits; madd multiplies and adds pairs into 32-bit lanes, which 255 * 255 * 2
+// cannot overflow. The dot product multiplies the codes, the squared distance their difference.
+template <bool kDifference>
+__attribute__((target("avx2"))) std::uint32_t U8Avx2(const std::uint8_t* a, const std::uint8_t* b,
+                                                     std::size_t n) {
+  __m256i acc = _mm256_setzero_si256();
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256i wa = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
+    __m256i wb = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+    if constexpr (kDifference) wa = wb = _mm256_sub_epi16(wa, wb);
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(wa, wb));
+  }
+  const std::uint32_t tail = kDifference ? SquaredL2U8Portable(a + i, b + i, n - i)
+                                         : DotProductU8Portable(a + i, b + i, n - i);
+  return HorizontalSumI32(acc) + tail;
+}
+
+std::uint32_t DotProductU8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  return U8Avx2<false>(a, b, n);
+}
+
+std::uint32_t SquaredL2U8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  return U8Avx2<true>(a, b, n);
+}
+
+#else
+// Elsewhere there is no AVX2 or POPCNT: these are never chosen.
+std::uint32_t DotProductU8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  return DotProductU8Portable(a, b, n);
+}
+std::uint32_t SquaredL2U8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  return SquaredL2U8Portable(a, b, n);
+}
+std::uint32_t HammingPopcnt(const std::uint8_t* a, const std::uint8_t* b, std::size_t words) {
+  return HammingPortable(a, b, words);
+}
+#endif
+
 bool CpuHasAvx2Fma() {
 #ifdef QUARRY_VECTOR_X86
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+bool CpuHasPopcnt() {
+#ifdef QUARRY_VECTOR_X86
+  return __builtin_cpu_supports("popcnt");
 #else
   return false;
 #endif
@@ -125,7 +232,6 @@ float SquaredL2Portable(const float* a, const float* b, std::size_t n) {
 }
 float DotProductAvx2Fma(const float* a, const float* b, std::size_t n) { return DotAvx2(a, b, n); }
 float SquaredL2Avx2Fma(const float* a, const float* b, std::size_t n) { return L2Avx2(a, b, n); }
-
 }  // namespace kernels
 
 float DotProduct(std::span<const float> a, std::span<const float> b) {
@@ -134,6 +240,18 @@ float DotProduct(std::span<const float> a, std::span<const float> b) {
 
 float SquaredL2(std::span<const float> a, std::span<const float> b) {
   return kernels::ChosenKernels().l2(a.data(), b.data(), a.size());
+}
+
+std::uint32_t DotProductU8(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  return kernels::ChosenKernels().dot_u8(a, b, n);
+}
+
+std::uint32_t SquaredL2U8(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {
+  return kernels::ChosenKernels().l2_u8(a, b, n);
+}
+
+std::uint32_t HammingDistance(const std::uint8_t* a, const std::uint8_t* b, std::size_t words) {
+  return kernels::ChosenKernels().hamming(a, b, words);
 }
 
 }  // namespace quarry::vector

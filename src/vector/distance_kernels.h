@@ -1,8 +1,10 @@
-// The two float kernels every vector distance is made of, dot product and squared Euclidean
-// distance, with an AVX2+FMA version picked at run time when the CPU has it.
+// The kernels every vector distance is made of: dot product and squared Euclidean distance on
+// floats and on the 8-bit codes of scalar quantization, and the Hamming distance of bit codes,
+// each with an AVX2+FMA (or POPCNT) version picked at run time when the CPU has it.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace quarry::vector {
@@ -10,6 +12,11 @@ namespace quarry::vector {
 // Both REQUIRE a.size() == b.size(). They use the fastest version this CPU supports.
 float DotProduct(std::span<const float> a, std::span<const float> b);
 float SquaredL2(std::span<const float> a, std::span<const float> b);
+// On `n` unsigned 8-bit codes; exact (n <= 65536 keeps the sums within 32 bits).
+std::uint32_t DotProductU8(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+std::uint32_t SquaredL2U8(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+// The number of differing bits in `words` 64-bit words (8 * words bytes, any alignment).
+std::uint32_t HammingDistance(const std::uint8_t* a, const std::uint8_t* b, std::size_t words);
 
 // The individual versions, exposed so that a test can check that they agree.
 namespace kernels {
@@ -19,6 +26,14 @@ float SquaredL2Portable(const float* a, const float* b, std::size_t n);
 // REQUIRE CpuHasAvx2Fma().
 float DotProductAvx2Fma(const float* a, const float* b, std::size_t n);
 float SquaredL2Avx2Fma(const float* a, const float* b, std::size_t n);
+std::uint32_t DotProductU8Portable(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+std::uint32_t SquaredL2U8Portable(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+std::uint32_t DotProductU8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+std::uint32_t SquaredL2U8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+bool CpuHasPopcnt();
+std::uint32_t HammingPortable(const std::uint8_t* a, const std::uint8_t* b, std::size_t words);
+// REQUIRES CpuHasPopcnt().
+std::uint32_t HammingPopcnt(const std::uint8_t* a, const std::uint8_t* b, std::size_t words);
 }  // namespace kernels
 
 }  // namespace quarry::vector

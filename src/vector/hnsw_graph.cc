@@ -1,145 +1,199 @@
-// Building the graph: a new node draws its level, descends greedily to it, and is linked on
-// each level below to the neighbours the selection heuristic keeps.
+// hnswlib behind HnswGraph: the only file that includes it. Its headers define functions and
+// variables at namespace scope, not inline; renamed here (its namespace, and the CPU-feature
+// functions it puts in the global one), so another hnswlib user in the same program (the
+// benchmark's baseline) does not define them twice.
 #include "vector/hnsw_graph.h"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
 
-#include "vector/beam_search.h"
+#define hnswlib quarry_hnswlib
+#define cpuid quarry_hnswlib_cpuid
+#define xgetbv quarry_hnswlib_xgetbv
+#define AVXCapable quarry_hnswlib_AVXCapable
+#define AVX512Capable quarry_hnswlib_AVX512Capable
+#include <hnswlib/hnswlib.h>
+#undef cpuid
+#undef xgetbv
+#undef AVXCapable
+#undef AVX512Capable
 
 namespace quarry::vector {
 namespace {
 
-// The paper's heuristic (its Algorithm 4, as hnswlib applies it): walking the candidates nearest
-// first, keep one only if it is nearer to the base than to every neighbour kept so far. Edges
-// then point in diverse directions, which keeps clusters connected to each other.
-std::vector<NodeId> SelectNeighbors(const HnswGraph& graph, std::vector<Candidate> candidates,
-                                    std::size_t max_count) {
-  std::sort(candidates.begin(), candidates.end(),
-            [](const Candidate& a, const Candidate& b) { return a.distance < b.distance; });
-  std::vector<NodeId> kept;
-  kept.reserve(max_count);
-  for (const Candidate& candidate : candidates) {
-    if (kept.size() >= max_count) break;
-    std::span<const float> vector = graph.VectorOf(candidate.node);
-    bool diverse = std::none_of(kept.begin(), kept.end(), [&](NodeId other) {
-      return graph.DistanceTo(vector, other) < candidate.distance;
-    });
-    if (diverse) kept.push_back(candidate.node);
-  }
-  return kept;
+constexpr std::size_t kInitialCapacity = 256;  // nodes
+constexpr std::uint32_t kMaxLevel = 64;        // a level drawn with M >= 2 stays far below
+
+// hnswlib's view of a VectorCodec: the code size and the codec's distance.
+class CodecSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit CodecSpace(const VectorCodec* codec) : codec_(codec) {}
+  std::size_t get_data_size() override { return codec_->code_bytes(); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return codec_->distance_fn(); }
+  void* get_dist_func_param() override { return const_cast<VectorCodec*>(codec_); }
+
+ private:
+  const VectorCodec* codec_;
+};
+
+// The bytes of a node's upper link lists, with room for the one link hnswlib's search reads past
+// the last list.
+std::size_t UpperListBytes(const hnswlib::HierarchicalNSW<float>& index, int levels) {
+  return index.size_links_per_element_ * static_cast<std::size_t>(levels) +
+         sizeof(hnswlib::tableint);
+}
+
+std::uint16_t ListCount(const char* list) {
+  std::uint16_t count;
+  std::memcpy(&count, list, sizeof count);
+  return count;
 }
 
 }  // namespace
 
-HnswGraph::HnswGraph(GraphParams params, std::uint64_t seed)
-    : params_(params),
-      rng_(seed),
-      level_scale_(1.0 /
-                   std::log(static_cast<double>(std::max<std::size_t>(params.max_edges, 2)))) {}
+struct HnswGraph::Hnsw {
+  Hnsw(const VectorCodec* codec, const GraphParams& params, std::size_t capacity)
+      : space(codec), index(&space, capacity, params.max_edges, params.num_edge_candidates) {
+    FitUpdateLocks();
+  }
+  // hnswlib makes 65536 update locks up front (2.6 MB per graph) but locks only ids below its
+  // capacity: a small graph keeps as many as it can use.
+  void FitUpdateLocks() {
+    std::vector<std::mutex>(
+        std::min<std::size_t>(index.max_elements_,
+                              hnswlib::HierarchicalNSW<float>::max_update_element_locks))
+        .swap(index.link_list_update_locks_);
+  }
 
-int HnswGraph::DrawLevel() {
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  double draw = uniform(rng_);
-  if (draw <= 0.0) draw = 1e-300;  // log(0) would be -inf
-  return static_cast<int>(-std::log(draw) * level_scale_);
+  CodecSpace space;
+  hnswlib::HierarchicalNSW<float> index;
+};
+
+HnswGraph::HnswGraph(const VectorCodec& codec, GraphParams params)
+    : codec_(codec),
+      // hnswlib draws levels with 1 / ln(M): M = 1 would put every node infinitely high.
+      params_{std::max<std::size_t>(params.max_edges, 2), params.num_edge_candidates},
+      hnsw_(std::make_unique<Hnsw>(&codec_, params_, kInitialCapacity)) {
+  Refresh();
 }
 
-std::size_t HnswGraph::MaxNeighbors(int level) const {
-  return level == 0 ? 2 * params_.max_edges : params_.max_edges;
+HnswGraph::~HnswGraph() = default;
+
+void HnswGraph::Refresh() {
+  const hnswlib::HierarchicalNSW<float>& index = hnsw_->index;
+  view_ = View{.node_count = index.cur_element_count,
+               .entry_point = index.enterpoint_node_,
+               .top_level = index.maxlevel_,
+               .level0 = index.data_level0_memory_,
+               .node_bytes = index.size_data_per_element_,
+               .code_offset = index.offsetData_,
+               .upper = index.linkLists_,
+               .upper_bytes = index.size_links_per_element_,
+               .levels = index.element_levels_.data()};
 }
 
-NodeId HnswGraph::Add(std::span<const float> vector) {
-  const NodeId node = static_cast<NodeId>(levels_.size());
-  const int level = DrawLevel();
-  vectors_.insert(vectors_.end(), vector.begin(), vector.end());
-  levels_.push_back(level);
-  links_.emplace_back(static_cast<std::size_t>(level) + 1);
-  if (top_level_ < 0) {
-    entry_point_ = node;
-    top_level_ = level;
-    return node;
+NodeId HnswGraph::Add(const std::uint8_t* code) {
+  hnswlib::HierarchicalNSW<float>& index = hnsw_->index;
+  if (index.cur_element_count == index.max_elements_) {
+    index.resizeIndex(2 * index.max_elements_);
+    hnsw_->FitUpdateLocks();
   }
-
-  std::span<const float> query = VectorOf(node);
-  NodeId entry = GreedyDescent(*this, query, level);
-  for (int layer = std::min(level, top_level_); layer >= 0; --layer) {
-    visited_.Reset(node_count());
-    visited_.TestAndMark(node);  // never its own neighbour
-    std::vector<Candidate> nearest =
-        BeamSearch(*this, query, entry, layer, params_.num_edge_candidates, nullptr, visited_)
-            .value();
-    if (nearest.empty()) continue;
-    entry = nearest.front().node;
-    std::vector<NodeId> neighbors = SelectNeighbors(*this, std::move(nearest), params_.max_edges);
-    for (NodeId neighbor : neighbors) LinkBack(neighbor, node, layer);
-    links_[node][static_cast<std::size_t>(layer)] = std::move(neighbors);
+  const auto node = static_cast<NodeId>(index.cur_element_count);
+  // hnswlib's label is the node itself. VectorIndex maps its own labels, and a label hnswlib
+  // already knew would make addPoint relink that node in place, so its map is left empty.
+  index.addPoint(code, node);
+  index.label_lookup_.erase(node);
+  if (index.element_levels_[node] > 0) {
+    // hnswlib's search prefetches the neighbour after the last one, reading one link past a
+    // full upper list; the block it allocated has a byte to spare, not a link. It never reads
+    // a node's lists while inserting that node, so they are widened before anything can.
+    char*& upper = index.linkLists_[node];
+    upper =
+        static_cast<char*>(std::realloc(upper, UpperListBytes(index, index.element_levels_[node])));
+    if (upper == nullptr) std::abort();  // out of memory, as anywhere else
   }
-  if (level > top_level_) {
-    entry_point_ = node;
-    top_level_ = level;
-  }
+  Refresh();
   return node;
 }
 
-void HnswGraph::LinkBack(NodeId neighbor, NodeId node, int level) {
-  std::vector<NodeId>& list = links_[neighbor][static_cast<std::size_t>(level)];
-  list.push_back(node);
-  if (list.size() <= MaxNeighbors(level)) return;
-  std::span<const float> base = VectorOf(neighbor);
-  std::vector<Candidate> candidates;
-  candidates.reserve(list.size());
-  for (NodeId other : list) candidates.push_back({DistanceTo(base, other), other});
-  list = SelectNeighbors(*this, std::move(candidates), MaxNeighbors(level));
+void HnswGraph::MarkDeleted(NodeId node) {
+  if (!hnsw_->index.isMarkedDeleted(node)) hnsw_->index.markDeletedInternal(node);
 }
 
 void HnswGraph::AppendTo(SnapshotWriter& out) const {
-  out.Floats(vectors_);
-  out.U64(levels_.size());
-  for (std::size_t node = 0; node < levels_.size(); ++node) {
-    out.U32(static_cast<std::uint32_t>(levels_[node]));
-    for (const std::vector<NodeId>& neighbors : links_[node]) {
-      out.U32(static_cast<std::uint32_t>(neighbors.size()));
-      for (NodeId neighbor : neighbors) out.U32(neighbor);
-    }
+  out.U64(view_.node_count);
+  out.U32(view_.entry_point);
+  out.U32(static_cast<std::uint32_t>(view_.top_level + 1));
+  out.Bytes(std::string_view(view_.level0, view_.node_count * view_.node_bytes));
+  for (NodeId node = 0; node < view_.node_count; ++node) {
+    const int level = LevelOf(node);
+    out.U32(static_cast<std::uint32_t>(level));
+    out.Bytes(level == 0 ? std::string_view()
+                         : std::string_view(view_.upper[node],
+                                            static_cast<std::size_t>(level) * view_.upper_bytes));
   }
-  out.U32(entry_point_);
-  out.U32(static_cast<std::uint32_t>(top_level_ + 1));
 }
 
 bool HnswGraph::ReadFrom(SnapshotReader& in) {
-  std::vector<float> vectors;
   std::uint64_t nodes;
-  if (!in.Floats(&vectors) || !in.U64(&nodes) || params_.dimensions == 0 ||
-      vectors.size() != nodes * params_.dimensions) {
+  std::uint32_t entry, top_plus_one;
+  std::string_view level0;
+  if (!in.U64(&nodes) || !in.U32(&entry) || !in.U32(&top_plus_one) || !in.Bytes(&level0) ||
+      nodes > UINT32_MAX || level0.size() != nodes * view_.node_bytes) {
     return false;
   }
   std::vector<int> levels(nodes);
-  std::vector<std::vector<std::vector<NodeId>>> links(nodes);
+  std::vector<std::string_view> upper(nodes);
   for (std::size_t node = 0; node < nodes; ++node) {
     std::uint32_t level;
-    if (!in.U32(&level) || level > 64) return false;
+    if (!in.U32(&level) || level > kMaxLevel || !in.Bytes(&upper[node]) ||
+        upper[node].size() != level * view_.upper_bytes) {
+      return false;
+    }
     levels[node] = static_cast<int>(level);
-    links[node].resize(level + 1);
-    for (std::vector<NodeId>& neighbors : links[node]) {
-      std::uint32_t count;
-      if (!in.U32(&count) || count > nodes) return false;
-      neighbors.resize(count);
-      for (NodeId& neighbor : neighbors) {
-        if (!in.U32(&neighbor) || neighbor >= nodes) return false;
+  }
+  // Every link must lead to a node that has the level it is on: a search follows it blindly.
+  const std::size_t max_links_level0 = 2 * params_.max_edges;
+  for (std::size_t node = 0; node < nodes; ++node) {
+    for (int level = 0; level <= levels[node]; ++level) {
+      const char* list =
+          level == 0 ? level0.data() + node * view_.node_bytes
+                     : upper[node].data() + static_cast<std::size_t>(level - 1) * view_.upper_bytes;
+      const std::uint16_t count = ListCount(list);
+      if (count > (level == 0 ? max_links_level0 : params_.max_edges)) return false;
+      for (std::uint16_t i = 0; i < count; ++i) {
+        NodeId neighbor;
+        std::memcpy(&neighbor, list + sizeof(NodeId) * (1 + i), sizeof neighbor);
+        if (neighbor >= nodes || levels[neighbor] < level) return false;
       }
     }
   }
-  std::uint32_t entry, top_plus_one;
-  if (!in.U32(&entry) || !in.U32(&top_plus_one)) return false;
-  if (nodes > 0 && (entry >= nodes || static_cast<int>(top_plus_one) - 1 != levels[entry])) {
+  const int top_level = static_cast<int>(top_plus_one) - 1;
+  if (nodes == 0 ? top_level != -1 : (entry >= nodes || levels[entry] != top_level)) {
     return false;
   }
-  vectors_ = std::move(vectors);
-  levels_ = std::move(levels);
-  links_ = std::move(links);
-  entry_point_ = entry;
-  top_level_ = static_cast<int>(top_plus_one) - 1;
+
+  std::size_t capacity = kInitialCapacity;
+  while (capacity < nodes) capacity *= 2;
+  auto hnsw = std::make_unique<Hnsw>(&codec_, params_, capacity);
+  hnswlib::HierarchicalNSW<float>& index = hnsw->index;
+  std::memcpy(index.data_level0_memory_, level0.data(), level0.size());
+  for (std::size_t node = 0; node < nodes; ++node) {
+    index.element_levels_[node] = levels[node];
+    if (levels[node] == 0) continue;
+    index.linkLists_[node] = static_cast<char*>(std::malloc(UpperListBytes(index, levels[node])));
+    if (index.linkLists_[node] == nullptr) std::abort();  // out of memory, as anywhere else
+    std::memcpy(index.linkLists_[node], upper[node].data(), upper[node].size());
+  }
+  index.cur_element_count = nodes;
+  index.enterpoint_node_ = nodes == 0 ? static_cast<hnswlib::tableint>(-1) : entry;
+  index.maxlevel_ = top_level;
+  index.num_deleted_ = 0;
+  for (NodeId node = 0; node < nodes; ++node) index.num_deleted_ += index.isMarkedDeleted(node);
+  hnsw_ = std::move(hnsw);
+  Refresh();
   return true;
 }
 

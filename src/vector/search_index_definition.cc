@@ -83,13 +83,12 @@ StatusWith<VectorFieldDefinition> VectorField(bson::DocumentView field, const st
       QUARRY_ASSIGN_OR_RETURN(out.similarity, Similarity(e.value, name));
       has_similarity = true;
     } else if (e.key == "quantization") {
-      if (e.value.type() != bson::Type::kString)
-        return Invalid("\"" + name + "\" must be a string");
-      std::string_view q = e.value.String();
-      if (q == "scalar" || q == "binary") return NotYet("quantization \"" + std::string(q) + "\"");
-      if (q != "none") {
+      std::optional<Quantization> quantization;
+      if (e.value.type() == bson::Type::kString) quantization = ParseQuantization(e.value.String());
+      if (!quantization.has_value()) {
         return Invalid("\"" + name + "\" must be one of \"none\", \"scalar\", \"binary\"");
       }
+      out.quantization = *quantization;
     } else if (e.key == "indexingMethod") {
       if (e.value.type() != bson::Type::kString ||
           (e.value.String() != "hnsw" && e.value.String() != "flat")) {

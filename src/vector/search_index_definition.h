@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "bson/value.h"
+#include "vector/vector_codec.h"
 
 namespace quarry::vector {
 
@@ -23,6 +24,7 @@ struct VectorFieldDefinition {
   bool exact_only = false;                // indexingMethod "flat": every query scans
   std::size_t max_edges = 16;             // hnswOptions.maxEdges
   std::size_t num_edge_candidates = 100;  // hnswOptions.numEdgeCandidates
+  Quantization quantization = Quantization::kNone;
 };
 
 struct SearchIndexDefinition {
@@ -43,8 +45,8 @@ struct SearchIndexDefinition {
 };
 
 // Checks `definition` for an index of `type` ("vectorSearch" or "search"). Errors are BadValue
-// naming the offending field, or NotImplemented for what Quarry does not do yet (quantization,
-// full-text mappings).
+// naming the offending field, or NotImplemented for what Quarry does not do yet (full-text
+// mappings).
 StatusWith<SearchIndexDefinition> ParseSearchIndexDefinition(std::string_view type,
                                                              bson::DocumentView definition);
 

@@ -56,6 +56,7 @@ struct SearchIndexRegistry::Built {
 
   std::int32_t version = 0;
   SearchIndexDefinition definition;
+  std::string vector_file_dir;  // where quantized graphs map their full-precision vectors
 
   mutable std::shared_mutex mu;  // guards everything below; the graphs lock themselves too
   // By vector path: the graph of float vectors (numbers, float32, int8), and for euclidean
@@ -95,8 +96,11 @@ struct SearchIndexRegistry::Pending {
 };
 
 // The options of the graph of `field`'s float vectors, or of its packed-bit ones (euclidean
-// over 0/1 elements, which scores 1 / (1 + Hamming distance)).
-VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packed_bits);
+// over 0/1 elements, which scores 1 / (1 + Hamming distance), never quantized). A quantized
+// graph maps its full-precision vectors from an unnamed file in `vector_file_dir` (the snapshot
+// directory; empty: memory).
+VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packed_bits,
+                                  const std::string& vector_file_dir);
 
 // Empties `built` back to its definition's empty graphs. REQUIRES: built.mu held exclusively.
 void ResetBuilt(SearchIndexRegistry::Built& built);

@@ -37,10 +37,12 @@ constexpr double kCompactTombstoneShare = 0.25;
 constexpr std::size_t kMinLabelsToCompact = 1024;
 
 std::shared_ptr<SearchIndexRegistry::Built> MakeBuilt(std::int32_t version,
-                                                      SearchIndexDefinition definition) {
+                                                      SearchIndexDefinition definition,
+                                                      const std::string& vector_file_dir) {
   auto built = std::make_shared<SearchIndexRegistry::Built>();
   built->version = version;
   built->definition = std::move(definition);
+  built->vector_file_dir = vector_file_dir;
   ResetBuilt(*built);
   return built;
 }
@@ -92,12 +94,15 @@ void IndexElement(Built& built, std::uint64_t label, bson::DocumentView element,
 
 }  // namespace
 
-VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packed_bits) {
+VectorIndex::Options GraphOptions(const VectorFieldDefinition& field, bool packed_bits,
+                                  const std::string& vector_file_dir) {
   return VectorIndex::Options{
       .dimensions = field.dimensions,
       .similarity = packed_bits ? Similarity::kEuclidean : *ParseSimilarity(field.similarity),
       .max_edges = field.max_edges,
-      .num_edge_candidates = field.num_edge_candidates};
+      .num_edge_candidates = field.num_edge_candidates,
+      .quantization = packed_bits ? Quantization::kNone : field.quantization,
+      .vector_file_dir = vector_file_dir};
 }
 
 void ResetBuilt(Built& built) {
@@ -110,11 +115,12 @@ void ResetBuilt(Built& built) {
   built.graphs.clear();
   built.bit_graphs.clear();
   for (const VectorFieldDefinition& field : built.definition.vectors) {
-    built.graphs.emplace(field.path, std::make_unique<VectorIndex>(GraphOptions(field, false)));
+    built.graphs.emplace(field.path, std::make_unique<VectorIndex>(
+                                         GraphOptions(field, false, built.vector_file_dir)));
     // Atlas takes int1 vectors only with euclidean similarity.
     if (field.similarity == "euclidean") {
-      built.bit_graphs.emplace(field.path,
-                               std::make_unique<VectorIndex>(GraphOptions(field, true)));
+      built.bit_graphs.emplace(field.path, std::make_unique<VectorIndex>(
+                                               GraphOptions(field, true, built.vector_file_dir)));
     }
   }
 }
@@ -194,7 +200,7 @@ void SearchIndexRegistry::Shutdown() {
 void SearchIndexRegistry::Define(storage::CollectionId collection, std::string_view collection_uuid,
                                  const std::string& index_id, std::int32_t version,
                                  SearchIndexDefinition definition) {
-  std::shared_ptr<Built> built = MakeBuilt(version, std::move(definition));
+  std::shared_ptr<Built> built = MakeBuilt(version, std::move(definition), snapshot_dir_);
   {
     std::unique_lock lock(mu_);
     std::shared_ptr<Entry>& entry = indexes_[collection][index_id];

@@ -14,8 +14,10 @@
 namespace quarry::vector {
 namespace {
 
-// 2: documents and their runs of element labels, and the packed-bit graphs.
-constexpr std::uint32_t kSnapshotVersion = 2;
+// 3: documents and their runs of element labels, the packed-bit graphs, and each graph as
+// hnswlib's with its quantized codes. Snapshots of earlier versions are rebuilt from the
+// collection.
+constexpr std::uint32_t kSnapshotVersion = 3;
 
 using Built = SearchIndexRegistry::Built;
 
@@ -30,6 +32,7 @@ void EncodeGraphs(const std::map<std::string, std::unique_ptr<VectorIndex>, std:
 
 // Replaces each of `graphs` (already made for the definition) with the one `in` holds.
 bool DecodeGraphs(SnapshotReader& in, const SearchIndexDefinition& definition, bool packed_bits,
+                  const std::string& vector_file_dir,
                   std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>>* graphs) {
   std::uint64_t count;
   if (!in.U64(&count) || count != graphs->size()) return false;
@@ -38,8 +41,8 @@ bool DecodeGraphs(SnapshotReader& in, const SearchIndexDefinition& definition, b
     if (!in.Bytes(&path)) return false;
     auto graph = graphs->find(path);
     if (graph == graphs->end()) return false;
-    std::unique_ptr<VectorIndex> loaded =
-        VectorIndex::ReadFrom(GraphOptions(*definition.FindVector(path), packed_bits), in);
+    std::unique_ptr<VectorIndex> loaded = VectorIndex::ReadFrom(
+        GraphOptions(*definition.FindVector(path), packed_bits, vector_file_dir), in);
     if (loaded == nullptr) return false;
     graph->second = std::move(loaded);
   }
@@ -127,8 +130,8 @@ StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::Collect
       built->document_of[document.first_label + i] = slot;
     }
   }
-  if (!DecodeGraphs(in, built->definition, false, &built->graphs) ||
-      !DecodeGraphs(in, built->definition, true, &built->bit_graphs)) {
+  if (!DecodeGraphs(in, built->definition, false, built->vector_file_dir, &built->graphs) ||
+      !DecodeGraphs(in, built->definition, true, built->vector_file_dir, &built->bit_graphs)) {
     return unusable("torn graph or other vector paths");
   }
   if (!in.done()) return unusable("trailing bytes");

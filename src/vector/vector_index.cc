@@ -1,5 +1,5 @@
-// VectorIndex: labels and tombstones over an HnswGraph, and the choice between a graph search
-// and an exact scan.
+// VectorIndex: labels and tombstones over an HnswGraph, the full-precision vectors of a quantized
+// index, and the choice between a graph search and an exact scan.
 #include "vector/vector_index.h"
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "vector/beam_search.h"
 #include "vector/hnsw_graph.h"
+#include "vector/vector_store.h"
 
 namespace quarry::vector {
 namespace {
@@ -20,6 +21,8 @@ namespace {
 // filters).
 constexpr std::size_t kScanBelowOneIn = 20;    // 5%
 constexpr std::size_t kAdmittedSample = 1024;  // nodes a filter's selectivity is estimated on
+// The layout AppendTo writes; ReadFrom refuses any other.
+constexpr std::uint32_t kIndexFormat = 2;
 
 bool AllFinite(std::span<const float> values) {
   return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
@@ -45,11 +48,54 @@ bool HigherFirst(const VectorIndex::Hit& a, const VectorIndex::Hit& b) {
 
 }  // namespace
 
-VectorIndex::VectorIndex(Options options)
-    : options_(options),
-      graph_(std::make_unique<HnswGraph>(GraphParams{options.dimensions, options.similarity,
-                                                     options.max_edges,
-                                                     options.num_edge_candidates})) {}
+VectorIndex::VectorIndex(Options options) : options_(std::move(options)) {
+  if (quantized()) {
+    full_ = std::make_unique<VectorStore>(options_.dimensions, options_.vector_file_dir);
+  }
+  if (options_.quantization != Quantization::kScalar) graph_ = MakeGraph({});
+}
+
+std::unique_ptr<HnswGraph> VectorIndex::MakeGraph(ScalarRange range) const {
+  return std::make_unique<HnswGraph>(
+      VectorCodec(options_.dimensions, options_.similarity, options_.quantization, range),
+      GraphParams{options_.max_edges, options_.num_edge_candidates});
+}
+
+std::span<const float> VectorIndex::VectorOf(std::uint32_t node) const {
+  if (full_ != nullptr) return full_->At(node);
+  return {reinterpret_cast<const float*>(graph_->CodeOf(node)), options_.dimensions};
+}
+
+void VectorIndex::AddNode(std::uint64_t label, std::span<const float> stored) {
+  const auto node = static_cast<NodeId>(node_labels_.size());
+  if (full_ != nullptr) full_->Append(stored);
+  if (graph_ != nullptr) {
+    if (quantized()) {
+      graph_->Add(graph_->codec().Encode(stored).data());
+    } else {
+      graph_->Add(reinterpret_cast<const std::uint8_t*>(stored.data()));
+    }
+  }
+  node_labels_.push_back(label);
+  tombstoned_.push_back(false);
+  node_of_label_[label] = node;
+  TrainIfReady();
+}
+
+void VectorIndex::Tombstone(std::uint32_t node) {
+  tombstoned_[node] = true;
+  if (graph_ != nullptr) graph_->MarkDeleted(node);
+}
+
+void VectorIndex::TrainIfReady() {
+  if (graph_ != nullptr || node_count() < kScalarTrainingVectors) return;
+  const std::span<const float> all(full_->At(0).data(), node_count() * options_.dimensions);
+  graph_ = MakeGraph(LearnScalarRange(all, options_.dimensions));
+  for (NodeId node = 0; node < node_count(); ++node) {
+    graph_->Add(graph_->codec().Encode(full_->At(node)).data());
+    if (!IsLive(node)) graph_->MarkDeleted(node);
+  }
+}
 
 VectorIndex::~VectorIndex() = default;
 
@@ -73,14 +119,11 @@ bool VectorIndex::Upsert(std::uint64_t label, std::span<const float> vector) {
   // its old neighbours pointing at a vector that has moved away.
   if (auto it = node_of_label_.find(label); it != node_of_label_.end()) {
     // Updates that leave the vector alone (most updates of a document) cost nothing.
-    std::span<const float> current = graph_->VectorOf(it->second);
+    std::span<const float> current = VectorOf(it->second);
     if (std::equal(current.begin(), current.end(), stored->begin())) return true;
-    tombstoned_[it->second] = true;
+    Tombstone(it->second);
   }
-  NodeId node = graph_->Add(*stored);
-  node_labels_.push_back(label);
-  tombstoned_.push_back(false);
-  node_of_label_[label] = node;
+  AddNode(label, *stored);
   return true;
 }
 
@@ -88,7 +131,7 @@ void VectorIndex::Remove(std::uint64_t label) {
   std::unique_lock lock = WriteLock();
   auto it = node_of_label_.find(label);
   if (it == node_of_label_.end()) return;
-  tombstoned_[it->second] = true;
+  Tombstone(it->second);
   node_of_label_.erase(it);
 }
 
@@ -99,55 +142,87 @@ std::size_t VectorIndex::size() const {
 
 double VectorIndex::TombstoneShare() const {
   std::shared_lock lock = ReadLock();
-  std::size_t nodes = graph_->node_count();
+  std::size_t nodes = node_count();
   if (nodes == 0) return 0;
   return static_cast<double>(nodes - node_of_label_.size()) / static_cast<double>(nodes);
 }
 
 void VectorIndex::Compact() {
   std::unique_lock lock = WriteLock();
-  auto graph = std::make_unique<HnswGraph>(graph_->params());
-  std::vector<std::uint64_t> node_labels;
-  node_labels.reserve(node_of_label_.size());
-  for (NodeId node = 0; node < graph_->node_count(); ++node) {
-    if (!IsLive(node)) continue;
-    NodeId new_node = graph->Add(graph_->VectorOf(node));
-    node_labels.push_back(node_labels_[node]);
-    node_of_label_[node_labels_[node]] = new_node;
+  // A fresh index of the same options takes the live vectors, then this one takes its state.
+  VectorIndex fresh(options_);
+  for (NodeId node = 0; node < node_count(); ++node) {
+    if (IsLive(node)) fresh.AddNode(node_labels_[node], VectorOf(node));
   }
-  graph_ = std::move(graph);
-  node_labels_ = std::move(node_labels);
-  tombstoned_.assign(node_labels_.size(), false);
+  graph_ = std::move(fresh.graph_);
+  full_ = std::move(fresh.full_);
+  node_labels_ = std::move(fresh.node_labels_);
+  tombstoned_ = std::move(fresh.tombstoned_);
+  node_of_label_ = std::move(fresh.node_of_label_);
 }
 
 void VectorIndex::AppendTo(SnapshotWriter& out) const {
   std::shared_lock lock = ReadLock();
-  graph_->AppendTo(out);
-  out.U64(node_labels_.size());
-  for (std::size_t node = 0; node < node_labels_.size(); ++node) {
+  out.U32(kIndexFormat);
+  out.U32(static_cast<std::uint32_t>(options_.quantization));
+  out.U64(node_count());
+  for (std::size_t node = 0; node < node_count(); ++node) {
     out.U64(node_labels_[node]);
     out.U32(tombstoned_[node] ? 1 : 0);
   }
+  if (full_ != nullptr) {
+    out.Floats({full_->At(0).data(), node_count() * options_.dimensions});
+  }
+  out.U32(graph_ != nullptr ? 1 : 0);
+  if (graph_ == nullptr) return;
+  const ScalarRange& range = graph_->codec().range();
+  const float bounds[] = {range.low, range.high};
+  out.Floats(bounds);
+  graph_->AppendTo(out);
 }
 
 std::unique_ptr<VectorIndex> VectorIndex::ReadFrom(Options options, SnapshotReader& in) {
-  auto index = std::make_unique<VectorIndex>(options);
+  auto index = std::make_unique<VectorIndex>(std::move(options));
+  std::uint32_t format, quantization, has_graph;
   std::uint64_t nodes;
-  if (!index->graph_->ReadFrom(in) || !in.U64(&nodes) || nodes != index->graph_->node_count()) {
+  if (!in.U32(&format) || format != kIndexFormat || !in.U32(&quantization) ||
+      quantization != static_cast<std::uint32_t>(index->options_.quantization) || !in.U64(&nodes) ||
+      nodes > UINT32_MAX) {
     return nullptr;
   }
-  index->node_labels_.resize(nodes);
-  index->tombstoned_.resize(nodes);
   for (std::size_t node = 0; node < nodes; ++node) {
+    std::uint64_t label;
     std::uint32_t tombstoned;
-    if (!in.U64(&index->node_labels_[node]) || !in.U32(&tombstoned) || tombstoned > 1) {
-      return nullptr;
-    }
-    index->tombstoned_[node] = tombstoned == 1;
+    if (!in.U64(&label) || !in.U32(&tombstoned) || tombstoned > 1) return nullptr;
+    index->node_labels_.push_back(label);
+    index->tombstoned_.push_back(tombstoned == 1);
     if (tombstoned == 0) {
-      auto [it, fresh] = index->node_of_label_.emplace(index->node_labels_[node], node);
+      auto [it, fresh] = index->node_of_label_.emplace(label, static_cast<NodeId>(node));
       if (!fresh) return nullptr;  // a label lives in one node at most
     }
+  }
+  if (index->full_ != nullptr) {
+    std::vector<float> vectors;
+    if (!in.Floats(&vectors) || vectors.size() != nodes * index->options_.dimensions) {
+      return nullptr;
+    }
+    for (std::size_t node = 0; node < nodes; ++node) {
+      index->full_->Append(
+          {vectors.data() + node * index->options_.dimensions, index->options_.dimensions});
+    }
+  }
+  std::vector<float> bounds;
+  if (!in.U32(&has_graph) || has_graph > 1) return nullptr;
+  if (has_graph == 0) {
+    // Only a scalar index still learning its range has no graph.
+    if (index->graph_ != nullptr || nodes >= kScalarTrainingVectors) return nullptr;
+    return index;
+  }
+  if (!in.Floats(&bounds) || bounds.size() != 2 || !(bounds[1] > bounds[0])) return nullptr;
+  index->graph_ = index->MakeGraph({bounds[0], bounds[1]});
+  if (!index->graph_->ReadFrom(in) || index->graph_->node_count() != nodes) return nullptr;
+  for (NodeId node = 0; node < nodes; ++node) {
+    if (!index->IsLive(node)) index->graph_->MarkDeleted(node);
   }
   return index;
 }
@@ -176,7 +251,7 @@ StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const fl
   const std::size_t admitted =
       filter != nullptr ? EstimateAdmitted(*filter) : node_of_label_.size();
   std::size_t ef = std::max(num_candidates, limit);
-  if (admitted <= ef || admitted * kScanBelowOneIn < graph_->node_count()) {
+  if (graph_ == nullptr || admitted <= ef || admitted * kScanBelowOneIn < node_count()) {
     return ScanExact(prepared, limit, filter);
   }
   // A graph search that computes more distances than a scan of the admitted vectors would is
@@ -191,7 +266,7 @@ StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const fl
 std::size_t VectorIndex::EstimateAdmitted(const Filter& filter) const {
   // The filter runs a matcher per label: a sample of evenly spaced nodes tells which way to
   // answer at a fraction of the cost of asking every node.
-  const std::size_t nodes = graph_->node_count();
+  const std::size_t nodes = node_count();
   const std::size_t step = std::max<std::size_t>(1, nodes / kAdmittedSample);
   std::size_t live = 0, admitted = 0;
   for (NodeId node = 0; node < nodes; node += static_cast<NodeId>(step)) {
@@ -208,10 +283,11 @@ std::vector<VectorIndex::Hit> VectorIndex::ScanExact(std::span<const float> quer
                                                      const Filter* filter) const {
   // The worst of the best `limit` so far on top, replaced by anything better.
   std::priority_queue<Hit, std::vector<Hit>, decltype(&HigherFirst)> best(HigherFirst);
-  for (NodeId node = 0; node < graph_->node_count(); ++node) {
+  for (NodeId node = 0; node < node_count(); ++node) {
     if (!IsLive(node)) continue;
     std::uint64_t label = node_labels_[node];
-    Hit hit{label, ScoreOf(options_.similarity, graph_->DistanceTo(query, node))};
+    Hit hit{label,
+            ScoreOf(options_.similarity, Distance(options_.similarity, query, VectorOf(node)))};
     // The distance is far cheaper than the filter: ask the filter only about a vector that
     // would make the best so far.
     if (best.size() >= limit && !HigherFirst(hit, best.top())) continue;
@@ -238,19 +314,27 @@ std::optional<std::vector<VectorIndex::Hit>> VectorIndex::SearchGraph(
   AcceptNode accept = [this, filter](NodeId node) {
     return IsLive(node) && (filter == nullptr || (*filter)(node_labels_[node]));
   };
-  NodeId entry = GreedyDescent(*graph_, query, 0);
+  std::vector<std::uint8_t> code;
+  const void* query_code = query.data();
+  if (quantized()) {
+    code = graph_->codec().Encode(query);
+    query_code = code.data();
+  }
+  NodeId entry = GreedyDescent(*graph_, query_code, 0);
   std::optional<std::vector<Candidate>> found =
-      BeamSearch(*graph_, query, entry, 0, ef, &accept, *visited, max_distances);
+      BeamSearch(*graph_, query_code, entry, 0, ef, &accept, *visited, max_distances);
   if (!found) return std::nullopt;
-  std::vector<Candidate>& nearest = *found;
-  if (nearest.size() > limit) nearest.resize(limit);
   std::vector<Hit> hits;
-  hits.reserve(nearest.size());
-  for (const Candidate& candidate : nearest) {
-    hits.push_back(
-        {node_labels_[candidate.node], ScoreOf(options_.similarity, candidate.distance)});
+  hits.reserve(found->size());
+  for (const Candidate& candidate : *found) {
+    // A code's distance only ranks the candidates; the score is the full-precision one.
+    const float distance = quantized()
+                               ? Distance(options_.similarity, query, VectorOf(candidate.node))
+                               : candidate.distance;
+    hits.push_back({node_labels_[candidate.node], ScoreOf(options_.similarity, distance)});
   }
   std::sort(hits.begin(), hits.end(), HigherFirst);
+  if (hits.size() > limit) hits.resize(limit);
   return hits;
 }
 

@@ -1,6 +1,8 @@
 // The in-memory vector index of one (search index, path): an HNSW graph over caller-labelled
 // vectors, answering the nearest vectors to a query by the index's similarity, with Atlas's
-// scores. It knows nothing of documents: the caller maps documents to labels.
+// scores. It knows nothing of documents: the caller maps documents to labels. A quantized index
+// builds and walks its graph on compact codes (vector_codec.h) and rescores what the walk found
+// with the full-precision vectors, which it keeps in a file-backed mapping (vector_store.h).
 #pragma once
 
 #include <cstdint>
@@ -10,17 +12,20 @@
 #include <optional>
 #include <shared_mutex>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
 #include "vector/similarity.h"
 #include "vector/snapshot_bytes.h"
+#include "vector/vector_codec.h"
 #include "vector/visited_set.h"
 
 namespace quarry::vector {
 
 class HnswGraph;
+class VectorStore;
 
 // Thread-safe: any number of concurrent Search calls, and one writer (Upsert, Remove, Compact)
 // at a time, which waits for the searches and makes them wait.
@@ -31,7 +36,15 @@ class VectorIndex {
     Similarity similarity;
     std::size_t max_edges = 16;             // HNSW M; Atlas allows 16..64
     std::size_t num_edge_candidates = 100;  // HNSW efConstruction; Atlas allows 100..3200
+    Quantization quantization = Quantization::kNone;
+    // Where a quantized index maps its full-precision vectors (an unnamed file there); empty:
+    // anonymous memory.
+    std::string vector_file_dir = {};
   };
+
+  // A scalar-quantized index learns its range from this many vectors; until it has seen them
+  // it has no graph and every search scans.
+  static constexpr std::size_t kScalarTrainingVectors = 1024;
 
   struct Hit {
     std::uint64_t label;
@@ -56,7 +69,8 @@ class VectorIndex {
 
   std::size_t size() const;       // live vectors
   double TombstoneShare() const;  // tombstones / graph nodes, 0 for an empty graph
-  // Rebuilds the graph from the live vectors only; answers stay the same. Searches wait for it.
+  // Rebuilds the graph from the live vectors only (a scalar-quantized one learns its range
+  // again); answers stay the same but for what quantization approximates. Searches wait for it.
   void Compact();
 
   // The index as snapshot bytes (snapshot_bytes.h); the labels and tombstones with the graph.
@@ -66,7 +80,8 @@ class VectorIndex {
 
   // The best `limit` hits, highest score first (ties by label), among live labels that
   // `filter` admits: min(limit, number of such labels) of them. `exact`: a scan of every
-  // admitted vector. Otherwise an HNSW search with a beam of max(num_candidates, limit), or a
+  // admitted vector. Otherwise an HNSW search with a beam of max(num_candidates, limit) (on a
+  // quantized index, the beam's vectors are then rescored at full precision), or a
   // scan when the filter admits under 5% of the graph's nodes, no more than the beam, or so few
   // that the graph search computes more distances than a scan of them would.
   // Fails with BadValue when the query's length is not `dimensions` or a value is not finite.
@@ -84,6 +99,16 @@ class VectorIndex {
                                               std::size_t ef, const Filter* filter,
                                               std::size_t max_distances) const;
   bool IsLive(std::uint32_t node) const { return !tombstoned_[node]; }
+  std::size_t node_count() const { return node_labels_.size(); }
+  bool quantized() const { return options_.quantization != Quantization::kNone; }
+  // The vector of `node` as stored: normalized for cosine, full precision.
+  std::span<const float> VectorOf(std::uint32_t node) const;
+  // REQUIRES: the write lock (or an index no one else sees yet).
+  void AddNode(std::uint64_t label, std::span<const float> stored);
+  void Tombstone(std::uint32_t node);
+  // A scalar-quantized index that has seen enough vectors gets its range and its graph.
+  void TrainIfReady();
+  std::unique_ptr<HnswGraph> MakeGraph(ScalarRange range) const;
   // glibc's shared_mutex lets a steady stream of readers starve a writer; a writer holds the
   // gate while it waits, so that new searches queue behind it.
   std::shared_lock<std::shared_mutex> ReadLock() const;
@@ -92,9 +117,10 @@ class VectorIndex {
   Options options_;
   mutable std::mutex writer_gate_;
   mutable std::shared_mutex mutex_;
-  std::unique_ptr<HnswGraph> graph_;
-  std::vector<std::uint64_t> node_labels_;                          // per graph node
-  std::vector<bool> tombstoned_;                                    // per graph node
+  std::unique_ptr<HnswGraph> graph_;        // null while a scalar index learns its range
+  std::unique_ptr<VectorStore> full_;       // full-precision vectors per node; quantized only
+  std::vector<std::uint64_t> node_labels_;  // per graph node
+  std::vector<bool> tombstoned_;            // per graph node
   std::unordered_map<std::uint64_t, std::uint32_t> node_of_label_;  // live labels only
   mutable VisitedPool visited_pool_;
 };

@@ -252,7 +252,7 @@ def test_vector_search_must_be_the_first_stage(db, loaded):
     ({"fields": [{"type": "vector", "path": "e", "numDimensions": 4, "similarity": "cosine",
                   "hnswOptions": {"maxEdges": 8}}]}, 2, "maxEdges"),
     ({"fields": [{"type": "vector", "path": "e", "numDimensions": 4, "similarity": "cosine",
-                  "quantization": "scalar"}]}, 238, "quantization"),
+                  "quantization": "int8"}]}, 2, "fields[0].quantization"),
     ({"fields": [{"type": "filter", "path": "e"}]}, 2, "vector"),
 ])
 def test_invalid_definitions_answer_errors_naming_the_field(db, loaded, definition, code, words):

@@ -1,8 +1,11 @@
-// The portable and AVX2+FMA kernels agree with a naive loop on every length, including the
-// tails their unrolled loops leave.
+// The portable and AVX2+FMA (POPCNT) kernels agree with a naive loop on every length, including
+// the tails their unrolled loops leave.
 #include "vector/distance_kernels.h"
 
 #include <gtest/gtest.h>
+
+#include <bit>
+#include <random>
 
 #include "vector_test_util.h"
 
@@ -43,6 +46,40 @@ TEST(DistanceKernelsTest, PortableKernelsAgreeWithNaiveLoop) {
 TEST(DistanceKernelsTest, Avx2FmaKernelsAgreeWithNaiveLoop) {
   if (!kernels::CpuHasAvx2Fma()) GTEST_SKIP() << "this CPU has no AVX2+FMA";
   ExpectAgreesWithNaive(kernels::DotProductAvx2Fma, kernels::SquaredL2Avx2Fma);
+}
+
+using CodeKernel = std::uint32_t (*)(const std::uint8_t*, const std::uint8_t*, std::size_t);
+
+// Byte and bit codes have exact answers: every version must give them on every length.
+void ExpectCodeKernelsExact(CodeKernel dot, CodeKernel squared_l2, CodeKernel hamming) {
+  std::mt19937 rng(5);
+  for (std::size_t length = 0; length <= 70; ++length) {
+    std::vector<std::uint8_t> a(length * 8), b(length * 8);
+    for (std::uint8_t& v : a) v = static_cast<std::uint8_t>(rng());
+    for (std::uint8_t& v : b) v = static_cast<std::uint8_t>(rng());
+    std::uint32_t want_dot = 0, want_l2 = 0, want_bits = 0;
+    for (std::size_t i = 0; i < length; ++i) {
+      want_dot += std::uint32_t{a[i]} * b[i];
+      want_l2 += static_cast<std::uint32_t>((int{a[i]} - b[i]) * (int{a[i]} - b[i]));
+    }
+    for (std::size_t i = 0; i < length * 8; ++i) want_bits += std::popcount<unsigned>(a[i] ^ b[i]);
+    EXPECT_EQ(dot(a.data(), b.data(), length), want_dot) << length;
+    EXPECT_EQ(squared_l2(a.data(), b.data(), length), want_l2) << length;
+    EXPECT_EQ(hamming(a.data(), b.data(), length), want_bits) << length;
+  }
+}
+
+TEST(DistanceKernelsTest, PortableCodeKernelsAreExact) {
+  ExpectCodeKernelsExact(kernels::DotProductU8Portable, kernels::SquaredL2U8Portable,
+                         kernels::HammingPortable);
+}
+
+TEST(DistanceKernelsTest, Avx2AndPopcntCodeKernelsAreExact) {
+  if (!kernels::CpuHasAvx2Fma() || !kernels::CpuHasPopcnt()) {
+    GTEST_SKIP() << "this CPU has no AVX2 or POPCNT";
+  }
+  ExpectCodeKernelsExact(kernels::DotProductU8Avx2, kernels::SquaredL2U8Avx2,
+                         kernels::HammingPopcnt);
 }
 
 TEST(DistanceKernelsTest, DispatchedKernelsComputeHandValues) {

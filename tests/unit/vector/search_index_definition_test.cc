@@ -64,6 +64,19 @@ TEST(SearchIndexDefinitionTest, WithoutANestedRootEveryFilterIsTheDocuments) {
   EXPECT_EQ(parsed.value().ParentFilterPaths(), (std::vector<std::string>{"genre"}));
 }
 
+TEST(SearchIndexDefinitionTest, QuantizationIsReadPerVectorField) {
+  auto parsed = Parse("vectorSearch", R"({"fields": [
+      {"type": "vector", "path": "a", "numDimensions": 4, "similarity": "cosine",
+       "quantization": "scalar"},
+      {"type": "vector", "path": "b", "numDimensions": 4, "similarity": "cosine",
+       "quantization": "binary"},
+      {"type": "vector", "path": "c", "numDimensions": 4, "similarity": "cosine"}]})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed.value().FindVector("a")->quantization, Quantization::kScalar);
+  EXPECT_EQ(parsed.value().FindVector("b")->quantization, Quantization::kBinary);
+  EXPECT_EQ(parsed.value().FindVector("c")->quantization, Quantization::kNone);
+}
+
 TEST(SearchIndexDefinitionTest, TheOlderKnnVectorMappingIsReadTheSameWay) {
   auto parsed = Parse("search", R"({"mappings": {"dynamic": true, "fields": {
       "embedding": {"type": "knnVector", "dimensions": 1536, "similarity": "cosine"},
@@ -123,8 +136,11 @@ INSTANTIATE_TEST_SUITE_P(
             "numDimensions": 3, "similarity": "cosine"}, {"type": "filter", "path": "e"}]})",
                 ErrorCode::kBadValue, "twice"},
         Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
-            "numDimensions": 8, "similarity": "cosine", "quantization": "binary"}]})",
-                ErrorCode::kNotImplemented, "quantization"},
+            "numDimensions": 8, "similarity": "cosine", "quantization": "int4"}]})",
+                ErrorCode::kBadValue, "fields[0].quantization"},
+        Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
+            "numDimensions": 8, "similarity": "cosine", "quantization": true}]})",
+                ErrorCode::kBadValue, "fields[0].quantization"},
         Refusal{"vectorSearch", R"({"fields": [{"type": "vector", "path": "e",
             "numDimensions": 3, "similarity": "cosine"}], "nestedRoot": "parts"})",
                 ErrorCode::kBadValue, "must be under the nestedRoot"},
