@@ -90,6 +90,8 @@ TEST(StraceSummaryTest, ReadsCallsPerSyscallWithAndWithoutErrorsLeavingOutTheTot
   EXPECT_EQ(counts[0].calls, 100);
   EXPECT_EQ(counts[1].name, "recvfrom");
   EXPECT_EQ(counts[1].calls, 50);
+  EXPECT_EQ(counts[1].errors, 50);
+  EXPECT_EQ(counts[0].errors, 0);
   EXPECT_EQ(counts[2].name, "sendmsg");
   EXPECT_EQ(counts[3].name, "futex");
   EXPECT_EQ(counts[3].calls, 1);

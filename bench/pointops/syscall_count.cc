@@ -51,7 +51,7 @@ std::vector<SyscallCount> ParseStraceSummary(const std::string& summary) {
   // ------ ----------- ----------- --------- --------- ----------------
   // 100.00    0.000080                     6         1 total
   // Rows lie between the two rules; errors is blank when there were none, so calls is the
-  // fourth field counted from the left.
+  // fourth field counted from the left, and errors the fifth when a row has six.
   std::vector<SyscallCount> counts;
   std::istringstream lines(summary);
   std::string line;
@@ -69,7 +69,9 @@ std::vector<SyscallCount> ParseStraceSummary(const std::string& summary) {
     char* end = nullptr;
     const long long calls = std::strtoll(words[3].c_str(), &end, 10);
     if (end == words[3].c_str() || *end != '\0') continue;
-    counts.push_back({words.back(), calls});
+    std::int64_t errors = 0;
+    if (words.size() >= 6) errors = std::strtoll(words[4].c_str(), nullptr, 10);
+    counts.push_back({words.back(), calls, errors});
   }
   std::stable_sort(counts.begin(), counts.end(),
                    [](const SyscallCount& a, const SyscallCount& b) { return a.calls > b.calls; });

@@ -13,6 +13,7 @@ namespace quarry::bench {
 struct SyscallCount {
   std::string name;
   std::int64_t calls = 0;
+  std::int64_t errors = 0;  // calls that failed, e.g. a receive with nothing to read (EAGAIN)
 };
 
 // The per-call rows of an `strace -c` summary, most calls first (the "total" row left out).

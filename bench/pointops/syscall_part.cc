@@ -19,8 +19,10 @@ StatusWith<tc::ResultTable> SyscallPart(const PointOpsSettings& settings, const 
   tc::ResultTable table;
   table.benchmark = "pointops_syscalls";
   table.title = "server system calls per find {_id}, one client, counted by strace -c -f";
-  table.columns = {
-      {"system call", "syscall"}, {"calls", "calls"}, {"per request", "per_request", 2}};
+  table.columns = {{"system call", "syscall"},
+                   {"calls", "calls"},
+                   {"per request", "per_request", 2},
+                   {"failed (e.g. EAGAIN)", "errors"}};
   const ClientFactory reader = QuarryPointReaders(settings, keys);
   LatencySummary latency;
   StatusWith<std::vector<SyscallCount>> counts =
@@ -34,13 +36,18 @@ StatusWith<tc::ResultTable> SyscallPart(const PointOpsSettings& settings, const 
   }
   table.parameters = {{"requests", latency.ops}, {"seconds", settings.strace_seconds}};
   const double requests = static_cast<double>(std::max<std::int64_t>(latency.ops, 1));
-  std::int64_t total = 0;
-  for (const SyscallCount& count : counts.value()) total += count.calls;
-  table.rows.push_back({std::string("all"), total, static_cast<double>(total) / requests});
+  SyscallCount total{.name = "all"};
+  for (const SyscallCount& count : counts.value()) {
+    total.calls += count.calls;
+    total.errors += count.errors;
+  }
+  table.rows.push_back(
+      {total.name, total.calls, static_cast<double>(total.calls) / requests, total.errors});
   for (std::size_t row_idx = 0; row_idx < std::min(kListedSyscalls, counts.value().size());
        ++row_idx) {
     const SyscallCount& count = counts.value()[row_idx];
-    table.rows.push_back({count.name, count.calls, static_cast<double>(count.calls) / requests});
+    table.rows.push_back(
+        {count.name, count.calls, static_cast<double>(count.calls) / requests, count.errors});
   }
   table.notes.push_back(
       "every thread of the server is counted, from attaching to detaching: the background "

@@ -122,5 +122,6 @@ def test_strace_counts_the_servers_system_calls_per_find():
     assert rows[0]["per_request"] == pytest.approx(rows[0]["calls"] / requests)
     # Each request needs at least a receive and a send.
     assert rows[0]["per_request"] >= 2
+    assert all(0 <= row["errors"] <= row["calls"] for row in rows)
     calls = [row["calls"] for row in rows[1:]]
     assert calls == sorted(calls, reverse=True)
