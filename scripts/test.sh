@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what Quarry needs, builds everything with tests (./build), and runs every suite: the
 # clang-format check (format), unit tests (ctest), the include-layering check, the pytest
-# integration tests, the Node.js driver tests, the end-to-end browser test of the change-stream
-# chat example (e2e), mongosh, the libmongoc client, the fuzzers and the spec-test runner. Each
-# suite's output is shown as it runs; the last line is `N passed, N failed` over all suites, and
-# the exit status is non-zero if anything failed.
+# integration tests, the benchmarks' end-to-end tests (bench), the Node.js driver tests, the
+# end-to-end browser test of the change-stream chat example (e2e), mongosh, the libmongoc
+# client, the fuzzers and the spec-test runner. Each suite's output is shown as it runs; the
+# last line is `N passed, N failed` over all suites, and the exit status is non-zero if anything
+# failed.
 #
 # Environment: QUARRY_BUILD_DIR (default ./build), QUARRY_FUZZ_SECONDS (per fuzz target,
 # default 45; 0 skips the fuzzers), QUARRY_SKIP_SUITES (space-separated suite names to leave
@@ -131,6 +132,8 @@ run_suite format parse_summary_line 300 bash scripts/format.sh --check
 run_suite unit parse_ctest 900 ctest --test-dir "$BUILD" -L unit --output-on-failure -j "$(nproc)" --timeout 300
 run_suite layering parse_ctest 120 ctest --test-dir "$BUILD" -L layering --output-on-failure
 run_suite pytest parse_pytest 900 "$PY" -m pytest tests/integration --ignore=tests/integration/clients -q
+# Each benchmark's test runs it in a small mode against fresh servers and checks its tables.
+run_suite bench parse_pytest 900 env QUARRY_BUILD="$BUILD" "$PY" -m pytest bench -q
 shopt -s nullglob
 run_suite node parse_node 600 node --test --test-reporter=spec tests/integration/node/*.test.mjs tests/spec/*.test.mjs
 shopt -u nullglob

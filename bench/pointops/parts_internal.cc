@@ -1,0 +1,51 @@
+// CPU time comes from /proc (bench/indexes/server_cpu.h): on a shared machine it shows what an
+// operation cost the server even when wall time includes waiting for a core.
+#include "bench/pointops/parts_internal.h"
+
+#include <cstdio>
+
+#include "bench/indexes/server_cpu.h"
+#include "bench/pointops/key_space.h"
+
+namespace quarry::bench {
+
+StatusWith<MeasuredRow> MeasureRow(const ClientFactory& make, int threads, double seconds,
+                                   int pid) {
+  const double before = ProcessCpuSeconds(pid);
+  MeasuredRow row;
+  QUARRY_ASSIGN_OR_RETURN(row.latency, RunTimedClients(make, threads, seconds));
+  if (row.latency.ops == 0) {
+    return Status(ErrorCode::kOperationFailed, "a timed row completed no operation");
+  }
+  const double after = ProcessCpuSeconds(pid);
+  if (before >= 0 && after >= 0) row.cpu_seconds = after - before;
+  return row;
+}
+
+tools::client::Cell CpuMicrosPerOp(const MeasuredRow& row) {
+  if (row.cpu_seconds < 0 || row.latency.ops == 0) return {};
+  return row.cpu_seconds * 1e6 / static_cast<double>(row.latency.ops);
+}
+
+std::function<StatusWith<std::unique_ptr<QuarrySession>>()> QuarryConnector(
+    const PointOpsSettings& settings) {
+  return
+      [&settings] { return QuarrySession::Connect(settings.uri, settings.db, "pointops_bench"); };
+}
+
+ClientFactory QuarryPointReaders(const PointOpsSettings& settings, const WrittenKeys& keys) {
+  auto read = [keys](QuarrySession& session, std::mt19937_64& random) -> StatusWith<bool> {
+    QUARRY_RETURN_IF_ERROR(
+        session.FindById(keys.collection, KeyOf(random() % keys.count), keys.value_bytes));
+    return true;
+  };
+  return SessionClients<QuarrySession>(QuarryConnector(settings), read);
+}
+
+std::string Fixed(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+}  // namespace quarry::bench

@@ -1,0 +1,38 @@
+// What the parts share: a timed row with the server's CPU time over it, and how targets and
+// numbers read in notes.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "bench/pointops/parts.h"
+#include "bench/pointops/quarry_session.h"
+#include "bench/pointops/timed_clients.h"
+#include "tools/client/result_table.h"
+
+namespace quarry::bench {
+
+struct MeasuredRow {
+  LatencySummary latency;
+  double cpu_seconds = -1;  // of process `pid` over the row; -1: unknown
+};
+
+// RunTimedClients, with the CPU time process `pid` (0: none) used meanwhile. Fails if no
+// operation completed, since the row would say nothing.
+StatusWith<MeasuredRow> MeasureRow(const ClientFactory& make, int threads, double seconds, int pid);
+
+// CPU microseconds per operation of `row`, or no value when unknown.
+tools::client::Cell CpuMicrosPerOp(const MeasuredRow& row);
+
+// Connects a QuarrySession to settings.uri and settings.db.
+std::function<StatusWith<std::unique_ptr<QuarrySession>>()> QuarryConnector(
+    const PointOpsSettings& settings);
+
+// Clients that find random documents of `keys` by _id, checking each value.
+ClientFactory QuarryPointReaders(const PointOpsSettings& settings, const WrittenKeys& keys);
+
+inline std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
+// `value` with `decimals` digits after the point.
+std::string Fixed(double value, int decimals);
+
+}  // namespace quarry::bench
