@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "catalog/catalog.h"
+#include "cursors/cursor_manager.h"
 
 namespace quarry::commands {
 namespace {
@@ -156,6 +157,13 @@ bool IsApproximateVectorSearch(const bson::DocumentView& body) {
   return !(exact.exists() && exact.Truthy());
 }
 
+// A getMore on a change stream parks its cursor with the change notifier, which builds the
+// batch on its own thread: the command itself is short.
+bool IsAwaitingGetMore(const ServiceState& state, const Request& request) {
+  const bson::ValueView id = request.body.Get(request.body.FirstKey());
+  return state.cursors != nullptr && id.IsIntegral() && state.cursors->AwaitsData(id.AsInt64());
+}
+
 }  // namespace
 
 bool RunsOnIoThread(const ServiceState& state, const Command& command, const Request& request) {
@@ -171,6 +179,7 @@ bool RunsOnIoThread(const ServiceState& state, const Command& command, const Req
   if (name == "update") return IsShortWrite(state, request, "updates", "q");
   if (name == "delete") return IsShortWrite(state, request, "deletes", "q");
   if (name == "aggregate") return IsApproximateVectorSearch(request.body);
+  if (name == "getMore") return IsAwaitingGetMore(state, request);
   return false;
 }
 

@@ -125,6 +125,12 @@ StatusWith<PinnedCursor> CursorManager::Pin(CursorId id, std::string_view ns) {
   return PinnedCursor(this, it->second);
 }
 
+bool CursorManager::AwaitsData(CursorId id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = cursors_.find(id);
+  return it != cursors_.end() && it->second->options.await_data;
+}
+
 StatusWith<std::unique_ptr<query::CursorSource>> CursorManager::Take(CursorId id,
                                                                      std::string_view ns) {
   QUARRY_ASSIGN_OR_RETURN(PinnedCursor pinned, Pin(id, ns));

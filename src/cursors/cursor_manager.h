@@ -117,6 +117,10 @@ class CursorManager {
 
   std::size_t size() const;  // open cursors, in use or not
 
+  // Whether cursor `id` is open and waits for data (a change stream's): a getMore on it parks
+  // until events come instead of reading. False for unknown ids.
+  bool AwaitsData(CursorId id) const;
+
  private:
   friend class PinnedCursor;
   void Unpin(const std::shared_ptr<PinnedCursor::Entry>& entry, bool close);

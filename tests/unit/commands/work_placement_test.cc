@@ -105,6 +105,21 @@ TEST_F(WorkPlacementTest, SmallWritesByIdStayAndBulkWritesGo) {
   EXPECT_TRUE(OnIoThread(R"({"insert": "c"})", &many, "documents"));
 }
 
+TEST_F(WorkPlacementTest, AGetMoreStaysOnlyOnACursorThatAwaitsData) {
+  class Empty final : public query::CursorSource {
+   public:
+    StatusWith<query::Batch> NextBatch(std::size_t, std::size_t) override { return query::Batch(); }
+    bool exhausted() const override { return false; }
+  };
+  cursors::CursorOptions awaiting;
+  awaiting.tailable = true;
+  awaiting.await_data = true;
+  const cursors::CursorId waiting = cursors_->Register("db.c", std::make_unique<Empty>(), awaiting);
+  const cursors::CursorId plain = cursors_->Register("db.c", std::make_unique<Empty>());
+  EXPECT_TRUE(OnIoThread(R"({"getMore": )" + std::to_string(waiting) + R"(, "collection": "c"})"));
+  EXPECT_FALSE(OnIoThread(R"({"getMore": )" + std::to_string(plain) + R"(, "collection": "c"})"));
+}
+
 TEST_F(WorkPlacementTest, AnApproximateVectorSearchStaysAndAnExactOneGoes) {
   EXPECT_TRUE(OnIoThread(
       R"({"aggregate": "c", "pipeline": [{"$vectorSearch": {"index": "i", "limit": 3}}]})"));

@@ -40,6 +40,20 @@ std::unique_ptr<query::CursorSource> Source(int remaining, std::atomic<int>* des
   return std::make_unique<FakeSource>(remaining, destroyed);
 }
 
+TEST(CursorManagerTest, OnlyAnOpenAwaitDataCursorAwaitsData) {
+  CursorManager manager;
+  CursorId plain = manager.Register("db.c", Source(1));
+  CursorOptions awaiting;
+  awaiting.tailable = true;
+  awaiting.await_data = true;
+  CursorId waiting = manager.Register("db.c", Source(1), awaiting);
+  EXPECT_FALSE(manager.AwaitsData(plain));
+  EXPECT_TRUE(manager.AwaitsData(waiting));
+  EXPECT_FALSE(manager.AwaitsData(waiting + plain));
+  manager.KillAll();
+  EXPECT_FALSE(manager.AwaitsData(waiting));
+}
+
 TEST(CursorManagerTest, RegisteredIdsArePositiveAndDistinct) {
   CursorManager manager;
   std::set<CursorId> ids;
