@@ -1,6 +1,7 @@
 // One client connection: the coroutine that reads frames, asks the handler, and writes replies.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -62,6 +63,8 @@ class Connection {
   };
 
   boost::asio::awaitable<void> Loop();
+  // Sends a reply whole; false when the connection failed. Needs the socket non-blocking.
+  boost::asio::awaitable<bool> Write(const std::array<boost::asio::const_buffer, 2>& buffers);
   // Reads one whole frame into buffer_'s first frame_size_ bytes, after dropping the previous
   // one; false when the connection should end.
   boost::asio::awaitable<bool> ReadFrame();

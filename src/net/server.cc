@@ -291,6 +291,9 @@ void Server::Impl::OnAccepted(tcp::socket socket, std::size_t context) {
   }
   socket.set_option(tcp::no_delay(true), ec);
   socket.set_option(asio::socket_base::keep_alive(true), ec);
+  // Replies are first written straight from the connection's coroutine (Connection::Write),
+  // which must never block its thread.
+  socket.non_blocking(true, ec);
 
   std::shared_ptr<Connection> connection;
   {
