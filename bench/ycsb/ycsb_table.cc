@@ -66,9 +66,8 @@ std::string WorkloadList() {
 tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellResult>& results) {
   tc::ResultTable table;
   table.benchmark = "ycsb";
-  table.title =
-      "YCSB workloads A-F: Quarry (libmongoc) vs PostgreSQL-JSONB (libpq) vs Redis (hiredis), "
-      "each client thread its own connection";
+  // Short enough for the chart's width.
+  table.title = "YCSB A-F: Quarry vs PostgreSQL-JSONB vs Redis, a connection per client thread";
   char fields[48];
   std::snprintf(fields, sizeof fields, "%d x %zu bytes", kFieldCount, kFieldBytes);
   table.parameters = {{"records", static_cast<std::int64_t>(settings.records)},
