@@ -2,6 +2,7 @@
 // noisy minute on the machine touches both sides of a ratio alike.
 #include "bench/ycsb/ycsb_table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -51,10 +52,15 @@ class Goal {
   std::string missed_;
 };
 
-std::string WorkloadList() {
+// The workloads of `settings` in the order they ran.
+std::string WorkloadList(const YcsbSettings& settings) {
   std::string text = "workloads, run in this order on one data set per store, loaded once: ";
   bool first = true;
   for (const WorkloadSpec& workload : CoreWorkloads()) {
+    if (std::find(settings.workloads.begin(), settings.workloads.end(), workload.name) ==
+        settings.workloads.end()) {
+      continue;
+    }
     text += (first ? "" : "; ") + workload.name + " " + workload.description;
     first = false;
   }
@@ -116,7 +122,7 @@ tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellRe
                           cell.latency.p99_micros, cell.failed_checks, to_postgres, to_redis});
   }
   table.notes = {
-      WorkloadList(),
+      WorkloadList(settings),
       "load rows: one insert per record from the load threads, timed until the last is in.",
       "durability: Quarry acknowledges with w:1 (the default; no wait for the journal), "
       "PostgreSQL runs with synchronous_commit = off (commits do not wait for the WAL flush), "
