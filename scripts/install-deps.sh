@@ -13,6 +13,8 @@ APT_PACKAGES=(
   libhiredis-dev redis-server
   # bench/vector compares vector search with hnswlib called directly.
   libhnswlib-dev
+  # bench/ycsb compares YCSB's workloads with PostgreSQL's JSONB (a temporary cluster, libpq).
+  postgresql libpq-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   python3-pymongo python3-pymongo-ext python3-bson-ext python3-snappy python3-zstandard
   python3-pytest

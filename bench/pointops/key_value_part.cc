@@ -2,11 +2,11 @@
 // or value per command, and the same read from many clients.
 #include <functional>
 
+#include "bench/clients/redis_session.h"
 #include "bench/pointops/key_space.h"
 #include "bench/pointops/parts.h"
 #include "bench/pointops/parts_internal.h"
 #include "bench/pointops/quarry_session.h"
-#include "bench/pointops/redis_session.h"
 
 namespace quarry::bench {
 namespace {

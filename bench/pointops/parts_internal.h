@@ -5,9 +5,9 @@
 #include <string>
 
 #include "base/status.h"
+#include "bench/clients/timed_clients.h"
 #include "bench/pointops/parts.h"
 #include "bench/pointops/quarry_session.h"
-#include "bench/pointops/timed_clients.h"
 #include "tools/client/result_table.h"
 
 namespace quarry::bench {

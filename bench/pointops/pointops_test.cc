@@ -6,8 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/clients/latency.h"
 #include "bench/pointops/key_space.h"
-#include "bench/pointops/latency.h"
 #include "bench/pointops/syscall_count.h"
 
 namespace quarry::bench {

@@ -1,6 +1,6 @@
 // Percentiles by nearest rank: the value below which at least that share of operations fell,
 // always one that was measured.
-#include "bench/pointops/latency.h"
+#include "bench/clients/latency.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // The timed loop: a latch releases every thread at once, each keeps its own latencies, and
 // they are merged after the last thread stops.
-#include "bench/pointops/timed_clients.h"
+#include "bench/clients/timed_clients.h"
 
 #include <algorithm>
 #include <chrono>

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "base/status.h"
-#include "bench/pointops/latency.h"
+#include "bench/clients/latency.h"
 
 namespace quarry::bench {
 

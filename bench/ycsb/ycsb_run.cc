@@ -1,0 +1,104 @@
+// Cells run store after store for the same workload and thread count, so the stores being
+// compared are measured minutes apart at most on a machine whose load drifts.
+#include "bench/ycsb/ycsb_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <memory>
+
+#include "bench/clients/timed_clients.h"
+#include "bench/ycsb/inserted_keys.h"
+#include "bench/ycsb/store_session.h"
+#include "bench/ycsb/workload.h"
+
+namespace quarry::bench {
+namespace {
+
+// Long enough for any load: the load clients stop when every record is in.
+constexpr double kLoadSecondsLimit = 24 * 3600;
+
+// A store under test and the keys it holds.
+struct LoadedStore {
+  std::string shown;
+  StoreConnector connect;
+  std::unique_ptr<InsertedKeys> keys;
+};
+
+StoreConnector ConnectorFor(const YcsbSettings& settings, const std::string& option) {
+  if (option == "quarry") {
+    return [&settings] { return ConnectQuarryStore(settings.uri, settings.db); };
+  }
+  if (option == "postgres") {
+    return [&settings] {
+      return ConnectPostgresStore(settings.postgres_port, settings.postgres_user);
+    };
+  }
+  return [&settings] { return ConnectRedisStore(settings.redis_port); };
+}
+
+std::string Describe(const CellResult& cell) {
+  char text[160];
+  std::snprintf(text, sizeof text, "%s %s, %d thread%s: %.0f ops/s, p99 %.0f us, %lld failed",
+                cell.system.c_str(), cell.workload.c_str(), cell.threads,
+                cell.threads == 1 ? "" : "s", cell.latency.ops_per_second, cell.latency.p99_micros,
+                static_cast<long long>(cell.failed_checks));
+  return text;
+}
+
+StatusWith<CellResult> Load(const YcsbSettings& settings, LoadedStore& store) {
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<StoreSession> admin, store.connect());
+  QUARRY_RETURN_IF_ERROR(admin->Reset());
+  std::atomic<std::uint64_t> next_key{0};
+  QUARRY_ASSIGN_OR_RETURN(LatencySummary latency,
+                          RunTimedClients(LoadClients(store.connect, settings.records, &next_key),
+                                          settings.load_threads, kLoadSecondsLimit));
+  store.keys = std::make_unique<InsertedKeys>(settings.records);
+  return CellResult{kLoad, settings.load_threads, store.shown, latency, 0};
+}
+
+}  // namespace
+
+const std::vector<SystemName>& SystemNames() {
+  static const std::vector<SystemName> names = {
+      {"quarry", kQuarry}, {"postgres", kPostgres}, {"redis", kRedis}};
+  return names;
+}
+
+StatusWith<std::vector<CellResult>> RunYcsb(
+    const YcsbSettings& settings, const std::function<void(const std::string&)>& progress) {
+  std::vector<LoadedStore> stores;
+  for (const SystemName& name : SystemNames()) {
+    if (std::find(settings.systems.begin(), settings.systems.end(), name.option) !=
+        settings.systems.end()) {
+      stores.push_back({name.shown, ConnectorFor(settings, name.option), nullptr});
+    }
+  }
+  std::vector<CellResult> results;
+  for (LoadedStore& store : stores) {
+    progress("loading " + std::to_string(settings.records) + " records into " + store.shown);
+    QUARRY_ASSIGN_OR_RETURN(CellResult loaded, Load(settings, store));
+    progress(Describe(loaded));
+    results.push_back(std::move(loaded));
+  }
+  for (const WorkloadSpec& workload : CoreWorkloads()) {
+    if (std::find(settings.workloads.begin(), settings.workloads.end(), workload.name) ==
+        settings.workloads.end()) {
+      continue;
+    }
+    for (int threads : settings.threads) {
+      for (LoadedStore& store : stores) {
+        std::atomic<std::int64_t> failed_checks{0};
+        QUARRY_ASSIGN_OR_RETURN(LatencySummary latency,
+                                RunTimedClients(WorkloadClients(store.connect, workload,
+                                                                store.keys.get(), &failed_checks),
+                                                threads, settings.seconds));
+        results.push_back({workload.name, threads, store.shown, latency, failed_checks.load()});
+        progress(Describe(results.back()));
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace quarry::bench
