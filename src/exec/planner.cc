@@ -52,6 +52,63 @@ std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& coll
                                           std::move(options));
 }
 
+const catalog::IndexInfo* IdIndexOf(const Collection& collection) {
+  const auto id_index =
+      std::find_if(collection.info->indexes.begin(), collection.info->indexes.end(),
+                   [](const catalog::IndexInfo& index) { return index.is_id_index(); });
+  return id_index == collection.info->indexes.end() ? nullptr : &*id_index;
+}
+
+// The _id index's descriptor, which record keys are encoded by; null when it has a collation
+// (records keep the simple order of _id, not the collation's).
+StatusWith<std::shared_ptr<const ParsedIndex>> SimpleIdIndex(const Collection& collection) {
+  const catalog::IndexInfo* id_index = IdIndexOf(collection);
+  if (id_index == nullptr) return std::shared_ptr<const ParsedIndex>();
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(*id_index));
+  if (parsed->descriptor.collator() != nullptr) return std::shared_ptr<const ParsedIndex>();
+  return parsed;
+}
+
+bool SortsById(const query::SortSpec& sort) {
+  return sort.fields().size() == 1 && sort.fields().front().path.dotted() == "_id" &&
+         sort.collator() == nullptr;
+}
+
+// Records are clustered by _id, so their own order serves as the _id index: the filter's _id
+// bounds limit the scan to their range, and a sort on _id alone is the scan's direction. nullopt
+// when neither applies (nor under a collation, which orders strings otherwise).
+StatusWith<std::optional<Access>> ClusteredIdAccess(const ExecContext& ctx,
+                                                    const Collection& collection,
+                                                    const std::optional<query::Matcher>& filter,
+                                                    const query::SortSpec& sort,
+                                                    bool want_match_details) {
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> id_index, SimpleIdIndex(collection));
+  if (id_index == nullptr) return std::optional<Access>();
+  std::optional<IndexBounds> bounds;
+  if (filter.has_value() && filter->collator() == nullptr) {
+    bounds = BoundsFor(id_index->descriptor, *filter, /*multikey=*/false);
+    if (bounds.has_value() && bounds->intervals.empty()) bounds.reset();
+  }
+  const bool sorted = SortsById(sort);
+  if (!bounds.has_value() && !sorted) return std::optional<Access>();
+  CollectionScan::Options options;
+  options.collection = collection.id;
+  options.filter = filter;
+  options.want_match_details = want_match_details;
+  if (sorted && !sort.fields().front().ascending) {
+    options.direction = storage::ScanDirection::kBackward;
+  }
+  if (bounds.has_value()) {
+    for (KeyInterval& interval : bounds->intervals) {
+      options.id_ranges.push_back({std::move(interval.start), std::move(interval.end)});
+    }
+    options.id_bounds = bounds->ToExplain();
+  }
+  return std::optional<Access>(Access{
+      std::make_unique<CollectionScan>(&ctx.engine->records(), ctx.interrupt, std::move(options)),
+      sorted});
+}
+
 StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
                               const std::optional<query::Matcher>& filter,
                               const query::SortSpec& sort, const ResolvedHint& hint,
@@ -83,6 +140,11 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
                             ChooseAccess(ctx, collection, filter, sort, setup, want_match_details));
     if (chosen.root != nullptr) return chosen;
   }
+  if (hint.natural == 0) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<Access> by_id,
+                            ClusteredIdAccess(ctx, collection, filter, sort, want_match_details));
+    if (by_id.has_value()) return std::move(*by_id);
+  }
   const storage::ScanDirection direction =
       hint.natural < 0 ? storage::ScanDirection::kBackward : storage::ScanDirection::kForward;
   return Access{ScanOf(ctx, collection, filter, direction, want_match_details), false};
@@ -112,10 +174,8 @@ bool ReadsById(const PlanStage& stage, const ResolvedHint& hint) {
 // as mongod reads a clustered collection's (a bounded COLLSCAN).
 StatusWith<Access> IdRangeAccess(const ExecContext& ctx, const Collection& collection,
                                  const QuerySpec& spec, bool want_match_details) {
-  const auto id_index =
-      std::find_if(collection.info->indexes.begin(), collection.info->indexes.end(),
-                   [](const catalog::IndexInfo& index) { return index.is_id_index(); });
-  if (id_index == collection.info->indexes.end()) return NoSuchIndex();
+  const catalog::IndexInfo* id_index = IdIndexOf(collection);
+  if (id_index == nullptr) return NoSuchIndex();
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(*id_index));
   if (parsed->descriptor.collator() != nullptr) {
     // Records are kept in the simple order of their _id, not in the collation's.
@@ -128,8 +188,8 @@ StatusWith<Access> IdRangeAccess(const ExecContext& ctx, const Collection& colle
   options.collection = collection.id;
   options.filter = spec.filter;
   options.want_match_details = want_match_details;
-  options.min_id_key = std::move(bounds.intervals.front().start);
-  options.max_id_key = std::move(bounds.intervals.front().end);
+  options.id_ranges.push_back(
+      {std::move(bounds.intervals.front().start), std::move(bounds.intervals.front().end)});
   bson::DocumentBuilder id_range;
   if (!spec.min.empty()) id_range.Append("min", spec.min.begin()->value);
   if (!spec.max.empty()) id_range.Append("max", spec.max.begin()->value);

@@ -11,17 +11,28 @@ constexpr std::int64_t kRecordsPerInterruptCheck = 256;
 
 CollectionScan::CollectionScan(const storage::RecordStore* records,
                                std::shared_ptr<const Interrupt> interrupt, Options options)
-    : records_(records), interrupt_(std::move(interrupt)), options_(std::move(options)) {}
+    : records_(records), interrupt_(std::move(interrupt)), options_(std::move(options)) {
+  if (!forward() && !options_.id_ranges.empty()) range_ = options_.id_ranges.size() - 1;
+}
+
+std::string_view CollectionScan::RangeStart() const {
+  if (options_.id_ranges.empty()) return {};
+  const IdRange& range = options_.id_ranges[range_];
+  if (!forward()) return range.max;  // the records below it
+  // No record key lies between this and min but those that share all its bytes up to the
+  // last one and fall below it: DoWork skips them.
+  return std::string_view(range.min).substr(0, range.min.empty() ? 0 : range.min.size() - 1);
+}
+
+bool CollectionScan::PastRange(std::string_view id_key) const {
+  const IdRange& range = options_.id_ranges[range_];
+  return forward() ? !range.max.empty() && id_key >= range.max : id_key < range.min;
+}
 
 StatusWith<WorkState> CollectionScan::DoWork(PlanResult* out) {
   if (done_) return WorkState::kEof;
   if (cursor_ == nullptr) {
-    std::string_view start_after = resume_after_;
-    // No record key lies between this and min_id_key but those that share all its bytes up to
-    // the last one and fall below it: they are skipped below.
-    if (start_after.empty() && !options_.min_id_key.empty()) {
-      start_after = std::string_view(options_.min_id_key).substr(0, options_.min_id_key.size() - 1);
-    }
+    const std::string_view start_after = resume_after_.empty() ? RangeStart() : resume_after_;
     cursor_ = records_->Scan(options_.collection, start_after, options_.direction);
     on_returned_record_ = false;
   }
@@ -36,12 +47,23 @@ StatusWith<WorkState> CollectionScan::DoWork(PlanResult* out) {
     }
     resume_after_.assign(cursor_->id_key());
     on_returned_record_ = true;  // examined: the next unit moves past it
-    if (!options_.max_id_key.empty() && resume_after_ >= options_.max_id_key) {
-      cursor_.reset();
-      done_ = true;
-      return WorkState::kEof;
+    if (!options_.id_ranges.empty()) {
+      if (PastRange(resume_after_)) {
+        const bool last = forward() ? range_ + 1 == options_.id_ranges.size() : range_ == 0;
+        cursor_.reset();
+        if (last) {
+          done_ = true;
+          return WorkState::kEof;
+        }
+        // The next range starts further on: seek there rather than read what lies between.
+        range_ = forward() ? range_ + 1 : range_ - 1;
+        resume_after_.clear();
+        return WorkState::kNeedTime;
+      }
+      if (forward() && resume_after_ < options_.id_ranges[range_].min) {
+        return WorkState::kNeedTime;
+      }
     }
-    if (resume_after_ < options_.min_id_key) return WorkState::kNeedTime;
     bson::DocumentView doc = cursor_->document();
     out->details = query::MatchDetails();
     if (options_.filter.has_value() &&
@@ -65,8 +87,8 @@ void CollectionScan::ExplainDetails(bson::DocumentBuilder* b) const {
     const bson::ValueView id = options_.id_range.view().Get(edge);
     if (id.exists()) b->Append(std::string(edge) + "Record", id);
   }
-  b->AppendString("direction",
-                  options_.direction == storage::ScanDirection::kForward ? "forward" : "backward");
+  if (!options_.id_bounds.view().empty()) b->AppendDocument("indexBounds", options_.id_bounds);
+  b->AppendString("direction", forward() ? "forward" : "backward");
 }
 
 }  // namespace quarry::exec

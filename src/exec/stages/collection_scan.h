@@ -4,6 +4,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/interrupt.h"
 #include "exec/stages/plan_stage.h"
@@ -14,18 +16,26 @@ namespace quarry::exec {
 
 class CollectionScan final : public PlanStage {
  public:
+  // Encoded _ids in [min, max); an empty edge is no limit on that side.
+  struct IdRange {
+    std::string min;
+    std::string max;
+  };
+
   struct Options {
     storage::CollectionId collection = 0;
     storage::ScanDirection direction = storage::ScanDirection::kForward;
     std::optional<query::Matcher> filter;  // none: every record
     bool want_match_details = false;       // a positional projection reads them
-    // find's min and max on the _id index (forward only): the records whose encoded _id
-    // (storage::EncodeIdKey) lies in [min_id_key, max_id_key); empty: no such limit. Explain
-    // shows them as mongod shows a clustered collection's: minRecord and maxRecord, the _id
-    // values `id_range` holds ({min: ..., max: ...}, either absent).
-    std::string min_id_key;
-    std::string max_id_key;
+    // The records whose encoded _id (storage::EncodeIdKey) lies in one of these ranges, which
+    // are sorted and disjoint; none: every record. From find's min and max on the _id index
+    // (one range), which explain shows as mongod shows a clustered collection's: minRecord and
+    // maxRecord, the _id values `id_range` holds ({min: ..., max: ...}, either absent). Or from
+    // the filter's bounds on _id, which explain shows as `id_bounds` ({_id: ["[5, inf.0]"]})
+    // under indexBounds, as an IXSCAN of the _id index would.
+    std::vector<IdRange> id_ranges;
     bson::Document id_range;
+    bson::Document id_bounds;
   };
 
   CollectionScan(const storage::RecordStore* records, std::shared_ptr<const Interrupt> interrupt,
@@ -39,6 +49,12 @@ class CollectionScan final : public PlanStage {
   StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
 
+  bool forward() const { return options_.direction == storage::ScanDirection::kForward; }
+  // Where a cursor for the current range starts (after this key, in the scan's direction).
+  std::string_view RangeStart() const;
+  // Whether `id_key`, met in scan order, lies beyond the current range.
+  bool PastRange(std::string_view id_key) const;
+
   const storage::RecordStore* records_;
   std::shared_ptr<const Interrupt> interrupt_;
   Options options_;
@@ -46,6 +62,7 @@ class CollectionScan final : public PlanStage {
   bool on_returned_record_ = false;  // the cursor is still on the record last returned
   std::string resume_after_;         // id key of the last record read
   bool done_ = false;
+  std::size_t range_ = 0;  // of id_ranges, while it has any
 };
 
 }  // namespace quarry::exec

@@ -111,7 +111,7 @@ TEST_F(PipelineInputTest, OnlyALeadingMatchMovesIntoThePlan) {
   EXPECT_EQ(Json(RunOverInput(&pipeline)), Json(RunOverCollection(Parse(stages))));
 }
 
-TEST_F(PipelineInputTest, ASortAnIndexGivesLeavesThePipelineAndOneItCannotStays) {
+TEST_F(PipelineInputTest, ASortAnIndexOrTheRecordsGiveLeavesThePipelineAndOneTheyCannotStays) {
   InsertNumbered(30, 7);
   AddIndexSpec(R"({"v": 2, "key": {"a": -1}, "name": "a_-1"})");
   const char* sorted = R"([{"$match": {"_id": {"$gte": 4}}}, {"$sort": {"a": 1}}, {"$limit": 9}])";
@@ -124,7 +124,14 @@ TEST_F(PipelineInputTest, ASortAnIndexGivesLeavesThePipelineAndOneItCannotStays)
     EXPECT_LE(results[doc_idx - 1].Get("a").AsInt64(), results[doc_idx].Get("a").AsInt64());
   }
 
-  const char* unsorted = R"([{"$sort": {"_id": -1}}, {"$limit": 3}])";
+  // Records are clustered by _id: their own order gives a sort on _id alone.
+  pipeline = Parse(R"([{"$sort": {"_id": -1}}, {"$limit": 3}])");
+  results = RunOverInput(&pipeline);
+  ASSERT_EQ(pipeline.stages().size(), 1u);
+  EXPECT_EQ(pipeline.stages().front()->name(), "$limit");
+  EXPECT_EQ(Ids(results), (std::vector<int>{29, 28, 27}));
+
+  const char* unsorted = R"([{"$sort": {"b": 1, "_id": -1}}, {"$limit": 3}])";
   pipeline = Parse(unsorted);
   results = RunOverInput(&pipeline);
   EXPECT_EQ(pipeline.stages().size(), 2u);

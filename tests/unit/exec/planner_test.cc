@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/plan_executor.h"
@@ -173,7 +175,7 @@ TEST_F(PlannerTest, ExplainShowsEveryStageWithItsCounts) {
   const std::int64_t skip = 1;
   const std::int64_t limit = 2;
   std::unique_ptr<PlanStage> plan =
-      Plan(Spec(filter, R"({"_id": -1})", skip, limit, R"({"a": 1})"));
+      Plan(Spec(filter, R"({"a": 1, "_id": -1})", skip, limit, R"({"a": 1})"));
   ASSERT_NE(plan, nullptr);
   const std::vector<bson::Document> returned = Results(*plan);
   const auto matches = static_cast<std::int64_t>(Reference(filter).size());
@@ -194,7 +196,7 @@ TEST_F(PlannerTest, ExplainShowsEveryStageWithItsCounts) {
   EXPECT_EQ(skip_stage.Get("nReturned").AsInt64(), limit);
   bson::DocumentView sort = DocumentIn(skip_stage.Get("inputStage"));
   EXPECT_EQ(StringIn(sort.Get("stage")), "SORT");
-  EXPECT_EQ(DocumentIn(sort.Get("sortPattern")).ToJson(), Doc(R"({"_id": -1})").ToJson());
+  EXPECT_EQ(DocumentIn(sort.Get("sortPattern")).ToJson(), Doc(R"({"a": 1, "_id": -1})").ToJson());
   EXPECT_EQ(sort.Get("limitAmount").AsInt64(), skip + limit);  // a top-k sort keeps no more
   EXPECT_EQ(sort.Get("nReturned").AsInt64(), skip + limit);
   bson::DocumentView scan = DocumentIn(sort.Get("inputStage"));
@@ -205,6 +207,45 @@ TEST_F(PlannerTest, ExplainShowsEveryStageWithItsCounts) {
   EXPECT_EQ(scan.Get("docsExamined").AsInt64(),
             static_cast<std::int64_t>(StoredDocuments().size()));
   EXPECT_FALSE(scan.Has("inputStage"));
+}
+
+// Records are clustered by _id, so their order serves as the _id index.
+TEST_F(PlannerTest, ASortOnIdAloneReadsRecordsInThatOrderWithoutASort) {
+  std::unique_ptr<PlanStage> plan = Plan(Spec("{}", R"({"_id": -1})", 0, 2));
+  ASSERT_NE(plan, nullptr);
+  const std::vector<bson::Document> returned = Results(*plan);
+  std::vector<bson::Document> expected = StoredDocuments();
+  std::reverse(expected.begin(), expected.end());
+  expected.resize(2);
+  EXPECT_EQ(Json(returned), Json(expected));
+  bson::Document explain = ExplainOf(*plan);
+  EXPECT_EQ(StringIn(explain.Get("stage")), "LIMIT");
+  bson::DocumentView scan = DocumentIn(explain.Get("inputStage"));
+  EXPECT_EQ(StringIn(scan.Get("stage")), "COLLSCAN");
+  EXPECT_EQ(StringIn(scan.Get("direction")), "backward");
+  EXPECT_EQ(scan.Get("docsExamined").AsInt64(), 2);
+}
+
+TEST_F(PlannerTest, BoundsOnIdLimitTheScanToTheirRanges) {
+  for (const char* sort : {"{}", R"({"_id": 1})", R"({"_id": -1})"}) {
+    SCOPED_TRACE(sort);
+    const char* filter = R"({"_id": {"$in": [2, 5, 7, "x"]}, "a": {"$ne": 0}})";
+    std::unique_ptr<PlanStage> plan = Plan(Spec(filter, sort));
+    ASSERT_NE(plan, nullptr);
+    std::vector<std::string> expected = Json(Reference(filter));
+    if (std::string_view(sort) == R"({"_id": -1})") std::reverse(expected.begin(), expected.end());
+    EXPECT_EQ(Json(Results(*plan)), expected);
+    bson::Document explain = ExplainOf(*plan);
+    EXPECT_EQ(StringIn(explain.Get("stage")), "COLLSCAN");
+    EXPECT_EQ(DocumentIn(explain.Get("indexBounds")).ToJson(),
+              Doc(R"({"_id": ["[2, 2]", "[5, 5]", "[7, 7]", "[\"x\", \"x\"]"]})").ToJson());
+    // Each range reads its record and the one after it, which ends the range.
+    EXPECT_LE(explain.Get("docsExamined").AsInt64(), 8);
+  }
+  std::unique_ptr<PlanStage> range = Plan(Spec(R"({"_id": {"$gte": 3, "$lt": 6}})"));
+  ASSERT_NE(range, nullptr);
+  EXPECT_EQ(Json(Results(*range)), Json(Reference(R"({"_id": {"$gte": 3, "$lt": 6}})")));
+  EXPECT_EQ(ExplainOf(*range).Get("docsExamined").AsInt64(), 4);
 }
 
 TEST_F(PlannerTest, ExplainOfAPointLookupShowsOneDocumentExamined) {
