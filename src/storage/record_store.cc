@@ -53,6 +53,26 @@ StatusWith<std::optional<bson::Document>> RecordStore::FindByIdKey(CollectionId 
   return std::optional<bson::Document>(bson::Document(std::move(value)));
 }
 
+StatusWith<std::vector<std::optional<bson::Document>>> RecordStore::FindByIdKeys(
+    CollectionId collection, std::span<const std::string> id_keys) const {
+  const std::string prefix = internal::CollectionPrefix(collection);
+  std::vector<std::string> keys;
+  keys.reserve(id_keys.size());
+  for (const std::string& id_key : id_keys) keys.push_back(prefix + id_key);
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> values(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, keys.size(), slices.data(),
+                       values.data(), statuses.data());
+  std::vector<std::optional<bson::Document>> out(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (statuses[k].IsNotFound()) continue;
+    if (!statuses[k].ok()) return internal::FromRocks(statuses[k], "reading a record");
+    out[k] = bson::Document(values[k].ToString());
+  }
+  return out;
+}
+
 std::unique_ptr<RecordCursor> RecordStore::Scan(CollectionId collection,
                                                 std::string_view start_after_id_key,
                                                 ScanDirection direction) const {

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
@@ -50,6 +52,11 @@ class RecordStore {
   // Same, with the id already encoded (EncodeIdKey).
   StatusWith<std::optional<bson::Document>> FindByIdKey(CollectionId collection,
                                                         std::string_view id_key) const;
+
+  // The documents of several encoded ids at once (one RocksDB MultiGet), in their order,
+  // nullopt for each that has none.
+  StatusWith<std::vector<std::optional<bson::Document>>> FindByIdKeys(
+      CollectionId collection, std::span<const std::string> id_keys) const;
 
   // Scans `collection` in _id order (kBackward: descending _id), starting after
   // `start_after_id_key` in that direction (an id_key() from an earlier cursor), or from the

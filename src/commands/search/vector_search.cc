@@ -232,11 +232,14 @@ StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(Command
   query.average_score = spec.average_score.value_or(false);
   QUARRY_ASSIGN_OR_RETURN(std::vector<vector::VectorMatch> matches,
                           registry->Search(info->id, query));
-  for (const vector::VectorMatch& match : matches) {
-    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
-                            ctx.engine().records().FindByIdKey(info->id, match.id_key));
+  std::vector<std::string> id_keys;
+  id_keys.reserve(matches.size());
+  for (const vector::VectorMatch& match : matches) id_keys.push_back(match.id_key);
+  QUARRY_ASSIGN_OR_RETURN(std::vector<std::optional<bson::Document>> docs,
+                          ctx.engine().records().FindByIdKeys(info->id, id_keys));
+  for (std::size_t k = 0; k < matches.size(); ++k) {
     // Deleted since the index answered: fewer than `limit` documents is what Atlas gives too.
-    if (doc.has_value()) found.emplace_back(std::move(*doc), match.score);
+    if (docs[k].has_value()) found.emplace_back(std::move(*docs[k]), matches[k].score);
   }
   return std::unique_ptr<query::DocumentStream>(
       std::make_unique<ScoredDocuments>(std::move(found)));
