@@ -17,9 +17,11 @@ cmake -S . -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUA
   -DQUARRY_BUILD_TESTS=ON >/dev/null || exit 1
 UNIT_TESTS=(quarry_storage_tests quarry_exec_tests quarry_commands_tests quarry_server_tests
             quarry_vector_tests)
-cmake --build "$BUILD" -j "$(nproc)" --target quarryd "${UNIT_TESTS[@]}" || exit 1
+# The quarry tool too: the tests of `quarry watch` and `quarry bench` drive it.
+cmake --build "$BUILD" -j "$(nproc)" --target quarryd quarry "${UNIT_TESTS[@]}" || exit 1
 
 export QUARRY_BINARY="$PWD/$BUILD/src/main/quarryd"
+export QUARRY_TOOL="$PWD/$BUILD/tools/quarry"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/quarry-sanitize.XXXXXX")
