@@ -4,21 +4,18 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <functional>
-#include <latch>
 #include <memory>
 #include <random>
-#include <thread>
+#include <string_view>
 #include <vector>
 
+#include "bench/clients/redis_session.h"
+#include "bench/clients/timed_clients.h"
 #include "tools/client/mongo_client.h"
 
 namespace quarry::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 class Reader {
  public:
@@ -84,95 +81,48 @@ class QuarryReader : public Reader {
   bson_t opts_ = BSON_INITIALIZER;
 };
 
-struct RedisDeleter {
-  void operator()(redisContext* context) const { redisFree(context); }
-};
-using RedisPtr = std::unique_ptr<redisContext, RedisDeleter>;
-
-StatusWith<RedisPtr> ConnectRedis(int port) {
-  RedisPtr context(redisConnect("127.0.0.1", port));
-  if (context == nullptr || context->err != 0) {
-    return Status(ErrorCode::kHostUnreachable,
-                  "cannot reach Redis on 127.0.0.1:" + std::to_string(port) + ": " +
-                      (context ? context->errstr : "out of memory"));
-  }
-  return context;
-}
-
 class RedisReader : public Reader {
  public:
-  RedisReader(RedisPtr context, const ListingSet& set) : context_(std::move(context)), set_(set) {}
+  RedisReader(std::unique_ptr<RedisSession> session, const ListingSet& set)
+      : session_(std::move(session)), set_(set) {}
 
   Status Read(std::size_t index) override {
-    std::string key = RedisKeyOf(index);
-    auto* reply =
-        static_cast<redisReply*>(redisCommand(context_.get(), "GET %b", key.data(), key.size()));
-    if (reply == nullptr) {
-      return Status(ErrorCode::kHostUnreachable, std::string("Redis GET: ") + context_->errstr);
-    }
-    bool ok = reply->type == REDIS_REPLY_STRING &&
-              static_cast<std::size_t>(reply->len) == set_.docs.Bytes(index).size();
-    freeReplyObject(reply);
-    if (!ok) return Status(ErrorCode::kOperationFailed, "Redis has no value for " + key);
-    return Status::OK();
+    return session_->Get(RedisKeyOf(index), set_.docs.Bytes(index).size());
   }
 
  private:
-  RedisPtr context_;
+  std::unique_ptr<RedisSession> session_;
   const ListingSet& set_;
 };
 
-double Percentile(std::vector<float>& sorted, double fraction) {
-  if (sorted.empty()) return 0;
-  return sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(fraction * sorted.size()))];
-}
+// A reader as one of bench/clients' timed clients: each operation reads a random document.
+class ReadingClient : public TimedClient {
+ public:
+  ReadingClient(std::unique_ptr<Reader> reader, std::size_t documents)
+      : reader_(std::move(reader)), documents_(documents) {}
+  StatusWith<bool> RunOnce(std::mt19937_64& random) override {
+    QUARRY_RETURN_IF_ERROR(reader_->Read(random() % documents_));
+    return true;
+  }
+
+ private:
+  std::unique_ptr<Reader> reader_;
+  std::size_t documents_;
+};
 
 StatusWith<PointReadResult> RunReaders(const ReaderFactory& make, std::size_t documents,
                                        int threads, double seconds) {
-  std::vector<std::vector<float>> micros(threads);
-  std::vector<Status> statuses(threads);
-  std::latch connected(threads + 1);
-  std::vector<std::thread> workers;
-  for (int thread_idx = 0; thread_idx < threads; ++thread_idx) {
-    workers.emplace_back([&, thread_idx] {
-      StatusWith<std::unique_ptr<Reader>> reader = make();
-      connected.arrive_and_wait();
-      if (!reader.ok()) {
-        statuses[thread_idx] = reader.status();
-        return;
-      }
-      // Seeded by thread, so Quarry and Redis read the same documents in the same order.
-      std::mt19937_64 random(thread_idx + 1);
-      const Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                            std::chrono::duration<double>(seconds));
-      for (Clock::time_point now = Clock::now(); now < deadline;) {
-        Status status = reader.value()->Read(random() % documents);
-        Clock::time_point done = Clock::now();
-        if (!status.ok()) {
-          statuses[thread_idx] = status;
-          return;
-        }
-        micros[thread_idx].push_back(
-            static_cast<float>(std::chrono::duration<double, std::micro>(done - now).count()));
-        now = done;
-      }
-    });
-  }
-  connected.arrive_and_wait();
-  const Clock::time_point start = Clock::now();
-  for (std::thread& worker : workers) worker.join();
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  for (const Status& status : statuses) QUARRY_RETURN_IF_ERROR(status);
-  std::vector<float> all;
-  for (const auto& thread_micros : micros) {
-    all.insert(all.end(), thread_micros.begin(), thread_micros.end());
-  }
-  std::sort(all.begin(), all.end());
+  auto clients = [&]() -> StatusWith<std::unique_ptr<TimedClient>> {
+    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<Reader> reader, make());
+    return std::unique_ptr<TimedClient>(
+        std::make_unique<ReadingClient>(std::move(reader), documents));
+  };
+  QUARRY_ASSIGN_OR_RETURN(LatencySummary summary, RunTimedClients(clients, threads, seconds));
   PointReadResult result;
-  result.reads = static_cast<std::int64_t>(all.size());
-  result.reads_per_second = static_cast<double>(all.size()) / elapsed;
-  result.p50_micros = Percentile(all, 0.50);
-  result.p99_micros = Percentile(all, 0.99);
+  result.reads = summary.ops;
+  result.reads_per_second = summary.ops_per_second;
+  result.p50_micros = summary.p50_micros;
+  result.p99_micros = summary.p99_micros;
   return result;
 }
 
@@ -193,26 +143,27 @@ StatusWith<PointReadResult> QuarryPointReads(const std::string& uri, const std::
 }
 
 Status LoadRedis(int port, const ListingSet& set) {
-  QUARRY_ASSIGN_OR_RETURN(RedisPtr context, ConnectRedis(port));
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<RedisSession> session, RedisSession::Connect(port));
   // One round trip per SET would take minutes for a million documents.
   constexpr std::size_t kPipelineDepth = 1'000;
   for (std::size_t begin = 0; begin < set.docs.size(); begin += kPipelineDepth) {
     const std::size_t end = std::min(set.docs.size(), begin + kPipelineDepth);
+    std::vector<std::string> keys;
+    keys.reserve(end - begin);
+    std::vector<RedisCommand> commands;
+    commands.reserve(end - begin);
     for (std::size_t index = begin; index < end; ++index) {
-      std::string key = RedisKeyOf(index);
+      keys.push_back(RedisKeyOf(index));
       auto bytes = set.docs.Bytes(index);
-      redisAppendCommand(context.get(), "SET %b %b", key.data(), key.size(), bytes.data(),
-                         bytes.size());
+      commands.push_back(
+          {"SET", keys.back(),
+           std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())});
     }
-    for (std::size_t index = begin; index < end; ++index) {
-      void* raw = nullptr;
-      if (redisGetReply(context.get(), &raw) != REDIS_OK || raw == nullptr) {
-        return Status(ErrorCode::kHostUnreachable, std::string("Redis SET: ") + context->errstr);
+    QUARRY_ASSIGN_OR_RETURN(std::vector<RedisReplyPtr> replies, session->Pipeline(commands));
+    for (const RedisReplyPtr& reply : replies) {
+      if (reply->type != REDIS_REPLY_STATUS) {
+        return Status(ErrorCode::kOperationFailed, "Redis refused a SET");
       }
-      auto* reply = static_cast<redisReply*>(raw);
-      bool ok = reply->type == REDIS_REPLY_STATUS;
-      freeReplyObject(reply);
-      if (!ok) return Status(ErrorCode::kOperationFailed, "Redis refused a SET");
     }
   }
   return Status::OK();
@@ -221,8 +172,8 @@ Status LoadRedis(int port, const ListingSet& set) {
 StatusWith<PointReadResult> RedisPointReads(int port, const ListingSet& set, int threads,
                                             double seconds) {
   auto make = [&]() -> StatusWith<std::unique_ptr<Reader>> {
-    QUARRY_ASSIGN_OR_RETURN(RedisPtr context, ConnectRedis(port));
-    return std::unique_ptr<Reader>(std::make_unique<RedisReader>(std::move(context), set));
+    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<RedisSession> session, RedisSession::Connect(port));
+    return std::unique_ptr<Reader>(std::make_unique<RedisReader>(std::move(session), set));
   };
   return RunReaders(make, set.docs.size(), threads, seconds);
 }

@@ -102,7 +102,6 @@ boost::asio::awaitable<void> Connection::Loop() {
     if (!co_await ReadFrame()) break;
     Outcome outcome = co_await Process(std::string_view(buffer_.data(), frame_size_));
     if (!outcome.head.empty()) {
-      sys::error_code ec;
       const std::array<boost::asio::const_buffer, 2> buffers = {
           boost::asio::buffer(outcome.head), outcome.has_tail
                                                  ? boost::asio::buffer(outcome.tail.bytes())
@@ -124,7 +123,7 @@ boost::asio::awaitable<bool> Connection::Write(
   sys::error_code ec;
   const std::size_t total = boost::asio::buffer_size(buffers);
   std::size_t sent = socket_.write_some(buffers, ec);
-  if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
+  if (ec == boost::asio::error::would_block) {
     ec.clear();
     sent = 0;
   }
