@@ -6,8 +6,9 @@ import time
 
 import pymongo
 
-DOCUMENTS = 30_000
-# The slow clients' commands each scan the whole collection; a ping that had to wait for one
+DOCUMENTS = 100_000
+# The slow clients' commands each scan the whole collection (large enough that each takes well
+# over 2 x P99_LIMIT_MS even on a fast, idle machine); a ping that had to wait for one
 # would take at least that long.
 P99_LIMIT_MS = 50
 
