@@ -7,6 +7,7 @@
 #include "bson/compare.h"
 #include "exec/access_plan_internal.h"
 #include "exec/covered_read.h"
+#include "exec/id_bounds.h"
 #include "exec/id_point.h"
 #include "exec/index_choice.h"
 #include "exec/min_max_bounds.h"
@@ -75,7 +76,8 @@ bool SortsById(const query::SortSpec& sort) {
 }
 
 // Records are clustered by _id, so their own order serves as the _id index: the filter's _id
-// bounds limit the scan to their range, and a sort on _id alone is the scan's direction. nullopt
+// bounds (of its conjuncts, or of every branch of its $or) limit the scan to their ranges, and a
+// sort on _id alone is the scan's direction. nullopt
 // when neither applies (nor under a collation, which orders strings otherwise).
 StatusWith<std::optional<Access>> ClusteredIdAccess(const ExecContext& ctx,
                                                     const Collection& collection,
@@ -86,8 +88,7 @@ StatusWith<std::optional<Access>> ClusteredIdAccess(const ExecContext& ctx,
   if (id_index == nullptr) return std::optional<Access>();
   std::optional<IndexBounds> bounds;
   if (filter.has_value() && filter->collator() == nullptr) {
-    bounds = BoundsFor(id_index->descriptor, *filter, /*multikey=*/false);
-    if (bounds.has_value() && bounds->intervals.empty()) bounds.reset();
+    bounds = IdBoundsFor(id_index->descriptor, *filter);
   }
   const bool sorted = SortsById(sort);
   if (!bounds.has_value() && !sorted) return std::optional<Access>();
@@ -99,6 +100,7 @@ StatusWith<std::optional<Access>> ClusteredIdAccess(const ExecContext& ctx,
     options.direction = storage::ScanDirection::kBackward;
   }
   if (bounds.has_value()) {
+    options.reads_nothing = bounds->intervals.empty();
     for (KeyInterval& interval : bounds->intervals) {
       options.id_ranges.push_back({std::move(interval.start), std::move(interval.end)});
     }

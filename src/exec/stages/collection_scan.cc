@@ -11,7 +11,10 @@ constexpr std::int64_t kRecordsPerInterruptCheck = 256;
 
 CollectionScan::CollectionScan(const storage::RecordStore* records,
                                std::shared_ptr<const Interrupt> interrupt, Options options)
-    : records_(records), interrupt_(std::move(interrupt)), options_(std::move(options)) {
+    : records_(records),
+      interrupt_(std::move(interrupt)),
+      options_(std::move(options)),
+      done_(options_.reads_nothing) {
   if (!forward() && !options_.id_ranges.empty()) range_ = options_.id_ranges.size() - 1;
 }
 

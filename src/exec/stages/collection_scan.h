@@ -34,6 +34,8 @@ class CollectionScan final : public PlanStage {
     // the filter's bounds on _id, which explain shows as `id_bounds` ({_id: ["[5, inf.0]"]})
     // under indexBounds, as an IXSCAN of the _id index would.
     std::vector<IdRange> id_ranges;
+    // The filter's _id bounds hold no key ({_id: {$gt: 5, $lt: 3}}): no record is read.
+    bool reads_nothing = false;
     bson::Document id_range;
     bson::Document id_bounds;
   };

@@ -146,6 +146,30 @@ def test_or_with_a_branch_no_index_bounds_is_a_collection_scan(db):
     assert winning_stages(explained["queryPlanner"]) == ["COLLSCAN"]
 
 
+def test_or_with_every_branch_bounding_id_reads_only_those_records(db):
+    db.items.insert_many([{"_id": i, "b": i % 7} for i in range(2000)])
+    query = {"$or": [{"_id": 3}, {"_id": {"$gt": 1997}}, {"_id": {"$gte": 1990, "$lt": 1999}}]}
+    expected = [d["_id"] for d in db.items.find(query).hint(NATURAL)]
+    assert expected == [3] + list(range(1990, 2000))
+    assert [d["_id"] for d in db.items.find(query)] == expected
+    assert [d["_id"] for d in db.items.find(query).sort("_id", -1)] == expected[::-1]
+    explained = db.items.find(query).explain()
+    plan = explained["queryPlanner"]["winningPlan"]
+    assert plan["stage"] == "COLLSCAN"
+    assert plan["indexBounds"] == {"_id": ["[3, 3]", "(1997, inf.0]", "[1990, 1999)"]}
+    # The overlapping branches are read once: each record at most, and one past each range.
+    assert explained["executionStats"]["totalDocsExamined"] <= len(expected) + 2
+
+
+def test_id_bounds_that_hold_no_key_read_nothing(db):
+    db.items.insert_many([{"_id": i} for i in range(100)])
+    for query in ({"_id": {"$gt": 50, "$lt": 10}}, {"_id": {"$in": []}}):
+        explained = db.items.find(query).explain()
+        assert explained["executionStats"]["nReturned"] == 0
+        assert explained["executionStats"]["totalDocsExamined"] == 0
+        assert db.items.count_documents(query) == 0
+
+
 # min and max
 
 def test_min_and_max_read_a_range_of_the_hinted_index_in_its_order(db):

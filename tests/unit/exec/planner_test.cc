@@ -248,6 +248,52 @@ TEST_F(PlannerTest, BoundsOnIdLimitTheScanToTheirRanges) {
   EXPECT_EQ(ExplainOf(*range).Get("docsExamined").AsInt64(), 4);
 }
 
+TEST_F(PlannerTest, AnOrWhoseEveryBranchBoundsIdReadsOnlyTheirRanges) {
+  for (const char* sort : {"{}", R"({"_id": 1})", R"({"_id": -1})"}) {
+    SCOPED_TRACE(sort);
+    const char* filter =
+        R"({"$or": [{"_id": {"$lte": 1}}, {"_id": {"$gte": 8}, "a": 2}, {"_id": "x"}]})";
+    std::unique_ptr<PlanStage> plan = Plan(Spec(filter, sort));
+    ASSERT_NE(plan, nullptr);
+    std::vector<std::string> expected = Json(Reference(filter));
+    ASSERT_EQ(expected.size(), 4u);  // 0, 1, 8 and "x"
+    if (std::string_view(sort) == R"({"_id": -1})") std::reverse(expected.begin(), expected.end());
+    EXPECT_EQ(Json(Results(*plan)), expected);
+    bson::Document explain = ExplainOf(*plan);
+    EXPECT_EQ(StringIn(explain.Get("stage")), "COLLSCAN");
+    EXPECT_EQ(DocumentIn(explain.Get("indexBounds")).ToJson(),
+              Doc(R"({"_id": ["[-inf.0, 1]", "[8, inf.0]", "[\"x\", \"x\"]"]})").ToJson());
+    // 0, 1, 8, 9, "x", and at most one record past each range.
+    EXPECT_LE(explain.Get("docsExamined").AsInt64(), 8);
+  }
+  // Overlapping branches read their union once: every match is returned once.
+  const char* overlapping = R"({"$or": [{"_id": {"$lt": 5}}, {"_id": {"$gt": 2, "$lt": 7}}]})";
+  std::unique_ptr<PlanStage> plan = Plan(Spec(overlapping));
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(Json(Results(*plan)), Json(Reference(overlapping)));
+  EXPECT_LE(ExplainOf(*plan).Get("docsExamined").AsInt64(), 8);
+  // A branch that does not bound _id leaves the whole collection to read.
+  const char* unbounded = R"({"$or": [{"_id": 1}, {"a": 2}]})";
+  plan = Plan(Spec(unbounded));
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(Json(Results(*plan)), Json(Reference(unbounded)));
+  EXPECT_EQ(ExplainOf(*plan).Get("docsExamined").AsInt64(),
+            static_cast<std::int64_t>(StoredDocuments().size()));
+}
+
+TEST_F(PlannerTest, IdBoundsThatHoldNoKeyReadNothing) {
+  for (const char* filter : {R"({"_id": {"$gt": 5, "$lt": 3}})", R"({"_id": {"$in": []}})",
+                             R"({"$or": [{"_id": {"$gt": 5, "$lt": 3}}, {"_id": {"$in": []}}]})"}) {
+    SCOPED_TRACE(filter);
+    std::unique_ptr<PlanStage> plan = Plan(Spec(filter));
+    ASSERT_NE(plan, nullptr);
+    EXPECT_TRUE(Results(*plan).empty());
+    bson::Document explain = ExplainOf(*plan);
+    EXPECT_EQ(StringIn(explain.Get("stage")), "COLLSCAN");
+    EXPECT_EQ(explain.Get("docsExamined").AsInt64(), 0);
+  }
+}
+
 TEST_F(PlannerTest, ExplainOfAPointLookupShowsOneDocumentExamined) {
   std::unique_ptr<PlanStage> plan = Plan(Spec(R"({"_id": 3})"));
   ASSERT_NE(plan, nullptr);
