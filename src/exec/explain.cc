@@ -56,7 +56,7 @@ Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbos
     const auto start = std::chrono::steady_clock::now();
     QUARRY_RETURN_IF_ERROR(ForEachResult(root, [&](bson::DocumentView, const query::MatchDetails&) {
       ++returned;
-      return true;
+      return target.stop_after == 0 || returned < target.stop_after;
     }));
     millis = std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::steady_clock::now() - start)

@@ -38,10 +38,14 @@ struct ExplainTarget {
   bool optimized_pipeline = false;
   // The read's collation, fully specified; empty for the simple collation (mongod then shows none).
   bson::DocumentView collation;
+  // The command stops at this many results (a findAndModify at its first match), so the run of
+  // the plan does too; 0: it runs to the end.
+  std::int64_t stop_after = 0;
 };
 
 // Appends queryPlanner {namespace, parsedQuery, collation?, winningPlan, rejectedPlans: []} and,
-// unless `verbosity` is kQueryPlanner, runs `root` to its end (writing nothing: it is a read plan)
+// unless `verbosity` is kQueryPlanner, runs `root` to its end or to `target.stop_after` results
+// (writing nothing: it is a read plan)
 // and appends executionStats {executionSuccess, nReturned, executionTimeMillis, totalKeysExamined,
 // totalDocsExamined, executionStages[, allPlansExecution: []]}.
 Status AppendExplain(PlanStage& root, const ExplainTarget& target, ExplainVerbosity verbosity,

@@ -30,6 +30,9 @@ struct FilterArgs {
   bson::DocumentView sort;
   bson::ValueView hint;
   collation::CollatorPtr collator;
+  // The command acts on the first match only (findAndModify, an update without multi, a delete
+  // with limit 1), so its plan stops there: 1; else 0.
+  std::int64_t stop_after = 0;
 };
 
 StatusWith<std::string> CollectionOf(const Request& request) {
@@ -72,6 +75,10 @@ StatusWith<FilterArgs> FilterArgsOf(CommandContext& ctx, const Request& request)
   if (request.name == "findAndModify" || request.name == "update") {
     QUARRY_ASSIGN_OR_RETURN(args.sort, OptionalDocument(body, "sort"));
   }
+  const bool first_only = request.name == "findAndModify" ||
+                          (request.name == "update" && !body.Get("multi").Truthy()) ||
+                          (request.name == "delete" && body.Get("limit").Truthy());
+  args.stop_after = first_only ? 1 : 0;
   QUARRY_ASSIGN_OR_RETURN(args.filter, OptionalDocument(body, filter_field));
   QUARRY_ASSIGN_OR_RETURN(args.collator,
                           CommandCollator(ctx, request.db, args.coll, body.Get("collation"), ""));
@@ -116,7 +123,8 @@ Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
                              {.ns = ns,
                               .parsed_query = args.filter,
                               .command_stage = CommandStage(request.name, request.body),
-                              .collation = SpecOf(args.collator)},
+                              .collation = SpecOf(args.collator),
+                              .stop_after = args.stop_after},
                              verbosity, out);
 }
 

@@ -321,15 +321,22 @@ def test_sort_and_limit_through_an_index_examine_only_what_they_return(db):
 def test_explain_of_count_update_delete_and_find_and_modify_uses_the_index(db):
     db.c.insert_many([{"_id": i, "g": i % 10} for i in range(100)])
     db.c.create_index("g")
-    for command, stage in [({"count": "c", "query": {"g": 1}}, "COUNT"),
-                           ({"distinct": "c", "key": "x", "query": {"g": 1}}, "DISTINCT"),
-                           ({"delete": "c", "deletes": [{"q": {"g": 1}, "limit": 0}]}, "DELETE"),
-                           ({"update": "c", "updates": [{"q": {"g": 1}, "u": {"$set": {"x": 1}}}]},
-                            "UPDATE"),
-                           ({"findAndModify": "c", "query": {"g": 1}, "remove": True}, "DELETE")]:
+    change = {"$set": {"x": 1}}
+    # A command that acts on one document stops its plan at the first match, as mongod's does.
+    for command, stage, keys in [
+            ({"count": "c", "query": {"g": 1}}, "COUNT", 10),
+            ({"distinct": "c", "key": "x", "query": {"g": 1}}, "DISTINCT", 10),
+            ({"delete": "c", "deletes": [{"q": {"g": 1}, "limit": 0}]}, "DELETE", 10),
+            ({"delete": "c", "deletes": [{"q": {"g": 1}, "limit": 1}]}, "DELETE", 1),
+            ({"update": "c", "updates": [{"q": {"g": 1}, "u": change, "multi": True}]},
+             "UPDATE", 10),
+            ({"update": "c", "updates": [{"q": {"g": 1}, "u": change}]}, "UPDATE", 1),
+            ({"findAndModify": "c", "query": {"g": 1}, "remove": True}, "DELETE", 1),
+            ({"findAndModify": "c", "query": {"g": 1}, "update": change}, "UPDATE", 1)]:
         explained = db.command("explain", command, verbosity="executionStats")
         assert plan_stages(explained) == [stage, "FETCH", "IXSCAN"], command
-        assert explained["executionStats"]["totalKeysExamined"] == 10, command
+        assert explained["executionStats"]["totalKeysExamined"] == keys, command
+        assert explained["executionStats"]["totalDocsExamined"] == keys, command
     assert db.c.count_documents({}) == 100  # explain never writes
     assert db.c.count_documents({"x": 1}) == 0
 
