@@ -37,6 +37,15 @@ std::string UpperKey(IndexId index, const KeyRange& range) {
   return upper.empty() || upper > end ? end : upper;
 }
 
+constexpr std::size_t kIndexPrefixSize = 8;
+
+// Id keys are self-delimiting encodings: what follows one in an entry's value is the entry's key
+// values.
+std::size_t IdKeyLengthIn(std::string_view value) {
+  const std::size_t length = EncodedLength(value);
+  return length == 0 ? value.size() : length;
+}
+
 class RocksIndexCursor : public IndexCursor {
  public:
   RocksIndexCursor(internal::EngineState* state, IndexId index, const KeyRange& range,
@@ -49,22 +58,49 @@ class RocksIndexCursor : public IndexCursor {
   std::string_view entry_key() const override { return it_.key(); }
   std::string_view id_key() const override { return it_.value().substr(0, IdKeyLength()); }
   std::string_view key_values() const override { return it_.value().substr(IdKeyLength()); }
-  std::string_view key() const override { return entry_key().substr(kPrefixSize); }
+  std::string_view key() const override { return entry_key().substr(kIndexPrefixSize); }
   Status status() const override { return internal::FromRocks(it_.status(), "scanning an index"); }
 
  private:
-  static constexpr std::size_t kPrefixSize = 8;
-
-  // Id keys are self-delimiting encodings: what follows one is the entry's key values.
-  std::size_t IdKeyLength() const {
-    const std::string_view value = it_.value();
-    const std::size_t length = EncodedLength(value);
-    return length == 0 ? value.size() : length;
-  }
+  std::size_t IdKeyLength() const { return IdKeyLengthIn(it_.value()); }
   internal::BoundedIterator it_;
 };
 
+// The one entry keyed by exactly the given key fields, read with a Get: no iterator to build
+// over every memtable and file, which costs a point read more than the read itself.
+class PointIndexCursor : public IndexCursor {
+ public:
+  PointIndexCursor(internal::EngineState* state, IndexId index, std::string_view key_fields)
+      : entry_key_(internal::IndexPrefix(index)) {
+    entry_key_ += key_fields;
+    rocksdb::Status s = state->db->Get(rocksdb::ReadOptions(), state->index, entry_key_, &value_);
+    valid_ = s.ok();
+    if (!s.ok() && !s.IsNotFound()) status_ = s;
+  }
+
+  bool Valid() const override { return valid_; }
+  void Next() override { valid_ = false; }
+  std::string_view entry_key() const override { return entry_key_; }
+  std::string_view id_key() const override { return value().substr(0, IdKeyLength()); }
+  std::string_view key_values() const override { return value().substr(IdKeyLength()); }
+  std::string_view key() const override { return entry_key().substr(kIndexPrefixSize); }
+  Status status() const override { return internal::FromRocks(status_, "reading an index"); }
+
+ private:
+  std::string_view value() const { return {value_.data(), value_.size()}; }
+  std::size_t IdKeyLength() const { return IdKeyLengthIn(value()); }
+
+  std::string entry_key_;
+  rocksdb::PinnableSlice value_;
+  bool valid_ = false;
+  rocksdb::Status status_;
+};
+
 }  // namespace
+
+std::unique_ptr<IndexCursor> IndexStore::Lookup(IndexId index, std::string_view key_fields) const {
+  return std::make_unique<PointIndexCursor>(state_, index, key_fields);
+}
 
 std::unique_ptr<IndexCursor> IndexStore::Scan(IndexId index, const KeyRange& range,
                                               ScanDirection direction,

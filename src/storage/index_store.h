@@ -61,6 +61,10 @@ class IndexStore {
                                     ScanDirection direction = ScanDirection::kForward,
                                     std::string_view resume_after = {}) const;
 
+  // The entry whose key fields are exactly `key_fields`, in an index whose entries are keyed by
+  // their key fields alone (a unique index's): one point read. The cursor holds it or nothing.
+  std::unique_ptr<IndexCursor> Lookup(IndexId index, std::string_view key_fields) const;
+
   // Approximate bytes the index occupies on disk (compressed) and in memtables.
   std::uint64_t ApproximateSize(IndexId index) const;
 

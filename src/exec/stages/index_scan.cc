@@ -1,5 +1,6 @@
 #include "exec/stages/index_scan.h"
 
+#include <iterator>
 #include <utility>
 
 #include "exec/explain_count.h"
@@ -16,7 +17,14 @@ constexpr std::int64_t kKeysPerInterruptCheck = 256;
 
 IndexScan::IndexScan(const storage::IndexStore* indexes, std::shared_ptr<const Interrupt> interrupt,
                      IndexScanOptions options)
-    : indexes_(indexes), interrupt_(std::move(interrupt)), options_(std::move(options)) {}
+    : indexes_(indexes), interrupt_(std::move(interrupt)), options_(std::move(options)) {
+  // A unique index's entries are keyed by their key fields alone, and encodings are prefix-free:
+  // when every interval pins every key field, an interval holds one key at most, its start.
+  const auto key_fields = static_cast<std::size_t>(
+      std::distance(options_.key_pattern.view().begin(), options_.key_pattern.view().end()));
+  point_lookups_ =
+      options_.unique && key_fields > 0 && options_.bounds.equality_prefix == key_fields;
+}
 
 void IndexScan::Open() {
   if (!std::exchange(counted_use_, true)) RecordIndexUse(options_.index);
@@ -26,7 +34,15 @@ void IndexScan::Open() {
                           .lower_inclusive = interval.start_inclusive,
                           .upper = interval.end,
                           .upper_inclusive = interval.end_inclusive};
-  cursor_ = indexes_->Scan(options_.index, range, options_.direction, resume_after_);
+  if (point_lookups_) {
+    cursor_ = indexes_->Lookup(options_.index, interval.start);
+    // Resumed after this interval's one entry: it was handed up already.
+    if (!resume_after_.empty() && cursor_->Valid() && cursor_->entry_key() == resume_after_) {
+      cursor_->Next();
+    }
+  } else {
+    cursor_ = indexes_->Scan(options_.index, range, options_.direction, resume_after_);
+  }
   resume_after_.clear();
   ++seeks_;
 }

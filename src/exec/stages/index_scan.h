@@ -78,6 +78,8 @@ class IndexScan final : public PlanStage {
   const storage::IndexStore* indexes_;
   std::shared_ptr<const Interrupt> interrupt_;
   IndexScanOptions options_;
+  // Each interval is one key of a unique index: read with a point lookup, not a range scan.
+  bool point_lookups_ = false;
   std::size_t interval_ = 0;  // the intervals done, in scan order
   std::unique_ptr<storage::IndexCursor> cursor_;
   std::string resume_after_;  // the last entry handed up, while saved

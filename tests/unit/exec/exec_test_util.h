@@ -170,6 +170,17 @@ class ExecFixture : public ::testing::Test {
     return docs;
   }
 
+  // The _ids of the stored documents `filter` matches (as JSON), in _id order: what a scan of
+  // every record finds.
+  std::vector<std::string> ReferenceIds(std::string_view filter) const {
+    query::Matcher matcher = Filter(filter);
+    std::vector<std::string> ids;
+    for (const bson::Document& doc : StoredDocuments()) {
+      if (matcher.Matches(doc)) ids.push_back(doc.Get("_id").ToJson());
+    }
+    return ids;
+  }
+
   // Commits as commands do: with the keys of the collection's secondary indexes.
   StatusWith<storage::CommitResult> CommitNow(storage::WriteUnit unit, bool ordered = true) {
     return CommitMaintainingIndexes(*catalog_, engine_->pipeline(), std::move(unit),
@@ -235,6 +246,21 @@ class ExecFixture : public ::testing::Test {
   bson::Document planned_filter_;
   bson::Document planned_sort_;
 };
+
+// Calls `each` with every result of `plan`, saving and restoring the plan between any two, as a
+// cursor does between batches.
+template <typename Each>
+void ForEachAcrossSaves(PlanStage& plan, Each each) {
+  PlanResult result;
+  while (true) {
+    EXPECT_TRUE(plan.Restore().ok());
+    StatusWith<bool> more = plan.Next(&result);
+    EXPECT_TRUE(more.ok());
+    if (!more.ok() || !more.value()) break;
+    each(result);
+    plan.Save();
+  }
+}
 
 // The plan's explain with its statistics.
 inline bson::Document ExplainOf(const PlanStage& root) {

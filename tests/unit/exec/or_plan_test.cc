@@ -16,7 +16,6 @@ namespace {
 
 using testing::Doc;
 using testing::ExplainOf;
-using testing::Filter;
 
 class OrPlanTest : public testing::ExecFixture {
  protected:
@@ -43,15 +42,6 @@ class OrPlanTest : public testing::ExecFixture {
       return true;
     });
     EXPECT_TRUE(done.ok()) << done.ToString();
-    return ids;
-  }
-
-  std::vector<std::string> ReferenceIds(std::string_view filter) const {
-    query::Matcher matcher = Filter(filter);
-    std::vector<std::string> ids;
-    for (const bson::Document& doc : StoredDocuments()) {
-      if (matcher.Matches(doc)) ids.push_back(doc.Get("_id").ToJson());
-    }
     return ids;
   }
 
@@ -123,15 +113,8 @@ TEST_F(OrPlanTest, SavingAndRestoringBetweenResultsLosesAndRepeatsNothing) {
   const char* filter = R"({"$or": [{"a": {"$in": [0, 3]}}, {"b": {"$lte": 1}}]})";
   std::unique_ptr<PlanStage> plan = Plan(filter);
   std::vector<std::string> ids;
-  PlanResult result;
-  while (true) {
-    ASSERT_TRUE(plan->Restore().ok());
-    StatusWith<bool> more = plan->Next(&result);
-    ASSERT_TRUE(more.ok());
-    if (!more.value()) break;
-    ids.push_back(result.doc.Get("_id").ToJson());
-    plan->Save();
-  }
+  testing::ForEachAcrossSaves(
+      *plan, [&ids](const PlanResult& result) { ids.push_back(result.doc.Get("_id").ToJson()); });
   EXPECT_EQ(Sorted(ids), Sorted(ReferenceIds(filter)));
 }
 

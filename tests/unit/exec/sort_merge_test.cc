@@ -80,15 +80,9 @@ class SortMergeTest : public testing::ExecFixture {
   // between batches.
   static std::vector<std::pair<int, int>> Results(PlanStage& plan) {
     std::vector<std::pair<int, int>> out;
-    PlanResult result;
-    while (true) {
-      EXPECT_TRUE(plan.Restore().ok());
-      StatusWith<bool> more = plan.Next(&result);
-      EXPECT_TRUE(more.ok());
-      if (!more.ok() || !more.value()) break;
+    testing::ForEachAcrossSaves(plan, [&out](const PlanResult& result) {
       out.emplace_back(result.doc.Get("b").Int32(), result.doc.Get("_id").Int32());
-      plan.Save();
-    }
+    });
     return out;
   }
 
