@@ -1,6 +1,6 @@
 // Indexed finds against the same finds by collection scan, and point reads against Redis.
-#include <cstdio>
 
+#include "bench/clients/verdict.h"
 #include "bench/indexes/parts.h"
 #include "bench/indexes/point_reads.h"
 #include "bench/indexes/server_cpu.h"
@@ -14,14 +14,6 @@ namespace tc = tools::client;
 constexpr std::int64_t kMaxExaminedForLimit = 10;
 // Point reads should reach this share of Redis GETs (issue 10).
 constexpr double kMinShareOfRedis = 0.60;
-
-std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
-
-std::string Fixed(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 struct NamedFind {
   std::string label;

@@ -1,7 +1,7 @@
 // Insert rounds with 0-5 secondary indexes, and index builds against a collection scan.
 #include <chrono>
-#include <cstdio>
 
+#include "bench/clients/verdict.h"
 #include "bench/indexes/parts.h"
 #include "bench/indexes/server_cpu.h"
 #include "tools/bench/bulk_insert.h"
@@ -27,14 +27,6 @@ std::string KeyText(const IndexSpec& index) {
 }
 
 tc::Cell CpuCell(double seconds) { return seconds >= 0 ? tc::Cell(seconds) : tc::Cell(); }
-
-std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
-
-std::string Fixed(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 }  // namespace
 

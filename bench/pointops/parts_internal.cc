@@ -2,8 +2,6 @@
 // operation cost the server even when wall time includes waiting for a core.
 #include "bench/pointops/parts_internal.h"
 
-#include <cstdio>
-
 #include "bench/indexes/server_cpu.h"
 #include "bench/pointops/key_space.h"
 
@@ -40,12 +38,6 @@ ClientFactory QuarryPointReaders(const PointOpsSettings& settings, const Written
     return true;
   };
   return SessionClients<QuarrySession>(QuarryConnector(settings), read);
-}
-
-std::string Fixed(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
 }
 
 }  // namespace quarry::bench

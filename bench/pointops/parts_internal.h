@@ -6,6 +6,7 @@
 
 #include "base/status.h"
 #include "bench/clients/timed_clients.h"
+#include "bench/clients/verdict.h"
 #include "bench/pointops/parts.h"
 #include "bench/pointops/quarry_session.h"
 #include "tools/client/result_table.h"
@@ -30,9 +31,5 @@ std::function<StatusWith<std::unique_ptr<QuarrySession>>()> QuarryConnector(
 
 // Clients that find random documents of `keys` by _id, checking each value.
 ClientFactory QuarryPointReaders(const PointOpsSettings& settings, const WrittenKeys& keys);
-
-inline std::string Verdict(bool met) { return met ? "met" : "MISSED"; }
-// `value` with `decimals` digits after the point.
-std::string Fixed(double value, int decimals);
 
 }  // namespace quarry::bench

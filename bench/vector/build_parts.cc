@@ -3,8 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "bench/clients/verdict.h"
 #include "bench/vector/parts.h"
-#include "bench/vector/verdict.h"
 #include "tools/bench/bulk_insert.h"
 #include "tools/client/progress.h"
 

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include "bench/clients/verdict.h"
 #include "bench/vector/parts.h"
-#include "bench/vector/verdict.h"
 
 namespace quarry::bench {
 namespace {

@@ -1,8 +1,8 @@
 // Parts 1-3: approximate, filtered and exact $vectorSearch against their in-process baselines.
 #include <algorithm>
 
+#include "bench/clients/verdict.h"
 #include "bench/vector/parts.h"
-#include "bench/vector/verdict.h"
 
 namespace quarry::bench {
 namespace {

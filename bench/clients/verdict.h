@@ -1,4 +1,4 @@
-// How the vector benchmark's tables word a target and a number in a note.
+// How the benchmarks' tables word a target's outcome and a number in their notes.
 #pragma once
 
 #include <string>

@@ -1,5 +1,4 @@
-// Text for the notes under the vector benchmark's tables.
-#include "bench/vector/verdict.h"
+#include "bench/clients/verdict.h"
 
 #include <cstdio>
 
