@@ -1,8 +1,10 @@
 #include "exec/id_bounds.h"
 
 #include <algorithm>
-#include <string>
+#include <iterator>
 #include <vector>
+
+#include "exec/index_choice.h"
 
 namespace quarry::exec {
 namespace {
@@ -25,26 +27,17 @@ std::vector<KeyInterval> Union(std::vector<KeyInterval> intervals) {
 
 std::optional<IndexBounds> OrBranchBounds(const IndexDescriptor& id_index,
                                           const query::Matcher& filter) {
-  const bson::ValueView branches = filter.filter().Get("$or");
-  if (branches.type() != bson::Type::kArray) return std::nullopt;
+  std::optional<std::vector<query::Matcher>> branches = OrBranchesOf(filter);
+  if (!branches.has_value() || branches->empty()) return std::nullopt;
   IndexBounds all;
-  all.fields.push_back({"_id", {}});
-  bool any = false;
-  for (const bson::Element& e : branches.Document()) {
-    if (e.value.type() != bson::Type::kDocument) return std::nullopt;
-    // A branch that does not parse alone (it reads `let` variables) bounds nothing here.
-    StatusWith<query::Matcher> branch =
-        query::Matcher::Parse(e.value.Document(), bson::DocumentView(), filter.shared_collator());
-    if (!branch.ok()) return std::nullopt;
-    std::optional<IndexBounds> bounds = BoundsFor(id_index, branch.value(), /*multikey=*/false);
+  all.fields.push_back({id_index.fields().front().path, {}});
+  for (const query::Matcher& branch : *branches) {
+    std::optional<IndexBounds> bounds = BoundsFor(id_index, branch, /*multikey=*/false);
     if (!bounds.has_value()) return std::nullopt;
-    any = true;
     std::ranges::move(bounds->intervals, std::back_inserter(all.intervals));
-    for (std::string& shown : bounds->fields.front().intervals) {
-      all.fields.front().intervals.push_back(std::move(shown));
-    }
+    std::ranges::move(bounds->fields.front().intervals,
+                      std::back_inserter(all.fields.front().intervals));
   }
-  if (!any) return std::nullopt;
   all.intervals = Union(std::move(all.intervals));
   return all;
 }

@@ -208,22 +208,31 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
   return best;
 }
 
+std::optional<std::vector<query::Matcher>> OrBranchesOf(const query::Matcher& filter) {
+  const bson::ValueView branches = filter.filter().Get("$or");
+  if (branches.type() != bson::Type::kArray) return std::nullopt;
+  std::vector<query::Matcher> parsed;
+  for (const bson::Element& e : branches.Document()) {
+    if (e.value.type() != bson::Type::kDocument) return std::nullopt;
+    StatusWith<query::Matcher> branch =
+        query::Matcher::Parse(e.value.Document(), bson::DocumentView(), filter.shared_collator());
+    if (!branch.ok()) return std::nullopt;
+    parsed.push_back(std::move(branch).value());
+  }
+  return parsed;
+}
+
 StatusWith<std::optional<std::vector<IndexAccess>>> ChooseOrIndexes(
     const catalog::CollectionInfo& info, const query::Matcher& filter,
     const query::SortSpec& sort) {
   const std::optional<std::vector<IndexAccess>> none;
-  bson::ValueView branches = filter.filter().Get("$or");
-  if (branches.type() != bson::Type::kArray) return none;
+  std::optional<std::vector<query::Matcher>> branches = OrBranchesOf(filter);
+  if (!branches.has_value()) return none;
   std::vector<IndexAccess> scans;
-  for (const bson::Element& e : branches.Document()) {
-    if (e.value.type() != bson::Type::kDocument) return none;
-    // A branch that does not parse alone (it reads `let` variables) is left to a scan of all.
-    // It compares strings under the filter's collation, so only indexes of that one bound it.
-    StatusWith<query::Matcher> branch =
-        query::Matcher::Parse(e.value.Document(), bson::DocumentView(), filter.shared_collator());
-    if (!branch.ok()) return none;
-    QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> access,
-                            ChooseIndex(info, &branch.value(), sort));
+  for (const query::Matcher& branch : *branches) {
+    // A branch compares strings under the filter's collation, so only indexes of that one bound
+    // it.
+    QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> access, ChooseIndex(info, &branch, sort));
     if (!access.has_value() || !access->bounded) return none;
     scans.push_back(std::move(*access));
   }

@@ -47,6 +47,11 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
                                                    const query::Matcher* filter,
                                                    const query::SortSpec& sort);
 
+// The branches of the filter's top-level $or, each parsed alone under the filter's collation;
+// nullopt when it has none or a branch does not parse alone (it reads `let` variables), which
+// leaves the filter to a scan of all.
+std::optional<std::vector<query::Matcher>> OrBranchesOf(const query::Matcher& filter);
+
 // One bounded index scan per branch of the filter's top-level $or, each chosen for its branch
 // as ChooseIndex chooses (with `sort`, which only breaks ties and sets directions); nullopt when
 // the filter has no top-level $or or a branch has no bounded index. A record matching the filter

@@ -77,8 +77,8 @@ bool SortsById(const query::SortSpec& sort) {
 
 // Records are clustered by _id, so their own order serves as the _id index: the filter's _id
 // bounds (of its conjuncts, or of every branch of its $or) limit the scan to their ranges, and a
-// sort on _id alone is the scan's direction. nullopt
-// when neither applies (nor under a collation, which orders strings otherwise).
+// sort on _id alone is the scan's direction. nullopt when neither applies (nor under a
+// collation, which orders strings otherwise).
 StatusWith<std::optional<Access>> ClusteredIdAccess(const ExecContext& ctx,
                                                     const Collection& collection,
                                                     const std::optional<query::Matcher>& filter,
