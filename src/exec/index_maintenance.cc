@@ -49,6 +49,7 @@ Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info
   for (std::size_t k : mutations) {
     const storage::WriteUnit::RecordChange change = *unit->record_change(k);
     storage::IndexChanges all;
+    all.added.reserve(indexes.size());
     Status failed = Status::OK();
     for (const catalog::IndexInfo* index : indexes) {
       bool multikey = false;
@@ -110,7 +111,8 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
         (old_it != old_keys.keys.end() && old_it->encoded < new_it->encoded)) {
       changes.removed.push_back(EntryOf(*parsed, std::move(*old_it++)));
     } else if (old_it == old_keys.keys.end() || new_it->encoded < old_it->encoded) {
-      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++), new_values));
+      // Only a document with one key keeps its values, so no later key needs them.
+      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++), std::move(new_values)));
     } else if (old_values != new_values) {
       // The same key with other values (1 became 1.0): overwrite the entry's value.
       ++old_it;

@@ -55,7 +55,8 @@ struct ChunkScratch {
     std::size_t order;  // among the chunk's index writes: writes of one key keep it
   };
   std::vector<PendingIndexWrite> index_writes;
-  // Index keys this chunk has written: key -> owning record's id key, nullopt when deleted.
+  // Unique index keys this chunk has written: key -> owning record's id key, nullopt when
+  // deleted.
   std::unordered_map<std::string_view, std::optional<std::string_view>> index_overlay;
   // Records this chunk has already written: key -> new bytes, nullopt when deleted.
   std::unordered_map<std::string_view, std::optional<std::string_view>> overlay;
@@ -356,6 +357,9 @@ void CommitPipeline::StageIndexWrites(const Mutation& m) {
     // A writer that prepared its keys before the index was dropped: they have no index now.
     if (IndexDropped(write.entry->index)) continue;
     s.index_writes.push_back({&write, m.id_key(), s.index_writes.size()});
+    // Only unique keys are looked up again (CheckUniqueKeys); other keys end in the record's
+    // id key, so no two records share one.
+    if (write.entry->unique == nullptr) continue;
     s.index_overlay[write.key] =
         write.put ? std::optional<std::string_view>(m.id_key()) : std::nullopt;
   }

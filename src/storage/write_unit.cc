@@ -48,9 +48,13 @@ void AttachIndexChanges(std::vector<IndexEntry> removed, std::vector<IndexEntry>
                         internal::Mutation* m) {
   m->index_writes.clear();
   const std::size_t removals = removed.size();
-  m->index_entries = std::move(removed);
-  m->index_entries.insert(m->index_entries.end(), std::make_move_iterator(added.begin()),
-                          std::make_move_iterator(added.end()));
+  if (removed.empty()) {
+    m->index_entries = std::move(added);
+  } else {
+    m->index_entries = std::move(removed);
+    m->index_entries.insert(m->index_entries.end(), std::make_move_iterator(added.begin()),
+                            std::make_move_iterator(added.end()));
+  }
   m->index_writes.reserve(m->index_entries.size());
   for (std::size_t i = 0; i < m->index_entries.size(); ++i) {
     const IndexEntry& entry = m->index_entries[i];
