@@ -8,6 +8,11 @@
 namespace quarry::vector {
 namespace {
 
+constexpr std::size_t kCacheLine = 64;
+// How much of each code to prefetch: all of it up to 2 KB (512 float32 dimensions). Measured
+// with 384 float32 dimensions, whole codes searched faster than their first 8, 4 or 1 lines.
+constexpr std::size_t kPrefetchLines = 32;
+
 struct Nearer {
   bool operator()(const Candidate& a, const Candidate& b) const {
     return a.distance > b.distance;  // priority_queue keeps the nearest on top
@@ -54,6 +59,9 @@ std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph, const v
   Candidate start{graph.DistanceTo(query, entry), entry};
   std::size_t distances = 1;
   to_explore.push(start);
+  std::vector<NodeId> fresh;
+  const std::size_t prefetch_bytes =
+      std::min(graph.codec().code_bytes(), kPrefetchLines * kCacheLine);
   if (accepted(entry)) results.push(start);
 
   while (!to_explore.empty()) {
@@ -62,13 +70,18 @@ std::optional<std::vector<Candidate>> BeamSearch(const HnswGraph& graph, const v
     // (as Lucene and hnswlib do with deletions and filters).
     if (results.size() >= ef && nearest.distance > results.top().distance) break;
     to_explore.pop();
-    const std::span<const NodeId> neighbors = graph.Neighbors(nearest.node, level);
-    for (std::size_t i = 0; i < neighbors.size(); ++i) {
-      const NodeId neighbor = neighbors[i];
-      // The next neighbour's code loads while this one's distance is computed (as hnswlib
-      // prefetches): most of a search's time is waiting for memory.
-      if (i + 1 < neighbors.size()) __builtin_prefetch(graph.CodeOf(neighbors[i + 1]));
+    // Most of a search's time is waiting for memory: the codes of all the unvisited neighbours
+    // start loading together, before the first distance needs one.
+    fresh.clear();
+    for (NodeId neighbor : graph.Neighbors(nearest.node, level)) {
       if (visited.TestAndMark(neighbor)) continue;
+      fresh.push_back(neighbor);
+      const char* code = reinterpret_cast<const char*>(graph.CodeOf(neighbor));
+      for (std::size_t line = 0; line < prefetch_bytes; line += kCacheLine) {
+        __builtin_prefetch(code + line);
+      }
+    }
+    for (const NodeId neighbor : fresh) {
       if (++distances > max_distances) return std::nullopt;
       float distance = graph.DistanceTo(query, neighbor);
       if (results.size() >= ef && distance >= results.top().distance) continue;
