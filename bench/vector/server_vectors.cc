@@ -29,7 +29,7 @@ void AppendVector(bson_t* parent, const char* key, std::span<const float> vector
   bson_append_array_end(parent, &array);
 }
 
-// [{$vectorSearch: {...}}, {$project: {_id: 1}}]
+// [{$vectorSearch: {...}}, {$project: {_id: 1}}] ({_id: 1, bucket: 1} to read the documents)
 tc::BsonPtr SearchPipeline(const std::string& index, std::span<const float> vector,
                            const VectorQuery& query) {
   bson_t* pipeline = bson_new();
@@ -58,6 +58,7 @@ tc::BsonPtr SearchPipeline(const std::string& index, std::span<const float> vect
   BSON_APPEND_DOCUMENT_BEGIN(pipeline, "1", &stage);
   BSON_APPEND_DOCUMENT_BEGIN(&stage, "$project", &project);
   BSON_APPEND_INT32(&project, "_id", 1);
+  if (query.read_documents) BSON_APPEND_INT32(&project, "bucket", 1);
   bson_append_document_end(&stage, &project);
   bson_append_document_end(pipeline, &stage);
   return tc::BsonPtr(pipeline);

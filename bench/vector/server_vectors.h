@@ -48,6 +48,9 @@ struct VectorQuery {
   std::size_t num_candidates = 100;
   BucketFilter filter = {};  // max_bucket == kBuckets: no filter
   bool exact = false;
+  // Project {_id, bucket}, which reads each matching document, instead of {_id} only, which
+  // the server answers from the index.
+  bool read_documents = false;
 };
 
 struct ServerTarget {

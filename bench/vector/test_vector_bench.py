@@ -38,8 +38,14 @@ def test_every_part_prints_its_table(tables):
 def test_search_rows_compare_the_server_and_the_index_with_hnswlib_at_the_same_candidates(tables):
     rows = tables["vector_search"]["rows"]
     engines = [row["engine"] for row in rows]
-    assert engines[-1] == "Quarry ping (round-trip floor)"
-    triples = list(zip(rows[:-1:3], rows[1:-1:3], rows[2:-1:3]))
+    assert engines[-2:] == ["Quarry $vectorSearch, reading the documents",
+                            "Quarry ping (round-trip floor)"]
+    reading = rows[-2]
+    assert reading["threads"] == 1 and reading["queries_per_second"] > 0
+    same_search = [row for row in rows if row["engine"] == "Quarry $vectorSearch"
+                   and row["threads"] == 1 and row["num_candidates"] == reading["num_candidates"]]
+    assert reading["recall"] == pytest.approx(same_search[0]["recall"], abs=0.02)
+    triples = list(zip(rows[:-2:3], rows[1:-2:3], rows[2:-2:3]))
     assert triples and all(
         q["engine"] == "Quarry $vectorSearch" and i["engine"] == "Quarry VectorIndex in-process"
         and h["engine"] == "hnswlib 0.6.2" for q, i, h in triples)

@@ -65,7 +65,10 @@ struct SearchIndexRegistry::Built {
   std::map<std::string, std::unique_ptr<VectorIndex>, std::less<>> bit_graphs;
   std::vector<IndexedDocument> documents;  // by slot
   PackedBytes id_keys;                     // by slot: the record's encoded _id; empty once deleted
-  PackedBytes parent_filter_values;        // by slot, nested: the parent's filter fields (BSON)
+  // By slot: {_id: <the record's _id>}, which a query that needs nothing else of the record
+  // returns without reading it; empty once deleted.
+  PackedBytes id_documents;
+  PackedBytes parent_filter_values;  // by slot, nested: the parent's filter fields (BSON)
   std::unordered_set<std::uint32_t, SlotHash, SlotEqual> slot_of{
       16, SlotHash{&id_keys}, SlotEqual{&id_keys}};  // the live slots, found by id key
   std::vector<std::uint32_t> document_of;            // label -> slot, or kNoDocument

@@ -57,6 +57,12 @@ StatusWith<std::vector<VectorIndex::Hit>> HitsForParents(const VectorIndex& grap
   }
 }
 
+VectorMatch MatchOf(const Built& built, std::uint32_t slot, double score) {
+  return {.id_key = std::string(built.id_keys.Get(slot)),
+          .score = score,
+          .id_document = bson::Document::Copy(built.id_documents.Document(slot))};
+}
+
 StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, const Built& built,
                                                   const VectorQuery& query, bool exact) {
   VectorIndex::Filter admits = [&](std::uint64_t label) {
@@ -102,7 +108,7 @@ StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, cons
   std::vector<VectorMatch> matches;
   for (const ParentScore& parent : parents) {
     if (matches.size() == query.limit) break;
-    matches.push_back({std::string(built.id_keys.Get(parent.slot)), parent.best});
+    matches.push_back(MatchOf(built, parent.slot, parent.best));
   }
   return matches;
 }
@@ -144,7 +150,7 @@ StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::Collec
     if (hit.label >= serving->document_of.size()) continue;
     const std::uint32_t slot = serving->document_of[hit.label];
     if (slot == Built::kNoDocument) continue;
-    matches.push_back({std::string(serving->id_keys.Get(slot)), hit.score});
+    matches.push_back(MatchOf(*serving, slot, hit.score));
   }
   return matches;
 }

@@ -61,6 +61,13 @@ std::string_view BytesOrNothing(const bson::Document& document) {
   return document.view().empty() ? std::string_view() : document.view().bytes();
 }
 
+// {_id: <document's _id>}. Every stored record has an _id.
+bson::Document IdDocumentOf(bson::DocumentView document) {
+  bson::DocumentBuilder b;
+  b.Append("_id", document.Get("_id"));
+  return std::move(b).Finish();
+}
+
 void Unindex(Built& built, std::uint64_t label) {
   for (auto& [path, graph] : built.graphs) graph->Remove(label);
   for (auto& [path, graph] : built.bit_graphs) graph->Remove(label);
@@ -109,6 +116,7 @@ void ResetBuilt(Built& built) {
   built.slot_of.clear();
   built.documents.clear();
   built.id_keys.Clear();
+  built.id_documents.Clear();
   built.parent_filter_values.Clear();
   built.document_of.clear();
   built.filter_values.Clear();
@@ -136,6 +144,7 @@ void ApplyToBuilt(Built& built, const std::string& id_key, const bson::DocumentV
     for (std::uint32_t i = 0; i < gone.labels; ++i) Unindex(built, gone.first_label + i);
     gone = Built::IndexedDocument();
     built.id_keys.Set(slot, {});
+    built.id_documents.Set(slot, {});
     built.parent_filter_values.Set(slot, {});
     return;
   }
@@ -146,6 +155,8 @@ void ApplyToBuilt(Built& built, const std::string& id_key, const bson::DocumentV
     slot = static_cast<std::uint32_t>(built.documents.size());
     built.documents.emplace_back();
     built.id_keys.Append(id_key);
+    // A record keeps its _id for as long as it keeps its slot: only an insert sets it.
+    built.id_documents.Append(IdDocumentOf(*document).view().bytes());
     built.parent_filter_values.Append({});
     built.slot_of.insert(slot);
   }

@@ -59,6 +59,7 @@ struct VectorQuery {
 struct VectorMatch {
   std::string id_key;  // the record's encoded _id (storage::EncodeIdKey)
   double score = 0;
+  bson::Document id_document;  // {_id: <the record's _id>}
 };
 
 class SearchIndexRegistry : public storage::CommitObserver {

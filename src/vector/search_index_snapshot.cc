@@ -14,10 +14,10 @@
 namespace quarry::vector {
 namespace {
 
-// 3: documents and their runs of element labels, the packed-bit graphs, and each graph as
-// hnswlib's with its quantized codes. Snapshots of earlier versions are rebuilt from the
-// collection.
-constexpr std::uint32_t kSnapshotVersion = 3;
+// 4: documents (with their _id) and their runs of element labels, the packed-bit graphs, and
+// each graph as hnswlib's with its quantized codes. Snapshots of earlier versions are rebuilt
+// from the collection.
+constexpr std::uint32_t kSnapshotVersion = 4;
 
 using Built = SearchIndexRegistry::Built;
 
@@ -69,6 +69,7 @@ std::string Encode(storage::CollectionId collection, const std::string& index_id
   out.U64(built.documents.size());
   for (std::uint32_t slot = 0; slot < built.documents.size(); ++slot) {
     out.Bytes(built.id_keys.Get(slot));
+    out.Bytes(built.id_documents.Get(slot));
     out.Bytes(built.parent_filter_values.Get(slot));
     out.U64(built.documents[slot].first_label);
     out.U64(built.documents[slot].labels);
@@ -104,14 +105,16 @@ StatusWith<storage::Timestamp> Decode(std::string_view payload, storage::Collect
   }
   ResetBuilt(*built);  // commits applied since the definition are redone from the oplog
   for (std::uint64_t slot = 0; slot < documents; ++slot) {
-    std::string_view id_key, parent_values;
+    std::string_view id_key, id_document, parent_values;
     std::uint64_t first_label, labels;
-    if (!in.Bytes(&id_key) || !in.Bytes(&parent_values) || !in.U64(&first_label) ||
-        !in.U64(&labels)) {
+    if (!in.Bytes(&id_key) || !in.Bytes(&id_document) || !in.Bytes(&parent_values) ||
+        !in.U64(&first_label) || !in.U64(&labels)) {
       return unusable("torn documents");
     }
+    if (id_key.empty() != id_document.empty()) return unusable("a document's _id is torn");
     built->documents.push_back({first_label, static_cast<std::uint32_t>(labels)});
     built->id_keys.Append(id_key);
+    built->id_documents.Append(id_document);
     built->parent_filter_values.Append(parent_values);
     if (!id_key.empty()) built->slot_of.insert(static_cast<std::uint32_t>(slot));
   }

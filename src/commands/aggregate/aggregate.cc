@@ -267,7 +267,11 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
                             ListSearchIndexesDocuments(ctx, request.db, coll, source_argument));
     input = query::StreamOfDocuments(std::move(docs));
   } else if (vector_search) {
-    QUARRY_ASSIGN_OR_RETURN(input, VectorSearchDocuments(ctx, request.db, coll, source_argument));
+    const VectorSearchOutput output = IdsAreEnough(rest_of_pipeline.view())
+                                          ? VectorSearchOutput::kIdsOnly
+                                          : VectorSearchOutput::kDocuments;
+    QUARRY_ASSIGN_OR_RETURN(input,
+                            VectorSearchDocuments(ctx, request.db, coll, source_argument, output));
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {

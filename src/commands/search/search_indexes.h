@@ -21,12 +21,24 @@ StatusWith<std::vector<bson::Document>> ListSearchIndexesDocuments(CommandContex
                                                                    const std::string& coll,
                                                                    bson::ValueView argument);
 
+// What $vectorSearch hands to the stages after it: the stored documents, or only {_id} when
+// those stages need nothing else (IdsAreEnough).
+enum class VectorSearchOutput { kDocuments, kIdsOnly };
+
+// Whether `later_stages` (the pipeline after $vectorSearch) need nothing of a match but its
+// _id and score: they start with a $project that keeps only _id (or parts of it) and
+// {$meta: "vectorSearchScore"} fields. Such a search is answered from the index alone, as a
+// covered query is, without reading the documents.
+bool IdsAreEnough(bson::DocumentView later_stages);
+
 // Parses $vectorSearch's argument and runs it on db.coll: the stored documents nearest to the
-// query vector, best first, each with {$meta: "vectorSearchScore"}. An unknown index or a
-// missing collection gives no documents, as Atlas does.
+// query vector (or their {_id} only, per `output`), best first, each with
+// {$meta: "vectorSearchScore"}. An unknown index or a missing collection gives no documents, as
+// Atlas does.
 StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(CommandContext& ctx,
                                                                          const std::string& db,
                                                                          const std::string& coll,
-                                                                         bson::ValueView argument);
+                                                                         bson::ValueView argument,
+                                                                         VectorSearchOutput output);
 
 }  // namespace quarry::commands

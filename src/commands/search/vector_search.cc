@@ -1,5 +1,6 @@
 // $vectorSearch: parse, check against the index's definition, search, fetch the documents.
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -175,10 +176,39 @@ class ScoredDocuments final : public query::DocumentStream {
 
 }  // namespace
 
-StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(CommandContext& ctx,
-                                                                         const std::string& db,
-                                                                         const std::string& coll,
-                                                                         bson::ValueView argument) {
+bool IdsAreEnough(bson::DocumentView later_stages) {
+  const bson::ValueView first = later_stages.Get("0");
+  if (first.type() != bson::Type::kDocument) return false;
+  const bson::ValueView project = first.Document().Get("$project");
+  if (project.type() != bson::Type::kDocument || project.Document().empty()) return false;
+  bool includes = false;
+  for (const bson::Element& field : project.Document()) {
+    const bool id_path = field.key == "_id" || field.key.starts_with("_id.");
+    if (id_path && (field.value.IsNumber() || field.value.type() == bson::Type::kBool)) {
+      // Only _id itself may be excluded: excluding a part of it, or excluding alone, makes an
+      // exclusion projection, which keeps every other field.
+      if (field.value.Truthy()) {
+        includes = true;
+      } else if (field.key != "_id") {
+        return false;
+      }
+      continue;
+    }
+    if (field.value.type() != bson::Type::kDocument) return false;
+    const bson::DocumentView expression = field.value.Document();
+    const bson::ValueView meta = expression.Get("$meta");
+    if (std::distance(expression.begin(), expression.end()) != 1 ||
+        meta.type() != bson::Type::kString || meta.String() != "vectorSearchScore") {
+      return false;
+    }
+    includes = true;
+  }
+  return includes;
+}
+
+StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(
+    CommandContext& ctx, const std::string& db, const std::string& coll, bson::ValueView argument,
+    VectorSearchOutput output) {
   QUARRY_ASSIGN_OR_RETURN(VectorSearchSpec spec, ParseSpec(argument));
   std::vector<std::pair<bson::Document, double>> found;
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(db, coll);
@@ -232,6 +262,14 @@ StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(Command
   query.average_score = spec.average_score.value_or(false);
   QUARRY_ASSIGN_OR_RETURN(std::vector<vector::VectorMatch> matches,
                           registry->Search(info->id, query));
+  if (output == VectorSearchOutput::kIdsOnly) {
+    // The index holds the matches as of its search; each record's _id never changes.
+    for (vector::VectorMatch& match : matches) {
+      found.emplace_back(std::move(match.id_document), match.score);
+    }
+    return std::unique_ptr<query::DocumentStream>(
+        std::make_unique<ScoredDocuments>(std::move(found)));
+  }
   std::vector<std::string> id_keys;
   id_keys.reserve(matches.size());
   for (const vector::VectorMatch& match : matches) id_keys.push_back(match.id_key);

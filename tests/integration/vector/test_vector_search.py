@@ -438,3 +438,80 @@ def test_a_restart_starts_from_the_snapshot_and_redoes_the_oplog_after_it(make_s
     with pymongo.MongoClient(server.uri()) as client:
         check(client.v)
     assert log_count(server, "a snapshot of definition version 0") == 2
+
+
+def mixed_id_documents(rng, count=60):
+    """Documents whose _ids are of many BSON types, each with a vector and a field `n`."""
+    import datetime
+    from bson import Decimal128, Int64, ObjectId
+    kinds = [lambda i: i, lambda i: i + 0.5, lambda i: Int64(i), lambda i: f"id-{i}",
+             lambda i: ObjectId(), lambda i: {"a": i, "b": [i, "x"]},
+             lambda i: Decimal128(f"{i}.25"),
+             lambda i: datetime.datetime(2020, 1, 1) + datetime.timedelta(seconds=i)]
+    return [{"_id": kinds[i % len(kinds)](i), "embedding": rand_vector(rng), "n": i}
+            for i in range(count)]
+
+
+def search_with(db, coll, q, projection, limit=10):
+    return list(db[coll].aggregate([
+        {"$vectorSearch": {"index": "vector_index", "path": "embedding", "queryVector": q,
+                           "numCandidates": 100, "limit": limit}},
+        {"$project": projection}]))
+
+
+def as_bson(docs):
+    import bson
+    return [bson.encode(d) for d in docs]
+
+
+def without(field, docs):
+    return [{k: v for k, v in d.items() if k != field} for d in docs]
+
+
+def test_a_search_that_needs_only_ids_agrees_with_the_one_that_reads_documents(db):
+    """A $project of only _id and the score is answered from the index, without reading the
+    documents; its _ids keep their BSON types, and deleted documents are gone from it."""
+    from bson import Int64
+    rng = random.Random(23)
+    docs = mixed_id_documents(rng)
+    db.items.insert_many(docs)
+    create_index(db, "items", vector_fields())
+    wait_ready(db, "items")
+    score_field = {"$meta": "vectorSearchScore"}
+    for q in [rand_vector(rng) for _ in range(5)] + [docs[5]["embedding"]]:
+        covered = search_with(db, "items", q, {"_id": 1, "score": score_field})
+        read = without("n", search_with(db, "items", q, {"_id": 1, "n": 1, "score": score_field}))
+        assert len(covered) == 10 and as_bson(covered) == as_bson(read)
+        assert as_bson(search_with(db, "items", q, {"_id": 0, "score": score_field})) == \
+            as_bson(without("_id", read))
+        assert as_bson(search_with(db, "items", q, {"_id.a": 1})) == \
+            as_bson(without("n", search_with(db, "items", q, {"_id.a": 1, "n": 1})))
+    # Deleted: gone at once. Inserted again under an equal _id of another type: the new type.
+    q = docs[16]["embedding"]
+    assert search_with(db, "items", q, {"_id": 1}, limit=1) == [{"_id": 16}]
+    db.items.delete_one({"_id": 16})
+    assert 16 not in [d["_id"] for d in search_with(db, "items", q, {"_id": 1})]
+    db.items.insert_one({"_id": Int64(16), "embedding": q, "n": -1})
+    found = search_with(db, "items", q, {"_id": 1}, limit=1)
+    assert as_bson(found) == as_bson([{"_id": Int64(16)}])
+
+
+def test_ids_answered_from_the_index_survive_a_restart_and_a_crash(make_server):
+    import pymongo
+    server = make_server("vector_ids")
+    rng = random.Random(29)
+    docs = mixed_id_documents(rng)
+    queries = [rand_vector(rng) for _ in range(4)]
+    projection = {"_id": 1, "score": {"$meta": "vectorSearchScore"}}
+    with pymongo.MongoClient(server.uri()) as client:
+        db = client.v
+        db.items.insert_many(docs)
+        create_index(db, "items", vector_fields())
+        wait_ready(db, "items")
+        before = [as_bson(search_with(db, "items", q, projection)) for q in queries]
+    for crash in (False, True):  # from the snapshot, then from the oplog after it
+        server.restart(crash=crash)
+        with pymongo.MongoClient(server.uri()) as client:
+            wait_ready(client.v, "items")
+            assert [as_bson(search_with(client.v, "items", q, projection))
+                    for q in queries] == before
