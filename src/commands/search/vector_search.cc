@@ -1,4 +1,5 @@
-// $vectorSearch: parse, check against the index's definition, search, fetch the documents.
+// $vectorSearch: parse, check against the index's definition, search, then fetch the documents
+// (unless the stages after it need only _id and the score).
 #include <cmath>
 #include <iterator>
 #include <optional>
