@@ -1,5 +1,6 @@
 // $vectorSearch: parse, check against the index's definition, search, then fetch the documents
 // (unless the stages after it need only _id and the score).
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <optional>
@@ -7,11 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/search/search_indexes.h"
 #include "commands/search/vector_search_filter.h"
 #include "commands/service_state.h"
+#include "exec/covered_read.h"
 #include "query/match/matcher.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -181,30 +184,30 @@ bool IdsAreEnough(bson::DocumentView later_stages) {
   const bson::ValueView first = later_stages.Get("0");
   if (first.type() != bson::Type::kDocument) return false;
   const bson::ValueView project = first.Document().Get("$project");
-  if (project.type() != bson::Type::kDocument || project.Document().empty()) return false;
-  bool includes = false;
+  if (project.type() != bson::Type::kDocument) return false;
+  // Read as a plain inclusion projection, with each score field included like a stored one: it
+  // then keeps only _id paths and score fields, or it needs the documents.
+  bson::DocumentBuilder as_inclusion;
+  std::vector<std::string_view> scores;
   for (const bson::Element& field : project.Document()) {
-    const bool id_path = field.key == "_id" || field.key.starts_with("_id.");
-    if (id_path && (field.value.IsNumber() || field.value.type() == bson::Type::kBool)) {
-      // Only _id itself may be excluded: excluding a part of it, or excluding alone, makes an
-      // exclusion projection, which keeps every other field.
-      if (field.value.Truthy()) {
-        includes = true;
-      } else if (field.key != "_id") {
-        return false;
-      }
-      continue;
+    const bool score =
+        field.value.type() == bson::Type::kDocument &&
+        std::distance(field.value.Document().begin(), field.value.Document().end()) == 1 &&
+        field.value.Document().Get("$meta").type() == bson::Type::kString &&
+        field.value.Document().Get("$meta").String() == "vectorSearchScore";
+    if (score) {
+      as_inclusion.AppendInt32(field.key, 1);
+      scores.push_back(field.key);
+    } else {
+      as_inclusion.Append(field.key, field.value);
     }
-    if (field.value.type() != bson::Type::kDocument) return false;
-    const bson::DocumentView expression = field.value.Document();
-    const bson::ValueView meta = expression.Get("$meta");
-    if (std::distance(expression.begin(), expression.end()) != 1 ||
-        meta.type() != bson::Type::kString || meta.String() != "vectorSearchScore") {
-      return false;
-    }
-    includes = true;
   }
-  return includes;
+  const bson::Document inclusion = std::move(as_inclusion).Finish();
+  const std::optional<std::vector<std::string>> paths = exec::InclusionPaths(inclusion.view());
+  return paths.has_value() && std::ranges::all_of(*paths, [&](const std::string& path) {
+           return path == "_id" || path.starts_with("_id.") ||
+                  std::ranges::find(scores, path) != scores.end();
+         });
 }
 
 StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(
