@@ -277,7 +277,7 @@ void DocumentView::Iterator::Load() {
   }
   Type type = static_cast<Type>(static_cast<std::uint8_t>(*pos_));
   const char* key = pos_ + 1;
-  std::size_t key_len = std::strlen(key);
+  std::size_t key_len = internal::KeyLength(key);
   const char* value = key + key_len + 1;
   std::int64_t size = internal::ValueSize(type, value);
   if (size < 0) {  // only reachable with unvalidated bytes; end the iteration safely

@@ -29,6 +29,16 @@ inline double ReadDouble(const char* p) {
   return v;
 }
 
+// Length of the field name at `key`. Field names are mostly a few bytes (array indexes above
+// all), where a loop in place is cheaper than a call to strlen.
+inline std::size_t KeyLength(const char* key) {
+  constexpr std::size_t kShortKey = 16;
+  for (std::size_t length = 0; length < kShortKey; ++length) {
+    if (key[length] == '\0') return length;
+  }
+  return kShortKey + std::strlen(key + kShortKey);
+}
+
 // Size of the value bytes of an element of `type` starting at `p`, or -1 when the type is
 // unknown or a length field is negative. Does not check against the end of the buffer.
 std::int64_t ValueSize(Type type, const char* p);

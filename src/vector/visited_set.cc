@@ -1,19 +1,16 @@
-// Epoch-tagged visited marks and the pool that lends them.
+// Visited bits and the pool that lends them.
 #include "vector/visited_set.h"
-
-#include <algorithm>
-#include <limits>
 
 namespace quarry::vector {
 
 void VisitedSet::Reset(std::size_t node_count) {
-  if (marks_.size() < node_count) marks_.resize(node_count, epoch_);
-  if (epoch_ == std::numeric_limits<std::uint16_t>::max()) {
-    // Old marks could equal a reused epoch: clear them once every 65535 searches.
-    std::fill(marks_.begin(), marks_.end(), 0);
-    epoch_ = 0;
+  for (std::size_t i = 0; i < touched_count_; ++i) words_[touched_[i]] = 0;
+  touched_count_ = 0;
+  const std::size_t word_count = (node_count + kBitsPerWord - 1) / kBitsPerWord;
+  if (words_.size() < word_count) {
+    words_.resize(word_count, 0);
+    touched_.resize(word_count);
   }
-  ++epoch_;
 }
 
 VisitedPool::Lease VisitedPool::Borrow(std::size_t node_count) {
