@@ -2,7 +2,6 @@
 // machine stack, and every length is checked against its container before it is trusted.
 #include "bson/validate.h"
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
@@ -13,6 +12,7 @@
 namespace quarry::bson {
 namespace {
 
+using internal::CStringLength;
 using internal::ReadInt32;
 
 Status Invalid(std::string why) { return Status(ErrorCode::kInvalidBSON, "invalid BSON: " + why); }
@@ -21,19 +21,6 @@ struct Frame {
   const char* pos;  // next element's type byte
   const char* end;  // the container's terminating 0x00
 };
-
-// Length of the C string at p within [p, limit), or -1 if it has no NUL before limit.
-std::int64_t CStringLength(const char* p, const char* limit) {
-  // Field names are mostly a few bytes: a loop in place is cheaper than a call to memchr.
-  constexpr std::int64_t kShortKey = 16;
-  const std::int64_t available = limit - p;
-  for (std::int64_t length = 0; length < std::min(available, kShortKey); ++length) {
-    if (p[length] == '\0') return length;
-  }
-  if (available <= kShortKey) return -1;
-  const void* nul = std::memchr(p + kShortKey, 0, static_cast<std::size_t>(available - kShortKey));
-  return nul == nullptr ? -1 : static_cast<const char*>(nul) - p;
-}
 
 // Checks a nested document header at p (with `available` bytes up to the parent's end) and
 // returns its frame.

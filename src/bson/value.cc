@@ -277,14 +277,15 @@ void DocumentView::Iterator::Load() {
   }
   Type type = static_cast<Type>(static_cast<std::uint8_t>(*pos_));
   const char* key = pos_ + 1;
-  std::size_t key_len = internal::KeyLength(key);
+  const std::int64_t key_len = internal::CStringLength(key, end_);
   const char* value = key + key_len + 1;
-  std::int64_t size = internal::ValueSize(type, value);
+  std::int64_t size = key_len < 0 ? -1 : internal::ValueSize(type, value);
   if (size < 0) {  // only reachable with unvalidated bytes; end the iteration safely
     pos_ = end_;
     return;
   }
-  current_ = Element{{key, key_len}, ValueView(type, value, static_cast<std::size_t>(size))};
+  current_ = Element{{key, static_cast<std::size_t>(key_len)},
+                     ValueView(type, value, static_cast<std::size_t>(size))};
   next_ = value + size;
 }
 

@@ -29,14 +29,19 @@ inline double ReadDouble(const char* p) {
   return v;
 }
 
-// Length of the field name at `key`. Field names are mostly a few bytes (array indexes above
-// all), where a loop in place is cheaper than a call to strlen.
-inline std::size_t KeyLength(const char* key) {
-  constexpr std::size_t kShortKey = 16;
-  for (std::size_t length = 0; length < kShortKey; ++length) {
-    if (key[length] == '\0') return length;
+// Length of the C string at `p` within [p, limit), or -1 if it has no NUL before limit. Field
+// names are mostly a few bytes (array indexes above all), where a loop in place is cheaper
+// than a call to memchr.
+inline std::int64_t CStringLength(const char* p, const char* limit) {
+  constexpr std::int64_t kShortString = 16;
+  const std::int64_t available = limit - p;
+  for (std::int64_t length = 0; length < available && length < kShortString; ++length) {
+    if (p[length] == '\0') return length;
   }
-  return kShortKey + std::strlen(key + kShortKey);
+  if (available <= kShortString) return -1;
+  const void* nul =
+      std::memchr(p + kShortString, 0, static_cast<std::size_t>(available - kShortString));
+  return nul == nullptr ? -1 : static_cast<const char*>(nul) - p;
 }
 
 // Size of the value bytes of an element of `type` starting at `p`, or -1 when the type is
