@@ -5,9 +5,12 @@
 #include <hnswlib/hnswlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
+#include <optional>
 #include <thread>
+
+#include "bench/vector/cpu_time.h"
+#include "bench/vector/query_cycle.h"
 
 namespace quarry::bench {
 using Clock = std::chrono::steady_clock;
@@ -36,35 +39,43 @@ HnswlibBaseline::HnswlibBaseline(const VectorSet& set, std::size_t max_edges,
 HnswlibBaseline::~HnswlibBaseline() = default;
 
 SearchRun RunQueries(std::size_t count, int threads,
-                     const std::function<std::vector<std::uint32_t>(std::size_t)>& answer) {
+                     const std::function<std::vector<std::uint32_t>(std::size_t)>& answer,
+                     double min_seconds) {
   SearchRun run;
   run.answers.resize(count);
-  std::atomic<std::size_t> next{0};
+  QueryCycle cycle(count, min_seconds);
   auto work = [&] {
-    for (std::size_t query = next++; query < count; query = next++) {
-      run.answers[query] = answer(query);
+    for (std::optional<QueryCycle::Turn> turn = cycle.Next(); turn; turn = cycle.Next()) {
+      std::vector<std::uint32_t> found = answer(turn->query);
+      if (turn->first_pass) run.answers[turn->query] = std::move(found);
     }
   };
-  const Clock::time_point start = Clock::now();
+  const CpuMeter cpu(/*pid=*/0);
+  cycle.Start();
   std::vector<std::thread> workers;
   for (int thread_idx = 0; thread_idx < threads; ++thread_idx) workers.emplace_back(work);
   for (std::thread& worker : workers) worker.join();
-  run.seconds = SecondsSince(start);
+  run.seconds = cycle.SecondsSinceStart();
+  run.own_cpu_seconds = cpu.Stop().own_seconds;
+  run.queries = cycle.handed_out();
   return run;
 }
 
 SearchRun HnswlibBaseline::Search(const VectorSet& queries, std::size_t k, std::size_t ef,
-                                  int threads) {
+                                  int threads, double min_seconds) {
   index_->graph.setEf(std::max(ef, k));
-  return RunQueries(queries.size(), threads, [&](std::size_t query) {
-    auto heap = index_->graph.searchKnn(queries.Vector(query).data(), k);
-    std::vector<std::uint32_t> answer(heap.size());
-    // The heap pops the farthest first.
-    for (std::size_t rank = heap.size(); rank-- > 0; heap.pop()) {
-      answer[rank] = static_cast<std::uint32_t>(heap.top().second);
-    }
-    return answer;
-  });
+  return RunQueries(
+      queries.size(), threads,
+      [&](std::size_t query) {
+        auto heap = index_->graph.searchKnn(queries.Vector(query).data(), k);
+        std::vector<std::uint32_t> answer(heap.size());
+        // The heap pops the farthest first.
+        for (std::size_t rank = heap.size(); rank-- > 0; heap.pop()) {
+          answer[rank] = static_cast<std::uint32_t>(heap.top().second);
+        }
+        return answer;
+      },
+      min_seconds);
 }
 
 SearchRun FlatScan(const VectorSet& set, const VectorSet& queries, std::size_t query_count,
@@ -75,6 +86,7 @@ SearchRun FlatScan(const VectorSet& set, const VectorSet& queries, std::size_t q
     run.answers.push_back(ExactTopK(set, queries.Vector(query), k));
   }
   run.seconds = SecondsSince(start);
+  run.queries = query_count;
   return run;
 }
 

@@ -27,17 +27,20 @@ InProcessIndex::InProcessIndex(const VectorSet& set, std::size_t max_edges,
 InProcessIndex::~InProcessIndex() = default;
 
 SearchRun InProcessIndex::Search(const VectorSet& queries, std::size_t k, std::size_t ef,
-                                 int threads) const {
-  return RunQueries(queries.size(), threads, [&](std::size_t query) {
-    std::vector<std::uint32_t> answer;
-    StatusWith<std::vector<vector::VectorIndex::Hit>> hits =
-        index_->Search(queries.Vector(query), k, ef, nullptr, /*exact=*/false);
-    if (!hits.ok()) return answer;  // the vectors are valid: no error is expected
-    for (const vector::VectorIndex::Hit& hit : hits.value()) {
-      answer.push_back(static_cast<std::uint32_t>(hit.label));
-    }
-    return answer;
-  });
+                                 int threads, double min_seconds) const {
+  return RunQueries(
+      queries.size(), threads,
+      [&](std::size_t query) {
+        std::vector<std::uint32_t> answer;
+        StatusWith<std::vector<vector::VectorIndex::Hit>> hits =
+            index_->Search(queries.Vector(query), k, ef, nullptr, /*exact=*/false);
+        if (!hits.ok()) return answer;  // the vectors are valid: no error is expected
+        for (const vector::VectorIndex::Hit& hit : hits.value()) {
+          answer.push_back(static_cast<std::uint32_t>(hit.label));
+        }
+        return answer;
+      },
+      min_seconds);
 }
 
 }  // namespace quarry::bench

@@ -28,8 +28,10 @@ class InProcessIndex {
 
   double build_seconds() const { return build_seconds_; }
 
-  // The `k` best of each query with numCandidates `ef`, queries shared out over `threads`.
-  SearchRun Search(const VectorSet& queries, std::size_t k, std::size_t ef, int threads) const;
+  // The `k` best of each query with numCandidates `ef`, queries shared out over `threads` and
+  // cycled until `min_seconds` have passed.
+  SearchRun Search(const VectorSet& queries, std::size_t k, std::size_t ef, int threads,
+                   double min_seconds = 0) const;
 
  private:
   std::unique_ptr<vector::VectorIndex> index_;

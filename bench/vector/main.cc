@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--repeat", settings.repeat, "runs of each unfiltered row (the median is shown)")
       ->capture_default_str();
+  app.add_option("--min-seconds", settings.min_seconds,
+                 "seconds each approximate-search row runs at least, cycling through the queries")
+      ->capture_default_str();
   app.add_option("--batch", settings.batch, "documents per insert_many")->capture_default_str();
   app.add_option("--server-pid", settings.server_pid,
                  "PID of the server when it runs on this machine, for its memory (0: not shown)")
@@ -80,10 +83,10 @@ int main(int argc, char** argv) {
   }
   if (settings.vectors < 100 || settings.dimensions < 2 || settings.dimensions > 8192 ||
       settings.queries < 1 || settings.candidates.empty() || settings.threads < 1 ||
-      settings.repeat < 1 || settings.batch == 0) {
+      settings.repeat < 1 || settings.batch == 0 || settings.min_seconds < 0) {
     std::fprintf(stderr,
                  "vector_bench: needs --vectors >= 100, --dimensions 2..8192, --queries, "
-                 "--candidates, --threads, --repeat and --batch above 0\n");
+                 "--candidates, --threads, --repeat and --batch above 0, --min-seconds >= 0\n");
     return 2;
   }
   std::sort(settings.candidates.begin(), settings.candidates.end());

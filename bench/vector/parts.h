@@ -36,6 +36,7 @@ struct VectorBenchSettings {
   std::size_t batch = 1'000;                                  // documents per insert_many
   int threads = 4;                                            // the multi-threaded rows
   int repeat = 3;                // runs of each unfiltered row; the median time is shown
+  double min_seconds = 2;        // each unfiltered approximate row cycles its queries this long
   int server_pid = 0;            // for VmRSS; 0: memory not measured
   double ready_timeout = 1'800;  // seconds to wait for READY
 };

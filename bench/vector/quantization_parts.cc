@@ -42,7 +42,7 @@ Status SearchUntilRecall(const VectorBenchSettings& settings, const BenchData& d
     QUARRY_ASSIGN_OR_RETURN(SearchRun run, search(candidates));
     const double recall = MeanRecall(run.answers, data.truth);
     measured->recall = recall;
-    measured->rate = static_cast<double>(data.queries.size()) / run.seconds;
+    measured->rate = run.QueriesPerSecond();
     if (recall >= kMinRecall) {
       measured->reached = static_cast<std::int64_t>(candidates);
       break;

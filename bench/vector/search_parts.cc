@@ -10,7 +10,10 @@ namespace {
 namespace tc = tools::client;
 
 ServerTarget TargetOf(const VectorBenchSettings& settings) {
-  return {.uri = settings.uri, .db = settings.db, .collection = settings.collection};
+  return {.uri = settings.uri,
+          .db = settings.db,
+          .collection = settings.collection,
+          .server_pid = settings.server_pid};
 }
 
 std::vector<std::pair<std::string, tc::Cell>> Parameters(const VectorBenchSettings& settings,
@@ -26,6 +29,12 @@ std::vector<std::pair<std::string, tc::Cell>> Parameters(const VectorBenchSettin
 }
 
 double Rate(std::size_t queries, double seconds) { return static_cast<double>(queries) / seconds; }
+
+// CPU microseconds per query answered; an empty cell when not measured (< 0).
+tc::Cell MicrosPerQuery(double cpu_seconds, const SearchRun& run) {
+  if (cpu_seconds < 0 || run.queries == 0) return tc::Cell();
+  return cpu_seconds * 1e6 / static_cast<double>(run.queries);
+}
 
 // Of `repeat` runs of `search`, the one with the median time: on a shared machine one run can
 // lose the core for a while.
@@ -70,39 +79,48 @@ StatusWith<tc::ResultTable> SearchPart(const VectorBenchSettings& settings, cons
                    {"seconds", "seconds", 2},
                    {"queries/s", "queries_per_second", 0},
                    {"recall@10", "recall", 4},
-                   {"vs hnswlib", "ratio_to_hnswlib", 2}};
+                   {"vs hnswlib", "ratio_to_hnswlib", 2},
+                   {"CPU us/query here", "own_cpu_us_per_query", 1},
+                   {"server CPU us/query", "server_cpu_us_per_query", 1}};
   const std::size_t count = data.queries.size();
   *chosen = settings.candidates.back();
   bool found = false;
-  double single_baseline_seconds = 0;  // hnswlib's, 1 thread, at the last numCandidates tried
+  double single_baseline_rate = 0;  // hnswlib's queries/s, 1 thread, at the last numCandidates
   auto add_pair = [&](std::size_t candidates, int threads) -> StatusWith<double> {
     QUARRY_ASSIGN_OR_RETURN(SearchRun server, MedianRun(settings.repeat, [&] {
                               return ServerSearch(
                                   TargetOf(settings), data.queries, count,
-                                  {.limit = settings.k, .num_candidates = candidates}, threads);
+                                  {.limit = settings.k, .num_candidates = candidates}, threads,
+                                  settings.min_seconds);
                             }));
-    QUARRY_ASSIGN_OR_RETURN(SearchRun baseline, MedianRun(settings.repeat, [&] {
-                              return StatusWith<SearchRun>(
-                                  hnswlib.Search(data.queries, settings.k, candidates, threads));
-                            }));
-    QUARRY_ASSIGN_OR_RETURN(SearchRun index, MedianRun(settings.repeat, [&] {
-                              return StatusWith<SearchRun>(
-                                  in_process.Search(data.queries, settings.k, candidates, threads));
-                            }));
-    const double ratio = Rate(count, server.seconds) / Rate(count, baseline.seconds);
-    if (threads == 1) single_baseline_seconds = baseline.seconds;
+    QUARRY_ASSIGN_OR_RETURN(
+        SearchRun baseline, MedianRun(settings.repeat, [&] {
+          return StatusWith<SearchRun>(
+              hnswlib.Search(data.queries, settings.k, candidates, threads, settings.min_seconds));
+        }));
+    QUARRY_ASSIGN_OR_RETURN(
+        SearchRun index, MedianRun(settings.repeat, [&] {
+          return StatusWith<SearchRun>(in_process.Search(data.queries, settings.k, candidates,
+                                                         threads, settings.min_seconds));
+        }));
+    const double ratio = server.QueriesPerSecond() / baseline.QueriesPerSecond();
+    if (threads == 1) single_baseline_rate = baseline.QueriesPerSecond();
     const double recall = MeanRecall(server.answers, data.truth);
     table.rows.push_back({std::string("Quarry $vectorSearch"), static_cast<std::int64_t>(threads),
                           static_cast<std::int64_t>(candidates), server.seconds,
-                          Rate(count, server.seconds), recall, ratio});
+                          server.QueriesPerSecond(), recall, ratio,
+                          MicrosPerQuery(server.own_cpu_seconds, server),
+                          MicrosPerQuery(server.server_cpu_seconds, server)});
     table.rows.push_back({std::string("Quarry VectorIndex in-process"),
                           static_cast<std::int64_t>(threads), static_cast<std::int64_t>(candidates),
-                          index.seconds, Rate(count, index.seconds),
+                          index.seconds, index.QueriesPerSecond(),
                           MeanRecall(index.answers, data.truth),
-                          Rate(count, index.seconds) / Rate(count, baseline.seconds)});
+                          index.QueriesPerSecond() / baseline.QueriesPerSecond(),
+                          MicrosPerQuery(index.own_cpu_seconds, index), tc::Cell()});
     table.rows.push_back({std::string("hnswlib 0.6.2"), static_cast<std::int64_t>(threads),
                           static_cast<std::int64_t>(candidates), baseline.seconds,
-                          Rate(count, baseline.seconds), MeanRecall(baseline.answers, data.truth),
+                          baseline.QueriesPerSecond(), MeanRecall(baseline.answers, data.truth),
+                          tc::Cell(), MicrosPerQuery(baseline.own_cpu_seconds, baseline),
                           tc::Cell()});
     if (threads == 1 && !found && recall >= kMinRecall) {
       found = true;
@@ -121,15 +139,19 @@ StatusWith<tc::ResultTable> SearchPart(const VectorBenchSettings& settings, cons
       SearchRun reading, MedianRun(settings.repeat, [&] {
         return ServerSearch(
             TargetOf(settings), data.queries, count,
-            {.limit = settings.k, .num_candidates = *chosen, .read_documents = true}, 1);
+            {.limit = settings.k, .num_candidates = *chosen, .read_documents = true}, 1,
+            settings.min_seconds);
       }));
   table.rows.push_back({std::string("Quarry $vectorSearch, reading the documents"), std::int64_t{1},
                         static_cast<std::int64_t>(*chosen), reading.seconds,
-                        Rate(count, reading.seconds), MeanRecall(reading.answers, data.truth),
-                        Rate(count, reading.seconds) / Rate(count, single_baseline_seconds)});
+                        reading.QueriesPerSecond(), MeanRecall(reading.answers, data.truth),
+                        reading.QueriesPerSecond() / single_baseline_rate,
+                        MicrosPerQuery(reading.own_cpu_seconds, reading),
+                        MicrosPerQuery(reading.server_cpu_seconds, reading)});
   QUARRY_ASSIGN_OR_RETURN(double ping_seconds, ServerPings(TargetOf(settings), count));
   table.rows.push_back({std::string("Quarry ping (round-trip floor)"), std::int64_t{1}, tc::Cell(),
-                        ping_seconds, Rate(count, ping_seconds), tc::Cell(), tc::Cell()});
+                        ping_seconds, Rate(count, ping_seconds), tc::Cell(), tc::Cell(), tc::Cell(),
+                        tc::Cell()});
   table.notes.push_back(
       found ? "numCandidates " + std::to_string(*chosen) +
                   ": the smallest tried that reaches recall@10 >= " + Fixed(kMinRecall, 2)
@@ -151,8 +173,13 @@ StatusWith<tc::ResultTable> SearchPart(const VectorBenchSettings& settings, cons
       "this process, "
       "InnerProductSpace on the same unit vectors, built with -march=native (its SIMD distance is "
       "chosen at compile time; the server's kernels use AVX2+FMA). Recall against exact brute "
-      "force. Each row is the median of " +
-      std::to_string(settings.repeat) + " runs.");
+      "force. CPU us/query here: this process's CPU per query, the clients' for the "
+      "$vectorSearch rows and the engine's for the in-process ones; server CPU us/query: the "
+      "server's (from /proc, when --server-pid is given). On a machine with fewer cores than "
+      "client threads plus the server's, the clients' CPU is taken from the server's. "
+      "Each row is the median of " +
+      std::to_string(settings.repeat) + " runs, each cycling through the queries for at least " +
+      Fixed(settings.min_seconds, 1) + " s.");
   return table;
 }
 
@@ -186,7 +213,7 @@ StatusWith<tc::ResultTable> FilteredPart(const VectorBenchSettings& settings, co
     const double recall = MeanRecall(server.answers, truth);
     table.rows.push_back({"{bucket: {$lt: " + std::to_string(max_bucket) + "}}",
                           static_cast<std::int64_t>(max_bucket * 100 / kBuckets), matching,
-                          server.seconds, Rate(count, server.seconds), recall,
+                          server.seconds, server.QueriesPerSecond(), recall,
                           Verdict(recall >= kMinRecall)});
   }
   table.notes.push_back(

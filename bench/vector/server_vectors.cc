@@ -2,14 +2,17 @@
 // clock starts, so queries/s counts queries only.
 #include "bench/vector/server_vectors.h"
 
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <latch>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "bench/vector/cpu_time.h"
+#include "bench/vector/query_cycle.h"
 
 namespace quarry::bench {
 namespace {
@@ -214,7 +217,8 @@ Status DropSearchIndex(tc::MongoClient& client, const std::string& db,
 }
 
 StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& queries,
-                                   std::size_t query_count, const VectorQuery& query, int threads) {
+                                   std::size_t query_count, const VectorQuery& query, int threads,
+                                   double min_seconds) {
   // Built before the clock starts, like the connections: the clock times the server.
   std::vector<tc::BsonPtr> pipelines;
   pipelines.reserve(query_count);
@@ -224,7 +228,7 @@ StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& 
   SearchRun run;
   run.answers.resize(query_count);
   std::vector<Status> statuses(threads);
-  std::atomic<std::size_t> next{0};
+  QueryCycle cycle(query_count, min_seconds);
   std::latch connected(threads + 1);
   std::vector<std::thread> workers;
   for (int thread_idx = 0; thread_idx < threads; ++thread_idx) {
@@ -237,10 +241,11 @@ StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& 
         return;
       }
       tc::CollectionPtr handle = client.value()->Collection(target.db, target.collection);
-      for (std::size_t query_idx = next++; query_idx < query_count; query_idx = next++) {
-        std::vector<std::uint32_t>& answer = run.answers[query_idx];
+      std::vector<std::uint32_t> answer;
+      for (std::optional<QueryCycle::Turn> turn = cycle.Next(); turn; turn = cycle.Next()) {
+        answer.clear();
         Status id_status;
-        Status status = Aggregate(handle.get(), *pipelines[query_idx], [&](const bson_t& doc) {
+        Status status = Aggregate(handle.get(), *pipelines[turn->query], [&](const bson_t& doc) {
           StatusWith<std::uint32_t> id = IdOf(doc);
           if (id.ok()) {
             answer.push_back(id.value());
@@ -253,13 +258,19 @@ StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& 
           statuses[thread_idx] = status;
           return;
         }
+        if (turn->first_pass) run.answers[turn->query] = answer;
       }
     });
   }
   connected.arrive_and_wait();
-  const Clock::time_point start = Clock::now();
+  const CpuMeter cpu(target.server_pid);
+  cycle.Start();
   for (std::thread& worker : workers) worker.join();
-  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  run.seconds = cycle.SecondsSinceStart();
+  const CpuMeter::Used used = cpu.Stop();
+  run.own_cpu_seconds = used.own_seconds;
+  run.server_cpu_seconds = used.pid_seconds;
+  run.queries = cycle.handed_out();
   for (const Status& status : statuses) QUARRY_RETURN_IF_ERROR(status);
   return run;
 }

@@ -58,13 +58,15 @@ struct ServerTarget {
   std::string db;
   std::string collection;
   std::string index = "vector_index";
+  int server_pid = 0;  // for the server's CPU per query; 0: not measured
 };
 
 // Runs the first `query_count` of `queries` as $vectorSearch aggregations shared out over
-// `threads` clients (each its own connection, made before the clock starts); the answers are
-// the returned `_id`s.
+// `threads` clients (each its own connection, made before the clock starts), cycled until
+// `min_seconds` have passed; the answers are the returned `_id`s.
 StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& queries,
-                                   std::size_t query_count, const VectorQuery& query, int threads);
+                                   std::size_t query_count, const VectorQuery& query, int threads,
+                                   double min_seconds = 0);
 
 // Seconds for `count` pings from one client, one after another: the round-trip floor under
 // every query.

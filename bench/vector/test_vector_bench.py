@@ -23,7 +23,7 @@ def tables():
     result = subprocess.run(
         [os.path.join(REPO, "bench", "vector", "run.sh"), "--build", BUILD, "--vectors", "2000",
          "--dimensions", "16", "--queries", "60", "--exact-queries", "20", "--repeat", "1",
-         "--json"],
+         "--min-seconds", "0", "--json"],
         capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr
     parsed = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "bench/vector/cpu_time.h"
 #include "bench/vector/server_vectors.h"
 
 namespace quarry::bench {
@@ -88,6 +89,19 @@ TEST(VectorSetTest, RecallCountsSharedAnswersOnceAndIgnoresExtras) {
 TEST(ResidentBytesTest, ReadsThisProcessAndRefusesNoProcess) {
   EXPECT_GT(ResidentBytes(getpid()), 1 << 20);
   EXPECT_EQ(ResidentBytes(0), -1);
+}
+
+TEST(CpuTimeTest, MetersThisProcessAndRefusesNoProcess) {
+  EXPECT_EQ(CpuSecondsOf(0), -1);
+  const CpuMeter meter(getpid());
+  volatile double sink = 0;
+  const double start = OwnCpuSeconds();
+  while (OwnCpuSeconds() - start < 0.1) sink = sink + 1;
+  const CpuMeter::Used used = meter.Stop();
+  EXPECT_GE(used.own_seconds, 0.1);
+  EXPECT_LT(used.own_seconds, 5.0);
+  // /proc counts in clock ticks (10 ms): most of the 0.1 s shows.
+  EXPECT_GE(used.pid_seconds, 0.05);
 }
 
 }  // namespace
