@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bson/value.h"
+#include "vector/filter_table.h"
 #include "vector/packed_bytes.h"
 #include "vector/search_index_definition.h"
 #include "vector/search_index_registry.h"
@@ -74,7 +75,7 @@ struct SearchIndexRegistry::Built {
   std::vector<std::uint32_t> document_of;            // label -> slot, or kNoDocument
   // label -> the filter fields' values (BSON): a plain index's document's, or a nested
   // element's placed under the root path so that filters name them by their full paths.
-  PackedBytes filter_values;
+  FilterTable filter_values;
   // While building: records a commit changed, which the collection scan must not overwrite
   // with what it read before.
   std::unordered_set<std::string> changed_during_build;

@@ -2,6 +2,7 @@
 // hits of its elements by parent and scores each parent by its best or average element.
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -37,18 +38,35 @@ std::vector<ParentScore> GroupByParent(const Built& built,
   return parents;
 }
 
+// The labels the query's filter may admit, from the filter fields' postings; nullopt without a
+// filter, or when it does not narrow them to few enough for `graph` to scan.
+std::optional<std::vector<std::uint32_t>> FilterCandidates(const Built& built,
+                                                           const VectorIndex& graph,
+                                                           const VectorQuery& query, bool exact) {
+  if (query.filter == nullptr) return std::nullopt;
+  const std::size_t max = exact ? built.filter_values.size()
+                                : graph.MaxScannedCandidates(query.num_candidates, query.limit);
+  return built.filter_values.Candidates(query.filter_document, max);
+}
+
+const std::vector<std::uint32_t>* OrNull(const std::optional<std::vector<std::uint32_t>>& labels) {
+  return labels.has_value() ? &*labels : nullptr;
+}
+
 // Element hits until `wanted` parents are among them or every admitted element is.
 StatusWith<std::vector<VectorIndex::Hit>> HitsForParents(const VectorIndex& graph,
                                                          const Built& built,
                                                          const VectorQuery& query,
                                                          const VectorIndex::Filter& admits,
                                                          bool exact, std::size_t wanted) {
+  const std::optional<std::vector<std::uint32_t>> candidates =
+      FilterCandidates(built, graph, query, exact);
   const std::size_t labels = std::max<std::size_t>(built.document_of.size(), 1);
   std::size_t k = std::min(std::max(query.limit, query.num_candidates), labels);
   for (;;) {
-    QUARRY_ASSIGN_OR_RETURN(
-        std::vector<VectorIndex::Hit> hits,
-        graph.Search(query.vector, k, std::max(k, query.num_candidates), &admits, exact));
+    QUARRY_ASSIGN_OR_RETURN(std::vector<VectorIndex::Hit> hits,
+                            graph.Search(query.vector, k, std::max(k, query.num_candidates),
+                                         &admits, exact, OrNull(candidates)));
     if (hits.size() < k || k >= labels) return hits;
     std::unordered_set<std::uint32_t> parents;
     for (const VectorIndex::Hit& hit : hits) parents.insert(built.document_of[hit.label]);
@@ -97,9 +115,18 @@ StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, cons
     VectorIndex::Filter theirs = [&](std::uint64_t label) {
       return admits(label) && candidates.contains(built.document_of[label]);
     };
+    std::vector<std::uint32_t> labels;  // the candidates' elements: all that can score them
+    labels.reserve(their_labels);
+    for (const std::uint32_t slot : candidates) {
+      const Built::IndexedDocument& document = built.documents[slot];
+      for (std::uint32_t i = 0; i < document.labels; ++i) {
+        labels.push_back(static_cast<std::uint32_t>(document.first_label + i));
+      }
+    }
+    std::sort(labels.begin(), labels.end());
     QUARRY_ASSIGN_OR_RETURN(std::vector<VectorIndex::Hit> all,
                             graph.Search(query.vector, std::max<std::size_t>(their_labels, 1),
-                                         their_labels, &theirs, /*exact=*/true));
+                                         their_labels, &theirs, /*exact=*/true, &labels));
     parents = GroupByParent(built, all);
     for (ParentScore& parent : parents) parent.best = parent.sum / parent.elements;
     std::stable_sort(parents.begin(), parents.end(),
@@ -140,10 +167,12 @@ StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::Collec
     return label < serving->filter_values.size() &&
            query.filter->Matches(serving->filter_values.Document(label));
   };
-  QUARRY_ASSIGN_OR_RETURN(
-      std::vector<VectorIndex::Hit> hits,
-      graph->second->Search(query.vector, query.limit, query.num_candidates,
-                            query.filter != nullptr ? &admits : nullptr, exact));
+  const std::optional<std::vector<std::uint32_t>> candidates =
+      FilterCandidates(*serving, *graph->second, query, exact);
+  QUARRY_ASSIGN_OR_RETURN(std::vector<VectorIndex::Hit> hits,
+                          graph->second->Search(query.vector, query.limit, query.num_candidates,
+                                                query.filter != nullptr ? &admits : nullptr, exact,
+                                                OrNull(candidates)));
   std::vector<VectorMatch> matches;
   matches.reserve(hits.size());
   for (const VectorIndex::Hit& hit : hits) {

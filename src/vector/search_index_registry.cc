@@ -119,7 +119,7 @@ void ResetBuilt(Built& built) {
   built.id_documents.Clear();
   built.parent_filter_values.Clear();
   built.document_of.clear();
-  built.filter_values.Clear();
+  built.filter_values.Reset(built.definition.filter_paths);
   built.graphs.clear();
   built.bit_graphs.clear();
   for (const VectorFieldDefinition& field : built.definition.vectors) {

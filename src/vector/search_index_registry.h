@@ -50,6 +50,8 @@ struct VectorQuery {
   bool exact = false;
   // On the index's filter fields (a nested index's element fields); null: none.
   const query::Matcher* filter = nullptr;
+  // The filter as given (MQL), from which the index's postings narrow its candidates.
+  bson::DocumentView filter_document;
   // Nested indexes only: on the parent's filter fields outside the root; null: none.
   const query::Matcher* parent_filter = nullptr;
   // Nested indexes only: a parent scores the average of its elements' scores, not the best.

@@ -46,6 +46,37 @@ bool HigherFirst(const VectorIndex::Hit& a, const VectorIndex::Hit& b) {
   return a.score != b.score ? a.score > b.score : a.label < b.label;
 }
 
+// The best `limit` hits offered, highest first. The distance is far cheaper than the filter:
+// the filter is asked only about a hit that would make the best so far.
+class BestHits {
+ public:
+  BestHits(std::size_t limit, const VectorIndex::Filter* filter)
+      : limit_(limit), filter_(filter), best_(HigherFirst) {}
+
+  void Offer(const VectorIndex::Hit& hit) {
+    if (best_.size() >= limit_ && !HigherFirst(hit, best_.top())) return;
+    if (filter_ != nullptr && !(*filter_)(hit.label)) return;
+    if (best_.size() >= limit_) best_.pop();
+    best_.push(hit);
+  }
+
+  std::vector<VectorIndex::Hit> Take() && {
+    std::vector<VectorIndex::Hit> hits(best_.size());
+    for (std::size_t i = hits.size(); i-- > 0;) {
+      hits[i] = best_.top();
+      best_.pop();
+    }
+    return hits;
+  }
+
+ private:
+  const std::size_t limit_;
+  const VectorIndex::Filter* filter_;
+  // The worst of the best so far on top, replaced by anything better.
+  std::priority_queue<VectorIndex::Hit, std::vector<VectorIndex::Hit>, decltype(&HigherFirst)>
+      best_;
+};
+
 }  // namespace
 
 VectorIndex::VectorIndex(Options options) : options_(std::move(options)) {
@@ -227,11 +258,9 @@ std::unique_ptr<VectorIndex> VectorIndex::ReadFrom(Options options, SnapshotRead
   return index;
 }
 
-StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const float> query,
-                                                              std::size_t limit,
-                                                              std::size_t num_candidates,
-                                                              const Filter* filter,
-                                                              bool exact) const {
+StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(
+    std::span<const float> query, std::size_t limit, std::size_t num_candidates,
+    const Filter* filter, bool exact, const std::vector<std::uint32_t>* candidates) const {
   if (query.size() != options_.dimensions) {
     return Status(ErrorCode::kBadValue, "queryVector has " + std::to_string(query.size()) +
                                             " dimensions but the index has " +
@@ -246,21 +275,35 @@ StatusWith<std::vector<VectorIndex::Hit>> VectorIndex::Search(std::span<const fl
 
   std::shared_lock lock = ReadLock();
   if (limit == 0 || node_of_label_.empty()) return std::vector<Hit>();
-  if (exact) return ScanExact(prepared, limit, filter);
+  auto scan = [&] {
+    return candidates != nullptr ? ScanLabels(prepared, limit, filter, *candidates)
+                                 : ScanExact(prepared, limit, filter);
+  };
+  if (exact) return scan();
 
+  const std::size_t ef = std::max(num_candidates, limit);
+  // Few candidates: scanning them is cheaper than even estimating the filter's selectivity.
+  if (candidates != nullptr &&
+      (candidates->size() <= ef || candidates->size() * kScanBelowOneIn < node_count())) {
+    return scan();
+  }
   const std::size_t admitted =
       filter != nullptr ? EstimateAdmitted(*filter) : node_of_label_.size();
-  std::size_t ef = std::max(num_candidates, limit);
   if (graph_ == nullptr || admitted <= ef || admitted * kScanBelowOneIn < node_count()) {
-    return ScanExact(prepared, limit, filter);
+    return scan();
   }
   // A graph search that computes more distances than a scan of the admitted vectors would is
   // worse than the scan (Lucene's visit limit for filtered kNN).
   std::optional<std::vector<Hit>> hits = SearchGraph(prepared, limit, ef, filter, admitted);
   // Fewer than `limit`: the graph may have missed matching vectors it cannot reach (rare,
   // after heavy pruning), or the estimate was high; the scan gives the exact answer.
-  if (!hits || hits->size() < limit) return ScanExact(prepared, limit, filter);
+  if (!hits || hits->size() < limit) return scan();
   return std::move(*hits);
+}
+
+std::size_t VectorIndex::MaxScannedCandidates(std::size_t num_candidates, std::size_t limit) const {
+  std::shared_lock lock = ReadLock();
+  return std::max(std::max(num_candidates, limit), node_count() / kScanBelowOneIn);
 }
 
 std::size_t VectorIndex::EstimateAdmitted(const Filter& filter) const {
@@ -281,30 +324,26 @@ std::size_t VectorIndex::EstimateAdmitted(const Filter& filter) const {
 std::vector<VectorIndex::Hit> VectorIndex::ScanExact(std::span<const float> query,
                                                      std::size_t limit,
                                                      const Filter* filter) const {
-  // The worst of the best `limit` so far on top, replaced by anything better.
-  std::priority_queue<Hit, std::vector<Hit>, decltype(&HigherFirst)> best(HigherFirst);
+  BestHits best(limit, filter);
   for (NodeId node = 0; node < node_count(); ++node) {
     if (!IsLive(node)) continue;
-    std::uint64_t label = node_labels_[node];
-    Hit hit{label,
-            ScoreOf(options_.similarity, Distance(options_.similarity, query, VectorOf(node)))};
-    // The distance is far cheaper than the filter: ask the filter only about a vector that
-    // would make the best so far.
-    if (best.size() >= limit && !HigherFirst(hit, best.top())) continue;
-    if (filter != nullptr && !(*filter)(label)) continue;
-    if (best.size() < limit) {
-      best.push(hit);
-    } else if (HigherFirst(hit, best.top())) {
-      best.pop();
-      best.push(hit);
-    }
+    best.Offer({node_labels_[node], ScoreOf(options_.similarity,
+                                            Distance(options_.similarity, query, VectorOf(node)))});
   }
-  std::vector<Hit> hits(best.size());
-  for (std::size_t i = hits.size(); i-- > 0;) {
-    hits[i] = best.top();
-    best.pop();
+  return std::move(best).Take();
+}
+
+std::vector<VectorIndex::Hit> VectorIndex::ScanLabels(
+    std::span<const float> query, std::size_t limit, const Filter* filter,
+    const std::vector<std::uint32_t>& labels) const {
+  BestHits best(limit, filter);
+  for (const std::uint32_t label : labels) {
+    auto node = node_of_label_.find(label);
+    if (node == node_of_label_.end() || !IsLive(node->second)) continue;
+    best.Offer({label, ScoreOf(options_.similarity,
+                               Distance(options_.similarity, query, VectorOf(node->second)))});
   }
-  return hits;
+  return std::move(best).Take();
 }
 
 std::optional<std::vector<VectorIndex::Hit>> VectorIndex::SearchGraph(

@@ -84,16 +84,26 @@ class VectorIndex {
   // quantized index, the beam's vectors are then rescored at full precision), or a
   // scan when the filter admits under 5% of the graph's nodes, no more than the beam, or so few
   // that the graph search computes more distances than a scan of them would.
+  // The most candidates Search scans rather than searching the graph, for a beam of
+  // max(num_candidates, limit): more are no use to it, unless `exact`.
+  std::size_t MaxScannedCandidates(std::size_t num_candidates, std::size_t limit) const;
+
+  // `candidates`, when given: sorted labels that include every label `filter` admits (from
+  // the filter fields' postings); when they are few, they are scanned instead of the graph or
+  // of every vector.
   // Fails with BadValue when the query's length is not `dimensions` or a value is not finite.
   StatusWith<std::vector<Hit>> Search(std::span<const float> query, std::size_t limit,
-                                      std::size_t num_candidates, const Filter* filter,
-                                      bool exact) const;
+                                      std::size_t num_candidates, const Filter* filter, bool exact,
+                                      const std::vector<std::uint32_t>* candidates = nullptr) const;
 
  private:
   // How many live labels `filter` admits, from a sample. REQUIRES: the lock held.
   std::size_t EstimateAdmitted(const Filter& filter) const;
   std::vector<Hit> ScanExact(std::span<const float> query, std::size_t limit,
                              const Filter* filter) const;
+  // ScanExact over `labels` only.
+  std::vector<Hit> ScanLabels(std::span<const float> query, std::size_t limit, const Filter* filter,
+                              const std::vector<std::uint32_t>& labels) const;
   // nullopt when the search would compute more than `max_distances` distances.
   std::optional<std::vector<Hit>> SearchGraph(std::span<const float> query, std::size_t limit,
                                               std::size_t ef, const Filter* filter,

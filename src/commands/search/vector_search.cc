@@ -262,6 +262,7 @@ StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(
   query.num_candidates = static_cast<std::size_t>(spec.num_candidates.value_or(spec.limit));
   query.exact = spec.exact;
   query.filter = filter.has_value() ? &*filter : nullptr;
+  if (spec.filter.has_value()) query.filter_document = *spec.filter;
   query.parent_filter = parent_filter.has_value() ? &*parent_filter : nullptr;
   query.average_score = spec.average_score.value_or(false);
   QUARRY_ASSIGN_OR_RETURN(std::vector<vector::VectorMatch> matches,

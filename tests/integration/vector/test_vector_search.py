@@ -515,3 +515,63 @@ def test_ids_answered_from_the_index_survive_a_restart_and_a_crash(make_server):
             wait_ready(client.v, "items")
             assert [as_bson(search_with(client.v, "items", q, projection))
                     for q in queries] == before
+
+
+def test_selective_filters_follow_every_change_of_the_filtered_fields(make_server):
+    """A selective filter's candidates come from postings of the filter fields' values: they
+    must follow inserts, updates of the fields, deletes, arrays, numbers of every type, and a
+    restart (from the snapshot, then from the oplog after a crash)."""
+    import pymongo
+    from bson.int64 import Int64
+    server = make_server("vector_selective")
+    rng = random.Random(31)
+    docs = {i: {"_id": i, "embedding": rand_vector(rng), "tenant": i % 100,
+                "tags": [f"t{i % 50}", f"u{i % 7}"], "price": (i % 90) + (0.5 if i % 2 else 0)}
+            for i in range(3000)}
+    filters = [
+        ({"tenant": 7}, lambda d: d["tenant"] == 7),
+        ({"tenant": {"$in": [3, 4]}}, lambda d: d["tenant"] in (3, 4)),
+        ({"tags": "t5"}, lambda d: "t5" in d["tags"]),
+        ({"price": {"$lt": 1}}, lambda d: d["price"] < 1),
+        ({"price": {"$gte": 89}}, lambda d: d["price"] >= 89),
+        ({"tenant": 7, "price": {"$gt": 40}}, lambda d: d["tenant"] == 7 and d["price"] > 40),
+        ({"$and": [{"tags": "u3"}, {"tenant": {"$lte": 2}}]},
+         lambda d: "u3" in d["tags"] and d["tenant"] <= 2),
+    ]
+    queries = [rand_vector(rng) for _ in range(3)]
+
+    def check(db):
+        for filter_, admits in filters:
+            for q in queries:
+                expected = sorted((d for d in docs.values() if admits(d)),
+                                  key=lambda d: (-score("cosine", q, d["embedding"]), d["_id"]))
+                expected = [d["_id"] for d in expected[:10]]
+                for exact in (False, True):
+                    got = search(db, "items", q, 10, num_candidates=None if exact else 100,
+                                 exact=exact, filter_=filter_)
+                    assert [g["_id"] for g in got] == expected, (filter_, exact)
+
+    with pymongo.MongoClient(server.uri()) as client:
+        db = client.v
+        db.items.insert_many(list(docs.values()))
+        create_index(db, "items", vector_fields(filters=("tenant", "tags", "price")))
+        wait_ready(db, "items")
+        check(db)
+        for i in range(0, 3000, 13):  # tenants, tags and vectors move; some documents go
+            docs[i]["tenant"] = (docs[i]["tenant"] + 1) % 100
+            docs[i]["tags"] = [f"t{(i + 1) % 50}"]
+            docs[i]["embedding"] = rand_vector(rng)
+            db.items.replace_one({"_id": i}, docs[i])
+        for i in range(5, 3000, 29):
+            db.items.delete_one({"_id": i})
+            del docs[i]
+        for i in range(3000, 3040):  # the same numbers as other types
+            docs[i] = {"_id": i, "embedding": rand_vector(rng),
+                       "tenant": Int64(7) if i % 2 else 7.0, "tags": "t5", "price": 0}
+            db.items.insert_one(dict(docs[i]))
+        check(db)
+    for crash in (False, True):
+        server.restart(crash=crash)
+        with pymongo.MongoClient(server.uri()) as client:
+            wait_ready(client.v, "items")
+            check(client.v)

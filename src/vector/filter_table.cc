@@ -1,0 +1,249 @@
+#include "vector/filter_table.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "bson/compare.h"
+#include "bson/types.h"
+
+namespace quarry::vector {
+namespace {
+
+std::string KeyOf(bson::ValueView value) {
+  std::string key(1, static_cast<char>(value.type()));
+  key.append(value.data(), value.size());
+  return key;
+}
+
+bson::ValueView ValueOf(const std::string& key) {
+  return bson::ValueView(static_cast<bson::Type>(static_cast<std::uint8_t>(key[0])), key.data() + 1,
+                         key.size() - 1);
+}
+
+// A positional component ("tags.0") also names an array element, which the postings, read
+// through arrays by field name, would miss: such a path gets none.
+bool HasPositionalComponent(std::string_view path) {
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('.', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(start, end - start);
+    if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        })) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+// Calls `visit` with each value that a comparison on `path` looks at, as queries do: the value
+// there, or each element of an array there, through arrays of sub-documents on the way.
+template <typename Visit>
+void ForEachValue(bson::DocumentView document, std::string_view path, const Visit& visit) {
+  const std::size_t dot = path.find('.');
+  const bson::ValueView value = document.Get(path.substr(0, dot));
+  if (!value.exists()) return;
+  if (dot == std::string_view::npos) {
+    if (value.type() != bson::Type::kArray) {
+      visit(value);
+      return;
+    }
+    for (const bson::Element& element : value.Document()) visit(element.value);
+    return;
+  }
+  const std::string_view rest = path.substr(dot + 1);
+  if (value.type() == bson::Type::kDocument) {
+    ForEachValue(value.Document(), rest, visit);
+  } else if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& element : value.Document()) {
+      if (element.value.type() == bson::Type::kDocument) {
+        ForEachValue(element.value.Document(), rest, visit);
+      }
+    }
+  }
+}
+
+// Whether a comparison with `operand` matches only values that equal it or sort beside it in
+// its own type: null (which matches missing fields), arrays (which match whole arrays), regular
+// expressions (which match strings) and MinKey/MaxKey do not.
+bool Narrowable(bson::ValueView operand) {
+  switch (operand.type()) {
+    case bson::Type::kEod:
+    case bson::Type::kNull:
+    case bson::Type::kUndefined:
+    case bson::Type::kArray:
+    case bson::Type::kRegex:
+    case bson::Type::kMinKey:
+    case bson::Type::kMaxKey:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool IsOperatorDocument(bson::ValueView value) {
+  if (value.type() != bson::Type::kDocument) return false;
+  const bson::DocumentView document = value.Document();
+  return document.begin() != document.end() && (*document.begin()).key.starts_with('$');
+}
+
+// Sorted and without repeats; nullopt when over `max_candidates`.
+std::optional<std::vector<std::uint32_t>> Finished(std::vector<std::uint32_t> labels,
+                                                   std::size_t max_candidates) {
+  std::sort(labels.begin(), labels.end());
+  labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+  if (labels.size() > max_candidates) return std::nullopt;
+  return labels;
+}
+
+void KeepSmaller(std::optional<std::vector<std::uint32_t>>& best,
+                 std::optional<std::vector<std::uint32_t>> other) {
+  if (other.has_value() && (!best.has_value() || other->size() < best->size())) {
+    best = std::move(other);
+  }
+}
+
+}  // namespace
+
+bool FilterTable::ValueLess::operator()(const std::string& a, const std::string& b) const {
+  return bson::CompareValues(ValueOf(a), ValueOf(b)) < 0;
+}
+
+void FilterTable::Reset(std::vector<std::string> paths) {
+  values_.Clear();
+  paths_ = std::move(paths);
+  postings_.assign(paths_.size(), Postings());
+}
+
+void FilterTable::Append(std::string_view bytes) {
+  values_.Append(bytes);
+  Post(static_cast<std::uint32_t>(values_.size() - 1), /*add=*/true);
+}
+
+void FilterTable::Set(std::size_t label, std::string_view bytes) {
+  const auto at = static_cast<std::uint32_t>(label);
+  Post(at, /*add=*/false);
+  values_.Set(label, bytes);
+  Post(at, /*add=*/true);
+}
+
+void FilterTable::Post(std::uint32_t label, bool add) {
+  const bson::DocumentView document = values_.Document(label);
+  if (document.empty()) return;
+  for (std::size_t path_idx = 0; path_idx < paths_.size(); ++path_idx) {
+    if (HasPositionalComponent(paths_[path_idx])) continue;
+    Postings& postings = postings_[path_idx];
+    ForEachValue(document, paths_[path_idx], [&](bson::ValueView value) {
+      if (add) {
+        std::vector<std::uint32_t>& labels = postings[KeyOf(value)];
+        // New labels come last, so the common case appends.
+        if (labels.empty() || labels.back() < label) {
+          labels.push_back(label);
+          return;
+        }
+        auto it = std::lower_bound(labels.begin(), labels.end(), label);
+        if (it == labels.end() || *it != label) labels.insert(it, label);
+        return;
+      }
+      auto entry = postings.find(KeyOf(value));
+      if (entry == postings.end()) return;
+      std::vector<std::uint32_t>& labels = entry->second;
+      auto it = std::lower_bound(labels.begin(), labels.end(), label);
+      if (it != labels.end() && *it == label) labels.erase(it);
+      if (labels.empty()) postings.erase(entry);
+    });
+  }
+}
+
+const FilterTable::Postings* FilterTable::PostingsOf(std::string_view path) const {
+  for (std::size_t path_idx = 0; path_idx < paths_.size(); ++path_idx) {
+    if (paths_[path_idx] == path && !HasPositionalComponent(path)) return &postings_[path_idx];
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<std::uint32_t>> FilterTable::Candidates(
+    bson::DocumentView filter, std::size_t max_candidates) const {
+  std::optional<std::vector<std::uint32_t>> best;
+  for (const bson::Element& condition : filter) {
+    if (condition.key == "$and" && condition.value.type() == bson::Type::kArray) {
+      for (const bson::Element& clause : condition.value.Document()) {
+        if (clause.value.type() != bson::Type::kDocument) continue;
+        KeepSmaller(best, Candidates(clause.value.Document(), max_candidates));
+      }
+      continue;
+    }
+    // $or, $nor and the like name no single path that every match must satisfy.
+    if (condition.key.starts_with('$')) continue;
+    const Postings* postings = PostingsOf(condition.key);
+    if (postings == nullptr) continue;
+    KeepSmaller(best, ForCondition(*postings, condition.value, max_candidates));
+  }
+  return best;
+}
+
+std::optional<std::vector<std::uint32_t>> FilterTable::ForCondition(
+    const Postings& postings, bson::ValueView condition, std::size_t max_candidates) const {
+  if (!IsOperatorDocument(condition)) {
+    return ForOperator(postings, "$eq", condition, max_candidates);
+  }
+  // Each operator narrows on its own; their ranges are not intersected, since on an array
+  // each may be met by a different element.
+  std::optional<std::vector<std::uint32_t>> best;
+  for (const bson::Element& op : condition.Document()) {
+    KeepSmaller(best, ForOperator(postings, op.key, op.value, max_candidates));
+  }
+  return best;
+}
+
+std::optional<std::vector<std::uint32_t>> FilterTable::ForOperator(
+    const Postings& postings, std::string_view op, bson::ValueView operand,
+    std::size_t max_candidates) const {
+  std::vector<std::uint32_t> labels;
+  auto take = [&](const std::vector<std::uint32_t>& more) {
+    labels.insert(labels.end(), more.begin(), more.end());
+    return labels.size() <= max_candidates;
+  };
+  if (op == "$eq") {
+    if (!Narrowable(operand)) return std::nullopt;
+    auto entry = postings.find(KeyOf(operand));
+    if (entry != postings.end() && !take(entry->second)) return std::nullopt;
+    return Finished(std::move(labels), max_candidates);
+  }
+  if (op == "$in") {
+    if (operand.type() != bson::Type::kArray) return std::nullopt;
+    for (const bson::Element& element : operand.Document()) {
+      if (!Narrowable(element.value)) return std::nullopt;
+      auto entry = postings.find(KeyOf(element.value));
+      if (entry != postings.end() && !take(entry->second)) return std::nullopt;
+    }
+    return Finished(std::move(labels), max_candidates);
+  }
+  const bool below = op == "$lt" || op == "$lte";
+  const bool above = op == "$gt" || op == "$gte";
+  if ((!below && !above) || !Narrowable(operand)) return std::nullopt;
+  // Comparisons stay within the operand's type (numbers with numbers, strings with strings).
+  const int rank = bson::CanonicalTypeRank(operand.type());
+  auto same_rank = [rank](Postings::const_iterator it) {
+    return bson::CanonicalTypeRank(ValueOf(it->first).type()) == rank;
+  };
+  const std::string key = KeyOf(operand);
+  if (below) {
+    auto end = op == "$lt" ? postings.lower_bound(key) : postings.upper_bound(key);
+    for (auto it = end; it != postings.begin();) {
+      --it;
+      if (!same_rank(it)) break;
+      if (!take(it->second)) return std::nullopt;
+    }
+  } else {
+    for (auto it = op == "$gt" ? postings.upper_bound(key) : postings.lower_bound(key);
+         it != postings.end() && same_rank(it); ++it) {
+      if (!take(it->second)) return std::nullopt;
+    }
+  }
+  return Finished(std::move(labels), max_candidates);
+}
+
+}  // namespace quarry::vector
