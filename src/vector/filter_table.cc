@@ -123,6 +123,8 @@ void FilterTable::Append(std::string_view bytes) {
 }
 
 void FilterTable::Set(std::size_t label, std::string_view bytes) {
+  // Most updates leave the filter fields as they were: their postings stay as they are.
+  if (values_.Get(label) == bytes) return;
   const auto at = static_cast<std::uint32_t>(label);
   Post(at, /*add=*/false);
   values_.Set(label, bytes);

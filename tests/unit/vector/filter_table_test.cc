@@ -144,6 +144,7 @@ TEST(FilterTableTest, FollowsChangesAndRespectsTheLimit) {
   const bson::Document ones = Json(R"({"a": 1})");
   EXPECT_EQ(table.Candidates(ones.view(), 10), (std::vector<std::uint32_t>{1, 3, 5, 7, 9}));
   EXPECT_FALSE(table.Candidates(ones.view(), 4).has_value());
+  table.Set(1, Json(R"({"a": 1})").view().bytes());  // unchanged values
   table.Set(3, Json(R"({"a": 2})").view().bytes());
   table.Set(5, {});
   table.Set(4, Json(R"({"a": [1, 1.0]})").view().bytes());
