@@ -177,13 +177,32 @@ std::optional<std::vector<std::uint32_t>> FilterTable::Candidates(
       }
       continue;
     }
-    // $or, $nor and the like name no single path that every match must satisfy.
+    if (condition.key == "$or" && condition.value.type() == bson::Type::kArray) {
+      KeepSmaller(best, ForEveryBranch(condition.value.Document(), max_candidates));
+      continue;
+    }
+    // $nor and the like name no values that every match must hold.
     if (condition.key.starts_with('$')) continue;
     const Postings* postings = PostingsOf(condition.key);
     if (postings == nullptr) continue;
     KeepSmaller(best, ForCondition(*postings, condition.value, max_candidates));
   }
   return best;
+}
+
+std::optional<std::vector<std::uint32_t>> FilterTable::ForEveryBranch(
+    bson::DocumentView branches, std::size_t max_candidates) const {
+  // A match satisfies some branch: the union narrows only if each branch does.
+  std::vector<std::uint32_t> labels;
+  for (const bson::Element& branch : branches) {
+    if (branch.value.type() != bson::Type::kDocument) return std::nullopt;
+    std::optional<std::vector<std::uint32_t>> some =
+        Candidates(branch.value.Document(), max_candidates);
+    if (!some.has_value()) return std::nullopt;
+    labels.insert(labels.end(), some->begin(), some->end());
+    if (labels.size() > 2 * max_candidates) return std::nullopt;  // repeats are not gone yet
+  }
+  return Finished(std::move(labels), max_candidates);
 }
 
 std::optional<std::vector<std::uint32_t>> FilterTable::ForCondition(

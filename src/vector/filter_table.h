@@ -33,9 +33,10 @@ class FilterTable {
   bson::DocumentView Document(std::size_t label) const { return values_.Document(label); }
 
   // Labels that may match `filter` (a $vectorSearch filter, MQL), sorted: a superset of the
-  // matches, narrowed by the one top-level condition on a filter path with the fewest
-  // candidates. nullopt when no condition narrows, or when more than `max_candidates` remain.
-  // The filter itself must still be asked about each candidate.
+  // matches, narrowed by the one top-level condition on a filter path (or $and clause, or $or
+  // whose every branch narrows) with the fewest candidates. nullopt when no condition narrows, or
+  // when more than `max_candidates` remain. The filter itself must still be asked about each
+  // candidate.
   std::optional<std::vector<std::uint32_t>> Candidates(bson::DocumentView filter,
                                                        std::size_t max_candidates) const;
 
@@ -49,6 +50,9 @@ class FilterTable {
 
   void Post(std::uint32_t label, bool add);
   const Postings* PostingsOf(std::string_view path) const;
+  // The union of the branches' candidates (an $or), or nullopt when one branch gives none.
+  std::optional<std::vector<std::uint32_t>> ForEveryBranch(bson::DocumentView branches,
+                                                           std::size_t max_candidates) const;
   std::optional<std::vector<std::uint32_t>> ForCondition(const Postings& postings,
                                                          bson::ValueView condition,
                                                          std::size_t max_candidates) const;

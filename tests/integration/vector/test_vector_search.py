@@ -537,6 +537,7 @@ def test_selective_filters_follow_every_change_of_the_filtered_fields(make_serve
         ({"tenant": 7, "price": {"$gt": 40}}, lambda d: d["tenant"] == 7 and d["price"] > 40),
         ({"$and": [{"tags": "u3"}, {"tenant": {"$lte": 2}}]},
          lambda d: "u3" in d["tags"] and d["tenant"] <= 2),
+        ({"$or": [{"tenant": 9}, {"tags": "t31"}]}, lambda d: d["tenant"] == 9 or "t31" in d["tags"]),
     ]
     queries = [rand_vector(rng) for _ in range(3)]
 
