@@ -1,9 +1,9 @@
 // Indexed finds against the same finds by collection scan, and point reads against Redis.
 
+#include "bench/clients/process_cpu.h"
 #include "bench/clients/verdict.h"
 #include "bench/indexes/parts.h"
 #include "bench/indexes/point_reads.h"
-#include "bench/indexes/server_cpu.h"
 
 namespace quarry::bench {
 namespace {

@@ -1,9 +1,9 @@
 // Insert rounds with 0-5 secondary indexes, and index builds against a collection scan.
 #include <chrono>
 
+#include "bench/clients/process_cpu.h"
 #include "bench/clients/verdict.h"
 #include "bench/indexes/parts.h"
-#include "bench/indexes/server_cpu.h"
 #include "tools/bench/bulk_insert.h"
 
 namespace quarry::bench {

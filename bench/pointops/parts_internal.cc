@@ -1,8 +1,8 @@
-// CPU time comes from /proc (bench/indexes/server_cpu.h): on a shared machine it shows what an
+// CPU time comes from /proc (bench/clients/process_cpu.h): on a shared machine it shows what an
 // operation cost the server even when wall time includes waiting for a core.
 #include "bench/pointops/parts_internal.h"
 
-#include "bench/indexes/server_cpu.h"
+#include "bench/clients/process_cpu.h"
 #include "bench/pointops/key_space.h"
 
 namespace quarry::bench {

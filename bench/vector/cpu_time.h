@@ -1,17 +1,12 @@
-// CPU time of this process and of the server, so a search row can say where its CPU went: on a
-// small machine the clients of the wire rows share the cores with the server, while the
-// in-process rows have them to themselves.
+// CPU used over a search row by this process and by the server, so a row can say where its CPU
+// went: on a small machine the clients of the wire rows share the cores with the server, while
+// the in-process rows have them to themselves.
 #pragma once
 
 namespace quarry::bench {
 
-// CPU seconds (user + system) this process has used.
-double OwnCpuSeconds();
-// CPU seconds (user + system) of process `pid` from /proc/<pid>/stat, at its clock-tick
-// resolution; -1 when it cannot be read (or pid <= 0).
-double CpuSecondsOf(int pid);
-
-// CPU used by this process and by process `pid` between construction and Stop().
+// CPU used by this process and by process `pid` (see bench/clients/process_cpu.h) between
+// construction and Stop().
 class CpuMeter {
  public:
   explicit CpuMeter(int pid);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "bench/clients/process_cpu.h"
 #include "bench/vector/cpu_time.h"
 #include "bench/vector/server_vectors.h"
 
@@ -92,7 +93,7 @@ TEST(ResidentBytesTest, ReadsThisProcessAndRefusesNoProcess) {
 }
 
 TEST(CpuTimeTest, MetersThisProcessAndRefusesNoProcess) {
-  EXPECT_EQ(CpuSecondsOf(0), -1);
+  EXPECT_EQ(ProcessCpuSeconds(0), -1);
   const CpuMeter meter(getpid());
   volatile double sink = 0;
   const double start = OwnCpuSeconds();

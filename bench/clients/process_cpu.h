@@ -5,7 +5,10 @@
 namespace quarry::bench {
 
 // User + system seconds of process `pid` (all its threads, RocksDB's background work included),
-// or -1 when `pid` is 0 or /proc has no such process.
+// or -1 when `pid` is 0 or /proc has no such process. Clock-tick resolution (10 ms).
 double ProcessCpuSeconds(int pid);
+
+// User + system seconds this process has used, at the clock's full resolution.
+double OwnCpuSeconds();
 
 }  // namespace quarry::bench

@@ -1,6 +1,7 @@
 // Reads utime and stime from /proc/<pid>/stat.
-#include "bench/indexes/server_cpu.h"
+#include "bench/clients/process_cpu.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -26,6 +27,12 @@ double ProcessCpuSeconds(int pid) {
   long long stime = 0;
   if (!(fields >> utime >> stime)) return -1;
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double OwnCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 }  // namespace quarry::bench
