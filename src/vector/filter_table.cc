@@ -1,7 +1,6 @@
 #include "vector/filter_table.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "bson/compare.h"
 #include "bson/types.h"
@@ -20,49 +19,13 @@ bson::ValueView ValueOf(const std::string& key) {
                          key.size() - 1);
 }
 
-// A positional component ("tags.0") also names an array element, which the postings, read
-// through arrays by field name, would miss: such a path gets none.
-bool HasPositionalComponent(std::string_view path) {
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find('.', start);
-    if (end == std::string_view::npos) end = path.size();
-    const std::string_view part = path.substr(start, end - start);
-    if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
-          return std::isdigit(static_cast<unsigned char>(c)) != 0;
-        })) {
-      return true;
-    }
-    start = end + 1;
+// Narrowing is kept to paths of field names; one with an array index ("tags.0") is left to
+// the filter alone.
+bool NamesFieldsOnly(const query::FieldPath& path) {
+  for (std::size_t part = 0; part < path.size(); ++part) {
+    if (query::ArrayIndexOf(path[part]).has_value()) return false;
   }
-  return false;
-}
-
-// Calls `visit` with each value that a comparison on `path` looks at, as queries do: the value
-// there, or each element of an array there, through arrays of sub-documents on the way.
-template <typename Visit>
-void ForEachValue(bson::DocumentView document, std::string_view path, const Visit& visit) {
-  const std::size_t dot = path.find('.');
-  const bson::ValueView value = document.Get(path.substr(0, dot));
-  if (!value.exists()) return;
-  if (dot == std::string_view::npos) {
-    if (value.type() != bson::Type::kArray) {
-      visit(value);
-      return;
-    }
-    for (const bson::Element& element : value.Document()) visit(element.value);
-    return;
-  }
-  const std::string_view rest = path.substr(dot + 1);
-  if (value.type() == bson::Type::kDocument) {
-    ForEachValue(value.Document(), rest, visit);
-  } else if (value.type() == bson::Type::kArray) {
-    for (const bson::Element& element : value.Document()) {
-      if (element.value.type() == bson::Type::kDocument) {
-        ForEachValue(element.value.Document(), rest, visit);
-      }
-    }
-  }
+  return true;
 }
 
 // Whether a comparison with `operand` matches only values that equal it or sort beside it in
@@ -84,9 +47,7 @@ bool Narrowable(bson::ValueView operand) {
 }
 
 bool IsOperatorDocument(bson::ValueView value) {
-  if (value.type() != bson::Type::kDocument) return false;
-  const bson::DocumentView document = value.Document();
-  return document.begin() != document.end() && (*document.begin()).key.starts_with('$');
+  return value.type() == bson::Type::kDocument && value.Document().FirstKey().starts_with('$');
 }
 
 // Sorted and without repeats; nullopt when over `max_candidates`.
@@ -111,10 +72,13 @@ bool FilterTable::ValueLess::operator()(const std::string& a, const std::string&
   return bson::CompareValues(ValueOf(a), ValueOf(b)) < 0;
 }
 
-void FilterTable::Reset(std::vector<std::string> paths) {
+void FilterTable::Reset(const std::vector<std::string>& paths) {
   values_.Clear();
-  paths_ = std::move(paths);
-  postings_.assign(paths_.size(), Postings());
+  paths_.clear();
+  for (const std::string& dotted : paths) {
+    query::FieldPath path = query::FieldPath::FromDotted(dotted);
+    if (NamesFieldsOnly(path)) paths_.push_back({std::move(path), Postings()});
+  }
 }
 
 void FilterTable::Append(std::string_view bytes) {
@@ -134,34 +98,38 @@ void FilterTable::Set(std::size_t label, std::string_view bytes) {
 void FilterTable::Post(std::uint32_t label, bool add) {
   const bson::DocumentView document = values_.Document(label);
   if (document.empty()) return;
-  for (std::size_t path_idx = 0; path_idx < paths_.size(); ++path_idx) {
-    if (HasPositionalComponent(paths_[path_idx])) continue;
-    Postings& postings = postings_[path_idx];
-    ForEachValue(document, paths_[path_idx], [&](bson::ValueView value) {
+  const bson::ValueView root(bson::Type::kDocument, document.data(), document.size());
+  for (auto& [path, postings] : paths_) {
+    // The values a comparison on the path looks at, as the matcher reads them. Missing values
+    // and whole arrays are never looked up: null and array operands do not narrow.
+    query::TraversePath(root, path, /*expand_leaf_arrays=*/true, [&](const query::PathValue& at) {
+      const bson::ValueView value = at.value;
+      if (!value.exists() || value.type() == bson::Type::kArray) return false;
       if (add) {
         std::vector<std::uint32_t>& labels = postings[KeyOf(value)];
         // New labels come last, so the common case appends.
         if (labels.empty() || labels.back() < label) {
           labels.push_back(label);
-          return;
+          return false;
         }
         auto it = std::lower_bound(labels.begin(), labels.end(), label);
         if (it == labels.end() || *it != label) labels.insert(it, label);
-        return;
+        return false;
       }
       auto entry = postings.find(KeyOf(value));
-      if (entry == postings.end()) return;
+      if (entry == postings.end()) return false;
       std::vector<std::uint32_t>& labels = entry->second;
       auto it = std::lower_bound(labels.begin(), labels.end(), label);
       if (it != labels.end() && *it == label) labels.erase(it);
       if (labels.empty()) postings.erase(entry);
+      return false;
     });
   }
 }
 
-const FilterTable::Postings* FilterTable::PostingsOf(std::string_view path) const {
-  for (std::size_t path_idx = 0; path_idx < paths_.size(); ++path_idx) {
-    if (paths_[path_idx] == path && !HasPositionalComponent(path)) return &postings_[path_idx];
+const FilterTable::Postings* FilterTable::PostingsOf(std::string_view dotted) const {
+  for (const auto& [path, postings] : paths_) {
+    if (path.dotted() == dotted) return &postings;
   }
   return nullptr;
 }

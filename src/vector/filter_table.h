@@ -9,9 +9,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bson/value.h"
+#include "query/match/field_path.h"
 #include "vector/packed_bytes.h"
 
 namespace quarry::vector {
@@ -20,7 +22,7 @@ namespace quarry::vector {
 class FilterTable {
  public:
   // Empties the table; postings are kept for `paths` (dotted, as filters name them).
-  void Reset(std::vector<std::string> paths);
+  void Reset(const std::vector<std::string>& paths);
 
   std::size_t size() const { return values_.size(); }
   // Adds a label with `bytes` (a BSON document of its filter fields, or empty) as the last one.
@@ -49,7 +51,7 @@ class FilterTable {
   using Postings = std::map<std::string, std::vector<std::uint32_t>, ValueLess>;
 
   void Post(std::uint32_t label, bool add);
-  const Postings* PostingsOf(std::string_view path) const;
+  const Postings* PostingsOf(std::string_view dotted) const;
   // The union of the branches' candidates (an $or), or nullopt when one branch gives none.
   std::optional<std::vector<std::uint32_t>> ForEveryBranch(bson::DocumentView branches,
                                                            std::size_t max_candidates) const;
@@ -62,8 +64,7 @@ class FilterTable {
                                                         std::size_t max_candidates) const;
 
   PackedBytes values_;
-  std::vector<std::string> paths_;
-  std::vector<Postings> postings_;  // by position in paths_
+  std::vector<std::pair<query::FieldPath, Postings>> paths_;  // the paths that narrow
 };
 
 }  // namespace quarry::vector
