@@ -19,7 +19,7 @@ import pymongo
 import pymongo.errors
 import pytest
 
-from quarry_server import CLIENT_OPTIONS, QuarryServer, find_binary
+from quarry_server import CLIENT_OPTIONS, QuarryServer, find_binary, find_tool
 
 
 def _interrupt(signum, frame):
@@ -72,6 +72,15 @@ def make_server(quarry_binary, work_dir):
     yield make
     for server in servers:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def quarry_tool():
+    """The `quarry` command-line tool (quarry_server.find_tool)."""
+    tool = find_tool()
+    if tool is None:
+        pytest.fail("no quarry tool: set QUARRY_TOOL or build target quarry", pytrace=False)
+    return tool
 
 
 @pytest.fixture(scope="session")

@@ -36,6 +36,23 @@ def find_binary():
     return max(others, key=os.path.getmtime) if others else None
 
 
+def find_tool():
+    """The `quarry` tool: $QUARRY_TOOL, else tools/quarry in the build directory of the quarryd
+    under test, else the newest build*/tools/quarry."""
+    env = os.environ.get("QUARRY_TOOL")
+    if env:
+        return os.path.abspath(env)
+    server = find_binary()
+    if server:
+        build_dir = os.path.dirname(os.path.dirname(os.path.dirname(server)))
+        candidate = os.path.join(build_dir, "tools", "quarry")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    others = [p for p in glob.glob(os.path.join(REPO_ROOT, "build*", "tools", "quarry"))
+              if os.access(p, os.X_OK)]
+    return max(others, key=os.path.getmtime) if others else None
+
+
 def free_port():
     """A TCP port that nothing listens on right now (the kernel's pick for port 0)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

@@ -1,16 +1,25 @@
 // quarry: the command-line tool. This file only parses arguments and prints; the work is in
-// tested library code (tools/bench/ for `quarry bench`, tools/watch/ for `quarry watch`, over
-// tools/client/).
+// tested library code (tools/bench/ for `quarry bench`, tools/watch/ for `quarry watch`,
+// tools/export/ for `quarry export`, over tools/client/).
 //   quarry bench network --uri URI [--compressors none,snappy,zlib,zstd] [--zlib-level N]
 //                        [--megabytes 10] [--batch-size 100] [--json] [--chart FILE.svg]
 //   quarry watch --uri URI [--db D] [--collection C] [--full-document updateLookup]
 //                [--resume-token-file F]   (tools/watch/; runs until SIGINT/SIGTERM)
 //   quarry bench bulk --uri URI [--documents 200000] [--size 1kb] [--rounds ...] [--json] ...
+//   quarry export --uri URI [-d DB] -c C [-o FILE] [-q JSON] [-f a,b.c | --fieldFile F]
+//                 [--sort JSON] [--skip N] [--limit N] [--type json|csv] [--jsonArray]
+//                 [--pretty] [--jsonFormat relaxed|canonical] [--noHeaderLine]
+//                 (tools/export/; mongoexport's flags; "exported N records" on stderr)
+//   quarry import --uri URI [-d DB] [-c C] [--file F] [--type json|csv|tsv] [--jsonArray]
+//                 [--headerline | -f a,b.c | --fieldFile F] [--columnsHaveTypes] [--mode M]
+//                 [--upsertFields a,b] [--drop] [--stopOnError] [--numInsertionWorkers N] ...
+//                 (tools/import/; mongoimport's flags; "N documents imported, M failed")
 // Exit status: 0 success, 1 the run failed, 2 bad arguments.
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +30,8 @@
 #include "tools/client/progress.h"
 #include "tools/client/result_table.h"
 #include "tools/client/svg_chart.h"
+#include "tools/export/export_run.h"
+#include "tools/import/import_run.h"
 #include "tools/watch/change_watcher.h"
 
 namespace {
@@ -85,6 +96,53 @@ int RunWatchCommand(const quarry::tools::watch::WatchOptions& options) {
     std::fprintf(stderr, "quarry watch: %s\n", std::string(printed.status().reason()).c_str());
     return printed.status().code() == quarry::ErrorCode::kBadValue ? kBadArguments : kRunFailed;
   }
+  return 0;
+}
+
+int RunExportCommand(const quarry::tools::exporting::ExportOptions& options) {
+  namespace exporting = quarry::tools::exporting;
+  auto plan = exporting::PlanExport(options);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "quarry export: %s\n", std::string(plan.status().reason()).c_str());
+    return kBadArguments;
+  }
+  // A closed pipe (`quarry export ... | head`) must fail the write with EPIPE, reported once,
+  // rather than kill the process silently.
+  std::signal(SIGPIPE, SIG_IGN);
+  const bool terminal = client::IsTerminal(stderr);
+  client::ProgressBar progress(stderr, terminal);
+  plan.value().estimate_total = terminal;  // a total only a progress bar would show
+  auto exported = exporting::RunExport(plan.value(), progress);
+  if (!exported.ok()) {
+    std::fprintf(stderr, "quarry export: %s\n", std::string(exported.status().reason()).c_str());
+    return kRunFailed;
+  }
+  std::fprintf(stderr, "%s\n", exporting::ExportedLine(exported.value()).c_str());
+  return 0;
+}
+
+int ImportFail(const quarry::Status& status, int code) {
+  std::fprintf(stderr, "quarry import: %s\n", std::string(status.reason()).c_str());
+  return code;
+}
+
+int RunImportCommand(quarry::tools::importing::ImportOptions options) {
+  namespace importing = quarry::tools::importing;
+  quarry::Status valid = importing::ResolveImportOptions(&options);
+  if (!valid.ok()) return ImportFail(valid, kBadArguments);
+  client::ProgressBar progress(stderr, client::IsTerminal(stderr));
+  auto imported = importing::RunImport(options, progress, stderr);
+  if (!imported.ok()) {
+    return ImportFail(imported.status(), imported.status().code() == quarry::ErrorCode::kBadValue
+                                             ? kBadArguments
+                                             : kRunFailed);
+  }
+  const importing::ImportResult& result = imported.value();
+  std::fprintf(stderr, "%llu document%s imported, %llu failed\n",
+               static_cast<unsigned long long>(result.imported), result.imported == 1 ? "" : "s",
+               static_cast<unsigned long long>(result.failed));
+  // As with mongoimport, documents that failed do not fail a run that went to the end.
+  if (!result.error.ok()) return ImportFail(result.error, kRunFailed);
   return 0;
 }
 
@@ -157,6 +215,85 @@ int main(int argc, char** argv) {
   watch_command->add_option("--resume-token-file", watch.resume_token_file,
                             "resume after the token saved here, and save each new one");
 
+  quarry::tools::exporting::ExportOptions export_options;
+  CLI::App* export_command = app.add_subcommand(
+      "export", "write a collection's documents as Extended JSON or CSV (as mongoexport)");
+  export_command->add_option("--uri", export_options.uri, "MongoDB connection string")
+      ->capture_default_str();
+  export_command->add_option("-d,--db", export_options.database,
+                             "database (default: the URI's, else test)");
+  export_command->add_option("-c,--collection", export_options.collection, "collection")
+      ->required();
+  export_command->add_option("-o,--out", export_options.out, "output file (default: stdout)");
+  export_command->add_option("-q,--query", export_options.query,
+                             "filter, as Extended JSON, e.g. '{\"x\": {\"$gt\": 1}}'");
+  export_command->add_option("-f,--fields", export_options.fields,
+                             "comma-separated field paths (projection; CSV columns)");
+  export_command->add_option("--fieldFile", export_options.field_file,
+                             "file of field paths, one per line");
+  export_command->add_option("--sort", export_options.sort, "sort, as Extended JSON");
+  export_command->add_option("--skip", export_options.skip, "documents to skip");
+  export_command->add_option("--limit", export_options.limit, "at most this many documents");
+  export_command->add_option("--type", export_options.type, "json or csv")->capture_default_str();
+  export_command->add_flag("--jsonArray", export_options.json_array,
+                           "write one JSON array instead of a document per line");
+  export_command->add_flag("--pretty", export_options.pretty, "indent JSON documents");
+  export_command->add_option("--jsonFormat", export_options.json_format, "relaxed or canonical")
+      ->capture_default_str();
+  export_command->add_flag("--noHeaderLine", export_options.no_header_line,
+                           "CSV without the line of field names");
+
+  namespace importing = quarry::tools::importing;
+  importing::ImportOptions import_options;
+  std::string import_type = "json";
+  std::string import_mode;
+  std::string import_grace = "stop";
+  std::string upsert_fields;
+  std::string import_fields;
+  CLI::App* import_command =
+      app.add_subcommand("import", "read JSON, CSV or TSV into a collection (as mongoimport)");
+  import_command->add_option("--uri", import_options.uri, "MongoDB connection string")
+      ->capture_default_str();
+  import_command->add_option("-d,--db", import_options.database,
+                             "database (default: the URI's, else test)");
+  import_command->add_option("-c,--collection", import_options.collection,
+                             "collection (default: the file's name without its extension)");
+  import_command->add_option("--file", import_options.file, "input file (default: stdin)");
+  import_command->add_option("--type", import_type, "json, csv or tsv")->capture_default_str();
+  import_command->add_flag("--jsonArray", import_options.json_array,
+                           "the input is one JSON array of documents");
+  import_command->add_flag("--headerline", import_options.header_line,
+                           "CSV/TSV: the first line names the fields");
+  import_command->add_option("-f,--fields", import_fields, "CSV/TSV: comma-separated field names");
+  import_command->add_option("--fieldFile", import_options.field_file,
+                             "CSV/TSV: a file of field names, one per line");
+  import_command->add_flag("--columnsHaveTypes", import_options.columns_have_types,
+                           "CSV/TSV: field names carry types, e.g. age.int32()");
+  import_command->add_flag("--ignoreBlanks", import_options.ignore_blanks,
+                           "CSV/TSV: leave empty values out");
+  import_command
+      ->add_option("--parseGrace", import_grace,
+                   "a value its type cannot read: autoCast, skipField, skipRow or stop")
+      ->capture_default_str();
+  import_command->add_option("--mode", import_mode, "insert, upsert, merge or delete");
+  import_command->add_option(
+      "--upsertFields", upsert_fields,
+      "comma-separated fields that find a document's counterpart (default _id)");
+  import_command->add_flag("--drop", import_options.drop, "drop the collection first");
+  import_command->add_flag("--stopOnError", import_options.stop_on_error,
+                           "stop at the first document that fails");
+  import_command->add_flag("--maintainInsertionOrder", import_options.maintain_insertion_order,
+                           "write in the input's order (one worker)");
+  import_command
+      ->add_option("-j,--numInsertionWorkers", import_options.insertion_workers,
+                   "connections writing in parallel")
+      ->capture_default_str();
+  import_command->add_option("--writeConcern", import_options.write_concern,
+                             "e.g. majority or '{w: 1, j: true}'");
+  import_command
+      ->add_option("--batchSize", import_options.batch_documents, "documents per bulk write")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -166,6 +303,56 @@ int main(int argc, char** argv) {
   }
 
   if (watch_command->parsed()) return RunWatchCommand(watch);
+  if (export_command->parsed()) return RunExportCommand(export_options);
+  if (import_command->parsed()) {
+    if (import_type == "json") {
+      import_options.type = importing::InputType::kJson;
+    } else if (import_type == "csv") {
+      import_options.type = importing::InputType::kCsv;
+    } else if (import_type == "tsv") {
+      import_options.type = importing::InputType::kTsv;
+    } else {
+      return ImportFail(quarry::Status(quarry::ErrorCode::kBadValue,
+                                       "unknown --type " + import_type + " (json, csv or tsv)"),
+                        kBadArguments);
+    }
+    import_options.fields = client::SplitList(import_fields);
+    import_options.upsert_fields = client::SplitList(upsert_fields);
+    // As in mongoimport, upsert fields without a mode mean upsert.
+    if (import_mode.empty()) import_mode = upsert_fields.empty() ? "insert" : "upsert";
+    static const std::map<std::string, importing::ImportMode> kModes = {
+        {"insert", importing::ImportMode::kInsert},
+        {"upsert", importing::ImportMode::kUpsert},
+        {"merge", importing::ImportMode::kMerge},
+        {"delete", importing::ImportMode::kDelete}};
+    auto mode = kModes.find(import_mode);
+    if (mode == kModes.end()) {
+      return ImportFail(
+          quarry::Status(quarry::ErrorCode::kBadValue,
+                         "unknown --mode " + import_mode + " (insert, upsert, merge or delete)"),
+          kBadArguments);
+    }
+    if (mode->second == importing::ImportMode::kInsert && !upsert_fields.empty()) {
+      return ImportFail(quarry::Status(quarry::ErrorCode::kBadValue,
+                                       "--upsertFields needs --mode upsert, merge or delete"),
+                        kBadArguments);
+    }
+    import_options.mode = mode->second;
+    static const std::map<std::string, importing::ParseGrace> kGraces = {
+        {"autoCast", importing::ParseGrace::kAutoCast},
+        {"skipField", importing::ParseGrace::kSkipField},
+        {"skipRow", importing::ParseGrace::kSkipRow},
+        {"stop", importing::ParseGrace::kStop}};
+    auto grace = kGraces.find(import_grace);
+    if (grace == kGraces.end()) {
+      return ImportFail(quarry::Status(quarry::ErrorCode::kBadValue,
+                                       "unknown --parseGrace " + import_grace +
+                                           " (autoCast, skipField, skipRow or stop)"),
+                        kBadArguments);
+    }
+    import_options.parse_grace = grace->second;
+    return RunImportCommand(std::move(import_options));
+  }
 
   if (network_command->parsed()) {
     network.uri = network_flags.uri;

@@ -2,18 +2,15 @@
 prints the table the issue asks for (text, --json, --chart), and bad input ends with one clear
 line and a non-zero exit.
 
-The tool is $QUARRY_TOOL, else tools/quarry in the build directory of the quarryd under test,
-else the newest build*/tools/quarry.
+The tool is the `quarry_tool` fixture (tests/integration/conftest.py).
 """
 
-import glob
 import json
-import os
 import subprocess
 
 import pytest
 
-from quarry_server import REPO_ROOT, find_binary, free_port
+from quarry_server import free_port
 
 NETWORK_COLUMNS = ["compressor", "phase", "records", "seconds", "records/s", "MB/s",
                    "physicalBytesIn", "physicalBytesOut", "saving %"]
@@ -28,27 +25,7 @@ BULK_ROUNDS = ["acknowledged one-by-one", "acknowledged bulk", "unacknowledged b
 RUN_TIMEOUT_S = 120
 
 
-def find_tool():
-    env = os.environ.get("QUARRY_TOOL")
-    if env:
-        return os.path.abspath(env)
-    server = find_binary()
-    if server:
-        build_dir = os.path.dirname(os.path.dirname(os.path.dirname(server)))
-        candidate = os.path.join(build_dir, "tools", "quarry")
-        if os.access(candidate, os.X_OK):
-            return candidate
-    others = [p for p in glob.glob(os.path.join(REPO_ROOT, "build*", "tools", "quarry"))
-              if os.access(p, os.X_OK)]
-    return max(others, key=os.path.getmtime) if others else None
 
-
-@pytest.fixture(scope="module")
-def quarry_tool():
-    tool = find_tool()
-    if tool is None:
-        pytest.fail("no quarry tool: set QUARRY_TOOL or build target quarry", pytrace=False)
-    return tool
 
 
 def run(tool, *args):

@@ -2,23 +2,16 @@
 token file that lets a restarted watcher print exactly the events it missed, a clean stop on
 SIGTERM/SIGINT, and one clear stderr line for an unreachable server or a bad token file.
 
-The tool is found as in tests/integration/bench/test_bench.py ($QUARRY_TOOL, else the quarryd's
-build directory, else the newest build*/tools/quarry).
+The tool is the `quarry_tool` fixture (tests/integration/conftest.py).
 """
 
-import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
-import time
 
 import pytest
 from bson import json_util
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "bench"))
-from test_bench import find_tool  # noqa: E402
 
 from quarry_server import free_port  # noqa: E402
 
@@ -26,13 +19,6 @@ LINE_TIMEOUT_S = 10
 QUIET_S = 1.5
 EXIT_TIMEOUT_S = 10
 
-
-@pytest.fixture(scope="module")
-def quarry_tool():
-    tool = find_tool()
-    if tool is None:
-        pytest.fail("no quarry tool: set QUARRY_TOOL or build target quarry", pytrace=False)
-    return tool
 
 
 class Watcher:
