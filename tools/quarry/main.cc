@@ -14,6 +14,10 @@
 //                 [--headerline | -f a,b.c | --fieldFile F] [--columnsHaveTypes] [--mode M]
 //                 [--upsertFields a,b] [--drop] [--stopOnError] [--numInsertionWorkers N] ...
 //                 (tools/import/; mongoimport's flags; "N documents imported, M failed")
+//   quarry dump --uri URI [-d DB [-c C [-q JSON]]] [-o DIR | --archive[=FILE]] [--gzip] [-j N]
+//   quarry restore --uri URI [DIR | --archive[=FILE]] [--gzip] [--drop] [--nsInclude P]
+//                  [--nsExclude P] [--noIndexRestore] [--stopOnError] [-j N]
+//                 (tools/dump/; mongodump's and mongorestore's directory and archive formats)
 // Exit status: 0 success, 1 the run failed, 2 bad arguments.
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -30,6 +34,8 @@
 #include "tools/client/progress.h"
 #include "tools/client/result_table.h"
 #include "tools/client/svg_chart.h"
+#include "tools/dump/dump_run.h"
+#include "tools/dump/restore_run.h"
 #include "tools/export/export_run.h"
 #include "tools/import/import_run.h"
 #include "tools/watch/change_watcher.h"
@@ -143,6 +149,39 @@ int RunImportCommand(quarry::tools::importing::ImportOptions options) {
                static_cast<unsigned long long>(result.failed));
   // As with mongoimport, documents that failed do not fail a run that went to the end.
   if (!result.error.ok()) return ImportFail(result.error, kRunFailed);
+  return 0;
+}
+
+int DumpFail(const char* command, const quarry::Status& status, int code) {
+  std::fprintf(stderr, "quarry %s: %s\n", command, std::string(status.reason()).c_str());
+  return code;
+}
+
+int RunDumpCommand(const quarry::tools::dumping::DumpOptions& options) {
+  namespace dumping = quarry::tools::dumping;
+  quarry::Status valid = dumping::ValidateDumpOptions(options);
+  if (!valid.ok()) return DumpFail("dump", valid, kBadArguments);
+  if (options.archive && options.archive_path == "-") std::signal(SIGPIPE, SIG_IGN);
+  auto dumped = dumping::RunDump(options, stderr);
+  if (!dumped.ok()) return DumpFail("dump", dumped.status(), kRunFailed);
+  return 0;
+}
+
+int RunRestoreCommand(const quarry::tools::dumping::RestoreOptions& options) {
+  namespace dumping = quarry::tools::dumping;
+  auto restored = dumping::RunRestore(options, stderr);
+  if (!restored.ok()) {
+    return DumpFail(
+        "restore", restored.status(),
+        restored.status().code() == quarry::ErrorCode::kBadValue ? kBadArguments : kRunFailed);
+  }
+  const dumping::RestoreResult& result = restored.value();
+  // mongorestore's closing line.
+  std::fprintf(stderr,
+               "%llu document(s) restored successfully. %llu document(s) failed to restore.\n",
+               static_cast<unsigned long long>(result.restored),
+               static_cast<unsigned long long>(result.failed));
+  if (!result.error.ok()) return DumpFail("restore", result.error, kRunFailed);
   return 0;
 }
 
@@ -294,6 +333,75 @@ int main(int argc, char** argv) {
       ->add_option("--batchSize", import_options.batch_documents, "documents per bulk write")
       ->capture_default_str();
 
+  namespace dumping = quarry::tools::dumping;
+  dumping::DumpOptions dump_options;
+  std::string dump_archive;
+  bool dump_oplog = false;
+  CLI::App* dump_command =
+      app.add_subcommand("dump", "write databases as mongodump does (a directory, or an archive)");
+  dump_command->add_option("--uri", dump_options.uri, "MongoDB connection string")
+      ->capture_default_str();
+  dump_command->add_option("-d,--db", dump_options.database, "only this database");
+  dump_command->add_option("-c,--collection", dump_options.collection,
+                           "only this collection of --db");
+  dump_command->add_option("-q,--query", dump_options.query,
+                           "only the documents matching this Extended JSON filter (with -c)");
+  dump_command->add_option("-o,--out", dump_options.out, "output directory")->capture_default_str();
+  dump_command->add_option("--archive", dump_archive, "write one archive to FILE (no FILE: stdout)")
+      ->expected(0, 1);
+  dump_command->add_flag("--gzip", dump_options.gzip, "compress every file (or the archive)");
+  dump_command
+      ->add_option("-j,--numParallelCollections", dump_options.parallel_collections,
+                   "collections dumped at once")
+      ->capture_default_str();
+  dump_command
+      ->add_option("--excludeCollection", dump_options.exclude_collections,
+                   "leave this collection of --db out (repeatable)")
+      ->allow_extra_args(false);
+  dump_command->add_flag("--oplog", dump_oplog, "point-in-time dump (not supported yet)");
+
+  dumping::RestoreOptions restore_options;
+  std::string restore_archive;
+  std::string restore_db;
+  std::string restore_collection;
+  bool restore_oplog = false;
+  CLI::App* restore_command = app.add_subcommand(
+      "restore", "load a dump directory or archive (mongodump's formats) into a server");
+  restore_command->add_option("--uri", restore_options.uri, "MongoDB connection string")
+      ->capture_default_str();
+  restore_command->add_option("dir,--dir", restore_options.dir, "dump directory")
+      ->capture_default_str();
+  restore_command
+      ->add_option("--archive", restore_archive, "read one archive from FILE (no FILE: stdin)")
+      ->expected(0, 1);
+  restore_command->add_flag("--gzip", restore_options.gzip, "the dump is gzip-compressed");
+  restore_command->add_flag("--drop", restore_options.drop,
+                            "drop each collection before restoring it");
+  restore_command
+      ->add_option("--nsInclude", restore_options.ns_include,
+                   "restore only these namespaces, e.g. shop.* (repeatable)")
+      ->allow_extra_args(false);
+  restore_command
+      ->add_option("--nsExclude", restore_options.ns_exclude,
+                   "leave these namespaces out (repeatable)")
+      ->allow_extra_args(false);
+  restore_command->add_option("-d,--db", restore_db, "only this database (as --nsInclude DB.*)");
+  restore_command->add_option("-c,--collection", restore_collection,
+                              "only this collection of --db");
+  restore_command->add_flag("--noIndexRestore", restore_options.no_index_restore,
+                            "do not build the dumped indexes");
+  restore_command->add_flag("--stopOnError", restore_options.stop_on_error,
+                            "stop at the first document that fails");
+  restore_command
+      ->add_option("-j,--numParallelCollections", restore_options.parallel_collections,
+                   "collections restored at once")
+      ->capture_default_str();
+  restore_command
+      ->add_option("--batchSize", restore_options.batch_documents, "documents per insert")
+      ->capture_default_str();
+  restore_command->add_flag("--oplogReplay", restore_oplog,
+                            "replay a point-in-time dump's oplog (not supported yet)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -304,6 +412,41 @@ int main(int argc, char** argv) {
 
   if (watch_command->parsed()) return RunWatchCommand(watch);
   if (export_command->parsed()) return RunExportCommand(export_options);
+  if (dump_command->parsed()) {
+    if (dump_oplog) {
+      return DumpFail("dump",
+                      quarry::Status(quarry::ErrorCode::kNotImplemented,
+                                     "--oplog (a point-in-time dump) is not supported yet"),
+                      kBadArguments);
+    }
+    if (dump_command->count("--archive") > 0) {
+      dump_options.archive = true;
+      dump_options.archive_path = dump_archive.empty() ? "-" : dump_archive;
+    }
+    return RunDumpCommand(dump_options);
+  }
+  if (restore_command->parsed()) {
+    if (restore_oplog) {
+      return DumpFail(
+          "restore",
+          quarry::Status(quarry::ErrorCode::kNotImplemented, "--oplogReplay is not supported yet"),
+          kBadArguments);
+    }
+    if (restore_command->count("--archive") > 0) {
+      restore_options.archive = true;
+      restore_options.archive_path = restore_archive.empty() ? "-" : restore_archive;
+    }
+    if (!restore_collection.empty() && restore_db.empty()) {
+      return DumpFail("restore",
+                      quarry::Status(quarry::ErrorCode::kBadValue, "--collection needs --db"),
+                      kBadArguments);
+    }
+    if (!restore_db.empty()) {
+      restore_options.ns_include.push_back(restore_db + "." +
+                                           (restore_collection.empty() ? "*" : restore_collection));
+    }
+    return RunRestoreCommand(restore_options);
+  }
   if (import_command->parsed()) {
     if (import_type == "json") {
       import_options.type = importing::InputType::kJson;

@@ -1,0 +1,406 @@
+#include "tools/dump/dump_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "tools/client/mongo_client.h"
+#include "tools/dump/archive.h"
+#include "tools/dump/byte_stream.h"
+#include "tools/dump/collection_metadata.h"
+
+namespace quarry::tools::dumping {
+namespace {
+
+constexpr std::size_t kSegmentBytes = 1 << 20;
+// The databases mongodump leaves out of a whole-server dump: the replication state and the
+// cluster's own bookkeeping.
+constexpr const char* kSkippedDatabases[] = {"local", "config"};
+
+struct CursorDeleter {
+  void operator()(mongoc_cursor_t* cursor) const { mongoc_cursor_destroy(cursor); }
+};
+using CursorPtr = std::unique_ptr<mongoc_cursor_t, CursorDeleter>;
+
+struct DumpTarget {
+  std::string db;
+  CollectionMetadata metadata;
+  std::int64_t size = 0;
+};
+
+client::BsonPtr CopyOf(const bson_t* doc) { return client::BsonPtr(bson_copy(doc)); }
+
+std::string HexOfUuid(const bson_iter_t* iter) {
+  bson_subtype_t subtype;
+  std::uint32_t length = 0;
+  const std::uint8_t* bytes = nullptr;
+  bson_iter_binary(iter, &subtype, &length, &bytes);
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (std::uint32_t i = 0; i < length; ++i) {
+    hex.push_back(kDigits[bytes[i] >> 4]);
+    hex.push_back(kDigits[bytes[i] & 0xF]);
+  }
+  return hex;
+}
+
+StatusWith<std::vector<std::string>> DatabaseNames(client::MongoClient& client,
+                                                   const DumpOptions& options) {
+  if (!options.database.empty()) return std::vector<std::string>{options.database};
+  bson_error_t error;
+  char** names = mongoc_client_get_database_names_with_opts(client.get(), nullptr, &error);
+  if (names == nullptr) return client::DriverError(error, "listing databases");
+  std::vector<std::string> result;
+  for (char** name = names; *name != nullptr; ++name) {
+    bool skipped = false;
+    for (const char* skip : kSkippedDatabases) skipped = skipped || std::strcmp(*name, skip) == 0;
+    if (!skipped) result.emplace_back(*name);
+  }
+  bson_strfreev(names);
+  return result;
+}
+
+StatusWith<std::vector<DumpTarget>> CollectionsOf(client::MongoClient& client,
+                                                  const std::string& db,
+                                                  const DumpOptions& options) {
+  mongoc_database_t* database = mongoc_client_get_database(client.get(), db.c_str());
+  bson_t opts = BSON_INITIALIZER;
+  if (!options.collection.empty()) {
+    bson_t filter;
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "filter", &filter);
+    BSON_APPEND_UTF8(&filter, "name", options.collection.c_str());
+    bson_append_document_end(&opts, &filter);
+  }
+  CursorPtr cursor(mongoc_database_find_collections_with_opts(database, &opts));
+  bson_destroy(&opts);
+  std::vector<DumpTarget> targets;
+  const bson_t* entry = nullptr;
+  while (mongoc_cursor_next(cursor.get(), &entry)) {
+    DumpTarget target;
+    target.db = db;
+    bson_iter_t iter;
+    if (!bson_iter_init_find(&iter, entry, "name") || !BSON_ITER_HOLDS_UTF8(&iter)) continue;
+    target.metadata.name = bson_iter_utf8(&iter, nullptr);
+    // System collections hold the server's own state (users, profiles, views' definitions).
+    if (target.metadata.name.rfind("system.", 0) == 0) continue;
+    bool excluded = false;
+    for (const std::string& name : options.exclude_collections)
+      excluded = excluded || name == target.metadata.name;
+    if (excluded) continue;
+    if (bson_iter_init_find(&iter, entry, "type") && BSON_ITER_HOLDS_UTF8(&iter)) {
+      target.metadata.type = bson_iter_utf8(&iter, nullptr);
+    }
+    if (bson_iter_init_find(&iter, entry, "options") && BSON_ITER_HOLDS_DOCUMENT(&iter)) {
+      std::uint32_t length = 0;
+      const std::uint8_t* data = nullptr;
+      bson_iter_document(&iter, &length, &data);
+      target.metadata.options = client::BsonPtr(bson_new_from_data(data, length));
+    }
+    bson_iter_t uuid;
+    if (bson_iter_init(&iter, entry) && bson_iter_find_descendant(&iter, "info.uuid", &uuid) &&
+        BSON_ITER_HOLDS_BINARY(&uuid)) {
+      target.metadata.uuid = HexOfUuid(&uuid);
+    }
+    targets.push_back(std::move(target));
+  }
+  bson_error_t error;
+  const bool failed = mongoc_cursor_error(cursor.get(), &error);
+  mongoc_database_destroy(database);
+  if (failed) return client::DriverError(error, "listing the collections of " + db);
+
+  for (DumpTarget& target : targets) {
+    if (target.metadata.type != "collection") continue;
+    client::CollectionPtr collection = client.Collection(db, target.metadata.name);
+    CursorPtr indexes(mongoc_collection_find_indexes_with_opts(collection.get(), nullptr));
+    const bson_t* spec = nullptr;
+    while (mongoc_cursor_next(indexes.get(), &spec))
+      target.metadata.indexes.push_back(CopyOf(spec));
+    if (mongoc_cursor_error(indexes.get(), &error)) {
+      return client::DriverError(error,
+                                 "listing the indexes of " + db + "." + target.metadata.name);
+    }
+    // The archive prelude's size is informational (restore progress): a failure leaves it 0.
+    bson_t* command = BCON_NEW("collStats", BCON_UTF8(target.metadata.name.c_str()));
+    auto stats = client.RunCommand(db, *command);
+    bson_destroy(command);
+    bson_iter_t size;
+    if (stats.ok() && bson_iter_init_find(&size, stats.value().get(), "size") &&
+        BSON_ITER_HOLDS_NUMBER(&size)) {
+      target.size = bson_iter_as_int64(&size);
+    }
+  }
+  return targets;
+}
+
+std::string ServerVersion(client::MongoClient& client) {
+  bson_t* command = BCON_NEW("buildInfo", BCON_INT32(1));
+  auto reply = client.RunCommand("admin", *command);
+  bson_destroy(command);
+  bson_iter_t iter;
+  if (reply.ok() && bson_iter_init_find(&iter, reply.value().get(), "version") &&
+      BSON_ITER_HOLDS_UTF8(&iter)) {
+    return bson_iter_utf8(&iter, nullptr);
+  }
+  return "unknown";
+}
+
+// Where the documents of one collection go: a .bson file, or archive segments.
+class DocumentOutput {
+ public:
+  virtual ~DocumentOutput() = default;
+  virtual Status Add(const bson_t* document) = 0;
+  virtual Status Finish() = 0;
+};
+
+class FileOutput : public DocumentOutput {
+ public:
+  explicit FileOutput(std::unique_ptr<ByteSink> sink) : sink_(std::move(sink)) {}
+  Status Add(const bson_t* document) override {
+    return sink_->Write(bson_get_data(document), document->len);
+  }
+  Status Finish() override { return sink_->Close(); }
+
+ private:
+  std::unique_ptr<ByteSink> sink_;
+};
+
+class ArchiveOutput : public DocumentOutput {
+ public:
+  ArchiveOutput(ArchiveWriter* archive, std::string db, std::string collection)
+      : archive_(archive), db_(std::move(db)), collection_(std::move(collection)) {}
+  Status Add(const bson_t* document) override {
+    segment_.append(reinterpret_cast<const char*>(bson_get_data(document)), document->len);
+    if (segment_.size() < kSegmentBytes) return Status::OK();
+    Status written = archive_->WriteSegment(db_, collection_, segment_);
+    segment_.clear();
+    return written;
+  }
+  Status Finish() override {
+    QUARRY_RETURN_IF_ERROR(archive_->WriteSegment(db_, collection_, segment_));
+    segment_.clear();
+    return archive_->EndNamespace(db_, collection_);
+  }
+
+ private:
+  ArchiveWriter* archive_;
+  const std::string db_;
+  const std::string collection_;
+  std::string segment_;
+};
+
+std::string Suffix(bool gzip) { return gzip ? ".gz" : ""; }
+
+Status WriteTextFile(const std::string& path, const std::string& text, bool gzip) {
+  auto sink = OpenSink(path, gzip);
+  if (!sink.ok()) return sink.status();
+  QUARRY_RETURN_IF_ERROR(sink.value()->Write(text.data(), text.size()));
+  return sink.value()->Close();
+}
+
+// Dumps one collection's documents (and, to a directory, its metadata file). Returns the count.
+StatusWith<std::int64_t> DumpCollection(client::MongoClient& client, const DumpOptions& options,
+                                        const DumpTarget& target, const bson_t* filter,
+                                        ArchiveWriter* archive, std::FILE* log,
+                                        std::mutex* log_mutex) {
+  const std::string ns = target.db + "." + target.metadata.name;
+  const std::string base =
+      (std::filesystem::path(options.out) / target.db / EscapeFileName(target.metadata.name))
+          .string();
+  if (archive == nullptr) {
+    QUARRY_RETURN_IF_ERROR(WriteTextFile(base + ".metadata.json" + Suffix(options.gzip),
+                                         MetadataJson(target.metadata), options.gzip));
+  }
+  if (target.metadata.type != "collection") {
+    // A view has a definition and no documents of its own.
+    if (archive != nullptr)
+      QUARRY_RETURN_IF_ERROR(archive->EndNamespace(target.db, target.metadata.name));
+    return std::int64_t{0};
+  }
+  std::unique_ptr<DocumentOutput> output;
+  if (archive != nullptr) {
+    output = std::make_unique<ArchiveOutput>(archive, target.db, target.metadata.name);
+  } else {
+    const std::string path = base + ".bson" + Suffix(options.gzip);
+    {
+      std::lock_guard lock(*log_mutex);
+      std::fprintf(log, "writing %s to %s\n", ns.c_str(), path.c_str());
+    }
+    auto sink = OpenSink(path, options.gzip);
+    if (!sink.ok()) return sink.status();
+    output = std::make_unique<FileOutput>(std::move(sink.value()));
+  }
+  client::CollectionPtr collection = client.Collection(target.db, target.metadata.name);
+  bson_t opts = BSON_INITIALIZER;
+  BSON_APPEND_INT32(&opts, "batchSize", 1000);
+  bson_t empty = BSON_INITIALIZER;
+  CursorPtr cursor(mongoc_collection_find_with_opts(
+      collection.get(), filter != nullptr ? filter : &empty, &opts, nullptr));
+  bson_destroy(&opts);
+  bson_destroy(&empty);
+  std::int64_t count = 0;
+  const bson_t* document = nullptr;
+  while (mongoc_cursor_next(cursor.get(), &document)) {
+    QUARRY_RETURN_IF_ERROR(output->Add(document));
+    ++count;
+  }
+  bson_error_t error;
+  if (mongoc_cursor_error(cursor.get(), &error)) return client::DriverError(error, "reading " + ns);
+  QUARRY_RETURN_IF_ERROR(output->Finish());
+  std::lock_guard lock(*log_mutex);
+  std::fprintf(log, "done dumping %s (%lld document%s)\n", ns.c_str(),
+               static_cast<long long>(count), count == 1 ? "" : "s");
+  return count;
+}
+
+}  // namespace
+
+std::string EscapeFileName(const std::string& name) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string escaped;
+  for (char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '/' || c == '%' || c == '\\' || byte < 0x20) {
+      escaped.push_back('%');
+      escaped.push_back(kDigits[byte >> 4]);
+      escaped.push_back(kDigits[byte & 0xF]);
+    } else {
+      escaped.push_back(c);
+    }
+  }
+  return escaped;
+}
+
+std::string UnescapeFileName(const std::string& name) {
+  auto hex = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string plain;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '%' && i + 2 < name.size() && hex(name[i + 1]) >= 0 && hex(name[i + 2]) >= 0) {
+      plain.push_back(static_cast<char>(hex(name[i + 1]) * 16 + hex(name[i + 2])));
+      i += 2;
+    } else {
+      plain.push_back(name[i]);
+    }
+  }
+  return plain;
+}
+
+Status ValidateDumpOptions(const DumpOptions& options) {
+  if (!options.collection.empty() && options.database.empty()) {
+    return Status(ErrorCode::kBadValue, "--collection needs --db");
+  }
+  if (!options.query.empty() && options.collection.empty()) {
+    return Status(ErrorCode::kBadValue, "--query needs --db and --collection");
+  }
+  if (!options.exclude_collections.empty() && options.database.empty()) {
+    return Status(ErrorCode::kBadValue, "--excludeCollection needs --db");
+  }
+  if (options.parallel_collections < 1)
+    return Status(ErrorCode::kBadValue, "--numParallelCollections must be at least 1");
+  if (!options.query.empty()) {
+    bson_error_t error;
+    bson_t* filter = bson_new_from_json(reinterpret_cast<const std::uint8_t*>(options.query.data()),
+                                        static_cast<ssize_t>(options.query.size()), &error);
+    if (filter == nullptr)
+      return Status(ErrorCode::kBadValue,
+                    std::string("--query is not Extended JSON: ") + error.message);
+    bson_destroy(filter);
+  }
+  return Status::OK();
+}
+
+StatusWith<DumpResult> RunDump(const DumpOptions& options, std::FILE* log) {
+  QUARRY_RETURN_IF_ERROR(ValidateDumpOptions(options));
+  auto connected = client::MongoClient::Connect({.uri = options.uri, .app_name = "quarry-dump"});
+  if (!connected.ok()) return connected.status();
+  client::MongoClient& client = *connected.value();
+
+  auto databases = DatabaseNames(client, options);
+  if (!databases.ok()) return databases.status();
+  std::deque<DumpTarget> targets;
+  for (const std::string& db : databases.value()) {
+    auto collections = CollectionsOf(client, db, options);
+    if (!collections.ok()) return collections.status();
+    for (DumpTarget& target : collections.value()) targets.push_back(std::move(target));
+  }
+  if (!options.collection.empty() && targets.empty()) {
+    return Status(ErrorCode::kNamespaceNotFound,
+                  "no collection " + options.database + "." + options.collection + " to dump");
+  }
+  client::BsonPtr filter(bson_new());
+  if (!options.query.empty()) {
+    bson_error_t error;
+    filter = client::BsonPtr(
+        bson_new_from_json(reinterpret_cast<const std::uint8_t*>(options.query.data()),
+                           static_cast<ssize_t>(options.query.size()), &error));
+  }
+
+  std::unique_ptr<ByteSink> archive_sink;
+  std::unique_ptr<ArchiveWriter> archive;
+  if (options.archive) {
+    auto sink = OpenSink(options.archive_path, options.gzip);
+    if (!sink.ok()) return sink.status();
+    archive_sink = std::move(sink.value());
+    archive = std::make_unique<ArchiveWriter>(archive_sink.get());
+    ArchiveHeader header;
+    header.concurrent_collections = options.parallel_collections;
+    header.server_version = ServerVersion(client);
+    header.tool_version = "quarry dump";
+    std::vector<NamespaceMetadata> prelude;
+    for (const DumpTarget& target : targets) {
+      prelude.push_back(
+          {target.db, target.metadata.name, MetadataJson(target.metadata), target.size});
+    }
+    QUARRY_RETURN_IF_ERROR(archive->WritePrelude(header, prelude));
+  }
+
+  // Workers take collections from the queue, each over its own connection.
+  std::mutex mutex;  // guards targets, result, first_error and the log
+  DumpResult result;
+  Status first_error = Status::OK();
+  const int workers = std::min(options.parallel_collections,
+                               static_cast<int>(std::max<std::size_t>(targets.size(), 1)));
+  std::vector<std::thread> threads;
+  for (int worker = 0; worker < workers; ++worker) {
+    threads.emplace_back([&] {
+      auto own = client::MongoClient::Connect({.uri = options.uri, .app_name = "quarry-dump"});
+      while (true) {
+        DumpTarget target;
+        {
+          std::lock_guard lock(mutex);
+          if (targets.empty() || !first_error.ok()) return;
+          if (!own.ok()) {
+            first_error = own.status();
+            return;
+          }
+          target = std::move(targets.front());
+          targets.pop_front();
+        }
+        auto dumped = DumpCollection(*own.value(), options, target,
+                                     options.query.empty() ? nullptr : filter.get(), archive.get(),
+                                     log, &mutex);
+        std::lock_guard lock(mutex);
+        if (!dumped.ok()) {
+          if (first_error.ok()) first_error = dumped.status();
+          return;
+        }
+        result.dumped.emplace_back(target.db + "." + target.metadata.name, dumped.value());
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (!first_error.ok()) return first_error;
+  if (archive_sink != nullptr) QUARRY_RETURN_IF_ERROR(archive_sink->Close());
+  return result;
+}
+
+}  // namespace quarry::tools::dumping
