@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "tools/dump/bson_fields.h"
 #include "tools/dump/crc64_ecma.h"
 
 namespace quarry::tools::dumping {
@@ -27,19 +28,6 @@ std::uint32_t LittleEndian32(const char* bytes) {
   std::uint32_t value = 0;
   for (int i = 3; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[i]);
   return value;
-}
-
-std::string Utf8Field(const bson_t* document, const char* key) {
-  bson_iter_t iter;
-  if (bson_iter_init_find(&iter, document, key) && BSON_ITER_HOLDS_UTF8(&iter)) {
-    return bson_iter_utf8(&iter, nullptr);
-  }
-  return {};
-}
-
-bool HasUtf8(const bson_t* document, const char* key) {
-  bson_iter_t iter;
-  return bson_iter_init_find(&iter, document, key) && BSON_ITER_HOLDS_UTF8(&iter);
 }
 
 }  // namespace
@@ -157,9 +145,9 @@ Status ArchiveReader::ReadPrelude(ArchiveHeader* header,
       BSON_ITER_HOLDS_INT(&iter)) {
     header->concurrent_collections = static_cast<int>(bson_iter_as_int64(&iter));
   }
-  header->version = Utf8Field(&document_, "version");
-  header->server_version = Utf8Field(&document_, "server_version");
-  header->tool_version = Utf8Field(&document_, "tool_version");
+  header->version = Utf8Field(document_, "version");
+  header->server_version = Utf8Field(document_, "server_version");
+  header->tool_version = Utf8Field(document_, "tool_version");
   if (header->version != "0.1")
     return Damaged("archive version \"" + header->version + "\" is not 0.1");
   while (true) {
@@ -168,14 +156,14 @@ Status ArchiveReader::ReadPrelude(ArchiveHeader* header,
     if (next.value() == Piece::kEndOfInput)
       return Damaged("it ends inside the collection metadata");
     if (next.value() == Piece::kTerminator) break;
-    if (!HasUtf8(&document_, "db") || !HasUtf8(&document_, "collection") ||
-        !HasUtf8(&document_, "metadata")) {
+    if (!HasUtf8Field(document_, "db") || !HasUtf8Field(document_, "collection") ||
+        !HasUtf8Field(document_, "metadata")) {
       return Damaged("a collection metadata document lacks db, collection or metadata");
     }
     NamespaceMetadata ns;
-    ns.db = Utf8Field(&document_, "db");
-    ns.collection = Utf8Field(&document_, "collection");
-    ns.metadata = Utf8Field(&document_, "metadata");
+    ns.db = Utf8Field(document_, "db");
+    ns.collection = Utf8Field(document_, "collection");
+    ns.metadata = Utf8Field(document_, "metadata");
     if (bson_iter_init_find(&iter, &document_, "size") && BSON_ITER_HOLDS_INT(&iter))
       ns.size = bson_iter_as_int64(&iter);
     ended_[Key(ns.db, ns.collection)] = false;
@@ -214,11 +202,11 @@ StatusWith<bool> ArchiveReader::Next(Event* event) {
     }
     if (found.value() == Piece::kTerminator)
       return Damaged("a terminator stands where a namespace header should");
-    if (!HasUtf8(&document_, "db") || !HasUtf8(&document_, "collection")) {
+    if (!HasUtf8Field(document_, "db") || !HasUtf8Field(document_, "collection")) {
       return Damaged("a namespace header lacks db or collection");
     }
-    const std::string db = Utf8Field(&document_, "db");
-    const std::string collection = Utf8Field(&document_, "collection");
+    const std::string db = Utf8Field(document_, "db");
+    const std::string collection = Utf8Field(document_, "collection");
     bson_iter_t iter;
     const bool eof = bson_iter_init_find(&iter, &document_, "EOF") && BSON_ITER_HOLDS_BOOL(&iter) &&
                      bson_iter_bool(&iter);

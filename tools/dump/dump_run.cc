@@ -13,6 +13,7 @@
 #include "tools/dump/archive.h"
 #include "tools/dump/byte_stream.h"
 #include "tools/dump/collection_metadata.h"
+#include "tools/dump/oplog_capture.h"
 
 namespace quarry::tools::dumping {
 namespace {
@@ -222,14 +223,15 @@ StatusWith<std::int64_t> DumpCollection(client::MongoClient& client, const DumpO
     return std::int64_t{0};
   }
   std::unique_ptr<DocumentOutput> output;
+  const std::string path =
+      archive != nullptr ? "the archive" : base + ".bson" + Suffix(options.gzip);
+  {
+    std::lock_guard lock(*log_mutex);
+    std::fprintf(log, "writing %s to %s\n", ns.c_str(), path.c_str());
+  }
   if (archive != nullptr) {
     output = std::make_unique<ArchiveOutput>(archive, target.db, target.metadata.name);
   } else {
-    const std::string path = base + ".bson" + Suffix(options.gzip);
-    {
-      std::lock_guard lock(*log_mutex);
-      std::fprintf(log, "writing %s to %s\n", ns.c_str(), path.c_str());
-    }
     auto sink = OpenSink(path, options.gzip);
     if (!sink.ok()) return sink.status();
     output = std::make_unique<FileOutput>(std::move(sink.value()));
@@ -255,6 +257,31 @@ StatusWith<std::int64_t> DumpCollection(client::MongoClient& client, const DumpO
   std::fprintf(log, "done dumping %s (%lld document%s)\n", ns.c_str(),
                static_cast<long long>(count), count == 1 ? "" : "s");
   return count;
+}
+
+// The changes committed during the dump, as <out>/oplog.bson or the archive's namespace "oplog"
+// (database ""), where mongodump puts them.
+StatusWith<std::int64_t> DumpOplog(OplogCapture& oplog, const DumpOptions& options,
+                                   ArchiveWriter* archive) {
+  std::unique_ptr<DocumentOutput> output;
+  if (archive != nullptr) {
+    output = std::make_unique<ArchiveOutput>(archive, "", "oplog");
+  } else {
+    auto sink = OpenSink(
+        (std::filesystem::path(options.out) / "oplog.bson").string() + Suffix(options.gzip),
+        options.gzip);
+    if (!sink.ok()) return sink.status();
+    output = std::make_unique<FileOutput>(std::move(sink.value()));
+  }
+  struct ToOutput : OplogEntrySink {
+    explicit ToOutput(DocumentOutput* output) : output(output) {}
+    Status Write(const bson_t& entry) override { return output->Add(&entry); }
+    DocumentOutput* output;
+  } sink(output.get());
+  auto written = oplog.Drain(&sink);
+  if (!written.ok()) return written.status();
+  QUARRY_RETURN_IF_ERROR(output->Finish());
+  return written.value();
 }
 
 }  // namespace
@@ -304,6 +331,9 @@ Status ValidateDumpOptions(const DumpOptions& options) {
   if (!options.exclude_collections.empty() && options.database.empty()) {
     return Status(ErrorCode::kBadValue, "--excludeCollection needs --db");
   }
+  if (options.oplog && !options.database.empty()) {
+    return Status(ErrorCode::kBadValue, "--oplog is only for dumps of the whole server (no --db)");
+  }
   if (options.parallel_collections < 1)
     return Status(ErrorCode::kBadValue, "--numParallelCollections must be at least 1");
   if (!options.query.empty()) {
@@ -323,6 +353,13 @@ StatusWith<DumpResult> RunDump(const DumpOptions& options, std::FILE* log) {
   auto connected = client::MongoClient::Connect({.uri = options.uri, .app_name = "quarry-dump"});
   if (!connected.ok()) return connected.status();
   client::MongoClient& client = *connected.value();
+  // The changes to replay start before the first collection is read.
+  std::unique_ptr<OplogCapture> oplog;
+  if (options.oplog) {
+    auto started = OplogCapture::Start(options.uri);
+    if (!started.ok()) return started.status();
+    oplog = std::move(started.value());
+  }
 
   auto databases = DatabaseNames(client, options);
   if (!databases.ok()) return databases.status();
@@ -399,6 +436,13 @@ StatusWith<DumpResult> RunDump(const DumpOptions& options, std::FILE* log) {
   }
   for (std::thread& thread : threads) thread.join();
   if (!first_error.ok()) return first_error;
+  if (oplog != nullptr) {
+    auto written = DumpOplog(*oplog, options, archive.get());
+    if (!written.ok()) return written.status();
+    result.oplog_entries = written.value();
+    std::fprintf(log, "captured %lld oplog entr%s\n", static_cast<long long>(written.value()),
+                 written.value() == 1 ? "y" : "ies");
+  }
   if (archive_sink != nullptr) QUARRY_RETURN_IF_ERROR(archive_sink->Close());
   return result;
 }

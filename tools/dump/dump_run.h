@@ -25,10 +25,14 @@ struct DumpOptions {
   bool gzip = false;
   int parallel_collections = 4;
   std::vector<std::string> exclude_collections;
+  // Point in time: also write the changes committed while the dump runs (oplog.bson, or the
+  // archive's oplog), for restore --oplogReplay. Whole-server dumps only, as mongodump.
+  bool oplog = false;
 };
 
 struct DumpResult {
   std::vector<std::pair<std::string, std::int64_t>> dumped;  // "db.collection", documents
+  std::int64_t oplog_entries = 0;
 };
 
 // Checks options that need no server (kBadValue).

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include "tools/dump/byte_stream.h"
 #include "tools/dump/collection_metadata.h"
 #include "tools/dump/dump_run.h"
+#include "tools/dump/oplog_replay.h"
 
 namespace quarry::tools::dumping {
 namespace {
@@ -29,6 +31,7 @@ constexpr std::uint32_t kMaxDocumentBytes = 48 * 1024 * 1024;
 struct Counters {
   std::atomic<std::uint64_t> restored{0};
   std::atomic<std::uint64_t> failed{0};
+  std::int64_t oplog_entries = 0;
 };
 
 // Serializes lines from parallel restores.
@@ -268,8 +271,9 @@ StatusWith<std::string> ReadText(const std::string& path) {
   }
 }
 
-// Streams the documents of a .bson file into `restorer`.
-Status RestoreFile(const std::string& path, NamespaceRestorer* restorer) {
+// Streams BSON documents from a file to `apply` (a callable taking const bson_t&).
+template <typename Apply>
+Status ForEachDocument(const std::string& path, Apply apply) {
   auto source = OpenSource(path);
   if (!source.ok()) return source.status();
   std::string buffer;
@@ -297,9 +301,14 @@ Status RestoreFile(const std::string& path, NamespaceRestorer* restorer) {
         !bson_validate(&doc, BSON_VALIDATE_NONE, nullptr)) {
       return damaged("a document is not valid BSON");
     }
-    QUARRY_RETURN_IF_ERROR(restorer->Add(&doc));
+    QUARRY_RETURN_IF_ERROR(apply(doc));
     offset += length;
   }
+}
+
+// Streams the documents of a .bson file into `restorer`.
+Status RestoreFile(const std::string& path, NamespaceRestorer* restorer) {
+  return ForEachDocument(path, [&](const bson_t& doc) { return restorer->Add(&doc); });
 }
 
 Status RestoreDirectoryEntry(client::MongoClient& client, const RestoreOptions& options,
@@ -364,6 +373,21 @@ Status RestoreDirectory(const RestoreOptions& options, Log* log, Counters* count
   return first_error;
 }
 
+Status ReplayDirectoryOplog(client::MongoClient& client, const RestoreOptions& options, Log* log,
+                            Counters* counters) {
+  std::string path = (fs::path(options.dir) / "oplog.bson").string();
+  std::error_code ec;
+  if (!fs::exists(path, ec) && fs::exists(path + ".gz", ec)) path += ".gz";
+  if (!fs::exists(path, ec))
+    return Status(ErrorCode::kBadValue, "--oplogReplay: the dump has no oplog.bson");
+  OplogReplayer replayer(&client, [&](const std::string& ns) { return Included(options, ns); });
+  Status replayed =
+      ForEachDocument(path, [&](const bson_t& entry) { return replayer.Apply(entry); });
+  counters->oplog_entries = replayer.applied();
+  log->Line("replayed " + std::to_string(replayer.applied()) + " oplog entries");
+  return replayed;
+}
+
 Status RestoreArchive(client::MongoClient& client, const RestoreOptions& options, Log* log,
                       Counters* counters) {
   auto source = OpenSource(options.archive_path);
@@ -388,6 +412,8 @@ Status RestoreArchive(client::MongoClient& client, const RestoreOptions& options
     QUARRY_RETURN_IF_ERROR(restorer->Prepare());
     restorers[name] = std::move(restorer);
   }
+  OplogReplayer replayer(&client, [&](const std::string& ns) { return Included(options, ns); });
+  bool saw_oplog = false;
   ArchiveReader::Event event;
   while (true) {
     auto next = reader.Next(&event);
@@ -397,6 +423,17 @@ Status RestoreArchive(client::MongoClient& client, const RestoreOptions& options
       return next.status();
     }
     if (!next.value()) break;
+    if (event.db.empty() && event.collection == "oplog") {
+      saw_oplog = true;
+      if (!options.oplog_replay || event.kind != ArchiveReader::Event::kDocument) continue;
+      if (!restorers.empty()) {
+        return Status(ErrorCode::kFailedToParse,
+                      "the archive's oplog comes before the end of " + restorers.begin()->first);
+      }
+      QUARRY_RETURN_IF_ERROR(replayer.Apply(*event.document));
+      counters->oplog_entries = replayer.applied();
+      continue;
+    }
     auto found = restorers.find(event.db + "." + event.collection);
     if (found == restorers.end()) continue;  // excluded
     if (event.kind == ArchiveReader::Event::kDocument) {
@@ -405,6 +442,10 @@ Status RestoreArchive(client::MongoClient& client, const RestoreOptions& options
       QUARRY_RETURN_IF_ERROR(found->second->Finish());
       restorers.erase(found);
     }
+  }
+  if (options.oplog_replay) {
+    if (!saw_oplog) return Status(ErrorCode::kBadValue, "--oplogReplay: the archive has no oplog");
+    log->Line("replayed " + std::to_string(replayer.applied()) + " oplog entries");
   }
   return Status::OK();
 }
@@ -427,6 +468,10 @@ StatusWith<RestoreResult> RunRestore(const RestoreOptions& options, std::FILE* l
   RestoreResult result;
   result.error = options.archive ? RestoreArchive(*connected.value(), options, &log, &counters)
                                  : RestoreDirectory(options, &log, &counters);
+  if (result.error.ok() && options.oplog_replay && !options.archive) {
+    result.error = ReplayDirectoryOplog(*connected.value(), options, &log, &counters);
+  }
+  result.oplog_entries = counters.oplog_entries;
   result.restored = counters.restored.load();
   result.failed = counters.failed.load();
   return result;

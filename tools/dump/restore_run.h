@@ -23,6 +23,8 @@ struct RestoreOptions {
   std::vector<std::string> ns_exclude;
   bool no_index_restore = false;
   bool stop_on_error = false;
+  // Replay the dump's oplog (oplog.bson, or the archive's) after its collections.
+  bool oplog_replay = false;
   int parallel_collections = 4;
   std::size_t batch_documents = 1000;
 };
@@ -30,6 +32,7 @@ struct RestoreOptions {
 struct RestoreResult {
   std::uint64_t restored = 0;
   std::uint64_t failed = 0;
+  std::int64_t oplog_entries = 0;
   Status error = Status::OK();  // what ended the restore early (the counts stand)
 };
 

@@ -15,8 +15,9 @@
 //                 [--upsertFields a,b] [--drop] [--stopOnError] [--numInsertionWorkers N] ...
 //                 (tools/import/; mongoimport's flags; "N documents imported, M failed")
 //   quarry dump --uri URI [-d DB [-c C [-q JSON]]] [-o DIR | --archive[=FILE]] [--gzip] [-j N]
+//   quarry dump ... --oplog   (point in time: also the changes made while it runs)
 //   quarry restore --uri URI [DIR | --archive[=FILE]] [--gzip] [--drop] [--nsInclude P]
-//                  [--nsExclude P] [--noIndexRestore] [--stopOnError] [-j N]
+//                  [--nsExclude P] [--noIndexRestore] [--stopOnError] [--oplogReplay] [-j N]
 //                 (tools/dump/; mongodump's and mongorestore's directory and archive formats)
 // Exit status: 0 success, 1 the run failed, 2 bad arguments.
 #include <CLI/CLI.hpp>
@@ -358,7 +359,8 @@ int main(int argc, char** argv) {
       ->add_option("--excludeCollection", dump_options.exclude_collections,
                    "leave this collection of --db out (repeatable)")
       ->allow_extra_args(false);
-  dump_command->add_flag("--oplog", dump_oplog, "point-in-time dump (not supported yet)");
+  dump_command->add_flag("--oplog", dump_oplog,
+                         "also write the changes made during the dump (whole-server dumps)");
 
   dumping::RestoreOptions restore_options;
   std::string restore_archive;
@@ -400,7 +402,7 @@ int main(int argc, char** argv) {
       ->add_option("--batchSize", restore_options.batch_documents, "documents per insert")
       ->capture_default_str();
   restore_command->add_flag("--oplogReplay", restore_oplog,
-                            "replay a point-in-time dump's oplog (not supported yet)");
+                            "replay a point-in-time dump's oplog after its collections");
 
   try {
     app.parse(argc, argv);
@@ -413,12 +415,7 @@ int main(int argc, char** argv) {
   if (watch_command->parsed()) return RunWatchCommand(watch);
   if (export_command->parsed()) return RunExportCommand(export_options);
   if (dump_command->parsed()) {
-    if (dump_oplog) {
-      return DumpFail("dump",
-                      quarry::Status(quarry::ErrorCode::kNotImplemented,
-                                     "--oplog (a point-in-time dump) is not supported yet"),
-                      kBadArguments);
-    }
+    dump_options.oplog = dump_oplog;
     if (dump_command->count("--archive") > 0) {
       dump_options.archive = true;
       dump_options.archive_path = dump_archive.empty() ? "-" : dump_archive;
@@ -426,12 +423,7 @@ int main(int argc, char** argv) {
     return RunDumpCommand(dump_options);
   }
   if (restore_command->parsed()) {
-    if (restore_oplog) {
-      return DumpFail(
-          "restore",
-          quarry::Status(quarry::ErrorCode::kNotImplemented, "--oplogReplay is not supported yet"),
-          kBadArguments);
-    }
+    restore_options.oplog_replay = restore_oplog;
     if (restore_command->count("--archive") > 0) {
       restore_options.archive = true;
       restore_options.archive_path = restore_archive.empty() ? "-" : restore_archive;

@@ -272,10 +272,65 @@ def test_bad_arguments_and_unreachable_servers(quarry_tool, tmp_path):
     uri = f"mongodb://127.0.0.1:{free_port()}/?serverSelectionTimeoutMS=500"
     result = run(quarry_tool, "dump", "--uri", uri, "-o", str(tmp_path / "d"))
     assert result.returncode == 1 and stderr_of(result).startswith("quarry dump: ")
-    result = run(quarry_tool, "dump", "--uri", uri, "--oplog")
-    assert result.returncode == 2
-    assert "--oplog (a point-in-time dump) is not supported yet" in stderr_of(result)
     result = run(quarry_tool, "dump", "--uri", uri, "-q", "{}")
     assert result.returncode == 2 and "--query needs --db and --collection" in stderr_of(result)
     result = run(quarry_tool, "restore", "--uri", uri, str(tmp_path / "missing"))
     assert result.returncode == 2 and "no dump directory" in stderr_of(result)
+
+
+@pytest.mark.parametrize("form", ["directory", "archive"])
+def test_point_in_time_dump_replays_the_changes_made_while_it_ran(quarry_tool, make_server, target,
+                                                                  tmp_path, form):
+    source = make_server("oplog-source-" + form, extra_args=["--enableTestCommands"])
+    client = pymongo.MongoClient(source.uri())
+    try:
+        db = client.pit
+        db.big.insert_many([{"_id": i, "pad": "x" * 100} for i in range(20000)])
+        db.live.insert_many([{"_id": i, "n": 0} for i in range(100)])
+        # Every getMore waits 30 ms, so reading `big` takes longer than the writes below.
+        client.admin.command("configureFailPoint", "failCommand", mode="alwaysOn",
+                             data={"failCommands": ["getMore"], "blockConnection": True,
+                                   "blockTimeMS": 30})
+        out = tmp_path / ("dump" if form == "directory" else "pit.archive")
+        where = ["-o", str(out)] if form == "directory" else [f"--archive={out}"]
+        dump = subprocess.Popen([quarry_tool, "dump", "--uri", source.uri(), "--oplog", "-j", "1", *where],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert dump.stderr.readline()  # the first collection is being read
+        for i in range(100, 150):
+            db.live.insert_one({"_id": i, "n": 1})
+        for i in range(0, 100, 2):
+            db.live.update_one({"_id": i}, {"$inc": {"n": 5}, "$set": {"touched": True}})
+        db.live.delete_many({"_id": {"$in": list(range(1, 40, 3))}})
+        db.live.replace_one({"_id": 99}, {"replaced": "yes"})
+        stderr = dump.stderr.read().decode()
+        assert dump.wait(timeout=RUN_TIMEOUT_S) == 0, stderr
+        client.admin.command("configureFailPoint", "failCommand", mode="off")
+        assert "captured " in stderr and " oplog entr" in stderr, stderr
+        if form == "directory":
+            entries = decode_all((out / "oplog.bson").read_bytes())
+            assert entries and {e["op"] for e in entries} <= {"i", "u", "d"}
+            assert all(e["ns"].startswith("pit.") and "ts" in e and "o" in e for e in entries)
+
+        server2, client2 = target
+        where = [str(out)] if form == "directory" else [f"--archive={out}"]
+        result = run(quarry_tool, "restore", "--uri", server2.uri(), "--oplogReplay", *where)
+        assert result.returncode == 0, stderr_of(result)
+        assert "replayed " in stderr_of(result)
+        assert list(client2.pit.live.find().sort("_id", 1)) == list(db.live.find().sort("_id", 1))
+        assert client2.pit.big.count_documents({}) == 20000
+    finally:
+        client.close()
+        source.stop()
+
+
+def test_oplog_needs_a_whole_server_dump_and_replay_needs_an_oplog(quarry_tool, server, shop, target,
+                                                                   tmp_path):
+    result = run(quarry_tool, "dump", "--uri", server.uri(), "--db", shop.name, "--oplog")
+    assert result.returncode == 2
+    assert "--oplog is only for dumps of the whole server (no --db)" in stderr_of(result)
+    out = tmp_path / "dump"
+    assert run(quarry_tool, "dump", "--uri", server.uri(), "--db", shop.name, "-o", str(out)).returncode == 0
+    server2, _ = target
+    result = run(quarry_tool, "restore", "--uri", server2.uri(), "--oplogReplay", str(out))
+    assert result.returncode == 1
+    assert "--oplogReplay: the dump has no oplog.bson" in stderr_of(result)
