@@ -17,6 +17,8 @@ APT_PACKAGES=(
   postgresql libpq-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   python3-pymongo python3-pymongo-ext python3-bson-ext python3-snappy python3-zstandard
+  # Debian ships pymongo's gridfs module as its own package (tests/integration/gridfs).
+  python3-gridfs
   python3-pytest
   chromium
 )

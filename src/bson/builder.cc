@@ -35,6 +35,11 @@ DocumentBuilder::DocumentBuilder(std::size_t bytes) {
   PutInt32(&buffer_, 0);  // patched by Finish
 }
 
+DocumentBuilder::DocumentBuilder(Document doc) : buffer_(std::move(doc).TakeBytes()) {
+  QUARRY_DCHECK(buffer_.size() >= 5 && buffer_.back() == '\0');
+  buffer_.pop_back();  // the terminating NUL: Finish writes it again and patches the length
+}
+
 void DocumentBuilder::AppendHeader(Type type, std::string_view key) {
   buffer_.push_back(static_cast<char>(type));
   // A key with an embedded NUL would corrupt the document: cut it there, as C strings do.

@@ -22,6 +22,8 @@ class DocumentBuilder {
   DocumentBuilder();
   // Room for a document of about `bytes`, so appending to it does not reallocate.
   explicit DocumentBuilder(std::size_t bytes);
+  // Continues `doc`: elements go after its last one, in its own buffer, without copying it.
+  explicit DocumentBuilder(Document doc);
 
   DocumentBuilder& Append(std::string_view key, ValueView value);
   DocumentBuilder& AppendDouble(std::string_view key, double value);

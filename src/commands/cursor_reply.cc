@@ -8,7 +8,13 @@ namespace quarry::commands {
 
 bson::Document BuildCursorReply(std::string_view batch_field, const query::Batch& batch,
                                 std::int64_t cursor_id, std::string_view ns) {
-  bson::DocumentBuilder b;
+  // Sized up front: a batch is up to 16 MiB, and growing the buffer would copy it again and
+  // again. The slack leaves room for the envelope (ok, $clusterTime) that the server appends in
+  // place.
+  constexpr std::size_t kEnvelopeSlack = 512;
+  bson::DocumentBuilder b(
+      batch.bytes + batch.documents.size() * query::BatchElementOverhead(batch.documents.size()) +
+      ns.size() + kEnvelopeSlack);
   b.OpenDocument("cursor");
   b.OpenArray(batch_field);
   for (std::size_t i = 0; i < batch.documents.size(); ++i) {

@@ -21,16 +21,23 @@ void AppendClusterTime(const commands::ServiceState& state, bson::DocumentBuilde
   b->AppendTimestamp("operationTime", ts);
 }
 
+// A command's own `ok` gives way to the one the reply ends with.
+bson::DocumentBuilder WithoutOk(bson::Document body) {
+  if (!body.view().Has("ok")) return bson::DocumentBuilder(std::move(body));
+  bson::DocumentBuilder b(body.size());
+  for (const bson::Element& e : body.view()) {
+    if (e.key != "ok") b.Append(e.key, e.value);
+  }
+  return b;
+}
+
 }  // namespace
 
-bson::Document FinishSuccessReply(const commands::ServiceState& state, bson::DocumentView body,
+bson::Document FinishSuccessReply(const commands::ServiceState& state, bson::Document body,
                                   const std::optional<Status>& write_concern_error,
                                   const std::optional<bson::Document>& write_concern_error_doc,
                                   const std::optional<bson::Document>& labels) {
-  bson::DocumentBuilder b;
-  for (const bson::Element& e : body) {
-    if (e.key != "ok") b.Append(e.key, e.value);
-  }
+  bson::DocumentBuilder b = WithoutOk(std::move(body));
   if (write_concern_error.has_value() && !write_concern_error->ok()) {
     b.OpenDocument("writeConcernError")
         .AppendInt32("code", static_cast<std::int32_t>(write_concern_error->code()))

@@ -332,8 +332,8 @@ wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
     } else if (!labels.has_value() && d.write_concern_error.has_value()) {
       labels = ErrorLabels(request.body, d.write_concern_error->code());
     }
-    reply.body =
-        FinishSuccessReply(state, d.body, d.write_concern_error, fail_write_concern_error, labels);
+    reply.body = FinishSuccessReply(state, std::move(d.body), d.write_concern_error,
+                                    fail_write_concern_error, labels);
   } else {
     if (!labels.has_value()) labels = ErrorLabels(request.body, d.status.code());
     if (d.status.code() == ErrorCode::kInternalError) {

@@ -39,6 +39,25 @@ TEST(BuilderTest, BuildsNestedDocumentsAndArrays) {
   EXPECT_FALSE(GetPath(d, "n.x").exists());
 }
 
+TEST(BuilderTest, ContinuesAFinishedDocumentAfterItsLastElement) {
+  DocumentBuilder first;
+  first.AppendInt32("a", 1);
+
+  DocumentBuilder continued(std::move(first).Finish());
+  continued.AppendString("b", "x");
+  Document d = std::move(continued).Finish();
+  DocumentBuilder from_empty_builder{Document()};
+  from_empty_builder.AppendBool("c", true);
+  Document from_empty = std::move(from_empty_builder).Finish();
+
+  ASSERT_TRUE(Validate(d.bytes().data(), d.size()).ok());
+  EXPECT_EQ(d.Get("a").Int32(), 1);
+  EXPECT_EQ(d.Get("b").String(), "x");
+  EXPECT_EQ(d.view().CountElements(), 2u);
+  ASSERT_TRUE(Validate(from_empty.bytes().data(), from_empty.size()).ok());
+  EXPECT_TRUE(from_empty.Get("c").Bool());
+}
+
 TEST(BuilderTest, ArrayBuilderNumbersKeysWithoutGaps) {
   ArrayBuilder a;
   a.AppendInt32(1).Append(ValueView()).AppendString("b");

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "bson/builder.h"
+#include "bson/validate.h"
+#include "commands/cursor_reply.h"
 #include "server_test_util.h"
 
 namespace quarry::server {
@@ -34,6 +37,30 @@ TEST_F(ReplyBuilderTest, SuccessReplyKeepsTheBodyAndEndsWithOkOne) {
   EXPECT_EQ(reply.Get("ok").type(), bson::Type::kDouble);
   EXPECT_EQ(NumberAt(reply, "ok"), 1);
   EXPECT_EQ(reply.view().CountElements(), 2u) << reply.ToJson();
+}
+
+// A getMore of GridFS chunks replies with up to 16 MiB: the reply must not copy it again.
+TEST_F(ReplyBuilderTest, CursorReplyIsFinishedInPlaceWithoutCopyingTheBatch) {
+  state_.config.repl_set = "rs0";
+  state_.cluster_time = [] { return std::uint64_t{1700000000} << 32; };
+  query::Batch batch;
+  for (int chunk = 0; chunk < 4; ++chunk) {
+    bson::DocumentBuilder b;
+    b.AppendInt32("n", chunk).AppendBinary("data", 0, std::string(255 * 1024, 'x'));
+    batch.documents.push_back(std::move(b).Finish());
+    batch.bytes += batch.documents.back().size();
+  }
+  bson::Document body = commands::BuildCursorReply("nextBatch", batch, 42, "db.fs.chunks");
+  const char* batch_bytes = body.bytes().data();
+
+  bson::Document reply = FinishSuccessReply(state_, std::move(body), std::nullopt);
+
+  EXPECT_EQ(reply.bytes().data(), batch_bytes);
+  ASSERT_TRUE(bson::Validate(reply.bytes().data(), reply.size()).ok());
+  EXPECT_EQ(NumberAt(reply, "cursor.nextBatch.3.n"), 3);
+  EXPECT_EQ(NumberAt(reply, "cursor.id"), 42);
+  EXPECT_EQ(NumberAt(reply, "ok"), 1);
+  EXPECT_TRUE(reply.view().Has("operationTime")) << reply.ToJson().substr(0, 200);
 }
 
 TEST_F(ReplyBuilderTest, UnsatisfiedWriteConcernBecomesWriteConcernError) {
