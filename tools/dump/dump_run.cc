@@ -3,152 +3,27 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "tools/client/mongo_client.h"
 #include "tools/dump/archive.h"
 #include "tools/dump/byte_stream.h"
 #include "tools/dump/collection_metadata.h"
 #include "tools/dump/oplog_capture.h"
+#include "tools/dump/parallel_jobs.h"
+#include "tools/dump/source_catalog.h"
 
 namespace quarry::tools::dumping {
 namespace {
 
 constexpr std::size_t kSegmentBytes = 1 << 20;
-// The databases mongodump leaves out of a whole-server dump: the replication state and the
-// cluster's own bookkeeping.
-constexpr const char* kSkippedDatabases[] = {"local", "config"};
 
 struct CursorDeleter {
   void operator()(mongoc_cursor_t* cursor) const { mongoc_cursor_destroy(cursor); }
 };
 using CursorPtr = std::unique_ptr<mongoc_cursor_t, CursorDeleter>;
-
-struct DumpTarget {
-  std::string db;
-  CollectionMetadata metadata;
-  std::int64_t size = 0;
-};
-
-client::BsonPtr CopyOf(const bson_t* doc) { return client::BsonPtr(bson_copy(doc)); }
-
-std::string HexOfUuid(const bson_iter_t* iter) {
-  bson_subtype_t subtype;
-  std::uint32_t length = 0;
-  const std::uint8_t* bytes = nullptr;
-  bson_iter_binary(iter, &subtype, &length, &bytes);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (std::uint32_t i = 0; i < length; ++i) {
-    hex.push_back(kDigits[bytes[i] >> 4]);
-    hex.push_back(kDigits[bytes[i] & 0xF]);
-  }
-  return hex;
-}
-
-StatusWith<std::vector<std::string>> DatabaseNames(client::MongoClient& client,
-                                                   const DumpOptions& options) {
-  if (!options.database.empty()) return std::vector<std::string>{options.database};
-  bson_error_t error;
-  char** names = mongoc_client_get_database_names_with_opts(client.get(), nullptr, &error);
-  if (names == nullptr) return client::DriverError(error, "listing databases");
-  std::vector<std::string> result;
-  for (char** name = names; *name != nullptr; ++name) {
-    bool skipped = false;
-    for (const char* skip : kSkippedDatabases) skipped = skipped || std::strcmp(*name, skip) == 0;
-    if (!skipped) result.emplace_back(*name);
-  }
-  bson_strfreev(names);
-  return result;
-}
-
-StatusWith<std::vector<DumpTarget>> CollectionsOf(client::MongoClient& client,
-                                                  const std::string& db,
-                                                  const DumpOptions& options) {
-  mongoc_database_t* database = mongoc_client_get_database(client.get(), db.c_str());
-  bson_t opts = BSON_INITIALIZER;
-  if (!options.collection.empty()) {
-    bson_t filter;
-    BSON_APPEND_DOCUMENT_BEGIN(&opts, "filter", &filter);
-    BSON_APPEND_UTF8(&filter, "name", options.collection.c_str());
-    bson_append_document_end(&opts, &filter);
-  }
-  CursorPtr cursor(mongoc_database_find_collections_with_opts(database, &opts));
-  bson_destroy(&opts);
-  std::vector<DumpTarget> targets;
-  const bson_t* entry = nullptr;
-  while (mongoc_cursor_next(cursor.get(), &entry)) {
-    DumpTarget target;
-    target.db = db;
-    bson_iter_t iter;
-    if (!bson_iter_init_find(&iter, entry, "name") || !BSON_ITER_HOLDS_UTF8(&iter)) continue;
-    target.metadata.name = bson_iter_utf8(&iter, nullptr);
-    // System collections hold the server's own state (users, profiles, views' definitions).
-    if (target.metadata.name.rfind("system.", 0) == 0) continue;
-    bool excluded = false;
-    for (const std::string& name : options.exclude_collections)
-      excluded = excluded || name == target.metadata.name;
-    if (excluded) continue;
-    if (bson_iter_init_find(&iter, entry, "type") && BSON_ITER_HOLDS_UTF8(&iter)) {
-      target.metadata.type = bson_iter_utf8(&iter, nullptr);
-    }
-    if (bson_iter_init_find(&iter, entry, "options") && BSON_ITER_HOLDS_DOCUMENT(&iter)) {
-      std::uint32_t length = 0;
-      const std::uint8_t* data = nullptr;
-      bson_iter_document(&iter, &length, &data);
-      target.metadata.options = client::BsonPtr(bson_new_from_data(data, length));
-    }
-    bson_iter_t uuid;
-    if (bson_iter_init(&iter, entry) && bson_iter_find_descendant(&iter, "info.uuid", &uuid) &&
-        BSON_ITER_HOLDS_BINARY(&uuid)) {
-      target.metadata.uuid = HexOfUuid(&uuid);
-    }
-    targets.push_back(std::move(target));
-  }
-  bson_error_t error;
-  const bool failed = mongoc_cursor_error(cursor.get(), &error);
-  mongoc_database_destroy(database);
-  if (failed) return client::DriverError(error, "listing the collections of " + db);
-
-  for (DumpTarget& target : targets) {
-    if (target.metadata.type != "collection") continue;
-    client::CollectionPtr collection = client.Collection(db, target.metadata.name);
-    CursorPtr indexes(mongoc_collection_find_indexes_with_opts(collection.get(), nullptr));
-    const bson_t* spec = nullptr;
-    while (mongoc_cursor_next(indexes.get(), &spec))
-      target.metadata.indexes.push_back(CopyOf(spec));
-    if (mongoc_cursor_error(indexes.get(), &error)) {
-      return client::DriverError(error,
-                                 "listing the indexes of " + db + "." + target.metadata.name);
-    }
-    // The archive prelude's size is informational (restore progress): a failure leaves it 0.
-    bson_t* command = BCON_NEW("collStats", BCON_UTF8(target.metadata.name.c_str()));
-    auto stats = client.RunCommand(db, *command);
-    bson_destroy(command);
-    bson_iter_t size;
-    if (stats.ok() && bson_iter_init_find(&size, stats.value().get(), "size") &&
-        BSON_ITER_HOLDS_NUMBER(&size)) {
-      target.size = bson_iter_as_int64(&size);
-    }
-  }
-  return targets;
-}
-
-std::string ServerVersion(client::MongoClient& client) {
-  bson_t* command = BCON_NEW("buildInfo", BCON_INT32(1));
-  auto reply = client.RunCommand("admin", *command);
-  bson_destroy(command);
-  bson_iter_t iter;
-  if (reply.ok() && bson_iter_init_find(&iter, reply.value().get(), "version") &&
-      BSON_ITER_HOLDS_UTF8(&iter)) {
-    return bson_iter_utf8(&iter, nullptr);
-  }
-  return "unknown";
-}
 
 // Where the documents of one collection go: a .bson file, or archive segments.
 class DocumentOutput {
@@ -205,7 +80,7 @@ Status WriteTextFile(const std::string& path, const std::string& text, bool gzip
 
 // Dumps one collection's documents (and, to a directory, its metadata file). Returns the count.
 StatusWith<std::int64_t> DumpCollection(client::MongoClient& client, const DumpOptions& options,
-                                        const DumpTarget& target, const bson_t* filter,
+                                        const SourceCollection& target, const bson_t* filter,
                                         ArchiveWriter* archive, std::FILE* log,
                                         std::mutex* log_mutex) {
   const std::string ns = target.db + "." + target.metadata.name;
@@ -361,14 +236,10 @@ StatusWith<DumpResult> RunDump(const DumpOptions& options, std::FILE* log) {
     oplog = std::move(started.value());
   }
 
-  auto databases = DatabaseNames(client, options);
-  if (!databases.ok()) return databases.status();
-  std::deque<DumpTarget> targets;
-  for (const std::string& db : databases.value()) {
-    auto collections = CollectionsOf(client, db, options);
-    if (!collections.ok()) return collections.status();
-    for (DumpTarget& target : collections.value()) targets.push_back(std::move(target));
-  }
+  auto listed = ListSourceCollections(
+      client, {options.database, options.collection, options.exclude_collections});
+  if (!listed.ok()) return listed.status();
+  std::vector<SourceCollection>& targets = listed.value();
   if (!options.collection.empty() && targets.empty()) {
     return Status(ErrorCode::kNamespaceNotFound,
                   "no collection " + options.database + "." + options.collection + " to dump");
@@ -393,49 +264,28 @@ StatusWith<DumpResult> RunDump(const DumpOptions& options, std::FILE* log) {
     header.server_version = ServerVersion(client);
     header.tool_version = "quarry dump";
     std::vector<NamespaceMetadata> prelude;
-    for (const DumpTarget& target : targets) {
+    for (const SourceCollection& target : targets) {
       prelude.push_back(
           {target.db, target.metadata.name, MetadataJson(target.metadata), target.size});
     }
     QUARRY_RETURN_IF_ERROR(archive->WritePrelude(header, prelude));
   }
 
-  // Workers take collections from the queue, each over its own connection.
-  std::mutex mutex;  // guards targets, result, first_error and the log
+  // Each thread dumps collections over its own connection.
+  std::mutex mutex;  // guards result and the log
   DumpResult result;
-  Status first_error = Status::OK();
-  const int workers = std::min(options.parallel_collections,
-                               static_cast<int>(std::max<std::size_t>(targets.size(), 1)));
-  std::vector<std::thread> threads;
-  for (int worker = 0; worker < workers; ++worker) {
-    threads.emplace_back([&] {
-      auto own = client::MongoClient::Connect({.uri = options.uri, .app_name = "quarry-dump"});
-      while (true) {
-        DumpTarget target;
-        {
-          std::lock_guard lock(mutex);
-          if (targets.empty() || !first_error.ok()) return;
-          if (!own.ok()) {
-            first_error = own.status();
-            return;
-          }
-          target = std::move(targets.front());
-          targets.pop_front();
-        }
-        auto dumped = DumpCollection(*own.value(), options, target,
-                                     options.query.empty() ? nullptr : filter.get(), archive.get(),
-                                     log, &mutex);
+  QUARRY_RETURN_IF_ERROR(RunInParallel(
+      std::move(targets), options.parallel_collections,
+      [&] { return client::MongoClient::Connect({.uri = options.uri, .app_name = "quarry-dump"}); },
+      [&](std::unique_ptr<client::MongoClient>& own, SourceCollection& target) -> Status {
+        auto dumped =
+            DumpCollection(*own, options, target, options.query.empty() ? nullptr : filter.get(),
+                           archive.get(), log, &mutex);
+        if (!dumped.ok()) return dumped.status();
         std::lock_guard lock(mutex);
-        if (!dumped.ok()) {
-          if (first_error.ok()) first_error = dumped.status();
-          return;
-        }
         result.dumped.emplace_back(target.db + "." + target.metadata.name, dumped.value());
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  if (!first_error.ok()) return first_error;
+        return Status::OK();
+      }));
   if (oplog != nullptr) {
     auto written = DumpOplog(*oplog, options, archive.get());
     if (!written.ok()) return written.status();

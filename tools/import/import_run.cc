@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "tools/import/batch_queue.h"
+#include "tools/client/batch_queue.h"
 #include "tools/import/csv_record_reader.h"
 #include "tools/import/json_document_reader.h"
 #include "tools/import/json_to_bson.h"
@@ -185,7 +185,8 @@ class ImportState {
 };
 
 void RunWorker(client::MongoClient* connection, const ImportOptions& options,
-               const WriteSettings& settings, BatchQueue<ImportBatch>* queue, ImportState* state) {
+               const WriteSettings& settings, client::BatchQueue<ImportBatch>* queue,
+               ImportState* state) {
   client::CollectionPtr collection = connection->Collection(options.database, options.collection);
   while (std::optional<ImportBatch> batch = queue->Pop()) {
     BatchOutcome outcome = WriteImportBatch(collection.get(), settings, *batch);
@@ -355,7 +356,7 @@ StatusWith<ImportResult> RunImport(const ImportOptions& options, client::Progres
   settings.write_concern = write_concern ? write_concern->get() : nullptr;
 
   ImportState state(errors, options.file.empty() || options.file == "-" ? "stdin" : options.file);
-  BatchQueue<ImportBatch> queue(2 * static_cast<std::size_t>(options.insertion_workers));
+  client::BatchQueue<ImportBatch> queue(2 * static_cast<std::size_t>(options.insertion_workers));
   std::vector<std::thread> workers;
   for (auto& connection : connections) {
     workers.emplace_back(RunWorker, connection.get(), std::cref(options), std::cref(settings),

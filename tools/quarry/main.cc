@@ -19,6 +19,8 @@
 //   quarry restore --uri URI [DIR | --archive[=FILE]] [--gzip] [--drop] [--nsInclude P]
 //                  [--nsExclude P] [--noIndexRestore] [--stopOnError] [--oplogReplay] [-j N]
 //                 (tools/dump/; mongodump's and mongorestore's directory and archive formats)
+//   quarry copy --from URI --to URI [-d DB [-c C]] [--drop] [--follow [--resume-token-file F]]
+//               [-j N]   (tools/dump/; --follow runs until SIGINT/SIGTERM)
 // Exit status: 0 success, 1 the run failed, 2 bad arguments.
 #include <CLI/CLI.hpp>
 #include <atomic>
@@ -35,6 +37,7 @@
 #include "tools/client/progress.h"
 #include "tools/client/result_table.h"
 #include "tools/client/svg_chart.h"
+#include "tools/dump/copy_run.h"
 #include "tools/dump/dump_run.h"
 #include "tools/dump/restore_run.h"
 #include "tools/export/export_run.h"
@@ -183,6 +186,31 @@ int RunRestoreCommand(const quarry::tools::dumping::RestoreOptions& options) {
                static_cast<unsigned long long>(result.restored),
                static_cast<unsigned long long>(result.failed));
   if (!result.error.ok()) return DumpFail("restore", result.error, kRunFailed);
+  return 0;
+}
+
+int RunCopyCommand(const quarry::tools::dumping::CopyOptions& options) {
+  namespace dumping = quarry::tools::dumping;
+  quarry::Status valid = dumping::ValidateCopyOptions(options);
+  if (!valid.ok()) return DumpFail("copy", valid, kBadArguments);
+  if (options.follow) {
+    struct sigaction action = {};
+    action.sa_handler = RequestStop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+  }
+  auto copied = dumping::RunCopy(options, stderr, stop_requested);
+  if (!copied.ok()) return DumpFail("copy", copied.status(), kRunFailed);
+  const dumping::CopyResult& result = copied.value();
+  for (const dumping::CopyCount& count : result.counts) {
+    std::fprintf(stderr, "%s: %lld on the source, %lld on the target\n", count.ns.c_str(),
+                 static_cast<long long>(count.source), static_cast<long long>(count.target));
+  }
+  std::fprintf(stderr, "copied %llu documents, %llu failed; applied %lld changes\n",
+               static_cast<unsigned long long>(result.documents),
+               static_cast<unsigned long long>(result.failed),
+               static_cast<long long>(result.changes_applied));
   return 0;
 }
 
@@ -404,6 +432,31 @@ int main(int argc, char** argv) {
   restore_command->add_flag("--oplogReplay", restore_oplog,
                             "replay a point-in-time dump's oplog after its collections");
 
+  dumping::CopyOptions copy_options;
+  CLI::App* copy_command = app.add_subcommand(
+      "copy", "copy databases or collections from one server to another, then follow changes");
+  copy_command->add_option("--from", copy_options.from, "source connection string")->required();
+  copy_command->add_option("--to", copy_options.to, "target connection string")->required();
+  copy_command->add_option("-d,--db", copy_options.database, "only this database");
+  copy_command->add_option("-c,--collection", copy_options.collection,
+                           "only this collection of --db");
+  copy_command
+      ->add_option("--excludeCollection", copy_options.exclude_collections,
+                   "leave this collection of --db out (repeatable)")
+      ->allow_extra_args(false);
+  copy_command->add_flag("--drop", copy_options.drop, "drop each target collection first");
+  copy_command->add_flag("--follow", copy_options.follow,
+                         "then apply the source's changes until SIGINT/SIGTERM");
+  copy_command->add_option("--resume-token-file", copy_options.resume_token_file,
+                           "--follow: keep the position here; a restart resumes from it");
+  copy_command
+      ->add_option("-j,--numParallelCollections", copy_options.parallel_collections,
+                   "collections copied at once")
+      ->capture_default_str();
+  copy_command
+      ->add_option("--batchSize", copy_options.batch_documents, "documents per read and write")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -414,6 +467,7 @@ int main(int argc, char** argv) {
 
   if (watch_command->parsed()) return RunWatchCommand(watch);
   if (export_command->parsed()) return RunExportCommand(export_options);
+  if (copy_command->parsed()) return RunCopyCommand(copy_options);
   if (dump_command->parsed()) {
     dump_options.oplog = dump_oplog;
     if (dump_command->count("--archive") > 0) {

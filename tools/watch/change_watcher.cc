@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "tools/client/mongo_client.h"
-#include "tools/watch/resume_token_file.h"
+#include "tools/client/resume_token_file.h"
 
 namespace quarry::tools::watch {
 namespace {
@@ -61,7 +61,7 @@ class TokenSaver {
   Status Save(const bson_t& token) {
     if (path_.empty()) return Status::OK();
     if (last_.has_value() && SameDocument(**last_, token)) return Status::OK();
-    QUARRY_RETURN_IF_ERROR(WriteResumeToken(path_, token));
+    QUARRY_RETURN_IF_ERROR(client::WriteResumeToken(path_, token));
     last_.emplace(bson_copy(&token));
     return Status::OK();
   }
@@ -96,7 +96,7 @@ StatusWith<std::int64_t> RunWatch(const WatchOptions& options, std::FILE* out,
   // Read the token before connecting: a bad file is the user's to fix, whatever the server.
   std::optional<BsonPtr> resume_after;
   if (!options.resume_token_file.empty()) {
-    QUARRY_ASSIGN_OR_RETURN(resume_after, ReadResumeToken(options.resume_token_file));
+    QUARRY_ASSIGN_OR_RETURN(resume_after, client::ReadResumeToken(options.resume_token_file));
   }
   ClientOptions client_options;
   client_options.uri = options.uri;

@@ -1,4 +1,4 @@
-#include "tools/watch/resume_token_file.h"
+#include "tools/client/resume_token_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,9 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "tools/watch/change_watcher.h"
-
-namespace quarry::tools::watch {
+namespace quarry::tools::client {
 namespace {
 
 class ResumeTokenFileTest : public ::testing::Test {
@@ -85,19 +83,5 @@ TEST_F(ResumeTokenFileTest, WriteIntoMissingDirectoryFails) {
   bson_destroy(&token);
 }
 
-TEST(WatchOptionsTest, CollectionWithoutDatabaseIsRejected) {
-  WatchOptions options;
-  options.collection = "c";
-  EXPECT_EQ(ValidateWatchOptions(options).code(), ErrorCode::kBadValue);
-}
-
-TEST(WatchOptionsTest, UnknownFullDocumentModeIsRejected) {
-  WatchOptions options;
-  options.full_document = "sometimes";
-  EXPECT_EQ(ValidateWatchOptions(options).code(), ErrorCode::kBadValue);
-  options.full_document = "updateLookup";
-  EXPECT_TRUE(ValidateWatchOptions(options).ok());
-}
-
 }  // namespace
-}  // namespace quarry::tools::watch
+}  // namespace quarry::tools::client

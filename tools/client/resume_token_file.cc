@@ -1,5 +1,5 @@
 // Resume token file: read at start, replaced by rename after each event.
-#include "tools/watch/resume_token_file.h"
+#include "tools/client/resume_token_file.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -7,17 +7,17 @@
 #include <fstream>
 #include <sstream>
 
-namespace quarry::tools::watch {
+namespace quarry::tools::client {
 namespace {
 
 std::string ErrnoText() { return std::strerror(errno); }
 
 }  // namespace
 
-StatusWith<std::optional<client::BsonPtr>> ReadResumeToken(const std::string& path) {
+StatusWith<std::optional<BsonPtr>> ReadResumeToken(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    if (errno == ENOENT) return std::optional<client::BsonPtr>();
+    if (errno == ENOENT) return std::optional<BsonPtr>();
     return Status(ErrorCode::kBadValue,
                   "cannot read resume token file " + path + ": " + ErrnoText());
   }
@@ -34,7 +34,7 @@ StatusWith<std::optional<client::BsonPtr>> ReadResumeToken(const std::string& pa
     return Status(ErrorCode::kBadValue,
                   "resume token file " + path + " does not hold a JSON document: " + error.message);
   }
-  return std::optional<client::BsonPtr>(client::BsonPtr(token));
+  return std::optional<BsonPtr>(BsonPtr(token));
 }
 
 Status WriteResumeToken(const std::string& path, const bson_t& token) {
@@ -69,4 +69,4 @@ Status WriteResumeToken(const std::string& path, const bson_t& token) {
   return Status::OK();
 }
 
-}  // namespace quarry::tools::watch
+}  // namespace quarry::tools::client

@@ -1,5 +1,6 @@
-// A bounded queue between the reader of an import and its insertion workers: Push blocks while
-// the queue is full, so a slow server slows the reader down instead of growing memory.
+// A bounded queue between a reader and its writers (an import's parser and insertion workers, a
+// copy's source cursor and target writer): Push blocks while the queue is full, so a slow writer
+// slows the reader down instead of growing memory.
 #pragma once
 
 #include <condition_variable>
@@ -9,7 +10,7 @@
 #include <optional>
 #include <utility>
 
-namespace quarry::tools::importing {
+namespace quarry::tools::client {
 
 template <typename T>
 class BatchQueue {
@@ -55,4 +56,4 @@ class BatchQueue {
   bool closed_ = false;
 };
 
-}  // namespace quarry::tools::importing
+}  // namespace quarry::tools::client
