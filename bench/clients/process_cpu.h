@@ -1,14 +1,12 @@
-// CPU time a local server process has used, from /proc, so a table can show what an operation
-// cost the server even when the machine is shared and wall time includes waiting for a core.
+// The benchmarks read CPU time with tools/client's reader (the `quarry bench` subcommands use it
+// too); these names keep the benchmarks' own spelling.
 #pragma once
+
+#include "tools/client/process_cpu.h"
 
 namespace quarry::bench {
 
-// User + system seconds of process `pid` (all its threads, RocksDB's background work included),
-// or -1 when `pid` is 0 or /proc has no such process. Clock-tick resolution (10 ms).
-double ProcessCpuSeconds(int pid);
-
-// User + system seconds this process has used, at the clock's full resolution.
-double OwnCpuSeconds();
+using tools::client::OwnCpuSeconds;
+using tools::client::ProcessCpuSeconds;
 
 }  // namespace quarry::bench

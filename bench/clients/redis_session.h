@@ -1,52 +1,14 @@
-// One connection to Redis through hiredis: the string commands the point-operation benchmarks
-// time, and any command or pipeline of commands for the others. Not thread-safe: one per
-// client thread.
+// The benchmarks' Redis connection is tools/client's (the `quarry bench` subcommands use it too);
+// these names keep the benchmarks' own spelling.
 #pragma once
 
-#include <cstddef>
-#include <memory>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include "base/status.h"
-
-struct redisContext;
-struct redisReply;
+#include "tools/client/redis_session.h"
 
 namespace quarry::bench {
 
-struct RedisReplyDeleter {
-  void operator()(redisReply* reply) const;
-};
-// A reply as hiredis parsed it (hiredis/hiredis.h declares its fields).
-using RedisReplyPtr = std::unique_ptr<redisReply, RedisReplyDeleter>;
-
-// One command as its arguments, e.g. {"HGETALL", key}; the views must outlive the call.
-using RedisCommand = std::vector<std::string_view>;
-
-class RedisSession {
- public:
-  // Connects to Redis on 127.0.0.1:`port`.
-  static StatusWith<std::unique_ptr<RedisSession>> Connect(int port);
-  ~RedisSession();
-  RedisSession(const RedisSession&) = delete;
-  RedisSession& operator=(const RedisSession&) = delete;
-
-  Status Set(const std::string& key, const std::string& value);
-  // GET `key`; fails unless it holds a value of `value_bytes` bytes.
-  Status Get(const std::string& key, std::size_t value_bytes);
-
-  // Runs `command` and returns its reply, which may be a Redis error reply. Fails with
-  // kHostUnreachable when the connection does.
-  StatusWith<RedisReplyPtr> Run(const RedisCommand& command);
-  // Sends every command, then reads their replies in order: one round trip for all.
-  StatusWith<std::vector<RedisReplyPtr>> Pipeline(const std::vector<RedisCommand>& commands);
-
- private:
-  explicit RedisSession(redisContext* context) : context_(context) {}
-
-  redisContext* context_;
-};
+using tools::client::RedisCommand;
+using tools::client::RedisReplyDeleter;
+using tools::client::RedisReplyPtr;
+using tools::client::RedisSession;
 
 }  // namespace quarry::bench

@@ -1,5 +1,5 @@
 // Reads utime and stime from /proc/<pid>/stat.
-#include "bench/clients/process_cpu.h"
+#include "tools/client/process_cpu.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-namespace quarry::bench {
+namespace quarry::tools::client {
 
 double ProcessCpuSeconds(int pid) {
   if (pid <= 0) return -1;
@@ -35,4 +35,4 @@ double OwnCpuSeconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-}  // namespace quarry::bench
+}  // namespace quarry::tools::client

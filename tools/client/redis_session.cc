@@ -1,10 +1,10 @@
 // hiredis calls behind RedisSession; Set and Get check the reply's type and size, Run and
 // Pipeline leave that to the caller.
-#include "bench/clients/redis_session.h"
+#include "tools/client/redis_session.h"
 
 #include <hiredis/hiredis.h>
 
-namespace quarry::bench {
+namespace quarry::tools::client {
 
 void RedisReplyDeleter::operator()(redisReply* reply) const { freeReplyObject(reply); }
 
@@ -46,6 +46,30 @@ Status RedisSession::Get(const std::string& key, std::size_t value_bytes) {
   return Status::OK();
 }
 
+StatusWith<std::string> RedisSession::GetValue(const std::string& key) {
+  RedisReplyPtr reply(
+      static_cast<redisReply*>(redisCommand(context_, "GET %b", key.data(), key.size())));
+  if (reply == nullptr) {
+    return Status(ErrorCode::kHostUnreachable, std::string("Redis GET: ") + context_->errstr);
+  }
+  if (reply->type != REDIS_REPLY_STRING) {
+    return Status(ErrorCode::kOperationFailed, "Redis has no value for " + key);
+  }
+  return std::string(reply->str, reply->len);
+}
+
+StatusWith<std::int64_t> RedisSession::InfoStat(const std::string& field) {
+  RedisReplyPtr reply(static_cast<redisReply*>(redisCommand(context_, "INFO stats")));
+  if (reply == nullptr || reply->type != REDIS_REPLY_STRING) {
+    return Status(ErrorCode::kOperationFailed, "Redis INFO stats failed");
+  }
+  const std::string text(reply->str, reply->len);
+  const std::size_t at = text.find(field + ":");
+  if (at == std::string::npos)
+    return Status(ErrorCode::kOperationFailed, "Redis INFO has no " + field);
+  return std::stoll(text.substr(at + field.size() + 1));
+}
+
 StatusWith<RedisReplyPtr> RedisSession::Run(const RedisCommand& command) {
   QUARRY_ASSIGN_OR_RETURN(std::vector<RedisReplyPtr> replies, Pipeline({command}));
   return std::move(replies.front());
@@ -80,4 +104,4 @@ StatusWith<std::vector<RedisReplyPtr>> RedisSession::Pipeline(
   return replies;
 }
 
-}  // namespace quarry::bench
+}  // namespace quarry::tools::client
