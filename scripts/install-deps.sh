@@ -8,7 +8,9 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache
   # liblz4-dev: find_package(RocksDB) requires lz4 (RocksDB compresses column families with it).
   librocksdb-dev libbson-dev libmongoc-dev libsnappy-dev libzstd-dev zlib1g-dev liblz4-dev
-  libboost-dev libcli11-dev libsimdjson-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
+  libboost-dev libcli11-dev libsimdjson-dev
+  # quarry bench large-docs compares with Redis and client-side brotli, zlib and MessagePack.
+  libbrotli-dev libmsgpack-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
   # bench/indexes compares point reads with Redis through hiredis.
   libhiredis-dev redis-server
   # bench/vector compares vector search with hnswlib called directly.

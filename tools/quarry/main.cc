@@ -6,6 +6,8 @@
 //   quarry watch --uri URI [--db D] [--collection C] [--full-document updateLookup]
 //                [--resume-token-file F]   (tools/watch/; runs until SIGINT/SIGTERM)
 //   quarry bench bulk --uri URI [--documents 200000] [--size 1kb] [--rounds ...] [--json] ...
+//   quarry bench large-docs --uri URI [--sizes 1,5,10] [--compressors none,snappy,zstd]
+//                           [--repeat 5] [--server-pid PID] [--json] [--chart FILE.svg]
 //   quarry export --uri URI [-d DB] -c C [-o FILE] [-q JSON] [-f a,b.c | --fieldFile F]
 //                 [--sort JSON] [--skip N] [--limit N] [--type json|csv] [--jsonArray]
 //                 [--pretty] [--jsonFormat relaxed|canonical] [--noHeaderLine]
@@ -32,6 +34,7 @@
 
 #include "base/allocator.h"
 #include "tools/bench/bulk_bench.h"
+#include "tools/bench/large_docs_bench.h"
 #include "tools/bench/network_bench.h"
 #include "tools/client/byte_size.h"
 #include "tools/client/progress.h"
@@ -270,6 +273,24 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bulk_command->add_flag("--no-driver-validation", no_driver_validation,
                          "skip the driver's per-document key and UTF-8 checks");
+
+  OutputFlags large_flags;
+  bench::LargeDocsOptions large;
+  CLI::App* large_command = bench_command->add_subcommand(
+      "large-docs", "1-10 MB JSON documents: Redis with client-side codecs vs wire compression");
+  AddCommonFlags(large_command, &large_flags);
+  large_command->add_option("--sizes", large.sizes_mb, "document sizes in MB")
+      ->delimiter(',')
+      ->capture_default_str();
+  large_command->add_option("--compressors", large.compressors, "wire compressors for Quarry")
+      ->delimiter(',')
+      ->capture_default_str();
+  large_command->add_option("--repeat", large.repeat, "puts and gets per row (medians shown)")
+      ->capture_default_str();
+  large_command->add_option("--server-pid", large.server_pid,
+                            "the server's PID when it runs here, for its CPU time");
+  large_command->add_option("--redis-server", large.redis_server, "the redis-server to start")
+      ->capture_default_str();
 
   quarry::tools::watch::WatchOptions watch;
   watch.uri = "mongodb://localhost:27017";
@@ -543,6 +564,15 @@ int main(int argc, char** argv) {
     return RunImportCommand(std::move(import_options));
   }
 
+  if (large_command->parsed()) {
+    large.uri = large_flags.uri;
+    quarry::Status valid = bench::ValidateLargeDocsOptions(large);
+    if (!valid.ok()) return Fail("large-docs", valid, kBadArguments);
+    client::ProgressBar progress(stderr, !large_flags.no_progress && client::IsTerminal(stderr));
+    auto table = bench::RunLargeDocsBench(large, progress);
+    if (!table.ok()) return Fail("large-docs", table.status(), kRunFailed);
+    return Print("large-docs", large_flags, table.value(), bench::LargeDocsChart(table.value()));
+  }
   if (network_command->parsed()) {
     network.uri = network_flags.uri;
     network.compressors = client::SplitList(compressors);

@@ -6,6 +6,7 @@ The tool is the `quarry_tool` fixture (tests/integration/conftest.py).
 """
 
 import json
+import shutil
 import subprocess
 
 import pytest
@@ -165,6 +166,33 @@ def assert_one_line_error(result, code, *fragments):
     assert len(lines) == 1, result.stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
+
+
+# --- quarry bench large-docs ------------------------------------------------------------------
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
+def test_large_docs_compares_every_codec_and_compressor(server, quarry_tool, tmp_path):
+    chart = tmp_path / "large.svg"
+    result = run(quarry_tool, "bench", "large-docs", "--uri", server.uri(), "--sizes", "0.2,0.5",
+                 "--repeat", "1", "--server-pid", str(server.pid), "--json", "--chart", str(chart))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["benchmark"] == "large-docs"
+    rows = [(r["megabytes"], r["system"], r["codec"]) for r in report["rows"]]
+    codecs = ["none", "brotli-1", "gzip-3", "deflate-3", "msgpack"]
+    wire = ["wire none", "wire snappy", "wire zstd"]
+    assert rows == [(mb, "Redis", c) for c in codecs for mb in [0.2]] + \
+        [(0.2, "Quarry", w) for w in wire] + [(0.5, "Redis", c) for c in codecs] + \
+        [(0.5, "Quarry", w) for w in wire]
+    for row in report["rows"]:
+        assert row["put_get_ms"] > 0 and row["wire_up_kilobytes"] > 0
+        assert row["server_cpu_ms"] is not None
+    by_codec = {(r["megabytes"], r["codec"]): r for r in report["rows"]}
+    # Compression shows in the bytes that crossed the wire.
+    assert by_codec[(0.5, "brotli-1")]["wire_up_kilobytes"] < by_codec[(0.5, "none")]["wire_up_kilobytes"] / 3
+    assert by_codec[(0.5, "wire zstd")]["wire_down_kilobytes"] < \
+        by_codec[(0.5, "wire none")]["wire_down_kilobytes"] / 3
+    assert "<svg" in chart.read_text() and chart.read_text().count("class=\"bar\"") == 2 * len(rows)
 
 
 @pytest.mark.parametrize("command", ["network", "bulk"])

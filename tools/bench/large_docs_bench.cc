@@ -1,0 +1,253 @@
+#include "tools/bench/large_docs_bench.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "tools/bench/client_codecs.h"
+#include "tools/bench/large_document.h"
+#include "tools/bench/redis_process.h"
+#include "tools/client/mongo_client.h"
+#include "tools/client/process_cpu.h"
+#include "tools/client/redis_session.h"
+
+namespace quarry::tools::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double kTargetRatio = 1.5;  // Quarry + zstd vs Redis + brotli-1, 10 MB put+get
+constexpr const char* kKey = "large-doc";
+
+double ThreadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+double Milliseconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+// One row's measurements over the repeats.
+struct Timing {
+  std::vector<double> upload_ms;
+  std::vector<double> download_ms;
+  double client_cpu = 0;  // seconds, all repeats
+  double server_cpu = 0;
+  std::int64_t stored = 0;
+  std::int64_t wire_up = 0;  // bytes, all repeats
+  std::int64_t wire_down = 0;
+};
+
+std::vector<client::Cell> Row(double size_mb, const char* system, std::string codec,
+                              const Timing& timing, int repeat, bool server_cpu_known) {
+  const double upload = Median(timing.upload_ms);
+  const double download = Median(timing.download_ms);
+  std::vector<double> sums;
+  for (std::size_t i = 0; i < timing.upload_ms.size(); ++i)
+    sums.push_back(timing.upload_ms[i] + timing.download_ms[i]);
+  return {size_mb,
+          std::string(system),
+          std::move(codec),
+          upload,
+          download,
+          Median(sums),
+          static_cast<double>(timing.stored) / 1e3,
+          static_cast<double>(timing.wire_up) / repeat / 1e3,
+          static_cast<double>(timing.wire_down) / repeat / 1e3,
+          timing.client_cpu * 1e3 / repeat,
+          server_cpu_known ? client::Cell{timing.server_cpu * 1e3 / repeat} : client::Cell{}};
+}
+
+StatusWith<Timing> MeasureRedis(client::RedisSession& redis, int redis_pid, ClientCodec codec,
+                                const std::string& json, const bson_t& bson, int repeat) {
+  Timing timing;
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t in_before, redis.InfoStat("total_net_input_bytes"));
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t out_before, redis.InfoStat("total_net_output_bytes"));
+  const double server_before = client::ProcessCpuSeconds(redis_pid);
+  for (int r = 0; r < repeat; ++r) {
+    const double cpu_start = ThreadCpuSeconds();
+    const auto start = Clock::now();
+    QUARRY_ASSIGN_OR_RETURN(std::string stored, EncodeForClient(codec, json, bson));
+    QUARRY_RETURN_IF_ERROR(redis.Set(kKey, stored));
+    const auto stored_at = Clock::now();
+    QUARRY_ASSIGN_OR_RETURN(std::string value, redis.GetValue(kKey));
+    QUARRY_ASSIGN_OR_RETURN(std::size_t decoded, DecodeForClient(codec, value));
+    const auto done = Clock::now();
+    timing.client_cpu += ThreadCpuSeconds() - cpu_start;
+    if (decoded == 0) return Status(ErrorCode::kOperationFailed, "a document decoded to nothing");
+    timing.upload_ms.push_back(Milliseconds(start, stored_at));
+    timing.download_ms.push_back(Milliseconds(stored_at, done));
+    timing.stored = static_cast<std::int64_t>(stored.size());
+  }
+  timing.server_cpu = client::ProcessCpuSeconds(redis_pid) - server_before;
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t in_after, redis.InfoStat("total_net_input_bytes"));
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t out_after, redis.InfoStat("total_net_output_bytes"));
+  timing.wire_up = in_after - in_before;
+  timing.wire_down = out_after - out_before;
+  return timing;
+}
+
+StatusWith<Timing> MeasureQuarry(const LargeDocsOptions& options, const std::string& compressor,
+                                 const bson_t& bson, int repeat) {
+  QUARRY_ASSIGN_OR_RETURN(
+      std::unique_ptr<client::MongoClient> connection,
+      client::MongoClient::Connect(
+          {.uri = options.uri, .compressor = compressor, .app_name = "quarry-bench-large-docs"}));
+  client::CollectionPtr collection = connection->Collection(options.database, options.collection);
+  bson_error_t error;
+  mongoc_collection_drop_with_opts(collection.get(), nullptr, &error);  // absent is fine
+  Timing timing;
+  QUARRY_ASSIGN_OR_RETURN(client::NetworkCounters before, connection->ReadNetworkCounters());
+  const double server_before = client::ProcessCpuSeconds(options.server_pid);
+  bson_t* insert_opts = BCON_NEW("validate", BCON_BOOL(false));
+  bson_t* filter = BCON_NEW("_id", BCON_UTF8("doc"));
+  bson_t* find_opts = BCON_NEW("limit", BCON_INT64(1));
+  Status status = Status::OK();
+  for (int r = 0; r < repeat && status.ok(); ++r) {
+    const double cpu_start = ThreadCpuSeconds();
+    const auto start = Clock::now();
+    if (!mongoc_collection_insert_one(collection.get(), &bson, insert_opts, nullptr, &error)) {
+      status = client::DriverError(error, "insert");
+      break;
+    }
+    const auto stored_at = Clock::now();
+    mongoc_cursor_t* cursor =
+        mongoc_collection_find_with_opts(collection.get(), filter, find_opts, nullptr);
+    const bson_t* found = nullptr;
+    const bool got = mongoc_cursor_next(cursor, &found) && found->len == bson.len;
+    mongoc_cursor_destroy(cursor);
+    const auto done = Clock::now();
+    timing.client_cpu += ThreadCpuSeconds() - cpu_start;
+    if (!got) {
+      status = Status(ErrorCode::kOperationFailed, "the document did not come back whole");
+      break;
+    }
+    timing.upload_ms.push_back(Milliseconds(start, stored_at));
+    timing.download_ms.push_back(Milliseconds(stored_at, done));
+    timing.stored = bson.len;
+    if (!mongoc_collection_delete_one(collection.get(), filter, nullptr, nullptr, &error)) {
+      status = client::DriverError(error, "delete");
+    }
+  }
+  bson_destroy(insert_opts);
+  bson_destroy(filter);
+  bson_destroy(find_opts);
+  QUARRY_RETURN_IF_ERROR(status);
+  timing.server_cpu = client::ProcessCpuSeconds(options.server_pid) - server_before;
+  QUARRY_ASSIGN_OR_RETURN(client::NetworkCounters after, connection->ReadNetworkCounters());
+  const client::NetworkCounters moved = after - before;
+  timing.wire_up = moved.physical_bytes_in;
+  timing.wire_down = moved.physical_bytes_out;
+  mongoc_collection_drop_with_opts(collection.get(), nullptr, &error);
+  return timing;
+}
+
+}  // namespace
+
+Status ValidateLargeDocsOptions(const LargeDocsOptions& options) {
+  if (options.sizes_mb.empty() || options.repeat < 1) {
+    return Status(ErrorCode::kBadValue, "--sizes needs at least one size and --repeat at least 1");
+  }
+  for (double size : options.sizes_mb) {
+    if (size <= 0 || size > 15)
+      return Status(ErrorCode::kBadValue, "sizes are MB above 0 and at most 15 (BSON's limit)");
+  }
+  for (const std::string& compressor : options.compressors) {
+    if (!client::IsKnownCompressor(compressor))
+      return Status(ErrorCode::kBadValue, "unknown compressor " + compressor);
+  }
+  return Status::OK();
+}
+
+StatusWith<client::ResultTable> RunLargeDocsBench(const LargeDocsOptions& options,
+                                                  client::ProgressSink& progress) {
+  QUARRY_RETURN_IF_ERROR(ValidateLargeDocsOptions(options));
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<RedisProcess> redis_process,
+                          RedisProcess::Start(options.redis_server));
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<client::RedisSession> redis,
+                          client::RedisSession::Connect(redis_process->port()));
+  client::ResultTable table;
+  table.benchmark = "large-docs";
+  table.title =
+      "large JSON documents: Redis with client-side codecs vs Quarry with wire compression";
+  table.parameters = {{"repeat", static_cast<std::int64_t>(options.repeat)}};
+  table.columns = {{"MB", "megabytes", 0},
+                   {"system", "system"},
+                   {"codec", "codec"},
+                   {"upload ms", "upload_ms", 1},
+                   {"download ms", "download_ms", 1},
+                   {"put+get ms", "put_get_ms", 1},
+                   {"stored KB", "stored_kilobytes", 0},
+                   {"wire up KB", "wire_up_kilobytes", 0},
+                   {"wire down KB", "wire_down_kilobytes", 0},
+                   {"client CPU ms", "client_cpu_ms", 1},
+                   {"server CPU ms", "server_cpu_ms", 1}};
+  const double steps = static_cast<double>(options.sizes_mb.size() *
+                                           (AllClientCodecs().size() + options.compressors.size()));
+  progress.Begin("large-docs", steps);
+  double done = 0;
+  std::optional<double> brotli_10mb, zstd_10mb;
+  for (double size_mb : options.sizes_mb) {
+    const std::string json =
+        LargeJsonDocument("doc", static_cast<std::size_t>(size_mb * 1e6), options.seed);
+    bson_error_t error;
+    bson_t* bson = bson_new_from_json(reinterpret_cast<const std::uint8_t*>(json.data()),
+                                      static_cast<ssize_t>(json.size()), &error);
+    if (bson == nullptr)
+      return Status(ErrorCode::kOperationFailed, std::string("generated JSON: ") + error.message);
+    client::BsonPtr owner(bson);
+    for (ClientCodec codec : AllClientCodecs()) {
+      QUARRY_ASSIGN_OR_RETURN(Timing timing, MeasureRedis(*redis, redis_process->pid(), codec, json,
+                                                          *bson, options.repeat));
+      table.rows.push_back(
+          Row(size_mb, "Redis", std::string(ClientCodecName(codec)), timing, options.repeat, true));
+      if (size_mb == 10 && codec == ClientCodec::kBrotli1)
+        brotli_10mb = std::get<double>(table.rows.back()[5]);
+      progress.Advance(++done);
+    }
+    for (const std::string& compressor : options.compressors) {
+      QUARRY_ASSIGN_OR_RETURN(Timing timing,
+                              MeasureQuarry(options, compressor, *bson, options.repeat));
+      table.rows.push_back(Row(size_mb, "Quarry", "wire " + compressor, timing, options.repeat,
+                               options.server_pid > 0));
+      if (size_mb == 10 && compressor == "zstd") zstd_10mb = std::get<double>(table.rows.back()[5]);
+      progress.Advance(++done);
+    }
+  }
+  progress.End();
+  if (brotli_10mb && zstd_10mb) {
+    const double ratio = *zstd_10mb / *brotli_10mb;
+    char line[200];
+    std::snprintf(
+        line, sizeof line,
+        "target: 10 MB put+get, Quarry with zstd at most %.1fx Redis with brotli-1: %.2fx, %s",
+        kTargetRatio, ratio, ratio <= kTargetRatio ? "met" : "MISSED");
+    table.notes.push_back(line);
+  }
+  table.notes.push_back(
+      "Medians over the repeats. Redis: the client encodes then SETs, GETs then decodes (msgpack: "
+      "unpacks into "
+      "objects). Quarry: insert_one (w:1) of the BSON document, then find by _id. Wire bytes per "
+      "put+get, from "
+      "Redis's INFO and the server's physicalBytesIn/Out. CPU: this client's thread and each "
+      "server's process.");
+  return table;
+}
+
+client::ChartOptions LargeDocsChart(const client::ResultTable& table) {
+  return {.label_columns = {table.ColumnIndex("megabytes"), table.ColumnIndex("system"),
+                            table.ColumnIndex("codec")},
+          .value_columns = {table.ColumnIndex("upload_ms"), table.ColumnIndex("download_ms")}};
+}
+
+}  // namespace quarry::tools::bench
