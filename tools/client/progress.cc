@@ -9,7 +9,7 @@
 namespace quarry::tools::client {
 
 std::string FormatProgressLine(std::string_view label, double done, double total,
-                               double elapsed_seconds, int width) {
+                               double elapsed_seconds, int width, std::string_view note) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.1f s", elapsed_seconds);
   std::string line(label);
@@ -17,10 +17,11 @@ std::string FormatProgressLine(std::string_view label, double done, double total
     double fraction = std::clamp(done / total, 0.0, 1.0);
     char percent[16];
     std::snprintf(percent, sizeof percent, "%3d%%", static_cast<int>(std::floor(fraction * 100)));
-    // label, " [", bar, "] ", percent, "  ", seconds
+    // label, " [", bar, "] ", percent, "  ", seconds, "  ", note
     int fixed = static_cast<int>(line.size()) + 4 +
                 static_cast<int>(std::string_view(percent).size()) + 2 +
-                static_cast<int>(std::string_view(seconds).size());
+                static_cast<int>(std::string_view(seconds).size()) +
+                (note.empty() ? 0 : 2 + static_cast<int>(note.size()));
     int bar = std::clamp(width - fixed, 10, 50);
     int filled = static_cast<int>(std::floor(fraction * bar));
     line += " [" + std::string(static_cast<std::size_t>(filled), '#') +
@@ -28,6 +29,10 @@ std::string FormatProgressLine(std::string_view label, double done, double total
   }
   line += "  ";
   line += seconds;
+  if (!note.empty()) {
+    line += "  ";
+    line += note;
+  }
   if (width > 0 && static_cast<int>(line.size()) > width)
     line.resize(static_cast<std::size_t>(width));
   return line;
@@ -55,6 +60,7 @@ void ProgressBar::Begin(std::string_view label, double total) {
   if (!enabled_) return;
   std::lock_guard lock(mutex_);
   label_ = label;
+  note_.clear();
   total_ = total;
   done_ = 0;
   started_ = std::chrono::steady_clock::now();
@@ -63,6 +69,12 @@ void ProgressBar::Begin(std::string_view label, double total) {
 
 void ProgressBar::Advance(double done) {
   if (enabled_) done_ = done;
+}
+
+void ProgressBar::Note(std::string_view text) {
+  if (!enabled_) return;
+  std::lock_guard lock(mutex_);
+  note_ = text;
 }
 
 void ProgressBar::End() {
@@ -88,7 +100,7 @@ void ProgressBar::Run() {
 void ProgressBar::Draw() {
   double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  std::string line = FormatProgressLine(label_, done_.load(), total_, elapsed, 79);
+  std::string line = FormatProgressLine(label_, done_.load(), total_, elapsed, 79, note_);
   std::fprintf(stream_, "\r%-79s", line.c_str());
   std::fflush(stream_);
   drawn_ = true;

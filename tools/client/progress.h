@@ -22,6 +22,8 @@ class ProgressSink {
   // `total` in the task's own unit (documents, bytes); 0 when unknown.
   virtual void Begin(std::string_view label, double total) = 0;
   virtual void Advance(double done) = 0;  // the amount done so far, not an increment
+  // A short status shown after the bar (counts, rates, time left); empty clears it.
+  virtual void Note(std::string_view /*text*/) {}
   virtual void End() = 0;
 };
 
@@ -33,10 +35,10 @@ class NoProgress : public ProgressSink {
   void End() override {}
 };
 
-// One line for a terminal: "label [#####.....]  45%  12.3 s" within `width` characters, or
-// "label  12.3 s" when the total is unknown (0). `done` beyond `total` shows as full.
+// One line for a terminal: "label [#####.....]  45%  12.3 s  note" within `width` characters,
+// or "label  12.3 s  note" when the total is unknown (0). `done` beyond `total` shows as full.
 std::string FormatProgressLine(std::string_view label, double done, double total,
-                               double elapsed_seconds, int width);
+                               double elapsed_seconds, int width, std::string_view note = {});
 
 // Redraws a progress line on `stream` from a background thread every 100 ms, starting once a
 // task has run for `delay`, so a blocking call (one bulk write) still shows time passing.
@@ -51,6 +53,7 @@ class ProgressBar : public ProgressSink {
 
   void Begin(std::string_view label, double total) override;
   void Advance(double done) override;
+  void Note(std::string_view text) override;
   void End() override;
 
  private:
@@ -67,6 +70,7 @@ class ProgressBar : public ProgressSink {
   bool active_ = false;
   bool drawn_ = false;
   std::string label_;
+  std::string note_;
   double total_ = 0;
   std::atomic<double> done_{0};
   std::chrono::steady_clock::time_point started_;

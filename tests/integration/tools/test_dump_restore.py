@@ -16,7 +16,6 @@ import subprocess
 import pymongo
 import pytest
 from bson import decode_all, json_util
-from bson.objectid import ObjectId
 
 from bson_samples import every_type_document
 from quarry_server import free_port

@@ -9,6 +9,9 @@ The tool is the `quarry_tool` fixture (tests/integration/conftest.py).
 """
 
 import datetime
+import os
+import pty
+import re
 import subprocess
 import time
 
@@ -338,3 +341,42 @@ def test_memory_stays_flat_while_a_slow_server_holds_the_reader_back(quarry_tool
     server.stop()
     # The whole file is 60 MB; a reader that does not wait would hold most of it.
     assert 0 < peak < 40 * 1024, f"peak RSS {peak} kB"
+
+
+@pytest.mark.slow
+def test_a_terminal_sees_a_progress_bar_with_counts_rate_and_eta(quarry_tool, make_server, tmp_path):
+    # A slow server keeps the import running past the bar's one-second delay.
+    server = make_server("import_progress", extra_args=["--enableTestCommands"])
+    client = pymongo.MongoClient(server.uri())
+    path = tmp_path / "progress.json"
+    path.write_text("".join('{"_id": %d, "pad": "%s"}\n' % (i, "z" * 200) for i in range(30000)))
+    client.admin.command("configureFailPoint", "failCommand", mode="alwaysOn",
+                         data={"failCommands": ["insert"], "blockConnection": True,
+                               "blockTimeMS": 60})
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([quarry_tool, "import", "--uri", server.uri(), "-d", "p", "-c", "c",
+                                 "--file", str(path)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        output = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            output += chunk
+        assert proc.wait(timeout=RUN_TIMEOUT_S) == 0
+    finally:
+        os.close(master)
+        client.admin.command("configureFailPoint", "failCommand", mode="off")
+        client.close()
+        server.stop()
+    text = output.decode(errors="replace")
+    frames = [f for f in text.split("\r") if f.startswith("import [")]
+    assert frames, text
+    assert re.search(r"import \[[#.]+\] +\d+%  [\d.]+ s  \d+ docs [\d.]+ MB \d+/s ETA \d+s", frames[-1]), frames[-1]
+    # The bar is erased at the end, and the closing line follows it.
+    assert text.rstrip().endswith("30000 documents imported, 0 failed")

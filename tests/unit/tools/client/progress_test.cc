@@ -39,6 +39,15 @@ TEST(ProgressTest, DoneBeyondTheTotalShowsFull) {
   EXPECT_NE(FormatProgressLine("x", 150, 100, 0, 60).find("100%"), std::string::npos);
 }
 
+TEST(ProgressTest, ANoteFollowsTheTimeAndTheBarMakesRoomForIt) {
+  const std::string note = "1200 docs 1.3 MB 800/s ETA 4s";
+  std::string line = FormatProgressLine("import", 25, 100, 1.5, 79, note);
+  EXPECT_EQ(line.substr(line.size() - note.size()), note);
+  EXPECT_NE(line.find(" 25%  1.5 s  "), std::string::npos);
+  EXPECT_LE(line.size(), 79u);
+  EXPECT_EQ(FormatProgressLine("bulk", 0, 0, 3.0, 60, "x"), "bulk  3.0 s  x");
+}
+
 TEST(ProgressTest, UnknownTotalShowsOnlyTheTime) {
   EXPECT_EQ(FormatProgressLine("bulk", 0, 0, 3.0, 60), "bulk  3.0 s");
 }
