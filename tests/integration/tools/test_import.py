@@ -339,8 +339,10 @@ def test_memory_stays_flat_while_a_slow_server_holds_the_reader_back(quarry_tool
     assert db.c.count_documents({}) == 60000
     client.close()
     server.stop()
-    # The whole file is 60 MB; a reader that does not wait would hold most of it.
-    assert 0 < peak < 40 * 1024, f"peak RSS {peak} kB"
+    # The whole file is 60 MB; a reader that does not wait would hold most of it. An
+    # AddressSanitizer build keeps freed memory in quarantine, so its RSS says nothing here.
+    if "ASAN_OPTIONS" not in os.environ:
+        assert 0 < peak < 40 * 1024, f"peak RSS {peak} kB"
 
 
 @pytest.mark.slow
