@@ -41,6 +41,11 @@ struct CollectionDeleter {
 };
 using CollectionPtr = std::unique_ptr<mongoc_collection_t, CollectionDeleter>;
 
+struct CursorDeleter {
+  void operator()(mongoc_cursor_t* cursor) const { mongoc_cursor_destroy(cursor); }
+};
+using CursorPtr = std::unique_ptr<mongoc_cursor_t, CursorDeleter>;
+
 // The wire compressors a client can ask for, "none" first.
 const std::vector<std::string>& KnownCompressors();
 bool IsKnownCompressor(std::string_view name);

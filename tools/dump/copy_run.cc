@@ -20,10 +20,7 @@ namespace {
 
 constexpr std::int64_t kMaxAwaitMillis = 200;
 
-struct CursorDeleter {
-  void operator()(mongoc_cursor_t* cursor) const { mongoc_cursor_destroy(cursor); }
-};
-using CursorPtr = std::unique_ptr<mongoc_cursor_t, CursorDeleter>;
+using client::CursorPtr;
 
 struct ChangeStreamDeleter {
   void operator()(mongoc_change_stream_t* stream) const { mongoc_change_stream_destroy(stream); }

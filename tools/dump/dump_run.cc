@@ -20,10 +20,7 @@ namespace {
 
 constexpr std::size_t kSegmentBytes = 1 << 20;
 
-struct CursorDeleter {
-  void operator()(mongoc_cursor_t* cursor) const { mongoc_cursor_destroy(cursor); }
-};
-using CursorPtr = std::unique_ptr<mongoc_cursor_t, CursorDeleter>;
+using client::CursorPtr;
 
 // Where the documents of one collection go: a .bson file, or archive segments.
 class DocumentOutput {

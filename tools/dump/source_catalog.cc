@@ -10,10 +10,7 @@ namespace {
 // state and the cluster's own bookkeeping.
 constexpr const char* kSkippedDatabases[] = {"local", "config"};
 
-struct CursorDeleter {
-  void operator()(mongoc_cursor_t* cursor) const { mongoc_cursor_destroy(cursor); }
-};
-using CursorPtr = std::unique_ptr<mongoc_cursor_t, CursorDeleter>;
+using client::CursorPtr;
 
 client::BsonPtr CopyOf(const bson_t* doc) { return client::BsonPtr(bson_copy(doc)); }
 

@@ -19,10 +19,7 @@ using client::MongoClient;
 // whatever this says.
 constexpr std::int64_t kBatchSize = 1000;
 
-struct CursorDeleter {
-  void operator()(mongoc_cursor_t* cursor) const { mongoc_cursor_destroy(cursor); }
-};
-using CursorPtr = std::unique_ptr<mongoc_cursor_t, CursorDeleter>;
+using client::CursorPtr;
 
 // As mongoexport: counting a filtered query would run it twice, so a filter without a limit
 // gives an unknown total (0); without a filter the collection's metadata count is cheap.
