@@ -291,8 +291,9 @@ Status ResolveImportOptions(ImportOptions* options) {
   }
   if (!delimited && name_sources != 0)
     return BadOption("--headerline, --fields and --fieldFile are for CSV and TSV");
-  if (!delimited && (options->columns_have_types || options->ignore_blanks)) {
-    return BadOption("--columnsHaveTypes and --ignoreBlanks are for CSV and TSV");
+  if (!delimited && (options->columns_have_types || options->ignore_blanks ||
+                     options->parse_grace != ParseGrace::kStop)) {
+    return BadOption("--columnsHaveTypes, --ignoreBlanks and --parseGrace are for CSV and TSV");
   }
   if (delimited && options->json_array) return BadOption("--jsonArray is for JSON input");
   if (options->insertion_workers < 1) return BadOption("--numInsertionWorkers must be at least 1");

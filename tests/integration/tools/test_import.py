@@ -244,6 +244,7 @@ def test_bad_arguments_exit_2_with_one_clear_line(quarry_tool, server, db, tmp_p
         (["--type", "xml"], "unknown --type xml (json, csv or tsv)"),
         (["--type", "csv"], "CSV and TSV need the field names: --headerline, --fields or --fieldFile"),
         (["--headerline"], "--headerline, --fields and --fieldFile are for CSV and TSV"),
+        (["--parseGrace", "skipRow"], "--parseGrace are for CSV and TSV"),
         (["--mode", "replace"], "unknown --mode replace (insert, upsert, merge or delete)"),
         (["--writeConcern", "{w: 1, x: 2}"], "--writeConcern: unknown option x (w, j, wtimeout)"),
         (["--file", str(tmp_path / "missing.json")], "cannot open"),
