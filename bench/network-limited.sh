@@ -5,7 +5,11 @@
 # the CPU, is the limit. Needs root. Removes everything it made on exit, whatever happens.
 #
 #   bench/network-limited.sh [--build DIR] [--rate 50mbit] [--delay 10ms] [--megabytes 10]
-#                            [-- more quarry bench network flags, e.g. --json or --chart F]
+#                            [--large-docs] [-- more flags for the benchmark, e.g. --json]
+#
+# --large-docs runs `quarry bench large-docs` (10 MB documents) instead, with Redis started in
+# the server's namespace too, so that both cross the same link; the verdict compares a 10 MB
+# put+get of Quarry with zstd against Redis with brotli-1 (target: faster).
 #
 # Kernels without the netem qdisc (sch_netem not built or loadable, as on some VMs): the rate
 # then comes from tbf on the veth ends and the delay from bench/tcp_delay_relay.py, a relay in
@@ -21,6 +25,7 @@ BUILD=""
 RATE="50mbit"
 DELAY="10ms"
 MEGABYTES="10"
+LARGE_DOCS=""
 EXTRA=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -28,8 +33,9 @@ while [[ $# -gt 0 ]]; do
     --rate) RATE="$2"; shift 2 ;;
     --delay) DELAY="$2"; shift 2 ;;
     --megabytes) MEGABYTES="$2"; shift 2 ;;
+    --large-docs) LARGE_DOCS=1; shift ;;
     --) shift; EXTRA=("$@"); break ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "network-limited.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,6 +74,9 @@ PORT=27017
 WORK="$(mktemp -d /tmp/quarry-network-limited.XXXXXX)"
 SERVER_PID=""
 RELAY_PID=""
+REDIS_PID=""
+REDIS_RELAY_PID=""
+REDIS_PORT=6379
 
 cleanup() {
   local status=$?
@@ -78,7 +87,7 @@ cleanup() {
   for ns in "$NS_CLIENT" "$NS_SERVER"; do
     pids+=" $(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')"
   done
-  pids+=" $RELAY_PID $SERVER_PID"
+  pids+=" $RELAY_PID $REDIS_RELAY_PID $REDIS_PID $SERVER_PID"
   for pid in $pids; do kill "$pid" 2>/dev/null; done
   for _ in $(seq 50); do
     local alive=""
@@ -153,19 +162,54 @@ if [[ "$URI_HOST" == "127.0.0.1" ]]; then
   for _ in $(seq 50); do grep -q ready "$WORK/relay.log" 2>/dev/null && break; sleep 0.1; done
 fi
 
+REDIS_ADDRESS=""
+if [[ -n "$LARGE_DOCS" ]]; then
+  ip netns exec "$NS_SERVER" redis-server --bind "$SERVER_IP" --port "$REDIS_PORT" --save "" \
+    --appendonly no --protected-mode no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+  REDIS_PID=$!
+  for _ in $(seq 100); do
+    if in_client bash -c "exec 3<>/dev/tcp/$SERVER_IP/$REDIS_PORT" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  REDIS_ADDRESS="$SERVER_IP:$REDIS_PORT"
+  if [[ "$URI_HOST" == "127.0.0.1" ]]; then
+    ip netns exec "$NS_CLIENT" /usr/bin/python3 "$HERE/tcp_delay_relay.py" 127.0.0.1 \
+      "$((PORT + 2))" "$SERVER_IP" "$REDIS_PORT" "$DELAY_MS" >"$WORK/redis_relay.log" 2>&1 &
+    REDIS_RELAY_PID=$!
+    for _ in $(seq 50); do grep -q ready "$WORK/redis_relay.log" 2>/dev/null && break; sleep 0.1; done
+    REDIS_ADDRESS="127.0.0.1:$((PORT + 2))"
+  fi
+fi
+
 echo "link: $SHAPING"
 echo "quarryd in namespace $NS_SERVER at $SERVER_IP:$PORT; quarry bench in $NS_CLIENT"
 echo
 # In the background and waited for, so that a signal runs the cleanup at once (bash defers
 # traps until a foreground command ends). pipefail gives the benchmark's status, not tee's.
-(ip netns exec "$NS_CLIENT" "$QUARRY" bench network --uri "mongodb://$URI_HOST:$URI_PORT/" \
-  --megabytes "$MEGABYTES" "${EXTRA[@]}" | tee "$WORK/bench.out") &
+if [[ -n "$LARGE_DOCS" ]]; then
+  BENCH=(bench large-docs --uri "mongodb://$URI_HOST:$URI_PORT/" --sizes 10 --redis "$REDIS_ADDRESS"
+         --redis-pid "$REDIS_PID" --server-pid "$SERVER_PID")
+else
+  BENCH=(bench network --uri "mongodb://$URI_HOST:$URI_PORT/" --megabytes "$MEGABYTES")
+fi
+(ip netns exec "$NS_CLIENT" "$QUARRY" "${BENCH[@]}" "${EXTRA[@]}" | tee "$WORK/bench.out") &
 BENCH_PID=$!
 set +e
 wait "$BENCH_PID"
 BENCH_STATUS=$?
 set -e
 [[ $BENCH_STATUS -eq 0 ]] || exit "$BENCH_STATUS"
+
+if [[ -n "$LARGE_DOCS" ]]; then
+  # The verdict: a 10 MB put+get, Quarry with zstd against Redis with brotli-1 (target: faster).
+  awk '$1 == 10 && $2 == "Redis" && $3 == "brotli-1" { redis = $6 }
+       $1 == 10 && $2 == "Quarry" && $4 == "zstd" { quarry = $7 }
+       END { if (redis > 0 && quarry > 0)
+               printf "\n10 MB put+get over the link: Quarry zstd %.0f ms, Redis brotli-1 %.0f ms: %s\n",
+                      quarry, redis, (quarry < redis ? "faster (target MET)" : "slower (target MISSED)") }' \
+    "$WORK/bench.out"
+  exit 0
+fi
 
 # The verdict: zstd's read speed over none's (the issue's target: at least 2x).
 awk '$1 == "none" && $2 == "read" { none = $6 } $1 == "zstd" && $2 == "read" { zstd = $6 }

@@ -35,7 +35,11 @@ DocumentBuilder::DocumentBuilder(std::size_t bytes) {
   PutInt32(&buffer_, 0);  // patched by Finish
 }
 
-DocumentBuilder::DocumentBuilder(Document doc) : buffer_(std::move(doc).TakeBytes()) {
+DocumentBuilder::DocumentBuilder(Document doc) {
+  for (const CompressedSpan& span : doc.compressed_spans()) {
+    if (span.offset >= 4 && span.offset + span.size < doc.size()) compressed_.push_back(span);
+  }
+  buffer_ = std::move(doc).TakeBytes();
   QUARRY_DCHECK(buffer_.size() >= 5 && buffer_.back() == '\0');
   buffer_.pop_back();  // the terminating NUL: Finish writes it again and patches the length
 }
@@ -65,6 +69,14 @@ DocumentBuilder& DocumentBuilder::AppendString(std::string_view key, std::string
 DocumentBuilder& DocumentBuilder::AppendDocument(std::string_view key, DocumentView value) {
   AppendHeader(Type::kDocument, key);
   buffer_.append(value.data(), value.size());
+  return *this;
+}
+DocumentBuilder& DocumentBuilder::AppendDocument(std::string_view key, const Document& value) {
+  AppendHeader(Type::kDocument, key);
+  for (const CompressedSpan& span : value.compressed_spans()) {
+    compressed_.push_back({buffer_.size() + span.offset, span.size, span.zstd_frame});
+  }
+  buffer_.append(value.bytes());
   return *this;
 }
 DocumentBuilder& DocumentBuilder::AppendArray(std::string_view key, DocumentView value) {
@@ -181,7 +193,12 @@ std::string DocumentBuilder::FinishBytes() && {
   return std::move(buffer_);
 }
 
-Document DocumentBuilder::Finish() && { return Document(std::move(*this).FinishBytes()); }
+Document DocumentBuilder::Finish() && {
+  std::vector<CompressedSpan> spans = std::move(compressed_);
+  Document doc(std::move(*this).FinishBytes());
+  doc.AddCompressedSpans(std::move(spans));
+  return doc;
+}
 
 ArrayBuilder& ArrayBuilder::Append(ValueView value) {
   if (!value.exists()) return *this;  // keep the keys dense: "0", "1", ... with no gaps

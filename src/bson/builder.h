@@ -23,12 +23,15 @@ class DocumentBuilder {
   // Room for a document of about `bytes`, so appending to it does not reallocate.
   explicit DocumentBuilder(std::size_t bytes);
   // Continues `doc`: elements go after its last one, in its own buffer, without copying it.
+  // Its compressed spans inside it are kept; one that covers its length is not.
   explicit DocumentBuilder(Document doc);
 
   DocumentBuilder& Append(std::string_view key, ValueView value);
   DocumentBuilder& AppendDouble(std::string_view key, double value);
   DocumentBuilder& AppendString(std::string_view key, std::string_view value);
   DocumentBuilder& AppendDocument(std::string_view key, DocumentView value);
+  // Also keeps `value`'s compressed spans, which the finished document then has.
+  DocumentBuilder& AppendDocument(std::string_view key, const Document& value);
   DocumentBuilder& AppendArray(std::string_view key, DocumentView value);
   DocumentBuilder& AppendBinary(std::string_view key, std::uint8_t subtype, std::string_view data);
   DocumentBuilder& AppendObjectId(std::string_view key, const ObjectId& value);
@@ -65,6 +68,7 @@ class DocumentBuilder {
   void AppendHeader(Type type, std::string_view key);
   std::string buffer_;
   std::vector<std::size_t> open_;  // offsets of the length fields of open documents
+  std::vector<CompressedSpan> compressed_;
 };
 
 // Appends values to an array with keys "0", "1", ...

@@ -324,4 +324,11 @@ std::size_t DocumentView::CountElements() const {
 
 Document::Document() : bytes_(kEmptyDocument, sizeof(kEmptyDocument)) {}
 
+void Document::AddCompressedSpans(std::vector<CompressedSpan> spans) {
+  if (spans.empty()) return;
+  // Copies share the list, so it is replaced rather than changed.
+  if (compressed_ != nullptr) spans.insert(spans.begin(), compressed_->begin(), compressed_->end());
+  compressed_ = std::make_shared<std::vector<CompressedSpan>>(std::move(spans));
+}
+
 }  // namespace quarry::bson

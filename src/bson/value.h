@@ -6,8 +6,11 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bson/types.h"
 
@@ -151,12 +154,27 @@ class DocumentView {
   const char* data_;
 };
 
+// Bytes of a document that are also held compressed, as a zstd frame of exactly those bytes
+// (a large record as storage keeps it): a reply compressed with zstd can send the frame as it
+// is instead of compressing the bytes again.
+struct CompressedSpan {
+  std::size_t offset = 0;
+  std::size_t size = 0;
+  std::shared_ptr<const std::string> zstd_frame;
+};
+
 // A document that owns its bytes.
 class Document {
  public:
   Document();  // {}
   explicit Document(std::string bytes) : bytes_(std::move(bytes)) {}
   static Document Copy(DocumentView view) { return Document(std::string(view.bytes())); }
+
+  // Records that these spans of the bytes are also held compressed; copies share the record.
+  void AddCompressedSpans(std::vector<CompressedSpan> spans);
+  std::span<const CompressedSpan> compressed_spans() const {
+    return compressed_ == nullptr ? std::span<const CompressedSpan>() : *compressed_;
+  }
 
   DocumentView view() const { return DocumentView(bytes_.data()); }
   operator DocumentView() const { return view(); }  // NOLINT: a document is usable as a view
@@ -169,6 +187,7 @@ class Document {
 
  private:
   std::string bytes_;
+  std::shared_ptr<std::vector<CompressedSpan>> compressed_;  // null for almost every document
 };
 
 }  // namespace quarry::bson

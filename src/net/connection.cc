@@ -14,6 +14,7 @@
 #include "wire/network_counters.h"
 #include "wire/reply.h"
 #include "wire/request.h"
+#include "wire/zstd_splice.h"
 
 namespace quarry::net::internal {
 namespace {
@@ -319,6 +320,14 @@ Connection::Outcome Connection::Reply(const wire::Request& request, bson::Docume
   const std::size_t logical_size = head.size() + body.size();
   counters.AddLogicalOut(static_cast<std::int64_t>(logical_size));
 
+  if (request.was_compressed && compressible && request.compressor == wire::Compressor::kZstd) {
+    if (std::optional<std::string> spliced = wire::SpliceZstdMessage(head, body)) {
+      counters.AddCompressed(
+          request.compressor, static_cast<std::int64_t>(logical_size - wire::kHeaderSize),
+          static_cast<std::int64_t>(spliced->size() - wire::kHeaderSize - kCompressedPrefix));
+      return Outcome::Send(std::move(*spliced), close_after);
+    }
+  }
   if (request.was_compressed && compressible) {
     head.append(body.bytes());
     std::string compressed = codec_.CompressMessage(head, request.compressor);

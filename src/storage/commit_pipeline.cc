@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "storage/duplicate_key.h"
 #include "storage/engine_internal.h"
+#include "storage/record_compression.h"
 #include "storage/write_unit_internal.h"
 
 namespace quarry::storage {
@@ -113,7 +114,7 @@ struct Current {
 };
 
 Status DuplicateInsert(const Mutation& m) {
-  return DuplicateIdError(m.ns_text(), bson::DocumentView(m.record_bytes().data()).Get("_id"));
+  return DuplicateIdError(m.ns_text(), m.record_document().Get("_id"));
 }
 
 Status Conflict(std::string_view why) {
@@ -480,10 +481,10 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
         s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
         s.overlay[m.key] = m.record_bytes();
         stats.count += 1;
-        stats.data_bytes += static_cast<std::int64_t>(m.record.size);
+        stats.data_bytes += static_cast<std::int64_t>(m.record_document().bytes().size());
         return Status::OK();
       }
-      if (!cur.exists || cur.bytes != m.pre_image()) {
+      if (!cur.exists || !RecordHolds(cur.bytes, bson::DocumentView(m.pre_image().data()))) {
         return Conflict("the document changed since it was read; retry the operation");
       }
       QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));
@@ -493,7 +494,8 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       if (m.kind == MutationKind::kUpdate) {
         s.docs_batch.Put(state_->docs, m.key, m.record_bytes());
         s.overlay[m.key] = m.record_bytes();
-        stats.data_bytes += static_cast<std::int64_t>(m.record.size) - pre_size;
+        stats.data_bytes +=
+            static_cast<std::int64_t>(m.record_document().bytes().size()) - pre_size;
       } else {
         s.docs_batch.Delete(state_->docs, m.key);
         s.overlay[m.key] = std::nullopt;

@@ -151,9 +151,11 @@ Status ReadFormatVersion(internal::EngineState* state) {
     batch.Put(state->meta, internal::kRecordsAppliedThroughName, through);
     return WriteFormatVersion(state, &batch, "upgrading the format version");
   }
-  if (found == 2) {
+  if (found == 2 || found == 3) {
     // Version 2 kept the records' applied-through point in the docs family; recovery, which
-    // runs next, reads it there and moves it to meta.
+    // runs next, reads it there and moves it to meta. Version 3 stored every record as BSON,
+    // which version 4 still reads; the new number keeps older servers, which would take a
+    // compressed record for BSON, from opening the database.
     return WriteFormatVersion(state, nullptr, "upgrading the format version");
   }
   if (found != internal::kFormatVersion) {

@@ -110,8 +110,8 @@ std::string DroppedRecordsName(CollectionId collection);
 
 // Meta names owned by storage.
 inline constexpr std::string_view kFormatVersionName = "format_version";
-// The layout this code writes (docs/formats/storage-layout.md); Engine::Open upgrades 1 and 2.
-inline constexpr std::uint32_t kFormatVersion = 3;
+// The layout this code writes (docs/formats/storage-layout.md); Engine::Open upgrades 1 to 3.
+inline constexpr std::uint32_t kFormatVersion = 4;
 inline constexpr std::string_view kStatsPrefix = "stats/";  // + 8-byte big-endian id
 std::string StatsName(CollectionId collection);
 std::string EncodeStats(const CollectionStats& stats);

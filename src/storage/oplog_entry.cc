@@ -2,8 +2,11 @@
 // one parser.
 #include "storage/oplog_entry.h"
 
+#include <memory>
+
 #include "bson/builder.h"
 #include "storage/oplog_entry_internal.h"
+#include "storage/record_compression.h"
 
 namespace quarry::storage {
 namespace internal {
@@ -31,6 +34,18 @@ void AppendHeader(std::string_view op, std::string_view ns, std::string_view uui
   if (!uuid.empty()) b->AppendBinary("ui", kUuidSubtype, uuid);
 }
 
+// The record's new version: `o`, or for a large document `oz`, its zstd frame, which is then
+// also the stored record.
+Span AppendRecordDocument(bson::DocumentBuilder* b, bson::DocumentView doc) {
+  if (doc.bytes().size() < kCompressRecordsFrom) return AppendDocumentAt(b, "o", doc);
+  std::string frame = CompressRecord(doc);
+  if (frame.empty()) return AppendDocumentAt(b, "o", doc);
+  // The binary's bytes follow its type, key, int32 length and subtype.
+  Span span{b->size() + 1 + 3 + 4 + 1, frame.size()};
+  b->AppendBinary("oz", 0, frame);
+  return span;
+}
+
 void Finish(bson::DocumentBuilder* b, LaidOutEntry* entry) {
   b->AppendDate("wall", 0);
   entry->bytes = std::move(*b).FinishBytes();
@@ -42,7 +57,7 @@ LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView do
   LaidOutEntry entry;
   bson::DocumentBuilder b(document.bytes().size() + kEntryOverhead);
   AppendHeader("i", collection.ns, collection.uuid, &b, &entry);
-  entry.document = AppendDocumentAt(&b, "o", document);
+  entry.document = AppendRecordDocument(&b, document);
   Finish(&b, &entry);
   return entry;
 }
@@ -53,7 +68,7 @@ LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pr
   bson::DocumentBuilder b(pre_image.bytes().size() + post_image.bytes().size() + kEntryOverhead);
   AppendHeader("u", collection.ns, collection.uuid, &b, &entry);
   b.OpenDocument("o2").Append("_id", post_image.Get("_id")).Close();
-  entry.document = AppendDocumentAt(&b, "o", post_image);
+  entry.document = AppendRecordDocument(&b, post_image);
   // Always logged: change streams diff the two images for updateDescription, and the commit
   // pipeline checks the stored record against it.
   entry.pre = AppendDocumentAt(&b, "pre", pre_image);
@@ -100,6 +115,16 @@ bool SplitNamespace(std::string_view ns, std::string_view* db, std::string_view*
   return true;
 }
 
+std::optional<std::string_view> StoredRecordOf(bson::DocumentView entry) {
+  for (const bson::Element& e : entry) {
+    if (e.key == "o" && e.value.type() == bson::Type::kDocument) {
+      return e.value.Document().bytes();
+    }
+    if (e.key == "oz" && e.value.type() == bson::Type::kBinary) return e.value.Binary().data;
+  }
+  return std::nullopt;
+}
+
 bson::ValueView OplogEntry::DocumentId() const {
   if (op == "u" && o2.has_value()) {
     bson::ValueView id = o2->Get("_id");
@@ -130,6 +155,12 @@ StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView raw) {
       entry.uuid = e.value.Binary().data;
     } else if (e.key == "o" && e.value.type() == bson::Type::kDocument) {
       entry.o = e.value.Document();
+      has_o = true;
+    } else if (e.key == "oz" && e.value.type() == bson::Type::kBinary) {
+      StatusWith<std::string> inflated = InflateRecord(e.value.Binary().data);
+      if (!inflated.ok()) return inflated.status();
+      entry.inflated_o = std::make_shared<const std::string>(std::move(inflated).value());
+      entry.o = bson::DocumentView(entry.inflated_o->data());
       has_o = true;
     } else if (e.key == "o2" && e.value.type() == bson::Type::kDocument) {
       entry.o2 = e.value.Document();

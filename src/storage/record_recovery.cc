@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "bson/value.h"
 #include "storage/engine_internal.h"
+#include "storage/oplog_entry.h"
 
 namespace quarry::storage::internal {
 namespace {
@@ -55,12 +56,13 @@ StatusWith<std::uint64_t> Replay(EngineState* state, Timestamp applied_through) 
     if (kind == RedoKind::kDelete) {
       batch.Delete(state->docs, record_key);
     } else {
-      bson::ValueView o = bson::DocumentView(it->value().data()).Get("o");
-      if (o.type() != bson::Type::kDocument) {
+      std::optional<std::string_view> record =
+          StoredRecordOf(bson::DocumentView(it->value().data()));
+      if (!record.has_value()) {
         return Status(ErrorCode::kInternalError,
-                      "an oplog entry that stores a record has no document in 'o'");
+                      "an oplog entry that stores a record has no document in 'o' or 'oz'");
       }
-      batch.Put(state->docs, record_key, rocksdb::Slice(o.data(), o.size()));
+      batch.Put(state->docs, record_key, rocksdb::Slice(record->data(), record->size()));
     }
     ++replayed;
     if (batch.GetDataSize() >= kReplayBatchBytes) {

@@ -6,6 +6,7 @@
 #include "storage/bounded_iterator.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
+#include "storage/record_compression.h"
 
 namespace quarry::storage {
 namespace {
@@ -19,19 +20,57 @@ class RocksRecordCursor : public RecordCursor {
             internal::CollectionUpperBound(collection), direction,
             start_after_id_key.empty()
                 ? std::string()
-                : internal::CollectionPrefix(collection) + std::string(start_after_id_key)) {}
+                : internal::CollectionPrefix(collection) + std::string(start_after_id_key)) {
+    InflateIfCompressed();
+  }
 
-  bool Valid() const override { return it_.Valid(); }
-  void Next() override { it_.Next(); }
+  bool Valid() const override { return it_.Valid() && inflate_error_.ok(); }
+  void Next() override {
+    it_.Next();
+    InflateIfCompressed();
+  }
   std::string_view key() const override { return it_.key(); }
   std::string_view id_key() const override { return key().substr(prefix_size_); }
-  bson::DocumentView document() const override { return bson::DocumentView(it_.value_data()); }
-  Status status() const override { return internal::FromRocks(it_.status(), "scanning records"); }
+  bson::DocumentView document() const override {
+    return bson::DocumentView(inflated_.empty() ? it_.value_data() : inflated_.data());
+  }
+  Status status() const override {
+    if (!inflate_error_.ok()) return inflate_error_;
+    return internal::FromRocks(it_.status(), "scanning records");
+  }
 
  private:
+  // A corrupt frame ends the scan with its error rather than yielding a wrong document.
+  void InflateIfCompressed() {
+    inflated_.clear();
+    if (!it_.Valid()) return;
+    std::string_view stored = it_.value();
+    if (!IsCompressedRecord(stored)) return;
+    StatusWith<std::string> document = InflateRecord(stored);
+    if (!document.ok()) {
+      inflate_error_ = document.status();
+      return;
+    }
+    inflated_ = std::move(document).value();
+  }
+
   std::size_t prefix_size_;
   internal::BoundedIterator it_;
+  std::string inflated_;  // the current record's document when it is stored compressed
+  Status inflate_error_;
 };
+
+// A compressed record's document keeps its frame, for a reply to send as it is.
+StatusWith<bson::Document> DocumentOfRecord(std::string stored) {
+  if (!IsCompressedRecord(stored)) return bson::Document(std::move(stored));
+  QUARRY_ASSIGN_OR_RETURN(std::string bytes, InflateRecord(stored));
+  bson::Document document(std::move(bytes));
+  document.AddCompressedSpans(
+      {{.offset = 0,
+        .size = document.size(),
+        .zstd_frame = std::make_shared<const std::string>(std::move(stored))}});
+  return document;
+}
 
 }  // namespace
 
@@ -50,7 +89,8 @@ StatusWith<std::optional<bson::Document>> RecordStore::FindByIdKey(CollectionId 
   rocksdb::Status s = state_->db->Get(rocksdb::ReadOptions(), state_->docs, key, &value);
   if (s.IsNotFound()) return std::optional<bson::Document>();
   if (!s.ok()) return internal::FromRocks(s, "reading a record");
-  return std::optional<bson::Document>(bson::Document(std::move(value)));
+  QUARRY_ASSIGN_OR_RETURN(bson::Document document, DocumentOfRecord(std::move(value)));
+  return std::optional<bson::Document>(std::move(document));
 }
 
 StatusWith<std::vector<std::optional<bson::Document>>> RecordStore::FindByIdKeys(
@@ -68,7 +108,7 @@ StatusWith<std::vector<std::optional<bson::Document>>> RecordStore::FindByIdKeys
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (statuses[k].IsNotFound()) continue;
     if (!statuses[k].ok()) return internal::FromRocks(statuses[k], "reading a record");
-    out[k] = bson::Document(values[k].ToString());
+    QUARRY_ASSIGN_OR_RETURN(out[k], DocumentOfRecord(values[k].ToString()));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include "base/check.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
+#include "storage/record_compression.h"
 #include "storage/write_unit_internal.h"
 
 namespace quarry::storage {
@@ -21,7 +22,8 @@ std::string RecordKey(CollectionId collection, bson::DocumentView document) {
 }
 
 internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId collection,
-                                  std::string key, internal::LaidOutEntry entry) {
+                                  std::string key, internal::LaidOutEntry entry,
+                                  bson::DocumentView document = {}) {
   internal::Mutation m;
   m.kind = kind;
   m.collection = collection;
@@ -30,6 +32,7 @@ internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId coll
   m.ns = entry.ns;
   m.record = entry.document;
   m.pre = entry.pre;
+  if (IsCompressedRecord(m.record_bytes())) m.document.assign(document.bytes());
   return m;
 }
 
@@ -103,7 +106,7 @@ std::size_t WriteUnit::Insert(const CollectionRef& collection, bson::DocumentVie
                               std::vector<IndexEntry> added) {
   return Add(RecordMutation(internal::MutationKind::kInsert, collection.id,
                             RecordKey(collection.id, document),
-                            internal::LayOutInsert(collection, document)),
+                            internal::LayOutInsert(collection, document), document),
              {}, std::move(added));
 }
 
@@ -111,9 +114,10 @@ std::size_t WriteUnit::Update(const CollectionRef& collection, bson::DocumentVie
                               bson::DocumentView post_image, UpdateKind kind, IndexChanges index) {
   std::string key = RecordKey(collection.id, post_image);
   QUARRY_DCHECK(key == RecordKey(collection.id, pre_image));
-  return Add(RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
-                            internal::LayOutUpdate(collection, pre_image, post_image, kind)),
-             std::move(index.removed), std::move(index.added));
+  return Add(
+      RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
+                     internal::LayOutUpdate(collection, pre_image, post_image, kind), post_image),
+      std::move(index.removed), std::move(index.added));
 }
 
 std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentView deleted,
@@ -129,13 +133,11 @@ std::optional<WriteUnit::RecordChange> WriteUnit::record_change(std::size_t k) c
   const internal::Mutation& m = mutations_.at(k);
   switch (m.kind) {
     case internal::MutationKind::kInsert:
-      return RecordChange{.collection = m.collection,
-                          .before = {},
-                          .after = bson::DocumentView(m.record_bytes().data())};
+      return RecordChange{.collection = m.collection, .before = {}, .after = m.record_document()};
     case internal::MutationKind::kUpdate:
       return RecordChange{.collection = m.collection,
                           .before = bson::DocumentView(m.pre_image().data()),
-                          .after = bson::DocumentView(m.record_bytes().data())};
+                          .after = m.record_document()};
     case internal::MutationKind::kDelete:
       return RecordChange{.collection = m.collection,
                           .before = bson::DocumentView(m.pre_image().data()),

@@ -44,8 +44,10 @@ struct Mutation {
   // read against its `pre`, so each document is held once.
   std::string oplog;
   Span ns;
-  Span record;  // Insert, Update: the new document in `oplog`
-  Span pre;     // Update, and Delete when logged: the document as read, in `oplog`
+  Span record;  // Insert, Update: the stored record in `oplog` (the document, or its frame)
+  // Insert, Update of a compressed record: the document itself, for index keys and observers.
+  std::string document;
+  Span pre;  // Update, and Delete when logged: the document as read, in `oplog`
   std::optional<std::uint64_t> tag;       // WriteUnit::Tag, for the chunk record
   std::vector<IndexEntry> index_entries;  // what `index_writes` write, removed then added
   std::vector<IndexWrite> index_writes;   // deletes first, then puts
@@ -58,6 +60,9 @@ struct Mutation {
   std::string_view id_key() const { return std::string_view(key).substr(8); }
 
   std::string_view record_bytes() const { return record.In(oplog); }
+  bson::DocumentView record_document() const {
+    return bson::DocumentView(document.empty() ? record_bytes().data() : document.data());
+  }
   std::string_view ns_text() const { return oplog.empty() ? unlogged_ns : ns.In(oplog); }
   // The bytes the caller read, which the stored record must still equal.
   std::string_view pre_image() const { return pre.size > 0 ? pre.In(oplog) : value; }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bson/builder.h"
+#include "storage/oplog_entry.h"
 #include "storage/record_store.h"
 #include "vector/document_vectors.h"
 #include "vector/search_index_internal.h"
@@ -280,11 +281,13 @@ void SearchIndexRegistry::OnCommit(const storage::CommittedBatch& batch) {
     if (committed.collection == 0) continue;
     auto it = indexes_.find(committed.collection);
     if (it == indexes_.end()) continue;
-    bson::ValueView op = committed.entry.Get("op");
-    bson::ValueView o = committed.entry.Get("o");
-    if (op.type() != bson::Type::kString || o.type() != bson::Type::kDocument) continue;
-    const bool removed = op.String() == "d";
-    bson::DocumentView document = o.Document();
+    // Inflates a compressed document once for all of the collection's indexes.
+    StatusWith<storage::OplogEntry> parsed = storage::ParseOplogEntry(committed.entry);
+    if (!parsed.ok()) continue;
+    const std::string_view op = parsed.value().op;
+    if (op != "i" && op != "u" && op != "d") continue;
+    const bool removed = op == "d";
+    bson::DocumentView document = parsed.value().o;
     const std::string id_key = storage::EncodeIdKey(document.Get("_id"));
     for (auto& [index_id, entry] : it->second) {
       for (const std::shared_ptr<Built>& built : {entry->serving, entry->next}) {

@@ -6,6 +6,7 @@
 
 #include "base/log.h"
 #include "storage/oplog.h"
+#include "storage/oplog_entry.h"
 #include "storage/record_store.h"
 #include "vector/search_index_internal.h"
 #include "vector/snapshot_bytes.h"
@@ -226,20 +227,17 @@ bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
   std::uint64_t replayed = 0;
   std::unique_ptr<storage::OplogCursor> cursor = oplog_->Scan(through + 1);
   for (; cursor->Valid(); cursor->Next()) {
-    bson::DocumentView entry = cursor->entry();
-    bson::ValueView ui = entry.Get("ui");
+    bson::ValueView ui = cursor->entry().Get("ui");
     if (ui.type() != bson::Type::kBinary || ui.Binary().data != pending.collection_uuid) continue;
-    bson::ValueView op = entry.Get("op");
-    bson::ValueView o = entry.Get("o");
-    if (op.type() != bson::Type::kString || o.type() != bson::Type::kDocument ||
-        (op.String() != "i" && op.String() != "u" && op.String() != "d")) {
-      continue;
-    }
-    bson::DocumentView document = o.Document();
+    StatusWith<storage::OplogEntry> entry = storage::ParseOplogEntry(cursor->entry());
+    if (!entry.ok()) return rebuild(entry.status().reason());
+    const std::string_view op = entry.value().op;
+    if (op != "i" && op != "u" && op != "d") continue;
+    bson::DocumentView document = entry.value().o;
     const std::string id_key = storage::EncodeIdKey(document.Get("_id"));
     std::unique_lock lock(built.mu);
     if (built.changed_during_build.contains(id_key)) continue;
-    ApplyToBuilt(built, id_key, op.String() == "d" ? nullptr : &document);
+    ApplyToBuilt(built, id_key, op == "d" ? nullptr : &document);
     ++replayed;
   }
   if (!cursor->status().ok()) return rebuild(cursor->status().reason());

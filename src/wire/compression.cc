@@ -236,25 +236,34 @@ Status CompressionContext::Compress(Compressor compressor, std::string_view inpu
   return Status(ErrorCode::kInternalError, "unknown compressor");
 }
 
-std::string CompressionContext::CompressMessage(std::string_view message, Compressor compressor) {
-  MessageHeader inner = ReadHeader(message.data());
-  std::string_view payload = message.substr(kHeaderSize);
-
+std::string StartCompressedMessage(const MessageHeader& inner, std::size_t payload_size,
+                                   Compressor compressor, std::size_t reserve) {
   std::string out;
-  out.reserve(kHeaderSize + kCompressedPrefixSize + payload.size() / 2);
-  out.resize(kHeaderSize);  // filled in below, once the length is known
+  out.reserve(kHeaderSize + kCompressedPrefixSize + reserve);
+  out.resize(kHeaderSize);  // FinishCompressedMessage fills it, once the length is known
   AppendLittleEndianInt32(inner.op_code, &out);
-  AppendLittleEndianInt32(static_cast<std::int32_t>(payload.size()), &out);
+  AppendLittleEndianInt32(static_cast<std::int32_t>(payload_size), &out);
   out.push_back(static_cast<char>(compressor));
-  if (!Compress(compressor, payload, &out).ok() || out.size() > kMaxMessageSizeBytes) {
-    return std::string(message);
-  }
+  return out;
+}
+
+void FinishCompressedMessage(const MessageHeader& inner, std::string* message) {
   MessageHeader outer = inner;
-  outer.message_length = static_cast<std::int32_t>(out.size());
+  outer.message_length = static_cast<std::int32_t>(message->size());
   outer.op_code = static_cast<std::int32_t>(OpCode::kCompressed);
   std::string header;
   AppendHeader(outer, &header);
-  std::copy(header.begin(), header.end(), out.begin());
+  std::copy(header.begin(), header.end(), message->begin());
+}
+
+std::string CompressionContext::CompressMessage(std::string_view message, Compressor compressor) {
+  MessageHeader inner = ReadHeader(message.data());
+  std::string_view payload = message.substr(kHeaderSize);
+  std::string out = StartCompressedMessage(inner, payload.size(), compressor, payload.size() / 2);
+  if (!Compress(compressor, payload, &out).ok() || out.size() > kMaxMessageSizeBytes) {
+    return std::string(message);
+  }
+  FinishCompressedMessage(inner, &out);
   return out;
 }
 

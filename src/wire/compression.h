@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "wire/message_header.h"
 
 struct ZSTD_CCtx_s;
 struct ZSTD_DCtx_s;
@@ -70,5 +71,12 @@ class CompressionContext {
 
 // CompressMessage with a temporary context, for callers that compress once.
 std::string CompressMessage(std::string_view message, Compressor compressor);
+
+// An OP_COMPRESSED message built by hand: Start leaves room for the header and writes
+// originalOpcode (from `inner`, the uncompressed message's header), uncompressedSize and
+// compressorId; the caller appends the compressed payload; Finish writes the header.
+std::string StartCompressedMessage(const MessageHeader& inner, std::size_t payload_size,
+                                   Compressor compressor, std::size_t reserve);
+void FinishCompressedMessage(const MessageHeader& inner, std::string* message);
 
 }  // namespace quarry::wire

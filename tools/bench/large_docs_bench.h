@@ -23,6 +23,10 @@ struct LargeDocsOptions {
   int repeat = 5;
   int server_pid = 0;  // the server's, when local: its CPU time (0: not shown)
   std::string redis_server = "redis-server";
+  // A running Redis ("host:port") to measure instead of starting one, e.g. across a shaped
+  // link (bench/network-limited.sh --large-docs); its PID when local, for its CPU time.
+  std::string redis_address;
+  int redis_pid = 0;
   std::uint64_t seed = 7;
   std::string database = "quarry_bench";
   std::string collection = "large_docs";

@@ -8,12 +8,12 @@ namespace quarry::tools::client {
 
 void RedisReplyDeleter::operator()(redisReply* reply) const { freeReplyObject(reply); }
 
-StatusWith<std::unique_ptr<RedisSession>> RedisSession::Connect(int port) {
-  redisContext* context = redisConnect("127.0.0.1", port);
+StatusWith<std::unique_ptr<RedisSession>> RedisSession::Connect(int port, const std::string& host) {
+  redisContext* context = redisConnect(host.c_str(), port);
   if (context == nullptr || context->err != 0) {
-    Status status(ErrorCode::kHostUnreachable,
-                  "cannot reach Redis on 127.0.0.1:" + std::to_string(port) + ": " +
-                      (context ? context->errstr : "out of memory"));
+    Status status(ErrorCode::kHostUnreachable, "cannot reach Redis on " + host + ":" +
+                                                   std::to_string(port) + ": " +
+                                                   (context ? context->errstr : "out of memory"));
     if (context != nullptr) redisFree(context);
     return status;
   }

@@ -28,8 +28,9 @@ using RedisCommand = std::vector<std::string_view>;
 
 class RedisSession {
  public:
-  // Connects to Redis on 127.0.0.1:`port`.
-  static StatusWith<std::unique_ptr<RedisSession>> Connect(int port);
+  // Connects to Redis on `host`:`port`.
+  static StatusWith<std::unique_ptr<RedisSession>> Connect(int port,
+                                                           const std::string& host = "127.0.0.1");
   ~RedisSession();
   RedisSession(const RedisSession&) = delete;
   RedisSession& operator=(const RedisSession&) = delete;

@@ -291,6 +291,10 @@ int main(int argc, char** argv) {
                             "the server's PID when it runs here, for its CPU time");
   large_command->add_option("--redis-server", large.redis_server, "the redis-server to start")
       ->capture_default_str();
+  large_command->add_option("--redis", large.redis_address,
+                            "HOST:PORT of a running Redis to measure instead of starting one");
+  large_command->add_option("--redis-pid", large.redis_pid,
+                            "that Redis's PID when it runs here, for its CPU time");
 
   quarry::tools::watch::WatchOptions watch;
   watch.uri = "mongodb://localhost:27017";

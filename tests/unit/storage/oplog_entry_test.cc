@@ -11,6 +11,8 @@
 
 #include "bson/builder.h"
 #include "bson/json.h"
+#include "storage/record_compression.h"
+#include "storage/record_store.h"
 #include "storage/write_unit.h"
 #include "storage_test_util.h"
 
@@ -137,6 +139,53 @@ TEST_F(OplogEntryTest, CommandsAreLoggedOnTheDatabasesCommandNamespace) {
   EXPECT_EQ(Keys(entries[1]), (std::vector<std::string>{"ts", "op", "ns", "o", "wall"}));
 }
 
+TEST_F(OplogEntryTest, LargeDocumentsAreLoggedAndStoredAsZstdFrames) {
+  bson::Document v1 = testing::LargeDocument(1, 1 << 20);
+  bson::Document v2 = testing::LargeDocument(1, 1 << 20, /*seed=*/5);
+  testing::InsertOne(*engine_, 1, v1);
+  WriteUnit unit;
+  unit.Update(Target(1), v1, v2, UpdateKind::kReplace);
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(Keys(entries[0]), (std::vector<std::string>{"ts", "op", "ns", "ui", "oz", "wall"}));
+  EXPECT_LT(entries[0].size(), v1.size() / 3);
+  auto insert = ParseOplogEntry(entries[0]);
+  ASSERT_TRUE(insert.ok()) << insert.status().ToString();
+  EXPECT_EQ(insert.value().o.bytes(), v1.bytes());
+  EXPECT_EQ(insert.value().DocumentId().Int32(), 1);
+  std::optional<std::string_view> stored = StoredRecordOf(entries[0]);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored, entries[0].Get("oz").Binary().data);
+  // The update's pre-image matched the compressed record it replaced.
+  auto update = ParseOplogEntry(entries[1]).value();
+  EXPECT_EQ(update.o.bytes(), v2.bytes());
+  EXPECT_EQ(update.pre->bytes(), v1.bytes());
+  // Reads see documents; the statistics count their BSON, not their frames.
+  auto found = engine_->records().FindById(1, v2.Get("_id"));
+  ASSERT_TRUE(found.ok() && found.value().has_value());
+  EXPECT_EQ(found.value()->bytes(), v2.bytes());
+  auto cursor = engine_->records().Scan(1);
+  ASSERT_TRUE(cursor->Valid());
+  EXPECT_EQ(cursor->document().bytes(), v2.bytes());
+  EXPECT_EQ(engine_->records().Stats(1).data_bytes, static_cast<std::int64_t>(v2.size()));
+}
+
+TEST_F(OplogEntryTest, AStaleReadOfACompressedRecordIsAWriteConflict) {
+  bson::Document v1 = testing::LargeDocument(1, 1 << 20);
+  bson::Document v2 = testing::LargeDocument(1, 1 << 20, /*seed=*/5);
+  testing::InsertOne(*engine_, 1, v1);
+  WriteUnit first;
+  first.Update(Target(1), v1, v2, UpdateKind::kReplace);
+  ASSERT_TRUE(engine_->pipeline().Commit(std::move(first), CommitOptions{}).value().errors.empty());
+  WriteUnit stale;  // read v1 before the first update committed
+  stale.Update(Target(1), v1, testing::LargeDocument(1, 1 << 20, 9), UpdateKind::kReplace);
+  auto result = engine_->pipeline().Commit(std::move(stale), CommitOptions{});
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result.value().errors.size(), 1u);
+  EXPECT_EQ(result.value().errors[0].status.code(), ErrorCode::kWriteConflict);
+  EXPECT_EQ(engine_->records().FindById(1, v2.Get("_id")).value()->bytes(), v2.bytes());
+}
+
 TEST(OplogEntryParseTest, AnEntryWithoutItsRequiredFieldsIsAnInternalError) {
   auto entry = ParseOplogEntry(Doc(R"({"op": "i"})"));
   EXPECT_EQ(entry.status().code(), ErrorCode::kInternalError);
@@ -153,12 +202,13 @@ TEST(OplogEntryParseTest, SplitNamespaceCutsAtTheFirstDot) {
   EXPECT_EQ(coll, "");
 }
 
-// Each inserted document is copied once in Quarry's code: straight into its oplog entry, which
-// the record is later stored from.
+// Each inserted document below the compression size is copied once in Quarry's code: straight into
+// its oplog entry, which the record is later stored from.
 TEST(OplogEntryCopyTest, InsertCopiesTheDocumentOnce) {
   bson::DocumentBuilder b;
   b.AppendInt32("_id", 1);
-  b.AppendString("payload", std::string(1 << 20, 'x'));
+  // Just below the size from which documents are stored compressed.
+  b.AppendString("payload", std::string(kCompressRecordsFrom - 100, 'x'));
   bson::Document doc = std::move(b).Finish();
   WriteUnit unit;
   unit.Reserve(1);

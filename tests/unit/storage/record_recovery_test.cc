@@ -90,6 +90,23 @@ TEST(RecordRecoveryTest, InsertsReplacesAndDeletesOfAKilledServerAreAllBack) {
   EXPECT_EQ(scanned, 99);
 }
 
+TEST(RecordRecoveryTest, CompressedRecordsOfAKilledServerAreBackWhole) {
+  auto dir = RunThenKill([](Engine& engine) {
+    InsertOne(engine, 7, testing::LargeDocument(1, 2 << 20));
+    InsertOne(engine, 7, testing::LargeDocument(2, 2 << 20));
+    WriteUnit unit;
+    unit.Update(Target(7), testing::LargeDocument(2, 2 << 20),
+                testing::LargeDocument(2, 2 << 20, /*seed=*/3), UpdateKind::kReplace);
+    Commit(engine, std::move(unit));
+  });
+  if (dir == nullptr) return;  // the child's side of the death test
+  auto [engine, replayed] = OpenCountingReplay(dir->path());
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(replayed, 3);
+  EXPECT_EQ(Find(*engine, 7, 1)->bytes(), testing::LargeDocument(1, 2 << 20).bytes());
+  EXPECT_EQ(Find(*engine, 7, 2)->bytes(), testing::LargeDocument(2, 2 << 20, 3).bytes());
+}
+
 TEST(RecordRecoveryTest, RecordsFlushedBeforeTheKillAreNotDisturbedByTheReplay) {
   auto dir = RunThenKill([](Engine& engine) {
     for (int id = 1; id <= 10; ++id) InsertOne(engine, 7, DocWithIntId(id, "old"));
@@ -160,7 +177,24 @@ TEST(RecordRecoveryTest, AVersionOneDatabaseOpensAndKeepsItsRecords) {
   auto version = engine->meta().Get("format_version");
   ASSERT_TRUE(version.ok());
   ASSERT_TRUE(version.value().has_value());
-  EXPECT_EQ(*version.value(), std::string("\0\0\0\0\0\0\0\x03", 8));
+  EXPECT_EQ(*version.value(), std::string("\0\0\0\0\0\0\0\x04", 8));
+}
+
+TEST(RecordRecoveryTest, AVersionThreeDatabaseOpensAndTakesCompressedRecordsToo) {
+  TempDir dir;
+  {
+    auto engine = OpenEngine(dir.path());
+    InsertOne(*engine, 7, DocWithIntId(1));
+    WriteUnit unit;
+    unit.PutMeta("format_version", std::string("\0\0\0\0\0\0\0\x03", 8));
+    Commit(*engine, std::move(unit));
+  }
+  auto engine = OpenEngine(dir.path());
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(*engine->meta().Get("format_version").value(), std::string("\0\0\0\0\0\0\0\x04", 8));
+  InsertOne(*engine, 7, testing::LargeDocument(2, 1 << 20));
+  EXPECT_EQ(Find(*engine, 7, 1)->Get("payload").String(), "x");
+  EXPECT_EQ(Find(*engine, 7, 2)->bytes(), testing::LargeDocument(2, 1 << 20).bytes());
 }
 
 TEST(RecordRecoveryTest, FlushesTheServerMadeItselfMoveTheReplayStartingPoint) {
@@ -261,7 +295,7 @@ TEST(RecordRecoveryTest, AVersionTwoDatabaseReplaysFromItsDocsFamilyMark) {
   EXPECT_EQ(AppliedThrough(*engine), std::optional<Timestamp>(entries[4]));
   auto version = engine->meta().Get("format_version");
   ASSERT_TRUE(version.ok() && version.value().has_value());
-  EXPECT_EQ(*version.value(), std::string("\0\0\0\0\0\0\0\x03", 8));
+  EXPECT_EQ(*version.value(), std::string("\0\0\0\0\0\0\0\x04", 8));
   std::int64_t scanned = 0;
   for (auto cursor = engine->records().Scan(7); cursor->Valid(); cursor->Next()) ++scanned;
   EXPECT_EQ(scanned, 5);

@@ -60,6 +60,23 @@ inline bson::Document DocWithIntId(std::int32_t id, std::string_view payload = "
   return std::move(b).Finish();
 }
 
+// A document of about `bytes` bytes (from kCompressRecordsFrom up, stored compressed) that
+// compresses as real records do: repeated field names and a few distinct values; `seed` varies
+// its values, not its size.
+inline bson::Document LargeDocument(std::int32_t id, std::size_t bytes, int seed = 0) {
+  bson::DocumentBuilder b;
+  b.AppendInt32("_id", id);
+  b.OpenArray("items");
+  for (std::size_t i = 0; b.size() < bytes; ++i) {
+    b.OpenDocument(std::to_string(i))
+        .AppendInt64("n", static_cast<std::int64_t>(i * 7919 + seed))
+        .AppendString("name", "item " + std::to_string((i + seed) % 97))
+        .Close();
+  }
+  b.Close();
+  return std::move(b).Finish();
+}
+
 // How record changes to `collection` are logged in these tests: as "db.c" (or `ns`), with a
 // fixed UUID.
 inline CollectionRef Target(CollectionId collection, std::string_view ns = "db.c",

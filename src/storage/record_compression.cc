@@ -1,0 +1,104 @@
+// zstd frames for large records; one compression and one decompression context per thread,
+// reused, because a context for a multi-megabyte input costs more to set up than to keep.
+#include "storage/record_compression.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace quarry::storage {
+namespace {
+
+constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+struct Contexts {
+  ZSTD_CCtx* compress = ZSTD_createCCtx();
+  ZSTD_DCtx* decompress = ZSTD_createDCtx();
+  Contexts() {
+    ZSTD_CCtx_setParameter(compress, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter(compress, ZSTD_c_contentSizeFlag, 1);
+  }
+  ~Contexts() {
+    ZSTD_freeCCtx(compress);
+    ZSTD_freeDCtx(decompress);
+  }
+  Contexts(const Contexts&) = delete;
+  Contexts& operator=(const Contexts&) = delete;
+};
+
+Contexts& ThreadContexts() {
+  thread_local Contexts contexts;
+  return contexts;
+}
+
+Status Corrupt(std::string_view why) {
+  return Status(ErrorCode::kInternalError, "a stored record is corrupt: " + std::string(why));
+}
+
+}  // namespace
+
+bool IsCompressedRecord(std::string_view stored) {
+  return stored.size() >= sizeof(kZstdMagic) &&
+         std::memcmp(stored.data(), kZstdMagic, sizeof(kZstdMagic)) == 0;
+}
+
+std::string CompressRecord(bson::DocumentView document) {
+  std::string_view in = document.bytes();
+  // Uninitialised: zeroing a buffer of the document's size would cost more than the pages
+  // the frame actually touches.
+  const std::size_t bound = ZSTD_compressBound(in.size());
+  std::unique_ptr<char[]> out(new char[bound]);
+  ZSTD_CCtx* cctx = ThreadContexts().compress;
+  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+  ZSTD_CCtx_setPledgedSrcSize(cctx, in.size());
+  std::size_t n = ZSTD_compress2(cctx, out.get(), bound, in.data(), in.size());
+  // Only a bug (an undersized buffer) makes ZSTD_compress2 fail into a compressBound buffer.
+  if (ZSTD_isError(n)) return std::string();
+  return std::string(out.get(), n);
+}
+
+std::size_t RecordDocumentSize(std::string_view stored) {
+  if (!IsCompressedRecord(stored)) return stored.size();
+  unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) return 0;
+  return static_cast<std::size_t>(size);
+}
+
+StatusWith<std::string> InflateRecord(std::string_view stored) {
+  if (!IsCompressedRecord(stored)) return std::string(stored);
+  const std::size_t size = RecordDocumentSize(stored);
+  if (size < 5) return Corrupt("its zstd frame gives no document size");
+  std::string document(size, '\0');
+  std::size_t n = ZSTD_decompressDCtx(ThreadContexts().decompress, document.data(), size,
+                                      stored.data(), stored.size());
+  if (ZSTD_isError(n)) return Corrupt(ZSTD_getErrorName(n));
+  if (n != size) return Corrupt("its zstd frame is shorter than its header says");
+  return document;
+}
+
+bool RecordHolds(std::string_view stored, bson::DocumentView document) {
+  std::string_view expected = document.bytes();
+  if (!IsCompressedRecord(stored)) return stored == expected;
+  if (RecordDocumentSize(stored) != expected.size()) return false;
+  ZSTD_DCtx* dctx = ThreadContexts().decompress;
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+  char piece[64 * 1024];
+  ZSTD_inBuffer in{stored.data(), stored.size(), 0};
+  std::size_t compared = 0;
+  while (true) {
+    ZSTD_outBuffer out{piece, sizeof(piece), 0};
+    std::size_t left = ZSTD_decompressStream(dctx, &out, &in);
+    if (ZSTD_isError(left)) return false;
+    if (out.pos > expected.size() - compared ||
+        std::memcmp(piece, expected.data() + compared, out.pos) != 0) {
+      return false;
+    }
+    compared += out.pos;
+    if (left == 0) return compared == expected.size();
+    if (out.pos == 0 && in.pos == in.size) return false;  // truncated
+  }
+}
+
+}  // namespace quarry::storage
