@@ -39,7 +39,11 @@ void AppendHeader(std::string_view op, std::string_view ns, std::string_view uui
 Span AppendRecordDocument(bson::DocumentBuilder* b, bson::DocumentView doc) {
   if (doc.bytes().size() < kCompressRecordsFrom) return AppendDocumentAt(b, "o", doc);
   std::string frame = CompressRecord(doc);
-  if (frame.empty()) return AppendDocumentAt(b, "o", doc);
+  // Data that does not compress (GridFS chunks of media, say) stays BSON: readers then skip
+  // inflating it.
+  if (frame.empty() || frame.size() > doc.bytes().size() / 8 * 7) {
+    return AppendDocumentAt(b, "o", doc);
+  }
   // The binary's bytes follow its type, key, int32 length and subtype.
   Span span{b->size() + 1 + 3 + 4 + 1, frame.size()};
   b->AppendBinary("oz", 0, frame);

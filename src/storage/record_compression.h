@@ -15,7 +15,8 @@
 
 namespace quarry::storage {
 
-// Documents of this many bytes or more are compressed. Smaller ones gain more from the block
+// Documents of this many bytes or more are compressed (and stored so when the frame is at most
+// 7/8 of the document: oplog_entry.cc). Smaller ones gain more from the block
 // compression of the family, which sees many documents together.
 inline constexpr std::size_t kCompressRecordsFrom = 64 * 1024;
 

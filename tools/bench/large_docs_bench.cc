@@ -162,6 +162,103 @@ StatusWith<Timing> MeasureQuarry(const LargeDocsOptions& options, const std::str
   return timing;
 }
 
+// `megabytes` of seeded random bytes: what GridFS moves unchanged (nothing to compress).
+std::string RandomBytes(double megabytes, std::uint64_t seed) {
+  std::string bytes(static_cast<std::size_t>(megabytes * 1e6), '\0');
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (std::size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    std::memcpy(bytes.data() + i, &x, 8);
+  }
+  return bytes;
+}
+
+// Uploads `bytes` through libmongoc's GridFS bucket and downloads them again, `repeat` times.
+StatusWith<Timing> MeasureGridFs(const LargeDocsOptions& options, const std::string& bytes,
+                                 int repeat) {
+  QUARRY_ASSIGN_OR_RETURN(
+      std::unique_ptr<client::MongoClient> connection,
+      client::MongoClient::Connect({.uri = options.uri, .app_name = "quarry-bench-large-docs"}));
+  mongoc_database_t* database =
+      mongoc_client_get_database(connection->get(), options.database.c_str());
+  bson_error_t error;
+  mongoc_gridfs_bucket_t* bucket = mongoc_gridfs_bucket_new(database, nullptr, nullptr, &error);
+  if (bucket == nullptr) {
+    mongoc_database_destroy(database);
+    return client::DriverError(error, "GridFS bucket");
+  }
+  Timing timing;
+  QUARRY_ASSIGN_OR_RETURN(client::NetworkCounters before, connection->ReadNetworkCounters());
+  const double server_before = client::ProcessCpuSeconds(options.server_pid);
+  constexpr std::size_t kPiece = 1 << 20;
+  std::string read_back(bytes.size(), '\0');
+  Status status = Status::OK();
+  for (int r = 0; r < repeat && status.ok(); ++r) {
+    const double cpu_start = ThreadCpuSeconds();
+    const auto start = Clock::now();
+    bson_value_t file_id;
+    mongoc_stream_t* upload = mongoc_gridfs_bucket_open_upload_stream(
+        bucket, "large-docs-bench.bin", nullptr, &file_id, &error);
+    if (upload == nullptr) {
+      status = client::DriverError(error, "GridFS upload");
+      break;
+    }
+    for (std::size_t at = 0; at < bytes.size() && status.ok(); at += kPiece) {
+      mongoc_iovec_t piece;
+      piece.iov_base = const_cast<char*>(bytes.data() + at);
+      piece.iov_len = std::min(kPiece, bytes.size() - at);
+      if (mongoc_stream_writev(upload, &piece, 1, 0) != static_cast<ssize_t>(piece.iov_len)) {
+        mongoc_gridfs_bucket_stream_error(upload, &error);
+        status = client::DriverError(error, "GridFS upload");
+      }
+    }
+    if (status.ok() && mongoc_stream_close(upload) != 0) {
+      mongoc_gridfs_bucket_stream_error(upload, &error);
+      status = client::DriverError(error, "GridFS upload");
+    }
+    mongoc_stream_destroy(upload);
+    const auto stored_at = Clock::now();
+    std::size_t got = 0;
+    if (status.ok()) {
+      mongoc_stream_t* download =
+          mongoc_gridfs_bucket_open_download_stream(bucket, &file_id, &error);
+      if (download == nullptr) {
+        status = client::DriverError(error, "GridFS download");
+      } else {
+        ssize_t n = 0;
+        while (got < read_back.size() &&
+               (n = mongoc_stream_read(download, read_back.data() + got,
+                                       std::min(kPiece, read_back.size() - got), 1, 0)) > 0) {
+          got += static_cast<std::size_t>(n);
+        }
+        mongoc_stream_destroy(download);
+      }
+    }
+    const auto done = Clock::now();
+    timing.client_cpu += ThreadCpuSeconds() - cpu_start;
+    if (status.ok() && (got != bytes.size() || read_back != bytes)) {
+      status = Status(ErrorCode::kOperationFailed, "the GridFS file did not come back whole");
+    }
+    if (!mongoc_gridfs_bucket_delete_by_id(bucket, &file_id, &error) && status.ok()) {
+      status = client::DriverError(error, "GridFS delete");
+    }
+    bson_value_destroy(&file_id);
+    timing.upload_ms.push_back(Milliseconds(start, stored_at));
+    timing.download_ms.push_back(Milliseconds(stored_at, done));
+  }
+  mongoc_gridfs_bucket_destroy(bucket);
+  mongoc_database_destroy(database);
+  QUARRY_RETURN_IF_ERROR(status);
+  timing.server_cpu = client::ProcessCpuSeconds(options.server_pid) - server_before;
+  QUARRY_ASSIGN_OR_RETURN(client::NetworkCounters after, connection->ReadNetworkCounters());
+  const client::NetworkCounters moved = after - before;
+  timing.wire_up = moved.physical_bytes_in;
+  timing.wire_down = moved.physical_bytes_out;
+  return timing;
+}
+
 }  // namespace
 
 Status ValidateLargeDocsOptions(const LargeDocsOptions& options) {
@@ -173,6 +270,7 @@ Status ValidateLargeDocsOptions(const LargeDocsOptions& options) {
                     "--redis takes HOST:PORT, not '" + options.redis_address + "'");
     }
   }
+  if (options.gridfs_mb < 0) return Status(ErrorCode::kBadValue, "--gridfs-mb cannot be negative");
   if (options.sizes_mb.empty() || options.repeat < 1) {
     return Status(ErrorCode::kBadValue, "--sizes needs at least one size and --repeat at least 1");
   }
@@ -252,6 +350,21 @@ StatusWith<client::ResultTable> RunLargeDocsBench(const LargeDocsOptions& option
       if (size_mb == 10 && compressor == "zstd") zstd_10mb = std::get<double>(table.rows.back()[5]);
       progress.Advance(++done);
     }
+  }
+  if (options.gridfs_mb > 0) {
+    const int repeat = std::min(options.repeat, 3);
+    QUARRY_ASSIGN_OR_RETURN(
+        Timing timing,
+        MeasureGridFs(options, RandomBytes(options.gridfs_mb, options.seed), repeat));
+    table.rows.push_back(
+        Row(options.gridfs_mb, "Quarry", "GridFS", timing, repeat, options.server_pid > 0));
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "GridFS (libmongoc's bucket, 255 KiB chunks, random bytes, no wire "
+                  "compression): %.0f MB up at %.0f MB/s, down at %.0f MB/s",
+                  options.gridfs_mb, options.gridfs_mb / (Median(timing.upload_ms) / 1e3),
+                  options.gridfs_mb / (Median(timing.download_ms) / 1e3));
+    table.notes.push_back(line);
   }
   progress.End();
   if (brotli_10mb && zstd_10mb) {

@@ -21,7 +21,8 @@ struct LargeDocsOptions {
   std::vector<double> sizes_mb = {1, 5, 10};
   std::vector<std::string> compressors = {"none", "snappy", "zstd"};
   int repeat = 5;
-  int server_pid = 0;  // the server's, when local: its CPU time (0: not shown)
+  double gridfs_mb = 100;  // a GridFS file uploaded and downloaded (0: none)
+  int server_pid = 0;      // the server's, when local: its CPU time (0: not shown)
   std::string redis_server = "redis-server";
   // A running Redis ("host:port") to measure instead of starting one, e.g. across a shaped
   // link (bench/network-limited.sh --large-docs); its PID when local, for its CPU time.

@@ -287,6 +287,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   large_command->add_option("--repeat", large.repeat, "puts and gets per row (medians shown)")
       ->capture_default_str();
+  large_command
+      ->add_option("--gridfs-mb", large.gridfs_mb,
+                   "size of the GridFS file uploaded and downloaded (0: no GridFS row)")
+      ->capture_default_str();
   large_command->add_option("--server-pid", large.server_pid,
                             "the server's PID when it runs here, for its CPU time");
   large_command->add_option("--redis-server", large.redis_server, "the redis-server to start")

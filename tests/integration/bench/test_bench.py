@@ -174,7 +174,8 @@ def assert_one_line_error(result, code, *fragments):
 def test_large_docs_compares_every_codec_and_compressor(server, quarry_tool, tmp_path):
     chart = tmp_path / "large.svg"
     result = run(quarry_tool, "bench", "large-docs", "--uri", server.uri(), "--sizes", "0.2,0.5",
-                 "--repeat", "1", "--server-pid", str(server.pid), "--json", "--chart", str(chart))
+                 "--repeat", "1", "--gridfs-mb", "3", "--server-pid", str(server.pid), "--json",
+                 "--chart", str(chart))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["benchmark"] == "large-docs"
@@ -183,16 +184,27 @@ def test_large_docs_compares_every_codec_and_compressor(server, quarry_tool, tmp
     wire = ["wire none", "wire snappy", "wire zstd"]
     assert rows == [(mb, "Redis", c) for c in codecs for mb in [0.2]] + \
         [(0.2, "Quarry", w) for w in wire] + [(0.5, "Redis", c) for c in codecs] + \
-        [(0.5, "Quarry", w) for w in wire]
+        [(0.5, "Quarry", w) for w in wire] + [(3, "Quarry", "GridFS")]
     for row in report["rows"]:
         assert row["put_get_ms"] > 0 and row["wire_up_kilobytes"] > 0
         assert row["server_cpu_ms"] is not None
+        # Redis's value size is known; Quarry's storage is not a per-document figure.
+        assert (row["stored_kilobytes"] is None) == (row["system"] == "Quarry")
+    # The GridFS file moved once each way (random bytes: no compression to hide behind).
+    gridfs = report["rows"][-1]
+    assert 3000 <= gridfs["wire_up_kilobytes"] < 3300 and 3000 <= gridfs["wire_down_kilobytes"] < 3300
+    assert any(n.startswith("GridFS") and "MB/s" in n for n in report["notes"])
     by_codec = {(r["megabytes"], r["codec"]): r for r in report["rows"]}
     # Compression shows in the bytes that crossed the wire.
     assert by_codec[(0.5, "brotli-1")]["wire_up_kilobytes"] < by_codec[(0.5, "none")]["wire_up_kilobytes"] / 3
     assert by_codec[(0.5, "wire zstd")]["wire_down_kilobytes"] < \
         by_codec[(0.5, "wire none")]["wire_down_kilobytes"] / 3
     assert "<svg" in chart.read_text() and chart.read_text().count("class=\"bar\"") == 2 * len(rows)
+
+
+def test_large_docs_refuses_a_redis_address_without_a_port(server, quarry_tool):
+    result = run(quarry_tool, "bench", "large-docs", "--uri", server.uri(), "--redis", "localhost")
+    assert_one_line_error(result, 2, "--redis takes HOST:PORT")
 
 
 @pytest.mark.parametrize("command", ["network", "bulk"])

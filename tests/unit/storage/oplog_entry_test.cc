@@ -170,6 +170,27 @@ TEST_F(OplogEntryTest, LargeDocumentsAreLoggedAndStoredAsZstdFrames) {
   EXPECT_EQ(engine_->records().Stats(1).data_bytes, static_cast<std::int64_t>(v2.size()));
 }
 
+TEST_F(OplogEntryTest, ALargeDocumentThatDoesNotCompressStaysBson) {
+  std::string noise(1 << 20, '\0');
+  std::uint64_t x = 88172645463325252ull;
+  for (char& c : noise) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    c = static_cast<char>(x);
+  }
+  bson::DocumentBuilder b;
+  b.AppendInt32("_id", 1);
+  b.AppendBinary("data", 0, noise);
+  bson::Document doc = std::move(b).Finish();
+  WriteUnit unit;
+  unit.Insert(Target(1), doc);
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(Keys(entries[0]), (std::vector<std::string>{"ts", "op", "ns", "ui", "o", "wall"}));
+  EXPECT_EQ(engine_->records().FindById(1, doc.Get("_id")).value()->bytes(), doc.bytes());
+}
+
 TEST_F(OplogEntryTest, AStaleReadOfACompressedRecordIsAWriteConflict) {
   bson::Document v1 = testing::LargeDocument(1, 1 << 20);
   bson::Document v2 = testing::LargeDocument(1, 1 << 20, /*seed=*/5);
