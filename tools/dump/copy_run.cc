@@ -10,6 +10,7 @@
 #include "tools/client/mongo_client.h"
 #include "tools/client/resume_token_file.h"
 #include "tools/dump/collection_writer.h"
+#include "tools/dump/id_ranges.h"
 #include "tools/dump/oplog_capture.h"
 #include "tools/dump/oplog_replay.h"
 #include "tools/dump/parallel_jobs.h"
@@ -60,32 +61,18 @@ StatusWith<ChangeStreamPtr> OpenChangeStream(client::MongoClient& source,
   return owned;
 }
 
-// Copies one collection: options and indexes, then documents through a bounded queue.
-Status CopyCollection(client::MongoClient& source, client::MongoClient& target,
-                      const CopyOptions& options, SourceCollection collection, LineLog* log,
-                      WriteCounters* counters) {
-  const std::string db = collection.db;
-  const std::string name = collection.metadata.name;
-  const bool is_collection = collection.metadata.type == "collection";
-  CollectionWriter writer(
-      &target,
-      {.drop = options.drop, .build_indexes = false, .batch_documents = options.batch_documents},
-      db, std::move(collection.metadata), log, counters);
-  QUARRY_RETURN_IF_ERROR(writer.Prepare());
-  // Indexes before documents: a unique index then refuses what the source would have refused.
-  QUARRY_RETURN_IF_ERROR(writer.BuildIndexes());
-  if (!is_collection) return writer.Finish();
-
+// Copies the documents `filter` selects through a bounded queue: this thread writes what
+// another reads.
+Status CopyRange(client::MongoClient& source, CollectionWriter& writer, const CopyOptions& options,
+                 const std::string& db, const std::string& name, const bson_t& filter) {
   client::BatchQueue<Batch> queue(options.queued_batches);
   Status read_status = Status::OK();
   std::thread reader([&] {
     client::CollectionPtr from = source.Collection(db, name);
-    bson_t filter = BSON_INITIALIZER;
     bson_t* opts =
         BCON_NEW("batchSize", BCON_INT64(static_cast<std::int64_t>(options.batch_documents)));
     CursorPtr cursor(mongoc_collection_find_with_opts(from.get(), &filter, opts, nullptr));
     bson_destroy(opts);
-    bson_destroy(&filter);
     Batch batch;
     const bson_t* document = nullptr;
     while (mongoc_cursor_next(cursor.get(), &document)) {
@@ -116,25 +103,64 @@ Status CopyCollection(client::MongoClient& source, client::MongoClient& target,
   return writer.Finish();
 }
 
+struct Connections {
+  std::unique_ptr<client::MongoClient> source;
+  std::unique_ptr<client::MongoClient> target;
+};
+
+StatusWith<Connections> Connect(const CopyOptions& options) {
+  auto source = client::MongoClient::Connect({.uri = options.from, .app_name = "quarry-copy"});
+  if (!source.ok()) return source.status();
+  auto target = client::MongoClient::Connect({.uri = options.to, .app_name = "quarry-copy"});
+  if (!target.ok()) return target.status();
+  return Connections{std::move(source.value()), std::move(target.value())};
+}
+
+// Copies one collection: options and indexes, then its documents, in parallel _id ranges when
+// it is large (each range on connections of its own).
+Status CopyCollection(client::MongoClient& source, client::MongoClient& target,
+                      const CopyOptions& options, SourceCollection collection, LineLog* log,
+                      WriteCounters* counters) {
+  const std::string db = collection.db;
+  const std::string name = collection.metadata.name;
+  const bool is_collection = collection.metadata.type == "collection";
+  const WriterOptions writing{
+      .drop = options.drop, .build_indexes = false, .batch_documents = options.batch_documents};
+  CollectionWriter writer(&target, writing, db, std::move(collection.metadata), log, counters);
+  QUARRY_RETURN_IF_ERROR(writer.Prepare());
+  // Indexes before documents: a unique index then refuses what the source would have refused.
+  QUARRY_RETURN_IF_ERROR(writer.BuildIndexes());
+  if (!is_collection) return writer.Finish();
+
+  QUARRY_ASSIGN_OR_RETURN(std::vector<client::BsonPtr> ranges,
+                          SplitIdRanges(source, db, name, options.ranges_per_collection));
+  if (ranges.size() == 1) return CopyRange(source, writer, options, db, name, *ranges[0]);
+  QUARRY_RETURN_IF_ERROR(writer.Finish());
+  const int count = static_cast<int>(ranges.size());
+  log->Line("copying " + db + "." + name + " in " + std::to_string(count) + " _id ranges at once");
+  std::vector<std::optional<client::BsonPtr>> jobs;
+  for (client::BsonPtr& range : ranges) jobs.emplace_back(std::move(range));
+  return RunInParallel(
+      std::move(jobs), count, [&] { return Connect(options); },
+      [&](Connections& connections, std::optional<client::BsonPtr>& filter) {
+        // Writes documents only: the collection and its indexes exist by now.
+        CollectionMetadata documents_only;
+        documents_only.name = name;
+        CollectionWriter range_writer(connections.target.get(), writing, db,
+                                      std::move(documents_only), log, counters);
+        return CopyRange(*connections.source, range_writer, options, db, name, **filter);
+      });
+}
+
 Status CopyAll(const CopyOptions& options, std::vector<SourceCollection> collections, LineLog* log,
                WriteCounters* counters) {
-  struct Connections {
-    std::unique_ptr<client::MongoClient> source;
-    std::unique_ptr<client::MongoClient> target;
-  };
-  auto connect = [&]() -> StatusWith<Connections> {
-    auto source = client::MongoClient::Connect({.uri = options.from, .app_name = "quarry-copy"});
-    if (!source.ok()) return source.status();
-    auto target = client::MongoClient::Connect({.uri = options.to, .app_name = "quarry-copy"});
-    if (!target.ok()) return target.status();
-    return Connections{std::move(source.value()), std::move(target.value())};
-  };
-  return RunInParallel(std::move(collections), options.parallel_collections, connect,
-                       [&](Connections& connections, SourceCollection& collection) {
-                         log->Line("copying " + collection.db + "." + collection.metadata.name);
-                         return CopyCollection(*connections.source, *connections.target, options,
-                                               std::move(collection), log, counters);
-                       });
+  return RunInParallel(
+      std::move(collections), options.parallel_collections, [&] { return Connect(options); },
+      [&](Connections& connections, SourceCollection& collection) {
+        log->Line("copying " + collection.db + "." + collection.metadata.name);
+        return CopyCollection(*connections.source, *connections.target, options,
+                              std::move(collection), log, counters);
+      });
 }
 
 // Applies the source's changes to the target until `stop`, saving the position as it goes.
@@ -206,10 +232,11 @@ Status ValidateCopyOptions(const CopyOptions& options) {
   if (!options.resume_token_file.empty() && !options.follow) {
     return Status(ErrorCode::kBadValue, "--resume-token-file is for --follow");
   }
-  if (options.parallel_collections < 1 || options.batch_documents < 1 ||
-      options.queued_batches < 1) {
+  if (options.parallel_collections < 1 || options.ranges_per_collection < 1 ||
+      options.batch_documents < 1 || options.queued_batches < 1) {
     return Status(ErrorCode::kBadValue,
-                  "--numParallelCollections and --batchSize must be at least 1");
+                  "--numParallelCollections, --numParallelRanges and --batchSize must be at "
+                  "least 1");
   }
   return Status::OK();
 }

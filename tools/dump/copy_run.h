@@ -1,9 +1,10 @@
 // `quarry copy --from URI --to URI`: copies databases or collections between two
 // MongoDB-compatible servers (MongoDB to Quarry is the migration path): each collection's options
-// and indexes first, then its documents, several collections at once, each read by one thread
-// and written by another through a bounded queue (a slow target slows the reader, memory stays
-// flat). With --follow it then applies the source's changes from a change stream opened before
-// the copy began, until stopped, saving its resume token so that a restart continues there.
+// and indexes first, then its documents, several collections at once, a large one in parallel
+// _id ranges, each read by one thread and written by another through a bounded queue (a slow
+// target slows the reader, memory stays flat). With --follow it then applies the source's changes
+// from a change stream opened before the copy began, until stopped, saving its resume token so that
+// a restart continues there.
 #pragma once
 
 #include <atomic>
@@ -26,6 +27,7 @@ struct CopyOptions {
   bool follow = false;
   std::string resume_token_file;  // --follow: where the position is kept across restarts
   int parallel_collections = 4;
+  int ranges_per_collection = 4;  // parallel _id ranges of a large collection (id_ranges.h)
   std::size_t batch_documents = 1000;
   std::size_t queued_batches = 4;  // per collection, between its reader and its writer
 };

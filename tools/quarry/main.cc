@@ -483,6 +483,10 @@ int main(int argc, char** argv) {
                    "collections copied at once")
       ->capture_default_str();
   copy_command
+      ->add_option("--numParallelRanges", copy_options.ranges_per_collection,
+                   "_id ranges of one large collection copied at once (1: one reader)")
+      ->capture_default_str();
+  copy_command
       ->add_option("--batchSize", copy_options.batch_documents, "documents per read and write")
       ->capture_default_str();
 

@@ -73,6 +73,36 @@ def test_copy_brings_collections_with_options_and_indexes(quarry_tool, two_serve
     assert "other" not in b.list_database_names()
 
 
+def test_a_large_collection_is_copied_in_parallel_id_ranges(quarry_tool, two_servers):
+    source, target, a, b = two_servers
+    # ObjectIds: the ranges split them by value, in _id order.
+    a.big.items.insert_many([{"i": i, "pad": "x" * (i % 50)} for i in range(35000)])
+    a.big.items.create_index("i", unique=True)
+    result = subprocess.run([quarry_tool, "copy", "--from", source.uri(), "--to", target.uri(),
+                             "-d", "big", "--numParallelRanges", "3", "--batchSize", "500"],
+                            capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert "copying big.items in 3 _id ranges at once" in lines
+    assert "big.items: 35000 on the source, 35000 on the target" in lines
+    assert content_hash(b.big.items) == content_hash(a.big.items)
+    assert b.big.items.index_information()["i_1"]["unique"] is True
+
+
+def test_mixed_type_ids_are_copied_by_one_reader(quarry_tool, two_servers):
+    source, target, a, b = two_servers
+    # Numbers sort before strings: a range of numbers would leave the strings out.
+    a.mixed.items.insert_many([{"_id": i} for i in range(30000)] +
+                              [{"_id": "s%d" % i} for i in range(10)])
+    result = subprocess.run([quarry_tool, "copy", "--from", source.uri(), "--to", target.uri(),
+                             "-d", "mixed", "--numParallelRanges", "3"],
+                            capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    assert result.returncode == 0, result.stderr
+    assert "_id ranges" not in result.stderr
+    assert "mixed.items: 30010 on the source, 30010 on the target" in result.stderr
+    assert content_hash(b.mixed.items) == content_hash(a.mixed.items)
+
+
 def test_follow_applies_changes_and_resumes_after_a_restart(quarry_tool, two_servers, tmp_path):
     source, target, a, b = two_servers
     live = a.app.live
