@@ -82,8 +82,11 @@ bool RecordHolds(std::string_view stored, bson::DocumentView document) {
   std::string_view expected = document.bytes();
   if (!IsCompressedRecord(stored)) return stored == expected;
   if (RecordDocumentSize(stored) != expected.size()) return false;
-  ZSTD_DCtx* dctx = ThreadContexts().decompress;
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+  // A context of its own: streaming keeps a window as large as the document, which a
+  // thread's reused context would then hold on to.
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  ZSTD_DCtx* dctx = context.get();
+  if (dctx == nullptr) return false;
   char piece[64 * 1024];
   ZSTD_inBuffer in{stored.data(), stored.size(), 0};
   std::size_t compared = 0;

@@ -33,7 +33,7 @@ StatusWith<std::string> InflateRecord(std::string_view stored);
 std::size_t RecordDocumentSize(std::string_view stored);
 
 // Whether a stored record holds exactly `document`: a frame is inflated piece by piece and
-// compared as it goes, so the check needs no room for the whole document.
+// compared as it goes, stopping at the first difference.
 bool RecordHolds(std::string_view stored, bson::DocumentView document);
 
 }  // namespace quarry::storage
