@@ -34,16 +34,24 @@ void AppendHeader(std::string_view op, std::string_view ns, std::string_view uui
   if (!uuid.empty()) b->AppendBinary("ui", kUuidSubtype, uuid);
 }
 
-// The record's new version: `o`, or for a large document `oz`, its zstd frame, which is then
-// also the stored record.
-Span AppendRecordDocument(bson::DocumentBuilder* b, bson::DocumentView doc) {
-  if (doc.bytes().size() < kCompressRecordsFrom) return AppendDocumentAt(b, "o", doc);
+// The zstd frame a document is stored as, or empty when it stays BSON: below the size that is
+// compressed, or when it does not compress (GridFS chunks of media, say; readers then skip
+// inflating it).
+std::string StoredFrame(bson::DocumentView doc) {
+  if (doc.bytes().size() < kCompressRecordsFrom) return {};
   std::string frame = CompressRecord(doc);
-  // Data that does not compress (GridFS chunks of media, say) stays BSON: readers then skip
-  // inflating it.
-  if (frame.empty() || frame.size() > doc.bytes().size() / 8 * 7) {
-    return AppendDocumentAt(b, "o", doc);
-  }
+  if (frame.size() > doc.bytes().size() / 8 * 7) return {};
+  return frame;
+}
+
+std::size_t StoredSize(bson::DocumentView doc, const std::string& frame) {
+  return frame.empty() ? doc.bytes().size() : frame.size();
+}
+
+// The record's new version: `o`, or `oz`, its frame, which is then also the stored record.
+Span AppendRecordDocument(bson::DocumentBuilder* b, bson::DocumentView doc,
+                          const std::string& frame) {
+  if (frame.empty()) return AppendDocumentAt(b, "o", doc);
   // The binary's bytes follow its type, key, int32 length and subtype.
   Span span{b->size() + 1 + 3 + 4 + 1, frame.size()};
   b->AppendBinary("oz", 0, frame);
@@ -59,9 +67,10 @@ void Finish(bson::DocumentBuilder* b, LaidOutEntry* entry) {
 
 LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView document) {
   LaidOutEntry entry;
-  bson::DocumentBuilder b(document.bytes().size() + kEntryOverhead);
+  const std::string frame = StoredFrame(document);
+  bson::DocumentBuilder b(StoredSize(document, frame) + kEntryOverhead);
   AppendHeader("i", collection.ns, collection.uuid, &b, &entry);
-  entry.document = AppendRecordDocument(&b, document);
+  entry.document = AppendRecordDocument(&b, document, frame);
   Finish(&b, &entry);
   return entry;
 }
@@ -69,10 +78,12 @@ LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView do
 LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
                           bson::DocumentView post_image, UpdateKind kind) {
   LaidOutEntry entry;
-  bson::DocumentBuilder b(pre_image.bytes().size() + post_image.bytes().size() + kEntryOverhead);
+  const std::string frame = StoredFrame(post_image);
+  bson::DocumentBuilder b(pre_image.bytes().size() + StoredSize(post_image, frame) +
+                          kEntryOverhead);
   AppendHeader("u", collection.ns, collection.uuid, &b, &entry);
   b.OpenDocument("o2").Append("_id", post_image.Get("_id")).Close();
-  entry.document = AppendRecordDocument(&b, post_image);
+  entry.document = AppendRecordDocument(&b, post_image, frame);
   // Always logged: change streams diff the two images for updateDescription, and the commit
   // pipeline checks the stored record against it.
   entry.pre = AppendDocumentAt(&b, "pre", pre_image);
