@@ -70,6 +70,22 @@ def test_a_zstd_reply_sends_the_stored_frame(server, db):
 
 
 @pytest.mark.parametrize("compressor", [None, "zstd"])
+def test_a_document_at_the_16_mib_limit_round_trips(server, db, compressor):
+    doc = large_document(1, 17)
+    size = len(bson.encode(doc))
+    per_record = size / len(doc["records"])
+    excess = size - (16 * 1024 * 1024 - 2000)
+    if excess > 0:
+        del doc["records"][-(int(excess / per_record) + 10):]
+    assert 16 * 1024 * 1024 - 64 * 1024 < len(bson.encode(doc)) < 16 * 1024 * 1024
+    with connect(server, compressor) as c:
+        coll = c[db.name].docs
+        coll.insert_one(doc)
+        assert coll.find_one({"_id": 1}) == doc
+        assert coll.find_one({"seed": 1}) == doc
+
+
+@pytest.mark.parametrize("compressor", [None, "zstd"])
 def test_replace_update_and_delete(server, db, compressor):
     with connect(server, compressor) as c:
         coll = c[db.name].docs
