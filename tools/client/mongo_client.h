@@ -20,6 +20,7 @@ namespace quarry::tools::client {
 // and GCC warns (an error here) about the attribute on a template argument.
 class BsonPtr {
  public:
+  BsonPtr() : doc_(nullptr) {}  // holds none
   explicit BsonPtr(bson_t* doc) : doc_(doc) {}
   BsonPtr(BsonPtr&& other) noexcept : doc_(std::exchange(other.doc_, nullptr)) {}
   BsonPtr& operator=(BsonPtr&& other) noexcept {

@@ -138,17 +138,15 @@ Status CopyCollection(client::MongoClient& source, client::MongoClient& target,
   QUARRY_RETURN_IF_ERROR(writer.Finish());
   const int count = static_cast<int>(ranges.size());
   log->Line("copying " + db + "." + name + " in " + std::to_string(count) + " _id ranges at once");
-  std::vector<std::optional<client::BsonPtr>> jobs;
-  for (client::BsonPtr& range : ranges) jobs.emplace_back(std::move(range));
   return RunInParallel(
-      std::move(jobs), count, [&] { return Connect(options); },
-      [&](Connections& connections, std::optional<client::BsonPtr>& filter) {
+      std::move(ranges), count, [&] { return Connect(options); },
+      [&](Connections& connections, client::BsonPtr& filter) {
         // Writes documents only: the collection and its indexes exist by now.
         CollectionMetadata documents_only;
         documents_only.name = name;
         CollectionWriter range_writer(connections.target.get(), writing, db,
                                       std::move(documents_only), log, counters);
-        return CopyRange(*connections.source, range_writer, options, db, name, **filter);
+        return CopyRange(*connections.source, range_writer, options, db, name, *filter);
       });
 }
 

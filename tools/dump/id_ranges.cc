@@ -1,6 +1,5 @@
 #include "tools/dump/id_ranges.h"
 
-#include <optional>
 #include <utility>
 
 namespace quarry::tools::dumping {
@@ -22,17 +21,17 @@ int TypeBracket(bson_type_t type) {
   }
 }
 
-// The document at `skip` in _id order (ascending, or descending from the end), as {_id: ...}.
-StatusWith<std::optional<client::BsonPtr>> IdAt(mongoc_collection_t* collection, std::int64_t skip,
-                                                int direction) {
+// The document at `skip` in _id order (ascending, or descending from the end), as {_id: ...};
+// a null one past the end.
+StatusWith<client::BsonPtr> IdAt(mongoc_collection_t* collection, std::int64_t skip,
+                                 int direction) {
   bson_t filter = BSON_INITIALIZER;
   bson_t* opts = BCON_NEW("sort", "{", "_id", BCON_INT32(direction), "}", "projection", "{", "_id",
                           BCON_INT32(1), "}", "skip", BCON_INT64(skip), "limit", BCON_INT64(1));
   client::CursorPtr cursor(mongoc_collection_find_with_opts(collection, &filter, opts, nullptr));
   bson_destroy(opts);
   const bson_t* found = nullptr;
-  std::optional<client::BsonPtr> id;
-  if (mongoc_cursor_next(cursor.get(), &found)) id.emplace(bson_copy(found));
+  client::BsonPtr id(mongoc_cursor_next(cursor.get(), &found) ? bson_copy(found) : nullptr);
   bson_error_t error;
   if (mongoc_cursor_error(cursor.get(), &error)) return client::DriverError(error, "finding _ids");
   return id;
@@ -75,19 +74,18 @@ StatusWith<std::vector<client::BsonPtr>> SplitIdRanges(client::MongoClient& sour
   if (count < 0) return client::DriverError(error, "counting " + db + "." + collection);
   const std::int64_t parts = std::min<std::int64_t>(ranges, count / kMinDocumentsPerRange);
   if (parts < 2) return whole;
-  QUARRY_ASSIGN_OR_RETURN(std::optional<client::BsonPtr> first, IdAt(from.get(), 0, 1));
-  QUARRY_ASSIGN_OR_RETURN(std::optional<client::BsonPtr> last, IdAt(from.get(), 0, -1));
-  if (!first || !last) return whole;
-  bson_iter_t low = IdOf(*first);
-  bson_iter_t high = IdOf(*last);
+  QUARRY_ASSIGN_OR_RETURN(client::BsonPtr first, IdAt(from.get(), 0, 1));
+  QUARRY_ASSIGN_OR_RETURN(client::BsonPtr last, IdAt(from.get(), 0, -1));
+  if (first.get() == nullptr || last.get() == nullptr) return whole;
+  bson_iter_t low = IdOf(first);
+  bson_iter_t high = IdOf(last);
   if (TypeBracket(bson_iter_type(&low)) != TypeBracket(bson_iter_type(&high))) return whole;
 
   std::vector<client::BsonPtr> splits;
   for (std::int64_t i = 1; i < parts; ++i) {
-    QUARRY_ASSIGN_OR_RETURN(std::optional<client::BsonPtr> at,
-                            IdAt(from.get(), count * i / parts, 1));
-    if (!at) break;  // the collection shrank since it was counted
-    splits.push_back(std::move(*at));
+    QUARRY_ASSIGN_OR_RETURN(client::BsonPtr at, IdAt(from.get(), count * i / parts, 1));
+    if (at.get() == nullptr) break;  // the collection shrank since it was counted
+    splits.push_back(std::move(at));
   }
   if (splits.empty()) return whole;
   std::vector<client::BsonPtr> filters;
