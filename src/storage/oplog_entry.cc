@@ -48,13 +48,15 @@ std::size_t StoredSize(bson::DocumentView doc, const std::string& frame) {
   return frame.empty() ? doc.bytes().size() : frame.size();
 }
 
-// The record's new version: `o`, or `oz`, its frame, which is then also the stored record.
-Span AppendRecordDocument(bson::DocumentBuilder* b, bson::DocumentView doc,
-                          const std::string& frame) {
-  if (frame.empty()) return AppendDocumentAt(b, "o", doc);
+// A document as BSON under `key`, or as its frame under `key` + "z" (`oz`, `prez`). The frame
+// of `o` is then also the stored record.
+Span AppendMaybeCompressed(bson::DocumentBuilder* b, std::string_view key, bson::DocumentView doc,
+                           const std::string& frame) {
+  if (frame.empty()) return AppendDocumentAt(b, key, doc);
+  const std::string compressed_key = std::string(key) + "z";
   // The binary's bytes follow its type, key, int32 length and subtype.
-  Span span{b->size() + 1 + 3 + 4 + 1, frame.size()};
-  b->AppendBinary("oz", 0, frame);
+  Span span{b->size() + 1 + compressed_key.size() + 1 + 4 + 1, frame.size()};
+  b->AppendBinary(compressed_key, 0, frame);
   return span;
 }
 
@@ -70,7 +72,7 @@ LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView do
   const std::string frame = StoredFrame(document);
   bson::DocumentBuilder b(StoredSize(document, frame) + kEntryOverhead);
   AppendHeader("i", collection.ns, collection.uuid, &b, &entry);
-  entry.document = AppendRecordDocument(&b, document, frame);
+  entry.document = AppendMaybeCompressed(&b, "o", document, frame);
   Finish(&b, &entry);
   return entry;
 }
@@ -79,14 +81,15 @@ LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pr
                           bson::DocumentView post_image, UpdateKind kind) {
   LaidOutEntry entry;
   const std::string frame = StoredFrame(post_image);
-  bson::DocumentBuilder b(pre_image.bytes().size() + StoredSize(post_image, frame) +
+  const std::string pre_frame = StoredFrame(pre_image);
+  bson::DocumentBuilder b(StoredSize(pre_image, pre_frame) + StoredSize(post_image, frame) +
                           kEntryOverhead);
   AppendHeader("u", collection.ns, collection.uuid, &b, &entry);
   b.OpenDocument("o2").Append("_id", post_image.Get("_id")).Close();
-  entry.document = AppendRecordDocument(&b, post_image, frame);
+  entry.document = AppendMaybeCompressed(&b, "o", post_image, frame);
   // Always logged: change streams diff the two images for updateDescription, and the commit
   // pipeline checks the stored record against it.
-  entry.pre = AppendDocumentAt(&b, "pre", pre_image);
+  entry.pre = AppendMaybeCompressed(&b, "pre", pre_image, pre_frame);
   if (kind == UpdateKind::kReplace) b.AppendBool("r", true);
   b.AppendBool("images", collection.pre_and_post_images);
   Finish(&b, &entry);
@@ -96,11 +99,12 @@ LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pr
 LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted) {
   LaidOutEntry entry;
   const bool images = collection.pre_and_post_images;
-  bson::DocumentBuilder b((images ? deleted.bytes().size() : 0) + kEntryOverhead);
+  const std::string pre_frame = images ? StoredFrame(deleted) : std::string();
+  bson::DocumentBuilder b((images ? StoredSize(deleted, pre_frame) : 0) + kEntryOverhead);
   AppendHeader("d", collection.ns, collection.uuid, &b, &entry);
   b.OpenDocument("o").Append("_id", deleted.Get("_id")).Close();
   b.AppendBool("images", images);
-  if (images) entry.pre = AppendDocumentAt(&b, "pre", deleted);
+  if (images) entry.pre = AppendMaybeCompressed(&b, "pre", deleted, pre_frame);
   Finish(&b, &entry);
   return entry;
 }
@@ -181,6 +185,11 @@ StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView raw) {
       entry.o2 = e.value.Document();
     } else if (e.key == "pre" && e.value.type() == bson::Type::kDocument) {
       entry.pre = e.value.Document();
+    } else if (e.key == "prez" && e.value.type() == bson::Type::kBinary) {
+      StatusWith<std::string> inflated = InflateRecord(e.value.Binary().data);
+      if (!inflated.ok()) return inflated.status();
+      entry.inflated_pre = std::make_shared<const std::string>(std::move(inflated).value());
+      entry.pre = bson::DocumentView(entry.inflated_pre->data());
     } else if (e.key == "r" && e.value.type() == bson::Type::kBool) {
       entry.replace = e.value.Bool();
     } else if (e.key == "images" && e.value.type() == bson::Type::kBool) {

@@ -3,8 +3,9 @@
 // streams and recovery read them back with ParseOplogEntry.
 //
 //   insert  {ts, op: "i", ns: "db.c", ui, o: <document>, wall}
-//           (for inserts and updates, a document of kCompressRecordsFrom bytes or more is
-//            `oz: BinData(0, <its zstd frame>)` instead of `o`; record_compression.h)
+//           (a new version of kCompressRecordsFrom bytes or more is `oz: BinData(0, <its zstd
+//            frame>)` instead of `o`, and such a pre-image `prez` instead of `pre`;
+//            record_compression.h)
 //   update  {ts, op: "u", ns, ui, o2: {_id}, o: <post-image>, pre: <pre-image>, r?: true,
 //            images: <bool>, wall}           r: true marks a replacement
 //   delete  {ts, op: "d", ns, ui, o: {_id}, images: <bool>, pre?: <deleted document>, wall}
@@ -54,14 +55,17 @@ struct OplogEntry {
   std::optional<bson::DocumentView> pre;
   bool replace = false;        // `r: true`
   std::optional<bool> images;  // `images`
-  // Owns `o` when the entry holds it compressed (`oz`); shared so that copies stay valid.
+  // Own `o` and `pre` when the entry holds them compressed (`oz`, `prez`); shared so that
+  // copies stay valid.
   std::shared_ptr<const std::string> inflated_o;
+  std::shared_ptr<const std::string> inflated_pre;
 
   // The _id of the document a record change touched (o2._id for updates, else o._id).
   bson::ValueView DocumentId() const;
 };
 
-// Fails with InternalError when `entry` lacks ts, op, ns or o (a corrupt oplog). Inflates `oz`.
+// Fails with InternalError when `entry` lacks ts, op, ns or o (a corrupt oplog). Inflates `oz`
+// and `prez`.
 StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView entry);
 
 // The bytes an insert's or update's entry stores as the record (`o`'s BSON, or `oz`'s frame),

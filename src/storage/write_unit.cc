@@ -23,7 +23,7 @@ std::string RecordKey(CollectionId collection, bson::DocumentView document) {
 
 internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId collection,
                                   std::string key, internal::LaidOutEntry entry,
-                                  bson::DocumentView document = {}) {
+                                  bson::DocumentView document, bson::DocumentView pre_image) {
   internal::Mutation m;
   m.kind = kind;
   m.collection = collection;
@@ -33,6 +33,12 @@ internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId coll
   m.record = entry.document;
   m.pre = entry.pre;
   if (IsCompressedRecord(m.record_bytes())) m.document.assign(document.bytes());
+  // The pipeline checks the stored record against the pre-image: kept whole when the entry
+  // omits it or holds it compressed.
+  if (kind != internal::MutationKind::kInsert &&
+      (m.pre.size == 0 || IsCompressedRecord(m.pre.In(m.oplog)))) {
+    m.value.assign(pre_image.bytes());
+  }
   return m;
 }
 
@@ -106,7 +112,7 @@ std::size_t WriteUnit::Insert(const CollectionRef& collection, bson::DocumentVie
                               std::vector<IndexEntry> added) {
   return Add(RecordMutation(internal::MutationKind::kInsert, collection.id,
                             RecordKey(collection.id, document),
-                            internal::LayOutInsert(collection, document), document),
+                            internal::LayOutInsert(collection, document), document, {}),
              {}, std::move(added));
 }
 
@@ -114,18 +120,17 @@ std::size_t WriteUnit::Update(const CollectionRef& collection, bson::DocumentVie
                               bson::DocumentView post_image, UpdateKind kind, IndexChanges index) {
   std::string key = RecordKey(collection.id, post_image);
   QUARRY_DCHECK(key == RecordKey(collection.id, pre_image));
-  return Add(
-      RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
-                     internal::LayOutUpdate(collection, pre_image, post_image, kind), post_image),
-      std::move(index.removed), std::move(index.added));
+  return Add(RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
+                            internal::LayOutUpdate(collection, pre_image, post_image, kind),
+                            post_image, pre_image),
+             std::move(index.removed), std::move(index.added));
 }
 
 std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentView deleted,
                               std::vector<IndexEntry> removed) {
   internal::Mutation m = RecordMutation(internal::MutationKind::kDelete, collection.id,
                                         RecordKey(collection.id, deleted),
-                                        internal::LayOutDelete(collection, deleted));
-  if (m.pre.size == 0) m.value.assign(deleted.bytes());  // not logged: kept for the check
+                                        internal::LayOutDelete(collection, deleted), {}, deleted);
   return Add(std::move(m), std::move(removed), {});
 }
 

@@ -37,8 +37,10 @@ struct IndexWrite {
 struct Mutation {
   MutationKind kind = MutationKind::kOplogOnly;
   CollectionId collection = 0;
-  std::string key;    // record key (prefix + id key), or the catalog / meta key
-  std::string value;  // the catalog / meta value; a delete's document when its entry omits it
+  std::string key;  // record key (prefix + id key), or the catalog / meta key
+  // The catalog / meta value; the pre-image of an update or delete when its entry omits it or
+  // holds it compressed.
+  std::string value;
   // The laid-out oplog entry (placeholders for ts and wall), empty when there is none. Insert
   // and Update store the record from its `o`, and the pipeline checks Update's and Delete's
   // read against its `pre`, so each document is held once.
@@ -65,7 +67,7 @@ struct Mutation {
   }
   std::string_view ns_text() const { return oplog.empty() ? unlogged_ns : ns.In(oplog); }
   // The bytes the caller read, which the stored record must still equal.
-  std::string_view pre_image() const { return pre.size > 0 ? pre.In(oplog) : value; }
+  std::string_view pre_image() const { return value.empty() ? pre.In(oplog) : value; }
 };
 
 }  // namespace quarry::storage::internal

@@ -4,6 +4,7 @@ byte for byte, under each wire compressor; a zstd client gets the stored frame a
 streams, secondary indexes, and a crash before the records reach disk all see whole documents."""
 
 import random
+import time
 
 import bson
 import pymongo
@@ -138,6 +139,29 @@ def test_change_streams_carry_whole_documents(server, db):
     assert updated["operationType"] == "update"
     assert updated["updateDescription"]["updatedFields"] == {"kind": "updated"}
     assert updated["fullDocument"]["records"] == doc["records"]
+
+
+def test_pre_images_of_large_documents_are_whole(server, db):
+    with connect(server, "zstd") as c:
+        d = c[db.name]
+        d.create_collection("images", changeStreamPreAndPostImages={"enabled": True})
+        doc = large_document(1, 2)
+        d.images.insert_one(doc)
+        # pymongo 3.11's watch() has no fullDocumentBeforeChange: the stage itself.
+        reply = d.command("aggregate", "images", cursor={},
+                          pipeline=[{"$changeStream": {"fullDocumentBeforeChange": "required"}}])
+        cursor_id = reply["cursor"]["id"]
+        d.images.update_one({"_id": 1}, {"$set": {"kind": "updated"}})
+        d.images.delete_one({"_id": 1})
+        events = list(reply["cursor"]["firstBatch"])
+        deadline = time.monotonic() + 10
+        while len(events) < 2 and time.monotonic() < deadline:
+            more = d.command("getMore", cursor_id, collection="images", maxTimeMS=500)
+            events.extend(more["cursor"]["nextBatch"])
+        d.command("killCursors", "images", cursors=[cursor_id])
+    assert [e["operationType"] for e in events] == ["update", "delete"]
+    assert events[0]["fullDocumentBeforeChange"] == doc
+    assert events[1]["fullDocumentBeforeChange"] == dict(doc, kind="updated")
 
 
 def test_documents_not_yet_on_disk_survive_a_crash(own_server):

@@ -156,7 +156,10 @@ TEST_F(OplogEntryTest, LargeDocumentsAreLoggedAndStoredAsZstdFrames) {
   std::optional<std::string_view> stored = StoredRecordOf(entries[0]);
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored, entries[0].Get("oz").Binary().data);
-  // The update's pre-image matched the compressed record it replaced.
+  // The update's pre-image matched the compressed record it replaced, and is logged compressed.
+  EXPECT_EQ(Keys(entries[1]), (std::vector<std::string>{"ts", "op", "ns", "ui", "o2", "oz", "prez",
+                                                        "r", "images", "wall"}));
+  EXPECT_LT(entries[1].size(), (v1.size() + v2.size()) / 3);
   auto update = ParseOplogEntry(entries[1]).value();
   EXPECT_EQ(update.o.bytes(), v2.bytes());
   EXPECT_EQ(update.pre->bytes(), v1.bytes());
@@ -168,6 +171,21 @@ TEST_F(OplogEntryTest, LargeDocumentsAreLoggedAndStoredAsZstdFrames) {
   ASSERT_TRUE(cursor->Valid());
   EXPECT_EQ(cursor->document().bytes(), v2.bytes());
   EXPECT_EQ(engine_->records().Stats(1).data_bytes, static_cast<std::int64_t>(v2.size()));
+}
+
+TEST_F(OplogEntryTest, ALargeDeletedDocumentIsLoggedCompressedWithPreAndPostImages) {
+  bson::Document doc = testing::LargeDocument(1, 1 << 20);
+  testing::InsertOne(*engine_, 1, doc);
+  WriteUnit unit;
+  unit.Delete(Target(1, "db.c", /*pre_and_post_images=*/true), doc);
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(Keys(entries[1]),
+            (std::vector<std::string>{"ts", "op", "ns", "ui", "o", "images", "prez", "wall"}));
+  auto deleted = ParseOplogEntry(entries[1]).value();
+  ASSERT_TRUE(deleted.pre.has_value());
+  EXPECT_EQ(deleted.pre->bytes(), doc.bytes());
+  EXPECT_EQ(engine_->records().Count(1), 0);
 }
 
 TEST_F(OplogEntryTest, ALargeDocumentThatDoesNotCompressStaysBson) {
