@@ -34,16 +34,7 @@ void AppendHeader(std::string_view op, std::string_view ns, std::string_view uui
   if (!uuid.empty()) b->AppendBinary("ui", kUuidSubtype, uuid);
 }
 
-// The zstd frame a document is stored as, or empty when it stays BSON: below the size that is
-// compressed, or when it does not compress (GridFS chunks of media, say; readers then skip
-// inflating it).
-std::string StoredFrame(bson::DocumentView doc) {
-  if (doc.bytes().size() < kCompressRecordsFrom) return {};
-  std::string frame = CompressRecord(doc);
-  if (frame.size() > doc.bytes().size() / 8 * 7) return {};
-  return frame;
-}
-
+// The bytes `doc` takes in its entry: its frame's when compressed, else its own.
 std::size_t StoredSize(bson::DocumentView doc, const std::string& frame) {
   return frame.empty() ? doc.bytes().size() : frame.size();
 }
@@ -69,7 +60,7 @@ void Finish(bson::DocumentBuilder* b, LaidOutEntry* entry) {
 
 LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView document) {
   LaidOutEntry entry;
-  const std::string frame = StoredFrame(document);
+  const std::string frame = CompressRecord(document);
   bson::DocumentBuilder b(StoredSize(document, frame) + kEntryOverhead);
   AppendHeader("i", collection.ns, collection.uuid, &b, &entry);
   entry.document = AppendMaybeCompressed(&b, "o", document, frame);
@@ -80,8 +71,8 @@ LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView do
 LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
                           bson::DocumentView post_image, UpdateKind kind) {
   LaidOutEntry entry;
-  const std::string frame = StoredFrame(post_image);
-  const std::string pre_frame = StoredFrame(pre_image);
+  const std::string frame = CompressRecord(post_image);
+  const std::string pre_frame = CompressRecord(pre_image);
   bson::DocumentBuilder b(StoredSize(pre_image, pre_frame) + StoredSize(post_image, frame) +
                           kEntryOverhead);
   AppendHeader("u", collection.ns, collection.uuid, &b, &entry);
@@ -99,7 +90,7 @@ LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pr
 LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted) {
   LaidOutEntry entry;
   const bool images = collection.pre_and_post_images;
-  const std::string pre_frame = images ? StoredFrame(deleted) : std::string();
+  const std::string pre_frame = images ? CompressRecord(deleted) : std::string();
   bson::DocumentBuilder b((images ? StoredSize(deleted, pre_frame) : 0) + kEntryOverhead);
   AppendHeader("d", collection.ns, collection.uuid, &b, &entry);
   b.OpenDocument("o").Append("_id", deleted.Get("_id")).Close();

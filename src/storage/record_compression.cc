@@ -46,6 +46,7 @@ bool IsCompressedRecord(std::string_view stored) {
 
 std::string CompressRecord(bson::DocumentView document) {
   std::string_view in = document.bytes();
+  if (in.size() < kCompressRecordsFrom) return std::string();
   // Uninitialised: zeroing a buffer of the document's size would cost more than the pages
   // the frame actually touches.
   const std::size_t bound = ZSTD_compressBound(in.size());
@@ -55,7 +56,7 @@ std::string CompressRecord(bson::DocumentView document) {
   ZSTD_CCtx_setPledgedSrcSize(cctx, in.size());
   std::size_t n = ZSTD_compress2(cctx, out.get(), bound, in.data(), in.size());
   // Only a bug (an undersized buffer) makes ZSTD_compress2 fail into a compressBound buffer.
-  if (ZSTD_isError(n)) return std::string();
+  if (ZSTD_isError(n) || n > in.size() / 8 * 7) return std::string();
   return std::string(out.get(), n);
 }
 

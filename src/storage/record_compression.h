@@ -15,14 +15,15 @@
 
 namespace quarry::storage {
 
-// Documents of this many bytes or more are compressed (and stored so when the frame is at most
-// 7/8 of the document: oplog_entry.cc). Smaller ones gain more from the block
+// Documents of this many bytes or more are compressed. Smaller ones gain more from the block
 // compression of the family, which sees many documents together.
 inline constexpr std::size_t kCompressRecordsFrom = 64 * 1024;
 
 bool IsCompressedRecord(std::string_view stored);
 
-// A zstd frame (fastest level, content size in its header) of `document`.
+// The zstd frame (fastest level, content size in its header) `document` is stored as, or empty
+// when it stays BSON: below kCompressRecordsFrom, or when the frame would be more than 7/8 of
+// it (GridFS chunks of media, say; readers then skip inflating it).
 std::string CompressRecord(bson::DocumentView document);
 
 // The document a stored record holds: a copy of plain BSON, or the inflated frame.

@@ -11,6 +11,7 @@
 
 #include "tools/bench/client_codecs.h"
 #include "tools/bench/large_document.h"
+#include "tools/bench/random_internal.h"
 #include "tools/bench/redis_process.h"
 #include "tools/client/mongo_client.h"
 #include "tools/client/process_cpu.h"
@@ -165,11 +166,9 @@ StatusWith<Timing> MeasureQuarry(const LargeDocsOptions& options, const std::str
 // `megabytes` of seeded random bytes: what GridFS moves unchanged (nothing to compress).
 std::string RandomBytes(double megabytes, std::uint64_t seed) {
   std::string bytes(static_cast<std::size_t>(megabytes * 1e6), '\0');
-  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  SeededRandom random(seed);
   for (std::size_t i = 0; i + 8 <= bytes.size(); i += 8) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    const std::uint64_t x = random.Next();
     std::memcpy(bytes.data() + i, &x, 8);
   }
   return bytes;
@@ -262,6 +261,9 @@ StatusWith<Timing> MeasureGridFs(const LargeDocsOptions& options, const std::str
 }  // namespace
 
 Status ValidateLargeDocsOptions(const LargeDocsOptions& options) {
+  if (options.redis_pid != 0 && options.redis_address.empty()) {
+    return Status(ErrorCode::kBadValue, "--redis-pid is for a Redis given with --redis");
+  }
   if (!options.redis_address.empty()) {
     const std::size_t colon = options.redis_address.rfind(':');
     if (colon == std::string::npos || colon == 0 ||

@@ -205,6 +205,8 @@ def test_large_docs_compares_every_codec_and_compressor(server, quarry_tool, tmp
 def test_large_docs_refuses_a_redis_address_without_a_port(server, quarry_tool):
     result = run(quarry_tool, "bench", "large-docs", "--uri", server.uri(), "--redis", "localhost")
     assert_one_line_error(result, 2, "--redis takes HOST:PORT")
+    result = run(quarry_tool, "bench", "large-docs", "--uri", server.uri(), "--redis-pid", "5")
+    assert_one_line_error(result, 2, "--redis-pid is for a Redis given with --redis")
 
 
 @pytest.mark.parametrize("command", ["network", "bulk"])
