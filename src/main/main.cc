@@ -1,5 +1,6 @@
 // quarryd: parse options, open the storage engine and catalog, serve until SIGINT/SIGTERM,
 // then stop accepting, finish in-flight requests and close RocksDB cleanly.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -185,6 +186,10 @@ int Run(int argc, char** argv) {
     case ParseOutcome::kRun:
       break;
   }
+  // As mongod does, whatever the umask it was started with: the data directory, the WAL, the
+  // logs and the backups Quarry writes are readable by their owner alone (0700 directories,
+  // 0600 files).
+  umask(S_IRWXG | S_IRWXO);
   log::Configure({.path = options.logpath, .quiet = options.quiet, .append = options.log_append});
   log::Write(log::Severity::kInfo, "CONTROL", 4615611, "initandlisten", "quarryd starting",
              {{"pid", static_cast<std::int64_t>(getpid())},

@@ -39,7 +39,7 @@ Status WriteSnapshotFile(const std::string& path, std::string_view payload) {
   bytes.append(payload);
   AppendLittleEndian32(Crc(bytes), &bytes);
   const std::string temporary = path + ".tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return SystemError("cannot create", temporary);
   std::string_view rest = bytes;
   while (!rest.empty()) {
