@@ -118,7 +118,9 @@ StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collectio
                               ReadById(ctx, collection, id.Get("_id")));
       --counts.matched;  // counted again below if it still matches
       query::MatchDetails details;
-      if (!current.has_value() || !matcher.Matches(*current, &details)) continue;
+      if (!current.has_value()) continue;
+      QUARRY_ASSIGN_OR_RETURN(bool matched, matcher.Evaluate(*current, &details));
+      if (!matched) continue;
       QUARRY_RETURN_IF_ERROR(consider(*current, details));
     }
     QUARRY_RETURN_IF_ERROR(flush());

@@ -163,10 +163,13 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
       }
       StatusWith<std::optional<bson::Document>> doc =
           ctx.engine().records().FindByIdKey(collection->id, key);
-      if (doc.ok()) {
-        query::MatchDetails details;
+      StatusWith<bool> matched = false;
+      if (doc.ok() && doc.value().has_value()) {
+        matched = statement.value().matcher.Evaluate(*doc.value());
+      }
+      if (doc.ok() && matched.ok()) {
         std::optional<std::size_t> mutation;
-        if (doc.value().has_value() && statement.value().matcher.Matches(*doc.value(), &details)) {
+        if (matched.value()) {
           mutation = batch.unit().Delete(collection->ref(), *doc.value());
           if (retry != nullptr) retry->Record(&batch.unit(), *mutation, i, DeletedOutcome());
         }
@@ -177,7 +180,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
         if (batch.full()) QUARRY_RETURN_IF_ERROR(flush());
         continue;
       }
-      statement = doc.status();
+      statement = doc.ok() ? matched.status() : doc.status();
     }
     QUARRY_RETURN_IF_ERROR(flush());
     if (stop) break;

@@ -51,7 +51,11 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
   std::optional<std::size_t> mutation;
   std::optional<std::string> changed;  // the record key the statement changes
   query::MatchDetails details;
-  if (doc.has_value() && statement.matcher.Matches(*doc, &details)) {
+  bool matched = false;
+  if (doc.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(matched, statement.matcher.Evaluate(*doc, &details));
+  }
+  if (matched) {
     QUARRY_ASSIGN_OR_RETURN(query::UpdateResult result,
                             statement.update.Apply(*doc, details, /*is_insert=*/false));
     outcome.matched = 1;

@@ -69,9 +69,11 @@ StatusWith<WorkState> CollectionScan::DoWork(PlanResult* out) {
     }
     bson::DocumentView doc = cursor_->document();
     out->details = query::MatchDetails();
-    if (options_.filter.has_value() &&
-        !options_.filter->Matches(doc, options_.want_match_details ? &out->details : nullptr)) {
-      return WorkState::kNeedTime;
+    if (options_.filter.has_value()) {
+      QUARRY_ASSIGN_OR_RETURN(
+          bool matched,
+          options_.filter->Evaluate(doc, options_.want_match_details ? &out->details : nullptr));
+      if (!matched) return WorkState::kNeedTime;
     }
     out->owned.reset();
     out->doc = doc;

@@ -60,9 +60,10 @@ StatusWith<WorkState> DistinctScan::DoWork(PlanResult* out) {
     QUARRY_RETURN_IF_ERROR(interrupt_->Check());
   }
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc, CurrentDocument());
-  const bool wanted = doc.has_value() &&
-                      query::CollectPathValues(*doc, options_.field).front().exists() &&
-                      (!options_.scan.filter.has_value() || options_.scan.filter->Matches(*doc));
+  bool wanted = doc.has_value() && query::CollectPathValues(*doc, options_.field).front().exists();
+  if (wanted && options_.scan.filter.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(wanted, options_.scan.filter->Evaluate(*doc));
+  }
   if (!wanted) {
     cursor_->Next();  // another entry with this first field may still qualify
     return WorkState::kNeedTime;

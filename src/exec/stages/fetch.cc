@@ -26,9 +26,10 @@ StatusWith<WorkState> Fetch::DoWork(PlanResult* out) {
   out->details = query::MatchDetails();
   out->id_key = {};
   out->index_key = {};
-  if (filter_.has_value() &&
-      !filter_->Matches(*doc, want_match_details_ ? &out->details : nullptr)) {
-    return WorkState::kNeedTime;
+  if (filter_.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(bool matched,
+                            filter_->Evaluate(*doc, want_match_details_ ? &out->details : nullptr));
+    if (!matched) return WorkState::kNeedTime;
   }
   out->Own(std::move(*doc));
   return WorkState::kAdvanced;

@@ -21,9 +21,10 @@ StatusWith<WorkState> IdHack::DoWork(PlanResult* out) {
   if (!doc.has_value()) return WorkState::kEof;
   ++mutable_stats().docs_examined;
   out->details = query::MatchDetails();
-  if (filter_.has_value() &&
-      !filter_->Matches(*doc, want_match_details_ ? &out->details : nullptr)) {
-    return WorkState::kEof;
+  if (filter_.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(bool matched,
+                            filter_->Evaluate(*doc, want_match_details_ ? &out->details : nullptr));
+    if (!matched) return WorkState::kEof;
   }
   out->Own(std::move(*doc));
   return WorkState::kAdvanced;

@@ -90,7 +90,10 @@ StatusWith<bool> IndexScan::CoveredResult(PlanResult* out) {
     if (!doc.has_value()) return false;  // deleted since its entry was read
     ++mutable_stats().docs_examined;
   }
-  if (options_.filter.has_value() && !options_.filter->Matches(*doc)) return false;
+  if (options_.filter.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(bool matched, options_.filter->Evaluate(*doc));
+    if (!matched) return false;
+  }
   out->Own(std::move(*doc));
   return true;
 }

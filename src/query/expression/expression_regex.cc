@@ -45,9 +45,12 @@ class RegexMatchExpression final : public Expression {
     if (input.type() != Type::kString) {
       return LocationError(51104, "$regexMatch needs 'input' to be of type string");
     }
-    if (precompiled_.has_value()) return Value::Bool(precompiled_->Matches(input.view().String()));
-    QUARRY_ASSIGN_OR_RETURN(Regex compiled, Regex::Compile(pattern, flags));
-    return Value::Bool(compiled.Matches(input.view().String()));
+    std::optional<Regex> compiled = precompiled_;
+    if (!compiled.has_value()) {
+      QUARRY_ASSIGN_OR_RETURN(compiled, Regex::Compile(pattern, flags));
+    }
+    QUARRY_ASSIGN_OR_RETURN(bool found, compiled->Search(input.view().String()));
+    return Value::Bool(found);
   }
 
   // A constant pattern is compiled once, here, rather than per document.

@@ -4,6 +4,7 @@
 #include "bson/builder.h"
 #include "query/expression/expression.h"
 #include "query/match/matcher_internal.h"
+#include "query/value/evaluation_error.h"
 
 namespace quarry::query {
 namespace {
@@ -96,6 +97,14 @@ StatusWith<Matcher> Matcher::ParseValueCondition(
 bool Matcher::Matches(bson::DocumentView doc, MatchDetails* details) const {
   if (matches_everything_) return true;
   return root_->Matches(bson::ValueView(bson::Type::kDocument, doc.data(), doc.size()), details);
+}
+
+StatusWith<bool> Matcher::Evaluate(bson::DocumentView doc, MatchDetails* details) const {
+  if (matches_everything_) return true;
+  EvaluationErrorSink sink;
+  const bool matched = Matches(doc, details);
+  QUARRY_RETURN_IF_ERROR(sink.TakeError());
+  return matched;
 }
 
 bool Matcher::MatchesValue(bson::ValueView value, MatchDetails* details) const {

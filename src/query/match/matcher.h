@@ -82,9 +82,14 @@ class Matcher {
       bson::ValueView condition, std::shared_ptr<const bson::StringComparator> collator = nullptr);
 
   // True if `doc` satisfies the filter. `details`, if given, receives the array index for the
-  // positional operator (only meaningful when this returns true). A $expr that fails while
-  // evaluating (a $divide by zero, say) makes the document not match, where mongod would fail
-  // the whole query.
+  // positional operator (only meaningful when this returns true). Fails when the filter cannot
+  // be decided for `doc`: a $expr whose expression fails (a $divide by zero, say) or a regular
+  // expression past its match limit; a query fails with it, as mongod's does.
+  StatusWith<bool> Evaluate(bson::DocumentView doc, MatchDetails* details = nullptr) const;
+
+  // Evaluate for callers that answer a bool (a partial index's filter, $pull's condition): a
+  // failure is reported to the thread's EvaluationErrorSink, if one is installed
+  // (query/value/evaluation_error.h), and the document does not match.
   bool Matches(bson::DocumentView doc, MatchDetails* details = nullptr) const;
 
   // For a Matcher from ParseValueCondition: true if `value` satisfies the condition. For one from

@@ -2,6 +2,7 @@
 // its value is truthy.
 #include "query/expression/expression.h"
 #include "query/match/matcher_internal.h"
+#include "query/value/evaluation_error.h"
 
 namespace quarry::query {
 namespace {
@@ -14,9 +15,10 @@ class ExprNode final : public MatchNode {
     if (root.type() != bson::Type::kDocument) return false;
     EvalContext context;
     StatusWith<Value> result = EvaluateOn(*expression_, root.Document(), context);
-    // A run-time error (a $divide by zero, say) cannot fail the query from here; the document
-    // does not match.
-    return result.ok() && result.value().view().Truthy();
+    if (result.ok()) return result.value().view().Truthy();
+    // A run-time error (a $divide by zero, say) fails the query through Matcher::Evaluate.
+    ReportEvaluationError(result.status());
+    return false;
   }
 
   bool MatchesSingle(bson::ValueView, MatchDetails*) const override { return false; }

@@ -4,7 +4,35 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <string>
+
+#include "query/value/evaluation_error.h"
+
 namespace quarry::query {
+
+namespace {
+
+// Bounds on one match. Backtracking steps: PCRE2's own default, reached in well under a second
+// even by patterns such as /(a+)+$/ against a long run of a's, which otherwise take time
+// exponential in the subject. Nesting depth and backtracking memory: enough for any ordinary
+// pattern, small enough that a pathological one fails instead of growing without bound.
+constexpr std::uint32_t kMatchLimit = 10'000'000;
+constexpr std::uint32_t kDepthLimit = 100'000;
+constexpr std::uint32_t kHeapLimitKiB = 64 * 1024;
+
+pcre2_match_context* NewBoundedContext() {
+  pcre2_match_context* context = pcre2_match_context_create(nullptr);
+  if (context == nullptr) return nullptr;
+  pcre2_set_match_limit(context, kMatchLimit);
+  pcre2_set_depth_limit(context, kDepthLimit);
+  pcre2_set_heap_limit(context, kHeapLimitKiB);
+  return context;
+}
+
+// PCRE2's UTF-8 check failures (-3 to -23): such a subject is not text, and does not match.
+bool IsInvalidUtf8(int rc) { return rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21; }
+
+}  // namespace
 
 struct Regex::Compiled {
   pcre2_code* code = nullptr;
@@ -60,19 +88,39 @@ StatusWith<Regex> Regex::Compile(std::string_view pattern, std::string_view opti
   return regex;
 }
 
-bool Regex::Matches(std::string_view subject) const {
-  // Match data is per thread so that one compiled pattern serves concurrent readers; it grows
-  // to the largest pattern this thread has used.
-  struct MatchData {
+StatusWith<bool> Regex::Search(std::string_view subject) const {
+  // Match data and context are per thread so that one compiled pattern serves concurrent
+  // readers; the match data grows to the largest pattern this thread has used.
+  struct MatchState {
     pcre2_match_data* data = pcre2_match_data_create(16, nullptr);
-    ~MatchData() { pcre2_match_data_free(data); }
+    pcre2_match_context* context = NewBoundedContext();
+    ~MatchState() {
+      pcre2_match_context_free(context);
+      pcre2_match_data_free(data);
+    }
   };
-  thread_local MatchData match_data;
-  if (match_data.data == nullptr) return false;
+  thread_local MatchState state;
+  if (state.data == nullptr || state.context == nullptr) {
+    return Status(ErrorCode::kExceededMemoryLimit, "no memory to run a regular expression");
+  }
   int rc = pcre2_match(compiled_->code, reinterpret_cast<PCRE2_SPTR>(subject.data()),
-                       subject.size(), 0, 0, match_data.data, nullptr);
+                       subject.size(), 0, 0, state.data, state.context);
   // rc 0 means the ovector was too small to hold every group: still a match.
-  return rc >= 0;
+  if (rc >= 0) return true;
+  if (rc == PCRE2_ERROR_NOMATCH || IsInvalidUtf8(rc)) return false;
+  PCRE2_UCHAR message[256];
+  pcre2_get_error_message(rc, message, sizeof(message));
+  return Status(static_cast<ErrorCode>(51156),
+                "Error occurred while executing the regular expression /" + pattern_ +
+                    "/. Result code: " + std::to_string(rc) + " (" +
+                    reinterpret_cast<const char*>(message) + ")");
+}
+
+bool Regex::Matches(std::string_view subject) const {
+  StatusWith<bool> found = Search(subject);
+  if (found.ok()) return found.value();
+  ReportEvaluationError(found.status());
+  return false;
 }
 
 }  // namespace quarry::query

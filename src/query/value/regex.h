@@ -19,7 +19,13 @@ class Regex {
   static StatusWith<Regex> Compile(std::string_view pattern, std::string_view options);
 
   // True if the pattern matches somewhere in `subject` (unanchored, as MongoDB's $regex).
-  // Subjects that are not valid UTF-8 do not match.
+  // Subjects that are not valid UTF-8 do not match. Matching is bounded (PCRE2's match and
+  // depth limits), so a pattern that backtracks catastrophically stops early: that fails with
+  // code 51156 "Error occurred while executing the regular expression ...".
+  StatusWith<bool> Search(std::string_view subject) const;
+
+  // Search for callers that answer a bool: an error is reported to the thread's
+  // EvaluationErrorSink (query/value/evaluation_error.h) and the subject does not match.
   bool Matches(std::string_view subject) const;
 
   const std::string& pattern() const { return pattern_; }

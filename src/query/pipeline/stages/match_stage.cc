@@ -19,7 +19,10 @@ class MatchStage final : public NamedStage {
   }
 
   StatusWith<bool> Transform(bson::Document* doc, EvalContext& ctx) const override {
-    if (matcher_.has_value() && !matcher_->Matches(*doc)) return false;
+    if (matcher_.has_value()) {
+      QUARRY_ASSIGN_OR_RETURN(bool matched, matcher_->Evaluate(*doc));
+      if (!matched) return false;
+    }
     if (exprs_.empty()) return true;
     ctx.SetRoot(doc->view());
     for (const ExpressionPtr& expr : exprs_) {

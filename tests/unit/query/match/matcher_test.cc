@@ -649,6 +649,41 @@ TEST(MatcherTest, ExprWithUnknownOperatorFails) {
             ErrorCode::kInvalidPipelineOperator);
 }
 
+TEST(MatcherTest, EvaluateFailsWhenExprFails) {
+  StatusWith<Matcher> matcher =
+      Matcher::Parse(Doc(R"({"$expr": {"$gt": [{"$divide": ["$a", "$b"]}, 1]}})"));
+  ASSERT_TRUE(matcher.ok());
+  StatusWith<bool> failed = matcher.value().Evaluate(Doc(R"({"a": 1, "b": 0})"));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().reason().find("divide by zero"), std::string::npos);
+  StatusWith<bool> decided = matcher.value().Evaluate(Doc(R"({"a": 4, "b": 2})"));
+  ASSERT_TRUE(decided.ok());
+  EXPECT_TRUE(decided.value());
+}
+
+TEST(MatcherTest, EvaluateFailsOnCatastrophicRegexUnderNot) {
+  // Under $not a failed regex would otherwise turn into a match.
+  bson::Document filter = Doc(R"({"a": {"$not": {"$regex": "^(a+)+$"}}})");
+  StatusWith<Matcher> matcher = Matcher::Parse(filter);
+  ASSERT_TRUE(matcher.ok());
+  bson::DocumentBuilder b;
+  b.AppendString("a", std::string(40, 'a') + "b");
+  StatusWith<bool> result = matcher.value().Evaluate(std::move(b).Finish());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(static_cast<int>(result.status().code()), 51156);
+}
+
+TEST(MatcherTest, MatchesWithoutSinkTreatsAnUndecidableDocumentAsNoMatch) {
+  StatusWith<Matcher> matcher =
+      Matcher::Parse(Doc(R"({"$expr": {"$gt": [{"$divide": ["$a", "$b"]}, 1]}})"));
+  ASSERT_TRUE(matcher.ok());
+  EXPECT_FALSE(matcher.value().Matches(Doc(R"({"a": 1, "b": 0})")));
+  // An error does not leak into a later evaluation.
+  StatusWith<bool> next = matcher.value().Evaluate(Doc(R"({"a": 4, "b": 2})"));
+  ASSERT_TRUE(next.ok());
+  EXPECT_TRUE(next.value());
+}
+
 // --- Match details, value conditions, upserts ---
 
 bool MatchWithDetails(std::string_view filter, std::string_view doc, MatchDetails* details) {
