@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -48,6 +49,14 @@ struct ServerConfig {
   std::vector<std::string> argv;
   bson::Document parsed_options;  // getCmdLineOpts' "parsed"
   bool enable_test_commands = false;
+  // The blocking stages' memory limits, as mongod's parameters: sorts' ($sort, find's SORT;
+  // internalQueryMaxBlockingSortMemoryUsageBytes) and $group's
+  // (internalDocumentSourceGroupMaxMemoryBytes).
+  std::size_t max_blocking_sort_bytes = 100 * 1024 * 1024;
+  std::size_t max_group_bytes = 100 * 1024 * 1024;
+  // Where they spill past them under allowDiskUse: <dbpath>/_tmp, emptied at start-up. Empty:
+  // nowhere (they fail past their limits).
+  std::string spill_dir;
 };
 
 // mongod's serverStatus().opcounters.

@@ -152,7 +152,7 @@ CandidatePlan CandidateOf(const ExecContext& ctx, const Collection& collection,
   if (setup.blocking_sort != nullptr && setup.blocking_sort->needs_sort() &&
       !option.provides_sort) {
     root = std::make_unique<SortStage>(std::move(root), *setup.blocking_sort, setup.sort_keep,
-                                       setup.max_sort_bytes);
+                                       setup.sort_memory);
   }
   return CandidatePlan{option.id, std::move(root)};
 }

@@ -24,7 +24,7 @@ struct TrialSetup {
   // mongod's candidates are whole plans. Null for PlanFilter, whose caller sorts.
   const query::SortSpec* blocking_sort = nullptr;
   std::int64_t sort_keep = 0;
-  std::size_t max_sort_bytes = kMaxBlockingSortBytes;
+  SortMemory sort_memory;
   std::int64_t max_results = kTrialMaxResults;
   // The query's shape (query_shape.h); empty: the query is not cached.
   std::string shape;

@@ -301,7 +301,7 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
     setup.cover_paths = cover;
     setup.blocking_sort = &spec.sort;
     setup.sort_keep = keep;
-    setup.max_sort_bytes = spec.max_sort_bytes;
+    setup.sort_memory = spec.sort_memory;
     // A plan that returns all a limited query can return has done enough to be judged.
     if (keep > 0) setup.max_results = std::min(kTrialMaxResults, keep);
     if (Cacheable(spec.filter, spec.sort) && !spec.return_key) {
@@ -317,8 +317,8 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   }
   std::unique_ptr<PlanStage> root = std::move(access.root);
   if (spec.sort.needs_sort() && !access.provides_sort) {
-    root = std::make_unique<SortStage>(std::move(root), std::move(spec.sort), keep,
-                                       spec.max_sort_bytes);
+    root =
+        std::make_unique<SortStage>(std::move(root), std::move(spec.sort), keep, spec.sort_memory);
   }
   if (spec.skip > 0) root = std::make_unique<SkipStage>(std::move(root), spec.skip);
   if (spec.limit > 0) root = std::make_unique<LimitStage>(std::move(root), spec.limit);

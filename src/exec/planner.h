@@ -49,7 +49,8 @@ struct QuerySpec {
   // find's showRecordId: each result, after any projection or returnKey, ends with the
   // record's id as "$recordId" (stages/show_record_id.h).
   bool show_record_id = false;
-  std::size_t max_sort_bytes = kMaxBlockingSortBytes;
+  // SORT's memory limit, and with find's allowDiskUse where it spills past it.
+  SortMemory sort_memory;
 
   // Parses a find's filter (with `let` constants in scope for $expr), projection and sort.
   // `skip` and `limit` must be >= 0 (51024 with mongod's text). Empty views mean none. The

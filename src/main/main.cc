@@ -25,6 +25,7 @@
 #include "exec/ttl.h"
 #include "main/options.h"
 #include "net/server.h"
+#include "query/spill/spill_file.h"
 #include "server/service.h"
 #include "storage/engine.h"
 #include "storage/oplog.h"
@@ -209,6 +210,10 @@ int Run(int argc, char** argv) {
   StatusWith<std::unique_ptr<catalog::Catalog>> catalog =
       catalog::Catalog::Load(engine.value().get());
   if (!catalog.ok()) return Fatal("cannot load the catalog", catalog.status());
+  // Under the engine's lock, so no other server's spilling query can be using these files.
+  const std::string spill_dir = options.dbpath + "/_tmp";
+  Status spill_ready = query::PrepareSpillDirectory(spill_dir);
+  if (!spill_ready.ok()) return Fatal("cannot prepare the spill directory", spill_ready);
   Status indexes = exec::FinishIndexBuilds(exec::ExecContext{
       .engine = engine.value().get(), .catalog = catalog.value().get(), .interrupt = nullptr});
   if (!indexes.ok()) return Fatal("cannot finish the index builds in progress", indexes);
@@ -240,6 +245,9 @@ int Run(int argc, char** argv) {
   state.config.argv = options.argv;
   state.config.parsed_options = ParsedOptions(options);
   state.config.enable_test_commands = options.enable_test_commands;
+  state.config.spill_dir = spill_dir;
+  state.config.max_blocking_sort_bytes = options.max_blocking_sort_bytes;
+  state.config.max_group_bytes = options.max_group_bytes;
   state.host_name = HostName();
   // A fixed electionId: drivers remember the highest they saw, so it must never go down
   // across restarts (the Server Discovery and Monitoring specification).

@@ -18,31 +18,45 @@ StatusWith<bool> ParseBool(const std::string& name, const std::string& value) {
                 "setParameter " + name + " must be true or false, not '" + value + "'");
 }
 
+// A whole number >= 1 of `unit`s ("seconds", "bytes").
+StatusWith<long long> ParsePositive(const std::string& name, const std::string& value,
+                                    const std::string& unit) {
+  try {
+    std::size_t used = 0;
+    const long long n = std::stoll(value, &used);
+    if (used == value.size() && n >= 1) return n;
+  } catch (const std::exception&) {
+  }
+  return Status(ErrorCode::kBadValue, "setParameter " + name + " must be a whole number of " +
+                                          unit + " >= 1, not '" + value + "'");
+}
+
 // One server parameter, as mongod's --setParameter name=value or the config file's
 // setParameter map gives it. Only the parameters Quarry has are accepted: any other is an error
 // rather than a setting silently ignored.
 Status ApplyParameter(const std::string& name, const std::string& value, Options* options) {
   if (name == "ttlMonitorSleepSecs") {
-    try {
-      std::size_t used = 0;
-      const long long seconds = std::stoll(value, &used);
-      if (used == value.size() && seconds >= 1) {
-        options->ttl_monitor_sleep_secs = seconds;
-        return Status::OK();
-      }
-    } catch (const std::exception&) {
-    }
-    return Status(ErrorCode::kBadValue,
-                  "setParameter ttlMonitorSleepSecs must be a whole number of seconds >= 1, not '" +
-                      value + "'");
+    QUARRY_ASSIGN_OR_RETURN(options->ttl_monitor_sleep_secs, ParsePositive(name, value, "seconds"));
+    return Status::OK();
   }
   if (name == "ttlMonitorEnabled") {
     QUARRY_ASSIGN_OR_RETURN(options->ttl_monitor_enabled, ParseBool(name, value));
     return Status::OK();
   }
-  return Status(
-      ErrorCode::kNoSuchKey,
-      "unknown setParameter '" + name + "' (Quarry has ttlMonitorSleepSecs and ttlMonitorEnabled)");
+  if (name == "internalQueryMaxBlockingSortMemoryUsageBytes") {
+    QUARRY_ASSIGN_OR_RETURN(long long bytes, ParsePositive(name, value, "bytes"));
+    options->max_blocking_sort_bytes = static_cast<std::size_t>(bytes);
+    return Status::OK();
+  }
+  if (name == "internalDocumentSourceGroupMaxMemoryBytes") {
+    QUARRY_ASSIGN_OR_RETURN(long long bytes, ParsePositive(name, value, "bytes"));
+    options->max_group_bytes = static_cast<std::size_t>(bytes);
+    return Status::OK();
+  }
+  return Status(ErrorCode::kNoSuchKey, "unknown setParameter '" + name +
+                                           "' (Quarry has ttlMonitorSleepSecs, ttlMonitorEnabled, "
+                                           "internalQueryMaxBlockingSortMemoryUsageBytes and "
+                                           "internalDocumentSourceGroupMaxMemoryBytes)");
 }
 
 Status ApplyParameterFlag(const std::string& flag, Options* options) {
@@ -154,7 +168,9 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
       ->capture_default_str();
   std::vector<std::string> parameters;
   app.add_option("--setParameter", parameters,
-                 "name=value of a server parameter: ttlMonitorSleepSecs, ttlMonitorEnabled");
+                 "name=value of a server parameter: ttlMonitorSleepSecs, ttlMonitorEnabled, "
+                 "internalQueryMaxBlockingSortMemoryUsageBytes, "
+                 "internalDocumentSourceGroupMaxMemoryBytes");
   bool show_version = false;
   app.add_flag("--version", show_version, "print the version and exit");
 

@@ -2,6 +2,7 @@
 // Flags given on the command line win over the file, as with mongod.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct Options {
   std::int64_t oplog_retention_hours = 0;    // and by age (0: unlimited)
   std::int64_t ttl_monitor_sleep_secs = 60;  // --setParameter ttlMonitorSleepSecs=N
   bool ttl_monitor_enabled = true;           // --setParameter ttlMonitorEnabled=false
+  // --setParameter internalQueryMaxBlockingSortMemoryUsageBytes=N and
+  // internalDocumentSourceGroupMaxMemoryBytes=N: the blocking stages' memory limits.
+  std::size_t max_blocking_sort_bytes = 100 * 1024 * 1024;
+  std::size_t max_group_bytes = 100 * 1024 * 1024;
   std::string config_path;
   std::vector<std::string> argv;
 };

@@ -32,6 +32,7 @@ using Clock = std::chrono::steady_clock;
 struct StageCounts {
   std::int64_t returned = 0;
   Clock::duration time{};  // in its Next calls, so it includes the stages before it, as mongod's
+  const query::DocumentStream* stage_output = nullptr;  // for the stage's own statistics
 };
 
 class CountingStream final : public query::DocumentStream {
@@ -169,6 +170,7 @@ Status ExplainAggregate(CommandContext& ctx, const Request& request,
           std::move(source),
           [&](std::size_t stage_idx,
               std::unique_ptr<query::DocumentStream> s) -> std::unique_ptr<query::DocumentStream> {
+            stage_counts[stage_idx].stage_output = s.get();
             return std::make_unique<CountingStream>(std::move(s), &stage_counts[stage_idx]);
           }));
   if (executes) {
@@ -203,7 +205,11 @@ Status ExplainAggregate(CommandContext& ctx, const Request& request,
     const query::Stage& stage = *pipeline.stages()[stage_idx];
     out->OpenDocument(std::to_string(position++));
     out->Append(stage.name(), stage.spec());
-    if (executes) AppendCounts(stage_counts[stage_idx], out);
+    if (executes) {
+      const StageCounts& counts = stage_counts[stage_idx];
+      if (counts.stage_output != nullptr) counts.stage_output->AppendExecutionStats(out);
+      AppendCounts(counts, out);
+    }
     out->Close();
   }
   out->Close();

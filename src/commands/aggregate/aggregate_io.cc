@@ -27,7 +27,12 @@ bson::Document WithId(bson::Document doc) {
 }  // namespace
 
 AggregateIo::AggregateIo(CommandContext& ctx)
-    : exec_(ExecContextOf(ctx)), commit_(CommitterOf(ctx)), ddl_(DdlOptionsFor(ctx)) {}
+    : exec_(ExecContextOf(ctx)),
+      commit_(CommitterOf(ctx)),
+      ddl_(DdlOptionsFor(ctx)),
+      max_sort_bytes_(ctx.service().config.max_blocking_sort_bytes),
+      max_group_bytes_(ctx.service().config.max_group_bytes),
+      spill_dir_(ctx.service().config.spill_dir) {}
 
 // Commits `unit` and fails with the first error of any mutation.
 Status AggregateIo::CommitAll(storage::WriteUnit unit) {
@@ -44,6 +49,9 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
   pipeline.db = db;
   pipeline.let = bson::Document::Copy(let);
   pipeline.allow_disk_use = allow_disk_use;
+  pipeline.spill_dir = spill_dir_;
+  pipeline.max_memory_bytes = max_sort_bytes_;
+  pipeline.max_group_memory_bytes = max_group_bytes_;
   std::shared_ptr<AggregateIo> self = shared_from_this();
   pipeline.open_collection =
       [self](const std::string& from_db,

@@ -3,6 +3,7 @@
 // returned (getMore), so this object holds by value what it needs, not the command's context.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -19,7 +20,8 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
   // Reads and writes as the request `ctx` would: its interrupt, write concern and DDL options.
   explicit AggregateIo(CommandContext& ctx);
 
-  // The callbacks of a PipelineContext, bound to this object (kept alive by them).
+  // The callbacks of a PipelineContext, bound to this object (kept alive by them), and the
+  // server's memory limits, with its spill directory for allowDiskUse.
   query::PipelineContext MakePipelineContext(const std::string& db, bson::DocumentView let,
                                              bool allow_disk_use);
 
@@ -36,6 +38,10 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
   exec::ExecContext exec_;
   exec::Committer commit_;
   catalog::DdlOptions ddl_;
+  // The server's blocking-stage limits and spill directory (ServerConfig).
+  std::size_t max_sort_bytes_;
+  std::size_t max_group_bytes_;
+  std::string spill_dir_;
 };
 
 }  // namespace quarry::commands

@@ -58,7 +58,8 @@ StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView max, args.OptionalDocument("max"));
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
                           CommandCollator(ctx, request.db, find.coll, args.Raw("collation"), ""));
-  args.Ignore({"allowDiskUse", "allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
+  QUARRY_ASSIGN_OR_RETURN(bool allow_disk_use, args.OptionalBool("allowDiskUse", false));
+  args.Ignore({"allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
                "$_requestResumeToken", "$_resumeAfter", "isMaster"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (tailable) {
@@ -70,6 +71,9 @@ StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
   find.collator = collator;
   QUARRY_ASSIGN_OR_RETURN(find.spec, exec::QuerySpec::Parse(find.filter, let, projection, sort,
                                                             skip, limit, std::move(collator)));
+  const ServerConfig& config = ctx.service().config;
+  find.spec.sort_memory.max_bytes = config.max_blocking_sort_bytes;
+  if (allow_disk_use) find.spec.sort_memory.spill_dir = config.spill_dir;
   find.spec.hint = hint;
   find.spec.min = min;
   find.spec.max = max;

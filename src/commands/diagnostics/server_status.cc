@@ -12,6 +12,7 @@
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "exec/ttl.h"
+#include "query/spill/spill_stats.h"
 #include "wire/network_counters.h"
 
 namespace quarry::commands {
@@ -161,6 +162,20 @@ StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) 
   b.OpenDocument("ttl")
       .AppendInt64("deletedDocuments", ttl.deleted_documents.load())
       .AppendInt64("passes", ttl.passes.load())
+      .Close();
+  // mongod's spill counters of blocking stages.
+  const query::SpillCounters& sorts = query::SortSpillCounters();
+  const query::SpillCounters& groups = query::GroupSpillCounters();
+  b.OpenDocument("query")
+      .OpenDocument("sort")
+      .AppendInt64("spillToDisk", sorts.spills.load())
+      .AppendInt64("spilledDataStorageSize", sorts.spilled_bytes.load())
+      .Close()
+      .OpenDocument("group")
+      .AppendInt64("spills", groups.spills.load())
+      .AppendInt64("spilledDataStorageSize", groups.spilled_bytes.load())
+      .AppendInt64("spilledRecords", groups.spilled_records.load())
+      .Close()
       .Close();
   b.OpenDocument("quarry")
       .AppendInt64("unacknowledgedWriteErrors", ops.w0_write_errors.load())

@@ -1,51 +1,67 @@
 #include "exec/stages/sort_stage.h"
 
-#include <algorithm>
-#include <limits>
-#include <numeric>
-
 #include "exec/explain_count.h"
+#include "query/spill/spill_stats.h"
 
 namespace quarry::exec {
 namespace {
 
-// Bookkeeping bytes charged per buffered document on top of its BSON, so that many tiny
-// documents still count against the memory limit.
-constexpr std::size_t kBufferedOverhead = 64;
+// A result's match details travel beside it through the sort (and through its runs on disk).
+bson::Document DetailsDocument(const query::MatchDetails& details) {
+  bson::DocumentBuilder b;
+  if (details.array_index.has_value()) {
+    b.AppendInt64("arrayIndex", static_cast<std::int64_t>(*details.array_index));
+  }
+  return std::move(b).Finish();
+}
 
-Status SortMemoryExceeded(std::size_t limit) {
-  return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
-                "Sort exceeded memory limit of " + std::to_string(limit) +
-                    " bytes, but did not opt in to external sorting. Aborting operation. Pass "
-                    "allowDiskUse:true to opt in.");
+query::MatchDetails DetailsOf(const bson::Document& doc) {
+  query::MatchDetails details;
+  bson::ValueView index = doc.Get("arrayIndex");
+  if (index.IsNumber()) details.array_index = static_cast<std::size_t>(index.AsInt64());
+  return details;
+}
+
+query::SorterOptions OptionsFor(std::int64_t limit, const SortMemory& memory) {
+  query::SorterOptions options;
+  options.max_memory_bytes = memory.max_bytes;
+  options.limit = limit > 0 ? static_cast<std::size_t>(limit) : 0;
+  options.spill_dir = memory.spill_dir;
+  options.counters = &query::SortSpillCounters();
+  return options;
 }
 
 }  // namespace
 
 SortStage::SortStage(std::unique_ptr<PlanStage> child, query::SortSpec sort, std::int64_t limit,
-                     std::size_t max_bytes)
+                     SortMemory memory)
     : PlanStage(std::move(child)),
       sort_(std::move(sort)),
-      keep_(limit > 0 ? static_cast<std::size_t>(limit) : std::numeric_limits<std::size_t>::max()),
-      max_bytes_(max_bytes) {}
+      limit_(limit),
+      memory_(std::move(memory)),
+      sorter_(std::make_unique<query::ExternalSorter>(sort_, OptionsFor(limit_, memory_))) {}
 
 StatusWith<WorkState> SortStage::DoWork(PlanResult* out) {
+  if (sorter_ == nullptr) return WorkState::kEof;
   if (!loaded_) {
     StatusWith<WorkState> loading = LoadOne();
     if (!loading.ok()) {
-      buffered_.clear();
-      next_ = 0;
+      spilled_ = sorter_->spill_stats();
+      sorter_.reset();  // removes any run it wrote
     }
     return loading;
   }
-  if (next_ >= buffered_.size()) {
-    buffered_.clear();
-    buffered_.shrink_to_fit();
-    next_ = 0;
+  query::ExternalSorter::Item item;
+  StatusWith<bool> more = sorter_->Next(&item);
+  if (!more.ok() || !more.value()) {
+    // The runs go as soon as the last result is out, not when the cursor is closed.
+    spilled_ = sorter_->spill_stats();
+    bytes_sorted_ = sorter_->bytes_sorted();
+    sorter_.reset();
+    if (!more.ok()) return more.status();
     return WorkState::kEof;
   }
-  Buffered& item = buffered_[next_++];
-  out->details = item.details;
+  out->details = DetailsOf(item.extra);
   out->Own(std::move(item.doc));
   return WorkState::kAdvanced;
 }
@@ -55,40 +71,14 @@ StatusWith<WorkState> SortStage::LoadOne() {
   QUARRY_ASSIGN_OR_RETURN(WorkState state, child().Work(&result));
   if (state == WorkState::kEof) {
     loaded_ = true;
-    SortAndTrim();
+    QUARRY_RETURN_IF_ERROR(sorter_->Finish());
     return WorkState::kNeedTime;  // the results come from the next units
   }
   if (state == WorkState::kNeedTime) return state;
   bson::Document doc =
       result.owned.has_value() ? std::move(*result.owned) : bson::Document::Copy(result.doc);
-  buffered_bytes_ += doc.size() + kBufferedOverhead;
-  buffered_.push_back(Buffered{std::move(doc), result.details});
-  // With a limit only the first `keep_` in sort order can be returned: keep at most about
-  // twice that many, pruning as we go, so memory stays bounded.
-  const bool bounded = keep_ != std::numeric_limits<std::size_t>::max();
-  if (bounded && buffered_.size() >= 2 * keep_ + 16) SortAndTrim();
-  if (buffered_bytes_ > max_bytes_) return SortMemoryExceeded(max_bytes_);
+  QUARRY_RETURN_IF_ERROR(sorter_->Add(std::move(doc), DetailsDocument(result.details)));
   return WorkState::kNeedTime;
-}
-
-void SortStage::SortAndTrim() {
-  std::vector<query::SortKey> keys;
-  keys.reserve(buffered_.size());
-  for (const Buffered& item : buffered_) keys.push_back(sort_.MakeKey(item.doc.view()));
-  std::vector<std::size_t> order(buffered_.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return sort_.CompareKeys(keys[a], keys[b]) < 0;
-  });
-  std::vector<Buffered> sorted;
-  sorted.reserve(std::min(order.size(), keep_));
-  buffered_bytes_ = 0;
-  for (std::size_t index : order) {
-    if (sorted.size() >= keep_) break;
-    buffered_bytes_ += buffered_[index].doc.size() + kBufferedOverhead;
-    sorted.push_back(std::move(buffered_[index]));
-  }
-  buffered_ = std::move(sorted);
 }
 
 void SortStage::ExplainDetails(bson::DocumentBuilder* b) const {
@@ -97,11 +87,18 @@ void SortStage::ExplainDetails(bson::DocumentBuilder* b) const {
     b->AppendInt32(field.path.dotted(), field.ascending ? 1 : -1);
   }
   b->Close();
-  AppendCount(b, "memLimit", static_cast<std::int64_t>(max_bytes_));
-  if (keep_ != std::numeric_limits<std::size_t>::max()) {
-    AppendCount(b, "limitAmount", static_cast<std::int64_t>(keep_));
-  }
+  AppendCount(b, "memLimit", static_cast<std::int64_t>(memory_.max_bytes));
+  if (limit_ > 0) AppendCount(b, "limitAmount", limit_);
   b->AppendString("type", "simple");
+}
+
+void SortStage::ExplainStats(bson::DocumentBuilder* b) const {
+  const query::SpillStats& spilled = sorter_ != nullptr ? sorter_->spill_stats() : spilled_;
+  const std::uint64_t sorted = sorter_ != nullptr ? sorter_->bytes_sorted() : bytes_sorted_;
+  AppendCount(b, "totalDataSizeSorted", static_cast<std::int64_t>(sorted));
+  b->AppendBool("usedDisk", spilled.used_disk());
+  AppendCount(b, "spills", spilled.spills);
+  AppendCount(b, "spilledDataStorageSize", spilled.spilled_bytes);
 }
 
 }  // namespace quarry::exec

@@ -15,6 +15,13 @@ namespace {
 
 using bson::Type;
 
+// A field of a partial state document (missing when absent).
+Value PartOf(const Value& partial, std::string_view field) {
+  if (!partial.IsDocument()) return Value();
+  bson::ValueView part = partial.view().Document().Get(field);
+  return part.exists() ? partial.Child(part) : Value();
+}
+
 class SumAccumulator final : public Accumulator {
  public:
   Status Process(const Value& v) override {
@@ -22,6 +29,9 @@ class SumAccumulator final : public Accumulator {
     return Status::OK();
   }
   Value Finish() const override { return total_; }
+  bool mergeable() const override { return true; }
+  Value PartialState() const override { return total_; }
+  Status MergePartialState(const Value& partial) override { return Process(partial); }
 
  private:
   Value total_ = Value::Int32(0);
@@ -43,6 +53,23 @@ class AvgAccumulator final : public Accumulator {
                                               DecimalFromInt64(count_)));
     }
     return Value::Double(total_.view().AsDouble() / static_cast<double>(count_));
+  }
+  bool mergeable() const override { return true; }
+  Value PartialState() const override {
+    bson::DocumentBuilder b;
+    total_.AppendTo("total", &b);
+    b.AppendInt64("count", count_);
+    b.AppendBool("decimal", is_decimal_);
+    return Value::FromDocument(std::move(b).Finish());
+  }
+  Status MergePartialState(const Value& partial) override {
+    const Value total = PartOf(partial, "total");
+    if (total.IsNumber()) total_ = Arithmetic(ArithmeticOp::kAdd, total_.view(), total.view());
+    const Value count = PartOf(partial, "count");
+    if (count.IsNumber()) count_ += count.view().AsInt64();
+    const Value decimal = PartOf(partial, "decimal");
+    if (decimal.type() == Type::kBool && decimal.view().Bool()) is_decimal_ = true;
+    return Status::OK();
   }
 
  private:
@@ -67,6 +94,17 @@ class MinMaxAccumulator final : public Accumulator {
   }
   Value Finish() const override { return best_.missing() ? Value::Null() : best_; }
   std::size_t memory_bytes() const override { return 16 + best_.view().size(); }
+  bool mergeable() const override { return true; }
+  Value PartialState() const override {
+    bson::DocumentBuilder b;
+    best_.AppendTo("best", &b);
+    return Value::FromDocument(std::move(b).Finish());
+  }
+  // An equal value seen later never replaces the one kept, so merging in order keeps the
+  // same one as a single accumulator would.
+  Status MergePartialState(const Value& partial) override {
+    return Process(PartOf(partial, "best"));
+  }
 
  private:
   bool is_max_;
@@ -86,6 +124,23 @@ class FirstLastAccumulator final : public Accumulator {
   }
   Value Finish() const override { return value_.missing() ? Value::Null() : value_; }
   std::size_t memory_bytes() const override { return 16 + value_.view().size(); }
+  bool mergeable() const override { return true; }
+  // Whether a document was seen at all, apart from its value, which may be missing.
+  Value PartialState() const override {
+    bson::DocumentBuilder b;
+    b.AppendBool("seen", seen_);
+    value_.AppendTo("value", &b);
+    return Value::FromDocument(std::move(b).Finish());
+  }
+  Status MergePartialState(const Value& partial) override {
+    const Value seen = PartOf(partial, "seen");
+    if (seen.type() != Type::kBool || !seen.view().Bool()) return Status::OK();
+    if (is_last_ || !seen_) {
+      value_ = PartOf(partial, "value").Owned();
+      seen_ = true;
+    }
+    return Status::OK();
+  }
 
  private:
   bool is_last_;
@@ -110,6 +165,16 @@ class PushAccumulator final : public Accumulator {
   }
   Value Finish() const override { return MakeArray(values_); }
   std::size_t memory_bytes() const override { return 16 + bytes_; }
+  bool mergeable() const override { return true; }
+  Value PartialState() const override { return Finish(); }
+  // The later values after the earlier ones; $addToSet keeps the first of equal values.
+  Status MergePartialState(const Value& partial) override {
+    if (!partial.IsArray()) return Status::OK();
+    for (const bson::Element& e : partial.view().Document()) {
+      QUARRY_RETURN_IF_ERROR(Process(partial.Child(e.value)));
+    }
+    return Status::OK();
+  }
 
  private:
   bool unique_;
@@ -133,6 +198,11 @@ class MergeObjectsAccumulator final : public Accumulator {
   }
   Value Finish() const override { return fields_.ToDocument(); }
   std::size_t memory_bytes() const override { return 16 + bytes_; }
+  bool mergeable() const override { return true; }
+  // Fields keep the place of their first appearance and take their last value, so merging
+  // the earlier documents' result and then the later one's gives the same document.
+  Value PartialState() const override { return Finish(); }
+  Status MergePartialState(const Value& partial) override { return Process(partial); }
 
  private:
   FieldList fields_;
@@ -157,6 +227,30 @@ class StdDevAccumulator final : public Accumulator {
     if (n <= 0) return Value::Null();
     return Value::Double(std::sqrt(m2_ / static_cast<double>(n)));
   }
+  bool mergeable() const override { return true; }
+  Value PartialState() const override {
+    bson::DocumentBuilder b;
+    b.AppendInt64("count", count_);
+    b.AppendDouble("mean", mean_);
+    b.AppendDouble("m2", m2_);
+    return Value::FromDocument(std::move(b).Finish());
+  }
+  // Chan et al.'s combination of two Welford states.
+  Status MergePartialState(const Value& partial) override {
+    const Value count = PartOf(partial, "count");
+    const Value mean = PartOf(partial, "mean");
+    const Value m2 = PartOf(partial, "m2");
+    if (!count.IsNumber() || !mean.IsNumber() || !m2.IsNumber()) return Status::OK();
+    const std::int64_t other_count = count.view().AsInt64();
+    if (other_count <= 0) return Status::OK();
+    const std::int64_t total = count_ + other_count;
+    const double delta = mean.view().AsDouble() - mean_;
+    const double weight = static_cast<double>(other_count) / static_cast<double>(total);
+    m2_ += m2.view().AsDouble() + delta * delta * static_cast<double>(count_) * weight;
+    mean_ += delta * weight;
+    count_ = total;
+    return Status::OK();
+  }
 
  private:
   bool sample_;
@@ -166,6 +260,10 @@ class StdDevAccumulator final : public Accumulator {
 };
 
 }  // namespace
+
+Status Accumulator::MergePartialState(const Value&) {
+  return Status(ErrorCode::kInternalError, "this accumulator has no mergeable state");
+}
 
 std::unique_ptr<Accumulator> MakeAccumulator(std::string_view op,
                                              const bson::StringComparator* collator) {

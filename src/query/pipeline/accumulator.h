@@ -24,6 +24,17 @@ class Accumulator {
   virtual Value Finish() const = 0;
   // Approximate bytes held, for $group's memory limit.
   virtual std::size_t memory_bytes() const { return 16; }
+
+  // A $group that spills writes each group's partial state to disk and combines the partial
+  // states of one group from every run at the end. An accumulator that cannot say false here,
+  // and such a $group fails rather than spill.
+  virtual bool mergeable() const { return false; }
+  // The state so far as one value, never missing. REQUIRES: mergeable().
+  virtual Value PartialState() const { return Value::Null(); }
+  // Folds in a PartialState() of an accumulator of the same kind that saw the documents after
+  // the ones this one saw, so that Finish() answers as one accumulator that saw them all.
+  // REQUIRES: mergeable().
+  virtual Status MergePartialState(const Value& partial);
 };
 
 // One output field of $group: its name, the accumulator operator and the operand expression.

@@ -120,6 +120,8 @@ const DocumentMetadata& DocumentStream::metadata() const {
   return kNone;
 }
 
+void DocumentStream::AppendExecutionStats(bson::DocumentBuilder*) const {}
+
 std::unique_ptr<DocumentStream> StreamOfDocuments(std::vector<bson::Document> docs) {
   return std::make_unique<VectorStream>(std::move(docs));
 }

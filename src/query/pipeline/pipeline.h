@@ -29,6 +29,9 @@ class DocumentStream {
   // Metadata of the document the last Next produced ($vectorSearch's score...); empty by
   // default. Stages that keep documents as they are pass it along.
   virtual const DocumentMetadata& metadata() const;
+  // Appends what explain's executionStats show of the stage beyond what it returned
+  // ($sort's and $group's usedDisk, spills...); nothing by default.
+  virtual void AppendExecutionStats(bson::DocumentBuilder* out) const;
 };
 
 // A stream over documents held in memory.
@@ -74,11 +77,19 @@ struct PipelineContext {
   std::string db;  // the aggregate's database: default for $lookup's `from` and $out
   // The aggregate command's `let` ({name: <expression>}), evaluated once before parsing.
   bson::Document let;
-  // Accepted but nothing spills to disk: past the limit, blocking stages fail with
-  // ExceededMemoryLimit instead of 292 QueryExceededMemoryLimitNoDiskUseAllowed.
+  // The aggregate's allowDiskUse: past their limits, $sort and $group write sorted runs to
+  // `spill_dir` and merge them (without it they fail with 292
+  // QueryExceededMemoryLimitNoDiskUseAllowed, as mongod's do). $lookup's foreign side and
+  // $facet never spill: past the limit they fail either way.
   bool allow_disk_use = false;
-  // mongod's 100 MB limits of blocking stages ($sort, $group, and $lookup's foreign side).
+  // Where runs go (the server's <dbpath>/_tmp). Empty: nowhere, and a stage that would spill
+  // fails with ExceededMemoryLimit.
+  std::string spill_dir;
+  // mongod's 100 MB limits of blocking stages: $sort's (internalQueryMaxBlockingSortMemory-
+  // UsageBytes), which $lookup's foreign side and $facet use too, and $group's
+  // (internalDocumentSourceGroupMaxMemoryBytes).
   std::size_t max_memory_bytes = 100 * 1024 * 1024;
+  std::size_t max_group_memory_bytes = 100 * 1024 * 1024;
   // The aggregate's collation (null: simple): $match, $sort, $group keys, $lookup's equality
   // and comparison expressions compare strings under it.
   std::shared_ptr<const bson::StringComparator> collator;

@@ -3,6 +3,9 @@
 #include "exec/plan_executor.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
 
 #include "exec/planner.h"
 #include "exec_test_util.h"
@@ -190,11 +193,27 @@ TEST_F(PlanExecutorTest, TopKSortKeepsOrderAcrossPruning) {
 TEST_F(PlanExecutorTest, SortPastMemoryLimitFails) {
   InsertNumbered(100);
   QuerySpec spec = Spec("{}", "{}", R"({"a": 1})");
-  spec.max_sort_bytes = 1000;
+  spec.sort_memory.max_bytes = 1000;
   auto executor = Execute(std::move(spec));
   StatusWith<query::Batch> batch = executor->NextBatch(101, 1 << 24);
   EXPECT_EQ(batch.status().code(), ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
   EXPECT_TRUE(executor->exhausted());
+}
+
+TEST_F(PlanExecutorTest, SortPastMemoryLimitSpillsWithADirectory) {
+  InsertNumbered(300, 7);
+  char base[] = "/tmp/quarry-sort-spill-XXXXXX";
+  ASSERT_NE(::mkdtemp(base), nullptr);
+  const std::string dir = std::string(base) + "/_tmp";
+  QuerySpec spec = Spec("{}", "{}", R"({"a": 1})");
+  spec.sort_memory.max_bytes = 1000;
+  spec.sort_memory.spill_dir = dir;
+  auto executor = Execute(std::move(spec));
+  const std::vector<int> spilled = Drain(executor.get(), 50);
+  EXPECT_EQ(spilled, Drain(Execute(Spec("{}", "{}", R"({"a": 1})")).get(), 101));
+  EXPECT_EQ(spilled.size(), 300u);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));  // the runs went with the last result
+  std::filesystem::remove_all(base);
 }
 
 TEST_F(PlanExecutorTest, NaturalReverseReturnsStorageOrderBackwards) {

@@ -3,11 +3,10 @@
 // comparator stands in for ICU's collators here.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cctype>
 #include <memory>
 
 #include "bson/compare.h"
+#include "case_insensitive.h"
 #include "pipeline/pipeline_test_util.h"
 #include "query/match/matcher.h"
 #include "query/sort/sort.h"
@@ -17,32 +16,9 @@
 namespace quarry::query {
 namespace {
 
+using testing::CaseInsensitive;
+using testing::Ci;
 using testing::Doc;
-
-class CaseInsensitive final : public bson::StringComparator {
- public:
-  int Compare(std::string_view a, std::string_view b) const override {
-    std::string x = Lower(a);
-    std::string y = Lower(b);
-    return x < y ? -1 : (x > y ? 1 : 0);
-  }
-  void AppendComparisonKey(std::string_view s, std::string* out) const override {
-    out->append(Lower(s));
-  }
-  bool Equals(const bson::StringComparator& other) const override {
-    return dynamic_cast<const CaseInsensitive*>(&other) != nullptr;
-  }
-
- private:
-  static std::string Lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-  }
-};
-
-std::shared_ptr<const bson::StringComparator> Ci() { return std::make_shared<CaseInsensitive>(); }
 
 bool Matches(std::string_view filter, std::string_view doc) {
   bson::Document f = Doc(filter);

@@ -1,10 +1,15 @@
 // $group (and $sortByCount, which is a $group then a $sort): groups documents by the value of
 // the _id expression, numbers of different types grouping together when equal (1, 1.0, 1L).
+// Groups come out in the order their keys were first met; past the memory limit under
+// allowDiskUse they spill (group_spill_internal.h) and come out in canonical key order, which
+// mongod's $group does not promise either.
 #include <unordered_map>
 
 #include "query/pipeline/accumulator.h"
+#include "query/pipeline/stages/group_spill_internal.h"
 #include "query/pipeline/stages/stage_internal.h"
 #include "query/sort/sort.h"
+#include "query/spill/spill_stats.h"
 #include "query/value/location_error.h"
 #include "query/value/value_arithmetic.h"
 #include "query/value/value_decimal.h"
@@ -13,6 +18,9 @@ namespace quarry::query::stages {
 namespace {
 
 using bson::Type;
+
+// Runs a spilling $group keeps before it merges them into one.
+constexpr std::size_t kMaxGroupRuns = 64;
 
 // A byte string equal for values $group considers equal: numbers by value, documents and arrays
 // element by element.
@@ -103,9 +111,28 @@ class GroupStage final : public Stage {
 
  private:
   struct Group {
-    Value key;
+    Value key;  // the first met
+    std::string canonical_key;
     std::vector<std::unique_ptr<Accumulator>> accumulators;
   };
+
+  std::vector<std::unique_ptr<Accumulator>> FreshAccumulators() const {
+    std::vector<std::unique_ptr<Accumulator>> accumulators;
+    accumulators.reserve(fields_.size());
+    for (const AccumulationStatement& s : fields_) accumulators.push_back(s.Create());
+    return accumulators;
+  }
+
+  bson::Document Output(const Value& key,
+                        const std::vector<std::unique_ptr<Accumulator>>& accumulators) const {
+    bson::DocumentBuilder b;
+    b.Append("_id", key.view());
+    for (std::size_t field_idx = 0; field_idx < fields_.size(); ++field_idx) {
+      Value v = accumulators[field_idx]->Finish();
+      v.AppendTo(fields_[field_idx].field(), &b);
+    }
+    return std::move(b).Finish();
+  }
 
   class Stream final : public DocumentStream {
    public:
@@ -118,27 +145,43 @@ class GroupStage final : public Stage {
 
     StatusWith<bool> Next(bson::Document* out) override {
       if (!loaded_) {
-        QUARRY_RETURN_IF_ERROR(Load());
         loaded_ = true;
+        Status loaded = Load();
+        if (!loaded.ok()) {
+          Release();
+          return loaded;
+        }
+      }
+      if (merge_ != nullptr) {
+        Value key;
+        std::vector<std::unique_ptr<Accumulator>> accumulators;
+        StatusWith<bool> more =
+            merge_->Next([this] { return stage_->FreshAccumulators(); }, &key, &accumulators);
+        if (!more.ok() || !more.value()) {
+          Release();  // the runs go as soon as the last group is out
+          return more;
+        }
+        *out = stage_->Output(key, accumulators);
+        return true;
       }
       if (next_ >= groups_.size()) return false;
       Group& group = groups_[next_++];
-      bson::DocumentBuilder b;
-      b.Append("_id", group.key.view());
-      for (std::size_t field_idx = 0; field_idx < stage_->fields_.size(); ++field_idx) {
-        Value v = group.accumulators[field_idx]->Finish();
-        v.AppendTo(stage_->fields_[field_idx].field(), &b);
-      }
+      *out = stage_->Output(group.key, group.accumulators);
       group.accumulators.clear();
-      *out = std::move(b).Finish();
       return true;
+    }
+
+    void AppendExecutionStats(bson::DocumentBuilder* out) const override {
+      out->AppendBool("usedDisk", spilled_.used_disk());
+      out->AppendInt64("spills", spilled_.spills);
+      out->AppendInt64("spilledDataStorageSize", spilled_.spilled_bytes);
+      out->AppendInt64("spilledRecords", spilled_.spilled_records);
     }
 
    private:
     Status Load() {
-      const std::size_t limit = pipeline_ != nullptr ? pipeline_->max_memory_bytes : SIZE_MAX;
+      const std::size_t limit = pipeline_ != nullptr ? pipeline_->max_group_memory_bytes : SIZE_MAX;
       const bool allow_disk = pipeline_ != nullptr && pipeline_->allow_disk_use;
-      std::unordered_map<std::string, std::size_t> index;
       std::size_t bytes = 0;
       std::string key_bytes;
       while (true) {
@@ -151,14 +194,9 @@ class GroupStage final : public Stage {
         if (key.missing()) key = Value::Null();
         key_bytes.clear();
         AppendCanonicalKey(key.view(), stage_->collator_.get(), &key_bytes);
-        auto [it, inserted] = index.emplace(key_bytes, groups_.size());
+        auto [it, inserted] = index_.emplace(key_bytes, groups_.size());
         if (inserted) {
-          Group group;
-          group.key = key.Owned();
-          for (const AccumulationStatement& s : stage_->fields_) {
-            group.accumulators.push_back(s.Create());
-          }
-          groups_.push_back(std::move(group));
+          groups_.push_back(Group{key.Owned(), key_bytes, stage_->FreshAccumulators()});
           bytes += key_bytes.size() * 2 + 64;
         }
         Group& group = groups_[it->second];
@@ -172,17 +210,76 @@ class GroupStage final : public Stage {
               after >= before ? bytes + (after - before) : bytes - std::min(bytes, before - after);
         }
         if (bytes > limit) {
-          if (allow_disk) {
-            return Status(ErrorCode::kExceededMemoryLimit,
-                          "Exceeded memory limit for $group, and spilling to disk is not "
-                          "supported.");
+          if (!allow_disk) {
+            return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
+                          "Exceeded memory limit for $group, but didn't allow external sort. "
+                          "Pass allowDiskUse:true to opt in.");
           }
-          return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
-                        "Exceeded memory limit for $group, but didn't allow external sort. Pass "
-                        "allowDiskUse:true to opt in.");
+          QUARRY_RETURN_IF_ERROR(Spill());
+          bytes = 0;
         }
       }
+      if (runs_.empty()) return Status::OK();
+      // The groups still in memory become the last run, so one merge answers for all.
+      if (!groups_.empty()) QUARRY_RETURN_IF_ERROR(Spill());
+      QUARRY_ASSIGN_OR_RETURN(merge_, GroupRunMerge::Open(runs_));
       return Status::OK();
+    }
+
+    // Writes the groups in memory as a run and starts again with none.
+    Status Spill() {
+      const std::string& dir = pipeline_->spill_dir;
+      if (dir.empty()) {
+        return Status(ErrorCode::kExceededMemoryLimit,
+                      "Exceeded memory limit for $group, and this pipeline has no directory to "
+                      "spill to.");
+      }
+      for (const AccumulationStatement& s : stage_->fields_) {
+        if (!s.Create()->mergeable()) {
+          return Status(ErrorCode::kExceededMemoryLimit,
+                        "Exceeded memory limit for $group, and its " + s.op() +
+                            " accumulator cannot spill to disk.");
+        }
+      }
+      std::vector<GroupToSpill> spilling;
+      spilling.reserve(groups_.size());
+      for (const Group& group : groups_) {
+        spilling.push_back(GroupToSpill{group.canonical_key, &group.key, &group.accumulators});
+      }
+      QUARRY_ASSIGN_OR_RETURN(SpillRun run, WriteGroupRun(dir, std::move(spilling)));
+      SpillStats added;
+      added.spills = 1;
+      added.spilled_bytes = static_cast<std::int64_t>(run.bytes());
+      added.spilled_records = static_cast<std::int64_t>(run.documents());
+      spilled_.spills += added.spills;
+      spilled_.spilled_bytes += added.spilled_bytes;
+      spilled_.spilled_records += added.spilled_records;
+      GroupSpillCounters().Add(added);
+      runs_.push_back(std::move(run));
+      groups_.clear();
+      index_.clear();
+      if (runs_.size() >= kMaxGroupRuns) {
+        // Runs open at once in the merge stay bounded: these become one, in key order, so the
+        // runs after it still hold later documents.
+        QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<GroupRunMerge> merge, GroupRunMerge::Open(runs_));
+        QUARRY_ASSIGN_OR_RETURN(SpillRun merged, merge->WriteMerged(dir, [this] {
+          return stage_->FreshAccumulators();
+        }));
+        merge.reset();
+        spilled_.spilled_bytes += static_cast<std::int64_t>(merged.bytes());
+        runs_.clear();
+        runs_.push_back(std::move(merged));
+      }
+      return Status::OK();
+    }
+
+    // Drops every group and removes the runs.
+    void Release() {
+      merge_.reset();
+      runs_.clear();
+      groups_.clear();
+      index_.clear();
+      next_ = 0;
     }
 
     std::shared_ptr<const GroupStage> stage_;
@@ -190,7 +287,11 @@ class GroupStage final : public Stage {
     EvalContext ctx_;
     std::shared_ptr<const PipelineContext> pipeline_;
     std::vector<Group> groups_;
+    std::unordered_map<std::string, std::size_t> index_;  // canonical key -> groups_ position
     std::size_t next_ = 0;
+    std::vector<SpillRun> runs_;
+    std::unique_ptr<GroupRunMerge> merge_;  // once runs were written, what Next reads
+    SpillStats spilled_;
     bool loaded_ = false;
   };
 

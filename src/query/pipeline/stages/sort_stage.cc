@@ -1,9 +1,10 @@
-// $sort: a stable blocking sort within the memory limit; after a $limit it keeps only the best
+// $sort: a stable blocking sort within the memory limit, spilling sorted runs to disk past it
+// under allowDiskUse (query/sort/external_sorter.h); after a $limit it keeps only the best
 // `limit` documents (top-k).
-#include <algorithm>
-
 #include "query/pipeline/stages/stage_internal.h"
+#include "query/sort/external_sorter.h"
 #include "query/sort/sort.h"
+#include "query/spill/spill_stats.h"
 #include "query/value/location_error.h"
 
 namespace quarry::query::stages {
@@ -25,12 +26,6 @@ class SortStage final : public Stage {
   }
 
  private:
-  struct Entry {
-    bson::Document doc;
-    std::size_t seq;
-    DocumentMetadata metadata;
-  };
-
   class Stream final : public DocumentStream {
    public:
     Stream(std::shared_ptr<const SortStage> stage, std::unique_ptr<DocumentStream> input,
@@ -39,72 +34,88 @@ class SortStage final : public Stage {
 
     StatusWith<bool> Next(bson::Document* out) override {
       if (!loaded_) {
-        QUARRY_RETURN_IF_ERROR(Load());
         loaded_ = true;
+        Status loaded = Load();
+        if (!loaded.ok()) {
+          sorter_.reset();  // removes any run it wrote
+          return loaded;
+        }
       }
-      if (next_ >= entries_.size()) return false;
-      current_ = next_;
-      *out = std::move(entries_[next_++].doc);
+      if (sorter_ == nullptr) return false;
+      ExternalSorter::Item item;
+      QUARRY_ASSIGN_OR_RETURN(bool more, sorter_->Next(&item));
+      metadata_.values.clear();
+      if (!more) {
+        // The runs go as soon as the last document is out, not when the cursor is closed.
+        finished_stats_ = sorter_->spill_stats();
+        finished_bytes_sorted_ = sorter_->bytes_sorted();
+        sorter_.reset();
+        return false;
+      }
+      *out = std::move(item.doc);
+      for (const bson::Element& e : item.extra.view()) {
+        metadata_.values.emplace(std::string(e.key), Value::Copy(e.value));
+      }
       return true;
     }
 
-    const DocumentMetadata& metadata() const override {
-      return current_ < entries_.size() ? entries_[current_].metadata : DocumentStream::metadata();
+    const DocumentMetadata& metadata() const override { return metadata_; }
+
+    void AppendExecutionStats(bson::DocumentBuilder* out) const override {
+      const SpillStats& spilled = sorter_ != nullptr ? sorter_->spill_stats() : finished_stats_;
+      const std::uint64_t sorted =
+          sorter_ != nullptr ? sorter_->bytes_sorted() : finished_bytes_sorted_;
+      out->AppendInt64("totalDataSizeSortedBytesEstimate", static_cast<std::int64_t>(sorted));
+      out->AppendBool("usedDisk", spilled.used_disk());
+      out->AppendInt64("spills", spilled.spills);
+      out->AppendInt64("spilledDataStorageSize", spilled.spilled_bytes);
     }
 
    private:
-    bool Less(const Entry& a, const Entry& b) const {
-      int c = stage_->sort_.Compare(a.doc, b.doc);
-      return c != 0 ? c < 0 : a.seq < b.seq;
-    }
-
-    void SortAndTrim(std::size_t keep) {
-      std::sort(entries_.begin(), entries_.end(),
-                [this](const Entry& a, const Entry& b) { return Less(a, b); });
-      if (entries_.size() > keep) {
-        for (std::size_t i = keep; i < entries_.size(); ++i) bytes_ -= entries_[i].doc.size();
-        entries_.resize(keep);
-      }
-    }
-
     Status Load() {
-      const std::size_t limit_bytes = ctx_ != nullptr ? ctx_->max_memory_bytes : SIZE_MAX;
-      const bool allow_disk = ctx_ != nullptr && ctx_->allow_disk_use;
-      const std::int64_t limit = stage_->limit_;
-      std::size_t seq = 0;
+      SorterOptions options;
+      options.limit = static_cast<std::size_t>(stage_->limit_);
+      options.counters = &SortSpillCounters();
+      if (ctx_ != nullptr) {
+        options.max_memory_bytes = ctx_->max_memory_bytes;
+        if (ctx_->allow_disk_use) options.spill_dir = ctx_->spill_dir;
+      } else {
+        options.max_memory_bytes = SIZE_MAX;
+      }
+      sorter_ = std::make_unique<ExternalSorter>(stage_->sort_, std::move(options));
+      if (ctx_ != nullptr && ctx_->allow_disk_use && ctx_->spill_dir.empty()) {
+        // Nowhere to spill: the limit holds, under the code that says so rather than "did
+        // not opt in".
+        Status added = LoadAll();
+        if (added.code() == ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed) {
+          return Status(ErrorCode::kExceededMemoryLimit,
+                        "Sort exceeded memory limit of " + std::to_string(ctx_->max_memory_bytes) +
+                            " bytes, and this pipeline has no directory to spill to.");
+        }
+        return added;
+      }
+      return LoadAll();
+    }
+
+    Status LoadAll() {
       while (true) {
         bson::Document doc;
         QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(&doc));
         if (!more) break;
-        bytes_ += doc.size();
-        entries_.push_back(Entry{std::move(doc), seq++, input_->metadata()});
-        if (limit > 0 && entries_.size() >= 2 * static_cast<std::size_t>(limit) + 16) {
-          SortAndTrim(static_cast<std::size_t>(limit));
-        }
-        if (bytes_ > limit_bytes) {
-          // There is no external sort: with allowDiskUse the limit still holds, under the
-          // code that says so rather than "did not opt in".
-          if (allow_disk) {
-            return Status(ErrorCode::kExceededMemoryLimit,
-                          "Sort exceeded memory limit of " + std::to_string(limit_bytes) +
-                              " bytes, and external sorting is not supported.");
-          }
-          return Status(ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed,
-                        "Sort exceeded memory limit of " + std::to_string(limit_bytes) +
-                            " bytes, but did not opt in to external sorting.");
-        }
+        bson::DocumentBuilder extra;
+        for (const auto& [name, value] : input_->metadata().values) value.AppendTo(name, &extra);
+        QUARRY_RETURN_IF_ERROR(sorter_->Add(std::move(doc), std::move(extra).Finish()));
       }
-      SortAndTrim(limit > 0 ? static_cast<std::size_t>(limit) : entries_.size());
-      return Status::OK();
+      return sorter_->Finish();
     }
 
     std::shared_ptr<const SortStage> stage_;
     std::unique_ptr<DocumentStream> input_;
     std::shared_ptr<const PipelineContext> ctx_;
-    std::vector<Entry> entries_;
-    std::size_t bytes_ = 0;
-    std::size_t next_ = 0;
-    std::size_t current_ = SIZE_MAX;
+    std::unique_ptr<ExternalSorter> sorter_;
+    DocumentMetadata metadata_;  // of the document the last Next produced
+    SpillStats finished_stats_;  // the sorter's, once it is gone
+    std::uint64_t finished_bytes_sorted_ = 0;
     bool loaded_ = false;
   };
 

@@ -91,7 +91,7 @@ TEST(PipelineTest, GroupErrors) {
 
 TEST(PipelineTest, GroupOverMemoryLimitFailsWith292) {
   PipelineContext ctx;
-  ctx.max_memory_bytes = 100;
+  ctx.max_group_memory_bytes = 100;
   EXPECT_EQ(PipelineErrorCode(R"([{"$group": {"_id": "$_id", "all": {"$push": "$$ROOT"}}}])",
                               kSales, std::move(ctx)),
             ErrorCode::kQueryExceededMemoryLimitNoDiskUseAllowed);
