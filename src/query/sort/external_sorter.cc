@@ -4,6 +4,8 @@
 #include <numeric>
 #include <optional>
 
+#include "base/check.h"
+
 namespace quarry::query {
 namespace {
 
@@ -208,6 +210,7 @@ Status ExternalSorter::MergeRuns() {
 }
 
 Status ExternalSorter::Finish() {
+  QUARRY_DCHECK(!finished_);
   finished_ = true;
   SortBuffer();
   if (runs_.empty()) return Status::OK();
@@ -220,6 +223,7 @@ Status ExternalSorter::Finish() {
 }
 
 StatusWith<bool> ExternalSorter::Next(Item* out) {
+  QUARRY_DCHECK(finished_);
   if (merge_ != nullptr) return merge_->Next(out);
   if (next_ >= buffer_.size()) {
     buffer_.clear();
