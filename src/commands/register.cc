@@ -21,6 +21,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterSearchIndexCommands(registry);
   RegisterExplainCommand(registry);
   RegisterValidateCommand(registry);
+  RegisterBackupCommands(registry);
 }
 
 }  // namespace quarry::commands

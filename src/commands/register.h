@@ -24,6 +24,7 @@ void RegisterExplainCommand(CommandRegistry& registry);
 void RegisterValidateCommand(CommandRegistry& registry);
 void RegisterAggregateCommands(CommandRegistry& registry);
 void RegisterSearchIndexCommands(CommandRegistry& registry);
+void RegisterBackupCommands(CommandRegistry& registry);
 
 // Test hooks (configureFailPoint): only with --enableTestCommands.
 void RegisterTestCommands(CommandRegistry& registry);

@@ -23,6 +23,7 @@
 #include "exec/index_build.h"
 #include "exec/index_maintenance.h"
 #include "exec/ttl.h"
+#include "http/endpoints.h"
 #include "main/options.h"
 #include "net/server.h"
 #include "query/spill/spill_file.h"
@@ -74,8 +75,14 @@ bson::Document ParsedOptions(const Options& options) {
       .AppendString("bindIp", options.bind_ip)
       .OpenDocument("compression")
       .AppendString("compressors", options.compressors)
-      .Close()
       .Close();
+  if (options.http_port != 0) {
+    b.OpenDocument("http")
+        .AppendInt32("port", options.http_port)
+        .AppendString("bindIp", options.http_bind_ip)
+        .Close();
+  }
+  b.Close();
   if (!options.repl_set.empty()) {
     b.OpenDocument("replication").AppendString("replSetName", options.repl_set).Close();
   }
@@ -272,6 +279,20 @@ int Run(int argc, char** argv) {
     net_options.compressors.push_back(*wire::CompressorFromName(name));
   }
   net_options.stop_on_signals = true;
+  if (options.http_port != 0) {
+    net_options.http.port = static_cast<std::uint16_t>(options.http_port);
+    net_options.http.bind_addresses = SplitComma(options.http_bind_ip);
+    net_options.http.handler = [&state](const net::HttpRequest& request) {
+      http::Response answer =
+          http::Serve(request.method, request.target, request.server_stopping, state);
+      net::HttpResponse response;
+      response.status = answer.status;
+      response.content_type = std::move(answer.content_type);
+      response.body = std::move(answer.body);
+      if (!answer.allow.empty()) response.headers.emplace_back("Allow", std::move(answer.allow));
+      return response;
+    };
+  }
   net::Server server(net_options, service);
   Status started = server.Start();
   if (!started.ok()) return Fatal("cannot listen", started);

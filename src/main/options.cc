@@ -80,6 +80,11 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
     if (YAML::Node net = root["net"]) {
       if (net["port"] && unset("--port")) options->port = net["port"].as<int>();
       if (net["bindIp"] && unset("--bind_ip")) options->bind_ip = net["bindIp"].as<std::string>();
+      if (YAML::Node http = net["http"]) {
+        if (http["port"] && unset("--httpPort")) options->http_port = http["port"].as<int>();
+        if (http["bindIp"] && unset("--httpBindIp"))
+          options->http_bind_ip = http["bindIp"].as<std::string>();
+      }
       if (net["compression"] && net["compression"]["compressors"] &&
           unset("--networkMessageCompressors")) {
         options->compressors = net["compression"]["compressors"].as<std::string>();
@@ -142,6 +147,11 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   app.add_option("--port", options->port, "TCP port to listen on")->capture_default_str();
   app.add_option("--bind_ip", options->bind_ip,
                  "comma-separated addresses to listen on; localhost = 127.0.0.1 and ::1")
+      ->capture_default_str();
+  app.add_option("--httpPort", options->http_port,
+                 "serve /metrics and /healthz over HTTP on this port (default: off)");
+  app.add_option("--httpBindIp", options->http_bind_ip,
+                 "comma-separated addresses for the HTTP port")
       ->capture_default_str();
   app.add_option("--dbpath", options->dbpath, "directory for the data files")
       ->capture_default_str();
@@ -208,6 +218,11 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   }
   if (options->port <= 0 || options->port > 65535) {
     std::cerr << "quarryd: --port must be between 1 and 65535\n";
+    return ParseOutcome::kExitFailure;
+  }
+  if (options->http_port < 0 || options->http_port > 65535 ||
+      (options->http_port != 0 && options->http_port == options->port)) {
+    std::cerr << "quarryd: --httpPort must be between 1 and 65535 and differ from --port\n";
     return ParseOutcome::kExitFailure;
   }
   StatusWith<std::vector<std::string>> compressors = CompressorList(options->compressors);

@@ -13,6 +13,7 @@
 #include "net/asio_internal.h"
 #include "net/bind_addresses.h"
 #include "net/connection_internal.h"
+#include "net/http_listener_internal.h"
 #include "wire/network_counters.h"
 
 namespace quarry::net {
@@ -124,6 +125,7 @@ class Server::Impl {
   std::vector<int> connections_per_context_;        // guarded by mu_
   std::map<std::int64_t, std::size_t> context_of_;  // connection id -> ios_ index; mu_
   std::vector<Listener> listeners_;
+  std::unique_ptr<internal::HttpListener> http_;
   std::unique_ptr<asio::signal_set> signals_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::vector<std::thread> threads_;
@@ -210,6 +212,15 @@ Status Server::Impl::Start() {
                       std::to_string(options_.port) + ")");
   }
 
+  if (options_.http.port != 0) {
+    StatusWith<std::unique_ptr<internal::HttpListener>> http =
+        internal::HttpListener::Start(*ios_[0], options_.http, &stopping_);
+    if (!http.ok()) {
+      listeners_.clear();
+      return http.status();
+    }
+    http_ = std::move(http).value();
+  }
   for (Listener& listener : listeners_) {
     log::Write(log::Severity::kInfo, "NETWORK", kLogListening, "listener", "Listening on",
                {{"address", Describe(listener.endpoint)}});
@@ -383,6 +394,7 @@ void Server::Impl::Shutdown() {
       listener.acceptor.close(ignored);
     });
   }
+  if (http_) http_->Close();
   if (signals_) {
     asio::post(*ios_[0], [this] {
       sys::error_code ignored;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "net/http.h"
 #include "wire/compression.h"
 #include "wire/request_handler.h"
 
@@ -28,6 +29,8 @@ struct ServerOptions {
   bool stop_on_signals = false;
   // How long a graceful stop waits for in-flight requests before closing every connection.
   std::chrono::milliseconds drain_timeout{10000};
+  // /metrics and /healthz over HTTP (net/http.h); off unless http.port is set.
+  HttpOptions http;
 };
 
 class Server {

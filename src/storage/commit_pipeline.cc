@@ -576,7 +576,9 @@ void CommitPipeline::StageCountersAndFloor() {
     s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));
   }
   const Timestamp durable = state_->records_flushes->DurableThrough();
-  if (durable <= floor_written_) return;
+  // Read `durable` before the flag: a flush it stands for completed before a checkpoint that
+  // froze the point after this check, so that checkpoint holds the flushed records.
+  if (durable <= floor_written_ || state_->records_point_frozen.load()) return;
   std::string floor;
   AppendBigEndian64(durable, &floor);
   s.batch.Put(state_->meta, internal::kRecordsAppliedThroughName, floor);

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/status.h"
 #include "storage/catalog_store.h"
@@ -42,6 +43,22 @@ struct EngineStats {
   std::uint64_t background_syncs = 0;  // WAL syncs made by the background syncer
 };
 
+// RocksDB's own figures for monitoring (/metrics), each as RocksDB estimates it.
+struct FamilyFigures {
+  std::string name;                  // "docs", "index", "oplog", ...
+  std::uint64_t live_sst_bytes = 0;  // SST files the current version uses
+  std::uint64_t memtable_bytes = 0;  // active and unflushed memtables
+  std::uint64_t estimated_keys = 0;  // an estimate; deletes and overwrites skew it
+};
+struct EngineFigures {
+  std::vector<FamilyFigures> families;
+  std::uint64_t block_cache_usage_bytes = 0;
+  std::uint64_t block_cache_capacity_bytes = 0;
+  std::uint64_t pending_compaction_bytes = 0;  // summed over the families
+  std::uint64_t running_flushes = 0;
+  std::uint64_t running_compactions = 0;
+};
+
 class Engine {
  public:
   // Opens or creates the database. Fails with kDBPathInUse ("another quarryd is using <dbpath>:
@@ -68,11 +85,21 @@ class Engine {
   const MetaStore& meta() const { return *meta_; }
   const CatalogStore& catalog_store() const { return *catalog_store_; }
   EngineStats stats() const;
+  // Reads RocksDB's properties; cheap (no I/O). REQUIRES: not closed.
+  EngineFigures Figures() const;
 
   // Makes every committed write durable now.
   Status SyncWal();
   // Writes every memtable to SST files and waits for it (tests, maintenance).
   Status Flush();
+
+  // Writes a consistent copy of the database, as of one moment while commits go on, into `dir`,
+  // which must not exist (its parent must). SST files are hard-linked when `dir` is on the
+  // dbpath's file system, else copied. Opening the copy is a start after a crash at that moment:
+  // it redoes the records from the oplog (docs/formats/storage-layout.md, "Writes and
+  // durability"). Commits that would move the records' applied-through point leave it where it
+  // is meanwhile; nothing waits for the copy but the oplog's trim and Close.
+  Status CreateCheckpoint(const std::string& dir);
 
  private:
   explicit Engine(std::unique_ptr<internal::EngineState> state);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -59,6 +60,11 @@ struct EngineState {
   std::atomic<std::uint64_t> background_syncs{0};
   // Registered with RocksDB before the database opens; outlives it.
   std::shared_ptr<RecordsFlushTracker> records_flushes;
+  // While a checkpoint copies the database, nothing moves the records' applied-through point
+  // (Engine::CreateCheckpoint says why): PersistRecords holds this mutex, and commits leave
+  // the point where it is while `records_point_frozen` is set.
+  std::mutex records_point_mu;
+  std::atomic<bool> records_point_frozen{false};
 };
 
 // A RocksDB failure as a Status ("context: RocksDB message"). Storage failures are not the

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,6 +101,8 @@ StatusWith<std::vector<std::string>> DeleteDroppedRanges(EngineState* state) {
 }  // namespace
 
 Status PersistRecords(EngineState* state) {
+  // A checkpoint must not hold the point this writes without the flush it follows.
+  std::lock_guard point_lock(state->records_point_mu);
   // Every record change through `through` was applied before the flush below switches the
   // memtable (the pipeline publishes a timestamp only after writing its records).
   const Timestamp through = state->latest_timestamp.load();

@@ -4,7 +4,8 @@
 // write is acknowledged, so the next query sees it. Indexes are built in a background thread;
 // until then they are BUILDING and answer no query. A build starts from the index's snapshot
 // (SaveSnapshots: periodically and at shutdown) and redoes the oplog after it, or, without a
-// usable snapshot (missing, torn, of another version, or older than the oplog), scans the
+// usable snapshot (missing, torn, of another version, older than the oplog or newer than its
+// last entry), scans the
 // collection's records.
 #pragma once
 
@@ -95,6 +96,11 @@ class SearchIndexRegistry : public storage::CommitObserver {
   // Writes a snapshot of every built index that changed since its last one. Commits wait
   // while the indexes are copied out, not while the files are written.
   void SaveSnapshots();
+
+  // Copies the snapshot files into `dir` (created 0700, files 0600), as they stand; for a
+  // backup. A snapshot newer than the oplog it is later opened with is not used (LoadSnapshot),
+  // so a copy taken after the database's checkpoint can only save a rebuild, never mislead.
+  Status CopySnapshotsTo(const std::string& dir) const;
 
   // Stops the build thread; Define and OnCommit are then no-ops. Idempotent.
   void Shutdown();

@@ -189,6 +189,33 @@ void SearchIndexRegistry::SaveSnapshots() {
   }
 }
 
+Status SearchIndexRegistry::CopySnapshotsTo(const std::string& dir) const {
+  if (snapshot_dir_.empty()) return Status::OK();
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(snapshot_dir_, error)) return Status::OK();
+  fs::create_directories(dir, error);
+  if (!error) fs::permissions(dir, fs::perms::owner_all, error);
+  if (error) {
+    return Status(ErrorCode::kInvalidPath, "cannot create " + dir + ": " + error.message());
+  }
+  for (const fs::directory_entry& file : fs::directory_iterator(snapshot_dir_, error)) {
+    if (file.path().extension() != ".snapshot") continue;  // not a .tmp being written
+    const fs::path target = fs::path(dir) / file.path().filename();
+    // A snapshot is replaced by a rename, so the copy reads one whole file or the other.
+    fs::copy_file(file.path(), target, fs::copy_options::overwrite_existing, error);
+    if (!error) fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write, error);
+    if (error) {
+      return Status(ErrorCode::kInvalidPath,
+                    "cannot copy " + file.path().string() + ": " + error.message());
+    }
+  }
+  if (error) {
+    return Status(ErrorCode::kInvalidPath, "cannot list " + snapshot_dir_ + ": " + error.message());
+  }
+  return Status::OK();
+}
+
 bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
   if (snapshot_dir_.empty()) return false;
   const std::string path = SnapshotPath(pending.collection, pending.index_id);
@@ -223,6 +250,11 @@ bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
   }
   if (oplog_->TrimmedBefore() > through + 1) {
     return rebuild("the oplog no longer holds every entry after it");
+  }
+  // A snapshot copied from a running server after its database (a backup) may stand after the
+  // oplog's end: it holds changes this database never had.
+  if (through > oplog_->LatestTimestamp()) {
+    return rebuild("it is newer than the oplog's last entry");
   }
   std::uint64_t replayed = 0;
   std::unique_ptr<storage::OplogCursor> cursor = oplog_->Scan(through + 1);

@@ -21,6 +21,8 @@
 //   quarry restore --uri URI [DIR | --archive[=FILE]] [--gzip] [--drop] [--nsInclude P]
 //                  [--nsExclude P] [--noIndexRestore] [--stopOnError] [--oplogReplay] [-j N]
 //                 (tools/dump/; mongodump's and mongorestore's directory and archive formats)
+//   quarry backup --uri URI --out DIR   (tools/dump/; the server's createBackup: DIR is an absolute
+//                                        path on the server's machine, a dbpath for quarryd)
 //   quarry copy --from URI --to URI [-d DB [-c C]] [--drop] [--follow [--resume-token-file F]]
 //               [-j N]   (tools/dump/; --follow runs until SIGINT/SIGTERM)
 // Exit status: 0 success, 1 the run failed, 2 bad arguments.
@@ -40,6 +42,7 @@
 #include "tools/client/progress.h"
 #include "tools/client/result_table.h"
 #include "tools/client/svg_chart.h"
+#include "tools/dump/backup_run.h"
 #include "tools/dump/copy_run.h"
 #include "tools/dump/dump_run.h"
 #include "tools/dump/restore_run.h"
@@ -490,6 +493,14 @@ int main(int argc, char** argv) {
       ->add_option("--batchSize", copy_options.batch_documents, "documents per read and write")
       ->capture_default_str();
 
+  dumping::BackupOptions backup_options;
+  CLI::App* backup_command = app.add_subcommand(
+      "backup", "hot backup of a running server into a directory on the server's machine");
+  backup_command->add_option("--uri", backup_options.uri, "MongoDB connection string")
+      ->capture_default_str();
+  backup_command->add_option("-o,--out", backup_options.out,
+                             "absolute path, on the server's machine, of a new or empty directory");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -501,6 +512,15 @@ int main(int argc, char** argv) {
   if (watch_command->parsed()) return RunWatchCommand(watch);
   if (export_command->parsed()) return RunExportCommand(export_options);
   if (copy_command->parsed()) return RunCopyCommand(copy_options);
+  if (backup_command->parsed()) {
+    quarry::Status valid = dumping::ValidateBackupOptions(backup_options);
+    if (!valid.ok()) return DumpFail("backup", valid, kBadArguments);
+    quarry::Status backed_up = dumping::RunBackup(backup_options);
+    if (!backed_up.ok()) return DumpFail("backup", backed_up, kRunFailed);
+    std::fprintf(stderr, "backup written to %s on the server's machine\n",
+                 backup_options.out.c_str());
+    return 0;
+  }
   if (dump_command->parsed()) {
     dump_options.oplog = dump_oplog;
     if (dump_command->count("--archive") > 0) {

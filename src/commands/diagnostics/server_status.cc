@@ -1,5 +1,7 @@
 // serverStatus: the sections tools read, in mongod's shape, with the network counters that
 // prove what wire compression saves.
+#include "commands/diagnostics/server_status.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -67,8 +69,9 @@ void AppendCommandMetrics(const ServiceState& state, bson::DocumentBuilder* b) {
   b->Close();
 }
 
-StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) {
-  ServiceState& state = ctx.service();
+}  // namespace
+
+bson::Document ServerStatusDocument(ServiceState& state) {
   wire::NetworkCountersSnapshot net = wire::GlobalNetworkCounters().Snapshot();
   auto uptime = std::chrono::steady_clock::now() - state.start_time;
   std::int64_t uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(uptime).count();
@@ -182,6 +185,12 @@ StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) 
       .Close();
   b.Close();
   return std::move(b).Finish();
+}
+
+namespace {
+
+StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) {
+  return ServerStatusDocument(ctx.service());
 }
 
 }  // namespace
