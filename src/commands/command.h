@@ -55,6 +55,9 @@ struct CommandCounters {
   std::atomic<std::int64_t> micros{0};
 };
 
+// Which of serverStatus' opLatencies a command counts under: reads, writes or commands.
+enum class LatencyClass : std::uint8_t { kByCounter, kRead, kWrite, kCommand };
+
 using RunFunction = StatusWith<bson::Document> (*)(CommandContext& ctx, const Request& request);
 
 struct Command {
@@ -63,6 +66,9 @@ struct Command {
   RunFunction run = nullptr;
   std::vector<std::string_view> aliases = {};  // e.g. "ismaster", "buildinfo"
   OpCounter counter = OpCounter::kCommand;     // the opcounter it counts under
+  // kByCounter: reads for kQuery and kGetMore, writes for kInsert, kUpdate and kDelete, else
+  // commands.
+  LatencyClass latency = LatencyClass::kByCounter;
 
   bool has(CommandFlag flag) const { return (flags & flag) != 0; }
 };

@@ -22,6 +22,10 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterExplainCommand(registry);
   RegisterValidateCommand(registry);
   RegisterBackupCommands(registry);
+  RegisterReplicationCommands(registry);
+  RegisterParameterCommands(registry);
+  RegisterProfileCommand(registry);
+  RegisterServerControlCommands(registry);
 }
 
 }  // namespace quarry::commands

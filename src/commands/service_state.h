@@ -71,12 +71,38 @@ struct OpCounters {
   std::atomic<std::int64_t> unknown_commands{0};  // metrics.commands.<UNKNOWN>
 };
 
+// serverStatus' opLatencies (time and count of reads, writes and other commands) and
+// metrics.document (documents written), counted by dispatch.
+struct LatencyCounter {
+  std::atomic<std::int64_t> micros{0};
+  std::atomic<std::int64_t> ops{0};
+};
+struct OperationMetrics {
+  LatencyCounter reads;     // find, getMore, aggregate, count, distinct
+  LatencyCounter writes;    // insert, update, delete, findAndModify
+  LatencyCounter commands;  // everything else
+  std::atomic<std::int64_t> documents_inserted{0};
+  std::atomic<std::int64_t> documents_updated{0};
+  std::atomic<std::int64_t> documents_deleted{0};
+};
+
+// The server parameters that may change while the server runs: setParameter and profile write
+// them, getParameter and the subsystems they tune read them.
+struct RuntimeParameters {
+  std::atomic<std::int64_t> ttl_monitor_sleep_secs{60};
+  std::atomic<bool> ttl_monitor_enabled{true};
+  // profile's slowms: operations slower than this are logged as "Slow query".
+  std::atomic<std::int64_t> slow_ms{100};
+};
+
 // Which of mongod's opcounters a command counts under.
 enum class OpCounter : std::uint8_t { kCommand, kQuery, kGetMore, kInsert, kUpdate, kDelete };
 
 struct ServiceState {
   ServerConfig config;
   OpCounters opcounters;
+  OperationMetrics metrics;
+  RuntimeParameters parameters;
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   std::string host_name;       // this machine's name, for serverStatus().host
   bson::ObjectId election_id;  // constant across restarts, see hello
@@ -93,6 +119,12 @@ struct ServiceState {
   std::function<std::uint64_t()> oplog_trimmed_before;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.
   std::function<std::uint64_t()> cluster_time;
+  // The oplog's size in bytes as retention tracks it, and the size it is trimmed to (0: no
+  // limit), for local.oplog.rs' statistics.
+  std::function<std::uint64_t()> oplog_bytes;
+  std::uint64_t oplog_max_bytes = 0;
+  // Asks the server for a graceful stop (the shutdown command); returns at once.
+  std::function<void()> request_shutdown;
 
   // The "host:port" clients should use to reach this server.
   std::string AdvertisedAddress() const;

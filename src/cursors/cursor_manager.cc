@@ -172,6 +172,18 @@ KillCursorsResult CursorManager::Kill(std::string_view ns, const std::vector<Cur
   return result;
 }
 
+CursorManager::Counts CursorManager::counts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Counts counts;
+  counts.open = cursors_.size();
+  for (const auto& item : cursors_) {
+    if (item.second->options.no_cursor_timeout) ++counts.open_no_timeout;
+    if (item.second->pinned) ++counts.open_pinned;
+  }
+  counts.timed_out = timed_out_;
+  return counts;
+}
+
 std::size_t CursorManager::ReapIdle(Clock::time_point now) {
   std::vector<std::shared_ptr<PinnedCursor::Entry>> dead;
   std::lock_guard<std::mutex> lock(mu_);
@@ -181,6 +193,7 @@ std::size_t CursorManager::ReapIdle(Clock::time_point now) {
         now - entry.last_used >= idle_timeout_) {
       dead.push_back(std::move(it->second));
       it = cursors_.erase(it);
+      ++timed_out_;
     } else {
       ++it;
     }

@@ -117,6 +117,15 @@ class CursorManager {
 
   std::size_t size() const;  // open cursors, in use or not
 
+  // serverStatus' metrics.cursor.
+  struct Counts {
+    std::size_t open = 0;
+    std::size_t open_no_timeout = 0;
+    std::size_t open_pinned = 0;
+    std::uint64_t timed_out = 0;  // reaped for idleness since start
+  };
+  Counts counts() const;
+
   // Whether cursor `id` is open and waits for data (a change stream's): a getMore on it parks
   // until events come instead of reading. False for unknown ids.
   bool AwaitsData(CursorId id) const;
@@ -130,6 +139,7 @@ class CursorManager {
   mutable std::mutex mu_;
   std::map<CursorId, std::shared_ptr<PinnedCursor::Entry>> cursors_;
   std::uint64_t next_sequence_ = 1;
+  std::uint64_t timed_out_ = 0;  // guarded by mu_
   std::uint64_t id_key_ = 0;
 };
 

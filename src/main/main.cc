@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -100,9 +101,12 @@ bson::Document ParsedOptions(const Options& options) {
 class PeriodicTask {
  public:
   PeriodicTask(std::chrono::milliseconds interval, std::function<void()> task)
-      : thread_([this, interval, task = std::move(task)] {
+      : PeriodicTask([interval] { return interval; }, std::move(task)) {}
+  // `interval` is read again before each wait, so that a runtime parameter can change it.
+  PeriodicTask(std::function<std::chrono::milliseconds()> interval, std::function<void()> task)
+      : thread_([this, interval = std::move(interval), task = std::move(task)] {
           std::unique_lock lock(mu_);
-          while (!cv_.wait_for(lock, interval, [this] { return stop_; })) {
+          while (!cv_.wait_for(lock, interval(), [this] { return stop_; })) {
             lock.unlock();
             task();
             lock.lock();
@@ -267,6 +271,8 @@ int Run(int argc, char** argv) {
   storage::Oplog* oplog = &engine.value()->oplog();
   state.cluster_time = [oplog] { return oplog->LatestTimestamp(); };
   state.oplog_trimmed_before = [&retention] { return retention.TrimmedBefore(); };
+  state.oplog_bytes = [&retention] { return retention.bytes(); };
+  state.oplog_max_bytes = static_cast<std::uint64_t>(options.oplog_size_mb) << 20;
 
   server::Service service(state);
   Status sessions = service.Attach(state.engine);
@@ -294,6 +300,7 @@ int Run(int argc, char** argv) {
     };
   }
   net::Server server(net_options, service);
+  state.request_shutdown = [&server] { server.RequestStop(); };
   Status started = server.Start();
   if (!started.ok()) return Fatal("cannot listen", started);
 
@@ -314,11 +321,17 @@ int Run(int argc, char** argv) {
     });
     PeriodicTask search_index_snapshots(kSearchIndexSnapshotInterval,
                                         [&search_indexes] { search_indexes.SaveSnapshots(); });
-    std::optional<PeriodicTask> ttl;
-    if (options.ttl_monitor_enabled) {
-      ttl.emplace(std::chrono::seconds(options.ttl_monitor_sleep_secs),
-                  [&] { RunTtlPass(state.engine, state.catalog); });
-    }
+    // setParameter may change both while the server runs, as in mongod.
+    state.parameters.ttl_monitor_sleep_secs = options.ttl_monitor_sleep_secs;
+    state.parameters.ttl_monitor_enabled = options.ttl_monitor_enabled;
+    PeriodicTask ttl(
+        [&state] {
+          return std::chrono::milliseconds(std::chrono::seconds(
+              std::max<std::int64_t>(1, state.parameters.ttl_monitor_sleep_secs)));
+        },
+        [&] {
+          if (state.parameters.ttl_monitor_enabled) RunTtlPass(state.engine, state.catalog);
+        });
     signal = server.Run();
   }
   log::Write(log::Severity::kInfo, "CONTROL", 23377, "signalProcessingThread",

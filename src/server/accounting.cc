@@ -6,8 +6,6 @@
 namespace quarry::server {
 namespace {
 
-constexpr auto kSlowOperationThreshold = std::chrono::milliseconds(100);
-
 void CountOperation(commands::OpCounters& counters, const Accounted& done) {
   const commands::OpCounter counter =
       done.command != nullptr ? done.command->counter : commands::OpCounter::kCommand;
@@ -30,6 +28,58 @@ void CountOperation(commands::OpCounters& counters, const Accounted& done) {
       return;
     case commands::OpCounter::kCommand:
       counters.command.fetch_add(1, std::memory_order_relaxed);
+      return;
+  }
+}
+
+// opLatencies' class of a command: its descriptor's, else by its opcounter.
+commands::LatencyCounter& LatencyOf(commands::OperationMetrics& metrics, const Accounted& done) {
+  switch (done.command->latency) {
+    case commands::LatencyClass::kRead:
+      return metrics.reads;
+    case commands::LatencyClass::kWrite:
+      return metrics.writes;
+    case commands::LatencyClass::kCommand:
+      return metrics.commands;
+    case commands::LatencyClass::kByCounter:
+      break;
+  }
+  switch (done.command->counter) {
+    case commands::OpCounter::kQuery:
+    case commands::OpCounter::kGetMore:
+      return metrics.reads;
+    case commands::OpCounter::kInsert:
+    case commands::OpCounter::kUpdate:
+    case commands::OpCounter::kDelete:
+      return metrics.writes;
+    case commands::OpCounter::kCommand:
+      break;
+  }
+  return metrics.commands;
+}
+
+// opLatencies and metrics.document.
+void CountMetrics(commands::OperationMetrics& metrics, const Accounted& done) {
+  commands::LatencyCounter& latency = LatencyOf(metrics, done);
+  latency.micros.fetch_add(
+      std::chrono::duration_cast<std::chrono::microseconds>(done.elapsed).count(),
+      std::memory_order_relaxed);
+  latency.ops.fetch_add(1, std::memory_order_relaxed);
+  if (!done.outcome->present) return;
+  const commands::WriteOutcome& outcome = *done.outcome;
+  switch (done.command->counter) {
+    case commands::OpCounter::kInsert:
+      metrics.documents_inserted.fetch_add(outcome.n, std::memory_order_relaxed);
+      return;
+    case commands::OpCounter::kUpdate:
+      metrics.documents_updated.fetch_add(outcome.modified.value_or(0), std::memory_order_relaxed);
+      metrics.documents_inserted.fetch_add(static_cast<std::int64_t>(outcome.upserted.size()),
+                                           std::memory_order_relaxed);
+      return;
+    case commands::OpCounter::kDelete:
+      metrics.documents_deleted.fetch_add(outcome.n, std::memory_order_relaxed);
+      return;
+    default:
       return;
   }
 }
@@ -85,8 +135,10 @@ void ReportUnacknowledgedErrors(commands::ServiceState& state,
              {{"command", std::string(done.name)}, {"errors", errors}, {"firstError", first}});
 }
 
-void LogIfSlow(const commands::ConnectionState& connection, const Accounted& done) {
-  if (done.elapsed <= kSlowOperationThreshold || done.command == nullptr ||
+void LogIfSlow(const commands::ServiceState& state, const commands::ConnectionState& connection,
+               const Accounted& done) {
+  const auto threshold = std::chrono::milliseconds(state.parameters.slow_ms.load());
+  if (done.elapsed <= threshold || done.command == nullptr ||
       done.command->has(commands::kWaitsByDesign)) {
     return;
   }
@@ -112,10 +164,11 @@ void Account(commands::ServiceState& state, commands::ConnectionState& connectio
   } else {
     CountOperation(state.opcounters, done);
     CountCommand(state, done);
+    CountMetrics(state.metrics, done);
     if (done.command->has(commands::kWritesData)) RecordLastWrite(connection, done);
   }
   if (done.unacknowledged) ReportUnacknowledgedErrors(state, connection, done);
-  LogIfSlow(connection, done);
+  LogIfSlow(state, connection, done);
 }
 
 }  // namespace quarry::server

@@ -49,6 +49,7 @@ struct FamilyFigures {
   std::uint64_t live_sst_bytes = 0;  // SST files the current version uses
   std::uint64_t memtable_bytes = 0;  // active and unflushed memtables
   std::uint64_t estimated_keys = 0;  // an estimate; deletes and overwrites skew it
+  std::uint64_t live_data_bytes = 0;  // an estimate of the data the SST files still hold
 };
 struct EngineFigures {
   std::vector<FamilyFigures> families;
@@ -57,6 +58,7 @@ struct EngineFigures {
   std::uint64_t pending_compaction_bytes = 0;  // summed over the families
   std::uint64_t running_flushes = 0;
   std::uint64_t running_compactions = 0;
+  std::uint64_t compaction_pending = 0;  // families waiting for a compaction
 };
 
 class Engine {

@@ -4,6 +4,8 @@
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
+
 #include "storage/engine_internal.h"
 #include "storage/record_recovery.h"
 
@@ -12,20 +14,35 @@ namespace {
 
 class RocksOplogCursor : public OplogCursor {
  public:
-  RocksOplogCursor(internal::EngineState* state, Timestamp from)
+  // Forward from `from`, or backward from `from` (inclusive) when `backward`.
+  RocksOplogCursor(internal::EngineState* state, Timestamp from, bool backward)
       // A chunk's oplog entries are written before its records: readers see an entry only once
       // the pipeline has published its timestamp, when the records are in too.
-      : upper_(internal::OplogKey(state->latest_timestamp.load() + 1, 0)), upper_slice_(upper_) {
+      : upper_(internal::OplogKey(backward ? std::min(from, state->latest_timestamp.load()) + 1
+                                           : state->latest_timestamp.load() + 1,
+                                  0)),
+        upper_slice_(upper_),
+        backward_(backward) {
     rocksdb::ReadOptions options;
     options.iterate_upper_bound = &upper_slice_;
     it_.reset(state->db->NewIterator(options, state->oplog));
+    if (backward) {
+      it_->SeekToLast();  // the last key below the upper bound
+      return;
+    }
     std::string start;
     AppendBigEndian64(from, &start);
     it_->Seek(start);
   }
 
   bool Valid() const override { return it_->Valid(); }
-  void Next() override { it_->Next(); }
+  void Next() override {
+    if (backward_) {
+      it_->Prev();
+    } else {
+      it_->Next();
+    }
+  }
   Timestamp ts() const override { return LoadBigEndian64(it_->key().data()); }
   bson::DocumentView entry() const override { return bson::DocumentView(it_->value().data()); }
   Status status() const override {
@@ -35,6 +52,7 @@ class RocksOplogCursor : public OplogCursor {
  private:
   std::string upper_;
   rocksdb::Slice upper_slice_;  // must outlive the iterator
+  bool backward_ = false;
   std::unique_ptr<rocksdb::Iterator> it_;
 };
 
@@ -53,7 +71,11 @@ StatusWith<Timestamp> Oplog::OldestTimestamp() const {
 }
 
 std::unique_ptr<OplogCursor> Oplog::Scan(Timestamp from) const {
-  return std::make_unique<RocksOplogCursor>(state_, from);
+  return std::make_unique<RocksOplogCursor>(state_, from, /*backward=*/false);
+}
+
+std::unique_ptr<OplogCursor> Oplog::ScanBackward(Timestamp through) const {
+  return std::make_unique<RocksOplogCursor>(state_, through, /*backward=*/true);
 }
 
 Status Oplog::TrimBefore(Timestamp first_kept) {

@@ -41,6 +41,8 @@ class Oplog {
 
   // Entries with ts >= `from`, in timestamp order. Scan(ts + 1) resumes after ts.
   std::unique_ptr<OplogCursor> Scan(Timestamp from) const;
+  // Entries with ts <= `through`, newest first. ScanBackward(ts - 1) resumes after ts.
+  std::unique_ptr<OplogCursor> ScanBackward(Timestamp through) const;
 
   // Deletes every entry with ts < `first_kept` (one range delete) and persists the boundary in
   // the same batch, so it survives restarts. The boundary never moves backwards.

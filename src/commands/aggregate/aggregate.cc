@@ -20,6 +20,7 @@
 #include "commands/execution.h"
 #include "commands/explain/explainers.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "commands/search/search_indexes.h"
 #include "commands/session_control.h"
@@ -104,6 +105,17 @@ bool IsCollStatsPipeline(bson::DocumentView stages) {
 StatusWith<query::Batch> CollStatsBatch(CommandContext& ctx, const std::string& db,
                                         const std::string& coll) {
   std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+  if (IsReplicationCollection(ctx.service(), db, coll)) {
+    bson::DocumentBuilder b;
+    b.AppendString("ns", db + "." + coll);
+    b.AppendString("host", ctx.service().AdvertisedAddress());
+    b.AppendDate("localTime", NowMillis());
+    b.AppendDocument("storageStats", ReplicationCollectionStats(ctx, coll, 1));
+    query::Batch batch;
+    batch.documents.push_back(std::move(b).Finish());
+    batch.bytes = batch.documents.back().size();
+    return batch;
+  }
   if (!collection.has_value()) {
     return Status(
         ErrorCode::kNamespaceNotFound,
@@ -220,7 +232,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(resolved_hint, exec::ResolveHint(*collection, hint));
   }
-  if (!coll.empty() && reads_collection) {
+  const bool replication_collection =
+      reads_collection && IsReplicationCollection(ctx.service(), request.db, coll);
+  if (!coll.empty() && reads_collection && !replication_collection) {
     if (std::optional<std::vector<bson::Document>> counted =
             exec::CountAllPipeline(ExecContextOf(ctx), collection, stages)) {
       query::Batch batch;
@@ -272,6 +286,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
                                           : VectorSearchOutput::kDocuments;
     QUARRY_ASSIGN_OR_RETURN(input,
                             VectorSearchDocuments(ctx, request.db, coll, source_argument, output));
+  } else if (replication_collection) {
+    input = ReplicationCollectionStream(ctx, coll);
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {
@@ -302,7 +318,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
 }  // namespace
 
 void RegisterAggregateCommands(CommandRegistry& registry) {
-  registry.Add({.name = "aggregate", .run = RunAggregate});
+  registry.Add({.name = "aggregate", .run = RunAggregate, .latency = LatencyClass::kRead});
 }
 
 }  // namespace quarry::commands

@@ -11,6 +11,7 @@
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "exec/distinct_plan.h"
 #include "exec/planner.h"
@@ -25,6 +26,7 @@ namespace {
 StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(CheckReadableBy(ctx.service(), "count", request.db, coll));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
   QUARRY_ASSIGN_OR_RETURN(std::int64_t skip, args.OptionalNonNegative("skip", 0));
   QUARRY_ASSIGN_OR_RETURN(std::int64_t limit, args.OptionalInt("limit", 0));
@@ -68,6 +70,7 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
 StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(CheckReadableBy(ctx.service(), "distinct", request.db, coll));
   QUARRY_ASSIGN_OR_RETURN(std::string key, args.RequiredString("key"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
   bson::ValueView hint = args.Raw("hint");
@@ -128,8 +131,8 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
 }  // namespace
 
 void RegisterCountCommands(CommandRegistry& registry) {
-  registry.Add({.name = "count", .run = RunCount});
-  registry.Add({.name = "distinct", .run = RunDistinct});
+  registry.Add({.name = "count", .run = RunCount, .latency = LatencyClass::kRead});
+  registry.Add({.name = "distinct", .run = RunDistinct, .latency = LatencyClass::kRead});
 }
 
 }  // namespace quarry::commands

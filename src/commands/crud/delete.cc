@@ -11,6 +11,7 @@
 #include "commands/crud/statement_fields.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "exec/id_batch.h"
 #include "exec/id_point.h"
@@ -95,6 +96,7 @@ StatusWith<std::int64_t> ExecuteDelete(CommandContext& ctx, const exec::Collecti
 StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(CheckUserWrite(ctx.service(), request.db, coll));
   args.Raw("deletes");
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> statements, request.Documents("deletes"));
   QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));

@@ -7,6 +7,7 @@
 #include "commands/execution.h"
 #include "commands/explain/explainers.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "commands/unsupported_options.h"
 #include "cursors/batch_limits.h"
@@ -83,6 +84,11 @@ StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
 }
 
 StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
+  bson::ValueView target = request.body.Get(request.name);
+  if (target.type() == bson::Type::kString &&
+      IsReplicationCollection(ctx.service(), request.db, target.String())) {
+    return FindReplicationCollection(ctx, request, target.String());
+  }
   QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(ctx, request));
   std::string ns = request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, find.coll);

@@ -10,6 +10,7 @@
 #include "commands/crud/update_executor.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "exec/planner.h"
 #include "exec/write_matches.h"
@@ -107,6 +108,7 @@ StatusWith<bson::Document> Reply(CommandContext& ctx, bson::DocumentView outcome
 StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(CheckUserWrite(ctx.service(), request.db, coll));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("query"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView sort_spec, args.OptionalDocument("sort"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView fields, args.OptionalDocument("fields"));
@@ -191,7 +193,8 @@ void RegisterFindAndModifyCommand(CommandRegistry& registry) {
   registry.Add({.name = "findAndModify",
                 .flags = kWritesData | kRetryableWrite,
                 .run = RunFindAndModify,
-                .aliases = {"findandmodify"}});
+                .aliases = {"findandmodify"},
+                .latency = LatencyClass::kWrite});
 }
 
 }  // namespace quarry::commands

@@ -9,6 +9,7 @@
 #include "commands/crud/document_validator.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "storage/engine.h"
 #include "storage/write_unit.h"
@@ -68,6 +69,7 @@ StatusWith<bson::DocumentView> PrepareForInsert(bson::DocumentView doc, bson::Do
 StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(CheckUserWrite(ctx.service(), request.db, coll));
   args.Raw("documents");
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> documents,
                           request.Documents("documents"));

@@ -13,6 +13,7 @@
 #include "commands/crud/update_executor.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 
 namespace quarry::commands {
@@ -79,6 +80,7 @@ Status MultiNotRetryable() {
 StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  QUARRY_RETURN_IF_ERROR(CheckUserWrite(ctx.service(), request.db, coll));
   args.Raw("updates");
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::DocumentView> statements, request.Documents("updates"));
   QUARRY_ASSIGN_OR_RETURN(bool ordered, args.OptionalBool("ordered", true));

@@ -10,6 +10,7 @@
 #include "commands/cursor_reply.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
@@ -19,11 +20,39 @@
 namespace quarry::commands {
 namespace {
 
+// The fields of mongod 7.0's create command (create.idl); any other fails as mongod's parser
+// fails it, rather than being stored as an option.
+constexpr std::string_view kCreateFields[] = {"capped",
+                                              "autoIndexId",
+                                              "idIndex",
+                                              "size",
+                                              "max",
+                                              "storageEngine",
+                                              "validator",
+                                              "validationLevel",
+                                              "validationAction",
+                                              "indexOptionDefaults",
+                                              "viewOn",
+                                              "pipeline",
+                                              "collation",
+                                              "timeseries",
+                                              "clusteredIndex",
+                                              "changeStreamPreAndPostImages",
+                                              "expireAfterSeconds",
+                                              "encryptedFields",
+                                              "flags",
+                                              "temp"};
+
 // Options of create that Quarry honours or can safely record; the rest fail clearly.
 Status CheckCreateOptions(bson::DocumentView body) {
   for (const bson::Element& e : body) {
     std::string_view key = e.key;
     if (key == "create" || IsGenericArgument(key)) continue;
+    if (std::find(std::begin(kCreateFields), std::end(kCreateFields), key) ==
+        std::end(kCreateFields)) {
+      return Status(ErrorCode::kLocation40415,
+                    "BSON field 'create." + std::string(key) + "' is an unknown field.");
+    }
     if (key == "capped" && !e.value.Truthy()) continue;
     if (key == "capped" || key == "viewOn" || key == "pipeline" || key == "timeseries" ||
         key == "clusteredIndex" || key == "encryptedFields") {
@@ -38,6 +67,10 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   QUARRY_RETURN_IF_ERROR(CheckCreateOptions(request.body));
+  if (IsReplicationCollection(ctx.service(), request.db, coll)) {
+    return Status(ErrorCode::kNamespaceExists,
+                  "Collection " + request.db + "." + coll + " already exists.");
+  }
   bson::DocumentBuilder options;
   for (const bson::Element& e : request.body) {
     if (e.key == "create" || IsGenericArgument(e.key)) continue;
@@ -80,6 +113,7 @@ StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) 
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_RETURN_IF_ERROR(CheckDrop(ctx.service(), request.db, coll));
   std::string ns = request.db + "." + coll;
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(request.db, coll);
   StatusWith<int> dropped = ctx.catalog().DropCollection(request.db, coll, DdlOptionsFor(ctx));
@@ -96,9 +130,22 @@ StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) 
   return std::move(b).Finish();
 }
 
+// mongod's refusals (drop_database.cpp): admin always, local while it is a replica set member.
+Status CheckDatabaseDroppable(const ServiceState& service, std::string_view db) {
+  if (db == "admin") {
+    return Status(ErrorCode::kIllegalOperation, "Dropping the 'admin' database is prohibited.");
+  }
+  if (db == "local" && !service.config.repl_set.empty()) {
+    return Status(ErrorCode::kIllegalOperation,
+                  "Cannot drop 'local' database while replication is active");
+  }
+  return Status::OK();
+}
+
 StatusWith<bson::Document> RunDropDatabase(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_RETURN_IF_ERROR(args.Finish());
+  QUARRY_RETURN_IF_ERROR(CheckDatabaseDroppable(ctx.service(), request.db));
   std::vector<std::shared_ptr<const catalog::CollectionInfo>> collections =
       ctx.catalog().ListCollections(request.db);
   for (const auto& info : collections) ctx.cursors().KillNamespace(info->ns());
@@ -134,6 +181,12 @@ StatusWith<bson::Document> RunRenameCollection(CommandContext& ctx, const Reques
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_ASSIGN_OR_RETURN(auto source, SplitNamespace(from, "renameCollection"));
   QUARRY_ASSIGN_OR_RETURN(auto target, SplitNamespace(to, "to"));
+  if (IsReplicationCollection(ctx.service(), source.first, source.second)) {
+    return Status(ErrorCode::kIllegalOperation, "can't rename live oplog while replicating");
+  }
+  if (IsReplicationCollection(ctx.service(), target.first, target.second)) {
+    return Status(ErrorCode::kIllegalOperation, "can't rename to live oplog while replicating");
+  }
   std::shared_ptr<const catalog::CollectionInfo> replaced =
       ctx.catalog().Find(target.first, target.second);
   QUARRY_RETURN_IF_ERROR(ctx.catalog().RenameCollection(
@@ -167,14 +220,44 @@ StatusWith<bson::Document> RunListCollections(CommandContext& ctx, const Request
   (void)cursor;
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
   query::Batch batch;
-  for (const auto& info : ctx.catalog().ListCollections(request.db)) {
-    bson::Document entry = CollectionEntry(*info, name_only);
+  auto add = [&](bson::Document entry) {
     if (matcher.Matches(entry)) {
       batch.bytes += entry.size();
       batch.documents.push_back(std::move(entry));
     }
+  };
+  for (const auto& info : ctx.catalog().ListCollections(request.db)) {
+    add(CollectionEntry(*info, name_only));
+  }
+  if (request.db == "local") {
+    for (bson::Document& entry : ReplicationCollectionEntries(ctx.service(), name_only)) {
+      add(std::move(entry));
+    }
   }
   return BuildCursorReply("firstBatch", batch, 0, request.db + ".$cmd.listCollections");
+}
+
+// The catalog's databases and mongod's own three, which a mongod always lists: admin and config
+// (empty here until a client writes to them) and local (the oplog, while a replica set member).
+std::vector<catalog::DatabaseInfo> WithSystemDatabases(CommandContext& ctx) {
+  std::vector<catalog::DatabaseInfo> databases = ctx.catalog().ListDatabases();
+  auto find = [&databases](std::string_view name) {
+    return std::find_if(databases.begin(), databases.end(),
+                        [name](const catalog::DatabaseInfo& db) { return db.name == name; });
+  };
+  for (std::string_view name : {"admin", "config", "local"}) {
+    if (find(name) == databases.end()) databases.push_back({.name = std::string(name)});
+  }
+  if (!ctx.service().config.repl_set.empty() && ctx.service().oplog_bytes) {
+    auto local = find("local");
+    local->size_on_disk += ctx.service().oplog_bytes();
+    local->empty = false;
+  }
+  std::sort(databases.begin(), databases.end(),
+            [](const catalog::DatabaseInfo& a, const catalog::DatabaseInfo& b) {
+              return a.name < b.name;
+            });
+  return databases;
 }
 
 StatusWith<bson::Document> RunListDatabases(CommandContext& ctx, const Request& request) {
@@ -188,7 +271,7 @@ StatusWith<bson::Document> RunListDatabases(CommandContext& ctx, const Request& 
   bson::DocumentBuilder b;
   b.OpenArray("databases");
   std::size_t i = 0;
-  for (const catalog::DatabaseInfo& db : ctx.catalog().ListDatabases()) {
+  for (const catalog::DatabaseInfo& db : WithSystemDatabases(ctx)) {
     bson::DocumentBuilder entry;
     entry.AppendString("name", db.name);
     if (!name_only) {

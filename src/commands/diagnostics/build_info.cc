@@ -1,4 +1,4 @@
-// ping, buildInfo, getParameter, getCmdLineOpts, hostInfo, connectionStatus, whatsmyuri,
+// ping, buildInfo, getCmdLineOpts, hostInfo, connectionStatus, whatsmyuri,
 // getLog, listCommands: what shells and drivers ask while connecting.
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -41,66 +41,6 @@ StatusWith<bson::Document> RunBuildInfo(CommandContext&, const Request&) {
       .AppendString("target_arch", "x86_64")
       .AppendString("distmod", "quarry")
       .Close();
-  return std::move(b).Finish();
-}
-
-// Parameters getParameter can read; their values as mongod 7.0 reports them.
-void AppendParameter(bson::DocumentBuilder* b, std::string_view name) {
-  if (name == "featureCompatibilityVersion") {
-    b->OpenDocument(name).AppendString("version", "7.0").Close();
-  } else if (name == "maxBSONDepth") {
-    b->AppendInt32(name, 200);
-  } else if (name == "cursorTimeoutMillis") {
-    b->AppendInt64(name, 600000);
-  } else if (name == "enableTestCommands") {
-    b->AppendBool(name, false);
-  } else if (name == "authenticationMechanisms") {
-    b->OpenArray(name).Close();
-  } else if (name == "requireApiVersion") {
-    b->AppendBool(name, false);
-  } else if (name == "transactionLifetimeLimitSeconds") {
-    b->AppendInt32(name, 60);
-  }
-}
-
-constexpr std::string_view kParameters[] = {"featureCompatibilityVersion",
-                                            "maxBSONDepth",
-                                            "cursorTimeoutMillis",
-                                            "enableTestCommands",
-                                            "authenticationMechanisms",
-                                            "requireApiVersion",
-                                            "transactionLifetimeLimitSeconds"};
-
-bool IsKnownParameter(std::string_view name) {
-  for (std::string_view p : kParameters) {
-    if (p == name) return true;
-  }
-  return false;
-}
-
-StatusWith<bson::Document> RunGetParameter(CommandContext&, const Request& request) {
-  bson::ValueView arg = request.body.Get(request.name);
-  bson::DocumentBuilder b;
-  if (arg.type() == bson::Type::kString && arg.String() == "*") {
-    for (std::string_view p : kParameters) AppendParameter(&b, p);
-    return std::move(b).Finish();
-  }
-  if (arg.type() == bson::Type::kString) {  // {getParameter: "name"}
-    if (!IsKnownParameter(arg.String())) {
-      return Status(ErrorCode::kInvalidOptions, "no option found to get");
-    }
-    AppendParameter(&b, arg.String());
-    return std::move(b).Finish();
-  }
-  bool any = false;
-  for (const bson::Element& e : request.body) {
-    if (e.key == request.name || IsGenericArgument(e.key)) continue;
-    if (IsKnownParameter(e.key)) {
-      AppendParameter(&b, e.key);
-      any = true;
-    }
-  }
-  if (!any) return Status(ErrorCode::kInvalidOptions, "no option found to get");
   return std::move(b).Finish();
 }
 
@@ -199,7 +139,6 @@ void RegisterDiagnosticCommands(CommandRegistry& registry) {
                 .flags = kAllowedOverOpQuery,
                 .run = RunBuildInfo,
                 .aliases = {"buildinfo"}});
-  registry.Add({.name = "getParameter", .flags = kAdminOnly, .run = RunGetParameter});
   registry.Add({.name = "getCmdLineOpts", .flags = kAdminOnly, .run = RunGetCmdLineOpts});
   registry.Add({.name = "hostInfo", .run = RunHostInfo});
   registry.Add({.name = "connectionStatus", .run = RunConnectionStatus});

@@ -13,8 +13,10 @@
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
+#include "cursors/cursor_manager.h"
 #include "exec/ttl.h"
 #include "query/spill/spill_stats.h"
+#include "storage/engine.h"
 #include "wire/network_counters.h"
 
 namespace quarry::commands {
@@ -67,6 +69,40 @@ void AppendCommandMetrics(const ServiceState& state, bson::DocumentBuilder* b) {
     }
   }
   b->Close();
+}
+
+void AppendLatency(std::string_view name, const LatencyCounter& counter, bson::DocumentBuilder* b) {
+  b->OpenDocument(name)
+      .AppendInt64("latency", counter.micros.load())
+      .AppendInt64("ops", counter.ops.load())
+      .Close();
+}
+
+// RocksDB's own figures, summed over the column families, under the names of its properties.
+void AppendRocksDb(const storage::EngineFigures& figures, bson::DocumentBuilder* b) {
+  std::uint64_t live_data = 0;
+  std::uint64_t sst = 0;
+  std::uint64_t keys = 0;
+  std::uint64_t memtables = 0;
+  for (const storage::FamilyFigures& family : figures.families) {
+    live_data += family.live_data_bytes;
+    sst += family.live_sst_bytes;
+    keys += family.estimated_keys;
+    memtables += family.memtable_bytes;
+  }
+  auto i64 = [](std::uint64_t v) { return static_cast<std::int64_t>(v); };
+  b->OpenDocument("rocksdb")
+      .AppendInt64("estimate-live-data-size", i64(live_data))
+      .AppendInt64("live-sst-files-size", i64(sst))
+      .AppendInt64("estimate-num-keys", i64(keys))
+      .AppendInt64("cur-size-all-mem-tables", i64(memtables))
+      .AppendInt64("block-cache-usage", i64(figures.block_cache_usage_bytes))
+      .AppendInt64("block-cache-capacity", i64(figures.block_cache_capacity_bytes))
+      .AppendInt64("estimate-pending-compaction-bytes", i64(figures.pending_compaction_bytes))
+      .AppendInt64("compaction-pending", i64(figures.compaction_pending))
+      .AppendInt64("num-running-compactions", i64(figures.running_compactions))
+      .AppendInt64("num-running-flushes", i64(figures.running_flushes))
+      .Close();
 }
 
 }  // namespace
@@ -159,8 +195,30 @@ bson::Document ServerStatusDocument(ServiceState& state) {
       .AppendBool("supportsCommittedReads", true)
       .AppendBool("persistent", true)
       .Close();
+  if (state.engine != nullptr) AppendRocksDb(state.engine->Figures(), &b);
+  b.OpenDocument("opLatencies");
+  AppendLatency("reads", state.metrics.reads, &b);
+  AppendLatency("writes", state.metrics.writes, &b);
+  AppendLatency("commands", state.metrics.commands, &b);
+  b.Close();
   b.OpenDocument("metrics");
   AppendCommandMetrics(state, &b);
+  if (state.cursors != nullptr) {
+    const cursors::CursorManager::Counts cursors = state.cursors->counts();
+    b.OpenDocument("cursor")
+        .AppendInt64("timedOut", static_cast<std::int64_t>(cursors.timed_out))
+        .OpenDocument("open")
+        .AppendInt64("noTimeout", static_cast<std::int64_t>(cursors.open_no_timeout))
+        .AppendInt64("pinned", static_cast<std::int64_t>(cursors.open_pinned))
+        .AppendInt64("total", static_cast<std::int64_t>(cursors.open))
+        .Close()
+        .Close();
+  }
+  b.OpenDocument("document")
+      .AppendInt64("deleted", state.metrics.documents_deleted.load())
+      .AppendInt64("inserted", state.metrics.documents_inserted.load())
+      .AppendInt64("updated", state.metrics.documents_updated.load())
+      .Close();
   const exec::TtlCounters& ttl = exec::GlobalTtlCounters();
   b.OpenDocument("ttl")
       .AppendInt64("deletedDocuments", ttl.deleted_documents.load())

@@ -8,6 +8,7 @@
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "exec/storage_stats.h"
 #include "storage/engine.h"
@@ -68,6 +69,9 @@ StatusWith<bson::Document> RunCollStats(CommandContext& ctx, const Request& requ
   QUARRY_ASSIGN_OR_RETURN(double scale, Scale(args));
   args.Ignore({"verbose"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (IsReplicationCollection(ctx.service(), request.db, coll)) {
+    return ReplicationCollectionStats(ctx, coll, scale);
+  }
   std::string ns = request.db + "." + coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (!collection.has_value()) {

@@ -227,3 +227,44 @@ def test_explain_of_aggregate_from_the_shell(server, client, mongosh_home):
     assert (got["cursorReturned"], got["groupReturned"]) == (2, 1)
     assert got["option"] == "FETCH"
     client.drop_database("t_mongosh_agg_explain")
+
+
+def test_rs_status_and_conf_describe_the_one_member_set(server, mongosh_home):
+    out = run_mongosh(server, mongosh_home,
+                      "const s = rs.status(); const c = rs.conf();"
+                      "print(JSON.stringify({set: s.set, state: s.members[0].stateStr,"
+                      " self: s.members[0].self, conf: c._id, votes: c.members[0].votes,"
+                      " host: c.members[0].host === db.hello().me}))")
+    assert json.loads(out) == {"set": "rs0", "state": "PRIMARY", "self": True, "conf": "rs0",
+                               "votes": 1, "host": True}
+
+
+def test_replication_info_helpers(server, client, mongosh_home):
+    client.t_mongosh_repl.c.insert_one({"x": 1})
+    out = run_mongosh(server, mongosh_home,
+                      "const r = db.getReplicationInfo();"
+                      "print(JSON.stringify({size: r.logSizeMB > 0, used: r.usedMB >= 0,"
+                      " diff: r.timeDiff >= 0}))")
+    assert json.loads(out) == {"size": True, "used": True, "diff": True}
+    out = run_mongosh(server, mongosh_home, "rs.printReplicationInfo()")
+    assert "configured oplog size" in out and "log length start to end" in out
+    run_mongosh(server, mongosh_home, "rs.printSecondaryReplicationInfo()")
+    client.drop_database("t_mongosh_repl")
+
+
+def test_show_dbs_lists_admin_config_local(server, mongosh_home):
+    out = run_mongosh(server, mongosh_home, "show dbs")
+    names = {line.split()[0] for line in out.splitlines() if line.strip()}
+    assert {"admin", "config", "local"} <= names, out
+
+
+def test_oplog_tail_from_the_shell(server, client, mongosh_home):
+    out = run_mongosh(server, mongosh_home,
+                      "const last = db.getSiblingDB('local').oplog.rs.find()"
+                      ".sort({$natural: -1}).limit(1).next();"
+                      "db.getSiblingDB('t_mongosh_tail').c.insertOne({_id: 7});"
+                      "const e = db.getSiblingDB('local').oplog.rs"
+                      ".find({ts: {$gt: last.ts}, ns: 't_mongosh_tail.c'}).next();"
+                      "print(JSON.stringify({op: e.op, id: e.o._id}))")
+    assert json.loads(out) == {"op": "i", "id": 7}
+    client.drop_database("t_mongosh_tail")

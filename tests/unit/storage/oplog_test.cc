@@ -137,6 +137,31 @@ TEST(OplogTest, ScanFromATimestampStartsAtThatEntry) {
   EXPECT_EQ(oldest.value(), stamps[0]);
 }
 
+TEST(OplogTest, ScanBackwardReadsNewestFirstFromATimestamp) {
+  TempDir dir;
+  auto engine = OpenEngine(dir.path());
+  std::vector<Timestamp> stamps;
+  for (int id = 0; id < 4; ++id) {
+    InsertOne(*engine, 1, DocWithIntId(id));
+    stamps.push_back(engine->oplog().LatestTimestamp());
+  }
+  std::vector<Timestamp> all;
+  for (auto it = engine->oplog().ScanBackward(~Timestamp{0}); it->Valid(); it->Next()) {
+    all.push_back(it->ts());
+  }
+  EXPECT_EQ(all, (std::vector<Timestamp>{stamps[3], stamps[2], stamps[1], stamps[0]}));
+  auto from_second = engine->oplog().ScanBackward(stamps[1]);
+  ASSERT_TRUE(from_second->Valid());
+  EXPECT_EQ(from_second->ts(), stamps[1]);
+  EXPECT_EQ(from_second->entry().Get("o").Document().Get("_id").Int32(), 1);
+  from_second->Next();
+  ASSERT_TRUE(from_second->Valid());
+  EXPECT_EQ(from_second->ts(), stamps[0]);
+  from_second->Next();
+  EXPECT_FALSE(from_second->Valid());
+  EXPECT_FALSE(engine->oplog().ScanBackward(stamps[0] - 1)->Valid());
+}
+
 TEST(OplogTest, DdlEntriesWithoutRecordsAreLogged) {
   TempDir dir;
   auto engine = OpenEngine(dir.path());

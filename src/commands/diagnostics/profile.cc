@@ -1,0 +1,70 @@
+// profile: reads and sets slowms, the threshold of the "Slow query" log. The profiler proper
+// (levels 1 and 2, writing <db>.system.profile) is refused rather than pretended.
+#include <atomic>
+#include <string>
+
+#include "bson/builder.h"
+#include "commands/command_context.h"
+#include "commands/register.h"
+#include "commands/request_parser.h"
+
+namespace quarry::commands {
+namespace {
+
+StatusWith<bson::Document> RunProfile(CommandContext& ctx, const Request& request) {
+  RequestParser args(request);
+  bson::ValueView level = request.body.Get(request.name);
+  bson::ValueView slow_ms = args.Raw("slowms");
+  bson::ValueView sample_rate = args.Raw("sampleRate");
+  bson::ValueView filter = args.Raw("filter");
+  QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (!level.IsNumber()) {
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'profile.profile' is the wrong type '" +
+                                                std::string(bson::TypeAlias(level.type())) +
+                                                "', expected type 'int'");
+  }
+  const std::int64_t new_level = level.AsInt64();
+  if (new_level < -1 || new_level > 2) {
+    return Status(ErrorCode::kBadValue, "Invalid profiling level: " + std::to_string(new_level));
+  }
+  if (new_level > 0) {
+    return Status(ErrorCode::kCommandNotSupported,
+                  "profiling level " + std::to_string(new_level) +
+                      " is not supported: this server has no system.profile collection; "
+                      "operations slower than slowms are logged as \"Slow query\"");
+  }
+  if (slow_ms.exists() && !slow_ms.IsNumber()) {
+    return Status(ErrorCode::kTypeMismatch, "BSON field 'profile.slowms' is the wrong type '" +
+                                                std::string(bson::TypeAlias(slow_ms.type())) +
+                                                "', expected type 'long'");
+  }
+  if (sample_rate.exists()) {
+    if (!sample_rate.IsNumber() || sample_rate.AsDouble() < 0 || sample_rate.AsDouble() > 1) {
+      return Status(ErrorCode::kBadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive");
+    }
+    if (sample_rate.AsDouble() != 1) {
+      return Status(ErrorCode::kCommandNotSupported,
+                    "a sampleRate other than 1.0 is not supported: every slow operation is "
+                    "logged");
+    }
+  }
+  if (filter.exists()) {
+    return Status(ErrorCode::kCommandNotSupported,
+                  "profile's 'filter' is not supported: operations slower than slowms are logged");
+  }
+  std::atomic<std::int64_t>& threshold = ctx.service().parameters.slow_ms;
+  bson::DocumentBuilder b;
+  b.AppendInt32("was", 0);
+  b.AppendInt32("slowms", static_cast<std::int32_t>(threshold.load()));
+  b.AppendDouble("sampleRate", 1.0);
+  if (slow_ms.exists()) threshold = slow_ms.AsInt64();
+  return std::move(b).Finish();
+}
+
+}  // namespace
+
+void RegisterProfileCommand(CommandRegistry& registry) {
+  registry.Add({.name = "profile", .run = RunProfile});
+}
+
+}  // namespace quarry::commands

@@ -1,0 +1,132 @@
+"""Admin commands tools run: getParameter/setParameter with real values, serverStatus' metrics,
+opLatencies and rocksdb sections, profile's slowms, fsync and shutdown."""
+
+import pymongo
+import pymongo.errors
+import pytest
+
+
+def fails_with(code, call, *args, **kwargs):
+    with pytest.raises(pymongo.errors.OperationFailure) as failure:
+        call(*args, **kwargs)
+    assert failure.value.code == code, failure.value.details
+    return failure.value
+
+
+def test_get_parameter_star_lists_real_values(client):
+    params = client.admin.command("getParameter", "*")
+    assert params["enableTestCommands"] is False
+    assert params["ttlMonitorSleepSecs"] == 60
+    assert params["ttlMonitorEnabled"] is True
+    assert params["internalQueryExecMaxBlockingSortBytes"] == 100 * 1024 * 1024
+    assert params["featureCompatibilityVersion"] == {"version": "7.0"}
+
+
+def test_get_parameter_details_and_unknown(client):
+    reply = client.admin.command({"getParameter": {"showDetails": True}, "ttlMonitorSleepSecs": 1})
+    assert reply["ttlMonitorSleepSecs"]["value"] == 60
+    assert reply["ttlMonitorSleepSecs"]["settableAtRuntime"] is True
+    fails_with(72, client.admin.command, "getParameter", 1, noSuchParameter=1)
+
+
+def test_set_parameter_changes_the_value_and_reports_was(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        reply = client.admin.command("setParameter", 1, ttlMonitorSleepSecs=5)
+        assert reply["was"] == 60
+        assert client.admin.command("getParameter", 1, ttlMonitorSleepSecs=1)[
+            "ttlMonitorSleepSecs"] == 5
+        reply = client.admin.command("setParameter", 1, ttlMonitorEnabled=False)
+        assert reply["was"] is True
+        assert client.admin.command("getParameter", 1, ttlMonitorEnabled=1)[
+            "ttlMonitorEnabled"] is False
+    finally:
+        client.close()
+
+
+def test_set_parameter_refusals(client):
+    error = fails_with(72, client.admin.command, "setParameter", 1, noSuchParameter=1)
+    assert "attempted to set unrecognized parameter [noSuchParameter]" in str(error)
+    error = fails_with(20, client.admin.command, "setParameter", 1, enableTestCommands=True)
+    assert "not allowed to change [enableTestCommands] at runtime" in str(error)
+    fails_with(72, client.admin.command, "setParameter", 1)
+    fails_with(2, client.admin.command, "setParameter", 1, ttlMonitorSleepSecs="x")
+    fails_with(13, client.test.command, "setParameter", 1, ttlMonitorSleepSecs=5)
+    assert client.admin.command("getParameter", 1, ttlMonitorSleepSecs=1)[
+        "ttlMonitorSleepSecs"] == 60
+
+
+def test_server_status_metrics_and_latencies(client, db):
+    before = client.admin.command("serverStatus")
+    db.c.insert_many([{"_id": i} for i in range(3)])
+    db.c.update_one({"_id": 0}, {"$set": {"x": 1}})
+    db.c.delete_many({"_id": {"$in": [1, 2]}})
+    list(db.c.find())
+    after = client.admin.command("serverStatus")
+    document = after["metrics"]["document"]
+    assert document["inserted"] - before["metrics"]["document"]["inserted"] == 3
+    assert document["updated"] - before["metrics"]["document"]["updated"] == 1
+    assert document["deleted"] - before["metrics"]["document"]["deleted"] == 2
+    for kind in ("reads", "writes", "commands"):
+        assert after["opLatencies"][kind]["ops"] > before["opLatencies"][kind]["ops"]
+        assert after["opLatencies"][kind]["latency"] >= before["opLatencies"][kind]["latency"]
+    assert "total" in after["metrics"]["cursor"]["open"]
+    assert after["metrics"]["cursor"]["timedOut"] >= 0
+    assert after["mem"]["resident"] > 0
+    assert after["uptimeMillis"] >= 0
+    assert after["storageEngine"]["name"] == "rocksdb"
+    rocksdb = after["rocksdb"]
+    assert rocksdb["block-cache-capacity"] > 0
+    assert rocksdb["estimate-num-keys"] >= 0
+
+
+def test_open_cursors_are_counted(client, db):
+    db.c.insert_many([{"_id": i} for i in range(10)])
+    before = client.admin.command("serverStatus")["metrics"]["cursor"]["open"]["total"]
+    cursor = db.c.find(batch_size=2)
+    next(cursor)
+    assert client.admin.command("serverStatus")["metrics"]["cursor"]["open"]["total"] == before + 1
+    cursor.close()
+
+
+def test_profile_reads_and_sets_slowms(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        reply = client.test.command("profile", -1)
+        assert reply["was"] == 0 and reply["slowms"] == 100 and reply["sampleRate"] == 1.0
+        assert client.test.command("profile", 0, slowms=0)["slowms"] == 100
+        assert client.test.command("profile", -1)["slowms"] == 0
+        client.test.c.insert_one({"x": 1})
+        assert "Slow query" in own_server.log_tail(200)
+        fails_with(115, client.test.command, "profile", 1)
+        fails_with(115, client.test.command, "profile", 2)
+        fails_with(2, client.test.command, "profile", 0, sampleRate=2)
+    finally:
+        client.close()
+
+
+def test_fsync_flushes_and_lock_is_refused(client, db):
+    db.c.insert_one({"x": 1})
+    assert client.admin.command("fsync")["numFiles"] == 1
+    fails_with(115, client.admin.command, "fsync", lock=True)
+    fails_with(20, client.admin.command, "fsyncUnlock")
+    fails_with(13, client.test.command, "fsync")
+
+
+def test_shutdown_stops_the_server_cleanly(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    client.test.c.insert_one({"kept": True})
+    fails_with(13, client.test.command, "shutdown")
+    try:
+        client.admin.command("shutdown")
+    except pymongo.errors.AutoReconnect:
+        pass  # the connection may close before the reply, as with mongod
+    finally:
+        client.close()
+    assert own_server.proc.wait(timeout=30) == 0  # a clean exit, as after SIGTERM
+    own_server.start()
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        assert client.test.c.find_one({}, {"_id": 0}) == {"kept": True}
+    finally:
+        client.close()
