@@ -1,7 +1,9 @@
 #include "server/accounting.h"
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "bson/builder.h"
+#include "commands/diagnostics/profiler.h"
 
 namespace quarry::server {
 namespace {
@@ -135,6 +137,11 @@ void ReportUnacknowledgedErrors(commands::ServiceState& state,
              {{"command", std::string(done.name)}, {"errors", errors}, {"firstError", first}});
 }
 
+// mongod's larger commands appear in the log truncated; Quarry names them instead.
+constexpr std::size_t kMaxLoggedCommandBytes = 16 * 1024;
+
+// mongod's "Slow query" line (id 51803): the namespace the command names, its client, the
+// command itself, how it ended and how long it took.
 void LogIfSlow(const commands::ServiceState& state, const commands::ConnectionState& connection,
                const Accounted& done) {
   const auto threshold = std::chrono::milliseconds(state.parameters.slow_ms.load());
@@ -142,13 +149,113 @@ void LogIfSlow(const commands::ServiceState& state, const commands::ConnectionSt
       done.command->has(commands::kWaitsByDesign)) {
     return;
   }
-  log::Write(log::Severity::kInfo, "COMMAND", 51803, "conn" + std::to_string(connection.id),
-             "Slow query",
-             {{"command", std::string(done.name)},
-              {"ns", std::string(done.db)},
-              {"durationMillis",
-               static_cast<std::int64_t>(
-                   std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count())}});
+  const bson::ValueView target = done.body.Get(done.name);
+  std::string ns(done.db);
+  ns += target.type() == bson::Type::kString ? "." + std::string(target.String()) : ".$cmd";
+  const std::string command = done.body.size() <= kMaxLoggedCommandBytes
+                                  ? done.body.ToJson()
+                                  : "{\"" + std::string(done.name) + "\":\"(truncated)\"}";
+  const auto millis = static_cast<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count());
+  const std::string context = "conn" + std::to_string(connection.id);
+  if (done.status->ok()) {
+    log::Write(log::Severity::kInfo, "COMMAND", 51803, context, "Slow query",
+               {{"type", "command"},
+                {"ns", ns},
+                {"appName", connection.app_name},
+                log::Attr::Json("command", command),
+                {"ok", 1},
+                {"protocol", "op_msg"},
+                {"durationMillis", millis}});
+    return;
+  }
+  log::Write(log::Severity::kInfo, "COMMAND", 51803, context, "Slow query",
+             {{"type", "command"},
+              {"ns", ns},
+              {"appName", connection.app_name},
+              log::Attr::Json("command", command),
+              {"ok", 0},
+              {"errMsg", std::string(done.status->reason())},
+              {"errName", done.status->code_name()},
+              {"errCode", static_cast<std::int64_t>(done.status->code())},
+              {"protocol", "op_msg"},
+              {"durationMillis", millis}});
+}
+
+// system.profile's op for a command, as mongod names them by kind.
+std::string_view ProfileOp(const commands::Command& command) {
+  switch (command.counter) {
+    case commands::OpCounter::kQuery:
+      return "query";
+    case commands::OpCounter::kGetMore:
+      return "getmore";
+    case commands::OpCounter::kInsert:
+      return "insert";
+    case commands::OpCounter::kUpdate:
+      return "update";
+    case commands::OpCounter::kDelete:
+      return "remove";
+    case commands::OpCounter::kCommand:
+      break;
+  }
+  return "command";
+}
+
+// At level 2 every operation of the database, at level 1 those slower than slowms, goes to its
+// system.profile in mongod's document shape. Reads of system.profile itself are left out, so
+// that looking at the profile does not fill it.
+void ProfileIfAsked(const commands::ServiceState& state,
+                    const commands::ConnectionState& connection, const Accounted& done) {
+  commands::Profiler& profiler = commands::GlobalProfiler();
+  const int level = profiler.Level(done.db);
+  const auto millis = static_cast<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count());
+  if (level == 0 || (level == 1 && millis <= state.parameters.slow_ms.load())) return;
+  const bson::ValueView target = done.body.Get(done.name);
+  if (target.type() == bson::Type::kString && target.String() == "system.profile") return;
+  std::string ns(done.db);
+  ns += target.type() == bson::Type::kString ? "." + std::string(target.String()) : ".$cmd";
+  bson::DocumentBuilder b;
+  b.AppendString("op", ProfileOp(*done.command));
+  b.AppendString("ns", ns);
+  if (done.body.size() <= kMaxLoggedCommandBytes) {
+    b.AppendDocument("command", done.body);
+  } else {
+    b.OpenDocument("command").AppendString("$truncated", std::string(done.name)).Close();
+  }
+  if (done.outcome->present) {
+    const commands::WriteOutcome& outcome = *done.outcome;
+    switch (done.command->counter) {
+      case commands::OpCounter::kInsert:
+        b.AppendInt64("ninserted", outcome.n);
+        break;
+      case commands::OpCounter::kUpdate:
+        b.AppendInt64("nMatched", outcome.n);
+        b.AppendInt64("nModified", outcome.modified.value_or(0));
+        b.AppendInt64("nUpserted", static_cast<std::int64_t>(outcome.upserted.size()));
+        break;
+      case commands::OpCounter::kDelete:
+        b.AppendInt64("ndeleted", outcome.n);
+        break;
+      default:
+        break;
+    }
+  }
+  if (!done.status->ok()) {
+    b.AppendInt32("ok", 0);
+    b.AppendString("errMsg", done.status->reason());
+    b.AppendString("errName", done.status->code_name());
+    b.AppendInt32("errCode", static_cast<std::int32_t>(done.status->code()));
+  }
+  b.AppendString("protocol", "op_msg");
+  b.AppendInt64("millis", millis);
+  b.AppendDate("ts", NowMillis());
+  const std::string_view remote = connection.remote;
+  b.AppendString("client", remote.substr(0, remote.rfind(':')));
+  if (!connection.app_name.empty()) b.AppendString("appName", connection.app_name);
+  b.OpenArray("allUsers").Close();
+  b.AppendString("user", "");
+  profiler.Record(done.db, std::move(b).Finish());
 }
 
 }  // namespace
@@ -169,6 +276,7 @@ void Account(commands::ServiceState& state, commands::ConnectionState& connectio
   }
   if (done.unacknowledged) ReportUnacknowledgedErrors(state, connection, done);
   LogIfSlow(state, connection, done);
+  if (done.command != nullptr) ProfileIfAsked(state, connection, done);
 }
 
 }  // namespace quarry::server

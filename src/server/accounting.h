@@ -18,6 +18,7 @@ struct Accounted {
   const commands::Command* command = nullptr;  // null: refused before or at the lookup
   std::string_view name;                       // as the request spelled it
   std::string_view db;
+  bson::DocumentView body;         // the command as sent, for the slow-operation log
   const Status* status = nullptr;  // the command's failure, or OK
   const commands::WriteOutcome* outcome = nullptr;
   bool unacknowledged = false;  // w:0 / moreToCome

@@ -347,6 +347,7 @@ wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
           Accounted{.command = d.command,
                     .name = d.request.name,
                     .db = d.request.db,
+                    .body = d.request.body,
                     .status = &d.status,
                     .outcome = &d.outcome,
                     .unacknowledged = d.more_to_come,

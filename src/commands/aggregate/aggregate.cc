@@ -234,7 +234,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   const bool replication_collection =
       reads_collection && IsReplicationCollection(ctx.service(), request.db, coll);
-  if (!coll.empty() && reads_collection && !replication_collection) {
+  const bool profile_collection = reads_collection && IsProfileCollection(coll);
+  if (!coll.empty() && reads_collection && !replication_collection && !profile_collection) {
     if (std::optional<std::vector<bson::Document>> counted =
             exec::CountAllPipeline(ExecContextOf(ctx), collection, stages)) {
       query::Batch batch;
@@ -288,6 +289,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
                             VectorSearchDocuments(ctx, request.db, coll, source_argument, output));
   } else if (replication_collection) {
     input = ReplicationCollectionStream(ctx, coll);
+  } else if (profile_collection) {
+    input = ProfileCollectionStream(request.db);
   } else if (!collection.has_value()) {  // `aggregate: 1`, or a collection that does not exist
     input = query::StreamOfDocuments({});
   } else {

@@ -89,6 +89,9 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
       IsReplicationCollection(ctx.service(), request.db, target.String())) {
     return FindReplicationCollection(ctx, request, target.String());
   }
+  if (target.type() == bson::Type::kString && IsProfileCollection(target.String())) {
+    return FindProfileCollection(ctx, request);
+  }
   QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(ctx, request));
   std::string ns = request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, find.coll);
@@ -115,6 +118,10 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
 Status ExplainFind(CommandContext& ctx, const Request& find_request,
                    exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
   QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(ctx, find_request));
+  if (IsReplicationCollection(ctx.service(), find_request.db, find.coll)) {
+    return Status(ErrorCode::kCommandNotSupported,
+                  "explain is not supported on " + find_request.db + "." + find.coll);
+  }
   const std::string ns = find_request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, find_request.db, find.coll);
   if (!collection.has_value()) return AppendExplainOfNothing(ns, find.filter, verbosity, out);

@@ -8,6 +8,7 @@
 #include "collation/collator.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/diagnostics/profiler.h"
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/replication/local_collections.h"
@@ -152,6 +153,7 @@ StatusWith<bson::Document> RunDropDatabase(CommandContext& ctx, const Request& r
   QUARRY_ASSIGN_OR_RETURN(int dropped, ctx.catalog().DropDatabase(request.db, DdlOptionsFor(ctx)));
   (void)dropped;
   for (const auto& info : collections) ForgetSearchIndexes(ctx, info.get());
+  GlobalProfiler().Drop(request.db);
   bson::DocumentBuilder b;
   b.AppendString("dropped", request.db);
   return std::move(b).Finish();
@@ -233,6 +235,9 @@ StatusWith<bson::Document> RunListCollections(CommandContext& ctx, const Request
     for (bson::Document& entry : ReplicationCollectionEntries(ctx.service(), name_only)) {
       add(std::move(entry));
     }
+  }
+  if (std::optional<bson::Document> profile = ProfileCollectionEntry(request.db, name_only)) {
+    add(std::move(*profile));
   }
   return BuildCursorReply("firstBatch", batch, 0, request.db + ".$cmd.listCollections");
 }

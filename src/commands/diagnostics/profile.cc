@@ -1,10 +1,12 @@
-// profile: reads and sets slowms, the threshold of the "Slow query" log. The profiler proper
-// (levels 1 and 2, writing <db>.system.profile) is refused rather than pretended.
+// profile: reads and sets a database's profiling level (its system.profile records operations
+// slower than slowms at level 1, every operation at level 2) and slowms, which is also the
+// threshold of the "Slow query" log.
 #include <atomic>
 #include <string>
 
 #include "bson/builder.h"
 #include "commands/command_context.h"
+#include "commands/diagnostics/profiler.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
 
@@ -27,12 +29,6 @@ StatusWith<bson::Document> RunProfile(CommandContext& ctx, const Request& reques
   if (new_level < -1 || new_level > 2) {
     return Status(ErrorCode::kBadValue, "Invalid profiling level: " + std::to_string(new_level));
   }
-  if (new_level > 0) {
-    return Status(ErrorCode::kCommandNotSupported,
-                  "profiling level " + std::to_string(new_level) +
-                      " is not supported: this server has no system.profile collection; "
-                      "operations slower than slowms are logged as \"Slow query\"");
-  }
   if (slow_ms.exists() && !slow_ms.IsNumber()) {
     return Status(ErrorCode::kTypeMismatch, "BSON field 'profile.slowms' is the wrong type '" +
                                                 std::string(bson::TypeAlias(slow_ms.type())) +
@@ -45,16 +41,20 @@ StatusWith<bson::Document> RunProfile(CommandContext& ctx, const Request& reques
     if (sample_rate.AsDouble() != 1) {
       return Status(ErrorCode::kCommandNotSupported,
                     "a sampleRate other than 1.0 is not supported: every slow operation is "
-                    "logged");
+                    "profiled and logged");
     }
   }
   if (filter.exists()) {
     return Status(ErrorCode::kCommandNotSupported,
-                  "profile's 'filter' is not supported: operations slower than slowms are logged");
+                  "profile's 'filter' is not supported: level 1 records the operations slower "
+                  "than slowms");
   }
   std::atomic<std::int64_t>& threshold = ctx.service().parameters.slow_ms;
   bson::DocumentBuilder b;
-  b.AppendInt32("was", 0);
+  const int was = new_level < 0
+                      ? GlobalProfiler().Level(request.db)
+                      : GlobalProfiler().SetLevel(request.db, static_cast<int>(new_level));
+  b.AppendInt32("was", was);
   b.AppendInt32("slowms", static_cast<std::int32_t>(threshold.load()));
   b.AppendDouble("sampleRate", 1.0);
   if (slow_ms.exists()) threshold = slow_ms.AsInt64();

@@ -1,12 +1,14 @@
-// find, aggregate input, listCollections entries and statistics of local.oplog.rs and
-// local.system.replset.
+// find, aggregate input, listCollections entries and statistics of local.oplog.rs,
+// local.system.replset and each database's system.profile.
 #include "commands/replication/local_collections.h"
 
+#include <algorithm>
 #include <string>
 
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/diagnostics/profiler.h"
 #include "commands/execution.h"
 #include "commands/replication/oplog_view.h"
 #include "commands/replication/replica_set.h"
@@ -22,6 +24,7 @@ namespace {
 constexpr std::string_view kLocal = "local";
 constexpr std::string_view kOplog = "oplog.rs";
 constexpr std::string_view kReplSet = "system.replset";
+constexpr std::string_view kProfile = "system.profile";
 
 // The find options these collections do not implement: refused, never ignored.
 constexpr std::string_view kUnsupportedFindOptions[] = {
@@ -105,20 +108,43 @@ StatusWith<LocalFind> ParseLocalFind(const Request& request) {
   return find;
 }
 
-// local.system.replset's one document through the find's filter, projection, skip and limit.
-StatusWith<query::Batch> ReplSetBatch(const ServiceState& service, const OplogReadSpec& spec) {
-  query::Batch batch;
-  bson::Document config = ReplicaSetConfig(service);
-  query::MatchDetails details;
-  if ((spec.filter.has_value() && !spec.filter->Matches(config, &details)) || spec.skip > 0) {
-    return batch;
+// Documents held in memory through the find's filter, order, skip, limit and projection.
+StatusWith<std::vector<bson::Document>> ApplyFind(std::vector<bson::Document> docs,
+                                                  const OplogReadSpec& spec) {
+  if (spec.backward) std::reverse(docs.begin(), docs.end());
+  std::vector<bson::Document> found;
+  std::int64_t skipped = 0;
+  for (bson::Document& doc : docs) {
+    query::MatchDetails details;
+    if (spec.filter.has_value() && !spec.filter->Matches(doc, &details)) continue;
+    if (skipped < spec.skip) {
+      ++skipped;
+      continue;
+    }
+    if (spec.projection.has_value()) {
+      QUARRY_ASSIGN_OR_RETURN(doc, spec.projection->Apply(doc, &details));
+    }
+    found.push_back(std::move(doc));
+    if (spec.limit > 0 && static_cast<std::int64_t>(found.size()) >= spec.limit) break;
   }
-  if (spec.projection.has_value()) {
-    QUARRY_ASSIGN_OR_RETURN(config, spec.projection->Apply(config, &details));
+  return found;
+}
+
+// The reply to a find over documents held in memory, with a cursor for what the first batch
+// leaves.
+StatusWith<bson::Document> ReplyFromDocuments(CommandContext& ctx, const LocalFind& find,
+                                              std::vector<bson::Document> docs,
+                                              const std::string& ns) {
+  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> found, ApplyFind(std::move(docs), find.spec));
+  std::unique_ptr<query::CursorSource> source =
+      query::CursorOverStream(query::StreamOfDocuments(std::move(found)));
+  cursors::BatchLimits limits = cursors::FirstBatchLimits(find.batch_size);
+  QUARRY_ASSIGN_OR_RETURN(query::Batch batch, source->NextBatch(limits.max_docs, limits.max_bytes));
+  std::int64_t cursor_id = 0;
+  if (!source->exhausted() && !find.single_batch) {
+    cursor_id = ctx.cursors().Register(ns, std::move(source), CursorOptionsFor(ctx));
   }
-  batch.bytes = config.size();
-  batch.documents.push_back(std::move(config));
-  return batch;
+  return BuildCursorReply("firstBatch", batch, cursor_id, ns);
 }
 
 // The oplog as an aggregation's input: every entry, oldest first, read in bounded batches.
@@ -174,7 +200,7 @@ Status CheckDrop(const ServiceState& service, std::string_view db, std::string_v
 
 Status CheckReadableBy(const ServiceState& service, std::string_view command, std::string_view db,
                        std::string_view coll) {
-  if (!IsReplicationCollection(service, db, coll)) return Status::OK();
+  if (!IsReplicationCollection(service, db, coll) && coll != kProfile) return Status::OK();
   return Status(ErrorCode::kCommandNotSupported, std::string(command) + " is not supported on " +
                                                      std::string(db) + "." + std::string(coll) +
                                                      ": read it with find or aggregate");
@@ -190,8 +216,9 @@ StatusWith<bson::Document> FindReplicationCollection(CommandContext& ctx, const 
                                               " tailable cursor requested on non capped "
                                               "collection");
     }
-    QUARRY_ASSIGN_OR_RETURN(query::Batch batch, ReplSetBatch(ctx.service(), find.spec));
-    return BuildCursorReply("firstBatch", batch, 0, ns);
+    std::vector<bson::Document> docs;
+    docs.push_back(ReplicaSetConfig(ctx.service()));
+    return ReplyFromDocuments(ctx, find, std::move(docs), ns);
   }
   auto source = std::make_unique<OplogSource>(&ctx.engine().oplog(), std::move(find.spec));
   cursors::BatchLimits limits = cursors::FirstBatchLimits(find.batch_size);
@@ -205,6 +232,37 @@ StatusWith<bson::Document> FindReplicationCollection(CommandContext& ctx, const 
     cursor_id = ctx.cursors().Register(ns, std::move(source), options);
   }
   return BuildCursorReply("firstBatch", batch, cursor_id, ns);
+}
+
+bool IsProfileCollection(std::string_view coll) { return coll == kProfile; }
+
+StatusWith<bson::Document> FindProfileCollection(CommandContext& ctx, const Request& request) {
+  QUARRY_ASSIGN_OR_RETURN(LocalFind find, ParseLocalFind(request));
+  if (find.spec.tailable) {
+    return Status(ErrorCode::kCommandNotSupported,
+                  "tailable cursors on system.profile are not supported");
+  }
+  return ReplyFromDocuments(ctx, find, GlobalProfiler().Entries(request.db),
+                            request.db + "." + std::string(kProfile));
+}
+
+std::unique_ptr<query::DocumentStream> ProfileCollectionStream(std::string_view db) {
+  return query::StreamOfDocuments(GlobalProfiler().Entries(db));
+}
+
+std::optional<bson::Document> ProfileCollectionEntry(std::string_view db, bool name_only) {
+  if (!GlobalProfiler().HasCollection(db)) return std::nullopt;
+  bson::DocumentBuilder b;
+  b.AppendString("name", kProfile);
+  b.AppendString("type", "collection");
+  if (!name_only) {
+    b.OpenDocument("options")
+        .AppendBool("capped", true)
+        .AppendInt64("size", static_cast<std::int64_t>(kProfileCollectionBytes))
+        .Close();
+    b.OpenDocument("info").AppendBool("readOnly", true).Close();
+  }
+  return std::move(b).Finish();
 }
 
 std::unique_ptr<query::DocumentStream> ReplicationCollectionStream(CommandContext& ctx,

@@ -1,8 +1,10 @@
-// local.oplog.rs and local.system.replset: the read-only collections of a replica set member,
-// served from the oplog and the set's configuration rather than stored as collections.
+// The collections a server serves from its own state rather than stores: local.oplog.rs and
+// local.system.replset (the oplog and the set's configuration, while a replica set member) and
+// each database's system.profile (the profiler's documents).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +39,16 @@ Status CheckReadableBy(const ServiceState& service, std::string_view command, st
 // REQUIRES: IsReplicationCollection.
 StatusWith<bson::Document> FindReplicationCollection(CommandContext& ctx, const Request& request,
                                                      std::string_view coll);
+
+// <db>.system.profile, the profiler's documents (commands/diagnostics/profiler.h): read-only,
+// like the replication collections.
+bool IsProfileCollection(std::string_view coll);
+// find on db's system.profile, as on the replication collections (not tailable).
+StatusWith<bson::Document> FindProfileCollection(CommandContext& ctx, const Request& request);
+// An aggregation's input from db's system.profile.
+std::unique_ptr<query::DocumentStream> ProfileCollectionStream(std::string_view db);
+// Its listCollections entry, when db has one.
+std::optional<bson::Document> ProfileCollectionEntry(std::string_view db, bool name_only);
 
 // An aggregation's input from a replication collection. REQUIRES: IsReplicationCollection.
 std::unique_ptr<query::DocumentStream> ReplicationCollectionStream(CommandContext& ctx,

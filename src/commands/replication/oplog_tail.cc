@@ -50,7 +50,23 @@ void Answer(const std::shared_ptr<ParkedTail>& parked, StatusWith<query::Batch> 
   parked->complete(std::move(reply));
 }
 
-// Reads what there is; answers if anything came (or at the deadline), else waits again.
+void Serve(const std::shared_ptr<ParkedTail>& parked);
+
+// Waits for a commit after what the cursor has read. Woken without one (the deadline, or the
+// notifier shutting down), it answers what there is rather than waiting again.
+void Park(const std::shared_ptr<ParkedTail>& parked) {
+  parked->notifier->Wait(
+      parked->source->last_read(), parked->deadline, [parked](bool woke_by_change) {
+        if (woke_by_change) {
+          Serve(parked);
+          return;
+        }
+        Answer(parked,
+               parked->source->NextBatch(parked->limits.max_docs, parked->limits.max_bytes));
+      });
+}
+
+// Reads what there is; answers if anything came (or at the deadline), else parks.
 void Serve(const std::shared_ptr<ParkedTail>& parked) {
   StatusWith<query::Batch> batch =
       parked->source->NextBatch(parked->limits.max_docs, parked->limits.max_bytes);
@@ -60,8 +76,7 @@ void Serve(const std::shared_ptr<ParkedTail>& parked) {
     Answer(parked, std::move(batch));
     return;
   }
-  parked->notifier->Wait(parked->source->last_read(), parked->deadline,
-                         [parked](bool) { Serve(parked); });
+  Park(parked);
 }
 
 }  // namespace

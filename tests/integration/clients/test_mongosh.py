@@ -268,3 +268,17 @@ def test_oplog_tail_from_the_shell(server, client, mongosh_home):
                       "print(JSON.stringify({op: e.op, id: e.o._id}))")
     assert json.loads(out) == {"op": "i", "id": 7}
     client.drop_database("t_mongosh_tail")
+
+
+def test_profiler_helpers(server, client, mongosh_home):
+    out = run_mongosh(server, mongosh_home,
+                      "const p = db.getSiblingDB('t_mongosh_prof');"
+                      "p.setProfilingLevel(2);"
+                      "p.c.insertOne({_id: 1});"
+                      "const status = p.getProfilingStatus();"
+                      "const e = p.system.profile.find({ns: 't_mongosh_prof.c'}).toArray();"
+                      "p.setProfilingLevel(0);"
+                      "print(JSON.stringify({was: status.was, slowms: status.slowms,"
+                      " ops: e.map(x => x.op)}))")
+    assert json.loads(out) == {"was": 2, "slowms": 100, "ops": ["insert"]}
+    client.drop_database("t_mongosh_prof")

@@ -1,6 +1,8 @@
 """Admin commands tools run: getParameter/setParameter with real values, serverStatus' metrics,
 opLatencies and rocksdb sections, profile's slowms, fsync and shutdown."""
 
+import json
+
 import pymongo
 import pymongo.errors
 import pytest
@@ -97,9 +99,14 @@ def test_profile_reads_and_sets_slowms(own_server):
         assert client.test.command("profile", 0, slowms=0)["slowms"] == 100
         assert client.test.command("profile", -1)["slowms"] == 0
         client.test.c.insert_one({"x": 1})
-        assert "Slow query" in own_server.log_tail(200)
-        fails_with(115, client.test.command, "profile", 1)
-        fails_with(115, client.test.command, "profile", 2)
+        slow = [line for line in own_server.log_tail(200).splitlines() if "Slow query" in line]
+        inserts = [json.loads(line) for line in slow if '"insert"' in line]
+        assert inserts, slow
+        attr = inserts[-1]["attr"]
+        assert attr["ns"] == "test.c" and attr["type"] == "command"
+        assert attr["command"]["insert"] == "c" and attr["ok"] == 1
+        assert attr["durationMillis"] >= 0
+        fails_with(2, client.test.command, "profile", 3)
         fails_with(2, client.test.command, "profile", 0, sampleRate=2)
     finally:
         client.close()
@@ -128,5 +135,57 @@ def test_shutdown_stops_the_server_cleanly(own_server):
     client = pymongo.MongoClient(own_server.uri(), directConnection=True)
     try:
         assert client.test.c.find_one({}, {"_id": 0}) == {"kept": True}
+    finally:
+        client.close()
+
+
+def test_profiler_records_operations_in_system_profile(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True, appname="profiled")
+    try:
+        db = client.prof
+        assert db.command("profile", 2)["was"] == 0
+        db.c.insert_many([{"_id": 1}, {"_id": 2}])
+        db.c.update_one({"_id": 1}, {"$set": {"x": 1}})
+        db.c.delete_one({"_id": 2})
+        list(db.c.find({"_id": 1}))
+        entries = list(db["system.profile"].find({"ns": "prof.c"}))
+        assert [e["op"] for e in entries] == ["insert", "update", "remove", "query"]
+        insert, update, remove, query = entries
+        assert insert["ninserted"] == 2
+        assert update["nMatched"] == 1 and update["nModified"] == 1
+        assert remove["ndeleted"] == 1
+        assert query["command"]["filter"] == {"_id": 1}
+        for entry in entries:
+            assert entry["millis"] >= 0 and entry["appName"] == "profiled"
+            assert entry["client"] == "127.0.0.1"
+            assert "ts" in entry
+        newest = db["system.profile"].find().sort("$natural", -1).limit(1).next()
+        assert newest["op"] == "query"
+        infos = {c["name"]: c for c in db.list_collections()}
+        assert infos["system.profile"]["options"]["capped"] is True
+        assert db.command("profile", 0)["was"] == 2
+        before = len(list(db["system.profile"].find()))
+        db.c.insert_one({"_id": 3})
+        assert len(list(db["system.profile"].find())) == before
+        with pytest.raises(pymongo.errors.OperationFailure):
+            db.command("count", "system.profile")
+        client.drop_database("prof")
+        assert "system.profile" not in client.prof.list_collection_names()
+    finally:
+        client.close()
+
+
+def test_profiler_level_one_keeps_slow_operations_only(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        db = client.prof1
+        db.command("profile", 1, slowms=100000)
+        db.c.insert_one({"_id": 1})
+        assert list(db["system.profile"].find({"ns": "prof1.c"})) == []
+        db.command("profile", 1, slowms=-1)
+        db.c.insert_one({"_id": 2})
+        entries = list(db["system.profile"].find({"ns": "prof1.c"}))
+        assert [(e["op"], e["command"]["insert"], e["ninserted"]) for e in entries] == [
+            ("insert", "c", 1)]
     finally:
         client.close()

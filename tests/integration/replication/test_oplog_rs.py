@@ -164,3 +164,28 @@ def test_create_refuses_unknown_options(db):
         db.command("create", "c", notAnOption=1)
     assert failure.value.code == 40415
     assert "BSON field 'create.notAnOption' is an unknown field." in str(failure.value)
+
+
+def test_await_get_more_without_new_entries_answers_empty_and_stays_open(client, db):
+    start = newest_ts(client)
+    reply = client.local.command("find", "oplog.rs",
+                                 filter={"ts": {"$gt": start}, "ns": f"{db.name}.none"},
+                                 tailable=True, awaitData=True)
+    cursor_id = reply["cursor"]["id"]
+    assert cursor_id != 0 and reply["cursor"]["firstBatch"] == []
+    more = client.local.command("getMore", bson.int64.Int64(cursor_id), collection="oplog.rs",
+                                maxTimeMS=50)
+    assert more["cursor"]["nextBatch"] == []
+    assert more["cursor"]["id"] == cursor_id
+    db.none.insert_one({"_id": 1})
+    more = client.local.command("getMore", bson.int64.Int64(cursor_id), collection="oplog.rs")
+    assert [e["o"] for e in more["cursor"]["nextBatch"]] == [{"_id": 1}]
+    killed = client.local.command("killCursors", "oplog.rs",
+                                  cursors=[bson.int64.Int64(cursor_id)])
+    assert killed["cursorsKilled"] == [cursor_id]
+
+
+def test_explain_is_refused_rather_than_empty(client):
+    with pytest.raises(pymongo.errors.OperationFailure) as failure:
+        client.local.command("explain", {"find": "oplog.rs", "filter": {}})
+    assert failure.value.code == 115
