@@ -207,6 +207,7 @@ std::string_view ProfileOp(const commands::Command& command) {
 void ProfileIfAsked(const commands::ServiceState& state,
                     const commands::ConnectionState& connection, const Accounted& done) {
   commands::Profiler& profiler = commands::GlobalProfiler();
+  if (!profiler.AnyProfiled()) return;
   const int level = profiler.Level(done.db);
   const auto millis = static_cast<std::int64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count());

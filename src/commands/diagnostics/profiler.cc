@@ -18,6 +18,8 @@ int Profiler::SetLevel(std::string_view db, int level) {
   }
   const int previous = it->second.level;
   it->second.level = level;
+  if (previous == 0 && level > 0) profiled_.fetch_add(1, std::memory_order_relaxed);
+  if (previous > 0 && level == 0) profiled_.fetch_sub(1, std::memory_order_relaxed);
   return previous;
 }
 

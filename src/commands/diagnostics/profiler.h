@@ -3,6 +3,7 @@
 // (mongod's default system.profile size). Kept in memory: a restart empties it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <map>
@@ -23,6 +24,9 @@ class Profiler {
  public:
   // 0 (off), 1 (operations slower than slowms) or 2 (every operation).
   int Level(std::string_view db) const;
+  // Whether any database is profiled: one relaxed load, so that the path of every command
+  // takes no lock while profiling is off everywhere.
+  bool AnyProfiled() const { return profiled_.load(std::memory_order_relaxed) > 0; }
   // Sets the level and returns the previous one.
   int SetLevel(std::string_view db, int level);
 
@@ -43,6 +47,7 @@ class Profiler {
   };
   mutable std::mutex mu_;
   std::map<std::string, Database, std::less<>> databases_;  // guarded by mu_
+  std::atomic<int> profiled_{0};  // databases with a level above 0; written under mu_
 };
 
 // The server's one profiler, as the counters of other subsystems are one per process.
