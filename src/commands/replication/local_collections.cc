@@ -30,7 +30,7 @@ constexpr std::string_view kProfile = "system.profile";
 constexpr std::string_view kUnsupportedFindOptions[] = {
     "collation", "let", "min", "max", "returnKey", "showRecordId", "allowPartialResults"};
 
-// A find's parsed arguments, for a replication collection.
+// A find's parsed arguments, for a collection served from the server's state.
 struct LocalFind {
   OplogReadSpec spec;
   std::optional<std::int64_t> batch_size;
@@ -46,8 +46,8 @@ StatusWith<bool> NaturalOrder(bson::DocumentView sort, std::string_view field) {
     if (e.key != "$natural" || !e.value.IsNumber() ||
         (e.value.AsDouble() != 1 && e.value.AsDouble() != -1)) {
       return Status(ErrorCode::kCommandNotSupported,
-                    "local.oplog.rs and local.system.replset are read in their natural order "
-                    "only: '" +
+                    "local.oplog.rs, local.system.replset and system.profile are read in their "
+                    "natural order only: '" +
                         std::string(field) + "' must be {$natural: 1} or {$natural: -1}");
     }
     backward = e.value.AsDouble() < 0;
@@ -79,7 +79,8 @@ StatusWith<LocalFind> ParseLocalFind(const Request& request) {
     if (request.body.Get(option).exists()) {
       return Status(ErrorCode::kCommandNotSupported,
                     "find option '" + std::string(option) +
-                        "' is not supported on local.oplog.rs or local.system.replset");
+                        "' is not supported on local.oplog.rs, local.system.replset or "
+                        "system.profile");
     }
   }
   QUARRY_RETURN_IF_ERROR(args.Finish());
