@@ -30,8 +30,8 @@ struct Options {
   // internalDocumentSourceGroupMaxMemoryBytes=N: the blocking stages' memory limits.
   std::size_t max_blocking_sort_bytes = 100 * 1024 * 1024;
   std::size_t max_group_bytes = 100 * 1024 * 1024;
-  int http_port = 0;                         // /metrics and /healthz; 0: no HTTP listener
-  std::string http_bind_ip = "127.0.0.1";    // comma-separated, as bind_ip
+  int http_port = 0;                       // /metrics and /healthz; 0: no HTTP listener
+  std::string http_bind_ip = "127.0.0.1";  // comma-separated, as bind_ip
   std::string config_path;
   std::vector<std::string> argv;
 };

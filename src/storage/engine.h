@@ -45,10 +45,10 @@ struct EngineStats {
 
 // RocksDB's own figures for monitoring (/metrics), each as RocksDB estimates it.
 struct FamilyFigures {
-  std::string name;                  // "docs", "index", "oplog", ...
-  std::uint64_t live_sst_bytes = 0;  // SST files the current version uses
-  std::uint64_t memtable_bytes = 0;  // active and unflushed memtables
-  std::uint64_t estimated_keys = 0;  // an estimate; deletes and overwrites skew it
+  std::string name;                   // "docs", "index", "oplog", ...
+  std::uint64_t live_sst_bytes = 0;   // SST files the current version uses
+  std::uint64_t memtable_bytes = 0;   // active and unflushed memtables
+  std::uint64_t estimated_keys = 0;   // an estimate; deletes and overwrites skew it
   std::uint64_t live_data_bytes = 0;  // an estimate of the data the SST files still hold
 };
 struct EngineFigures {

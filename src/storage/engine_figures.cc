@@ -35,8 +35,7 @@ EngineFigures Engine::Figures() const {
     f.memtable_bytes = Property(db, family, rocksdb::DB::Properties::kCurSizeAllMemTables);
     f.estimated_keys = Property(db, family, rocksdb::DB::Properties::kEstimateNumKeys);
     f.live_data_bytes = Property(db, family, rocksdb::DB::Properties::kEstimateLiveDataSize);
-    figures.compaction_pending +=
-        Property(db, family, rocksdb::DB::Properties::kCompactionPending);
+    figures.compaction_pending += Property(db, family, rocksdb::DB::Properties::kCompactionPending);
     figures.pending_compaction_bytes +=
         Property(db, family, rocksdb::DB::Properties::kEstimatePendingCompactionBytes);
     figures.families.push_back(std::move(f));

@@ -8,7 +8,6 @@
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
-#include "exec/stages/sort_stage.h"
 
 namespace quarry::commands {
 namespace {
@@ -57,9 +56,13 @@ const Parameter kParameters[] = {
      [](const ServiceState&, std::string_view name, bson::DocumentBuilder* b) {
        b->OpenDocument(name).AppendString("version", "7.0").Close();
      }},
-    {"internalQueryExecMaxBlockingSortBytes",
-     [](const ServiceState&, std::string_view name, bson::DocumentBuilder* b) {
-       b->AppendInt64(name, static_cast<std::int64_t>(exec::kMaxBlockingSortBytes));
+    {"internalDocumentSourceGroupMaxMemoryBytes",
+     [](const ServiceState& service, std::string_view name, bson::DocumentBuilder* b) {
+       b->AppendInt64(name, static_cast<std::int64_t>(service.config.max_group_bytes));
+     }},
+    {"internalQueryMaxBlockingSortMemoryUsageBytes",
+     [](const ServiceState& service, std::string_view name, bson::DocumentBuilder* b) {
+       b->AppendInt64(name, static_cast<std::int64_t>(service.config.max_blocking_sort_bytes));
      }},
     {"maxBSONDepth", [](const ServiceState&, std::string_view name,
                         bson::DocumentBuilder* b) { b->AppendInt32(name, 200); }},

@@ -20,7 +20,8 @@ def test_get_parameter_star_lists_real_values(client):
     assert params["enableTestCommands"] is False
     assert params["ttlMonitorSleepSecs"] == 60
     assert params["ttlMonitorEnabled"] is True
-    assert params["internalQueryExecMaxBlockingSortBytes"] == 100 * 1024 * 1024
+    assert params["internalQueryMaxBlockingSortMemoryUsageBytes"] == 100 * 1024 * 1024
+    assert params["internalDocumentSourceGroupMaxMemoryBytes"] == 100 * 1024 * 1024
     assert params["featureCompatibilityVersion"] == {"version": "7.0"}
 
 
