@@ -11,6 +11,8 @@ APT_PACKAGES=(
   libboost-dev libcli11-dev libsimdjson-dev
   # quarry bench large-docs compares with Redis and client-side brotli, zlib and MessagePack.
   libbrotli-dev libmsgpack-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
+  # libssl-dev: SCRAM authentication (PBKDF2, HMAC, SHA-1/SHA-256) through OpenSSL.
+  libssl-dev
   # bench/indexes compares point reads with Redis through hiredis.
   libhiredis-dev redis-server
   # bench/vector compares vector search with hnswlib called directly.

@@ -54,4 +54,22 @@ CommandCounters& CommandRegistry::counters(const Command* command) const {
   return *counters_.at(command);
 }
 
+Status CommandRegistry::CheckDeclarations() const {
+  using Scope = Authorization::Scope;
+  std::string undeclared;
+  for (const auto& entry : entries_) {
+    const Authorization& auth = entry->command.auth;
+    const bool needs_actions = auth.scope == Scope::kNamespace || auth.scope == Scope::kDatabase ||
+                               auth.scope == Scope::kCluster;
+    if (auth.scope == Scope::kUndeclared || (needs_actions && auth.actions.empty()) ||
+        (auth.scope == Scope::kCustom && auth.check == nullptr)) {
+      if (!undeclared.empty()) undeclared += ", ";
+      undeclared += entry->command.name;
+    }
+  }
+  if (undeclared.empty()) return Status::OK();
+  return Status(ErrorCode::kInternalError,
+                "commands registered without an authorization requirement: " + undeclared);
+}
+
 }  // namespace quarry::commands

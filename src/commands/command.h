@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "auth/privilege.h"
 #include "base/status.h"
 #include "bson/value.h"
 #include "commands/service_state.h"
@@ -45,6 +46,9 @@ enum CommandFlag : unsigned {
   kRetryableWrite = 1u << 4,      // with lsid and txnNumber, a retry never applies twice
   kIgnoresFailCommand = 1u << 5,  // configureFailPoint itself: failCommand never hits it
   kWaitsByDesign = 1u << 6,       // a getMore waits for events: not a slow operation
+  // With --auth and no user yet, a localhost client may run it on admin unauthenticated (the
+  // localhost exception: createUser, createRole).
+  kLocalhostException = 1u << 7,
 };
 
 // Calls, failures and time of one command, as serverStatus' metrics.commands shows them.
@@ -60,6 +64,43 @@ enum class LatencyClass : std::uint8_t { kByCounter, kRead, kWrite, kCommand };
 
 using RunFunction = StatusWith<bson::Document> (*)(CommandContext& ctx, const Request& request);
 
+class Authorizer;
+// Whether the connection's user may run `request` (a command whose needs depend on its
+// arguments: a pipeline's stages, the roles a user is granted).
+using AuthorizeFunction = bool (*)(const Authorizer& authorizer, const Request& request);
+
+// What a command needs with --auth, checked by server/ before it runs. Every command declares
+// it: the registry refuses a command without one (CommandRegistry::CheckDeclarations).
+struct Authorization {
+  enum class Scope : std::uint8_t {
+    kUndeclared,
+    kOpen,       // no authentication: handshake, ping, saslStart, logout...
+    kAnyUser,    // any authenticated user (getMore: the cursor's owner is checked by it)
+    kNamespace,  // `actions` on <db>.<the command's first value>
+    kDatabase,   // `actions` on the request's database
+    kCluster,    // `actions` on the cluster
+    kCustom,     // `check` decides
+  };
+  Scope scope = Scope::kUndeclared;
+  auth::ActionSet actions = {};
+  AuthorizeFunction check = nullptr;
+};
+
+inline Authorization OpenToAll() { return {.scope = Authorization::Scope::kOpen}; }
+inline Authorization AnyUser() { return {.scope = Authorization::Scope::kAnyUser}; }
+inline Authorization OnNamespace(auth::ActionSet actions) {
+  return {.scope = Authorization::Scope::kNamespace, .actions = actions};
+}
+inline Authorization OnDatabase(auth::ActionSet actions) {
+  return {.scope = Authorization::Scope::kDatabase, .actions = actions};
+}
+inline Authorization OnCluster(auth::ActionSet actions) {
+  return {.scope = Authorization::Scope::kCluster, .actions = actions};
+}
+inline Authorization Custom(AuthorizeFunction check) {
+  return {.scope = Authorization::Scope::kCustom, .check = check};
+}
+
 struct Command {
   std::string_view name;
   unsigned flags = kNoFlags;
@@ -69,6 +110,7 @@ struct Command {
   // kByCounter: reads for kQuery and kGetMore, writes for kInsert, kUpdate and kDelete, else
   // commands.
   LatencyClass latency = LatencyClass::kByCounter;
+  Authorization auth = {};                     // required: see Authorization
 
   bool has(CommandFlag flag) const { return (flags & flag) != 0; }
 };
@@ -82,6 +124,10 @@ class CommandRegistry {
   std::vector<const Command*> All() const;
   // The counters of a registered command.
   CommandCounters& counters(const Command* command) const;
+  // Fails with InternalError naming every command registered without an Authorization (or
+  // with a kNamespace/kDatabase/kCluster one without actions, or kCustom without a check).
+  // quarryd refuses to start on it.
+  Status CheckDeclarations() const;
 
  private:
   struct Entry {

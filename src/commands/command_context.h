@@ -13,6 +13,7 @@
 #include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
+#include "commands/auth/connection_auth.h"
 #include "commands/retryable_write.h"
 #include "commands/service_state.h"
 #include "commands/write_outcome.h"
@@ -37,6 +38,7 @@ struct ConnectionState {
   bool handshake_done = false;
   std::string app_name;  // client.application.name from the handshake
   LastWrite last_write;
+  ConnectionAuth auth;
 };
 
 // writeConcern as sent, after validation by server/.
@@ -53,6 +55,7 @@ class CommandContext {
 
   ServiceState& service() { return service_; }
   ConnectionState& connection() { return connection_; }
+  const ConnectionState& connection() const { return connection_; }
   storage::Engine& engine() { return *service_.engine; }
   catalog::Catalog& catalog() { return *service_.catalog; }
   cursors::CursorManager& cursors() { return *service_.cursors; }

@@ -17,6 +17,7 @@ cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx) {
   cursors::CursorOptions options;
   options.session_id = ctx.session_id();
   options.interrupt = ctx.interrupt();
+  options.owner = ctx.connection().auth.OwnerName();
   if (ctx.deadline().has_value()) {
     options.time_left = *ctx.deadline() - std::chrono::steady_clock::now();
   }

@@ -26,6 +26,10 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterParameterCommands(registry);
   RegisterProfileCommand(registry);
   RegisterServerControlCommands(registry);
+  RegisterSaslCommands(registry);
+  RegisterConnectionStatusCommand(registry);
+  RegisterUserCommands(registry);
+  RegisterRoleCommands(registry);
 }
 
 }  // namespace quarry::commands

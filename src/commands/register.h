@@ -31,6 +31,10 @@ void RegisterSearchIndexCommands(CommandRegistry& registry);
 void RegisterBackupCommands(CommandRegistry& registry);
 
 // Test hooks (configureFailPoint): only with --enableTestCommands.
+void RegisterSaslCommands(CommandRegistry& registry);
+void RegisterConnectionStatusCommand(CommandRegistry& registry);
+void RegisterUserCommands(CommandRegistry& registry);
+void RegisterRoleCommands(CommandRegistry& registry);
 void RegisterTestCommands(CommandRegistry& registry);
 
 void RegisterAllCommands(CommandRegistry& registry);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bson/value.h"
+#include "commands/auth/auth_state.h"
 #include "commands/operation_registry.h"
 
 namespace quarry::storage {
@@ -57,6 +58,7 @@ struct ServerConfig {
   // Where they spill past them under allowDiskUse: <dbpath>/_tmp, emptied at start-up. Empty:
   // nowhere (they fail past their limits).
   std::string spill_dir;
+  bool auth_enabled = false;  // --auth / security.authorization: enabled
 };
 
 // mongod's serverStatus().opcounters.
@@ -115,6 +117,7 @@ struct ServiceState {
   SessionControl* sessions = nullptr;
   TestHooks* test_hooks = nullptr;  // only with --enableTestCommands
   OperationRegistry operations;     // what currentOp lists and killOp interrupts
+  AuthState auth;                   // users' generation, auth counters, failure delays
   // Oplog entries below this timestamp may have been trimmed (ChangeStreamHistoryLost).
   std::function<std::uint64_t()> oplog_trimmed_before;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.

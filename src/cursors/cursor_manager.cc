@@ -100,7 +100,8 @@ CursorId CursorManager::Register(std::string ns, std::unique_ptr<query::CursorSo
   return entry->id;
 }
 
-StatusWith<PinnedCursor> CursorManager::Pin(CursorId id, std::string_view ns) {
+StatusWith<PinnedCursor> CursorManager::Pin(CursorId id, std::string_view ns,
+                                            std::string_view owner) {
   std::shared_ptr<PinnedCursor::Entry> expired;  // destroyed after the lock is released
   std::lock_guard<std::mutex> lock(mu_);
   auto it = cursors_.find(id);
@@ -110,6 +111,10 @@ StatusWith<PinnedCursor> CursorManager::Pin(CursorId id, std::string_view ns) {
     return Status(ErrorCode::kUnauthorized, "Requested getMore on namespace '" + std::string(ns) +
                                                 "', but cursor belongs to a different namespace " +
                                                 entry.ns);
+  }
+  if (entry.options.owner != owner) {
+    return Status(ErrorCode::kUnauthorized,
+                  "cursor id " + std::to_string(id) + " was not created by the authenticated user");
   }
   if (entry.pinned) {
     return Status(ErrorCode::kCursorInUse,
@@ -182,6 +187,20 @@ CursorManager::Counts CursorManager::counts() const {
   }
   counts.timed_out = timed_out_;
   return counts;
+}
+
+Status CursorManager::CheckOwner(std::string_view ns, const std::vector<CursorId>& ids,
+                                 std::string_view owner) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (CursorId id : ids) {
+    auto it = cursors_.find(id);
+    if (it != cursors_.end() && it->second->ns == ns && it->second->options.owner != owner) {
+      return Status(ErrorCode::kUnauthorized,
+                    "not authorized to kill cursor on " + std::string(ns) + ": cursor id " +
+                        std::to_string(id) + " was not created by the authenticated user");
+    }
+  }
+  return Status::OK();
 }
 
 std::size_t CursorManager::ReapIdle(Clock::time_point now) {

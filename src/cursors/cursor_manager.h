@@ -35,6 +35,9 @@ struct CursorOptions {
   // What is left of the opening command's maxTimeMS, which bounds the time its getMores work
   // (not the time the cursor idles), as in mongod; none without a maxTimeMS.
   std::optional<std::chrono::steady_clock::duration> time_left;
+  // The user that opened it ("user@db"; empty without authentication): only that user may
+  // use it, as in mongod.
+  std::string owner;
 };
 
 class CursorManager;
@@ -94,8 +97,9 @@ class CursorManager {
 
   // Checks out cursor `id` for a getMore on `ns`. Fails with CursorNotFound (43) "cursor id N
   // not found" for unknown, killed or timed-out ids; Unauthorized (13) when the cursor belongs
-  // to another namespace; CursorInUse (143) while another caller holds it.
-  StatusWith<PinnedCursor> Pin(CursorId id, std::string_view ns);
+  // to another namespace or another owner (CursorOptions::owner); CursorInUse (143) while
+  // another caller holds it.
+  StatusWith<PinnedCursor> Pin(CursorId id, std::string_view ns, std::string_view owner = {});
 
   // Removes cursor `id` and hands its source to the caller (same errors as Pin).
   StatusWith<std::unique_ptr<query::CursorSource>> Take(CursorId id, std::string_view ns);
@@ -103,6 +107,10 @@ class CursorManager {
   // killCursors: each id of `ns` is killed (a cursor in use dies when its user hands it back)
   // or reported not found (unknown ids and ids of other namespaces).
   KillCursorsResult Kill(std::string_view ns, const std::vector<CursorId>& ids);
+  // Unauthorized (13) when one of `ids` is an open cursor of `ns` opened by another owner than
+  // `owner`, as mongod's killCursors refuses to kill another user's cursor.
+  Status CheckOwner(std::string_view ns, const std::vector<CursorId>& ids,
+                    std::string_view owner) const;
 
   // Kills cursors idle for longer than the timeout at `now` (not those in use or opened with
   // no_cursor_timeout). Returns how many. quarryd calls it from a timer.

@@ -88,6 +88,7 @@ bson::Document ParsedOptions(const Options& options) {
     b.OpenDocument("replication").AppendString("replSetName", options.repl_set).Close();
   }
   b.OpenDocument("storage").AppendString("dbPath", options.dbpath).Close();
+  if (options.auth) b.OpenDocument("security").AppendString("authorization", "enabled").Close();
   if (!options.logpath.empty()) {
     b.OpenDocument("systemLog")
         .AppendString("destination", "file")
@@ -259,6 +260,7 @@ int Run(int argc, char** argv) {
   state.config.spill_dir = spill_dir;
   state.config.max_blocking_sort_bytes = options.max_blocking_sort_bytes;
   state.config.max_group_bytes = options.max_group_bytes;
+  state.config.auth_enabled = options.auth;
   state.host_name = HostName();
   // A fixed electionId: drivers remember the highest they saw, so it must never go down
   // across restarts (the Server Discovery and Monitoring specification).
@@ -275,6 +277,9 @@ int Run(int argc, char** argv) {
   state.oplog_max_bytes = static_cast<std::uint64_t>(options.oplog_size_mb) << 20;
 
   server::Service service(state);
+  // A command that does not say what it needs would be open to every user: refuse to start.
+  Status declared = service.registry().CheckDeclarations();
+  if (!declared.ok()) return Fatal("a command declares no authorization requirement", declared);
   Status sessions = service.Attach(state.engine);
   if (!sessions.ok()) return Fatal("cannot load the sessions' retryable-write records", sessions);
   net::ServerOptions net_options;
@@ -343,6 +348,7 @@ int Run(int argc, char** argv) {
   search_indexes.Shutdown();
   search_indexes.SaveSnapshots();  // after the last commit it saw: start-up redoes nothing
   notifier.Shutdown();
+  state.auth.delayed.Shutdown();  // held-back failed authentications are answered now
   cursors.KillAll();
   Status closed = engine.value()->Close();
   if (!closed.ok()) return Fatal("error while closing the storage engine", closed);

@@ -102,6 +102,22 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
         options->oplog_size_mb = replication["oplogSizeMB"].as<std::int64_t>();
       }
     }
+    if (YAML::Node security = root["security"]) {
+      if (YAML::Node authorization = security["authorization"]; authorization && unset("--auth")) {
+        const std::string value = authorization.as<std::string>();
+        if (value != "enabled" && value != "disabled") {
+          return Status(ErrorCode::kBadValue,
+                        "security.authorization must be enabled or disabled, not '" + value + "'");
+        }
+        options->auth = value == "enabled";
+      }
+      for (const auto& key : security) {
+        const std::string name = key.first.as<std::string>();
+        if (name != "authorization") {
+          return Status(ErrorCode::kBadValue, "security." + name + " is not supported by quarryd");
+        }
+      }
+    }
     if (YAML::Node parameters = root["setParameter"]) {
       for (const auto& parameter : parameters) {
         const std::string name = parameter.first.as<std::string>();
@@ -168,6 +184,9 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   app.add_flag("--logappend", options->log_append,
                "append to the log file instead of replacing it");
   app.add_flag("--quiet", options->quiet, "less connection chatter in the log");
+  app.add_flag("--auth", options->auth,
+               "require clients to authenticate (SCRAM-SHA-256 / SCRAM-SHA-1) and check their "
+               "privileges");
   app.add_flag("--enableTestCommands", options->enable_test_commands,
                "enable test-only commands (configureFailPoint)");
   app.add_option("--oplogSizeMB", options->oplog_size_mb,

@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "bson/builder.h"
+#include "commands/auth/authorizer.h"
 #include "commands/register.h"
 #include "commands/work_placement.h"
 #include "server/accounting.h"
@@ -228,6 +229,13 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   }
   commands::CommandContext ctx(state, connection_);
   ctx.set_command_name(d->request.name);
+  // With --auth, what the command's descriptor declares it needs (commands/auth/authorizer.h).
+  if (Status authorized = commands::CheckAuthorization(ctx, *d->command, d->request);
+      !authorized.ok()) {
+    d->status = authorized;
+    done(Finish(request, *d));
+    return;
+  }
   d->listed = state.operations.Begin({.connection_id = connection_.id,
                                       .db = d->request.db,
                                       .command = request.body,

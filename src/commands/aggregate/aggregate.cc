@@ -13,6 +13,7 @@
 #include "commands/aggregate/change_stream.h"
 #include "commands/aggregate/index_stats.h"
 #include "commands/aggregate/plan_cache_stats.h"
+#include "commands/auth/authorizer.h"
 #include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
@@ -321,7 +322,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
 }  // namespace
 
 void RegisterAggregateCommands(CommandRegistry& registry) {
-  registry.Add({.name = "aggregate", .run = RunAggregate, .latency = LatencyClass::kRead});
+  registry.Add({.name = "aggregate",
+                .run = RunAggregate,
+                .latency = LatencyClass::kRead,
+                .auth = Custom(AuthorizeAggregate)});
 }
 
 }  // namespace quarry::commands

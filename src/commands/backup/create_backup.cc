@@ -130,7 +130,12 @@ StatusWith<bson::Document> RunCreateBackup(CommandContext& ctx, const Request& r
 }  // namespace
 
 void RegisterBackupCommands(CommandRegistry& registry) {
-  registry.Add({.name = "createBackup", .flags = kAdminOnly, .run = RunCreateBackup});
+  // A consistent copy of the whole server, as fsync's lock serves one: fsync on the cluster
+  // (hostManager, clusterAdmin, root).
+  registry.Add({.name = "createBackup",
+                .flags = kAdminOnly,
+                .run = RunCreateBackup,
+                .auth = OnCluster({auth::ActionType::kFsync})});
 }
 
 }  // namespace quarry::commands

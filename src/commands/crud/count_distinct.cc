@@ -131,8 +131,14 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
 }  // namespace
 
 void RegisterCountCommands(CommandRegistry& registry) {
-  registry.Add({.name = "count", .run = RunCount, .latency = LatencyClass::kRead});
-  registry.Add({.name = "distinct", .run = RunDistinct, .latency = LatencyClass::kRead});
+  registry.Add({.name = "count",
+                .run = RunCount,
+                .latency = LatencyClass::kRead,
+                .auth = OnNamespace({auth::ActionType::kFind})});
+  registry.Add({.name = "distinct",
+                .run = RunDistinct,
+                .latency = LatencyClass::kRead,
+                .auth = OnNamespace({auth::ActionType::kFind})});
 }
 
 }  // namespace quarry::commands

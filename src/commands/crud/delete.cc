@@ -203,7 +203,8 @@ void RegisterDeleteCommand(CommandRegistry& registry) {
   registry.Add({.name = "delete",
                 .flags = kWritesData | kRetryableWrite,
                 .run = RunDelete,
-                .counter = OpCounter::kDelete});
+                .counter = OpCounter::kDelete,
+                .auth = OnNamespace({auth::ActionType::kRemove})});
 }
 
 }  // namespace quarry::commands

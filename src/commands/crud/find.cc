@@ -138,7 +138,10 @@ Status ExplainFind(CommandContext& ctx, const Request& find_request,
 }
 
 void RegisterFindCommand(CommandRegistry& registry) {
-  registry.Add({.name = "find", .run = RunFind, .counter = OpCounter::kQuery});
+  registry.Add({.name = "find",
+                .run = RunFind,
+                .counter = OpCounter::kQuery,
+                .auth = OnNamespace({auth::ActionType::kFind})});
 }
 
 }  // namespace quarry::commands

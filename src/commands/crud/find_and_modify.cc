@@ -4,6 +4,7 @@
 
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/auth/authorizer.h"
 #include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
@@ -194,7 +195,8 @@ void RegisterFindAndModifyCommand(CommandRegistry& registry) {
                 .flags = kWritesData | kRetryableWrite,
                 .run = RunFindAndModify,
                 .aliases = {"findandmodify"},
-                .latency = LatencyClass::kWrite});
+                .latency = LatencyClass::kWrite,
+                .auth = Custom(AuthorizeFindAndModify)});
 }
 
 }  // namespace quarry::commands

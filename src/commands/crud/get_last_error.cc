@@ -30,7 +30,10 @@ StatusWith<bson::Document> RunGetLastError(CommandContext& ctx, const Request&) 
 }  // namespace
 
 void RegisterGetLastErrorCommand(CommandRegistry& registry) {
-  registry.Add({.name = "getLastError", .run = RunGetLastError, .aliases = {"getlasterror"}});
+  registry.Add({.name = "getLastError",
+                .run = RunGetLastError,
+                .aliases = {"getlasterror"},
+                .auth = OpenToAll()});
 }
 
 }  // namespace quarry::commands

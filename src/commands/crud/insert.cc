@@ -157,7 +157,8 @@ void RegisterInsertCommand(CommandRegistry& registry) {
   registry.Add({.name = "insert",
                 .flags = kWritesData | kRetryableWrite,
                 .run = RunInsert,
-                .counter = OpCounter::kInsert});
+                .counter = OpCounter::kInsert,
+                .auth = OnNamespace({auth::ActionType::kInsert})});
 }
 
 }  // namespace quarry::commands

@@ -5,6 +5,7 @@
 
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/auth/authorizer.h"
 #include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/crud/crud.h"
@@ -177,7 +178,8 @@ void RegisterUpdateCommand(CommandRegistry& registry) {
   registry.Add({.name = "update",
                 .flags = kWritesData | kRetryableWrite,
                 .run = RunUpdate,
-                .counter = OpCounter::kUpdate});
+                .counter = OpCounter::kUpdate,
+                .auth = Custom(AuthorizeUpdate)});
 }
 
 }  // namespace quarry::commands

@@ -4,6 +4,7 @@
 
 #include "bson/builder.h"
 #include "commands/aggregate/change_stream.h"
+#include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/register.h"
@@ -32,7 +33,9 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
   QUARRY_RETURN_IF_ERROR(args.Finish());
 
   std::string ns = request.db + "." + coll;
-  QUARRY_ASSIGN_OR_RETURN(cursors::PinnedCursor cursor, ctx.cursors().Pin(id_value.Int64(), ns));
+  QUARRY_ASSIGN_OR_RETURN(
+      cursors::PinnedCursor cursor,
+      ctx.cursors().Pin(id_value.Int64(), ns, ctx.connection().auth.OwnerName()));
   // The cursor's plan checks the Interrupt of the command that opened it: killOp of this getMore
   // must reach that one (and, as in mongod, the cursor dies with the getMore).
   ctx.UseInterrupt(cursor.options().interrupt);
@@ -84,7 +87,12 @@ StatusWith<bson::Document> RunKillCursors(CommandContext& ctx, const Request& re
     }
     to_kill.push_back(e.value.Int64());
   }
-  cursors::KillCursorsResult result = ctx.cursors().Kill(request.db + "." + coll, to_kill);
+  const std::string ns = request.db + "." + coll;
+  if (!MayKillAnyCursor(ctx)) {
+    QUARRY_RETURN_IF_ERROR(
+        ctx.cursors().CheckOwner(ns, to_kill, ctx.connection().auth.OwnerName()));
+  }
+  cursors::KillCursorsResult result = ctx.cursors().Kill(ns, to_kill);
   bson::DocumentBuilder b;
   auto append = [&b](std::string_view field, const std::vector<cursors::CursorId>& list) {
     b.OpenArray(field);
@@ -104,8 +112,9 @@ void RegisterCursorCommands(CommandRegistry& registry) {
   registry.Add({.name = "getMore",
                 .flags = kWaitsByDesign,
                 .run = RunGetMore,
-                .counter = OpCounter::kGetMore});
-  registry.Add({.name = "killCursors", .run = RunKillCursors});
+                .counter = OpCounter::kGetMore,
+                .auth = AnyUser()});
+  registry.Add({.name = "killCursors", .run = RunKillCursors, .auth = AnyUser()});
 }
 
 }  // namespace quarry::commands

@@ -107,7 +107,8 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
 }  // namespace
 
 void RegisterCollModCommand(CommandRegistry& registry) {
-  registry.Add({.name = "collMod", .run = RunCollMod});
+  registry.Add(
+      {.name = "collMod", .run = RunCollMod, .auth = OnNamespace({auth::ActionType::kCollMod})});
 }
 
 }  // namespace quarry::commands

@@ -6,6 +6,7 @@
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "collation/collator.h"
+#include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
 #include "commands/diagnostics/profiler.h"
@@ -269,14 +270,17 @@ StatusWith<bson::Document> RunListDatabases(CommandContext& ctx, const Request& 
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView filter, args.OptionalDocument("filter"));
   QUARRY_ASSIGN_OR_RETURN(bool name_only, args.OptionalBool("nameOnly", false));
-  args.Ignore({"authorizedDatabases"});
+  bson::ValueView authorized_databases = args.Raw("authorizedDatabases");
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
+  const std::optional<std::function<bool(std::string_view)>> authorized =
+      AuthorizedDatabases(ctx, authorized_databases);
   std::int64_t total = 0;
   bson::DocumentBuilder b;
   b.OpenArray("databases");
   std::size_t i = 0;
   for (const catalog::DatabaseInfo& db : WithSystemDatabases(ctx)) {
+    if (authorized.has_value() && !(*authorized)(db.name)) continue;
     bson::DocumentBuilder entry;
     entry.AppendString("name", db.name);
     if (!name_only) {
@@ -299,12 +303,25 @@ StatusWith<bson::Document> RunListDatabases(CommandContext& ctx, const Request& 
 }  // namespace
 
 void RegisterDdlCommands(CommandRegistry& registry) {
-  registry.Add({.name = "create", .run = RunCreate});
-  registry.Add({.name = "drop", .run = RunDrop});
-  registry.Add({.name = "dropDatabase", .run = RunDropDatabase});
-  registry.Add({.name = "renameCollection", .flags = kAdminOnly, .run = RunRenameCollection});
-  registry.Add({.name = "listCollections", .run = RunListCollections});
-  registry.Add({.name = "listDatabases", .flags = kAdminOnly, .run = RunListDatabases});
+  registry.Add({.name = "create",
+                .run = RunCreate,
+                .auth = OnNamespace({auth::ActionType::kCreateCollection})});
+  registry.Add(
+      {.name = "drop", .run = RunDrop, .auth = OnNamespace({auth::ActionType::kDropCollection})});
+  registry.Add({.name = "dropDatabase",
+                .run = RunDropDatabase,
+                .auth = OnDatabase({auth::ActionType::kDropDatabase})});
+  registry.Add({.name = "renameCollection",
+                .flags = kAdminOnly,
+                .run = RunRenameCollection,
+                .auth = Custom(AuthorizeRenameCollection)});
+  registry.Add({.name = "listCollections",
+                .run = RunListCollections,
+                .auth = OnDatabase({auth::ActionType::kListCollections})});
+  registry.Add({.name = "listDatabases",
+                .flags = kAdminOnly,
+                .run = RunListDatabases,
+                .auth = Custom(AuthorizeListDatabases)});
 }
 
 }  // namespace quarry::commands

@@ -1,4 +1,4 @@
-// ping, buildInfo, getCmdLineOpts, hostInfo, connectionStatus, whatsmyuri,
+// ping, buildInfo, getCmdLineOpts, hostInfo, whatsmyuri,
 // getLog, listCommands: what shells and drivers ask while connecting.
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -80,17 +80,6 @@ StatusWith<bson::Document> RunHostInfo(CommandContext& ctx, const Request&) {
   return std::move(b).Finish();
 }
 
-StatusWith<bson::Document> RunConnectionStatus(CommandContext&, const Request&) {
-  bson::DocumentBuilder b;
-  b.OpenDocument("authInfo")
-      .OpenArray("authenticatedUsers")
-      .Close()
-      .OpenArray("authenticatedUserRoles")
-      .Close()
-      .Close();
-  return std::move(b).Finish();
-}
-
 StatusWith<bson::Document> RunWhatsMyUri(CommandContext& ctx, const Request&) {
   bson::DocumentBuilder b;
   b.AppendString("you", ctx.connection().remote);
@@ -134,17 +123,24 @@ StatusWith<bson::Document> RunListCommands(CommandContext& ctx, const Request&) 
 }  // namespace
 
 void RegisterDiagnosticCommands(CommandRegistry& registry) {
-  registry.Add({.name = "ping", .flags = kAllowedOverOpQuery, .run = RunPing});
+  registry.Add({.name = "ping", .flags = kAllowedOverOpQuery, .run = RunPing, .auth = OpenToAll()});
   registry.Add({.name = "buildInfo",
                 .flags = kAllowedOverOpQuery,
                 .run = RunBuildInfo,
-                .aliases = {"buildinfo"}});
-  registry.Add({.name = "getCmdLineOpts", .flags = kAdminOnly, .run = RunGetCmdLineOpts});
-  registry.Add({.name = "hostInfo", .run = RunHostInfo});
-  registry.Add({.name = "connectionStatus", .run = RunConnectionStatus});
-  registry.Add({.name = "whatsmyuri", .run = RunWhatsMyUri});
-  registry.Add({.name = "getLog", .flags = kAdminOnly, .run = RunGetLog});
-  registry.Add({.name = "listCommands", .run = RunListCommands});
+                .aliases = {"buildinfo"},
+                .auth = OpenToAll()});
+  registry.Add({.name = "getCmdLineOpts",
+                .flags = kAdminOnly,
+                .run = RunGetCmdLineOpts,
+                .auth = OnCluster({auth::ActionType::kGetCmdLineOpts})});
+  registry.Add(
+      {.name = "hostInfo", .run = RunHostInfo, .auth = OnCluster({auth::ActionType::kHostInfo})});
+  registry.Add({.name = "whatsmyuri", .run = RunWhatsMyUri, .auth = OpenToAll()});
+  registry.Add({.name = "getLog",
+                .flags = kAdminOnly,
+                .run = RunGetLog,
+                .auth = OnCluster({auth::ActionType::kGetLog})});
+  registry.Add({.name = "listCommands", .run = RunListCommands, .auth = OpenToAll()});
 }
 
 }  // namespace quarry::commands

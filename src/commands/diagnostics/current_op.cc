@@ -90,8 +90,14 @@ StatusWith<bson::Document> RunKillOp(CommandContext& ctx, const Request& request
 }  // namespace
 
 void RegisterCurrentOpCommands(CommandRegistry& registry) {
-  registry.Add({.name = "currentOp", .flags = kAdminOnly, .run = RunCurrentOp});
-  registry.Add({.name = "killOp", .flags = kAdminOnly, .run = RunKillOp});
+  registry.Add({.name = "currentOp",
+                .flags = kAdminOnly,
+                .run = RunCurrentOp,
+                .auth = OnCluster({auth::ActionType::kInprog})});
+  registry.Add({.name = "killOp",
+                .flags = kAdminOnly,
+                .run = RunKillOp,
+                .auth = OnCluster({auth::ActionType::kKillop})});
 }
 
 }  // namespace quarry::commands

@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "bson/builder.h"
+#include "commands/auth/auth_status.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "cursors/cursor_manager.h"
@@ -153,6 +154,8 @@ bson::Document ServerStatusDocument(ServiceState& state) {
   }
   b.Close();
 
+  AppendSecuritySection(state.auth, &b);
+
   const OpCounters& ops = state.opcounters;
   b.OpenDocument("opcounters")
       .AppendInt64("insert", ops.insert.load())
@@ -254,7 +257,9 @@ StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) 
 }  // namespace
 
 void RegisterServerStatusCommand(CommandRegistry& registry) {
-  registry.Add({.name = "serverStatus", .run = RunServerStatus});
+  registry.Add({.name = "serverStatus",
+                .run = RunServerStatus,
+                .auth = OnCluster({auth::ActionType::kServerStatus})});
 }
 
 }  // namespace quarry::commands

@@ -105,8 +105,14 @@ StatusWith<bson::Document> RunCollStats(CommandContext& ctx, const Request& requ
 }  // namespace
 
 void RegisterStatsCommands(CommandRegistry& registry) {
-  registry.Add({.name = "dbStats", .run = RunDbStats, .aliases = {"dbstats"}});
-  registry.Add({.name = "collStats", .run = RunCollStats, .aliases = {"collstats"}});
+  registry.Add({.name = "dbStats",
+                .run = RunDbStats,
+                .aliases = {"dbstats"},
+                .auth = OnDatabase({auth::ActionType::kDbStats})});
+  registry.Add({.name = "collStats",
+                .run = RunCollStats,
+                .aliases = {"collstats"},
+                .auth = OnNamespace({auth::ActionType::kCollStats})});
 }
 
 }  // namespace quarry::commands

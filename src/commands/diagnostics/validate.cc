@@ -95,7 +95,8 @@ StatusWith<bson::Document> RunValidate(CommandContext& ctx, const Request& reque
 }  // namespace
 
 void RegisterValidateCommand(CommandRegistry& registry) {
-  registry.Add({.name = "validate", .run = RunValidate});
+  registry.Add(
+      {.name = "validate", .run = RunValidate, .auth = OnNamespace({auth::ActionType::kValidate})});
 }
 
 }  // namespace quarry::commands

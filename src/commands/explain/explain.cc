@@ -7,6 +7,7 @@
 
 #include "bson/builder.h"
 #include "collation/collator.h"
+#include "commands/auth/authorizer.h"
 #include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
@@ -198,7 +199,7 @@ Status AppendExplainOfNothing(const std::string& ns, bson::DocumentView filter,
 }
 
 void RegisterExplainCommand(CommandRegistry& registry) {
-  registry.Add({.name = "explain", .run = RunExplain});
+  registry.Add({.name = "explain", .run = RunExplain, .auth = Custom(AuthorizeExplain)});
 }
 
 }  // namespace quarry::commands

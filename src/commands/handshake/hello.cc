@@ -5,6 +5,7 @@
 
 #include "base/clock.h"
 #include "bson/builder.h"
+#include "commands/auth/sasl.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
 
@@ -75,6 +76,17 @@ StatusWith<bson::Document> RunHello(CommandContext& ctx, const Request& request)
   b.AppendInt32("minWireVersion", 0);
   b.AppendInt32("maxWireVersion", kMaxWireVersion);
   b.AppendBool("readOnly", false);
+  bson::ValueView mechs_for = request.body.Get("saslSupportedMechs");
+  if (mechs_for.exists()) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> mechanisms,
+                            SupportedMechanisms(ctx, mechs_for));
+    if (mechanisms.has_value()) b.AppendArray("saslSupportedMechs", *mechanisms);
+  }
+  bson::ValueView speculative = request.body.Get("speculativeAuthenticate");
+  if (speculative.type() == bson::Type::kDocument) {
+    std::optional<bson::Document> answer = SpeculativeAuthenticate(ctx, speculative.Document());
+    if (answer.has_value()) b.AppendDocument("speculativeAuthenticate", *answer);
+  }
   if (!connection.compressors.empty()) {
     b.OpenArray("compression");
     for (std::size_t i = 0; i < connection.compressors.size(); ++i) {
@@ -91,7 +103,8 @@ void RegisterHandshakeCommands(CommandRegistry& registry) {
   registry.Add({.name = "hello",
                 .flags = kAllowedOverOpQuery | kNeverCompressReply,
                 .run = RunHello,
-                .aliases = {"isMaster", "ismaster"}});
+                .aliases = {"isMaster", "ismaster"},
+                .auth = OpenToAll()});
 }
 
 }  // namespace quarry::commands

@@ -187,7 +187,9 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
 }  // namespace
 
 void RegisterCreateIndexesCommand(CommandRegistry& registry) {
-  registry.Add({.name = "createIndexes", .run = RunCreateIndexes});
+  registry.Add({.name = "createIndexes",
+                .run = RunCreateIndexes,
+                .auth = OnNamespace({auth::ActionType::kCreateIndex})});
 }
 
 }  // namespace quarry::commands

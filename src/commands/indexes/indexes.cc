@@ -134,8 +134,13 @@ StatusWith<bson::Document> RunDropIndexes(CommandContext& ctx, const Request& re
 
 void RegisterIndexCommands(CommandRegistry& registry) {
   RegisterCreateIndexesCommand(registry);
-  registry.Add({.name = "listIndexes", .run = RunListIndexes});
-  registry.Add({.name = "dropIndexes", .run = RunDropIndexes, .aliases = {"deleteIndexes"}});
+  registry.Add({.name = "listIndexes",
+                .run = RunListIndexes,
+                .auth = OnNamespace({auth::ActionType::kListIndexes})});
+  registry.Add({.name = "dropIndexes",
+                .run = RunDropIndexes,
+                .aliases = {"deleteIndexes"},
+                .auth = OnNamespace({auth::ActionType::kDropIndex})});
 }
 
 }  // namespace quarry::commands

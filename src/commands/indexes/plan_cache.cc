@@ -95,10 +95,18 @@ StatusWith<bson::Document> RunPlanCacheSetFilter(CommandContext&, const Request&
 }  // namespace
 
 void RegisterPlanCacheCommands(CommandRegistry& registry) {
-  registry.Add({.name = "planCacheClear", .run = RunPlanCacheClear});
-  registry.Add({.name = "planCacheListFilters", .run = RunPlanCacheListFilters});
-  registry.Add({.name = "planCacheClearFilters", .run = RunPlanCacheClearFilters});
-  registry.Add({.name = "planCacheSetFilter", .run = RunPlanCacheSetFilter});
+  registry.Add({.name = "planCacheClear",
+                .run = RunPlanCacheClear,
+                .auth = OnNamespace({auth::ActionType::kPlanCacheWrite})});
+  registry.Add({.name = "planCacheListFilters",
+                .run = RunPlanCacheListFilters,
+                .auth = OnNamespace({auth::ActionType::kPlanCacheRead})});
+  registry.Add({.name = "planCacheClearFilters",
+                .run = RunPlanCacheClearFilters,
+                .auth = OnNamespace({auth::ActionType::kPlanCacheIndexFilter})});
+  registry.Add({.name = "planCacheSetFilter",
+                .run = RunPlanCacheSetFilter,
+                .auth = OnNamespace({auth::ActionType::kPlanCacheIndexFilter})});
 }
 
 }  // namespace quarry::commands

@@ -198,9 +198,15 @@ StatusWith<bson::Document> RunDropSearchIndex(CommandContext& ctx, const Request
 }  // namespace
 
 void RegisterSearchIndexCommands(CommandRegistry& registry) {
-  registry.Add({.name = "createSearchIndexes", .run = RunCreateSearchIndexes});
-  registry.Add({.name = "updateSearchIndex", .run = RunUpdateSearchIndex});
-  registry.Add({.name = "dropSearchIndex", .run = RunDropSearchIndex});
+  registry.Add({.name = "createSearchIndexes",
+                .run = RunCreateSearchIndexes,
+                .auth = OnNamespace({auth::ActionType::kCreateSearchIndexes})});
+  registry.Add({.name = "updateSearchIndex",
+                .run = RunUpdateSearchIndex,
+                .auth = OnNamespace({auth::ActionType::kUpdateSearchIndex})});
+  registry.Add({.name = "dropSearchIndex",
+                .run = RunDropSearchIndex,
+                .auth = OnNamespace({auth::ActionType::kDropSearchIndex})});
 }
 
 }  // namespace quarry::commands

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "bson/builder.h"
+#include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "commands/session_control.h"
@@ -78,11 +79,14 @@ StatusWith<bson::Document> RunStartSession(CommandContext&, const Request&) {
 }  // namespace
 
 void RegisterSessionCommands(CommandRegistry& registry) {
-  registry.Add({.name = "endSessions", .run = RunEndSessions});
-  registry.Add({.name = "killSessions", .run = RunKillSessions});
-  registry.Add({.name = "killAllSessions", .run = RunKillAllSessions});
-  registry.Add({.name = "refreshSessions", .run = RunRefreshSessions});
-  registry.Add({.name = "startSession", .run = RunStartSession});
+  registry.Add({.name = "endSessions", .run = RunEndSessions, .auth = AnyUser()});
+  registry.Add(
+      {.name = "killSessions", .run = RunKillSessions, .auth = Custom(AuthorizeKillSessions)});
+  registry.Add({.name = "killAllSessions",
+                .run = RunKillAllSessions,
+                .auth = OnCluster({auth::ActionType::kKillAnySession})});
+  registry.Add({.name = "refreshSessions", .run = RunRefreshSessions, .auth = AnyUser()});
+  registry.Add({.name = "startSession", .run = RunStartSession, .auth = AnyUser()});
 }
 
 }  // namespace quarry::commands

@@ -32,7 +32,8 @@ StatusWith<bson::Document> RunConfigureFailPoint(CommandContext& ctx, const Requ
 void RegisterTestCommands(CommandRegistry& registry) {
   registry.Add({.name = "configureFailPoint",
                 .flags = kAdminOnly | kIgnoresFailCommand,
-                .run = RunConfigureFailPoint});
+                .run = RunConfigureFailPoint,
+                .auth = OnCluster({auth::ActionType::kConfigureFailPoint})});
 }
 
 }  // namespace quarry::commands

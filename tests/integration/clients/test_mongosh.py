@@ -282,3 +282,27 @@ def test_profiler_helpers(server, client, mongosh_home):
                       " ops: e.map(x => x.op)}))")
     assert json.loads(out) == {"was": 2, "slowms": 100, "ops": ["insert"]}
     client.drop_database("t_mongosh_prof")
+
+
+def test_a_shell_user_creates_users_shows_them_and_signs_in_with_db_auth(make_server,
+                                                                          mongosh_home):
+    server = make_server("mongosh-auth", extra_args=["--auth"])
+    base = f"{server.host}:{server.port}"
+    # The localhost exception: the first user, from an unauthenticated shell.
+    run_mongosh(server, mongosh_home, 'db.getSiblingDB("admin").createUser('
+                '{user: "shelladmin", pwd: "adminpw", roles: ["root"]}); print("created")')
+    admin_uri = f"mongodb://shelladmin:adminpw@{base}/shop?authSource=admin"
+    run_mongosh(server, mongosh_home,
+                'db.createUser({user: "clerk", pwd: "clerkpw", roles: ["readWrite"]})',
+                uri=admin_uri)
+    out = run_mongosh(server, mongosh_home, "show users", uri=admin_uri)
+    assert "clerk" in out and "readWrite" in out and "SCRAM-SHA-256" in out, out
+    out = run_mongosh(server, mongosh_home,
+                      'db.auth("clerk", "clerkpw"); db.items.insertOne({a: 1});'
+                      'print("count", db.items.countDocuments({}))',
+                      uri=f"mongodb://{base}/shop")
+    assert "count 1" in out, out
+    denied = mongosh_process(server, mongosh_home, 'db.items.insertOne({a: 2})',
+                             uri=f"mongodb://clerk:wrong@{base}/shop")
+    assert denied.returncode != 0
+    assert "Authentication failed" in denied.stdout + denied.stderr

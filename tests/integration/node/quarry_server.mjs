@@ -66,7 +66,9 @@ process.on('exit', () => {
 export class QuarryServer {
   host = '127.0.0.1';
 
-  constructor(name) {
+  // `extraArgs`: more quarryd flags, e.g. ['--auth'].
+  constructor(name, { extraArgs = [] } = {}) {
+    this.extraArgs = extraArgs;
     this.binary = findBinary();
     if (!this.binary) throw new Error('no quarryd binary: set QUARRY_BINARY or build target quarryd');
     this.dir = mkdtempSync(path.join(os.tmpdir(), `quarry-node-${name}-`));
@@ -87,7 +89,7 @@ export class QuarryServer {
     this.port ??= await freePort();
     const log = openSync(this.logPath, 'a');
     this.child = spawn(this.binary, ['--port', String(this.port), '--bind_ip', this.host,
-      '--dbpath', this.dbpath, '--advertise-host', this.host],
+      '--dbpath', this.dbpath, '--advertise-host', this.host, ...this.extraArgs],
     { stdio: ['ignore', log, log] });
     live.add(this.child);
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => {
@@ -129,10 +131,10 @@ export class QuarryServer {
 // (which also checks it exits with status 0 on SIGTERM). `connect(uriOptions, clientOptions)`
 // opens a client that `after` closes. With `dbPrefix`, `client` is connected in `before` and
 // `db` is a fresh database before each test; `setUp(fixture)` runs once the server is up (put
-// data shared by the file's tests there). Read the fields inside hooks and tests: they are set
-// once `before` has run.
-export function serveThisFile(name, { dbPrefix, setUp } = {}) {
-  const fixture = { server: new QuarryServer(name), client: null, db: null };
+// data shared by the file's tests there; `extraArgs` are more quarryd flags). Read the fields
+// inside hooks and tests: they are set once `before` has run.
+export function serveThisFile(name, { dbPrefix, setUp, extraArgs } = {}) {
+  const fixture = { server: new QuarryServer(name, { extraArgs }), client: null, db: null };
   const clients = [];
   fixture.connect = async (uriOptions = '', clientOptions = {}) => {
     const c = new MongoClient(fixture.server.uri(uriOptions),

@@ -102,6 +102,20 @@ TEST(CursorManagerTest, UnknownIdIsCursorNotFound) {
   EXPECT_EQ(status.reason(), "cursor id 12345 not found");
 }
 
+TEST(CursorManagerTest, OnlyTheUserThatOpenedACursorMayUseOrKillIt) {
+  CursorManager manager;
+  CursorOptions options;
+  options.owner = "alice@admin";
+  CursorId id = manager.Register("db.c", Source(5), options);
+  Status status = manager.Pin(id, "db.c", "bob@admin").status();
+  EXPECT_EQ(status.code(), ErrorCode::kUnauthorized);
+  EXPECT_EQ(status.reason(),
+            "cursor id " + std::to_string(id) + " was not created by the authenticated user");
+  EXPECT_EQ(manager.CheckOwner("db.c", {id}, "bob@admin").code(), ErrorCode::kUnauthorized);
+  EXPECT_TRUE(manager.CheckOwner("db.c", {id, 777}, "alice@admin").ok());
+  EXPECT_TRUE(manager.Pin(id, "db.c", "alice@admin").ok());
+}
+
 TEST(CursorManagerTest, OtherNamespaceIsUnauthorized) {
   CursorManager manager;
   CursorId id = manager.Register("db.c", Source(5));
