@@ -1,4 +1,4 @@
-// The server's authentication state: whether any user exists, the generation that tells
+// The server's authentication state: the generation that tells
 // connections their privileges are stale, mongod's authentication counters, and the delay
 // that slows down repeated failures from one address.
 #pragma once
@@ -26,10 +26,6 @@ struct AuthState {
   // Bumped by every change to users or roles: a connection whose privileges were resolved at
   // an older generation resolves them again before its next command.
   std::atomic<std::uint64_t> generation{1};
-  // Whether admin.system.users or admin.system.roles holds a document, as of `generation`
-  // (the localhost exception); -1: not known yet.
-  std::atomic<int> any_users{-1};
-  std::atomic<std::uint64_t> any_users_generation{0};
   MechanismCounters sha1;
   MechanismCounters sha256;
   FailureThrottle failures;

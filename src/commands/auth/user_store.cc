@@ -120,11 +120,8 @@ StatusWith<std::int64_t> DeleteAuthDocuments(CommandContext& ctx, std::string_vi
 }
 
 StatusWith<bool> AnyUsersOrRoles(CommandContext& ctx) {
-  AuthState& state = ctx.service().auth;
-  const std::uint64_t generation = state.generation.load();
-  if (state.any_users_generation.load() == generation && state.any_users.load() >= 0) {
-    return state.any_users.load() == 1;
-  }
+  // Read each time rather than cached: only unauthenticated localhost clients ask, and a
+  // restore or a drop of the collections may change the answer without a user command.
   bool any = false;
   for (std::string_view collection : {kUsersCollection, kRolesCollection}) {
     std::optional<exec::Collection> coll = LookupCollection(ctx, kAuthDatabase, collection);
@@ -137,8 +134,6 @@ StatusWith<bool> AnyUsersOrRoles(CommandContext& ctx) {
         }));
     if (any) break;
   }
-  state.any_users.store(any ? 1 : 0);
-  state.any_users_generation.store(generation);
   return any;
 }
 
