@@ -2,6 +2,9 @@
 wrong passwords, unknown users, the localhost exception, logout, and what the server counts and
 logs about it."""
 
+import base64
+import hashlib
+import hmac
 import os
 import uuid
 
@@ -151,25 +154,49 @@ def test_hello_lists_the_users_mechanisms(auth_server, admin):
             "hello", saslSupportedMechs="admin.nobody")
 
 
-def _scram_sha256_client_first():
-    nonce = os.urandom(18).hex()
-    return nonce, f"n,,n=admin,r={nonce}".encode()
+def _scram_proof(password, server_first, client_first_bare):
+    """client-final-message of SCRAM-SHA-256 (RFC 5802/7677) and the server signature expected
+    back: what a driver computes."""
+    fields = dict(part.split("=", 1) for part in server_first.split(","))
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), base64.b64decode(fields["s"]),
+                                 int(fields["i"]))
+    client_key = hmac.new(salted, b"Client Key", "sha256").digest()
+    stored_key = hashlib.sha256(client_key).digest()
+    without_proof = f"c=biws,r={fields['r']}"
+    auth_message = f"{client_first_bare},{server_first},{without_proof}".encode()
+    signature = hmac.new(stored_key, auth_message, "sha256").digest()
+    proof = bytes(a ^ b for a, b in zip(client_key, signature))
+    server_key = hmac.new(salted, b"Server Key", "sha256").digest()
+    server_signature = hmac.new(server_key, auth_message, "sha256").digest()
+    expected = "v=" + base64.b64encode(server_signature).decode()
+    return f"{without_proof},p={base64.b64encode(proof).decode()}", expected
 
 
-def test_sasl_start_is_accepted_over_op_query(auth_server):
-    # The legacy handshake's form: saslStart on admin.$cmd in OP_QUERY, answered in OP_REPLY.
-    _, payload = _scram_sha256_client_first()
+def test_a_whole_scram_conversation_works_over_op_query(auth_server):
+    # The legacy handshake's form: saslStart and saslContinue on admin.$cmd in OP_QUERY, answered
+    # in OP_REPLY, never compressed; then the connection may read.
+    client_first_bare = f"n=admin,r={os.urandom(18).hex()}"
     with RawConnection(auth_server.host, auth_server.port) as conn:
         conn.send(op_query({"saslStart": 1, "mechanism": "SCRAM-SHA-256",
-                            "payload": bson.binary.Binary(payload)}))
+                            "payload": bson.binary.Binary(b"n,," + client_first_bare.encode())}))
         reply = conn.recv()
         assert reply.doc["ok"] == 1, reply.doc
         assert reply.doc["done"] is False and reply.doc["conversationId"] == 1
-        server_first = bytes(reply.doc["payload"]).decode()
-        assert server_first.startswith("r=") and ",s=" in server_first
-        assert server_first.endswith(",i=15000")
         assert reply.compressor_id is None
-
+        server_first = bytes(reply.doc["payload"]).decode()
+        assert server_first.endswith(",i=15000")
+        client_final, expected = _scram_proof(ADMIN_PASSWORD, server_first, client_first_bare)
+        conn.send(op_query({"saslContinue": 1, "conversationId": 1,
+                            "payload": bson.binary.Binary(client_final.encode())}))
+        reply = conn.recv()
+        assert reply.doc["ok"] == 1, reply.doc
+        assert bytes(reply.doc["payload"]).decode() == expected  # the server knows the key
+        conn.send(op_query({"saslContinue": 1, "conversationId": 1,
+                            "payload": bson.binary.Binary(b"")}))
+        assert conn.recv().doc["done"] is True
+        status = conn.command({"connectionStatus": 1, "$db": "admin"}).doc
+        assert status["authInfo"]["authenticatedUsers"] == [{"user": "admin", "db": "admin"}]
+        assert conn.command({"find": "c", "$db": "test"}).doc["ok"] == 1
 
 def test_the_config_file_turns_authorization_on(make_server, tmp_path):
     from quarry_server import free_port

@@ -18,7 +18,8 @@ const fixture = serveThisFile('auth', {
 
 function uriFor(user, password, options = '') {
   const { host, port } = fixture.server;
-  return `mongodb://${user}:${encodeURIComponent(password)}@${host}:${port}/?authSource=admin${options}`;
+  const credentials = `${user}:${encodeURIComponent(password)}`;
+  return `mongodb://${credentials}@${host}:${port}/?authSource=admin${options}`;
 }
 
 async function withClient(uri, body) {
