@@ -47,8 +47,8 @@ StatusWith<bson::Document> RunKillSessions(CommandContext& ctx, const Request& r
                         [](SessionControl& sessions, const std::string& id) { sessions.Kill(id); });
 }
 
-// killAllSessions: [] (or patterns of users, which a server without users has none of) kills
-// every session's operations and cursors.
+// killAllSessions: [] kills every session's operations and cursors. Patterns of users are
+// refused: sessions do not record the user that started them.
 StatusWith<bson::Document> RunKillAllSessions(CommandContext& ctx, const Request& request) {
   bson::ValueView users = request.body.Get(request.name);
   if (users.type() != bson::Type::kArray) {
@@ -58,7 +58,8 @@ StatusWith<bson::Document> RunKillAllSessions(CommandContext& ctx, const Request
   }
   if (!users.Document().empty()) {
     return Status(ErrorCode::kNotImplemented,
-                  "killAllSessions with user patterns is not supported: Quarry has no users yet");
+                  "killAllSessions with user patterns is not supported: Quarry's sessions do not "
+                  "record their users");
   }
   if (ctx.service().sessions != nullptr) ctx.service().sessions->KillAll();
   return bson::Document();
