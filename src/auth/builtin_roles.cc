@@ -60,9 +60,10 @@ ActionSet ClusterMonitorActions() {
 }
 
 ActionSet HostManagerActions() {
-  return {A::kDropConnections, A::kFsync,        A::kInvalidateUserCache, A::kKillAnyCursor,
-          A::kKillAnySession,  A::kKillop,       A::kLogRotate,           A::kSetParameter,
-          A::kShutdown,        A::kConnPoolStats};
+  return {A::kDropConnections, A::kFsync,          A::kInvalidateUserCache,
+          A::kKillAnyCursor,   A::kKillAnySession, A::kKillop,
+          A::kLogRotate,       A::kSetParameter,   A::kShutdown,
+          A::kConnPoolStats,   A::kUnlock};
 }
 
 ActionSet ClusterManagerActions() {

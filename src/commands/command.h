@@ -110,7 +110,7 @@ struct Command {
   // kByCounter: reads for kQuery and kGetMore, writes for kInsert, kUpdate and kDelete, else
   // commands.
   LatencyClass latency = LatencyClass::kByCounter;
-  Authorization auth = {};                     // required: see Authorization
+  Authorization auth = {};  // required: see Authorization
 
   bool has(CommandFlag flag) const { return (flags & flag) != 0; }
 };

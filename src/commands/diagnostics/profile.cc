@@ -64,7 +64,9 @@ StatusWith<bson::Document> RunProfile(CommandContext& ctx, const Request& reques
 }  // namespace
 
 void RegisterProfileCommand(CommandRegistry& registry) {
-  registry.Add({.name = "profile", .run = RunProfile});
+  registry.Add({.name = "profile",
+                .run = RunProfile,
+                .auth = OnDatabase({auth::ActionType::kEnableProfiler})});
 }
 
 }  // namespace quarry::commands

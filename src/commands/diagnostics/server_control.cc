@@ -63,9 +63,18 @@ StatusWith<bson::Document> RunShutdown(CommandContext& ctx, const Request& reque
 }  // namespace
 
 void RegisterServerControlCommands(CommandRegistry& registry) {
-  registry.Add({.name = "fsync", .flags = kAdminOnly, .run = RunFsync});
-  registry.Add({.name = "fsyncUnlock", .flags = kAdminOnly, .run = RunFsyncUnlock});
-  registry.Add({.name = "shutdown", .flags = kAdminOnly, .run = RunShutdown});
+  registry.Add({.name = "fsync",
+                .flags = kAdminOnly,
+                .run = RunFsync,
+                .auth = OnCluster({auth::ActionType::kFsync})});
+  registry.Add({.name = "fsyncUnlock",
+                .flags = kAdminOnly,
+                .run = RunFsyncUnlock,
+                .auth = OnCluster({auth::ActionType::kUnlock})});
+  registry.Add({.name = "shutdown",
+                .flags = kAdminOnly,
+                .run = RunShutdown,
+                .auth = OnCluster({auth::ActionType::kShutdown})});
 }
 
 }  // namespace quarry::commands

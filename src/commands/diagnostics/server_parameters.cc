@@ -175,8 +175,14 @@ StatusWith<bson::Document> RunSetParameter(CommandContext& ctx, const Request& r
 }  // namespace
 
 void RegisterParameterCommands(CommandRegistry& registry) {
-  registry.Add({.name = "getParameter", .flags = kAdminOnly, .run = RunGetParameter});
-  registry.Add({.name = "setParameter", .flags = kAdminOnly, .run = RunSetParameter});
+  registry.Add({.name = "getParameter",
+                .flags = kAdminOnly,
+                .run = RunGetParameter,
+                .auth = OnCluster({auth::ActionType::kGetParameter})});
+  registry.Add({.name = "setParameter",
+                .flags = kAdminOnly,
+                .run = RunSetParameter,
+                .auth = OnCluster({auth::ActionType::kSetParameter})});
 }
 
 }  // namespace quarry::commands

@@ -115,11 +115,26 @@ StatusWith<bson::Document> RunReplSetStepDown(CommandContext& ctx, const Request
 }  // namespace
 
 void RegisterReplicationCommands(CommandRegistry& registry) {
-  registry.Add({.name = "replSetGetStatus", .flags = kAdminOnly, .run = RunReplSetGetStatus});
-  registry.Add({.name = "replSetGetConfig", .flags = kAdminOnly, .run = RunReplSetGetConfig});
-  registry.Add({.name = "replSetInitiate", .flags = kAdminOnly, .run = RunReplSetInitiate});
-  registry.Add({.name = "replSetReconfig", .flags = kAdminOnly, .run = RunReplSetReconfig});
-  registry.Add({.name = "replSetStepDown", .flags = kAdminOnly, .run = RunReplSetStepDown});
+  registry.Add({.name = "replSetGetStatus",
+                .flags = kAdminOnly,
+                .run = RunReplSetGetStatus,
+                .auth = OnCluster({auth::ActionType::kReplSetGetStatus})});
+  registry.Add({.name = "replSetGetConfig",
+                .flags = kAdminOnly,
+                .run = RunReplSetGetConfig,
+                .auth = OnCluster({auth::ActionType::kReplSetGetConfig})});
+  registry.Add({.name = "replSetInitiate",
+                .flags = kAdminOnly,
+                .run = RunReplSetInitiate,
+                .auth = OnCluster({auth::ActionType::kReplSetConfigure})});
+  registry.Add({.name = "replSetReconfig",
+                .flags = kAdminOnly,
+                .run = RunReplSetReconfig,
+                .auth = OnCluster({auth::ActionType::kReplSetConfigure})});
+  registry.Add({.name = "replSetStepDown",
+                .flags = kAdminOnly,
+                .run = RunReplSetStepDown,
+                .auth = OnCluster({auth::ActionType::kReplSetStateChange})});
 }
 
 }  // namespace quarry::commands
