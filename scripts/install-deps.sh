@@ -9,6 +9,8 @@ APT_PACKAGES=(
   # liblz4-dev: find_package(RocksDB) requires lz4 (RocksDB compresses column families with it).
   librocksdb-dev libbson-dev libmongoc-dev libsnappy-dev libzstd-dev zlib1g-dev liblz4-dev
   libboost-dev libcli11-dev libsimdjson-dev
+  # net/ serves TLS through Asio's OpenSSL streams; its tests make certificates with `openssl`.
+  libssl-dev openssl
   # quarry bench large-docs compares with Redis and client-side brotli, zlib and MessagePack.
   libbrotli-dev libmsgpack-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
   # libssl-dev: SCRAM authentication (PBKDF2, HMAC, SHA-1/SHA-256) through OpenSSL.

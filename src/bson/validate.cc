@@ -2,11 +2,15 @@
 // machine stack, and every length is checked against its container before it is trusted.
 #include "bson/validate.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bson/types.h"
+#include "bson/value.h"
 #include "bson/value_internal.h"
 
 namespace quarry::bson {
@@ -42,7 +46,7 @@ class FrameStack {
   void push_back(Frame frame) { frames_[size_++] = frame; }  // callers check kMaxNestingDepth
 
  private:
-  std::array<Frame, kMaxNestingDepth> frames_;
+  std::array<Frame, kMaxNestingDepth + 1> frames_;  // the top-level document and its nesting
   std::size_t size_ = 0;
 };
 
@@ -172,13 +176,38 @@ Status Validate(const char* data, std::size_t size) {
     if (value_size > available) return Invalid("value extends past its document");
     top.pos = p + value_size;
     if (has_nested) {
-      if (static_cast<int>(stack.size()) >= kMaxNestingDepth) {
-        return Invalid("nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+      if (static_cast<int>(stack.size()) > kMaxNestingDepth) {
+        return Status(ErrorCode::kOverflow, "BSONObj exceeds maximum nested object depth of " +
+                                                std::to_string(kMaxNestingDepth));
       }
       stack.push_back(nested);  // `top` is invalidated here; it is not used again
     }
   }
   return Status::OK();
+}
+
+int NestingDepth(const char* data, int limit) {
+  // Iterators rather than recursion: the caller may be checking a document before it knows
+  // how deep it is.
+  std::vector<std::pair<DocumentView::Iterator, DocumentView::Iterator>> stack;
+  const DocumentView top(data);
+  stack.emplace_back(top.begin(), top.end());
+  int deepest = 1;
+  while (!stack.empty()) {
+    auto& [it, end] = stack.back();
+    if (it == end) {
+      stack.pop_back();
+      continue;
+    }
+    const ValueView value = it->value;
+    ++it;
+    if (value.type() != Type::kDocument && value.type() != Type::kArray) continue;
+    const DocumentView nested = value.Document();
+    stack.emplace_back(nested.begin(), nested.end());
+    deepest = std::max(deepest, static_cast<int>(stack.size()));
+    if (deepest > limit) break;
+  }
+  return deepest;
 }
 
 }  // namespace quarry::bson

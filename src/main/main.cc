@@ -25,6 +25,7 @@
 #include "exec/index_maintenance.h"
 #include "exec/ttl.h"
 #include "http/endpoints.h"
+#include "main/descriptor_budget.h"
 #include "main/options.h"
 #include "net/server.h"
 #include "query/spill/spill_file.h"
@@ -82,6 +83,21 @@ bson::Document ParsedOptions(const Options& options) {
         .AppendInt32("port", options.http_port)
         .AppendString("bindIp", options.http_bind_ip)
         .Close();
+  }
+  if (options.max_conns > 0) b.AppendInt64("maxIncomingConnections", options.max_conns);
+  if (options.tls_mode != "disabled") {
+    b.OpenDocument("tls").AppendString("mode", options.tls_mode);
+    if (!options.tls_certificate_key_file.empty()) {
+      b.AppendString("certificateKeyFile", options.tls_certificate_key_file);
+    }
+    if (!options.tls_ca_file.empty()) b.AppendString("CAFile", options.tls_ca_file);
+    if (options.tls_allow_connections_without_certificates) {
+      b.AppendBool("allowConnectionsWithoutCertificates", true);
+    }
+    if (!options.tls_disabled_protocols.empty()) {
+      b.AppendString("disabledProtocols", options.tls_disabled_protocols);
+    }
+    b.Close();
   }
   b.Close();
   if (!options.repl_set.empty()) {
@@ -216,8 +232,17 @@ int Run(int argc, char** argv) {
     return Fatal("cannot create the data directory",
                  Status(ErrorCode::kIllegalOperation, options.dbpath + ": " + ec.message()));
   }
-  StatusWith<std::unique_ptr<storage::Engine>> engine =
-      storage::Engine::Open({.dbpath = options.dbpath});
+  const DescriptorBudget descriptors = PlanDescriptors(options.max_conns);
+  if (!descriptors.warning.empty()) {
+    log::Write(log::Severity::kWarning, "NETWORK", 22184, "initandlisten", descriptors.warning,
+               {{"maxConns", descriptors.max_connections}});
+  }
+  log::Write(log::Severity::kInfo, "CONTROL", 23113, "initandlisten", "Descriptor budget",
+             {{"limit", static_cast<std::int64_t>(descriptors.limit)},
+              {"maxConns", descriptors.max_connections},
+              {"storageOpenFiles", descriptors.storage_open_files}});
+  StatusWith<std::unique_ptr<storage::Engine>> engine = storage::Engine::Open(
+      {.dbpath = options.dbpath, .max_open_files = descriptors.storage_open_files});
   if (!engine.ok()) return Fatal("cannot open the data directory", engine.status());
   StatusWith<std::unique_ptr<catalog::Catalog>> catalog =
       catalog::Catalog::Load(engine.value().get());
@@ -304,6 +329,12 @@ int Run(int argc, char** argv) {
       return response;
     };
   }
+  net_options.max_connections = descriptors.max_connections;
+  net_options.tls = TlsSettings(options).value();  // validated by ParseOptions
+  net_options.partial_message_timeout =
+      std::chrono::milliseconds(options.incoming_message_timeout_ms);
+  net_options.incoming_message_memory_limit =
+      static_cast<std::size_t>(options.incoming_message_memory_limit_mb) << 20;
   net::Server server(net_options, service);
   state.request_shutdown = [&server] { server.RequestStop(); };
   Status started = server.Start();

@@ -3,8 +3,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <iostream>
+#include <set>
 #include <sstream>
+
+#include "net/tls_options.h"
+#include "wire/limits.h"
 
 namespace quarry::main {
 namespace {
@@ -18,25 +23,41 @@ StatusWith<bool> ParseBool(const std::string& name, const std::string& value) {
                 "setParameter " + name + " must be true or false, not '" + value + "'");
 }
 
-// A whole number >= 1 of `unit`s ("seconds", "bytes").
-StatusWith<long long> ParsePositive(const std::string& name, const std::string& value,
-                                    const std::string& unit) {
+StatusWith<std::int64_t> ParseWholeNumber(const std::string& name, const std::string& value,
+                                          std::int64_t min, std::string_view unit) {
   try {
     std::size_t used = 0;
-    const long long n = std::stoll(value, &used);
-    if (used == value.size() && n >= 1) return n;
+    const long long number = std::stoll(value, &used);
+    if (used == value.size() && number >= min) return static_cast<std::int64_t>(number);
   } catch (const std::exception&) {
   }
   return Status(ErrorCode::kBadValue, "setParameter " + name + " must be a whole number of " +
-                                          unit + " >= 1, not '" + value + "'");
+                                          std::string(unit) + " >= " + std::to_string(min) +
+                                          ", not '" + value + "'");
 }
+
+// The smallest incoming-message budget: one message of the largest size must fit.
+constexpr std::int64_t kMinIncomingMessageMemoryMB =
+    static_cast<std::int64_t>((wire::kMaxMessageSizeBytes >> 20) + 1);
 
 // One server parameter, as mongod's --setParameter name=value or the config file's
 // setParameter map gives it. Only the parameters Quarry has are accepted: any other is an error
 // rather than a setting silently ignored.
 Status ApplyParameter(const std::string& name, const std::string& value, Options* options) {
+  if (name == "incomingMessageTimeoutMillis") {
+    QUARRY_ASSIGN_OR_RETURN(options->incoming_message_timeout_ms,
+                            ParseWholeNumber(name, value, 1, "milliseconds"));
+    return Status::OK();
+  }
+  if (name == "incomingMessageMemoryLimitMB") {
+    QUARRY_ASSIGN_OR_RETURN(
+        options->incoming_message_memory_limit_mb,
+        ParseWholeNumber(name, value, kMinIncomingMessageMemoryMB, "megabytes (one message)"));
+    return Status::OK();
+  }
   if (name == "ttlMonitorSleepSecs") {
-    QUARRY_ASSIGN_OR_RETURN(options->ttl_monitor_sleep_secs, ParsePositive(name, value, "seconds"));
+    QUARRY_ASSIGN_OR_RETURN(options->ttl_monitor_sleep_secs,
+                            ParseWholeNumber(name, value, 1, "seconds"));
     return Status::OK();
   }
   if (name == "ttlMonitorEnabled") {
@@ -44,19 +65,21 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
     return Status::OK();
   }
   if (name == "internalQueryMaxBlockingSortMemoryUsageBytes") {
-    QUARRY_ASSIGN_OR_RETURN(long long bytes, ParsePositive(name, value, "bytes"));
+    QUARRY_ASSIGN_OR_RETURN(long long bytes, ParseWholeNumber(name, value, 1, "bytes"));
     options->max_blocking_sort_bytes = static_cast<std::size_t>(bytes);
     return Status::OK();
   }
   if (name == "internalDocumentSourceGroupMaxMemoryBytes") {
-    QUARRY_ASSIGN_OR_RETURN(long long bytes, ParsePositive(name, value, "bytes"));
+    QUARRY_ASSIGN_OR_RETURN(long long bytes, ParseWholeNumber(name, value, 1, "bytes"));
     options->max_group_bytes = static_cast<std::size_t>(bytes);
     return Status::OK();
   }
-  return Status(ErrorCode::kNoSuchKey, "unknown setParameter '" + name +
-                                           "' (Quarry has ttlMonitorSleepSecs, ttlMonitorEnabled, "
-                                           "internalQueryMaxBlockingSortMemoryUsageBytes and "
-                                           "internalDocumentSourceGroupMaxMemoryBytes)");
+  return Status(ErrorCode::kNoSuchKey,
+                "unknown setParameter '" + name +
+                    "' (Quarry has ttlMonitorSleepSecs, ttlMonitorEnabled, "
+                    "internalQueryMaxBlockingSortMemoryUsageBytes, "
+                    "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis and "
+                    "incomingMessageMemoryLimitMB)");
 }
 
 Status ApplyParameterFlag(const std::string& flag, Options* options) {
@@ -65,6 +88,38 @@ Status ApplyParameterFlag(const std::string& flag, Options* options) {
     return Status(ErrorCode::kBadValue, "--setParameter takes name=value, not '" + flag + "'");
   }
   return ApplyParameter(flag.substr(0, equals), flag.substr(equals + 1), options);
+}
+
+// net.tls from the config file, for every key the command line did not set. Any other key under
+// net.tls is refused: a TLS setting must never be ignored silently.
+Status ApplyTlsConfig(const YAML::Node& tls, const std::function<bool(const char*)>& unset,
+                      Options* options) {
+  static const std::set<std::string> kKnown = {"mode", "certificateKeyFile", "CAFile",
+                                               "allowConnectionsWithoutCertificates",
+                                               "disabledProtocols"};
+  for (const auto& entry : tls) {
+    const std::string key = entry.first.as<std::string>();
+    if (kKnown.count(key) == 0) {
+      return Status(ErrorCode::kBadValue,
+                    "net.tls." + key +
+                        " is not supported (Quarry has net.tls.mode, certificateKeyFile, CAFile, "
+                        "allowConnectionsWithoutCertificates, disabledProtocols)");
+    }
+  }
+  if (tls["mode"] && unset("--tlsMode")) options->tls_mode = tls["mode"].as<std::string>();
+  if (tls["certificateKeyFile"] && unset("--tlsCertificateKeyFile")) {
+    options->tls_certificate_key_file = tls["certificateKeyFile"].as<std::string>();
+  }
+  if (tls["CAFile"] && unset("--tlsCAFile")) options->tls_ca_file = tls["CAFile"].as<std::string>();
+  if (tls["allowConnectionsWithoutCertificates"] &&
+      unset("--tlsAllowConnectionsWithoutCertificates")) {
+    options->tls_allow_connections_without_certificates =
+        tls["allowConnectionsWithoutCertificates"].as<bool>();
+  }
+  if (tls["disabledProtocols"] && unset("--tlsDisabledProtocols")) {
+    options->tls_disabled_protocols = tls["disabledProtocols"].as<std::string>();
+  }
+  return Status::OK();
 }
 
 // Applies the YAML file's values to `options` for every key the command line did not set.
@@ -89,6 +144,10 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
           unset("--networkMessageCompressors")) {
         options->compressors = net["compression"]["compressors"].as<std::string>();
       }
+      if (net["maxIncomingConnections"] && unset("--maxConns")) {
+        options->max_conns = net["maxIncomingConnections"].as<std::int64_t>();
+      }
+      if (YAML::Node tls = net["tls"]) QUARRY_RETURN_IF_ERROR(ApplyTlsConfig(tls, unset, options));
     }
     if (YAML::Node storage = root["storage"]) {
       if (storage["dbPath"] && unset("--dbpath"))
@@ -140,6 +199,20 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
 }
 
 }  // namespace
+
+StatusWith<net::TlsOptions> TlsSettings(const Options& options) {
+  net::TlsOptions tls;
+  QUARRY_ASSIGN_OR_RETURN(tls.mode, net::ParseTlsMode(options.tls_mode));
+  tls.certificate_key_file = options.tls_certificate_key_file;
+  tls.ca_file = options.tls_ca_file;
+  tls.allow_connections_without_certificates = options.tls_allow_connections_without_certificates;
+  if (!options.tls_disabled_protocols.empty()) {
+    QUARRY_ASSIGN_OR_RETURN(tls.disabled,
+                            net::ParseTlsDisabledProtocols(options.tls_disabled_protocols));
+  }
+  QUARRY_RETURN_IF_ERROR(net::CheckTlsOptions(tls));
+  return tls;
+}
 
 StatusWith<std::vector<std::string>> CompressorList(const std::string& spec) {
   std::vector<std::string> names;
@@ -195,11 +268,28 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   app.add_option("--oplogRetentionHours", options->oplog_retention_hours,
                  "also drop oplog entries older than this many hours (0: no age limit)")
       ->capture_default_str();
+  app.add_option("--maxConns", options->max_conns,
+                 "most simultaneous client connections (default: 80% of the descriptor limit, "
+                 "less what storage needs, at most 1000000)");
+  app.add_option("--tlsMode", options->tls_mode,
+                 "disabled, allowTLS, preferTLS (both accept TLS and plain clients) or requireTLS")
+      ->capture_default_str();
+  app.add_option("--tlsCertificateKeyFile", options->tls_certificate_key_file,
+                 "PEM file with the server's certificate and private key");
+  app.add_option("--tlsCAFile", options->tls_ca_file,
+                 "PEM file of CA certificates: clients must present a certificate it verifies");
+  app.add_flag("--tlsAllowConnectionsWithoutCertificates",
+               options->tls_allow_connections_without_certificates,
+               "with --tlsCAFile, still accept clients that present no certificate");
+  app.add_option("--tlsDisabledProtocols", options->tls_disabled_protocols,
+                 "TLS versions to refuse: comma-separated TLS1_0,TLS1_1,TLS1_2,TLS1_3, or none "
+                 "(default TLS1_0)");
   std::vector<std::string> parameters;
   app.add_option("--setParameter", parameters,
                  "name=value of a server parameter: ttlMonitorSleepSecs, ttlMonitorEnabled, "
                  "internalQueryMaxBlockingSortMemoryUsageBytes, "
-                 "internalDocumentSourceGroupMaxMemoryBytes");
+                 "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis, "
+                 "incomingMessageMemoryLimitMB");
   bool show_version = false;
   app.add_flag("--version", show_version, "print the version and exit");
 
@@ -242,6 +332,15 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   if (options->http_port < 0 || options->http_port > 65535 ||
       (options->http_port != 0 && options->http_port == options->port)) {
     std::cerr << "quarryd: --httpPort must be between 1 and 65535 and differ from --port\n";
+    return ParseOutcome::kExitFailure;
+  }
+  if (options->max_conns < 0) {
+    std::cerr << "quarryd: --maxConns must not be negative\n";
+    return ParseOutcome::kExitFailure;
+  }
+  StatusWith<net::TlsOptions> tls = TlsSettings(*options);
+  if (!tls.ok()) {
+    std::cerr << "quarryd: " << tls.status().reason() << "\n";
     return ParseOutcome::kExitFailure;
   }
   StatusWith<std::vector<std::string>> compressors = CompressorList(options->compressors);

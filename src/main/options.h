@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "net/tls_options.h"
 
 namespace quarry::main {
 
@@ -33,6 +34,20 @@ struct Options {
   std::size_t max_group_bytes = 100 * 1024 * 1024;
   int http_port = 0;                       // /metrics and /healthz; 0: no HTTP listener
   std::string http_bind_ip = "127.0.0.1";  // comma-separated, as bind_ip
+  // --maxConns / net.maxIncomingConnections; 0: derived from the descriptor limit, as mongod.
+  std::int64_t max_conns = 0;
+  // net.tls: mongod's --tls* options, validated by ParseOptions.
+  std::string tls_mode = "disabled";
+  std::string tls_certificate_key_file;
+  std::string tls_ca_file;
+  bool tls_allow_connections_without_certificates = false;
+  std::string tls_disabled_protocols;  // empty: mongod's default (TLS1_0)
+  // --setParameter incomingMessageTimeoutMillis: a message that stops arriving this long
+  // closes its connection.
+  std::int64_t incoming_message_timeout_ms = 30000;
+  // --setParameter incomingMessageMemoryLimitMB: memory every partly received message may
+  // hold together.
+  std::int64_t incoming_message_memory_limit_mb = 1024;
   std::string config_path;
   std::vector<std::string> argv;
 };
@@ -42,6 +57,10 @@ enum class ParseOutcome { kRun, kExitSuccess, kExitFailure };
 // Parses argv (and the --config file it names). --help and --version print and return
 // kExitSuccess; errors print one clear line to stderr and return kExitFailure.
 ParseOutcome ParseOptions(int argc, char** argv, Options* options);
+
+// The net.tls options as net/ takes them, validated (mode, protocols, a certificate for any
+// TLS mode, readable files).
+StatusWith<net::TlsOptions> TlsSettings(const Options& options);
 
 // The enabled compressor names, validated ("snappy", "zlib", "zstd").
 StatusWith<std::vector<std::string>> CompressorList(const std::string& spec);

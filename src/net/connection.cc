@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "net/connection_internal.h"
+#include "net/tls_internal.h"
 #include "wire/limits.h"
 #include "wire/message_header.h"
 #include "wire/network_counters.h"
@@ -28,14 +29,20 @@ constexpr int kLogReadError = 22989;
 constexpr int kLogHandlerException = 23100;
 constexpr int kLogReplyTooLarge = 23101;
 constexpr int kLogConnectionFailed = 23102;
+constexpr int kLogTlsHandshakeFailed = 23107;
+constexpr int kLogTlsRequired = 23103;
+constexpr int kLogTlsEstablished = 23104;
+constexpr int kLogStalled = 23105;
+constexpr int kLogWaitingForMemory = 23106;
 
-// Frames are read in growing chunks, so a client that announces 48 MB but sends little does not
-// get 48 MB allocated up front. Once this much has arrived the client has shown it means it, and
-// the rest is read in one piece: every doubling step would copy and zero the buffer again.
-constexpr std::size_t kFirstChunk = 64 * 1024;
-constexpr std::size_t kTrustedBytes = 1024 * 1024;
-// A connection keeps a frame buffer up to this size between requests; larger ones are freed.
-constexpr std::size_t kKeptBufferBytes = 1024 * 1024;
+// Frames are read in growing chunks, each at most twice what has arrived, so the memory a
+// message holds follows the bytes the client actually sent, not the size its header declares.
+constexpr std::size_t kFirstChunk = FrameBuffer::kUnchargedBytes;
+// How often a connection waiting for room in the incoming-message budget tries again.
+constexpr std::chrono::milliseconds kMemoryRetry{20};
+// A connection keeps its frame buffer between requests only while it is this small: beyond it
+// the memory is charged to the shared budget, which idle connections must not hold.
+constexpr std::size_t kKeptBufferBytes = FrameBuffer::kUnchargedBytes;
 // What one receive asks for at least: most requests and their headers fit in one.
 constexpr std::size_t kReadAhead = 16 * 1024;
 // OP_COMPRESSED's fields before the payload: originalOpcode, uncompressedSize, compressorId.
@@ -61,13 +68,17 @@ Connection::Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo i
       info_(std::move(info)),
       env_(env),
       log_context_("conn" + std::to_string(info_.id)),
-      codec_(env.compressors) {}
+      codec_(env.compressors),
+      buffer_(env.incoming_memory) {}
+
+Connection::~Connection() = default;
 
 void Connection::CloseIfIdle() {
   if (idle_) Close();
 }
 
 void Connection::Close() {
+  closed_ = true;
   sys::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
@@ -75,8 +86,10 @@ void Connection::Close() {
 
 boost::asio::awaitable<void> Connection::Serve(std::shared_ptr<Connection> self) {
   try {
-    self->handler_ = self->env_.handler->OnConnect(self->info_);
-    if (self->handler_ != nullptr) co_await self->Loop();
+    if (co_await self->NegotiateTls()) {
+      self->handler_ = self->env_.handler->OnConnect(self->info_);
+      if (self->handler_ != nullptr) co_await self->Loop();
+    }
   } catch (const std::exception& e) {
     log::Write(log::Severity::kWarning, "NETWORK", kLogConnectionFailed, self->log_context_,
                "Connection failed", {{"remote", self->info_.remote}, {"error", e.what()}});
@@ -88,6 +101,8 @@ boost::asio::awaitable<void> Connection::Serve(std::shared_ptr<Connection> self)
   // counts the connection as gone (a graceful stop waits for that).
   self->handler_.reset();
   self->Close();
+  self->buffer_.Free();
+  if (self->stall_timer_) self->stall_timer_->cancel();
   const std::int64_t remaining = wire::GlobalNetworkCounters().Snapshot().connections_current - 1;
   log::WriteChatter("NETWORK", kLogConnectionEnded, self->log_context_, "Connection ended",
                     {{"remote", self->info_.remote},
@@ -119,9 +134,14 @@ boost::asio::awaitable<void> Connection::Loop() {
 
 boost::asio::awaitable<bool> Connection::Write(
     const std::array<boost::asio::const_buffer, 2>& buffers) {
+  sys::error_code ec;
+  if (tls_ != nullptr) {
+    co_await boost::asio::async_write(tls_->stream, buffers,
+                                      boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    co_return !ec;
+  }
   // A reply usually fits the socket's send buffer: sent here, it completes without a trip
   // through the reactor, which would cost a scheduler hand-off and another epoll_wait.
-  sys::error_code ec;
   const std::size_t total = boost::asio::buffer_size(buffers);
   std::size_t sent = socket_.write_some(buffers, ec);
   if (ec == boost::asio::error::would_block) {
@@ -150,20 +170,124 @@ void Connection::DropFrame() {
   }
   filled_ = leftover;
   frame_size_ = 0;
-  if (filled_ == 0 && buffer_.size() > kKeptBufferBytes) std::string().swap(buffer_);
+  if (filled_ == 0 && buffer_.capacity() > kKeptBufferBytes) buffer_.Free();
+}
+
+boost::asio::awaitable<bool> Connection::Reserve(std::size_t want) {
+  bool logged = false;
+  while (!buffer_.Grow(want)) {
+    // Every byte of the budget is held by messages still arriving. This one waits for room;
+    // if none frees up, the stall check closes it like any message that stopped arriving.
+    if (!logged) {
+      log::Write(log::Severity::kWarning, "NETWORK", kLogWaitingForMemory, log_context_,
+                 "Waiting for memory: incoming messages hold the whole budget",
+                 {{"remote", info_.remote},
+                  {"wanted", static_cast<std::uint64_t>(want)},
+                  {"held", static_cast<std::uint64_t>(env_.incoming_memory->held())},
+                  {"limit", static_cast<std::uint64_t>(env_.incoming_memory->limit())}});
+      logged = true;
+    }
+    partial_ = true;
+    WatchForStall();
+    boost::asio::steady_timer retry(strand_, kMemoryRetry);
+    sys::error_code ec;
+    co_await retry.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    if (closed_ || env_.stopping->load()) co_return false;
+  }
+  co_return true;
 }
 
 boost::asio::awaitable<std::size_t> Connection::ReadSome(std::size_t want,
                                                          boost::system::error_code& ec) {
-  if (buffer_.size() < want) buffer_.resize(want);
+  if (buffer_.capacity() < want && !co_await Reserve(want)) {
+    ec = boost::asio::error::operation_aborted;
+    co_return 0;
+  }
   // Whatever has arrived, up to the buffer's end: one receive usually brings a whole small
   // request, header and body together.
-  const std::size_t n = co_await socket_.async_read_some(
-      boost::asio::buffer(buffer_.data() + filled_, buffer_.size() - filled_),
-      boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  const auto space = boost::asio::buffer(buffer_.data() + filled_, buffer_.capacity() - filled_);
+  const std::size_t n =
+      tls_ == nullptr ? co_await socket_.async_read_some(
+                            space, boost::asio::redirect_error(boost::asio::use_awaitable, ec))
+                      : co_await tls_->stream.async_read_some(
+                            space, boost::asio::redirect_error(boost::asio::use_awaitable, ec));
   wire::GlobalNetworkCounters().AddPhysicalIn(static_cast<std::int64_t>(n));
   filled_ += n;
+  received_ += n;
   co_return n;
+}
+
+void Connection::WatchForStall() {
+  if (stall_timer_armed_) return;  // already waiting; it re-arms itself while bytes arrive
+  if (!stall_timer_) stall_timer_.emplace(strand_);
+  stall_timer_armed_ = true;
+  stall_timer_->expires_after(env_.partial_message_timeout);
+  stall_timer_->async_wait([weak = weak_from_this(), before = received_](sys::error_code ec) {
+    const std::shared_ptr<Connection> self = weak.lock();
+    if (self == nullptr) return;
+    self->stall_timer_armed_ = false;
+    if (!ec) self->OnStallCheck(before);
+  });
+}
+
+void Connection::OnStallCheck(std::uint64_t received_before) {
+  if (!partial_ || closed_) return;  // the message completed; the next partial one re-arms
+  if (received_ != received_before) {
+    WatchForStall();  // still arriving, however slowly
+    return;
+  }
+  log::Write(log::Severity::kInfo, "NETWORK", kLogStalled, log_context_,
+             "Closing a connection whose message stopped arriving",
+             {{"remote", info_.remote},
+              {"received", static_cast<std::uint64_t>(filled_)},
+              {"tls", tls_ != nullptr},
+              {"timeoutMillis", static_cast<std::int64_t>(env_.partial_message_timeout.count())}});
+  Close();
+}
+
+boost::asio::awaitable<bool> Connection::NegotiateTls() {
+  if (env_.tls_mode == TlsMode::kDisabled) co_return true;
+  // Peek at the first byte without taking it: a plain client's message stays in the socket for
+  // ReadFrame, and a TLS record goes to the handshake.
+  sys::error_code ec;
+  unsigned char first = 0;
+  std::size_t peeked = 0;
+  idle_ = true;
+  while (peeked == 0) {
+    co_await socket_.async_wait(tcp::socket::wait_read,
+                                boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+    if (ec) co_return false;
+    peeked = socket_.receive(boost::asio::buffer(&first, 1), tcp::socket::message_peek, ec);
+    if (ec == boost::asio::error::would_block) {
+      ec.clear();
+      continue;
+    }
+    if (ec || peeked == 0) co_return false;  // the client left without a word
+  }
+  idle_ = false;
+  if (first != kTlsHandshakeRecord) {
+    if (env_.tls_mode != TlsMode::kRequireTls) co_return true;
+    log::Write(log::Severity::kInfo, "NETWORK", kLogTlsRequired, log_context_,
+               "Refusing a connection that does not begin with a TLS handshake: the server "
+               "requires TLS (tlsMode requireTLS)",
+               {{"remote", info_.remote}});
+    co_return false;
+  }
+  tls_ = std::make_unique<TlsStream>(socket_, *env_.tls_context);
+  partial_ = true;
+  WatchForStall();
+  co_await tls_->stream.async_handshake(
+      boost::asio::ssl::stream_base::server,
+      boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  partial_ = false;
+  if (ec) {
+    log::Write(log::Severity::kWarning, "NETWORK", kLogTlsHandshakeFailed, log_context_,
+               "TLS handshake failed", {{"remote", info_.remote}, {"error", ec.message()}});
+    co_return false;
+  }
+  log::WriteChatter("NETWORK", kLogTlsEstablished, log_context_, "TLS connection established",
+                    {{"remote", info_.remote}, {"protocol", NegotiatedProtocol(*tls_)}});
+  co_return true;
 }
 
 boost::asio::awaitable<bool> Connection::ReadFrame() {
@@ -171,8 +295,12 @@ boost::asio::awaitable<bool> Connection::ReadFrame() {
   sys::error_code ec;
   idle_ = filled_ == 0;
   while (filled_ < wire::kHeaderSize) {
+    if (filled_ > 0) {
+      partial_ = true;
+      WatchForStall();
+    }
     const std::size_t before = filled_;
-    co_await ReadSome(std::max(buffer_.size(), kReadAhead), ec);
+    co_await ReadSome(std::max(buffer_.capacity(), kReadAhead), ec);
     idle_ = false;
     if (ec) {
       if (!IsOrdinaryDisconnect(ec) || before != 0 || filled_ != 0) {
@@ -194,10 +322,11 @@ boost::asio::awaitable<bool> Connection::ReadFrame() {
   }
   const auto total = static_cast<std::size_t>(header.message_length);
   while (filled_ < total) {
-    // Grow in steps until the client has sent enough to be trusted with the whole size.
-    const std::size_t target =
-        filled_ >= kTrustedBytes ? total : std::min(total, std::max(filled_ * 2, kFirstChunk));
-    co_await ReadSome(std::max(buffer_.size(), target), ec);
+    partial_ = true;
+    WatchForStall();
+    // At most twice what has arrived: memory follows the bytes sent, not the size declared.
+    const std::size_t target = std::min(total, std::max(filled_ * 2, kFirstChunk));
+    co_await ReadSome(std::max(buffer_.capacity(), target), ec);
     if (ec) {
       log::Write(log::Severity::kInfo, "NETWORK", kLogReadError, log_context_,
                  "Connection closed in the middle of a message",
@@ -208,6 +337,7 @@ boost::asio::awaitable<bool> Connection::ReadFrame() {
       co_return false;
     }
   }
+  partial_ = false;
   frame_size_ = total;
   wire::GlobalNetworkCounters().AddRequest();
   co_return true;

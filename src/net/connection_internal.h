@@ -3,16 +3,24 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "net/asio_internal.h"
+#include "net/frame_buffer_internal.h"
+#include "net/tls_options.h"
 #include "wire/compression.h"
 #include "wire/request_handler.h"
+
+namespace boost::asio::ssl {
+class context;
+}  // namespace boost::asio::ssl
 
 namespace quarry::net::internal {
 
@@ -22,12 +30,20 @@ struct ConnectionEnv {
   std::vector<wire::Compressor> compressors;
   const std::atomic<bool>* stopping = nullptr;  // set once a graceful stop begins
   std::function<void(std::int64_t id)> on_end;  // called once when a connection's coroutine ends
+  TlsMode tls_mode = TlsMode::kDisabled;
+  boost::asio::ssl::context* tls_context = nullptr;  // set unless tls_mode is kDisabled
+  // A message (or TLS handshake) whose bytes stop arriving for this long closes its connection.
+  std::chrono::milliseconds partial_message_timeout{30000};
+  IncomingMessageMemory* incoming_memory = nullptr;
 };
 
-class Connection {
+struct TlsStream;
+
+class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo info,
              const ConnectionEnv& env);
+  ~Connection();
 
   const Strand& strand() const { return strand_; }
   const wire::ConnectionInfo& info() const { return info_; }
@@ -63,6 +79,10 @@ class Connection {
   };
 
   boost::asio::awaitable<void> Loop();
+  // Under a TLS mode, looks at the client's first byte and runs the handshake when it opens
+  // one; false when the connection should end (a failed handshake, a plain client under
+  // requireTLS, a client that left).
+  boost::asio::awaitable<bool> NegotiateTls();
   // Sends a reply whole; false when the connection failed. Needs the socket non-blocking.
   boost::asio::awaitable<bool> Write(const std::array<boost::asio::const_buffer, 2>& buffers);
   // Reads one whole frame into buffer_'s first frame_size_ bytes, after dropping the previous
@@ -70,8 +90,16 @@ class Connection {
   boost::asio::awaitable<bool> ReadFrame();
   // Forgets the current frame, keeping the bytes received after it.
   void DropFrame();
-  // Receives what has arrived into buffer_ after filled_, first growing it to `want` bytes.
+  // Receives what has arrived into buffer_ after filled_, first growing it to `want` bytes
+  // (waiting while the server's budget for incoming messages is spent).
   boost::asio::awaitable<std::size_t> ReadSome(std::size_t want, boost::system::error_code& ec);
+  // Grows buffer_ to `want` bytes, waiting for room in the budget; false if the connection
+  // closed meanwhile.
+  boost::asio::awaitable<bool> Reserve(std::size_t want);
+  // Called when a message (or handshake) is left part-received: closes the connection if no
+  // byte arrives for partial_message_timeout. Costs nothing while messages arrive whole.
+  void WatchForStall();
+  void OnStallCheck(std::uint64_t received_before);
   boost::asio::awaitable<Outcome> Process(std::string_view message);
   // Runs the handler, waiting (without holding the thread) for an asynchronous completion.
   boost::asio::awaitable<wire::Response> CallHandler(const wire::Request& request);
@@ -79,16 +107,24 @@ class Connection {
                 bool close_after);
 
   tcp::socket socket_;
+  std::unique_ptr<TlsStream> tls_;  // null for a plain connection
   Strand strand_;
   wire::ConnectionInfo info_;
   const ConnectionEnv& env_;
   std::string log_context_;  // "conn12"
   std::unique_ptr<wire::ConnectionHandler> handler_;
   wire::CompressionContext codec_;
-  std::string buffer_;          // received bytes: the current frame (header included), then more
+  FrameBuffer buffer_;          // received bytes: the current frame (header included), then more
   std::size_t filled_ = 0;      // bytes of buffer_ received
   std::size_t frame_size_ = 0;  // of the current frame; 0 between frames
   bool idle_ = false;           // waiting for the first byte of a new frame
+  bool closed_ = false;         // Close() was called
+  // Stall detection: bytes received so far, whether a message is part-received, and whether
+  // the timer is waiting.
+  std::uint64_t received_ = 0;
+  bool partial_ = false;
+  bool stall_timer_armed_ = false;
+  std::optional<boost::asio::steady_timer> stall_timer_;
 };
 
 }  // namespace quarry::net::internal

@@ -13,7 +13,9 @@
 #include "net/asio_internal.h"
 #include "net/bind_addresses.h"
 #include "net/connection_internal.h"
+#include "net/frame_buffer_internal.h"
 #include "net/http_listener_internal.h"
+#include "net/tls_internal.h"
 #include "wire/network_counters.h"
 
 namespace quarry::net {
@@ -37,6 +39,10 @@ constexpr int kLogSignal = 23377;  // mongod's "Received signal"
 
 // After a graceful drain times out, how often to report connections that have not unwound.
 constexpr std::chrono::seconds kForceCloseWait{5};
+// After a failed accept (out of descriptors, typically), how long the listener waits before
+// trying again, and how often it repeats the warning while the failures go on.
+constexpr std::chrono::milliseconds kAcceptBackoff{100};
+constexpr std::chrono::seconds kAcceptErrorLogInterval{10};
 
 std::string Describe(const tcp::endpoint& endpoint) {
   return FormatHostPort(endpoint.address().to_string(), endpoint.port());
@@ -52,6 +58,7 @@ class Server::Impl {
  public:
   Impl(ServerOptions options, wire::RequestHandler& handler)
       : options_(std::move(options)),
+        incoming_memory_(options_.incoming_message_memory_limit),
         io_threads_(options_.io_threads > 0
                         ? options_.io_threads
                         : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {
@@ -65,6 +72,9 @@ class Server::Impl {
     env_.compressors = options_.compressors;
     env_.stopping = &stopping_;
     env_.on_end = [this](std::int64_t id) { OnConnectionEnd(id); };
+    env_.tls_mode = options_.tls.mode;
+    env_.partial_message_timeout = options_.partial_message_timeout;
+    env_.incoming_memory = &incoming_memory_;
   }
 
   ~Impl() { Stop(); }
@@ -102,6 +112,8 @@ class Server::Impl {
   std::size_t PickContext();
 
   const ServerOptions options_;
+  internal::IncomingMessageMemory incoming_memory_;
+  std::unique_ptr<internal::TlsContext> tls_context_;  // set unless TLS is disabled
   const int io_threads_;
 
   std::mutex mu_;
@@ -190,6 +202,12 @@ Status Server::Impl::Start() {
     if (started_) return Status(ErrorCode::kIllegalOperation, "the server was already started");
     started_ = true;
   }
+  if (options_.tls.mode != TlsMode::kDisabled) {
+    QUARRY_RETURN_IF_ERROR(CheckTlsOptions(options_.tls));
+    QUARRY_ASSIGN_OR_RETURN(tls_context_, internal::MakeTlsContext(options_.tls));
+    env_.tls_context = tls_context_.get();
+  }
+  wire::GlobalNetworkCounters().SetConnectionLimit(options_.max_connections);
   const std::vector<std::string> addresses = ExpandBindAddresses(options_.bind_addresses);
   if (addresses.empty()) {
     return Status(ErrorCode::kSocketException, "no bind address was given");
@@ -253,6 +271,8 @@ Status Server::Impl::Start() {
 }
 
 asio::awaitable<void> Server::Impl::AcceptLoop(Listener* listener) {
+  std::chrono::steady_clock::time_point last_error_log;
+  std::int64_t failures_since_log = 0;
   while (!stopping_.load()) {
     sys::error_code ec;
     // Accepted straight onto the io_context that will serve it, so that its readiness events
@@ -264,10 +284,20 @@ asio::awaitable<void> Server::Impl::AcceptLoop(Listener* listener) {
       break;
     }
     if (ec) {
-      // Typically EMFILE: back off briefly instead of spinning on the error.
-      log::Write(log::Severity::kWarning, "NETWORK", kLogAcceptError, "listener",
-                 "Error accepting a connection", {{"error", ec.message()}});
-      asio::steady_timer timer(listener->strand, std::chrono::milliseconds(100));
+      // Typically EMFILE or ENFILE: back off instead of spinning on the error (the client
+      // waits in the backlog until a descriptor frees up), and say so once in a while.
+      ++failures_since_log;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_error_log >= kAcceptErrorLogInterval) {
+        log::Write(log::Severity::kWarning, "NETWORK", kLogAcceptError, "listener",
+                   "Error accepting a connection; retrying",
+                   {{"error", ec.message()},
+                    {"failures", failures_since_log},
+                    {"connections", wire::GlobalNetworkCounters().Snapshot().connections_current}});
+        last_error_log = now;
+        failures_since_log = 0;
+      }
+      asio::steady_timer timer(listener->strand, kAcceptBackoff);
       co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
       continue;
     }

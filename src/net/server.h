@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "net/http.h"
+#include "net/tls_options.h"
 #include "wire/compression.h"
 #include "wire/request_handler.h"
 
@@ -24,7 +25,16 @@ struct ServerOptions {
   int io_threads = 0;          // 0: std::thread::hardware_concurrency()
   // Compressors accepted in OP_COMPRESSED requests; replies reuse the request's compressor.
   std::vector<wire::Compressor> compressors = wire::DefaultCompressors();
-  std::int64_t max_connections = 0;  // 0: unlimited; beyond it, new connections are closed
+  // 0: unlimited; beyond it, new connections are closed at accept (counted in
+  // serverStatus's connections.rejected). main/ derives its default from the descriptor limit.
+  std::int64_t max_connections = 0;
+  TlsOptions tls;
+  // A connection whose message (or TLS handshake) stops arriving for this long is closed.
+  std::chrono::milliseconds partial_message_timeout{30000};
+  // Memory every connection's partly or wholly received messages may hold together, beyond a
+  // small allowance each. Past it, a message waits for room (and is closed like a stalled one
+  // if none frees up in partial_message_timeout). At least one largest message.
+  std::size_t incoming_message_memory_limit = std::size_t{1} << 30;
   // Install SIGINT/SIGTERM handlers in Start() that begin a graceful stop.
   bool stop_on_signals = false;
   // How long a graceful stop waits for in-flight requests before closing every connection.

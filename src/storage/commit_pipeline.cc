@@ -98,6 +98,19 @@ struct ChunkScratch {
 
 namespace {
 
+// A flush or compaction that failed for want of a resource (descriptors, disk space) leaves
+// RocksDB refusing every write until it is told to resume; once the resource is back the commit
+// can go on. Tries that once; true when RocksDB resumed and the write is worth repeating.
+bool ResumeAfterBackgroundError(rocksdb::DB* db, const rocksdb::Status& failed) {
+  if (!failed.IsIOError() && !failed.IsNoSpace()) return false;
+  const rocksdb::Status resumed = db->Resume();
+  log::Write(resumed.ok() ? log::Severity::kInfo : log::Severity::kWarning, "STORAGE", 22319, "",
+             resumed.ok() ? "Storage resumed writes after a background error"
+                          : "Storage cannot resume writes yet",
+             {{"error", failed.ToString()}, {"resume", resumed.ToString()}});
+  return resumed.ok();
+}
+
 using internal::Mutation;
 using internal::MutationKind;
 
@@ -593,13 +606,19 @@ Status CommitPipeline::WriteStaged(Timestamp last) {
   rocksdb::WriteOptions write_options;
   write_options.sync = false;  // the WAL reaches the OS now, the disk by sync (see Commit)
   if (s.batch.Count() > 0) {
-    QUARRY_RETURN_IF_ERROR(
-        internal::FromRocks(state_->db->Write(write_options, &s.batch), "writing a commit batch"));
+    rocksdb::Status written = state_->db->Write(write_options, &s.batch);
+    if (!written.ok() && ResumeAfterBackgroundError(state_->db, written)) {
+      written = state_->db->Write(write_options, &s.batch);
+    }
+    QUARRY_RETURN_IF_ERROR(internal::FromRocks(written, "writing a commit batch"));
   }
   if (s.docs_batch.Count() == 0) return Status::OK();
   rocksdb::WriteOptions no_wal;
   no_wal.disableWAL = true;
   rocksdb::Status records = state_->db->Write(no_wal, &s.docs_batch);
+  if (!records.ok() && ResumeAfterBackgroundError(state_->db, records)) {
+    records = state_->db->Write(no_wal, &s.docs_batch);
+  }
   if (!records.ok()) {
     // The chunk is committed (its oplog entries are durable) but its records cannot be
     // applied: only a restart, which replays them, makes the two agree again.

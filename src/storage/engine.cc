@@ -233,6 +233,7 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   db_options.max_log_file_size = 16 << 20;
   db_options.keep_log_file_num = 4;
   db_options.max_background_jobs = 2;
+  db_options.max_open_files = options.max_open_files;
   db_options.bytes_per_sync = 1 << 20;
   // Every Write hands its WAL record to the OS before returning, so a killed process loses
   // nothing that was acknowledged; only the syncs (journal or background) wait for the disk.

@@ -34,6 +34,9 @@ struct EngineOptions {
   // How often the background syncer makes the WAL durable, so that w:1 writes reach the disk
   // within this interval. Zero disables it (tests only).
   std::chrono::milliseconds wal_sync_interval{100};
+  // Table files RocksDB keeps open at once (-1: all of them). A bound keeps storage within its
+  // share of the process's descriptors, so client connections cannot starve it.
+  int max_open_files = -1;
   // RocksDB's own LOG file under dbpath: "debug", "info", "warn", "error".
   std::string rocksdb_log_level = "warn";
 };

@@ -8,7 +8,10 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context) {
   std::string message(context);
   message.append(": ");
   message.append(status.ToString());
-  return Status(ErrorCode::kInternalError, std::move(message));
+  // A full disk is the client's to know about (mongod's code); other failures, including a
+  // process out of descriptors ("Too many open files"), are internal errors of this operation.
+  return Status(status.IsNoSpace() ? ErrorCode::kOutOfDiskSpace : ErrorCode::kInternalError,
+                std::move(message));
 }
 
 std::string IndexPrefix(IndexId index) { return CollectionPrefix(index); }

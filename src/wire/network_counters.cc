@@ -74,6 +74,7 @@ NetworkCountersSnapshot NetworkCounters::Snapshot() const {
   s.connections_current = connections_current_.load(std::memory_order_relaxed);
   s.connections_total_created = connections_total_created_.load(std::memory_order_relaxed);
   s.connections_rejected = connections_rejected_.load(std::memory_order_relaxed);
+  s.connections_limit = connections_limit_.load(std::memory_order_relaxed);
   return s;
 }
 

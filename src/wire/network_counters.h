@@ -30,6 +30,7 @@ struct NetworkCountersSnapshot {
   std::int64_t connections_current = 0;
   std::int64_t connections_total_created = 0;
   std::int64_t connections_rejected = 0;
+  std::int64_t connections_limit = 0;  // the most connections accepted at once; 0: no limit
 
   // The counters of snappy, zlib or zstd; noop has none and yields zeros.
   CompressorCounters ForCompressor(Compressor compressor) const;
@@ -53,6 +54,9 @@ class NetworkCounters {
   }
   void ConnectionClosed() { Add(connections_current_, -1); }
   void ConnectionRejected() { Add(connections_rejected_, 1); }
+  void SetConnectionLimit(std::int64_t limit) {
+    connections_limit_.store(limit, std::memory_order_relaxed);
+  }
 
   NetworkCountersSnapshot Snapshot() const;
 
@@ -77,6 +81,7 @@ class NetworkCounters {
   std::atomic<std::int64_t> connections_current_{0};
   std::atomic<std::int64_t> connections_total_created_{0};
   std::atomic<std::int64_t> connections_rejected_{0};
+  std::atomic<std::int64_t> connections_limit_{0};
 };
 
 // The process's one instance.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bson/builder.h"
+#include "bson/validate.h"
 #include "catalog/collection_info.h"
 #include "commands/command_context.h"
 #include "commands/crud/document_validator.h"
@@ -29,6 +30,11 @@ StatusWith<bson::DocumentView> PrepareForInsert(bson::DocumentView doc, bson::Do
     return Status(ErrorCode::kBSONObjectTooLarge,
                   "object to insert too large. size in bytes: " + std::to_string(doc.size()) +
                       ", max size: " + std::to_string(kMaxUserDocumentSize));
+  }
+  if (bson::NestingDepth(doc.data(), bson::kMaxStorageDepth) > bson::kMaxStorageDepth) {
+    return Status(ErrorCode::kOverflow, "cannot insert document because it exceeds " +
+                                            std::to_string(bson::kMaxStorageDepth) +
+                                            " levels of nesting");
   }
   bson::ValueView id = doc.Get("_id");
   if (id.exists()) {

@@ -131,7 +131,10 @@ bson::Document ServerStatusDocument(ServiceState& state) {
       .Close();
   b.OpenDocument("connections")
       .AppendInt32("current", static_cast<std::int32_t>(net.connections_current))
-      .AppendInt32("available", 1000000 - static_cast<std::int32_t>(net.connections_current))
+      .AppendInt32(
+          "available",  // mongod's limit when none is set (maxConns' maximum)
+          static_cast<std::int32_t>((net.connections_limit > 0 ? net.connections_limit : 1000000) -
+                                    net.connections_current))
       .AppendInt32("totalCreated", static_cast<std::int32_t>(net.connections_total_created))
       .AppendInt32("rejected", static_cast<std::int32_t>(net.connections_rejected))
       .AppendInt32("active", 1)

@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "bson/path.h"
+#include "bson/validate.h"
 #include "query/pipeline/pipeline.h"
 #include "query/update/update_internal.h"
 
@@ -65,6 +66,10 @@ Status CheckResult(const bson::Document& doc) {
   bson::ValueView id = doc.Get("_id");
   if (id.type() == bson::Type::kArray) {
     return Status(ErrorCode::kInvalidIdField, "The '_id' value cannot be of type array");
+  }
+  if (bson::NestingDepth(doc.view().data(), bson::kMaxStorageDepth) > bson::kMaxStorageDepth) {
+    return Status(ErrorCode::kOverflow, "Document exceeds maximum nesting depth of " +
+                                            std::to_string(bson::kMaxStorageDepth));
   }
   return Status::OK();
 }

@@ -1,6 +1,7 @@
 // A libmongoc 1.23 client driving a running quarryd: one round of CRUD per wire compressor.
 // Usage: quarry_libmongoc_client_test [BASE_URI]  (default: env QUARRY_URI)
-// BASE_URI is "mongodb://host:port" with no options; each round appends its own. Prints one line
+// BASE_URI is "mongodb://host:port" with no options; each round appends its own, and those of
+// env QUARRY_URI_OPTIONS ("tls=true&tlsCAFile=..."), if set. Prints one line
 // per failed check and a final `N passed, N failed`; exits non-zero if any check failed.
 // tests/integration/clients/test_libmongoc.py starts the server and runs this.
 #include <mongoc/mongoc.h>
@@ -66,6 +67,10 @@ void RunRound(const std::string& base_uri, const std::string& compressor) {
   uri_text += "/?";
   uri_text += "appname=quarry-libmongoc-test&serverSelectionTimeoutMS=5000";
   if (!compressor.empty()) uri_text += "&compressors=" + compressor;
+  if (const char* extra = std::getenv("QUARRY_URI_OPTIONS"); extra != nullptr && *extra != '\0') {
+    uri_text += "&";
+    uri_text += extra;
+  }
 
   bson_error_t error;
   mongoc_uri_t* uri = mongoc_uri_new_with_error(uri_text.c_str(), &error);

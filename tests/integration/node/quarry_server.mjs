@@ -66,7 +66,7 @@ process.on('exit', () => {
 export class QuarryServer {
   host = '127.0.0.1';
 
-  // `extraArgs`: more quarryd flags, e.g. ['--auth'].
+  // `extraArgs`: more quarryd flags, after the defaults (e.g. ['--auth'], --tlsMode ...).
   constructor(name, { extraArgs = [] } = {}) {
     this.extraArgs = extraArgs;
     this.binary = findBinary();

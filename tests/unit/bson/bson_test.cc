@@ -171,8 +171,34 @@ TEST(ValidateTest, RejectsDeepNestingWithoutRecursing) {
     std::memcpy(bytes.data() + starts[i], &len, 4);
   }
   Status s = Validate(bytes.data(), bytes.size());
-  EXPECT_EQ(s.code(), ErrorCode::kInvalidBSON);
-  EXPECT_NE(s.reason().find("nesting"), std::string_view::npos) << s.ToString();
+  EXPECT_EQ(s.code(), ErrorCode::kOverflow);
+  EXPECT_NE(s.reason().find("nested object depth"), std::string_view::npos) << s.ToString();
+}
+
+// {"a": {"a": ... {}}} with `levels` levels, the outer document included.
+std::string NestedDocument(int levels) {
+  Document inner = Json("{}");
+  for (int level = 1; level < levels; ++level) {
+    DocumentBuilder b;
+    b.AppendDocument("a", inner.view());
+    inner = std::move(b).Finish();
+  }
+  return std::string(inner.bytes());
+}
+
+TEST(ValidateTest, AcceptsTwoHundredLevelsBelowTheTopAsMongodDoes) {
+  const std::string ok = NestedDocument(kMaxNestingDepth + 1);
+  EXPECT_TRUE(Validate(ok.data(), ok.size()).ok());
+  const std::string deep = NestedDocument(kMaxNestingDepth + 2);
+  EXPECT_EQ(Validate(deep.data(), deep.size()).code(), ErrorCode::kOverflow);
+}
+
+TEST(ValidateTest, NestingDepthCountsTheTopLevelAndStopsPastTheLimit) {
+  EXPECT_EQ(NestingDepth(Json("{}").view().data(), 10), 1);
+  EXPECT_EQ(NestingDepth(Json(R"({"a": [1, {"b": 2}], "c": {}})").view().data(), 10), 3);
+  const std::string deep = NestedDocument(50);
+  EXPECT_EQ(NestingDepth(deep.data(), 100), 50);
+  EXPECT_EQ(NestingDepth(deep.data(), 10), 11);
 }
 
 TEST(ValidateTest, RandomCorruptionsNeverCrashAndValidatedBytesIterateSafely) {
