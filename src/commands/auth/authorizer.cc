@@ -76,9 +76,9 @@ bool AllowsStage(const Authorizer& authorizer, std::string_view stage, bson::Val
     return true;
   }
   if (stage == "$currentOp" || stage == "$listSessions" || stage == "$listLocalSessions") {
-    const bool all_users =
-        spec.type() == bson::Type::kDocument && spec.Document().Get("allUsers").Truthy();
-    if (!all_users) return true;
+    // Operations and sessions do not record the user that started them, so a list of the
+    // caller's own cannot be told apart from everyone's: every such list needs the
+    // cluster-wide action, whatever allUsers says.
     return authorizer.Allows(auth::Target::Cluster(),
                              {stage == "$currentOp" ? A::kInprog : A::kListSessions});
   }

@@ -171,7 +171,8 @@ StatusWith<CurrentOpOptions> ParseCurrentOpStage(bson::ValueView spec) {
     }
     if (e.value.type() != bson::Type::kBool)
       return StageOptionError(ErrorCode::kFailedToParse, e.key, e.value.type());
-    // Without users every operation is the caller's (allUsers), one server has only local
+    // Operations do not record their user, so listing any needs inprog under --auth and
+    // allUsers (like currentOp's $ownOps) changes nothing; one server has only local
     // operations (localOps), idle sessions hold no transactions to list, and there is no
     // backtrace.
     if (e.key == "idleCursors" && e.value.Bool()) {

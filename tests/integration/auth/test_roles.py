@@ -88,6 +88,11 @@ def test_cluster_roles_see_and_manage_the_server_but_not_the_data(make_user, adm
     assert_unauthorized(lambda: monitor.admin.command("killOp", op=12345))
     assert_unauthorized(lambda: monitor.cl.items.find_one())
 
+    # Operations do not record their user, so even a list of one's own needs inprog.
+    _, reader = make_user(["readAnyDatabase"])
+    assert_unauthorized(lambda: list(reader.admin.aggregate([{"$currentOp": {}}])))
+    assert list(monitor.admin.aggregate([{"$currentOp": {"allUsers": True}}])) != []
+
     _, cluster_admin = make_user(["clusterAdmin"])
     cluster_admin.admin.command("killOp", op=12345)
     cluster_admin.admin.command("serverStatus")
