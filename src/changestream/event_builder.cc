@@ -239,6 +239,11 @@ StatusWith<bson::Document> BuildCrudEvent(const OplogEntry& entry, EntryKind kin
     default:
       return Status(ErrorCode::kInternalError, "not a CRUD entry");
   }
+  // A change a transaction made names it, as mongod's events do.
+  if (entry.lsid.has_value() && entry.txn_number.has_value()) {
+    b.AppendDocument("lsid", *entry.lsid);
+    b.AppendInt64("txnNumber", *entry.txn_number);
+  }
   return std::move(b).Finish();
 }
 

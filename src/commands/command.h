@@ -49,6 +49,8 @@ enum CommandFlag : unsigned {
   // With --auth and no user yet, a localhost client may run it on admin unauthenticated (the
   // localhost exception: createUser, createRole).
   kLocalhostException = 1u << 7,
+  // May run in a multi-document transaction (mongod's list); others answer 263 there.
+  kAllowedInTransaction = 1u << 8,
 };
 
 // Calls, failures and time of one command, as serverStatus' metrics.commands shows them.

@@ -18,6 +18,10 @@
 #include "commands/service_state.h"
 #include "commands/write_outcome.h"
 
+namespace quarry::storage {
+class Transaction;
+}  // namespace quarry::storage
+
 namespace quarry::commands {
 
 // The outcome of a connection's last write, for the legacy getLastError command.
@@ -83,6 +87,14 @@ class CommandContext {
   RetryableWrite* retryable_write() const { return retryable_write_; }
   void set_retryable_write(RetryableWrite* retryable) { retryable_write_ = retryable; }
 
+  // The multi-document transaction the request runs in (autocommit: false), or null. server/
+  // starts, continues and ends it; handlers read and write through it.
+  storage::Transaction* transaction() const { return transaction_.get(); }
+  const std::shared_ptr<storage::Transaction>& shared_transaction() const { return transaction_; }
+  void set_transaction(std::shared_ptr<storage::Transaction> transaction) {
+    transaction_ = std::move(transaction);
+  }
+
   // Write commands report what they did here (reply, getLastError, opcounters).
   WriteOutcome& write_outcome() { return write_outcome_; }
   const WriteOutcome& write_outcome() const { return write_outcome_; }
@@ -124,6 +136,7 @@ class CommandContext {
   std::string_view command_name_;
   std::string session_id_;
   RetryableWrite* retryable_write_ = nullptr;
+  std::shared_ptr<storage::Transaction> transaction_;
   std::int32_t opid_ = 0;
   WriteOutcome write_outcome_;
   bool close_instead_of_replying_ = false;

@@ -9,15 +9,20 @@
 namespace quarry::commands {
 
 exec::ExecContext ExecContextOf(CommandContext& ctx) {
-  return exec::ExecContext{
-      .engine = &ctx.engine(), .catalog = &ctx.catalog(), .interrupt = ctx.interrupt()};
+  return exec::ExecContext{.engine = &ctx.engine(),
+                           .catalog = &ctx.catalog(),
+                           .interrupt = ctx.interrupt(),
+                           .transaction = ctx.transaction()};
 }
+
+const storage::RecordStore& RecordsFor(CommandContext& ctx) { return ExecContextOf(ctx).records(); }
 
 cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx) {
   cursors::CursorOptions options;
   options.session_id = ctx.session_id();
   options.interrupt = ctx.interrupt();
   options.owner = ctx.connection().auth.OwnerName();
+  options.reads_through = ctx.shared_transaction();
   if (ctx.deadline().has_value()) {
     options.time_left = *ctx.deadline() - std::chrono::steady_clock::now();
   }
@@ -26,6 +31,10 @@ cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx) {
 
 StatusWith<storage::CommitResult> CommitForRequest(CommandContext& ctx, storage::WriteUnit unit,
                                                    const storage::CommitOptions& options) {
+  if (ctx.transaction() != nullptr) {
+    return exec::StageMaintainingIndexes(ctx.catalog(), *ctx.transaction(), std::move(unit),
+                                         options.ordered);
+  }
   if (ctx.retryable_write() != nullptr && ctx.service().test_hooks != nullptr && !unit.empty()) {
     QUARRY_RETURN_IF_ERROR(ctx.service().test_hooks->BeforeRetryableCommit(ctx));
   }
@@ -34,6 +43,14 @@ StatusWith<storage::CommitResult> CommitForRequest(CommandContext& ctx, storage:
 }
 
 exec::Committer CommitterOf(CommandContext& ctx) {
+  if (ctx.transaction() != nullptr) {
+    // Staged in the transaction, which commits them with commitTransaction.
+    catalog::Catalog* catalog = &ctx.catalog();
+    storage::Transaction* txn = ctx.transaction();
+    return [catalog, txn](storage::WriteUnit unit, bool ordered) {
+      return exec::StageMaintainingIndexes(*catalog, *txn, std::move(unit), ordered);
+    };
+  }
   const storage::CommitOptions base = CommitOptionsFor(ctx, true);
   if (ctx.retryable_write() != nullptr) {
     return [&ctx, base](storage::WriteUnit unit, bool ordered) {
@@ -44,9 +61,12 @@ exec::Committer CommitterOf(CommandContext& ctx) {
   }
   storage::Engine* engine = &ctx.engine();
   catalog::Catalog* catalog = &ctx.catalog();
-  return [engine, catalog, base](storage::WriteUnit unit, bool ordered) {
+  // The options' interrupt pointer must stay valid as long as the committer.
+  std::shared_ptr<const Interrupt> interrupt = ctx.interrupt();
+  return [engine, catalog, base, interrupt](storage::WriteUnit unit, bool ordered) {
     storage::CommitOptions options = base;
     options.ordered = ordered;
+    options.interrupt = interrupt.get();
     return exec::CommitMaintainingIndexes(*catalog, engine->pipeline(), std::move(unit), options);
   };
 }
@@ -56,6 +76,7 @@ storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered)
   options.ordered = ordered;
   options.durability =
       ctx.write_concern().journal ? storage::Durability::kJournal : storage::Durability::kNone;
+  options.interrupt = ctx.interrupt().get();
   return options;
 }
 

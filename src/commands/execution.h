@@ -18,6 +18,9 @@ namespace quarry::commands {
 // The engine, catalog and interrupt of this request.
 exec::ExecContext ExecContextOf(CommandContext& ctx);
 
+// The records as this request reads them: its transaction's view, or the latest.
+const storage::RecordStore& RecordsFor(CommandContext& ctx);
+
 // Options of a cursor this request opens: owned by its session, stopped by its interrupt.
 cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx);
 

@@ -10,6 +10,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterCurrentOpCommands(registry);
   RegisterStatsCommands(registry);
   RegisterSessionCommands(registry);
+  RegisterTransactionCommands(registry);
   RegisterGetLastErrorCommand(registry);
   RegisterCrudCommands(registry);
   RegisterCursorCommands(registry);

@@ -12,6 +12,7 @@ void RegisterServerStatusCommand(CommandRegistry& registry);
 void RegisterCurrentOpCommands(CommandRegistry& registry);
 void RegisterStatsCommands(CommandRegistry& registry);
 void RegisterSessionCommands(CommandRegistry& registry);
+void RegisterTransactionCommands(CommandRegistry& registry);
 void RegisterCrudCommands(CommandRegistry& registry);
 void RegisterGetLastErrorCommand(CommandRegistry& registry);
 void RegisterCursorCommands(CommandRegistry& registry);

@@ -95,6 +95,8 @@ struct RuntimeParameters {
   std::atomic<bool> ttl_monitor_enabled{true};
   // profile's slowms: operations slower than this are logged as "Slow query".
   std::atomic<std::int64_t> slow_ms{100};
+  // A multi-document transaction open longer is aborted.
+  std::atomic<std::int64_t> transaction_lifetime_limit_seconds{60};
 };
 
 // Which of mongod's opcounters a command counts under.

@@ -38,6 +38,9 @@ struct CursorOptions {
   // The user that opened it ("user@db"; empty without authentication): only that user may
   // use it, as in mongod.
   std::string owner;
+  // What the cursor's plan reads through and must outlive it (a transaction's view of the
+  // data), or null.
+  std::shared_ptr<const void> reads_through;
 };
 
 class CursorManager;

@@ -39,13 +39,13 @@ IndexScanOptions CoveredScanOptionsOf(const ExecContext& ctx, const Collection& 
   IndexScanOptions options = ScanOptionsOf(std::move(access));
   options.covered = true;
   options.filter = filter;
-  options.records = &ctx.engine->records();
+  options.records = &ctx.records();
   options.collection = collection.id;
   return options;
 }
 
 std::unique_ptr<PlanStage> IndexScanOf(const ExecContext& ctx, IndexAccess access) {
-  return std::make_unique<IndexScan>(&ctx.engine->indexes(), ctx.interrupt,
+  return std::make_unique<IndexScan>(&ctx.indexes(), ctx.interrupt,
                                      ScanOptionsOf(std::move(access)));
 }
 
@@ -80,11 +80,11 @@ std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection&
                                        const std::optional<query::Matcher>& filter,
                                        bool want_match_details, const CoverPaths& cover) {
   if (!cover.has_value() || !IndexCoversPaths(access.parsed->descriptor, access.multikey, *cover)) {
-    return std::make_unique<Fetch>(IndexScanOf(ctx, std::move(access)), &ctx.engine->records(),
+    return std::make_unique<Fetch>(IndexScanOf(ctx, std::move(access)), &ctx.records(),
                                    collection.id, filter, want_match_details);
   }
   return std::make_unique<IndexScan>(
-      &ctx.engine->indexes(), ctx.interrupt,
+      &ctx.indexes(), ctx.interrupt,
       CoveredScanOptionsOf(ctx, collection, std::move(access), filter));
 }
 
@@ -101,8 +101,8 @@ std::unique_ptr<PlanStage> OrPlanOf(const ExecContext& ctx, const Collection& co
                                     bool want_match_details) {
   std::vector<std::unique_ptr<PlanStage>> scans;
   for (IndexAccess& branch : branches) scans.push_back(IndexScanOf(ctx, std::move(branch)));
-  return std::make_unique<Fetch>(std::make_unique<OrStage>(std::move(scans)),
-                                 &ctx.engine->records(), collection.id, filter, want_match_details);
+  return std::make_unique<Fetch>(std::make_unique<OrStage>(std::move(scans)), &ctx.records(),
+                                 collection.id, filter, want_match_details);
 }
 
 std::unique_ptr<PlanStage> MergePlanOf(const ExecContext& ctx, const Collection& collection,
@@ -119,7 +119,7 @@ std::unique_ptr<PlanStage> MergePlanOf(const ExecContext& ctx, const Collection&
     layouts.push_back(MergeKeyLayoutOf(scan.parsed->descriptor, sort));
     if (covered) {
       children.push_back(std::make_unique<IndexScan>(
-          &ctx.engine->indexes(), ctx.interrupt,
+          &ctx.indexes(), ctx.interrupt,
           CoveredScanOptionsOf(ctx, collection, std::move(scan), filter)));
     } else {
       children.push_back(IndexScanOf(ctx, std::move(scan)));
@@ -128,7 +128,7 @@ std::unique_ptr<PlanStage> MergePlanOf(const ExecContext& ctx, const Collection&
   auto merge = std::make_unique<SortMergeStage>(std::move(children), std::move(layouts), backward,
                                                 SortDocumentOf(sort), ctx.interrupt);
   if (covered) return merge;
-  return std::make_unique<Fetch>(std::move(merge), &ctx.engine->records(), collection.id, filter,
+  return std::make_unique<Fetch>(std::move(merge), &ctx.records(), collection.id, filter,
                                  want_match_details);
 }
 

@@ -49,10 +49,9 @@ std::optional<std::vector<bson::Document>> CountAllPipeline(
     const ExecContext& ctx, const std::optional<Collection>& collection,
     bson::DocumentView stages) {
   std::optional<bson::DocumentView> group = CountAllGroup(stages);
-  if (!group.has_value()) return std::nullopt;
+  if (!group.has_value() || !ctx.records().counts_are_exact()) return std::nullopt;
   std::vector<bson::Document> output;
-  const std::int64_t count =
-      collection.has_value() ? ctx.engine->records().Count(collection->id) : 0;
+  const std::int64_t count = collection.has_value() ? ctx.records().Count(collection->id) : 0;
   if (count == 0) return output;
   // $group outputs _id first, wherever its spec puts it.
   bson::DocumentBuilder b;

@@ -13,6 +13,7 @@ namespace quarry::exec {
 
 // The pipeline's output when `stages` is that pipeline (one document, or none for an empty
 // or missing collection, as $group outputs nothing); nullopt when it is any other pipeline.
+// Nullopt too inside a transaction, whose view the kept counts do not describe.
 std::optional<std::vector<bson::Document>> CountAllPipeline(
     const ExecContext& ctx, const std::optional<Collection>& collection, bson::DocumentView stages);
 

@@ -63,11 +63,10 @@ StatusWith<std::unique_ptr<PlanStage>> PlanDistinctScan(const ExecContext& ctx,
   options.scan.parsed = access.parsed;
   options.scan.bounds = std::move(access.bounds);
   if (bounding != nullptr) options.scan.filter = filter;
-  options.scan.records = &ctx.engine->records();
+  options.scan.records = &ctx.records();
   options.scan.collection = collection.id;
   options.field = query::FieldPath::FromDotted(field);
-  auto scan =
-      std::make_unique<DistinctScan>(&ctx.engine->indexes(), ctx.interrupt, std::move(options));
+  auto scan = std::make_unique<DistinctScan>(&ctx.indexes(), ctx.interrupt, std::move(options));
 
   bson::DocumentBuilder projection;
   projection.AppendInt32(field, 1).AppendInt32("_id", 0);

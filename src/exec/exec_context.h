@@ -7,11 +7,10 @@
 #include "base/interrupt.h"
 #include "base/status.h"
 #include "storage/commit_pipeline.h"
+#include "storage/engine.h"
+#include "storage/transaction.h"
 #include "storage/write_unit.h"
 
-namespace quarry::storage {
-class Engine;
-}  // namespace quarry::storage
 namespace quarry::catalog {
 class Catalog;
 }  // namespace quarry::catalog
@@ -27,6 +26,16 @@ struct ExecContext {
   // Plans are made for explain: they neither use nor fill the plan cache, so explain shows the
   // trial of every candidate.
   bool for_explain = false;
+  // The multi-document transaction the operation runs in: reads see its snapshot and its own
+  // writes. Null: the latest committed data.
+  storage::Transaction* transaction = nullptr;
+
+  const storage::RecordStore& records() const {
+    return transaction != nullptr ? transaction->records() : engine->records();
+  }
+  const storage::IndexStore& indexes() const {
+    return transaction != nullptr ? transaction->indexes() : engine->indexes();
+  }
 
   Status CheckForInterrupt() const {
     return interrupt == nullptr ? Status::OK() : interrupt->Check();

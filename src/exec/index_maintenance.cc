@@ -125,10 +125,13 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
   return changes;
 }
 
-StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& catalog,
-                                                           storage::CommitPipeline& pipeline,
-                                                           storage::WriteUnit unit,
-                                                           const storage::CommitOptions& options) {
+namespace {
+
+// Runs `then` with `unit`'s index keys attached, holding the writers lock of each collection it
+// touches, so no index spec changes before `then` returns.
+template <typename Then>
+StatusWith<storage::CommitResult> WithIndexKeys(catalog::Catalog& catalog, storage::WriteUnit unit,
+                                                Then then) {
   std::vector<std::shared_lock<std::shared_mutex>> held;
   for (const auto& [collection, mutations] : RecordChangesByCollection(unit)) {
     std::shared_ptr<const catalog::CollectionInfo> info = catalog.FindById(collection);
@@ -141,7 +144,39 @@ StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& cat
     }
     QUARRY_RETURN_IF_ERROR(AttachKeys(catalog, *info, mutations, &unit));
   }
-  return pipeline.Commit(std::move(unit), options);
+  return then(std::move(unit));
+}
+
+}  // namespace
+
+StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& catalog,
+                                                           storage::CommitPipeline& pipeline,
+                                                           storage::WriteUnit unit,
+                                                           const storage::CommitOptions& options) {
+  return WithIndexKeys(catalog, std::move(unit), [&](storage::WriteUnit keyed) {
+    return pipeline.Commit(std::move(keyed), options);
+  });
+}
+
+StatusWith<storage::CommitResult> StageMaintainingIndexes(catalog::Catalog& catalog,
+                                                          storage::Transaction& txn,
+                                                          storage::WriteUnit unit, bool ordered) {
+  return WithIndexKeys(catalog, std::move(unit), [&](storage::WriteUnit keyed) {
+    return txn.Stage(std::move(keyed), ordered);
+  });
+}
+
+StatusWith<storage::CommitResult> CommitTransaction(catalog::Catalog& catalog,
+                                                    storage::CommitPipeline& pipeline,
+                                                    storage::Transaction& txn,
+                                                    storage::CommitOptions options) {
+  options.ordered = true;
+  options.transaction = txn.id();
+  options.all_or_nothing = true;
+  StatusWith<storage::CommitResult> result =
+      CommitMaintainingIndexes(catalog, pipeline, txn.TakeWrites(), options);
+  txn.ReleaseRecords();
+  return result;
 }
 
 }  // namespace quarry::exec

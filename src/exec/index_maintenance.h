@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "catalog/catalog.h"
 #include "storage/commit_pipeline.h"
+#include "storage/transaction.h"
 #include "storage/write_unit.h"
 
 namespace quarry::exec {
@@ -23,6 +24,20 @@ StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& cat
                                                            storage::CommitPipeline& pipeline,
                                                            storage::WriteUnit unit,
                                                            const storage::CommitOptions& options);
+
+// Stages `unit` in the transaction `txn`, each record change with the secondary index keys it
+// removes and adds (as CommitMaintainingIndexes attaches them), so the transaction's later reads
+// through indexes see it.
+StatusWith<storage::CommitResult> StageMaintainingIndexes(catalog::Catalog& catalog,
+                                                          storage::Transaction& txn,
+                                                          storage::WriteUnit unit, bool ordered);
+
+// Commits what `txn` staged, all or nothing, with the index keys of the specs current at the
+// commit, then frees the records it held.
+StatusWith<storage::CommitResult> CommitTransaction(catalog::Catalog& catalog,
+                                                    storage::CommitPipeline& pipeline,
+                                                    storage::Transaction& txn,
+                                                    storage::CommitOptions options);
 
 // The keys `index` holds for a record changing from `before` to `after` (either empty when there
 // is none): what to remove and what to add, nothing for keys both have. Sets `*multikey` when

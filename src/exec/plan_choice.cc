@@ -200,7 +200,7 @@ StatusWith<Access> ChooseAmong(const ExecContext& ctx, const Collection& collect
   for (const AccessOption& option : options) {
     candidates.push_back(CandidateOf(ctx, collection, option, filter, setup, want_match_details));
   }
-  const TrialLimits limits{.max_works = TrialWorks(ctx.engine->records().Count(collection.id)),
+  const TrialLimits limits{.max_works = TrialWorks(ctx.records().Count(collection.id)),
                            .max_results = setup.max_results};
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<ChosenPlanStage> chosen,
                           ChoosePlan(std::move(candidates), limits));

@@ -49,8 +49,7 @@ std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& coll
   options.direction = direction;
   options.filter = filter;
   options.want_match_details = want_match_details;
-  return std::make_unique<CollectionScan>(&ctx.engine->records(), ctx.interrupt,
-                                          std::move(options));
+  return std::make_unique<CollectionScan>(&ctx.records(), ctx.interrupt, std::move(options));
 }
 
 const catalog::IndexInfo* IdIndexOf(const Collection& collection) {
@@ -107,8 +106,7 @@ StatusWith<std::optional<Access>> ClusteredIdAccess(const ExecContext& ctx,
     options.id_bounds = bounds->ToExplain();
   }
   return std::optional<Access>(Access{
-      std::make_unique<CollectionScan>(&ctx.engine->records(), ctx.interrupt, std::move(options)),
-      sorted});
+      std::make_unique<CollectionScan>(&ctx.records(), ctx.interrupt, std::move(options)), sorted});
 }
 
 StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collection,
@@ -132,7 +130,7 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
   }
   if (matcher != nullptr && hint.natural == 0) {
     if (std::optional<bson::ValueView> id = IdPoint(*matcher)) {
-      return Access{std::make_unique<IdHack>(&ctx.engine->records(), collection.id,
+      return Access{std::make_unique<IdHack>(&ctx.records(), collection.id,
                                              storage::EncodeIdKey(*id), filter, want_match_details),
                     true};  // one document at most is always in order
     }
@@ -196,9 +194,8 @@ StatusWith<Access> IdRangeAccess(const ExecContext& ctx, const Collection& colle
   if (!spec.min.empty()) id_range.Append("min", spec.min.begin()->value);
   if (!spec.max.empty()) id_range.Append("max", spec.max.begin()->value);
   options.id_range = std::move(id_range).Finish();
-  return Access{
-      std::make_unique<CollectionScan>(&ctx.engine->records(), ctx.interrupt, std::move(options)),
-      false};
+  return Access{std::make_unique<CollectionScan>(&ctx.records(), ctx.interrupt, std::move(options)),
+                false};
 }
 
 // find's min and max: the hinted index's keys between them, in place of bounds from the filter.

@@ -60,7 +60,7 @@ Status ForEachMatch(
 StatusWith<std::optional<bson::Document>> ReadById(const ExecContext& ctx,
                                                    const Collection& collection,
                                                    bson::ValueView id) {
-  return ctx.engine->records().FindById(collection.id, id);
+  return ctx.records().FindById(collection.id, id);
 }
 
 StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collection& collection,

@@ -381,6 +381,7 @@ int Run(int argc, char** argv) {
   notifier.Shutdown();
   state.auth.delayed.Shutdown();  // held-back failed authentications are answered now
   cursors.KillAll();
+  service.sessions().transactions().AbortAll();  // their snapshots go before the engine
   Status closed = engine.value()->Close();
   if (!closed.ok()) return Fatal("error while closing the storage engine", closed);
   log::Write(log::Severity::kInfo, "CONTROL", 20565, "signalProcessingThread", "Now exiting",

@@ -14,8 +14,11 @@
 #include "commands/register.h"
 #include "commands/work_placement.h"
 #include "server/accounting.h"
+#include "server/read_concern.h"
 #include "server/reply_builder.h"
+#include "server/sessions/transaction_arguments.h"
 #include "server/write_concern.h"
+#include "storage/engine.h"
 
 namespace quarry::server {
 namespace {
@@ -33,6 +36,28 @@ StatusWith<std::string> OpQueryDatabase(std::string_view ns) {
 
 bool IsTransactionRequest(bson::DocumentView body) {
   return body.Has("startTransaction") || body.Has("autocommit");
+}
+
+bool IsCommitOrAbort(std::string_view name) {
+  return name == "commitTransaction" || name == "abortTransaction";
+}
+
+// Errors after which drivers may retry the whole transaction (mongod's
+// isTransientTransactionError): the transaction was aborted and nothing of it committed.
+bool IsTransientTransactionError(ErrorCode code, std::string_view name,
+                                 bool has_write_concern_error) {
+  switch (code) {
+    case ErrorCode::kWriteConflict:
+    case ErrorCode::kSnapshotUnavailable:
+    case ErrorCode::kSnapshotTooOld:
+      return true;
+    case ErrorCode::kNoSuchTransaction:
+      // After a commit or abort only when no write concern error leaves the outcome open.
+      return !IsCommitOrAbort(name) || !has_write_concern_error;
+    default:
+      // A statement that failed for want of a primary aborted the transaction with it.
+      return !IsCommitOrAbort(name) && IsInCategory(code, kRetriable);
+  }
 }
 
 // The lsid's 16-byte id, empty when the request names no session.
@@ -59,11 +84,23 @@ StatusWith<std::int64_t> ParseMaxTimeMS(bson::ValueView value) {
 }
 
 // The labels mongod puts on an error: a retryable write (one with a txnNumber, outside a
-// transaction) that fails with a retriable code may be retried by the driver.
-std::optional<bson::Document> ErrorLabels(bson::DocumentView body, ErrorCode code) {
-  if (!body.Has("txnNumber") || !IsInCategory(code, kRetriable)) return std::nullopt;
+// transaction), a commitTransaction or an abortTransaction that fails with a retriable code
+// may be retried by the driver; a transaction that failed transiently may be run again.
+std::optional<bson::Document> ErrorLabels(bson::DocumentView body, std::string_view name,
+                                          ErrorCode code, bool has_write_concern_error = false) {
+  const bool in_transaction = IsTransactionRequest(body);
   bson::ArrayBuilder labels;
-  labels.AppendString("RetryableWriteError");
+  bool any = false;
+  if (in_transaction && IsTransientTransactionError(code, name, has_write_concern_error)) {
+    labels.AppendString("TransientTransactionError");
+    any = true;
+  }
+  const bool retryable = body.Has("txnNumber") && (!in_transaction || IsCommitOrAbort(name));
+  if (retryable && IsInCategory(code, kRetriable)) {
+    labels.AppendString("RetryableWriteError");
+    any = true;
+  }
+  if (!any) return std::nullopt;
   return std::move(labels).Finish();
 }
 
@@ -84,7 +121,12 @@ Service::Service(commands::ServiceState& state)
 }
 
 Status Service::Attach(storage::Engine* engine) {
+  sessions_.transactions().Attach(engine, &state_.parameters.transaction_lifetime_limit_seconds);
   return sessions_.retryable_writes().Attach(engine);
+}
+
+bool Service::transactions_hold_records() const {
+  return state_.engine != nullptr && state_.engine->pipeline().transactions_hold_records();
 }
 
 std::unique_ptr<wire::ConnectionHandler> Service::OnConnect(const wire::ConnectionInfo& info) {
@@ -156,9 +198,16 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
     }
   };
   // A failCommand's blockConnection sleeps on a worker, so it blocks this connection only.
+  // A transaction's commands may wait for their session, and plain writes for the records open
+  // transactions hold: neither may block an io thread.
+  const bool may_wait =
+      d->status.ok() &&
+      (IsTransactionRequest(request.body) ||
+       (d->command->has(commands::kWritesData) && service_.transactions_hold_records()));
   const bool short_work =
-      block_ms == 0 && (closed || !d->status.ok() ||
-                        commands::RunsOnIoThread(service_.state(), *d->command, d->request));
+      block_ms == 0 &&
+      (closed || !d->status.ok() ||
+       (!may_wait && commands::RunsOnIoThread(service_.state(), *d->command, d->request)));
   if (short_work) {
     proceed();
   } else {
@@ -221,9 +270,17 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     done(Finish(request, *d));
     return;
   }
-  if (IsTransactionRequest(request.body)) {
-    d->status = Status(ErrorCode::kCommandNotSupported,
-                       "multi-document transactions are not supported by Quarry yet");
+  StatusWith<std::optional<TransactionRequest>> txn_request = ParseTransactionRequest(
+      request.body, *d->command, SessionIdOf(request.body), wc.value().concern.explicitly_set);
+  if (!txn_request.ok()) {
+    d->status = txn_request.status();
+    done(Finish(request, *d));
+    return;
+  }
+  StatusWith<ReadConcern> read_concern =
+      ParseReadConcern(request.body, *d->command, txn_request.value().has_value());
+  if (!read_concern.ok()) {
+    d->status = read_concern.status();
     done(Finish(request, *d));
     return;
   }
@@ -263,12 +320,35 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   SessionCatalog::Running running;
   if (!ctx.session_id().empty())
     running = service_.sessions().Start(ctx.session_id(), ctx.interrupt());
+  // A command of a multi-document transaction holds its session and reads and writes through
+  // the transaction.
+  std::unique_ptr<Transactions::Statement> statement;
+  if (txn_request.value().has_value()) {
+    StatusWith<std::unique_ptr<Transactions::Statement>> entered =
+        service_.sessions().transactions().Enter(*txn_request.value(), ctx.interrupt().get());
+    if (!entered.ok()) {
+      d->status = entered.status();
+      done(Finish(request, *d));
+      return;
+    }
+    statement = std::move(entered).value();
+    ctx.set_transaction(statement->shared_transaction());
+  } else if (read_concern.value().snapshot) {
+    StatusWith<std::unique_ptr<storage::Transaction>> view =
+        state.engine->pipeline().BeginSnapshotRead(read_concern.value().at_cluster_time);
+    if (!view.ok()) {
+      d->status = view.status();
+      done(Finish(request, *d));
+      return;
+    }
+    ctx.set_transaction(std::shared_ptr<storage::Transaction>(std::move(view).value()));
+  }
   // A retryable write holds its session: a retry waits for the attempt it repeats, then skips
   // the statements that attempt executed.
   std::unique_ptr<commands::RetryableWrite> retryable;
   bson::ValueView txn_number = request.body.Get("txnNumber");
-  if (d->command->has(commands::kRetryableWrite) && txn_number.type() == bson::Type::kInt64 &&
-      !ctx.session_id().empty()) {
+  if (statement == nullptr && d->command->has(commands::kRetryableWrite) &&
+      txn_number.type() == bson::Type::kInt64 && !ctx.session_id().empty()) {
     StatusWith<std::unique_ptr<commands::RetryableWrite>> begun =
         service_.sessions().retryable_writes().Begin(ctx.session_id(), txn_number.Int64());
     if (!begun.ok()) {
@@ -292,6 +372,9 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     d->status = Status(ErrorCode::kInternalError, "unexpected error");
   }
   retryable.reset();  // the session is free for the driver's retry
+  if (statement == nullptr && ctx.transaction() != nullptr && d->status.ok()) {
+    d->body = WithAtClusterTime(std::move(d->body), ctx.transaction()->read_timestamp());
+  }
   // The limit bounds this command; the cursor it may have opened keeps the Interrupt, and its
   // getMores are not bound by it.
   ctx.interrupt()->ClearDeadline();
@@ -302,6 +385,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     if (d->status.ok() && IsInCategory(error.status.code(), kInterruption))
       d->status = error.status;
   }
+  if (statement != nullptr) FinishStatement(statement.get(), d.get());
   d->close_instead_of_replying = ctx.close_instead_of_replying();
   if (d->command->has(commands::kWritesData)) d->write_concern_error = wc.value().unsatisfiable;
   commands::CommandContext::DeferredRun deferred = ctx.TakeDeferred();
@@ -317,6 +401,19 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     }
     done(Finish(request, *d));
   });
+}
+
+// In a transaction a write conflict fails the whole command, as mongod's does (drivers then
+// retry the transaction), and any failure, a write error too, aborts the transaction.
+void Client::FinishStatement(Transactions::Statement* statement, Dispatch* d) {
+  Status failure = d->status;
+  for (const commands::WriteError& error : d->outcome.errors) {
+    if (failure.ok()) failure = error.status;
+    if (d->status.ok() && error.status.code() == ErrorCode::kWriteConflict) {
+      d->status = error.status;
+    }
+  }
+  statement->Finish(failure);
 }
 
 wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
@@ -335,15 +432,17 @@ wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
       fail_write_concern_error = d.fail->write_concern_error;
       bson::ValueView code = fail_write_concern_error->Get("code");
       if (!labels.has_value() && code.IsNumber()) {
-        labels = ErrorLabels(request.body, static_cast<ErrorCode>(code.AsInt64()));
+        labels = ErrorLabels(request.body, d.request.name, static_cast<ErrorCode>(code.AsInt64()),
+                             /*has_write_concern_error=*/true);
       }
     } else if (!labels.has_value() && d.write_concern_error.has_value()) {
-      labels = ErrorLabels(request.body, d.write_concern_error->code());
+      labels = ErrorLabels(request.body, d.request.name, d.write_concern_error->code(),
+                           /*has_write_concern_error=*/true);
     }
     reply.body = FinishSuccessReply(state, std::move(d.body), d.write_concern_error,
                                     fail_write_concern_error, labels);
   } else {
-    if (!labels.has_value()) labels = ErrorLabels(request.body, d.status.code());
+    if (!labels.has_value()) labels = ErrorLabels(request.body, d.request.name, d.status.code());
     if (d.status.code() == ErrorCode::kInternalError) {
       log::Write(log::Severity::kError, "COMMAND", 21962, "conn" + std::to_string(connection_.id),
                  "Assertion while executing command",

@@ -42,6 +42,8 @@ class Service final : public wire::RequestHandler {
   commands::ServiceState& state() { return state_; }
   const commands::CommandRegistry& registry() const { return registry_; }
   SessionCatalog& sessions() { return sessions_; }
+  // Whether open transactions hold records that a plain write may have to wait for.
+  bool transactions_hold_records() const;
   FailPoints* fail_points() { return fail_points_.get(); }
   WorkerPool& workers() { return workers_; }
 
@@ -75,6 +77,7 @@ class Client final : public wire::ConnectionHandler {
   void ApplyFailCommand(Dispatch* d, bool* closed);
   void Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Completion done);
   wire::Response Finish(const wire::Request& request, Dispatch& d);
+  void FinishStatement(Transactions::Statement* statement, Dispatch* d);
 
   Service& service_;
   commands::ConnectionState connection_;

@@ -12,15 +12,20 @@
 
 namespace quarry::storage::internal {
 
+struct EngineState;
+struct ReadView;
+
 class BoundedIterator {
  public:
-  // Positions at the first key in `direction` after `start_after` (from the start when empty).
-  BoundedIterator(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* family, std::string lower,
-                  std::string upper, ScanDirection direction, std::string_view start_after);
+  // Positions at the first key in `direction` after `start_after` (from the start when empty),
+  // reading through `view` (null: the latest data).
+  BoundedIterator(const EngineState& state, const ReadView* view,
+                  rocksdb::ColumnFamilyHandle* family, std::string lower, std::string upper,
+                  ScanDirection direction, std::string_view start_after);
   BoundedIterator(const BoundedIterator&) = delete;
   BoundedIterator& operator=(const BoundedIterator&) = delete;
 
-  bool Valid() const { return it_->Valid(); }
+  bool Valid() const { return it_->Valid() && (!check_bounds_ || WithinBounds()); }
   void Next() {
     if (forward_) {
       it_->Next();
@@ -34,11 +39,20 @@ class BoundedIterator {
   rocksdb::Status status() const { return it_->status(); }
 
  private:
+  bool WithinBounds() const {
+    const rocksdb::Slice key = it_->key();
+    return key.compare(lower_slice_) >= 0 && key.compare(upper_slice_) < 0;
+  }
+
   bool forward_;
+  // A transaction's staged writes are merged in by an iterator that does not keep to the read
+  // options' bounds: this one then keeps to them itself.
+  bool check_bounds_ = false;
   std::string lower_;
   std::string upper_;
   rocksdb::Slice lower_slice_;  // the bounds must outlive the iterator
   rocksdb::Slice upper_slice_;
+  rocksdb::ReadOptions options_;  // the iterator reads with these
   std::unique_ptr<rocksdb::Iterator> it_;
 };
 

@@ -27,6 +27,9 @@
 #include "storage/duplicate_key.h"
 #include "storage/engine_internal.h"
 #include "storage/record_compression.h"
+#include "storage/transaction.h"
+#include "storage/transaction_locks.h"
+#include "storage/transaction_state.h"
 #include "storage/write_unit_internal.h"
 
 namespace quarry::storage {
@@ -68,6 +71,7 @@ struct ChunkScratch {
   std::vector<std::uint64_t> applied_tags;  // of the chunk's applied mutations, in order
   CommittedBatch committed;                 // entries only; wall_ms is set when handed to observers
   std::vector<std::pair<CollectionId, std::string_view>> tracked_changes;  // record keys
+  std::uint64_t transaction = 0;  // CommitOptions::transaction of the chunk's commit
 
   void Reset(std::size_t first) {
     batch.Clear();
@@ -139,7 +143,8 @@ Status Conflict(std::string_view why) {
 CommitPipeline::CommitPipeline(internal::EngineState* state)
     : state_(state),
       last_assigned_(state->latest_timestamp.load()),
-      scratch_(std::make_unique<internal::ChunkScratch>()) {}
+      scratch_(std::make_unique<internal::ChunkScratch>()),
+      transaction_locks_(std::make_unique<internal::TransactionLocks>()) {}
 
 CommitPipeline::~CommitPipeline() = default;
 
@@ -159,9 +164,13 @@ void CommitPipeline::RemoveObserver(CommitObserver* observer) {
 }
 
 void CommitPipeline::Shutdown() {
-  std::unique_lock lock(active_mu_);
-  shut_down_ = true;
-  active_cv_.wait(lock, [this] { return active_commits_ == 0; });
+  {
+    std::unique_lock lock(active_mu_);
+    shut_down_ = true;
+    active_cv_.wait(lock, [this] { return active_commits_ == 0; });
+  }
+  std::lock_guard commit_lock(commit_mu_);
+  kept_snapshots_.clear();  // their snapshots go before the database closes
 }
 
 StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOptions& options) {
@@ -180,6 +189,9 @@ StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOpti
     }
   } leave{this};
 
+  if (options.transaction == 0 && transaction_locks_->any()) {
+    QUARRY_RETURN_IF_ERROR(WaitForHeldRecords(unit, options.interrupt));
+  }
   CommitResult result;
   const std::size_t total = unit.mutations_.size();
   std::size_t next = 0;
@@ -187,7 +199,7 @@ StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOpti
   while (next < total && !stop) {
     std::size_t end = next;
     std::size_t bytes = 0;
-    while (end < total && (end == next || bytes < kChunkBytes)) {
+    while (end < total && (end == next || bytes < kChunkBytes || options.all_or_nothing)) {
       const Mutation& m = unit.mutations_[end];
       bytes += m.key.size() + m.value.size() + m.oplog.size();
       ++end;
@@ -210,6 +222,7 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   std::unique_lock commit_lock(commit_mu_);
   internal::ChunkScratch& s = *scratch_;
   s.Reset(begin);
+  s.transaction = options.transaction;
   const bool notify = observer_count_.load() > 0;  // stable: AddObserver takes the commit lock
   LookUpRecords(unit, begin, end);
 
@@ -250,6 +263,10 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   // close before there is one.
   s.values.clear();
   s.index_values.clear();
+  if (options.all_or_nothing && result->errors.size() > errors_before) {
+    *stop = true;  // nothing of the unit is written
+    return end;
+  }
 
   const Timestamp last = next_ts != first_ts ? next_ts - 1 : last_assigned_;
   if (!s.applied_tags.empty() && unit.chunk_record_) {
@@ -483,6 +500,9 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       if (dropped_.contains(m.collection) || s.dropped.contains(m.collection)) {
         return Conflict("the collection was dropped while this write was prepared");
       }
+      if (transaction_locks_->HeldByOther(m.key, s.transaction)) {
+        return Conflict("a transaction is writing this document");
+      }
       Current cur = current();
       if (!cur.error.ok()) return cur.error;
       CollectionStats& stats = stats_of(m.collection);
@@ -628,6 +648,86 @@ Status CommitPipeline::WriteStaged(Timestamp last) {
   }
   state_->records_flushes->NoteWritten(state_->db->GetLatestSequenceNumber(), last);
   return Status::OK();
+}
+
+std::shared_ptr<const internal::SnapshotHandle> CommitPipeline::SnapshotNowLocked() {
+  // Between two chunks: a snapshot never holds half of one (records are written apart from
+  // their oplog entries and index keys).
+  return std::make_shared<const internal::SnapshotHandle>(state_->db, state_->db->GetSnapshot(),
+                                                          last_assigned_);
+}
+
+std::unique_ptr<Transaction> CommitPipeline::BeginTransaction(bson::DocumentView lsid,
+                                                              std::int64_t txn_number) {
+  std::shared_ptr<const internal::SnapshotHandle> snapshot;
+  {
+    std::lock_guard commit_lock(commit_mu_);
+    snapshot = SnapshotNowLocked();
+  }
+  auto state = std::make_unique<internal::TransactionState>(
+      state_, this, transaction_locks_.get(), next_transaction_.fetch_add(1), std::move(snapshot));
+  if (!lsid.empty()) {
+    state->lsid = bson::Document::Copy(lsid);
+    state->txn_number = txn_number;
+  }
+  return std::unique_ptr<Transaction>(new Transaction(std::move(state)));
+}
+
+StatusWith<std::unique_ptr<Transaction>> CommitPipeline::BeginSnapshotRead(
+    std::optional<Timestamp> at) {
+  // mongod keeps 5 minutes of history for snapshot reads (minSnapshotHistoryWindowInSeconds);
+  // a bound on their number keeps a busy server from pinning too many versions.
+  constexpr auto kKeepFor = std::chrono::minutes(5);
+  constexpr std::size_t kMaxKept = 256;
+  std::shared_ptr<const internal::SnapshotHandle> snapshot;
+  {
+    std::lock_guard commit_lock(commit_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(kept_snapshots_,
+                  [&](const auto& kept) { return now - kept.second.taken > kKeepFor; });
+    if (at.has_value() && *at > last_assigned_) {
+      return Status(ErrorCode::kSnapshotUnavailable,
+                    "Read timestamp is later than the latest cluster time");
+    }
+    if (!at.has_value() || *at == last_assigned_) {
+      auto kept = kept_snapshots_.find(last_assigned_);
+      if (kept == kept_snapshots_.end()) {
+        if (kept_snapshots_.size() >= kMaxKept) kept_snapshots_.erase(kept_snapshots_.begin());
+        kept =
+            kept_snapshots_.emplace(last_assigned_, KeptSnapshot{SnapshotNowLocked(), now}).first;
+      }
+      snapshot = kept->second.handle;
+    } else if (auto kept = kept_snapshots_.find(*at); kept != kept_snapshots_.end()) {
+      snapshot = kept->second.handle;
+    } else {
+      return Status(ErrorCode::kSnapshotTooOld,
+                    "Read timestamp " + std::to_string(TimestampSeconds(*at)) + ", " +
+                        std::to_string(TimestampIncrement(*at)) +
+                        " is older than the oldest available timestamp");
+    }
+  }
+  auto state = std::make_unique<internal::TransactionState>(
+      state_, this, transaction_locks_.get(), next_transaction_.fetch_add(1), std::move(snapshot));
+  state->read_only = true;
+  return std::unique_ptr<Transaction>(new Transaction(std::move(state)));
+}
+
+bool CommitPipeline::transactions_hold_records() const { return transaction_locks_->any(); }
+
+bool CommitPipeline::HoldForTransaction(std::uint64_t txn, std::string_view key) {
+  std::lock_guard commit_lock(commit_mu_);
+  return transaction_locks_->Acquire(txn, key);
+}
+
+Status CommitPipeline::WaitForHeldRecords(const WriteUnit& unit, const Interrupt* interrupt) {
+  std::vector<std::string_view> keys;
+  for (const Mutation& m : unit.mutations_) {
+    if (IsRecordMutation(m.kind) && transaction_locks_->HeldByOther(m.key, 0)) {
+      keys.emplace_back(m.key);
+    }
+  }
+  if (keys.empty()) return Status::OK();
+  return transaction_locks_->WaitUntilFree(keys, interrupt);
 }
 
 // Makes the chunk visible: readers see oplog entries up to the new latest timestamp, and the

@@ -5,14 +5,18 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_set>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
 #include "storage/types.h"
@@ -20,9 +24,14 @@
 
 namespace quarry::storage {
 
+class Transaction;
+
 namespace internal {
 struct EngineState;
 struct ChunkScratch;
+class TransactionLocks;
+struct TransactionState;
+struct SnapshotHandle;
 }  // namespace internal
 
 enum class Durability : std::uint8_t {
@@ -37,6 +46,14 @@ struct CommitOptions {
   // Ordered: stop at the first failing mutation. Unordered: apply every other one.
   bool ordered = true;
   Durability durability = Durability::kNone;
+  // A transaction's commit (Transaction::id()): its own held records are its to write. 0: a
+  // plain write, which waits for records that open transactions hold.
+  std::uint64_t transaction = 0;
+  // The whole unit commits as one atomic chunk, whatever its size, or, if any mutation fails,
+  // not at all (a transaction's commit).
+  bool all_or_nothing = false;
+  // Stops a plain write's wait for records a transaction holds (killOp, maxTimeMS). May be null.
+  const Interrupt* interrupt = nullptr;
 };
 
 struct MutationError {
@@ -93,6 +110,19 @@ class CommitPipeline {
   void AddObserver(CommitObserver* observer);
   void RemoveObserver(CommitObserver* observer);
 
+  // A transaction whose reads see the database as of now, between two commits. `lsid` and
+  // `txn_number` name it in its oplog entries (empty `lsid`: none).
+  std::unique_ptr<Transaction> BeginTransaction(bson::DocumentView lsid, std::int64_t txn_number);
+  // A read-only view of the database as of `at` (nullopt: now), for reads with readConcern
+  // snapshot outside a transaction. A view taken now is kept for a few minutes, so that later
+  // reads at its timestamp (atClusterTime) see the same data; an older time that no kept view
+  // has fails with SnapshotTooOld (239), a later one than the latest commit with
+  // SnapshotUnavailable (246).
+  StatusWith<std::unique_ptr<Transaction>> BeginSnapshotRead(std::optional<Timestamp> at);
+
+  // Whether open transactions hold any record (plain writes may then have to wait).
+  bool transactions_hold_records() const;
+
   // An index build reads records outside the commit lock and adds their keys later
   // (WriteUnit::AddIndexKeys); these tell which records changed in between, so the build adds
   // keys only for records that did not (the others got theirs from their writers).
@@ -109,6 +139,14 @@ class CommitPipeline {
   void Shutdown();
 
  private:
+  friend struct internal::TransactionState;
+  // Holds record `key` for transaction `txn` (under the commit lock, so that no chunk is
+  // between its check of the holds and its write); false when another transaction holds it.
+  bool HoldForTransaction(std::uint64_t txn, std::string_view key);
+  // A plain write waits here, outside the commit lock, for the records of `unit` that open
+  // transactions hold.
+  Status WaitForHeldRecords(const WriteUnit& unit, const Interrupt* interrupt);
+
   // Commits mutations [begin, end) of `unit` under the commit lock; returns the index after
   // the last one it dealt with (less than `end` when an ordered chunk stops early).
   std::size_t CommitChunk(WriteUnit& unit, std::size_t begin, std::size_t end,
@@ -142,6 +180,16 @@ class CommitPipeline {
   std::unordered_set<CollectionId> dropped_;         // guarded by commit_mu_
   std::unordered_set<IndexId> dropped_indexes_;      // guarded by commit_mu_
   std::unique_ptr<internal::ChunkScratch> scratch_;  // guarded by commit_mu_
+  std::unique_ptr<internal::TransactionLocks> transaction_locks_;
+  // Snapshots of snapshot reads, by the timestamp they hold, kept for later reads at it.
+  struct KeptSnapshot {
+    std::shared_ptr<const internal::SnapshotHandle> handle;
+    std::chrono::steady_clock::time_point taken;
+  };
+  std::map<Timestamp, KeptSnapshot> kept_snapshots_;  // guarded by commit_mu_
+  // A snapshot taken now under the commit lock, between two chunks. REQUIRES: commit_mu_ held.
+  std::shared_ptr<const internal::SnapshotHandle> SnapshotNowLocked();
+  std::atomic<std::uint64_t> next_transaction_{1};
   // Chunks written so far: a cursor opened after this reads each of them whole.
   std::uint64_t chunks_written_ = 0;  // guarded by commit_mu_
   // Collections whose index builds read records: record key -> the chunk that last changed it.

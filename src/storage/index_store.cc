@@ -6,6 +6,7 @@
 #include "storage/bounded_iterator.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
+#include "storage/read_view.h"
 
 namespace quarry::storage {
 namespace {
@@ -48,9 +49,9 @@ std::size_t IdKeyLengthIn(std::string_view value) {
 
 class RocksIndexCursor : public IndexCursor {
  public:
-  RocksIndexCursor(internal::EngineState* state, IndexId index, const KeyRange& range,
-                   ScanDirection direction, std::string_view resume_after)
-      : it_(state->db, state->index, LowerKey(index, range), UpperKey(index, range), direction,
+  RocksIndexCursor(internal::EngineState* state, const internal::ReadView* view, IndexId index,
+                   const KeyRange& range, ScanDirection direction, std::string_view resume_after)
+      : it_(*state, view, state->index, LowerKey(index, range), UpperKey(index, range), direction,
             resume_after) {}
 
   bool Valid() const override { return it_.Valid(); }
@@ -70,10 +71,11 @@ class RocksIndexCursor : public IndexCursor {
 // over every memtable and file, which costs a point read more than the read itself.
 class PointIndexCursor : public IndexCursor {
  public:
-  PointIndexCursor(internal::EngineState* state, IndexId index, std::string_view key_fields)
+  PointIndexCursor(internal::EngineState* state, const internal::ReadView* view, IndexId index,
+                   std::string_view key_fields)
       : entry_key_(internal::IndexPrefix(index)) {
     entry_key_ += key_fields;
-    rocksdb::Status s = state->db->Get(rocksdb::ReadOptions(), state->index, entry_key_, &value_);
+    rocksdb::Status s = internal::ReadThrough(*state, view, state->index, entry_key_, &value_);
     valid_ = s.ok();
     if (!s.ok() && !s.IsNotFound()) status_ = s;
   }
@@ -99,13 +101,13 @@ class PointIndexCursor : public IndexCursor {
 }  // namespace
 
 std::unique_ptr<IndexCursor> IndexStore::Lookup(IndexId index, std::string_view key_fields) const {
-  return std::make_unique<PointIndexCursor>(state_, index, key_fields);
+  return std::make_unique<PointIndexCursor>(state_, view_, index, key_fields);
 }
 
 std::unique_ptr<IndexCursor> IndexStore::Scan(IndexId index, const KeyRange& range,
                                               ScanDirection direction,
                                               std::string_view resume_after) const {
-  return std::make_unique<RocksIndexCursor>(state_, index, range, direction, resume_after);
+  return std::make_unique<RocksIndexCursor>(state_, view_, index, range, direction, resume_after);
 }
 
 std::uint64_t IndexStore::ApproximateSize(IndexId index) const {

@@ -17,6 +17,7 @@ namespace quarry::storage {
 
 namespace internal {
 struct EngineState;
+struct ReadView;
 }  // namespace internal
 
 // Entries of one index within a range of encoded keys, in key order (or its reverse). It pins
@@ -53,7 +54,9 @@ struct KeyRange {
 
 class IndexStore {
  public:
-  explicit IndexStore(internal::EngineState* state) : state_(state) {}
+  // Reads the latest committed entries, or, given a transaction's `view`, what it sees.
+  explicit IndexStore(internal::EngineState* state, const internal::ReadView* view = nullptr)
+      : state_(state), view_(view) {}
 
   // Scans the entries of `index` whose key fields are in `range`, in `direction`, starting
   // after the entry whose whole key is `resume_after` (from the first entry when empty).
@@ -70,6 +73,7 @@ class IndexStore {
 
  private:
   internal::EngineState* state_;
+  const internal::ReadView* view_;
 };
 
 }  // namespace quarry::storage

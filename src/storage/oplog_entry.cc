@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "base/endian.h"
 #include "bson/builder.h"
 #include "storage/oplog_entry_internal.h"
 #include "storage/record_compression.h"
@@ -111,6 +112,17 @@ LaidOutEntry LayOutCommand(std::string_view db, std::string_view uuid, bson::Doc
   return entry;
 }
 
+void AddTransactionFields(bson::DocumentView lsid, std::int64_t txn_number, std::string* entry) {
+  bson::DocumentBuilder b;
+  b.AppendDocument("lsid", lsid);
+  b.AppendInt64("txnNumber", txn_number);
+  const bson::Document fields = std::move(b).Finish();
+  // The elements alone, without the length and terminator of their document.
+  const std::string_view elements = std::string_view(fields.bytes()).substr(4, fields.size() - 5);
+  entry->insert(entry->size() - kWallElementSize - 1, elements);
+  StoreLittleEndian32(static_cast<std::uint32_t>(entry->size()), entry->data());
+}
+
 }  // namespace internal
 
 bool SplitNamespace(std::string_view ns, std::string_view* db, std::string_view* coll) {
@@ -185,6 +197,10 @@ StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView raw) {
       entry.replace = e.value.Bool();
     } else if (e.key == "images" && e.value.type() == bson::Type::kBool) {
       entry.images = e.value.Bool();
+    } else if (e.key == "lsid" && e.value.type() == bson::Type::kDocument) {
+      entry.lsid = e.value.Document();
+    } else if (e.key == "txnNumber" && e.value.type() == bson::Type::kInt64) {
+      entry.txn_number = e.value.Int64();
     }
   }
   if (!has_ts || !has_op || !has_ns || (!has_o && entry.op != "n")) {

@@ -12,6 +12,8 @@
 //                                            pre only when images is true
 //   command {ts, op: "c", ns: "db.$cmd", ui?, o: {<command>...}, wall}
 //
+// A change made by a multi-document transaction also has `lsid` and `txnNumber` before `wall`.
+//
 // `images` records whether the collection had changeStreamPreAndPostImages enabled when the
 // change was made. `ts` (the commit's Timestamp) and `wall` (its Date) are filled in by the
 // commit pipeline under the commit lock.
@@ -55,6 +57,9 @@ struct OplogEntry {
   std::optional<bson::DocumentView> pre;
   bool replace = false;        // `r: true`
   std::optional<bool> images;  // `images`
+  // The session and transaction number of a change a transaction made.
+  std::optional<bson::DocumentView> lsid;
+  std::optional<std::int64_t> txn_number;
   // Own `o` and `pre` when the entry holds them compressed (`oz`, `prez`); shared so that
   // copies stay valid.
   std::shared_ptr<const std::string> inflated_o;

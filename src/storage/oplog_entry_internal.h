@@ -15,6 +15,8 @@ namespace quarry::storage::internal {
 inline constexpr std::size_t kOplogTsOffset = 4 + 1 + 3;
 // ..., wall: Date(...)}: the value sits before the terminating 0x00.
 inline std::size_t OplogWallOffset(std::string_view entry) { return entry.size() - 1 - 8; }
+// The `wall` element: type byte, "wall\0", the 8-byte value.
+inline constexpr std::size_t kWallElementSize = 1 + 5 + 8;
 
 // A part of a laid-out entry, by position, so it survives moves of the entry's bytes.
 struct Span {
@@ -36,5 +38,9 @@ LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pr
 LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted);
 // `uuid` empty: no `ui` (dropDatabase).
 LaidOutEntry LayOutCommand(std::string_view db, std::string_view uuid, bson::DocumentView o);
+
+// Adds the session and transaction number of the transaction that made the change, before
+// `wall` (so the entry's spans, which all come before, stay valid).
+void AddTransactionFields(bson::DocumentView lsid, std::int64_t txn_number, std::string* entry);
 
 }  // namespace quarry::storage::internal

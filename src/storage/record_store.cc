@@ -6,6 +6,7 @@
 #include "storage/bounded_iterator.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
+#include "storage/read_view.h"
 #include "storage/record_compression.h"
 
 namespace quarry::storage {
@@ -13,10 +14,11 @@ namespace {
 
 class RocksRecordCursor : public RecordCursor {
  public:
-  RocksRecordCursor(internal::EngineState* state, CollectionId collection,
-                    std::string_view start_after_id_key, ScanDirection direction)
+  RocksRecordCursor(internal::EngineState* state, const internal::ReadView* view,
+                    CollectionId collection, std::string_view start_after_id_key,
+                    ScanDirection direction)
       : prefix_size_(internal::CollectionPrefix(collection).size()),
-        it_(state->db, state->docs, internal::CollectionPrefix(collection),
+        it_(*state, view, state->docs, internal::CollectionPrefix(collection),
             internal::CollectionUpperBound(collection), direction,
             start_after_id_key.empty()
                 ? std::string()
@@ -86,9 +88,11 @@ StatusWith<std::optional<bson::Document>> RecordStore::FindByIdKey(CollectionId 
   std::string key = internal::CollectionPrefix(collection);
   key.append(id_key);
   std::string value;
-  rocksdb::Status s = state_->db->Get(rocksdb::ReadOptions(), state_->docs, key, &value);
+  rocksdb::PinnableSlice read(&value);  // fills `value` unless it pins a block
+  rocksdb::Status s = internal::ReadThrough(*state_, view_, state_->docs, key, &read);
   if (s.IsNotFound()) return std::optional<bson::Document>();
   if (!s.ok()) return internal::FromRocks(s, "reading a record");
+  if (read.IsPinned()) value.assign(read.data(), read.size());
   QUARRY_ASSIGN_OR_RETURN(bson::Document document, DocumentOfRecord(std::move(value)));
   return std::optional<bson::Document>(std::move(document));
 }
@@ -102,8 +106,8 @@ StatusWith<std::vector<std::optional<bson::Document>>> RecordStore::FindByIdKeys
   std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
   std::vector<rocksdb::PinnableSlice> values(keys.size());
   std::vector<rocksdb::Status> statuses(keys.size());
-  state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, keys.size(), slices.data(),
-                       values.data(), statuses.data());
+  internal::MultiReadThrough(*state_, view_, state_->docs, keys.size(), slices.data(),
+                             values.data(), statuses.data());
   std::vector<std::optional<bson::Document>> out(keys.size());
   for (std::size_t k = 0; k < keys.size(); ++k) {
     if (statuses[k].IsNotFound()) continue;
@@ -116,7 +120,8 @@ StatusWith<std::vector<std::optional<bson::Document>>> RecordStore::FindByIdKeys
 std::unique_ptr<RecordCursor> RecordStore::Scan(CollectionId collection,
                                                 std::string_view start_after_id_key,
                                                 ScanDirection direction) const {
-  return std::make_unique<RocksRecordCursor>(state_, collection, start_after_id_key, direction);
+  return std::make_unique<RocksRecordCursor>(state_, view_, collection, start_after_id_key,
+                                             direction);
 }
 
 CollectionStats RecordStore::Stats(CollectionId collection) const {

@@ -19,6 +19,7 @@ namespace quarry::storage {
 
 namespace internal {
 struct EngineState;
+struct ReadView;
 }  // namespace internal
 
 // The part of a record key after the collection prefix: the key encoding of the _id value.
@@ -44,7 +45,9 @@ class RecordCursor {
 
 class RecordStore {
  public:
-  explicit RecordStore(internal::EngineState* state) : state_(state) {}
+  // Reads the latest committed records, or, given a transaction's `view`, what it sees.
+  explicit RecordStore(internal::EngineState* state, const internal::ReadView* view = nullptr)
+      : state_(state), view_(view) {}
 
   // The document whose _id equals `id` (numbers of any type compare by value), or nullopt.
   StatusWith<std::optional<bson::Document>> FindById(CollectionId collection,
@@ -65,14 +68,18 @@ class RecordStore {
                                      std::string_view start_after_id_key = {},
                                      ScanDirection direction = ScanDirection::kForward) const;
 
-  // Exact record count and data size, maintained by every commit.
+  // Exact record count and data size, maintained by every commit: the latest committed ones,
+  // which a transaction's view does not see (counts_are_exact() is then false).
   CollectionStats Stats(CollectionId collection) const;
   std::int64_t Count(CollectionId collection) const { return Stats(collection).count; }
+  // Whether Stats and Count describe what this store's reads see.
+  bool counts_are_exact() const { return view_ == nullptr; }
   // Approximate bytes the collection's records occupy on disk (compressed) and in memtables.
   std::uint64_t ApproximateStorageSize(CollectionId collection) const;
 
  private:
   internal::EngineState* state_;
+  const internal::ReadView* view_;
 };
 
 }  // namespace quarry::storage

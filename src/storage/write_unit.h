@@ -137,6 +137,7 @@ class WriteUnit {
 
  private:
   friend class CommitPipeline;
+  friend class Transaction;
   std::size_t Add(internal::Mutation mutation);
   std::size_t Add(internal::Mutation mutation, std::vector<IndexEntry> removed,
                   std::vector<IndexEntry> added);

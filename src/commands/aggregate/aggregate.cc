@@ -323,6 +323,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
 
 void RegisterAggregateCommands(CommandRegistry& registry) {
   registry.Add({.name = "aggregate",
+                .flags = kAllowedInTransaction,
                 .run = RunAggregate,
                 .latency = LatencyClass::kRead,
                 .auth = Custom(AuthorizeAggregate)});

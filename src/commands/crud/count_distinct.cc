@@ -136,6 +136,7 @@ void RegisterCountCommands(CommandRegistry& registry) {
                 .latency = LatencyClass::kRead,
                 .auth = OnNamespace({auth::ActionType::kFind})});
   registry.Add({.name = "distinct",
+                .flags = kAllowedInTransaction,
                 .run = RunDistinct,
                 .latency = LatencyClass::kRead,
                 .auth = OnNamespace({auth::ActionType::kFind})});

@@ -164,7 +164,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
         if (stop) break;
       }
       StatusWith<std::optional<bson::Document>> doc =
-          ctx.engine().records().FindByIdKey(collection->id, key);
+          RecordsFor(ctx).FindByIdKey(collection->id, key);
       StatusWith<bool> matched = false;
       if (doc.ok() && doc.value().has_value()) {
         matched = statement.value().matcher.Evaluate(*doc.value());
@@ -201,7 +201,7 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
 
 void RegisterDeleteCommand(CommandRegistry& registry) {
   registry.Add({.name = "delete",
-                .flags = kWritesData | kRetryableWrite,
+                .flags = kWritesData | kRetryableWrite | kAllowedInTransaction,
                 .run = RunDelete,
                 .counter = OpCounter::kDelete,
                 .auth = OnNamespace({auth::ActionType::kRemove})});

@@ -139,6 +139,7 @@ Status ExplainFind(CommandContext& ctx, const Request& find_request,
 
 void RegisterFindCommand(CommandRegistry& registry) {
   registry.Add({.name = "find",
+                .flags = kAllowedInTransaction,
                 .run = RunFind,
                 .counter = OpCounter::kQuery,
                 .auth = OnNamespace({auth::ActionType::kFind})});

@@ -192,7 +192,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
 
 void RegisterFindAndModifyCommand(CommandRegistry& registry) {
   registry.Add({.name = "findAndModify",
-                .flags = kWritesData | kRetryableWrite,
+                .flags = kWritesData | kRetryableWrite | kAllowedInTransaction,
                 .run = RunFindAndModify,
                 .aliases = {"findandmodify"},
                 .latency = LatencyClass::kWrite,

@@ -161,7 +161,7 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
 
 void RegisterInsertCommand(CommandRegistry& registry) {
   registry.Add({.name = "insert",
-                .flags = kWritesData | kRetryableWrite,
+                .flags = kWritesData | kRetryableWrite | kAllowedInTransaction,
                 .run = RunInsert,
                 .counter = OpCounter::kInsert,
                 .auth = OnNamespace({auth::ActionType::kInsert})});

@@ -176,7 +176,7 @@ StatusWith<bson::Document> RunUpdate(CommandContext& ctx, const Request& request
 
 void RegisterUpdateCommand(CommandRegistry& registry) {
   registry.Add({.name = "update",
-                .flags = kWritesData | kRetryableWrite,
+                .flags = kWritesData | kRetryableWrite | kAllowedInTransaction,
                 .run = RunUpdate,
                 .counter = OpCounter::kUpdate,
                 .auth = Custom(AuthorizeUpdate)});

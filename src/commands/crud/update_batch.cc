@@ -46,7 +46,7 @@ StatusWith<bool> UpdateBatch::Add(std::size_t index, bson::ValueView id,
   QUARRY_RETURN_IF_ERROR(exec::ResolveHint(*collection_, statement.hint));
   std::string key = storage::EncodeIdKey(id);
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
-                          ctx_.engine().records().FindByIdKey(collection_->id, key));
+                          RecordsFor(ctx_).FindByIdKey(collection_->id, key));
   UpdateOutcome outcome;
   std::optional<std::size_t> mutation;
   std::optional<std::string> changed;  // the record key the statement changes

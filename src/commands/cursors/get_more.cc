@@ -110,11 +110,14 @@ StatusWith<bson::Document> RunKillCursors(CommandContext& ctx, const Request& re
 
 void RegisterCursorCommands(CommandRegistry& registry) {
   registry.Add({.name = "getMore",
-                .flags = kWaitsByDesign,
+                .flags = kWaitsByDesign | kAllowedInTransaction,
                 .run = RunGetMore,
                 .counter = OpCounter::kGetMore,
                 .auth = AnyUser()});
-  registry.Add({.name = "killCursors", .run = RunKillCursors, .auth = AnyUser()});
+  registry.Add({.name = "killCursors",
+                .flags = kAllowedInTransaction,
+                .run = RunKillCursors,
+                .auth = AnyUser()});
 }
 
 }  // namespace quarry::commands

@@ -304,6 +304,7 @@ StatusWith<bson::Document> RunListDatabases(CommandContext& ctx, const Request& 
 
 void RegisterDdlCommands(CommandRegistry& registry) {
   registry.Add({.name = "create",
+                .flags = kAllowedInTransaction,
                 .run = RunCreate,
                 .auth = OnNamespace({auth::ActionType::kCreateCollection})});
   registry.Add(

@@ -42,6 +42,17 @@ Status SetTtlMonitorEnabled(ServiceState& service, bson::ValueView value) {
   return Status::OK();
 }
 
+Status SetTransactionLifetimeLimitSeconds(ServiceState& service, bson::ValueView value) {
+  if (!value.IsNumber() || !value.IsIntegral() || value.AsInt64() < 1 ||
+      value.AsInt64() > 2147483647) {
+    return Status(ErrorCode::kBadValue,
+                  "Invalid value for transactionLifetimeLimitSeconds: " + value.ToJson() +
+                      ": it must be a whole number of seconds, at least 1");
+  }
+  service.parameters.transaction_lifetime_limit_seconds = value.AsInt64();
+  return Status::OK();
+}
+
 // The values as mongod 7.0 names them; where Quarry's behaviour is fixed, its real value.
 const Parameter kParameters[] = {
     {"authenticationMechanisms", [](const ServiceState&, std::string_view name,
@@ -68,8 +79,12 @@ const Parameter kParameters[] = {
                         bson::DocumentBuilder* b) { b->AppendInt32(name, 200); }},
     {"requireApiVersion", [](const ServiceState&, std::string_view name,
                              bson::DocumentBuilder* b) { b->AppendBool(name, false); }},
-    {"transactionLifetimeLimitSeconds", [](const ServiceState&, std::string_view name,
-                                           bson::DocumentBuilder* b) { b->AppendInt32(name, 60); }},
+    {"transactionLifetimeLimitSeconds",
+     [](const ServiceState& service, std::string_view name, bson::DocumentBuilder* b) {
+       b->AppendInt32(name, static_cast<std::int32_t>(
+                                service.parameters.transaction_lifetime_limit_seconds.load()));
+     },
+     SetTransactionLifetimeLimitSeconds},
     {"ttlMonitorEnabled",
      [](const ServiceState& service, std::string_view name, bson::DocumentBuilder* b) {
        b->AppendBool(name, service.parameters.ttl_monitor_enabled.load());

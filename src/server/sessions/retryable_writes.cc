@@ -23,19 +23,6 @@ constexpr std::string_view kRecordPrefix = "session/";
 constexpr std::size_t kIdBytes = 16;
 constexpr std::size_t kKeyBytes = kRecordPrefix.size() + kIdBytes + 8 + 4;
 
-std::string WritePrefix(const std::string& session_id, std::int64_t txn_number) {
-  std::string key(kRecordPrefix);
-  key.append(session_id);
-  AppendBigEndian64(static_cast<std::uint64_t>(txn_number), &key);
-  return key;
-}
-
-std::string RecordName(const std::string& session_id, std::int64_t txn_number, std::uint32_t seq) {
-  std::string key = WritePrefix(session_id, txn_number);
-  AppendBigEndian(seq, 4, &key);
-  return key;
-}
-
 // Statement numbers as sorted, disjoint half-open ranges: a bulk write executes long runs of
 // consecutive statements, so this stays small.
 class StatementSet {
@@ -64,6 +51,19 @@ class StatementSet {
 };
 
 }  // namespace
+
+std::string WritePrefix(const std::string& session_id, std::int64_t txn_number) {
+  std::string key(kRecordPrefix);
+  key.append(session_id);
+  AppendBigEndian64(static_cast<std::uint64_t>(txn_number), &key);
+  return key;
+}
+
+std::string RecordName(const std::string& session_id, std::int64_t txn_number, std::uint32_t seq) {
+  std::string key = WritePrefix(session_id, txn_number);
+  AppendBigEndian(seq, 4, &key);
+  return key;
+}
 
 // One attempt of a retryable write: what earlier attempts executed, read from the records, and
 // the records this attempt adds with each commit chunk.

@@ -25,6 +25,11 @@ namespace quarry::server {
 // logicalSessionTimeoutMinutes); its records are then of no use.
 inline constexpr std::chrono::minutes kSessionTimeout{30};
 
+// The meta names of a session's records for write (or transaction) `txn_number`: the prefix of
+// them all, and record `seq`. A committed transaction keeps one record, seq 0 ({at, committed}).
+std::string WritePrefix(const std::string& session_id, std::int64_t txn_number);
+std::string RecordName(const std::string& session_id, std::int64_t txn_number, std::uint32_t seq);
+
 class RetryableWrites {
  public:
   // Loads the records a previous run kept: each session's latest write and how many records it

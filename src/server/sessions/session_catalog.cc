@@ -72,6 +72,7 @@ void SessionCatalog::Kill(const std::string& id) {
     }
   }
   if (!id.empty()) cursors_->KillSession(id);
+  transactions_.Abort(id);
 }
 
 void SessionCatalog::KillAll() {
@@ -82,6 +83,7 @@ void SessionCatalog::KillAll() {
     }
   }
   cursors_->KillSession("");
+  transactions_.AbortAll();
 }
 
 void SessionCatalog::End(const std::string& id) {
@@ -97,10 +99,12 @@ void SessionCatalog::End(const std::string& id) {
       }
     }
   }
+  transactions_.Abort(id);
   retryable_writes_.Forget(id);
 }
 
 std::size_t SessionCatalog::ReapExpired(std::chrono::system_clock::time_point now) {
+  transactions_.AbortExpired();
   const std::int64_t oldest_kept =
       std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() -
       std::chrono::duration_cast<std::chrono::milliseconds>(kSessionTimeout).count();
@@ -118,6 +122,7 @@ std::size_t SessionCatalog::ReapExpired(std::chrono::system_clock::time_point no
   }
   for (const std::string& id : expired) {
     cursors_->KillSession(id);
+    transactions_.Abort(id);
     retryable_writes_.Forget(id);
   }
   return expired.size();

@@ -14,6 +14,7 @@
 #include "base/interrupt.h"
 #include "commands/session_control.h"
 #include "server/sessions/retryable_writes.h"
+#include "server/sessions/transactions.h"
 
 namespace quarry::cursors {
 class CursorManager;
@@ -27,6 +28,7 @@ class SessionCatalog final : public commands::SessionControl {
   explicit SessionCatalog(cursors::CursorManager* cursors) : cursors_(cursors) {}
 
   RetryableWrites& retryable_writes() { return retryable_writes_; }
+  Transactions& transactions() { return transactions_; }
 
   // An operation of session `id` that killSessions interrupts through `interrupt`, for as long
   // as the returned registration lives. Counts as a use of the session.
@@ -48,7 +50,8 @@ class SessionCatalog final : public commands::SessionControl {
   Running Start(const std::string& id, std::shared_ptr<Interrupt> interrupt);
 
   // Ends sessions idle since before `now` minus the timeout: their cursors are killed and what
-  // they kept of their retryable writes deleted. Returns how many.
+  // they kept of their retryable writes deleted. Returns how many. Also aborts transactions
+  // open past their lifetime limit.
   std::size_t ReapExpired(std::chrono::system_clock::time_point now);
 
   void End(const std::string& id) override;
@@ -71,6 +74,7 @@ class SessionCatalog final : public commands::SessionControl {
 
   cursors::CursorManager* cursors_;
   RetryableWrites retryable_writes_;
+  Transactions transactions_;
   mutable std::mutex mu_;
   std::map<std::string, Entry> sessions_;  // guarded by mu_
 };

@@ -101,18 +101,42 @@ TEST_F(ServiceTest, AdminOnlyCommandOutsideAdminIsUnauthorized) {
   EXPECT_EQ(NumberAt(Run(R"({"listDatabases": 1, "$db": "admin"})"), "ok"), 1);
 }
 
-TEST_F(ServiceTest, StartTransactionIsNotSupportedAndWritesNothing) {
-  bson::Document reply = Run(WithSession(
+TEST_F(ServiceTest, TransactionWritesAppearOnlyAtCommit) {
+  bson::Document inserted = Run(WithSession(
+      R"({"insert": "c", "documents": [{"_id": 1}], "startTransaction": true,
+          "autocommit": false, "$db": "db"})",
+      testing::SessionId(1), 1));
+  ASSERT_EQ(NumberAt(inserted, "ok"), 1) << inserted.ToJson();
+  EXPECT_EQ(CountDocs("c"), 0);
+
+  bson::Document committed =
+      Run(WithSession(R"({"commitTransaction": 1, "autocommit": false, "$db": "admin"})",
+                      testing::SessionId(1), 1));
+
+  ASSERT_EQ(NumberAt(committed, "ok"), 1) << committed.ToJson();
+  EXPECT_EQ(CountDocs("c"), 1);
+}
+
+TEST_F(ServiceTest, AbortedTransactionWritesNothing) {
+  (void)Run(WithSession(
       R"({"insert": "c", "documents": [{"_id": 1}], "startTransaction": true,
           "autocommit": false, "$db": "db"})",
       testing::SessionId(1), 1));
 
-  ExpectError(reply, ErrorCode::kCommandNotSupported);
+  bson::Document aborted = Run(WithSession(
+      R"({"abortTransaction": 1, "autocommit": false, "$db": "admin"})", testing::SessionId(1), 1));
+  bson::Document commit_after =
+      Run(WithSession(R"({"commitTransaction": 1, "autocommit": false, "$db": "admin"})",
+                      testing::SessionId(1), 1));
+
+  EXPECT_EQ(NumberAt(aborted, "ok"), 1) << aborted.ToJson();
+  ExpectError(commit_after, ErrorCode::kNoSuchTransaction);
   EXPECT_EQ(CountDocs("c"), 0);
 }
 
-TEST_F(ServiceTest, AutocommitAloneIsNotSupported) {
-  ExpectError(Run(R"({"find": "c", "autocommit": false})"), ErrorCode::kCommandNotSupported);
+TEST_F(ServiceTest, AutocommitWithoutTxnNumberIsInvalidOptions) {
+  ExpectError(Run(R"({"find": "c", "autocommit": false, "$db": "db"})"),
+              ErrorCode::kInvalidOptions);
 }
 
 TEST_F(ServiceTest, ErrorReplyHasExactlyMongodsErrorFields) {

@@ -1,0 +1,185 @@
+#include "server/sessions/transactions.h"
+
+#include <utility>
+
+#include "base/clock.h"
+#include "bson/builder.h"
+#include "server/sessions/retryable_writes.h"
+#include "storage/engine.h"
+
+namespace quarry::server {
+namespace {
+
+std::string Number(std::int64_t n) { return std::to_string(n); }
+
+Status NotInProgress(std::int64_t asked, std::int64_t active) {
+  return Status(ErrorCode::kNoSuchTransaction,
+                "Given transaction number " + Number(asked) +
+                    " does not match any in-progress transactions. The active transaction "
+                    "number is " +
+                    Number(active));
+}
+
+Status Aborted(std::int64_t txn_number) {
+  return Status(ErrorCode::kNoSuchTransaction,
+                "Transaction with { txnNumber: " + Number(txn_number) + " } has been aborted.");
+}
+
+// The record a commit leaves in meta, so that the commit retried after a restart succeeds.
+std::pair<std::string, std::string> CommitRecord(const std::string& session_id,
+                                                 std::int64_t txn_number) {
+  bson::DocumentBuilder b;
+  b.AppendDate("at", NowMillis());
+  b.AppendBool("committed", true);
+  return {RecordName(session_id, txn_number, 0), std::move(b).FinishBytes()};
+}
+
+Status Committed(std::int64_t txn_number) {
+  return Status(ErrorCode::kTransactionCommitted,
+                "Transaction with { txnNumber: " + Number(txn_number) + " } has been committed.");
+}
+
+}  // namespace
+
+Transactions::Statement::~Statement() {
+  if (!finished_) Finish(Status(ErrorCode::kInternalError, "the command did not finish"));
+}
+
+void Transactions::Statement::Finish(const Status& status) {
+  if (finished_) return;
+  finished_ = true;
+  owner_->Leave(session_id_, request_, status);
+}
+
+StatusWith<std::unique_ptr<Transactions::Statement>> Transactions::Enter(
+    const TransactionRequest& request, const Interrupt* interrupt) {
+  std::unique_lock lock(mu_);
+  Session& session = sessions_[request.session_id];
+  // The session runs one command at a time, as mongod checks a session out.
+  while (session.busy) {
+    if (interrupt != nullptr) QUARRY_RETURN_IF_ERROR(interrupt->Check());
+    released_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  const std::int64_t asked = request.txn_number;
+  if (asked < session.txn_number) {
+    return Status(ErrorCode::kTransactionTooOld, "Cannot start transaction " + Number(asked) +
+                                                     " on session because a newer transaction " +
+                                                     Number(session.txn_number) +
+                                                     " has already started.");
+  }
+  if (request.start) {
+    if (asked == session.txn_number) {
+      return Status(ErrorCode::kConflictingOperationInProgress,
+                    "Only servers in a sharded cluster can start a new transaction at the active "
+                    "transaction number");
+    }
+    AbortLocked(&session);
+    session.txn_number = asked;
+    session.state = State::kInProgress;
+    session.txn = engine_->pipeline().BeginTransaction(request.lsid, asked);
+    auto [name, value] = CommitRecord(request.session_id, asked);
+    session.txn->SetCommitRecord(std::move(name), std::move(value));
+    session.started = std::chrono::steady_clock::now();
+    session.start_wall_ms = NowMillis();
+  } else {
+    // A commit retried after a restart finds its record, not its session.
+    if (request.commit && asked > session.txn_number && CommitRecorded(request.session_id, asked)) {
+      session.txn_number = asked;
+      session.state = State::kCommitted;
+    }
+    if (asked != session.txn_number || session.state == State::kNone) {
+      return NotInProgress(asked, session.txn_number);
+    }
+    if (session.state == State::kAborted) return Aborted(asked);
+    if (session.state == State::kCommitted && !request.commit) return Committed(asked);
+  }
+  session.busy = true;
+  std::shared_ptr<storage::Transaction> txn =
+      session.state == State::kInProgress ? session.txn : nullptr;
+  return std::unique_ptr<Statement>(
+      new Statement(this, request.session_id, request, std::move(txn)));
+}
+
+void Transactions::Leave(const std::string& session_id, const TransactionRequest& request,
+                         const Status& status) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end()) return;
+    Session& session = it->second;
+    session.busy = false;
+    if (session.txn_number == request.txn_number && session.state == State::kInProgress) {
+      if (request.commit && status.ok()) {
+        session.txn.reset();  // cursors it opened keep their view alive
+        session.state = State::kCommitted;
+      } else if (request.abort || !status.ok()) {
+        AbortLocked(&session);
+      }
+    }
+  }
+  released_.notify_all();
+}
+
+void Transactions::AbortLocked(Session* session) {
+  if (session->state != State::kInProgress) return;
+  if (session->txn != nullptr) session->txn->ReleaseRecords();
+  session->txn.reset();
+  session->state = State::kAborted;
+}
+
+void Transactions::Abort(const std::string& session_id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(session_id);
+  if (it != sessions_.end() && !it->second.busy) AbortLocked(&it->second);
+}
+
+void Transactions::AbortAll() {
+  std::lock_guard lock(mu_);
+  for (auto& [id, session] : sessions_) AbortLocked(&session);
+}
+
+std::size_t Transactions::AbortExpired() {
+  const auto limit = std::chrono::seconds(LifetimeLimitSeconds());
+  const auto now = std::chrono::steady_clock::now();
+  std::size_t aborted = 0;
+  std::lock_guard lock(mu_);
+  for (auto& [id, session] : sessions_) {
+    if (session.state == State::kInProgress && !session.busy && now - session.started > limit) {
+      AbortLocked(&session);
+      ++aborted;
+    }
+  }
+  return aborted;
+}
+
+std::vector<TransactionInfo> Transactions::List() const {
+  const auto now = std::chrono::steady_clock::now();
+  const std::int64_t limit_ms = LifetimeLimitSeconds() * 1000;
+  std::lock_guard lock(mu_);
+  std::vector<TransactionInfo> list;
+  for (const auto& [id, session] : sessions_) {
+    if (session.state != State::kInProgress) continue;
+    list.push_back(
+        {.session_id = id,
+         .txn_number = session.txn_number,
+         .start_wall_ms = session.start_wall_ms,
+         .open_micros =
+             std::chrono::duration_cast<std::chrono::microseconds>(now - session.started).count(),
+         .expiry_wall_ms = session.start_wall_ms + limit_ms,
+         .active = session.busy});
+  }
+  return list;
+}
+
+bool Transactions::CommitRecorded(const std::string& session_id, std::int64_t txn_number) const {
+  if (engine_ == nullptr) return false;
+  StatusWith<std::optional<std::string>> record =
+      engine_->meta().Get(RecordName(session_id, txn_number, 0));
+  if (!record.ok() || !record.value().has_value()) return false;
+  const std::string& bytes = *record.value();
+  if (bytes.size() < 5) return false;
+  bson::ValueView committed = bson::DocumentView(bytes.data()).Get("committed");
+  return committed.type() == bson::Type::kBool && committed.Bool();
+}
+
+}  // namespace quarry::server

@@ -1,0 +1,134 @@
+// Multi-document transactions by logical session, with mongod's rules for a command that
+// carries `autocommit: false`: which transaction number it may start or continue, what it may
+// do once the transaction has committed or aborted, and that any failure inside a transaction
+// aborts it. The storage transaction behind each one (storage/transaction.h) is begun here;
+// handlers read and write through it, and commitTransaction commits it (commands/).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/interrupt.h"
+#include "base/status.h"
+#include "bson/value.h"
+#include "storage/transaction.h"
+
+namespace quarry::storage {
+class Engine;
+}  // namespace quarry::storage
+
+namespace quarry::server {
+
+// What a command of a transaction says about it: its generic arguments.
+struct TransactionRequest {
+  std::string session_id;  // the lsid's 16 bytes
+  bson::DocumentView lsid;
+  std::int64_t txn_number = 0;
+  bool start = false;        // startTransaction: true
+  std::string_view command;  // its name
+  bool commit = false;       // commitTransaction
+  bool abort = false;        // abortTransaction
+};
+
+// One transaction, as currentOp and $listSessions show it.
+struct TransactionInfo {
+  std::string session_id;
+  std::int64_t txn_number = 0;
+  std::int64_t start_wall_ms = 0;
+  std::int64_t open_micros = 0;
+  std::int64_t expiry_wall_ms = 0;
+  bool active = false;  // a command of it runs now
+};
+
+class Transactions {
+ public:
+  // Commits persist a record under `session/` (as retryable writes do), so that a commit
+  // retried after a restart still succeeds. A transaction open longer than
+  // `*lifetime_limit_seconds` (transactionLifetimeLimitSeconds, which setParameter changes) is
+  // aborted. Call once, before serving.
+  void Attach(storage::Engine* engine, const std::atomic<std::int64_t>* lifetime_limit_seconds) {
+    engine_ = engine;
+    lifetime_limit_seconds_ = lifetime_limit_seconds;
+  }
+
+  // One command of a transaction, holding its session until destroyed.
+  class Statement {
+   public:
+    ~Statement();
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    // The storage transaction; null when the command is a commit retried after the commit.
+    storage::Transaction* transaction() const { return txn_.get(); }
+    const std::shared_ptr<storage::Transaction>& shared_transaction() const { return txn_; }
+    // After the command: a failure aborts the transaction, a commit or abort ends it.
+    void Finish(const Status& status);
+
+   private:
+    friend class Transactions;
+    Statement(Transactions* owner, std::string session_id, TransactionRequest request,
+              std::shared_ptr<storage::Transaction> txn)
+        : owner_(owner),
+          session_id_(std::move(session_id)),
+          request_(std::move(request)),
+          txn_(std::move(txn)) {}
+    Transactions* owner_;
+    std::string session_id_;
+    TransactionRequest request_;
+    std::shared_ptr<storage::Transaction> txn_;
+    bool finished_ = false;
+  };
+
+  // Starts or continues the transaction the request names, once no other command of the
+  // session runs (waiting for it, stopped by `interrupt`). mongod's errors: TransactionTooOld
+  // (225) for an older txnNumber, NoSuchTransaction (251) for one not in progress or aborted,
+  // TransactionCommitted (256) for a command other than commitTransaction after the commit,
+  // ConflictingOperationInProgress (117) to start one at the active number.
+  StatusWith<std::unique_ptr<Statement>> Enter(const TransactionRequest& request,
+                                               const Interrupt* interrupt);
+
+  // Aborts the session's transaction in progress (killSessions, endSessions, expiry).
+  void Abort(const std::string& session_id);
+  void AbortAll();
+  // Aborts transactions open longer than the lifetime limit; returns how many.
+  std::size_t AbortExpired();
+  // Every transaction in progress.
+  std::vector<TransactionInfo> List() const;
+
+ private:
+  enum class State : std::uint8_t { kNone, kInProgress, kCommitted, kAborted };
+  struct Session {
+    std::int64_t txn_number = -1;
+    State state = State::kNone;
+    std::shared_ptr<storage::Transaction> txn;  // while in progress
+    bool busy = false;                          // a command of it runs
+    std::chrono::steady_clock::time_point started;
+    std::int64_t start_wall_ms = 0;
+  };
+
+  void Leave(const std::string& session_id, const TransactionRequest& request,
+             const Status& status);
+  // Ends the transaction in progress without committing. REQUIRES: mu_ held.
+  static void AbortLocked(Session* session);
+  // Whether a commit of this transaction was recorded (a commit retried after a restart).
+  bool CommitRecorded(const std::string& session_id, std::int64_t txn_number) const;
+
+  storage::Engine* engine_ = nullptr;
+  const std::atomic<std::int64_t>* lifetime_limit_seconds_ = nullptr;
+  std::int64_t LifetimeLimitSeconds() const {
+    return lifetime_limit_seconds_ != nullptr ? lifetime_limit_seconds_->load() : 60;
+  }
+  mutable std::mutex mu_;
+  std::condition_variable released_;
+  std::map<std::string, Session> sessions_;  // guarded by mu_
+};
+
+}  // namespace quarry::server

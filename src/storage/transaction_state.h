@@ -1,0 +1,81 @@
+// What a Transaction holds, shared by transaction.cc and the commit pipeline that creates it.
+#pragma once
+
+#include <rocksdb/utilities/write_batch_with_index.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "storage/commit_pipeline.h"
+#include "storage/index_store.h"
+#include "storage/read_view.h"
+#include "storage/record_store.h"
+#include "storage/transaction_locks.h"
+#include "storage/write_unit.h"
+#include "storage/write_unit_internal.h"
+
+namespace quarry::storage::internal {
+
+// A RocksDB snapshot and the timestamp of the last commit it holds, released when the last
+// reader lets go of it.
+struct SnapshotHandle {
+  SnapshotHandle(rocksdb::DB* database, const rocksdb::Snapshot* held, Timestamp ts)
+      : db(database), snapshot(held), timestamp(ts) {}
+  ~SnapshotHandle() { db->ReleaseSnapshot(snapshot); }
+  SnapshotHandle(const SnapshotHandle&) = delete;
+  SnapshotHandle& operator=(const SnapshotHandle&) = delete;
+
+  rocksdb::DB* db;
+  const rocksdb::Snapshot* snapshot;
+  Timestamp timestamp;
+};
+
+struct TransactionState {
+  TransactionState(EngineState* engine_state, CommitPipeline* commit_pipeline,
+                   TransactionLocks* transaction_locks, TransactionId txn,
+                   std::shared_ptr<const SnapshotHandle> snapshot_handle)
+      : engine(engine_state),
+        pipeline(commit_pipeline),
+        locks(transaction_locks),
+        id(txn),
+        read_timestamp(snapshot_handle->timestamp),
+        snapshot(std::move(snapshot_handle)),
+        writes(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true),
+        view{snapshot->snapshot, &writes},
+        records(engine_state, &view),
+        indexes(engine_state, &view) {}
+
+  // Checks record mutation `m` against the view, holds its record, and stages it in `writes`.
+  Status StageRecordChange(Mutation& m);
+  Status CheckUniqueKeys(const Mutation& m);
+  Status Hold(std::string_view key);
+
+  EngineState* engine;
+  CommitPipeline* pipeline;
+  TransactionLocks* locks;
+  TransactionId id;
+  Timestamp read_timestamp;
+  std::shared_ptr<const SnapshotHandle> snapshot;
+  rocksdb::WriteBatchWithIndex writes;  // staged records and index keys, read over the snapshot
+  ReadView view;
+  RecordStore records;
+  IndexStore indexes;
+  WriteUnit staged;  // the mutations, in order, for the commit
+  std::size_t staged_bytes = 0;
+  std::unordered_set<std::string> held;  // record keys held in `locks`
+  bool read_only = false;                // a snapshot read outside any transaction
+  Status conflict;                       // the first write conflict met, which every later
+                                         // staging answers
+  // The session that runs the transaction, which its oplog entries name.
+  std::optional<bson::Document> lsid;
+  std::int64_t txn_number = 0;
+  std::string commit_record_name;  // empty: none
+  std::string commit_record_value;
+};
+
+}  // namespace quarry::storage::internal
