@@ -127,6 +127,7 @@ BUILD=$(cd "$BUILD" && pwd)
 export QUARRY_BINARY="$BUILD/src/main/quarryd"
 export QUARRY_LIBMONGOC_CLIENT_TEST="$BUILD/tests/quarry_libmongoc_client_test"
 export QUARRY_LIBMONGOC_BULK_TEST="$BUILD/tests/quarry_libmongoc_bulk_test"
+export QUARRY_LIBMONGOC_AUTH_TEST="$BUILD/tests/quarry_libmongoc_auth_test"
 
 run_suite format parse_summary_line 300 bash scripts/format.sh --check
 run_suite unit parse_ctest 900 ctest --test-dir "$BUILD" -L unit --output-on-failure -j "$(nproc)" --timeout 300

@@ -79,9 +79,15 @@ class CommandContext {
   std::string_view command_name() const { return command_name_; }
   void set_command_name(std::string_view name) { command_name_ = name; }
 
-  // The request's logical session (the lsid's 16-byte id), empty without one.
+  // The request's logical session: the lsid's 16-byte id (what retryable writes are recorded
+  // under), and its key with the session's user (commands/session_control.h: what killSessions
+  // kills and cursors belong to); both empty without one.
   const std::string& session_id() const { return session_id_; }
-  void set_session_id(std::string id) { session_id_ = std::move(id); }
+  const std::string& session_key() const { return session_key_; }
+  void set_session(std::string id, std::string key) {
+    session_id_ = std::move(id);
+    session_key_ = std::move(key);
+  }
 
   // Set when the request is a retryable write (lsid and txnNumber, outside a transaction).
   RetryableWrite* retryable_write() const { return retryable_write_; }
@@ -135,6 +141,7 @@ class CommandContext {
   std::shared_ptr<Interrupt> interrupt_ = std::make_shared<Interrupt>();
   std::string_view command_name_;
   std::string session_id_;
+  std::string session_key_;
   RetryableWrite* retryable_write_ = nullptr;
   std::shared_ptr<storage::Transaction> transaction_;
   std::int32_t opid_ = 0;

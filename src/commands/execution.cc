@@ -19,7 +19,7 @@ const storage::RecordStore& RecordsFor(CommandContext& ctx) { return ExecContext
 
 cursors::CursorOptions CursorOptionsFor(const CommandContext& ctx) {
   cursors::CursorOptions options;
-  options.session_id = ctx.session_id();
+  options.session_id = ctx.session_key();
   options.interrupt = ctx.interrupt();
   options.owner = ctx.connection().auth.OwnerName();
   options.reads_through = ctx.shared_transaction();

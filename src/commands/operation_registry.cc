@@ -71,6 +71,12 @@ bool OperationRegistry::Kill(std::int32_t opid) {
   return true;
 }
 
+bool OperationRegistry::StartedBy(std::int32_t opid, const UserName& user) const {
+  std::lock_guard lock(mu_);
+  auto it = operations_.find(opid);
+  return it != operations_.end() && it->second.user == user;
+}
+
 void OperationRegistry::Connect(std::int64_t id, std::string remote) {
   std::lock_guard lock(mu_);
   ClientConnection& connection = connections_[id];
@@ -83,6 +89,12 @@ void OperationRegistry::SetClientMetadata(std::int64_t id, bson::Document metada
   std::lock_guard lock(mu_);
   auto it = connections_.find(id);
   if (it != connections_.end()) it->second.metadata = std::move(shared);
+}
+
+void OperationRegistry::SetUser(std::int64_t id, std::optional<UserName> user) {
+  std::lock_guard lock(mu_);
+  auto it = connections_.find(id);
+  if (it != connections_.end()) it->second.user = std::move(user);
 }
 
 void OperationRegistry::Disconnect(std::int64_t id) {

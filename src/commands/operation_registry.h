@@ -16,6 +16,7 @@
 
 #include "base/interrupt.h"
 #include "bson/value.h"
+#include "commands/auth/user_name.h"
 
 namespace quarry::commands {
 
@@ -39,6 +40,8 @@ struct RunningOperation {
   std::chrono::steady_clock::time_point started;
   std::shared_ptr<Interrupt> interrupt;  // what killOp kills; never null
   std::optional<OperationProgress> progress;
+  // The user the connection was authenticated as when the operation began (--auth only).
+  std::optional<UserName> user;
 };
 
 // A client connection as currentOp describes it.
@@ -47,6 +50,7 @@ struct ClientConnection {
   std::string remote;                              // "ip:port"
   std::shared_ptr<const bson::Document> metadata;  // hello's `client` document, if it sent one
   int running = 0;                                 // operations listed for it now
+  std::optional<UserName> user;                    // who it is authenticated as (--auth)
 };
 
 class OperationRegistry {
@@ -85,10 +89,15 @@ class OperationRegistry {
   // killOp: interrupts operation `opid` with Interrupted (11601); it fails at its next check.
   // False when no operation has that opid.
   bool Kill(std::int32_t opid);
+  // Whether operation `opid` is listed and was started by `user` (mongod lets a user kill its
+  // own operations without the killop action).
+  bool StartedBy(std::int32_t opid, const UserName& user) const;
 
   void Connect(std::int64_t id, std::string remote);
   // Keeps the `client` document of the connection's hello for currentOp's clientMetadata.
   void SetClientMetadata(std::int64_t id, bson::Document metadata);
+  // Who connection `id` is authenticated as from now on (nullopt: nobody), for currentOp.
+  void SetUser(std::int64_t id, std::optional<UserName> user);
   void Disconnect(std::int64_t id);
 
   // Calls `visit` for each listed operation (by opid) with its connection (null when the

@@ -1,31 +1,51 @@
-// What session commands (endSessions, killSessions, refreshSessions, $listLocalSessions) ask
-// of the server's logical sessions. server/ implements it; commands reach it through
-// ServiceState.
+// What session commands (endSessions, killSessions, killAllSessions, refreshSessions,
+// $listLocalSessions) ask of the server's logical sessions. server/ implements it; commands
+// reach it through ServiceState.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace quarry::commands {
 
+// A logical session is mongod's {id, uid}: the lsid's 16-byte id and the 32-byte digest of the
+// user that uses it (auth::UserDigest, auth::NoUserDigest without --auth), so two users sending
+// the same id have two sessions. Its key here is the id followed by the uid.
+inline constexpr std::size_t kSessionIdBytes = 16;
+inline std::string SessionKey(std::string_view id, std::string_view uid) {
+  std::string key(id);
+  key += uid;
+  return key;
+}
+inline std::string_view SessionIdOfKey(std::string_view key) {
+  return key.substr(0, kSessionIdBytes);
+}
+inline std::string_view SessionUidOfKey(std::string_view key) {
+  return key.size() > kSessionIdBytes ? key.substr(kSessionIdBytes) : std::string_view();
+}
+
 struct LocalSession {
-  std::string id;            // the lsid's 16-byte UUID
+  std::string key;           // SessionKey(id, uid)
   std::int64_t last_use_ms;  // wall clock
+  std::string user;          // "user@db" of the user that used it, empty without --auth
 };
 
 class SessionControl {
  public:
   virtual ~SessionControl() = default;
   // endSessions: forgets the session and what it remembers of its retryable writes.
-  virtual void End(const std::string& id) = 0;
+  virtual void End(const std::string& key) = 0;
   // refreshSessions: counts as a use now, so the session does not expire.
-  virtual void Refresh(const std::string& id) = 0;
+  virtual void Refresh(const std::string& key) = 0;
   // killSessions: interrupts the session's running operations and kills its cursors.
-  virtual void Kill(const std::string& id) = 0;
+  virtual void Kill(const std::string& key) = 0;
+  // The same for every session of the user whose digest is `uid`.
+  virtual void KillOfUser(const std::string& uid) = 0;
   // killAllSessions: the same for every session.
   virtual void KillAll() = 0;
-  // The sessions in use, by id.
+  // The sessions in use.
   virtual std::vector<LocalSession> List() const = 0;
 };
 

@@ -19,6 +19,7 @@
 #include "catalog/catalog.h"
 #include "changestream/change_notifier.h"
 #include "changestream/oplog_retention.h"
+#include "commands/auth/auth_change_observer.h"
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
 #include "exec/index_build.h"
@@ -300,6 +301,9 @@ int Run(int argc, char** argv) {
   state.oplog_trimmed_before = [&retention] { return retention.TrimmedBefore(); };
   state.oplog_bytes = [&retention] { return retention.bytes(); };
   state.oplog_max_bytes = static_cast<std::uint64_t>(options.oplog_size_mb) << 20;
+  // Direct writes to admin.system.users and admin.system.roles change privileges too.
+  commands::AuthChangeObserver auth_changes(&state.auth);
+  engine.value()->pipeline().AddObserver(&auth_changes);
 
   server::Service service(state);
   // A command that does not say what it needs would be open to every user: refuse to start.
@@ -376,6 +380,7 @@ int Run(int argc, char** argv) {
   engine.value()->pipeline().RemoveObserver(&notifier);
   engine.value()->pipeline().RemoveObserver(&retention);
   engine.value()->pipeline().RemoveObserver(&search_indexes);
+  engine.value()->pipeline().RemoveObserver(&auth_changes);
   search_indexes.Shutdown();
   search_indexes.SaveSnapshots();  // after the last commit it saw: start-up redoes nothing
   notifier.Shutdown();

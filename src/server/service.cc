@@ -11,7 +11,9 @@
 #include "base/log.h"
 #include "bson/builder.h"
 #include "commands/auth/authorizer.h"
+#include "commands/auth/session_uid.h"
 #include "commands/register.h"
+#include "commands/session_control.h"
 #include "commands/work_placement.h"
 #include "server/accounting.h"
 #include "server/read_concern.h"
@@ -66,6 +68,20 @@ std::string SessionIdOf(bson::DocumentView body) {
   if (lsid.type() != bson::Type::kDocument) return {};
   bson::ValueView id = lsid.Document().Get("id");
   return id.type() == bson::Type::kBinary ? std::string(id.Binary().data) : std::string();
+}
+
+// Sets the request's session: its id, and its key with the uid of its user. Under --auth a
+// request before authentication is in no session, as mongod attaches none to the commands open
+// to it.
+Status SetSession(commands::CommandContext& ctx, bson::DocumentView body) {
+  std::string id = SessionIdOf(body);
+  if (id.empty()) return Status::OK();
+  QUARRY_ASSIGN_OR_RETURN(std::optional<std::string> uid,
+                          commands::SessionUid(ctx, body.Get("lsid").Document().Get("uid")));
+  if (!uid.has_value()) return Status::OK();
+  std::string key = commands::SessionKey(id, *uid);
+  ctx.set_session(std::move(id), std::move(key));
+  return Status::OK();
 }
 
 // maxTimeMS as mongod reads it: a whole number of milliseconds in [0, 2^31-1]; 0 or absent
@@ -299,7 +315,8 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
                                       .counter = d->command->counter,
                                       .started = d->started,
                                       .interrupt = ctx.interrupt(),
-                                      .progress = std::nullopt});
+                                      .progress = std::nullopt,
+                                      .user = connection_.auth.Name()});
   ctx.set_opid(d->listed.opid());
   commands::WriteConcern concern = wc.value().concern;
   if (d->more_to_come) concern.unacknowledged = true;
@@ -316,14 +333,23 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     ctx.interrupt()->SetDeadline(*ctx.deadline());
   }
   // The logical session: killSessions can interrupt the operation while it runs.
-  ctx.set_session_id(SessionIdOf(request.body));
+  if (Status session = SetSession(ctx, request.body); !session.ok()) {
+    d->status = session;
+    done(Finish(request, *d));
+    return;
+  }
   SessionCatalog::Running running;
-  if (!ctx.session_id().empty())
-    running = service_.sessions().Start(ctx.session_id(), ctx.interrupt());
+  if (!ctx.session_key().empty()) {
+    running = service_.sessions().Start(
+        ctx.session_key(), ctx.interrupt(),
+        connection_.auth.authenticated() ? connection_.auth.OwnerName() : std::string());
+  }
   // A command of a multi-document transaction holds its session and reads and writes through
   // the transaction.
   std::unique_ptr<Transactions::Statement> statement;
   if (txn_request.value().has_value()) {
+    // The session as the catalog keys it: the same lsid of two users is two sessions.
+    txn_request.value()->session_id = ctx.session_key();
     StatusWith<std::unique_ptr<Transactions::Statement>> entered =
         service_.sessions().transactions().Enter(*txn_request.value(), ctx.interrupt().get());
     if (!entered.ok()) {

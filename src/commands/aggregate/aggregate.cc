@@ -2,9 +2,11 @@
 // lazily behind a client cursor; $out and $merge write through the same commit pipeline as
 // the write commands.
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 
+#include "auth/user_digest.h"
 #include "base/clock.h"
 #include "bson/builder.h"
 #include "changestream/change_stream_spec.h"
@@ -14,6 +16,7 @@
 #include "commands/aggregate/index_stats.h"
 #include "commands/aggregate/plan_cache_stats.h"
 #include "commands/auth/authorizer.h"
+#include "commands/auth/session_uid.h"
 #include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
@@ -25,6 +28,7 @@
 #include "commands/request_parser.h"
 #include "commands/search/search_indexes.h"
 #include "commands/session_control.h"
+#include "commands/strict_document.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "exec/count_all.h"
@@ -55,25 +59,66 @@ std::string_view FirstStageName(bson::DocumentView stages) {
   return it->value.Document().FirstKey();
 }
 
-// $listLocalSessions' documents: the sessions clients have used, with the uid mongod gives a
-// session without authentication (the SHA-256 of the empty user name).
-std::vector<bson::Document> LocalSessions(const ServiceState& state) {
-  static const std::string kNoUserUid = [] {
-    const char* hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-    std::string bytes;
-    for (int i = 0; i < 64; i += 2)
-      bytes.push_back(static_cast<char>(std::stoi(std::string(hex + i, 2), nullptr, 16)));
-    return bytes;
-  }();
+// $listLocalSessions' documents {_id: {id, uid}, lastUse, user?: {name}}: the sessions of the
+// users `spec` names ({allUsers: true}, {users: [{user, db}, ...]}, or by default the caller),
+// as mongod's listSessionsParseSpec reads it.
+StatusWith<std::vector<bson::Document>> LocalSessions(CommandContext& ctx, bson::ValueView spec) {
+  constexpr std::string_view kStage = "$listLocalSessions";
+  if (spec.type() != bson::Type::kDocument) {
+    return Status(ErrorCode::kTypeMismatch, std::string(kStage) +
+                                                " options must be specified in an object, but "
+                                                "found: " +
+                                                std::string(bson::TypeAlias(spec.type())));
+  }
+  QUARRY_RETURN_IF_ERROR(
+      CheckStrictDocument(spec.Document(), kStage,
+                          {{"allUsers", bson::Type::kBool, "bool"},
+                           {"users", bson::Type::kArray, "array"},
+                           {"$_internalPredicate", bson::Type::kDocument, "object"}}));
+  if (spec.Document().Has("$_internalPredicate")) {
+    return Status(ErrorCode::kNotImplemented,
+                  "$listLocalSessions' $_internalPredicate is not supported by Quarry");
+  }
+  const bool all_users = spec.Document().Get("allUsers").Truthy();
+  bson::ValueView users = spec.Document().Get("users");
+  const bool names_users = users.exists() && !users.Document().empty();
+  if (all_users && names_users) {
+    return Status(ErrorCode::kUnsupportedFormat,
+                  std::string(kStage) +
+                      " may not specify {allUsers:true} and {users:[...]} at the same time");
+  }
+  std::set<std::string> uids;
+  if (names_users) {
+    for (const bson::Element& e : users.Document()) {
+      const std::string path = std::string(kStage) + ".users";
+      if (e.value.type() != bson::Type::kDocument) {
+        return WrongFieldType(path + "." + std::string(e.key), e.value, "object");
+      }
+      QUARRY_RETURN_IF_ERROR(CheckStrictDocument(e.value.Document(), path,
+                                                 {{"user", bson::Type::kString, "string", true},
+                                                  {"db", bson::Type::kString, "string", true}}));
+      bson::DocumentView user = e.value.Document();
+      const std::string_view name = user.Get("user").String();
+      const std::string_view db = user.Get("db").String();
+      uids.insert(name.empty() && db.empty() ? auth::NoUserDigest() : auth::UserDigest(name, db));
+    }
+  } else if (!all_users) {
+    std::optional<std::string> own = OwnSessionUid(ctx);
+    if (!own.has_value()) return Status(ErrorCode::kUnauthorized, "There is no user authenticated");
+    uids.insert(*own);
+  }
   std::vector<bson::Document> docs;
-  if (state.sessions == nullptr) return docs;
-  for (const LocalSession& session : state.sessions->List()) {
+  if (ctx.service().sessions == nullptr) return docs;
+  for (const LocalSession& session : ctx.service().sessions->List()) {
+    const std::string_view uid = SessionUidOfKey(session.key);
+    if (!all_users && !uids.contains(std::string(uid))) continue;
     bson::DocumentBuilder b;
     b.OpenDocument("_id")
-        .AppendBinary("id", 4, session.id)
-        .AppendBinary("uid", 0, kNoUserUid)
+        .AppendBinary("id", 4, SessionIdOfKey(session.key))
+        .AppendBinary("uid", 0, uid)
         .Close();
     b.AppendDate("lastUse", session.last_use_ms);
+    if (!session.user.empty()) b.OpenDocument("user").AppendString("name", session.user).Close();
     docs.push_back(std::move(b).Finish());
   }
   return docs;
@@ -159,6 +204,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
         "The 'cursor' option is required, except for aggregate with the explain argument");
   }
   bson::DocumentView stages = pipeline_value.Document();
+  const bson::DocumentView stages_as_sent = stages;
   QUARRY_ASSIGN_OR_RETURN(bool change_stream, changestream::IsChangeStreamPipeline(stages));
   if (change_stream) {
     std::optional<std::string> stream_coll;
@@ -198,6 +244,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
     }
     QUARRY_ASSIGN_OR_RETURN(
         current_op, ParseCurrentOpStage(stages.begin()->value.Document().Get("$currentOp")));
+    if (ctx.service().config.auth_enabled && !current_op->all_users) {
+      current_op->only_user = ctx.connection().auth.Name();
+    }
   }
   bson::Document rest_of_pipeline;
   if (local_sessions || current_op.has_value() || collection_source) {
@@ -267,7 +316,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   }
   std::unique_ptr<query::DocumentStream> input;
   if (local_sessions) {
-    input = query::StreamOfDocuments(LocalSessions(ctx.service()));
+    QUARRY_ASSIGN_OR_RETURN(
+        std::vector<bson::Document> docs,
+        LocalSessions(ctx, stages_as_sent.begin()->value.Document().Get("$listLocalSessions")));
+    input = query::StreamOfDocuments(std::move(docs));
   } else if (current_op.has_value()) {
     input = query::StreamOfDocuments(CurrentOpDocuments(ctx.service(), *current_op));
   } else if (index_stats) {

@@ -1,6 +1,8 @@
 // The authorization check before every command, and the argument-dependent checks.
 #include "commands/auth/authorizer.h"
 
+#include <limits>
+
 #include "commands/auth/user_store.h"
 
 namespace quarry::commands {
@@ -40,6 +42,26 @@ std::optional<auth::Target> NamespaceValue(bson::ValueView value, std::string_vi
 bool AllowsPipeline(const Authorizer& authorizer, bson::ValueView pipeline,
                     const auth::Target& base, bool is_top);
 
+// mongod's listSessionsRequiredPrivileges: a list of sessions needs listSessions unless it is
+// the caller's own (no allUsers, and `users` absent, empty or naming only the caller).
+bool ListsOnlyOwnSessions(const Authorizer& authorizer, bson::ValueView spec) {
+  if (spec.type() != bson::Type::kDocument) return true;  // the stage fails on its argument
+  if (spec.Document().Get("allUsers").Truthy()) return false;
+  bson::ValueView users = spec.Document().Get("users");
+  if (users.type() != bson::Type::kArray) return true;
+  std::optional<UserName> me = authorizer.connection().Name();
+  for (const bson::Element& e : users.Document()) {
+    if (e.value.type() != bson::Type::kDocument) return true;  // fails on its argument
+    bson::ValueView user = e.value.Document().Get("user");
+    bson::ValueView db = e.value.Document().Get("db");
+    if (!me.has_value() || user.type() != bson::Type::kString || db.type() != bson::Type::kString ||
+        user.String() != me->user || db.String() != me->db) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool AllowsStage(const Authorizer& authorizer, std::string_view stage, bson::ValueView spec,
                  const auth::Target& base) {
   const std::string& db = base.db;
@@ -75,12 +97,15 @@ bool AllowsStage(const Authorizer& authorizer, std::string_view stage, bson::Val
     }
     return true;
   }
-  if (stage == "$currentOp" || stage == "$listSessions" || stage == "$listLocalSessions") {
-    // Operations and sessions do not record the user that started them, so a list of the
-    // caller's own cannot be told apart from everyone's: every such list needs the
-    // cluster-wide action, whatever allUsers says.
-    return authorizer.Allows(auth::Target::Cluster(),
-                             {stage == "$currentOp" ? A::kInprog : A::kListSessions});
+  if (stage == "$currentOp") {
+    // Without allUsers, the caller's own operations.
+    const bool all_users =
+        spec.type() == bson::Type::kDocument && spec.Document().Get("allUsers").Truthy();
+    return !all_users || authorizer.Allows(auth::Target::Cluster(), {A::kInprog});
+  }
+  if (stage == "$listSessions" || stage == "$listLocalSessions") {
+    return ListsOnlyOwnSessions(authorizer, spec) ||
+           authorizer.Allows(auth::Target::Cluster(), {A::kListSessions});
   }
   if (stage == "$collStats") return authorizer.Allows(base, {A::kCollStats});
   if (stage == "$indexStats") return authorizer.Allows(base, {A::kIndexStats});
@@ -124,6 +149,11 @@ bool Authorizer::AllowsOn(std::string_view db, std::string_view coll,
   return Allows(auth::Target::Namespace(std::string(db), std::string(coll)), actions);
 }
 
+bool Authorizer::OwnsOperation(std::int32_t opid) const {
+  std::optional<UserName> user = auth_.Name();
+  return operations_ != nullptr && user.has_value() && operations_->StartedBy(opid, *user);
+}
+
 bool Authorizer::AllowsCommand(const Command& command, const Request& request) const {
   using Scope = Authorization::Scope;
   const Authorization& declared = command.auth;
@@ -160,7 +190,8 @@ Status CheckAuthorization(CommandContext& ctx, const Command& command, const Req
     return Status(ErrorCode::kUnauthorized,
                   "command " + std::string(request.name) + " requires authentication");
   }
-  if (Authorizer(auth, *ctx.service().registry).AllowsCommand(command, request)) {
+  if (Authorizer(auth, *ctx.service().registry, &ctx.service().operations)
+          .AllowsCommand(command, request)) {
     return Status::OK();
   }
   constexpr std::size_t kMaxShown = 1024;
@@ -259,11 +290,21 @@ std::optional<std::function<bool(std::string_view db)>> AuthorizedDatabases(
   return [&privileges](std::string_view db) { return privileges.AnyOnDatabase(db); };
 }
 
-bool AuthorizeKillSessions(const Authorizer& authorizer, const Request& request) {
-  bson::ValueView sessions = request.body.Get(request.name);
-  const bool own = sessions.type() == bson::Type::kArray && sessions.Document().empty();
-  return own ? authorizer.authenticated()
-             : authorizer.Allows(auth::Target::Cluster(), {A::kKillAnySession});
+bool AuthorizeCurrentOp(const Authorizer& authorizer, const Request& request) {
+  return authorizer.Allows(auth::Target::Cluster(), {A::kInprog}) ||
+         (authorizer.authenticated() && request.body.Get("$ownOps").Truthy());
+}
+
+bool AuthorizeKillOp(const Authorizer& authorizer, const Request& request) {
+  if (authorizer.Allows(auth::Target::Cluster(), {A::kKillop})) return true;
+  bson::ValueView op = request.body.Get("op");
+  if (!authorizer.authenticated() || !op.IsNumber()) return false;
+  const double id = op.AsDouble();
+  if (!(id >= std::numeric_limits<std::int32_t>::min() &&
+        id <= std::numeric_limits<std::int32_t>::max())) {
+    return false;
+  }
+  return authorizer.OwnsOperation(static_cast<std::int32_t>(op.AsInt64()));
 }
 
 }  // namespace quarry::commands

@@ -3,6 +3,7 @@
 // depend on their arguments.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -12,14 +13,16 @@
 #include "commands/auth/connection_auth.h"
 #include "commands/command.h"
 #include "commands/command_context.h"
+#include "commands/operation_registry.h"
 
 namespace quarry::commands {
 
 // What the connection's user may do, as a command's declaration asks it.
 class Authorizer {
  public:
-  Authorizer(const ConnectionAuth& auth, const CommandRegistry& registry)
-      : auth_(auth), registry_(registry) {}
+  Authorizer(const ConnectionAuth& auth, const CommandRegistry& registry,
+             const OperationRegistry* operations = nullptr)
+      : auth_(auth), registry_(registry), operations_(operations) {}
 
   bool authenticated() const { return auth_.authenticated(); }
   const ConnectionAuth& connection() const { return auth_; }
@@ -31,10 +34,13 @@ class Authorizer {
   // Whether `command`'s declaration allows `request`.
   bool AllowsCommand(const Command& command, const Request& request) const;
   const CommandRegistry& registry() const { return registry_; }
+  // Whether operation `opid` runs now and was started by this connection's user.
+  bool OwnsOperation(std::int32_t opid) const;
 
  private:
   const ConnectionAuth& auth_;
   const CommandRegistry& registry_;
+  const OperationRegistry* operations_;
 };
 
 // OK, or Unauthorized (13) as mongod words it: "command <name> requires authentication" before
@@ -61,7 +67,8 @@ bool AllowsOnRoles(const Authorizer& authorizer, bson::ValueView roles, std::str
 // The checks of commands whose needs depend on their arguments, as mongod makes them.
 // aggregate: find on the collection (changeStream too for $changeStream; none for
 // collection-less stages), find on what $lookup, $graphLookup and $unionWith read, insert and
-// remove or update on what $out and $merge write, inprog for $currentOp of all users.
+// remove or update on what $out and $merge write, inprog for $currentOp of all users,
+// listSessions for $listLocalSessions of all users or of users other than the caller.
 bool AuthorizeAggregate(const Authorizer& authorizer, const Request& request);
 // explain: what the explained command needs.
 bool AuthorizeExplain(const Authorizer& authorizer, const Request& request);
@@ -75,7 +82,10 @@ bool AuthorizeFindAndModify(const Authorizer& authorizer, const Request& request
 bool AuthorizeRenameCollection(const Authorizer& authorizer, const Request& request);
 // listDatabases: listDatabases on the cluster, or any user unless authorizedDatabases is false.
 bool AuthorizeListDatabases(const Authorizer& authorizer, const Request& request);
-// killSessions: any user for an empty list (its own sessions), killAnySession otherwise.
-bool AuthorizeKillSessions(const Authorizer& authorizer, const Request& request);
+// currentOp: inprog on the cluster, or any user with $ownOps: true (its own operations).
+bool AuthorizeCurrentOp(const Authorizer& authorizer, const Request& request);
+// killOp: killop on the cluster, or any user killing an operation it started (mongod's
+// findOpForKilling: an opid that runs no operation of the user needs killop).
+bool AuthorizeKillOp(const Authorizer& authorizer, const Request& request);
 
 }  // namespace quarry::commands

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "auth/privilege.h"
+#include "commands/auth/user_name.h"
 
 namespace quarry::commands {
 
@@ -22,6 +23,8 @@ struct AuthenticatedUser {
   std::string db;
   std::vector<RoleName> roles;      // granted directly
   std::vector<RoleName> inherited;  // every role reached through them, those included
+
+  UserName name() const { return {user, db}; }
 };
 
 class SaslConversation;  // commands/auth/sasl_conversation.h
@@ -35,6 +38,9 @@ struct ConnectionAuth {
   std::shared_ptr<SaslConversation> conversation;
 
   bool authenticated() const { return user.has_value(); }
+  std::optional<UserName> Name() const {
+    return user.has_value() ? std::optional<UserName>(user->name()) : std::nullopt;
+  }
   // "user@db" of the authenticated user, empty when none: a cursor's owner.
   std::string OwnerName() const { return user.has_value() ? user->user + "@" + user->db : ""; }
 };

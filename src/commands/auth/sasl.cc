@@ -77,8 +77,31 @@ StatusWith<bson::Document> FailAfter(CommandContext& ctx, Status status,
   return bson::Document();
 }
 
+// mongod 7.0 keeps one user per connection: signing in again as that user is fine, as another
+// needs logout first (AuthorizationSession::addAndAuthorizeUser's 5626701 and 5626702).
+Status CheckOneUserPerConnection(const CommandContext& ctx, const SaslConversation& conversation) {
+  const std::optional<AuthenticatedUser>& current = ctx.connection().auth.user;
+  if (!current.has_value()) return Status::OK();
+  if (current->user == conversation.user && current->db == conversation.db) return Status::OK();
+  const std::string previous = current->name().FullName();
+  if (current->db == conversation.db) {
+    return Status(static_cast<ErrorCode>(5626701),
+                  "Each client connection may only be authenticated once. Previously "
+                  "authenticated as: " +
+                      previous);
+  }
+  return Status(static_cast<ErrorCode>(5626702),
+                "Client has attempted to authenticate on multiple databases.Already "
+                "authenticated as: " +
+                    previous);
+}
+
 Status Succeeded(CommandContext& ctx, const SaslConversation& conversation,
                  bson::DocumentView user_document) {
+  if (Status one_user = CheckOneUserPerConnection(ctx, conversation); !one_user.ok()) {
+    LogFailure(ctx, conversation, one_user);
+    return one_user;
+  }
   QUARRY_RETURN_IF_ERROR(SignIn(ctx, user_document));
   MechanismCounters& counters = CountersFor(ctx, conversation.scram.hash());
   counters.successful.fetch_add(1);
@@ -246,10 +269,8 @@ StatusWith<bson::Document> RunSaslContinue(CommandContext& ctx, const Request& r
 }
 
 StatusWith<bson::Document> RunLogout(CommandContext& ctx, const Request&) {
-  ConnectionAuth& auth = ctx.connection().auth;
-  auth.user.reset();
-  auth.privileges = {};
-  auth.conversation.reset();
+  SignOut(ctx);
+  ctx.connection().auth.conversation.reset();
   return bson::Document();
 }
 

@@ -11,6 +11,7 @@
 #include "commands/command_context.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "query/match/matcher.h"
 
 namespace quarry::commands {
 namespace {
@@ -344,18 +345,35 @@ StatusWith<bson::Document> RunUsersInfo(CommandContext& ctx, const Request& requ
   QUARRY_ASSIGN_OR_RETURN(bool show_privileges, args.OptionalBool("showPrivileges", false));
   QUARRY_ASSIGN_OR_RETURN(bool show_custom_data, args.OptionalBool("showCustomData", true));
   bson::ValueView restrictions = args.Raw("showAuthenticationRestrictions");
-  bson::ValueView filter_value = args.Raw("filter");
+  QUARRY_ASSIGN_OR_RETURN(std::optional<bson::DocumentView> user_filter,
+                          args.MaybeDocument("filter"));
   args.Ignore({"comment"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  if (filter_value.exists() || restrictions.Truthy()) {
+  if (restrictions.Truthy()) {
     return Status(ErrorCode::kBadValue,
-                  "usersInfo's filter and showAuthenticationRestrictions are not supported by "
-                  "Quarry");
+                  "usersInfo's showAuthenticationRestrictions is not supported by Quarry");
   }
-  QUARRY_ASSIGN_OR_RETURN(bson::Document filter,
-                          UsersFilter(request.body.Get(request.name), request.db));
+  const bson::ValueView which = request.body.Get(request.name);
+  const bool exact = !which.IsNumber() && !(which.type() == bson::Type::kDocument &&
+                                            which.Document().Get("forAllDBs").Truthy());
+  if (show_privileges && (user_filter.has_value() || !exact)) {
+    return Status(ErrorCode::kIllegalOperation,
+                  "Privilege or restriction details require exact-match usersInfo queries.");
+  }
+  // mongod applies `filter` to the documents as shown (mechanisms added, credentials and
+  // customData left out unless asked for).
+  std::optional<query::Matcher> matcher;
+  if (user_filter.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(matcher, query::Matcher::Parse(*user_filter));
+  }
+  QUARRY_ASSIGN_OR_RETURN(bson::Document filter, UsersFilter(which, request.db));
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> users,
                           FindAuthDocuments(ctx, kUsersCollection, filter));
+  // Ordered by user, then db, as mongod's UserName.
+  std::sort(users.begin(), users.end(), [](const bson::Document& a, const bson::Document& b) {
+    return std::pair(a.Get("user").String(), a.Get("db").String()) <
+           std::pair(b.Get("user").String(), b.Get("db").String());
+  });
   bson::ArrayBuilder out;
   for (const bson::Document& user : users) {
     bson::DocumentBuilder u;
@@ -368,6 +386,11 @@ StatusWith<bson::Document> RunUsersInfo(CommandContext& ctx, const Request& requ
     bson::ArrayBuilder mechanisms;
     for (std::string_view name : StoredMechanisms(user)) mechanisms.AppendString(name);
     u.AppendArray("mechanisms", std::move(mechanisms).Finish());
+    if (matcher.has_value()) {
+      bson::Document shown = std::move(u).Finish();
+      if (matcher->Matches(shown.view())) out.AppendDocument(shown.view());
+      continue;
+    }
     if (show_privileges) {
       QUARRY_ASSIGN_OR_RETURN(std::vector<RoleName> roles, ParseRoleNames(user.Get("roles"), ""));
       QUARRY_ASSIGN_OR_RETURN(ResolvedRoles resolved, ResolveRoles(ctx, roles, false));

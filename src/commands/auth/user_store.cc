@@ -223,10 +223,18 @@ Status SignIn(CommandContext& ctx, bson::DocumentView user_document) {
                           ResolveRoles(ctx, user.roles, /*require_existing=*/false));
   user.inherited = std::move(resolved.all);
   ConnectionAuth& auth = ctx.connection().auth;
+  ctx.service().operations.SetUser(ctx.connection().id, user.name());
   auth.user = std::move(user);
   auth.privileges = std::move(resolved.privileges);
   auth.generation = generation;
   return Status::OK();
+}
+
+void SignOut(CommandContext& ctx) {
+  ConnectionAuth& auth = ctx.connection().auth;
+  auth.user.reset();
+  auth.privileges = {};
+  ctx.service().operations.SetUser(ctx.connection().id, std::nullopt);
 }
 
 Status RefreshAuthentication(CommandContext& ctx) {
@@ -237,8 +245,7 @@ Status RefreshAuthentication(CommandContext& ctx) {
   QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> stored,
                           ReadAuthDocument(ctx, kUsersCollection, auth.user->user, auth.user->db));
   if (!stored.has_value()) {
-    auth.user.reset();
-    auth.privileges = {};
+    SignOut(ctx);
     return Status::OK();
   }
   return SignIn(ctx, *stored);

@@ -71,5 +71,7 @@ Status RefreshAuthentication(CommandContext& ctx);
 
 // Signs the connection in as the user of `user_document` (with its roles resolved).
 Status SignIn(CommandContext& ctx, bson::DocumentView user_document);
+// Signs the connection out (logout, or its user was dropped).
+void SignOut(CommandContext& ctx);
 
 }  // namespace quarry::commands

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "bson/builder.h"
 #include "bson/types.h"
+#include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/diagnostics/current_op_report.h"
 #include "commands/register.h"
@@ -29,6 +30,11 @@ StatusWith<bson::Document> RunCurrentOp(CommandContext& ctx, const Request& requ
   bson::ValueView truncate = request.body.Get("$truncateOps");
   options.truncate_ops =
       !ctx.service().config.enable_test_commands || !truncate.exists() || truncate.Truthy();
+  // mongod's currentOp is $currentOp with allUsers: !$ownOps.
+  options.all_users = !request.body.Get("$ownOps").Truthy();
+  if (ctx.service().config.auth_enabled && !options.all_users) {
+    options.only_user = ctx.connection().auth.Name();
+  }
   bson::DocumentBuilder filter;
   bool first = true;
   for (const bson::Element& e : request.body) {
@@ -93,11 +99,9 @@ void RegisterCurrentOpCommands(CommandRegistry& registry) {
   registry.Add({.name = "currentOp",
                 .flags = kAdminOnly,
                 .run = RunCurrentOp,
-                .auth = OnCluster({auth::ActionType::kInprog})});
-  registry.Add({.name = "killOp",
-                .flags = kAdminOnly,
-                .run = RunKillOp,
-                .auth = OnCluster({auth::ActionType::kKillop})});
+                .auth = Custom(AuthorizeCurrentOp)});
+  registry.Add(
+      {.name = "killOp", .flags = kAdminOnly, .run = RunKillOp, .auth = Custom(AuthorizeKillOp)});
 }
 
 }  // namespace quarry::commands

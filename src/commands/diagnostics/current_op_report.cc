@@ -171,16 +171,15 @@ StatusWith<CurrentOpOptions> ParseCurrentOpStage(bson::ValueView spec) {
     }
     if (e.value.type() != bson::Type::kBool)
       return StageOptionError(ErrorCode::kFailedToParse, e.key, e.value.type());
-    // Operations do not record their user, so listing any needs inprog under --auth and
-    // allUsers (like currentOp's $ownOps) changes nothing; one server has only local
-    // operations (localOps), idle sessions hold no transactions to list, and there is no
-    // backtrace.
+    // One server has only local operations (localOps), idle sessions hold no transactions to
+    // list, and there is no backtrace.
     if (e.key == "idleCursors" && e.value.Bool()) {
       return Status(ErrorCode::kNotImplemented,
                     "$currentOp's idleCursors is not supported by Quarry yet: idle cursors are "
                     "not listed");
     }
     if (e.key == "idleConnections") options.idle_connections = e.value.Bool();
+    if (e.key == "allUsers") options.all_users = e.value.Bool();
     if (e.key == "truncateOps") options.truncate_ops = e.value.Bool();
   }
   return options;
@@ -193,11 +192,21 @@ std::vector<bson::Document> CurrentOpDocuments(const ServiceState& state,
   std::vector<bson::Document> docs;
   state.operations.ForEach(options.idle_connections, [&](const RunningOperation* operation,
                                                          const ClientConnection* connection) {
+    const std::optional<UserName>& user = operation != nullptr ? operation->user : connection->user;
+    if (options.only_user.has_value() && user != options.only_user) return;
     bson::DocumentBuilder b;
     b.AppendString("type", "op");
     if (connection != nullptr) AppendClient(&b, state, *connection);
     b.AppendBool("active", operation != nullptr);
     b.AppendString("currentOpTime", op_time);
+    if (user.has_value()) {
+      b.OpenArray("effectiveUsers")
+          .OpenDocument("0")
+          .AppendString("user", user->user)
+          .AppendString("db", user->db)
+          .Close()
+          .Close();
+    }
     if (operation != nullptr) AppendOperation(&b, *operation, now, options.truncate_ops);
     docs.push_back(std::move(b).Finish());
   });

@@ -2,10 +2,12 @@
 // operation (and, on request, one per idle connection), in mongod's shape.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
+#include "commands/auth/user_name.h"
 #include "commands/service_state.h"
 
 namespace quarry::commands {
@@ -13,6 +15,10 @@ namespace quarry::commands {
 struct CurrentOpOptions {
   bool idle_connections = false;  // also list connections running nothing (active: false)
   bool truncate_ops = false;      // a command over 1000 bytes shows as {$truncated: "..."}
+  bool all_users = false;         // $currentOp's allUsers
+  // Set under --auth without allUsers: only this user's operations and connections are listed
+  // (mongod lists those of the clients authenticated as the caller).
+  std::optional<UserName> only_user = std::nullopt;
 };
 
 // Parses {$currentOp: {...}}'s options as mongod: allUsers, idleConnections, idleSessions,
@@ -21,7 +27,8 @@ struct CurrentOpOptions {
 // the other options' types and "Unrecognized option 'x' in $currentOp stage.".
 StatusWith<CurrentOpOptions> ParseCurrentOpStage(bson::ValueView spec);
 
-// One document per operation listed in `state.operations` now, including the caller's own.
+// One document per operation listed in `state.operations` now (of `options.only_user` when
+// set), including the caller's own; each names the user that started it (effectiveUsers).
 std::vector<bson::Document> CurrentOpDocuments(const ServiceState& state,
                                                const CurrentOpOptions& options);
 

@@ -38,11 +38,13 @@ void SessionCatalog::Touch(const std::string& id) {
 }
 
 SessionCatalog::Running SessionCatalog::Start(const std::string& id,
-                                              std::shared_ptr<Interrupt> interrupt) {
+                                              std::shared_ptr<Interrupt> interrupt,
+                                              std::string_view user) {
   std::lock_guard lock(mu_);
   Touch(id);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return Running();  // past the limit: not tracked
+  if (it->second.user.empty() && !user.empty()) it->second.user = std::string(user);
   Interrupt* raw = interrupt.get();
   it->second.running.push_back(std::move(interrupt));
   return Running(this, id, raw);
@@ -75,6 +77,19 @@ void SessionCatalog::Kill(const std::string& id) {
   transactions_.Abort(id);
 }
 
+void SessionCatalog::KillOfUser(const std::string& uid) {
+  std::vector<std::string> killed;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [key, entry] : sessions_) {
+      if (commands::SessionUidOfKey(key) != uid) continue;
+      for (const std::shared_ptr<Interrupt>& running : entry.running) running->Kill();
+      killed.push_back(key);
+    }
+  }
+  for (const std::string& key : killed) cursors_->KillSession(key);
+}
+
 void SessionCatalog::KillAll() {
   {
     std::lock_guard lock(mu_);
@@ -100,7 +115,9 @@ void SessionCatalog::End(const std::string& id) {
     }
   }
   transactions_.Abort(id);
-  retryable_writes_.Forget(id);
+  // Retryable writes are recorded under the lsid's id alone (their durable format predates
+  // users).
+  retryable_writes_.Forget(std::string(commands::SessionIdOfKey(id)));
 }
 
 std::size_t SessionCatalog::ReapExpired(std::chrono::system_clock::time_point now) {
@@ -123,7 +140,7 @@ std::size_t SessionCatalog::ReapExpired(std::chrono::system_clock::time_point no
   for (const std::string& id : expired) {
     cursors_->KillSession(id);
     transactions_.Abort(id);
-    retryable_writes_.Forget(id);
+    retryable_writes_.Forget(std::string(commands::SessionIdOfKey(id)));
   }
   return expired.size();
 }
@@ -132,7 +149,9 @@ std::vector<commands::LocalSession> SessionCatalog::List() const {
   std::lock_guard lock(mu_);
   std::vector<commands::LocalSession> sessions;
   sessions.reserve(sessions_.size());
-  for (const auto& [id, entry] : sessions_) sessions.push_back({id, entry.last_use_ms});
+  for (const auto& [key, entry] : sessions_) {
+    sessions.push_back({key, entry.last_use_ms, entry.user});
+  }
   return sessions;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/interrupt.h"
@@ -30,8 +31,9 @@ class SessionCatalog final : public commands::SessionControl {
   RetryableWrites& retryable_writes() { return retryable_writes_; }
   Transactions& transactions() { return transactions_; }
 
-  // An operation of session `id` that killSessions interrupts through `interrupt`, for as long
-  // as the returned registration lives. Counts as a use of the session.
+  // An operation of session `key` (commands::SessionKey) that killSessions interrupts through
+  // `interrupt`, for as long as the returned registration lives. Counts as a use of the session;
+  // `user` ("user@db", empty without --auth) is what $listLocalSessions shows of its user.
   class Running {
    public:
     Running() = default;
@@ -47,7 +49,8 @@ class SessionCatalog final : public commands::SessionControl {
     std::string id_;
     Interrupt* interrupt_ = nullptr;
   };
-  Running Start(const std::string& id, std::shared_ptr<Interrupt> interrupt);
+  Running Start(const std::string& key, std::shared_ptr<Interrupt> interrupt,
+                std::string_view user = {});
 
   // Ends sessions idle since before `now` minus the timeout: their cursors are killed and what
   // they kept of their retryable writes deleted. Returns how many. Also aborts transactions
@@ -57,6 +60,7 @@ class SessionCatalog final : public commands::SessionControl {
   void End(const std::string& id) override;
   void Refresh(const std::string& id) override;
   void Kill(const std::string& id) override;
+  void KillOfUser(const std::string& uid) override;
   void KillAll() override;
   std::vector<commands::LocalSession> List() const override;
 
@@ -68,6 +72,7 @@ class SessionCatalog final : public commands::SessionControl {
     std::int64_t last_use_ms = 0;
     std::vector<std::shared_ptr<Interrupt>> running;
     bool ended = false;  // endSessions came while operations ran: forget it when they are done
+    std::string user;    // "user@db", empty without --auth
   };
   void Touch(const std::string& id);  // REQUIRES: mu_ held
   void Finish(const std::string& id, Interrupt* interrupt);

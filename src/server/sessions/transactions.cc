@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "bson/builder.h"
+#include "commands/session_control.h"
 #include "server/sessions/retryable_writes.h"
 #include "storage/engine.h"
 
@@ -31,7 +32,9 @@ std::pair<std::string, std::string> CommitRecord(const std::string& session_id,
   bson::DocumentBuilder b;
   b.AppendDate("at", NowMillis());
   b.AppendBool("committed", true);
-  return {RecordName(session_id, txn_number, 0), std::move(b).FinishBytes()};
+  // Recorded under the lsid's id alone, as retryable writes are.
+  return {RecordName(std::string(commands::SessionIdOfKey(session_id)), txn_number, 0),
+          std::move(b).FinishBytes()};
 }
 
 Status Committed(std::int64_t txn_number) {
@@ -174,7 +177,7 @@ std::vector<TransactionInfo> Transactions::List() const {
 bool Transactions::CommitRecorded(const std::string& session_id, std::int64_t txn_number) const {
   if (engine_ == nullptr) return false;
   StatusWith<std::optional<std::string>> record =
-      engine_->meta().Get(RecordName(session_id, txn_number, 0));
+      engine_->meta().Get(RecordName(std::string(commands::SessionIdOfKey(session_id)), txn_number, 0));
   if (!record.ok() || !record.value().has_value()) return false;
   const std::string& bytes = *record.value();
   if (bytes.size() < 5) return false;

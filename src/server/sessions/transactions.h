@@ -30,7 +30,7 @@ namespace quarry::server {
 
 // What a command of a transaction says about it: its generic arguments.
 struct TransactionRequest {
-  std::string session_id;  // the lsid's 16 bytes
+  std::string session_id;  // the session as the catalog keys it (commands/session_control.h)
   bson::DocumentView lsid;
   std::int64_t txn_number = 0;
   bool start = false;        // startTransaction: true

@@ -212,3 +212,47 @@ def test_the_config_file_turns_authorization_on(make_server, tmp_path):
     with connect(server, "cfg", "p") as c:
         opts = c.admin.command("getCmdLineOpts")["parsed"]
     assert opts["security"] == {"authorization": "enabled"}
+
+
+def _sign_in(conn, user, password, db="admin"):
+    """SCRAM-SHA-256 as `user` of `db` over OP_MSG on `conn`; returns the last reply."""
+    bare = f"n={user},r={os.urandom(18).hex()}"
+    reply = conn.command({"saslStart": 1, "mechanism": "SCRAM-SHA-256",
+                          "payload": bson.binary.Binary(b"n,," + bare.encode()), "$db": db}).doc
+    if reply["ok"] != 1:
+        return reply
+    client_final, _ = _scram_proof(password, bytes(reply["payload"]).decode(), bare)
+    reply = conn.command({"saslContinue": 1, "conversationId": 1,
+                          "payload": bson.binary.Binary(client_final.encode()), "$db": db}).doc
+    if reply["ok"] != 1 or reply["done"]:
+        return reply
+    return conn.command({"saslContinue": 1, "conversationId": 1,
+                         "payload": bson.binary.Binary(b""), "$db": db}).doc
+
+
+def _signed_in_as(conn):
+    status = conn.command({"connectionStatus": 1, "$db": "admin"}).doc
+    return status["authInfo"]["authenticatedUsers"]
+
+
+def test_a_connection_is_signed_in_as_one_user_until_logout(auth_server, admin):
+    admin.admin.command("createUser", "second", pwd="second-pw", roles=[])
+    admin.shop.command("createUser", "elsewhere", pwd="elsewhere-pw", roles=[])
+    with RawConnection(auth_server.host, auth_server.port) as conn:
+        assert _sign_in(conn, "admin", ADMIN_PASSWORD)["done"] is True
+        assert _sign_in(conn, "admin", ADMIN_PASSWORD)["done"] is True, "the same user again"
+        # Another user of the same database, as mongod 7.0 words it.
+        refused = _sign_in(conn, "second", "second-pw")
+        assert (refused["ok"], refused["code"]) == (0, 5626701), refused
+        assert refused["errmsg"] == ("Each client connection may only be authenticated once. "
+                                     "Previously authenticated as: admin@admin")
+        # A user of another database.
+        refused = _sign_in(conn, "elsewhere", "elsewhere-pw", db="shop")
+        assert (refused["ok"], refused["code"]) == (0, 5626702), refused
+        assert refused["errmsg"] == ("Client has attempted to authenticate on multiple "
+                                     "databases.Already authenticated as: admin@admin")
+        assert _signed_in_as(conn) == [{"user": "admin", "db": "admin"}]
+        # After logout, another user may sign in.
+        assert conn.command({"logout": 1, "$db": "admin"}).doc["ok"] == 1
+        assert _sign_in(conn, "second", "second-pw")["done"] is True
+        assert _signed_in_as(conn) == [{"user": "second", "db": "admin"}]

@@ -88,9 +88,9 @@ def test_cluster_roles_see_and_manage_the_server_but_not_the_data(make_user, adm
     assert_unauthorized(lambda: monitor.admin.command("killOp", op=12345))
     assert_unauthorized(lambda: monitor.cl.items.find_one())
 
-    # Operations do not record their user, so even a list of one's own needs inprog.
+    # Everyone's operations need inprog; one's own do not (test_own_operations_and_sessions.py).
     _, reader = make_user(["readAnyDatabase"])
-    assert_unauthorized(lambda: list(reader.admin.aggregate([{"$currentOp": {}}])))
+    assert_unauthorized(lambda: list(reader.admin.aggregate([{"$currentOp": {"allUsers": True}}])))
     assert list(monitor.admin.aggregate([{"$currentOp": {"allUsers": True}}])) != []
 
     _, cluster_admin = make_user(["clusterAdmin"])
@@ -158,6 +158,23 @@ def test_user_management_commands(auth_server, admin):
         "ann", "cid"]
     shown = db.command("usersInfo", "ann", showPrivileges=True)["users"][0]
     assert {"role": "read", "db": "um"} in shown["inheritedRoles"]
+    # filter applies to the documents as shown, after the users are selected.
+    assert [u["user"] for u in db.command("usersInfo", 1, filter={"customData.a": 1})[
+        "users"]] == ["ann"]
+    assert [u["user"] for u in db.command("usersInfo", {"forAllDBs": True}, filter={
+        "db": "um", "roles.role": "read"})["users"]] == ["ann"]
+    assert db.command("usersInfo", ["ann", "cid"], filter={"user": "nobody"})["users"] == []
+    assert db.command("usersInfo", 1, filter={"credentials": {"$exists": True}})["users"] == []
+    assert len(db.command("usersInfo", 1, showCredentials=True,
+                          filter={"credentials": {"$exists": True}})["users"]) == 2
+    for bad in ({"filter": {"user": "ann"}, "showPrivileges": True}, {"showPrivileges": True}):
+        with pytest.raises(pymongo.errors.OperationFailure) as info:
+            db.command("usersInfo", 1, **bad)
+        assert info.value.code == 20  # IllegalOperation
+        assert "exact-match usersInfo queries" in info.value.details["errmsg"]
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        db.command("usersInfo", 1, filter={"user": {"$bad": 1}})
+    assert info.value.code == 2
 
     # A connection signed in as ann sees grants and revocations at its next command.
     with connect(auth_server, "ann", "one", source="um", maxPoolSize=1) as ann:
@@ -219,3 +236,14 @@ def test_user_defined_roles_grant_privileges_and_inherit_roles(auth_server, admi
     db.command("dropRole", "itemsReader")
     assert_unauthorized(lambda: c.ro.items.find_one())
     assert db.command("rolesInfo", "itemsAndRead")["roles"][0]["roles"] == []
+
+
+def test_direct_writes_to_system_users_change_privileges_at_once(auth_server, admin):
+    admin.direct.command("createUser", "eve", pwd="eve-pw", roles=["read"])
+    with connect(auth_server, "eve", "eve-pw", source="direct", maxPoolSize=1) as eve:
+        assert_unauthorized(lambda: eve.direct.items.insert_one({}))
+        admin.admin.system.users.update_one(
+            {"_id": "direct.eve"}, {"$set": {"roles": [{"role": "readWrite", "db": "direct"}]}})
+        eve.direct.items.insert_one({"_id": "granted by a direct write"})
+        admin.admin.system.users.delete_one({"_id": "direct.eve"})
+        assert_unauthorized(lambda: eve.direct.items.find_one(), "requires authentication")

@@ -11,32 +11,18 @@
 #include <cstdlib>
 #include <string>
 
+#include "checks.h"
+
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
-
-void Check(bool ok, const std::string& round, const std::string& what,
-           const std::string& detail = "") {
-  if (ok) {
-    ++g_passed;
-    return;
-  }
-  ++g_failed;
-  std::fprintf(stderr, "FAILED [%s] %s%s%s\n", round.c_str(), what.c_str(),
-               detail.empty() ? "" : ": ", detail.c_str());
-}
+using quarry_libmongoc::Check;
+using quarry_libmongoc::ErrorText;
 
 std::string Json(const bson_t* doc) {
   char* text = bson_as_relaxed_extended_json(doc, nullptr);
   std::string out = text ? text : "(null)";
   bson_free(text);
   return out;
-}
-
-std::string ErrorText(const bson_error_t& error) {
-  return "domain " + std::to_string(error.domain) + " code " + std::to_string(error.code) + ": " +
-         error.message;
 }
 
 // network.compression.<name>.decompressor.bytesIn from serverStatus: bytes the server
@@ -230,6 +216,5 @@ int main(int argc, char** argv) {
   mongoc_init();
   for (const char* compressor : {"", "zstd", "snappy", "zlib"}) RunRound(base_uri, compressor);
   mongoc_cleanup();
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
+  return quarry_libmongoc::PrintSummary();
 }

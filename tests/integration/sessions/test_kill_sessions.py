@@ -17,7 +17,6 @@ pytestmark = pytest.mark.slow
 
 INTERRUPTED = 11601
 CURSOR_NOT_FOUND = 43
-NOT_IMPLEMENTED = 238
 DOCUMENTS = 200_000
 # No document matches: PCRE tries every way of splitting the a's before it gives up at the b,
 # so each document costs microseconds and a query reads the whole collection.
@@ -170,12 +169,29 @@ def test_kill_all_sessions_kills_every_sessions_cursors(user, admin, small):
             assert info.value.code == CURSOR_NOT_FOUND
 
 
-def test_kill_all_sessions_with_user_patterns_is_not_implemented(user, admin, small):
+def test_kill_all_sessions_with_a_user_pattern_kills_only_that_users_sessions(user, admin,
+                                                                            small):
+    # Without --auth sessions belong to no user: a user's pattern selects none of them.
     with user.start_session() as session:
         cursor = open_cursor(small, session)
-        with pytest.raises(pymongo.errors.OperationFailure) as info:
-            admin.admin.command("killAllSessions", [{"user": "ann", "db": "admin"}])
-        assert info.value.code == NOT_IMPLEMENTED
-        assert "user" in info.value.details["errmsg"]
+        assert admin.admin.command("killAllSessions", [{"user": "ann", "db": "admin"}])["ok"] == 1
         assert [d["_id"] for d in cursor] == list(range(2, 20)), "nothing was killed"
 
+
+def test_kill_all_sessions_by_pattern_kills_the_sessions_it_selects(user, admin, small):
+    with user.start_session() as first, user.start_session() as second:
+        cursors = [open_cursor(small, first), open_cursor(small, second)]
+        uid = next(iter(admin.admin.aggregate([{"$listLocalSessions": {}}])))["_id"]["uid"]
+        admin.admin.command("killAllSessionsByPattern",
+                            [{"lsid": {"id": first.session_id["id"], "uid": uid}}])
+        with pytest.raises(pymongo.errors.OperationFailure) as info:
+            list(cursors[0])
+        assert info.value.code == CURSOR_NOT_FOUND
+        assert next(cursors[1])["_id"] == 2, "the other session lives on"
+        admin.admin.command("killAllSessionsByPattern", [{"uid": uid}])
+        with pytest.raises(pymongo.errors.OperationFailure) as info:
+            list(cursors[1])
+        assert info.value.code == CURSOR_NOT_FOUND
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        admin.admin.command("killAllSessionsByPattern", [{"nope": 1}])
+    assert info.value.code == 40415

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "commands_test_util.h"
@@ -20,9 +21,12 @@ class CurrentOpReportTest : public ::testing::Test {
   }
 
   OperationRegistry::Listed Begin(const bson::Document& command, OpCounter counter,
-                                  std::string_view db = "db") {
+                                  std::string_view db = "db",
+                                  std::optional<UserName> user = std::nullopt,
+                                  std::int64_t connection_id = 4) {
     RunningOperation operation;
-    operation.connection_id = 4;
+    operation.connection_id = connection_id;
+    operation.user = std::move(user);
     operation.db = db;
     operation.command = command.view();
     operation.counter = counter;
@@ -126,6 +130,32 @@ TEST_F(CurrentOpReportTest, IdleConnectionsAreInactive) {
   EXPECT_FALSE(docs[0].view().Has("opid"));
 }
 
+TEST_F(CurrentOpReportTest, OnlyTheUsersOwnOperationsAndConnectionsWhenAsked) {
+  const UserName ann{"ann", "admin"};
+  const UserName bob{"bob", "shop"};
+  state_.operations.Connect(4, "127.0.0.1:1");
+  state_.operations.SetUser(4, ann);
+  state_.operations.Connect(5, "127.0.0.1:2");
+  state_.operations.SetUser(5, bob);
+  state_.operations.Connect(6, "127.0.0.1:3");
+  state_.operations.SetUser(6, ann);  // idle
+  bson::Document find = Doc(R"({"find": "c"})");
+  OperationRegistry::Listed anns = Begin(find, OpCounter::kQuery, "db", ann, 4);
+  OperationRegistry::Listed bobs = Begin(find, OpCounter::kQuery, "db", bob, 5);
+  EXPECT_EQ(CurrentOpDocuments(state_, {.idle_connections = true}).size(), 3u);
+  std::vector<bson::Document> own =
+      CurrentOpDocuments(state_, {.idle_connections = true, .only_user = ann});
+  ASSERT_EQ(own.size(), 2u);
+  for (const bson::Document& op : own) {
+    EXPECT_EQ(op.view().Get("effectiveUsers").ToJson(),
+              R"([ { "user" : "ann", "db" : "admin" } ])");
+  }
+  EXPECT_EQ(own[0].Get("opid").AsInt64(), anns.opid());
+  EXPECT_FALSE(own[1].Get("active").Bool());
+  EXPECT_TRUE(state_.operations.StartedBy(anns.opid(), ann));
+  EXPECT_FALSE(state_.operations.StartedBy(bobs.opid(), ann));
+}
+
 TEST_F(CurrentOpReportTest, StageOptionsParseAsMongods) {
   StatusWith<CurrentOpOptions> parsed =
       ParseCurrentOpStage(Doc(R"({"s": {"allUsers": true, "idleConnections": true,
@@ -134,6 +164,7 @@ TEST_F(CurrentOpReportTest, StageOptionsParseAsMongods) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_TRUE(parsed.value().idle_connections);
   EXPECT_TRUE(parsed.value().truncate_ops);
+  EXPECT_TRUE(parsed.value().all_users);
 
   auto code_of = [](std::string_view json) {
     bson::Document doc = Doc(json);

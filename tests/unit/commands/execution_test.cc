@@ -55,9 +55,10 @@ TEST_F(ExecutionTest, JournaledWriteConcernSyncsCommitsAndDdl) {
 
 TEST_F(ExecutionTest, CursorsBelongToTheSessionAndStopWithTheRequest) {
   CommandContext ctx(state_, connection_);
-  ctx.set_session_id(std::string(16, 's'));
+  // A cursor belongs to the session with its user (the key), not to the lsid's id alone.
+  ctx.set_session(std::string(16, 's'), std::string(16, 's') + std::string(32, 'u'));
   cursors::CursorOptions options = CursorOptionsFor(ctx);
-  EXPECT_EQ(options.session_id, std::string(16, 's'));
+  EXPECT_EQ(options.session_id, std::string(16, 's') + std::string(32, 'u'));
   ASSERT_NE(options.interrupt, nullptr);
   EXPECT_EQ(options.interrupt, ctx.interrupt());
   EXPECT_EQ(ExecContextOf(ctx).interrupt, ctx.interrupt());

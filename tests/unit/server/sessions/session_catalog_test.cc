@@ -43,7 +43,7 @@ class SessionCatalogTest : public testing::ServerFixture {
   // The last use of session `id` as List() reports it, or nullopt when it is not listed.
   std::optional<std::int64_t> LastUse(const std::string& id) const {
     for (const commands::LocalSession& session : service_->sessions().List()) {
-      if (session.id == id) return session.last_use_ms;
+      if (session.key == id) return session.last_use_ms;
     }
     return std::nullopt;
   }
