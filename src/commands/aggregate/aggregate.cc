@@ -59,11 +59,11 @@ std::string_view FirstStageName(bson::DocumentView stages) {
   return it->value.Document().FirstKey();
 }
 
-// $listLocalSessions' documents {_id: {id, uid}, lastUse, user?: {name}}: the sessions of the
-// users `spec` names ({allUsers: true}, {users: [{user, db}, ...]}, or by default the caller),
-// as mongod's listSessionsParseSpec reads it.
-StatusWith<std::vector<bson::Document>> LocalSessions(CommandContext& ctx, bson::ValueView spec) {
-  constexpr std::string_view kStage = "$listLocalSessions";
+// $listLocalSessions' and $listSessions' documents {_id: {id, uid}, lastUse, user?: {name}}: the
+// sessions of the users `spec` names ({allUsers: true}, {users: [{user, db}, ...]}, or by default
+// the caller), as mongod's listSessionsParseSpec reads it. `kStage` names the stage in errors.
+StatusWith<std::vector<bson::Document>> LocalSessions(CommandContext& ctx, std::string_view kStage,
+                                                      bson::ValueView spec) {
   if (spec.type() != bson::Type::kDocument) {
     return Status(ErrorCode::kTypeMismatch, std::string(kStage) +
                                                 " options must be specified in an object, but "
@@ -77,7 +77,7 @@ StatusWith<std::vector<bson::Document>> LocalSessions(CommandContext& ctx, bson:
                            {"$_internalPredicate", bson::Type::kDocument, "object"}}));
   if (spec.Document().Has("$_internalPredicate")) {
     return Status(ErrorCode::kNotImplemented,
-                  "$listLocalSessions' $_internalPredicate is not supported by Quarry");
+                  std::string(kStage) + "'s $_internalPredicate is not supported by Quarry");
   }
   const bool all_users = spec.Document().Get("allUsers").Truthy();
   bson::ValueView users = spec.Document().Get("users");
@@ -124,15 +124,16 @@ StatusWith<std::vector<bson::Document>> LocalSessions(CommandContext& ctx, bson:
   return docs;
 }
 
-// $currentOp, $indexStats, $planCacheStats and the search stages read server state, so they
-// must come first (mongod's 40602).
+// $currentOp, $indexStats, $planCacheStats, the session lists and the search stages read server
+// state, so they must come first (mongod's 40602).
 Status CheckSourceStagePositions(bson::DocumentView stages) {
   bool first = true;
   for (const bson::Element& e : stages) {
     if (std::exchange(first, false) || e.value.type() != bson::Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
     if (name == "$currentOp" || name == "$indexStats" || name == "$planCacheStats" ||
-        name == "$vectorSearch" || name == "$listSearchIndexes") {
+        name == "$vectorSearch" || name == "$listSearchIndexes" || name == "$listSessions" ||
+        name == "$listLocalSessions") {
       return Status(static_cast<ErrorCode>(40602),
                     std::string(name) + " is only valid as the first stage in a pipeline");
     }
@@ -220,7 +221,17 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   QUARRY_RETURN_IF_ERROR(CheckSourceStagePositions(stages));
   // $listLocalSessions and $currentOp are source stages that read server state: each becomes the
   // input, and the pipeline proper is what follows it.
-  bool local_sessions = FirstStageName(stages) == "$listLocalSessions";
+  // $listSessions reads config.system.sessions, which mongod fills from its sessions every few
+  // minutes; one server has only its own, so both list the server's sessions as they are now.
+  const std::string_view sessions_stage = FirstStageName(stages);
+  const bool local_sessions =
+      sessions_stage == "$listLocalSessions" || sessions_stage == "$listSessions";
+  if (sessions_stage == "$listSessions" &&
+      (request.db != "config" || target.type() != bson::Type::kString ||
+       target.String() != "system.sessions")) {
+    return Status(ErrorCode::kInvalidNamespace,
+                  "$listSessions may only be run against config.system.sessions");
+  }
   const bool index_stats = FirstStageName(stages) == "$indexStats";
   const bool plan_cache_stats = FirstStageName(stages) == "$planCacheStats";
   const bool list_search_indexes = FirstStageName(stages) == "$listSearchIndexes";
@@ -318,7 +329,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (local_sessions) {
     QUARRY_ASSIGN_OR_RETURN(
         std::vector<bson::Document> docs,
-        LocalSessions(ctx, stages_as_sent.begin()->value.Document().Get("$listLocalSessions")));
+        LocalSessions(ctx, sessions_stage,
+                      stages_as_sent.begin()->value.Document().Get(sessions_stage)));
     input = query::StreamOfDocuments(std::move(docs));
   } else if (current_op.has_value()) {
     input = query::StreamOfDocuments(CurrentOpDocuments(ctx.service(), *current_op));

@@ -121,6 +121,25 @@ def test_list_local_sessions_lists_the_callers_own_sessions(make_user, admin):
     assert info.value.code == 12  # UnsupportedFormat
 
 
+def test_list_sessions_on_config_system_sessions_lists_the_callers_own(make_user, admin):
+    name, reader = make_user(["readAnyDatabase"])
+    sessions = reader.config["system.sessions"]
+    with reader.start_session() as s:
+        reader.admin.command("ping", session=s)
+        mine = list(sessions.aggregate([{"$listSessions": {}}]))
+        assert id_bytes(s.session_id["id"]) in session_ids(mine)
+        assert {d["user"]["name"] for d in mine} == {f"{name}@admin"}
+        all_users = [{"$listSessions": {"allUsers": True}}]
+        assert_unauthorized(lambda: list(sessions.aggregate(all_users)))
+        everyone = admin.config["system.sessions"].aggregate(all_users)
+        assert id_bytes(s.session_id["id"]) in session_ids(everyone)
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        list(admin.admin.aggregate([{"$listSessions": {}}]))
+    assert info.value.code == 73  # InvalidNamespace
+    assert info.value.details["errmsg"] == \
+        "$listSessions may only be run against config.system.sessions"
+
+
 @pytest.fixture
 def items(admin):
     yield filled(admin.own_sessions.items, 10)
