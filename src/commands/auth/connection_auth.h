@@ -34,6 +34,8 @@ struct ConnectionAuth {
   auth::PrivilegeSet privileges;
   // The user and role generation (AuthState::generation) the privileges were resolved at.
   std::uint64_t generation = 0;
+  // auth::UserDigest of the user, computed at sign-in: the uid of its logical sessions.
+  std::string session_uid;
   // The SCRAM conversation saslStart began and saslContinue goes on with.
   std::shared_ptr<SaslConversation> conversation;
 

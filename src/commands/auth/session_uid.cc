@@ -8,7 +8,7 @@ std::optional<std::string> OwnSessionUid(CommandContext& ctx) {
   if (!ctx.service().config.auth_enabled) return auth::NoUserDigest();
   const ConnectionAuth& auth = ctx.connection().auth;
   if (!auth.user.has_value()) return std::nullopt;
-  return auth::UserDigest(auth.user->user, auth.user->db);
+  return auth.session_uid;
 }
 
 StatusWith<std::optional<std::string>> SessionUid(CommandContext& ctx, bson::ValueView given,

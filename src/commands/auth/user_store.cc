@@ -6,6 +6,7 @@
 #include <set>
 
 #include "auth/builtin_roles.h"
+#include "auth/user_digest.h"
 #include "bson/builder.h"
 #include "commands/execution.h"
 #include "exec/write_matches.h"
@@ -224,6 +225,7 @@ Status SignIn(CommandContext& ctx, bson::DocumentView user_document) {
   user.inherited = std::move(resolved.all);
   ConnectionAuth& auth = ctx.connection().auth;
   ctx.service().operations.SetUser(ctx.connection().id, user.name());
+  auth.session_uid = auth::UserDigest(user.user, user.db);
   auth.user = std::move(user);
   auth.privileges = std::move(resolved.privileges);
   auth.generation = generation;
@@ -234,6 +236,7 @@ void SignOut(CommandContext& ctx) {
   ConnectionAuth& auth = ctx.connection().auth;
   auth.user.reset();
   auth.privileges = {};
+  auth.session_uid.clear();
   ctx.service().operations.SetUser(ctx.connection().id, std::nullopt);
 }
 
