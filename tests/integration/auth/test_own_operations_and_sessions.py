@@ -146,7 +146,7 @@ def items(admin):
     admin.own_sessions.items.drop()
 
 
-def test_kill_sessions_reaches_only_the_callers_own_sessions(make_user, items):
+def test_kill_sessions_reaches_only_the_callers_own_sessions(make_user, admin, items):
     _, victim = make_user([{"role": "read", "db": "own_sessions"}])
     _, other = make_user([{"role": "read", "db": "own_sessions"}])
     with victim.start_session() as s:
@@ -165,6 +165,15 @@ def test_kill_sessions_reaches_only_the_callers_own_sessions(make_user, items):
         cursor = victim.own_sessions.items.find({}, batch_size=2, session=s)
         assert next(cursor)["_id"] == 0
         assert victim.admin.command("killSessions", [])["ok"] == 1
+        with pytest.raises(pymongo.errors.OperationFailure) as info:
+            list(cursor)
+        assert info.value.code == CURSOR_NOT_FOUND
+        # killAnySession names another user's session by its uid.
+        cursor = victim.own_sessions.items.find({}, batch_size=2, session=s)
+        assert next(cursor)["_id"] == 0
+        admin.admin.command("killSessions", [{"id": s.session_id["id"]}])
+        assert next(cursor)["_id"] == 1, "root's own session of that id is another session"
+        admin.admin.command("killSessions", [{"id": s.session_id["id"], "uid": uid}])
         with pytest.raises(pymongo.errors.OperationFailure) as info:
             list(cursor)
         assert info.value.code == CURSOR_NOT_FOUND
