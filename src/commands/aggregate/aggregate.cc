@@ -2,11 +2,9 @@
 // lazily behind a client cursor; $out and $merge write through the same commit pipeline as
 // the write commands.
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 
-#include "auth/user_digest.h"
 #include "base/clock.h"
 #include "bson/builder.h"
 #include "changestream/change_stream_spec.h"
@@ -15,8 +13,8 @@
 #include "commands/aggregate/change_stream.h"
 #include "commands/aggregate/index_stats.h"
 #include "commands/aggregate/plan_cache_stats.h"
+#include "commands/aggregate/session_lists.h"
 #include "commands/auth/authorizer.h"
-#include "commands/auth/session_uid.h"
 #include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
@@ -27,8 +25,6 @@
 #include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "commands/search/search_indexes.h"
-#include "commands/session_control.h"
-#include "commands/strict_document.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "exec/count_all.h"
@@ -57,71 +53,6 @@ std::string_view FirstStageName(bson::DocumentView stages) {
   auto it = stages.begin();
   if (it == stages.end() || it->value.type() != bson::Type::kDocument) return {};
   return it->value.Document().FirstKey();
-}
-
-// $listLocalSessions' and $listSessions' documents {_id: {id, uid}, lastUse, user?: {name}}: the
-// sessions of the users `spec` names ({allUsers: true}, {users: [{user, db}, ...]}, or by default
-// the caller), as mongod's listSessionsParseSpec reads it. `kStage` names the stage in errors.
-StatusWith<std::vector<bson::Document>> LocalSessions(CommandContext& ctx, std::string_view kStage,
-                                                      bson::ValueView spec) {
-  if (spec.type() != bson::Type::kDocument) {
-    return Status(ErrorCode::kTypeMismatch, std::string(kStage) +
-                                                " options must be specified in an object, but "
-                                                "found: " +
-                                                std::string(bson::TypeAlias(spec.type())));
-  }
-  QUARRY_RETURN_IF_ERROR(
-      CheckStrictDocument(spec.Document(), kStage,
-                          {{"allUsers", bson::Type::kBool, "bool"},
-                           {"users", bson::Type::kArray, "array"},
-                           {"$_internalPredicate", bson::Type::kDocument, "object"}}));
-  if (spec.Document().Has("$_internalPredicate")) {
-    return Status(ErrorCode::kNotImplemented,
-                  std::string(kStage) + "'s $_internalPredicate is not supported by Quarry");
-  }
-  const bool all_users = spec.Document().Get("allUsers").Truthy();
-  bson::ValueView users = spec.Document().Get("users");
-  const bool names_users = users.exists() && !users.Document().empty();
-  if (all_users && names_users) {
-    return Status(ErrorCode::kUnsupportedFormat,
-                  std::string(kStage) +
-                      " may not specify {allUsers:true} and {users:[...]} at the same time");
-  }
-  std::set<std::string> uids;
-  if (names_users) {
-    for (const bson::Element& e : users.Document()) {
-      const std::string path = std::string(kStage) + ".users";
-      if (e.value.type() != bson::Type::kDocument) {
-        return WrongFieldType(path + "." + std::string(e.key), e.value, "object");
-      }
-      QUARRY_RETURN_IF_ERROR(CheckStrictDocument(e.value.Document(), path,
-                                                 {{"user", bson::Type::kString, "string", true},
-                                                  {"db", bson::Type::kString, "string", true}}));
-      bson::DocumentView user = e.value.Document();
-      const std::string_view name = user.Get("user").String();
-      const std::string_view db = user.Get("db").String();
-      uids.insert(name.empty() && db.empty() ? auth::NoUserDigest() : auth::UserDigest(name, db));
-    }
-  } else if (!all_users) {
-    std::optional<std::string> own = OwnSessionUid(ctx);
-    if (!own.has_value()) return Status(ErrorCode::kUnauthorized, "There is no user authenticated");
-    uids.insert(*own);
-  }
-  std::vector<bson::Document> docs;
-  if (ctx.service().sessions == nullptr) return docs;
-  for (const LocalSession& session : ctx.service().sessions->List()) {
-    const std::string_view uid = SessionUidOfKey(session.key);
-    if (!all_users && !uids.contains(std::string(uid))) continue;
-    bson::DocumentBuilder b;
-    b.OpenDocument("_id")
-        .AppendBinary("id", 4, SessionIdOfKey(session.key))
-        .AppendBinary("uid", 0, uid)
-        .Close();
-    b.AppendDate("lastUse", session.last_use_ms);
-    if (!session.user.empty()) b.OpenDocument("user").AppendString("name", session.user).Close();
-    docs.push_back(std::move(b).Finish());
-  }
-  return docs;
 }
 
 // $currentOp, $indexStats, $planCacheStats, the session lists and the search stages read server
@@ -329,8 +260,8 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (local_sessions) {
     QUARRY_ASSIGN_OR_RETURN(
         std::vector<bson::Document> docs,
-        LocalSessions(ctx, sessions_stage,
-                      stages_as_sent.begin()->value.Document().Get(sessions_stage)));
+        SessionListDocuments(ctx, sessions_stage,
+                             stages_as_sent.begin()->value.Document().Get(sessions_stage)));
     input = query::StreamOfDocuments(std::move(docs));
   } else if (current_op.has_value()) {
     input = query::StreamOfDocuments(CurrentOpDocuments(ctx.service(), *current_op));
