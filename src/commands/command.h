@@ -51,6 +51,9 @@ enum CommandFlag : unsigned {
   kLocalhostException = 1u << 7,
   // May run in a multi-document transaction (mongod's list); others answer 263 there.
   kAllowedInTransaction = 1u << 8,
+  // Changes stored data without being a write command (catalog, indexes, users, roles): it
+  // waits while fsync's lock holds writes, as kWritesData commands do.
+  kChangesStoredData = 1u << 9,
 };
 
 // Calls, failures and time of one command, as serverStatus' metrics.commands shows them.

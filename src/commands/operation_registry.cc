@@ -63,6 +63,12 @@ void OperationRegistry::SetProgress(std::int32_t opid, OperationProgress progres
   if (it != operations_.end()) it->second.progress = std::move(progress);
 }
 
+void OperationRegistry::SetWaitingForLock(std::int32_t opid, bool waiting) {
+  std::lock_guard lock(mu_);
+  auto it = operations_.find(opid);
+  if (it != operations_.end()) it->second.waiting_for_lock = waiting;
+}
+
 bool OperationRegistry::Kill(std::int32_t opid) {
   std::lock_guard lock(mu_);
   auto it = operations_.find(opid);

@@ -42,6 +42,7 @@ struct RunningOperation {
   std::optional<OperationProgress> progress;
   // The user the connection was authenticated as when the operation began (--auth only).
   std::optional<UserName> user;
+  bool waiting_for_lock = false;  // a write held back by fsync's lock
 };
 
 // A client connection as currentOp describes it.
@@ -85,6 +86,8 @@ class OperationRegistry {
   void SetInterrupt(std::int32_t opid, std::shared_ptr<Interrupt> interrupt);
   // Sets what currentOp reports as the operation's progress. No-op for an opid not listed.
   void SetProgress(std::int32_t opid, OperationProgress progress);
+  // Sets what currentOp reports as waitingForLock. No-op for an opid not listed.
+  void SetWaitingForLock(std::int32_t opid, bool waiting);
 
   // killOp: interrupts operation `opid` with Interrupted (11601); it fails at its next check.
   // False when no operation has that opid.

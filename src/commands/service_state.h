@@ -12,6 +12,7 @@
 
 #include "bson/value.h"
 #include "commands/auth/auth_state.h"
+#include "commands/fsync_lock.h"
 #include "commands/operation_registry.h"
 
 namespace quarry::storage {
@@ -120,6 +121,7 @@ struct ServiceState {
   TestHooks* test_hooks = nullptr;  // only with --enableTestCommands
   OperationRegistry operations;     // what currentOp lists and killOp interrupts
   AuthState auth;                   // users' generation, auth counters, failure delays
+  FsyncLock fsync_lock;             // fsync {lock: true}: writes wait until fsyncUnlock
   // Oplog entries below this timestamp may have been trimmed (ChangeStreamHistoryLost).
   std::function<std::uint64_t()> oplog_trimmed_before;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.

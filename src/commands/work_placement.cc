@@ -26,6 +26,7 @@ constexpr auto kShortCommands = std::to_array<std::string_view>({
     "dropIndexes",
     "dropSearchIndex",
     "endSessions",
+    "fsyncUnlock",
     "getCmdLineOpts",
     "getLastError",
     "getLog",

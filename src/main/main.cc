@@ -352,15 +352,21 @@ int Run(int argc, char** argv) {
       cursors.ReapIdle(std::chrono::steady_clock::now());
       service.sessions().ReapExpired(std::chrono::system_clock::now());
     });
-    PeriodicTask trim(kOplogTrimInterval, [&retention] {
+    // While fsync's lock holds writes, the background tasks that change stored data or files
+    // (oplog trims, vector snapshots, TTL deletes) skip their turn, as mongod's TTL monitor does.
+    PeriodicTask trim(kOplogTrimInterval, [&retention, &state] {
+      commands::FsyncLock::Pass pass = state.fsync_lock.TryEnter();
+      if (!pass) return;
       StatusWith<storage::Timestamp> trimmed = retention.TrimOnce(std::chrono::system_clock::now());
       if (!trimmed.ok()) {
         log::Write(log::Severity::kWarning, "STORAGE", 22430, "OplogTruncation",
                    "Oplog trim failed", {{"error", trimmed.status().ToString()}});
       }
     });
-    PeriodicTask search_index_snapshots(kSearchIndexSnapshotInterval,
-                                        [&search_indexes] { search_indexes.SaveSnapshots(); });
+    PeriodicTask search_index_snapshots(kSearchIndexSnapshotInterval, [&search_indexes, &state] {
+      commands::FsyncLock::Pass pass = state.fsync_lock.TryEnter();
+      if (pass) search_indexes.SaveSnapshots();
+    });
     // setParameter may change both while the server runs, as in mongod.
     state.parameters.ttl_monitor_sleep_secs = options.ttl_monitor_sleep_secs;
     state.parameters.ttl_monitor_enabled = options.ttl_monitor_enabled;
@@ -370,7 +376,8 @@ int Run(int argc, char** argv) {
               std::max<std::int64_t>(1, state.parameters.ttl_monitor_sleep_secs)));
         },
         [&] {
-          if (state.parameters.ttl_monitor_enabled) RunTtlPass(state.engine, state.catalog);
+          commands::FsyncLock::Pass pass = state.fsync_lock.TryEnter();
+          if (pass && state.parameters.ttl_monitor_enabled) RunTtlPass(state.engine, state.catalog);
         });
     signal = server.Run();
   }

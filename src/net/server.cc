@@ -432,6 +432,7 @@ void Server::Impl::Shutdown() {
     });
   }
 
+  env_.handler->OnStopping();
   auto snapshot = [this] {
     std::vector<std::shared_ptr<Connection>> out;
     std::lock_guard lock(mu_);

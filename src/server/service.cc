@@ -125,6 +125,7 @@ std::optional<bson::Document> ErrorLabels(bson::DocumentView body, std::string_v
 Service::Service(commands::ServiceState& state)
     : state_(state),
       sessions_(state.cursors),
+      held_writes_(state.fsync_lock),
       workers_(WorkerPool::DefaultThreads(std::thread::hardware_concurrency())) {
   commands::RegisterAllCommands(registry_);
   if (state_.config.enable_test_commands) {
@@ -147,6 +148,13 @@ bool Service::transactions_hold_records() const {
 
 std::unique_ptr<wire::ConnectionHandler> Service::OnConnect(const wire::ConnectionInfo& info) {
   return NewClient(info.id, info.remote);
+}
+
+void Service::OnStopping() {
+  if (state_.fsync_lock.lock_count() == 0) return;
+  log::Write(log::Severity::kWarning, "COMMAND", 20469, "shutdown",
+             "Interrupting fsync because the server is shutting down");
+  state_.fsync_lock.UnlockAll();
 }
 
 std::unique_ptr<wire::ConnectionHandler> Service::NewClient(std::int64_t connection_id,
@@ -175,6 +183,10 @@ struct Dispatch {
   Status status;
   bson::Document body;
   commands::WriteOutcome outcome;
+  // A command that may write runs with a pass of fsync's lock (commands/fsync_lock.h): taken
+  // when it arrives, or, while the lock is held, once it is let go.
+  bool may_write = false;
+  commands::FsyncLock::Pass write_pass;
   // Listed for currentOp from the start of the run until the reply is shaped, while the request
   // it views is alive.
   commands::OperationRegistry::Listed listed;
@@ -213,6 +225,14 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
       Run(request, std::move(d), std::move(done));
     }
   };
+  if (d->status.ok() && !closed) {
+    d->may_write = commands::MayWrite(*d->command, d->request);
+    if (d->may_write) d->write_pass = service_.state().fsync_lock.TryEnter();
+  }
+  if (d->may_write && !d->write_pass) {
+    service_.held_writes().Start(std::move(proceed));
+    return;
+  }
   // A failCommand's blockConnection sleeps on a worker, so it blocks this connection only.
   // A transaction's commands may wait for their session, and plain writes for the records open
   // transactions hold: neither may block an io thread.
@@ -332,6 +352,19 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     ctx.set_deadline(d->started + std::chrono::milliseconds(max_time.value()));
     ctx.interrupt()->SetDeadline(*ctx.deadline());
   }
+  // A write that arrived while fsync's lock was held waits here, on a thread of its own
+  // (HeldWrites), listed as waitingForLock, until fsyncUnlock, killOp or its maxTimeMS.
+  if (d->may_write && !d->write_pass) {
+    state.operations.SetWaitingForLock(ctx.opid(), true);
+    StatusWith<commands::FsyncLock::Pass> pass = state.fsync_lock.Enter(*ctx.interrupt());
+    state.operations.SetWaitingForLock(ctx.opid(), false);
+    if (!pass.ok()) {
+      d->status = pass.status();
+      done(Finish(request, *d));
+      return;
+    }
+    d->write_pass = std::move(pass).value();
+  }
   // The logical session: killSessions can interrupt the operation while it runs.
   if (Status session = SetSession(ctx, request.body); !session.ok()) {
     d->status = session;
@@ -444,6 +477,7 @@ void Client::FinishStatement(Transactions::Statement* statement, Dispatch* d) {
 
 wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
   d.listed.Reset();
+  d.write_pass.Reset();
   commands::ServiceState& state = service_.state();
   wire::Response reply;
   reply.send = !d.more_to_come && !d.close_instead_of_replying;

@@ -12,6 +12,7 @@
 #include "commands/command.h"
 #include "commands/command_context.h"
 #include "commands/service_state.h"
+#include "server/held_writes.h"
 #include "server/sessions/session_catalog.h"
 #include "server/testing/fail_points.h"
 #include "server/worker_pool.h"
@@ -35,6 +36,9 @@ class Service final : public wire::RequestHandler {
   Status Attach(storage::Engine* engine);
 
   std::unique_ptr<wire::ConnectionHandler> OnConnect(const wire::ConnectionInfo& info) override;
+  // Lets go of fsync's lock, as mongod's shutdown does, so that the writes it holds run and
+  // the stop can wait for them.
+  void OnStopping() override;
   // The same, for callers that have no net/ connection (tests).
   std::unique_ptr<wire::ConnectionHandler> NewClient(std::int64_t connection_id,
                                                      std::string remote);
@@ -46,13 +50,15 @@ class Service final : public wire::RequestHandler {
   bool transactions_hold_records() const;
   FailPoints* fail_points() { return fail_points_.get(); }
   WorkerPool& workers() { return workers_; }
+  HeldWrites& held_writes() { return held_writes_; }
 
  private:
   commands::ServiceState& state_;
   commands::CommandRegistry registry_;
   SessionCatalog sessions_;
   std::unique_ptr<FailPoints> fail_points_;
-  WorkerPool workers_;  // last: its commands use everything above until it has joined
+  HeldWrites held_writes_;  // writes waiting for fsyncUnlock
+  WorkerPool workers_;      // last: its commands use everything above until it has joined
 };
 
 struct Dispatch;

@@ -49,6 +49,9 @@ class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
   virtual std::unique_ptr<ConnectionHandler> OnConnect(const ConnectionInfo& info) = 0;
+  // A graceful stop begins: requests still running will be waited for, so anything that holds
+  // them back (fsync's lock) lets go now. Called once, from the stopping thread.
+  virtual void OnStopping() {}
 };
 
 }  // namespace quarry::wire

@@ -424,23 +424,32 @@ bool AuthorizeRolesInfo(const Authorizer& authorizer, const Request& request) {
 void RegisterRoleCommands(CommandRegistry& registry) {
   using auth::ActionType;
   registry.Add({.name = "createRole",
-                .flags = kLocalhostException,
+                .flags = kChangesStoredData | kLocalhostException,
                 .run = RunCreateRole,
                 .auth = Custom(AuthorizeCreateRole)});
-  registry.Add({.name = "updateRole", .run = RunUpdateRole, .auth = Custom(AuthorizeUpdateRole)});
-  registry.Add(
-      {.name = "dropRole", .run = RunDropRole, .auth = OnDatabase({ActionType::kDropRole})});
+  registry.Add({.name = "updateRole",
+                .flags = kChangesStoredData,
+                .run = RunUpdateRole,
+                .auth = Custom(AuthorizeUpdateRole)});
+  registry.Add({.name = "dropRole",
+                .flags = kChangesStoredData,
+                .run = RunDropRole,
+                .auth = OnDatabase({ActionType::kDropRole})});
   registry.Add({.name = "rolesInfo", .run = RunRolesInfo, .auth = Custom(AuthorizeRolesInfo)});
   registry.Add({.name = "grantPrivilegesToRole",
+                .flags = kChangesStoredData,
                 .run = RunGrantPrivilegesToRole,
                 .auth = OnDatabase({ActionType::kGrantRole})});
   registry.Add({.name = "revokePrivilegesFromRole",
+                .flags = kChangesStoredData,
                 .run = RunRevokePrivilegesFromRole,
                 .auth = OnDatabase({ActionType::kRevokeRole})});
   registry.Add({.name = "grantRolesToRole",
+                .flags = kChangesStoredData,
                 .run = RunGrantRolesToRole,
                 .auth = Custom(AuthorizeGrantRolesToRole)});
   registry.Add({.name = "revokeRolesFromRole",
+                .flags = kChangesStoredData,
                 .run = RunRevokeRolesFromRole,
                 .auth = Custom(AuthorizeRevokeRolesFromRole)});
 }

@@ -483,20 +483,28 @@ bool AuthorizeUsersInfo(const Authorizer& authorizer, const Request& request) {
 
 void RegisterUserCommands(CommandRegistry& registry) {
   registry.Add({.name = "createUser",
-                .flags = kLocalhostException,
+                .flags = kChangesStoredData | kLocalhostException,
                 .run = RunCreateUser,
                 .auth = Custom(AuthorizeCreateUser)});
-  registry.Add({.name = "updateUser", .run = RunUpdateUser, .auth = Custom(AuthorizeUpdateUser)});
-  registry.Add(
-      {.name = "dropUser", .run = RunDropUser, .auth = OnDatabase({auth::ActionType::kDropUser})});
+  registry.Add({.name = "updateUser",
+                .flags = kChangesStoredData,
+                .run = RunUpdateUser,
+                .auth = Custom(AuthorizeUpdateUser)});
+  registry.Add({.name = "dropUser",
+                .flags = kChangesStoredData,
+                .run = RunDropUser,
+                .auth = OnDatabase({auth::ActionType::kDropUser})});
   registry.Add({.name = "dropAllUsersFromDatabase",
+                .flags = kChangesStoredData,
                 .run = RunDropAllUsersFromDatabase,
                 .auth = OnDatabase({auth::ActionType::kDropUser})});
   registry.Add({.name = "usersInfo", .run = RunUsersInfo, .auth = Custom(AuthorizeUsersInfo)});
   registry.Add({.name = "grantRolesToUser",
+                .flags = kChangesStoredData,
                 .run = RunGrantRolesToUser,
                 .auth = Custom(AuthorizeGrantRolesToUser)});
   registry.Add({.name = "revokeRolesFromUser",
+                .flags = kChangesStoredData,
                 .run = RunRevokeRolesFromUser,
                 .auth = Custom(AuthorizeRevokeRolesFromUser)});
 }

@@ -107,8 +107,10 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
 }  // namespace
 
 void RegisterCollModCommand(CommandRegistry& registry) {
-  registry.Add(
-      {.name = "collMod", .run = RunCollMod, .auth = OnNamespace({auth::ActionType::kCollMod})});
+  registry.Add({.name = "collMod",
+                .flags = kChangesStoredData,
+                .run = RunCollMod,
+                .auth = OnNamespace({auth::ActionType::kCollMod})});
 }
 
 }  // namespace quarry::commands

@@ -304,16 +304,19 @@ StatusWith<bson::Document> RunListDatabases(CommandContext& ctx, const Request& 
 
 void RegisterDdlCommands(CommandRegistry& registry) {
   registry.Add({.name = "create",
-                .flags = kAllowedInTransaction,
+                .flags = kAllowedInTransaction | kChangesStoredData,
                 .run = RunCreate,
                 .auth = OnNamespace({auth::ActionType::kCreateCollection})});
-  registry.Add(
-      {.name = "drop", .run = RunDrop, .auth = OnNamespace({auth::ActionType::kDropCollection})});
+  registry.Add({.name = "drop",
+                .flags = kChangesStoredData,
+                .run = RunDrop,
+                .auth = OnNamespace({auth::ActionType::kDropCollection})});
   registry.Add({.name = "dropDatabase",
+                .flags = kChangesStoredData,
                 .run = RunDropDatabase,
                 .auth = OnDatabase({auth::ActionType::kDropDatabase})});
   registry.Add({.name = "renameCollection",
-                .flags = kAdminOnly,
+                .flags = kChangesStoredData | kAdminOnly,
                 .run = RunRenameCollection,
                 .auth = Custom(AuthorizeRenameCollection)});
   registry.Add({.name = "listCollections",

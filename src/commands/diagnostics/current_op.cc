@@ -51,6 +51,10 @@ StatusWith<bson::Document> RunCurrentOp(CommandContext& ctx, const Request& requ
     if (matcher.Matches(op.view())) b.AppendDocument(std::to_string(n++), op.view());
   }
   b.Close();
+  if (ctx.service().fsync_lock.lock_count() > 0) {
+    b.AppendBool("fsyncLock", true);
+    b.AppendString("info", "use db.fsyncUnlock() to terminate the fsync write/snapshot lock");
+  }
   return std::move(b).Finish();
 }
 

@@ -137,7 +137,7 @@ void AppendOperation(bson::DocumentBuilder* b, const RunningOperation& operation
   }
   b->AppendInt32("numYields", 0);
   b->OpenDocument("locks").Close();
-  b->AppendBool("waitingForLock", false);
+  b->AppendBool("waitingForLock", operation.waiting_for_lock);
 }
 
 Status StageOptionError(ErrorCode code, std::string_view option, bson::Type type) {

@@ -1,6 +1,8 @@
-// fsync and shutdown: making every write durable, and stopping the server cleanly.
+// fsync, fsyncUnlock and shutdown: making every write durable, holding writes back while files
+// are copied, and stopping the server cleanly.
 #include <string>
 
+#include "base/log.h"
 #include "bson/builder.h"
 #include "commands/command_context.h"
 #include "commands/register.h"
@@ -10,8 +12,20 @@
 namespace quarry::commands {
 namespace {
 
+// mongod's documentation of the lock, which its replies link to.
+constexpr std::string_view kFsyncUrl = "http://dochub.mongodb.org/core/fsynccommand";
+
 // Writes the memtables to SST files and syncs the write-ahead log: everything committed so far
 // is on disk when it answers.
+Status FlushAll(storage::Engine& engine) {
+  QUARRY_RETURN_IF_ERROR(engine.Flush());
+  return engine.SyncWal();
+}
+
+// With `lock: true`, the flush happens once the writes already running have finished, and
+// later writes wait (FsyncLock) until as many fsyncUnlocks as locks. mongod 7.0 reads
+// fsyncLockAcquisitionTimeoutMillis only for a sharded cluster's backup; here it changes
+// nothing either.
 StatusWith<bson::Document> RunFsync(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(bool lock, args.OptionalBool("lock", false));
@@ -21,22 +35,36 @@ StatusWith<bson::Document> RunFsync(CommandContext& ctx, const Request& request)
   if (async.exists() && async.Truthy()) {
     return Status(ErrorCode::kBadValue, "fsync: async is no longer supported");
   }
-  if (lock) {
-    return Status(ErrorCode::kCommandNotSupported,
-                  "fsync with lock: true is not supported: this server cannot hold writes back; "
-                  "use a backup that reads a consistent snapshot instead");
-  }
-  QUARRY_RETURN_IF_ERROR(ctx.engine().Flush());
-  QUARRY_RETURN_IF_ERROR(ctx.engine().SyncWal());
+  storage::Engine& engine = ctx.engine();
   bson::DocumentBuilder b;
-  b.AppendInt32("numFiles", 1);
+  if (!lock) {
+    QUARRY_RETURN_IF_ERROR(FlushAll(engine));
+    b.AppendInt32("numFiles", 1);
+    return std::move(b).Finish();
+  }
+  QUARRY_ASSIGN_OR_RETURN(
+      std::int64_t lock_count,
+      ctx.service().fsync_lock.Lock(*ctx.interrupt(), [&engine] { return FlushAll(engine); }));
+  log::Write(log::Severity::kInfo, "COMMAND", 20462, "conn" + std::to_string(ctx.connection().id),
+             "mongod is locked and no writes are allowed",
+             {{"lockCount", lock_count}, {"seeAlso", std::string(kFsyncUrl)}});
+  b.AppendString("info", "now locked against writes, use db.fsyncUnlock() to unlock");
+  b.AppendInt64("lockCount", lock_count);
+  b.AppendString("seeAlso", kFsyncUrl);
   return std::move(b).Finish();
 }
 
-StatusWith<bson::Document> RunFsyncUnlock(CommandContext&, const Request& request) {
+// Short by design (it runs on the io thread): it only counts down and wakes the waiting writes.
+StatusWith<bson::Document> RunFsyncUnlock(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  return Status(ErrorCode::kIllegalOperation, "fsyncUnlock called when not locked");
+  QUARRY_ASSIGN_OR_RETURN(std::int64_t lock_count, ctx.service().fsync_lock.Unlock());
+  log::Write(log::Severity::kInfo, "COMMAND", 20466, "conn" + std::to_string(ctx.connection().id),
+             "fsyncUnlock complete", {{"lockCount", lock_count}});
+  bson::DocumentBuilder b;
+  b.AppendString("info", "fsyncUnlock completed");
+  b.AppendInt64("lockCount", lock_count);
+  return std::move(b).Finish();
 }
 
 // The server stops as on SIGTERM: it stops accepting, lets running requests finish, and closes

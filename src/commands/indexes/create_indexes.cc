@@ -188,7 +188,7 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
 
 void RegisterCreateIndexesCommand(CommandRegistry& registry) {
   registry.Add({.name = "createIndexes",
-                .flags = kAllowedInTransaction,
+                .flags = kAllowedInTransaction | kChangesStoredData,
                 .run = RunCreateIndexes,
                 .auth = OnNamespace({auth::ActionType::kCreateIndex})});
 }

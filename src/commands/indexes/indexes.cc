@@ -138,6 +138,7 @@ void RegisterIndexCommands(CommandRegistry& registry) {
                 .run = RunListIndexes,
                 .auth = OnNamespace({auth::ActionType::kListIndexes})});
   registry.Add({.name = "dropIndexes",
+                .flags = kChangesStoredData,
                 .run = RunDropIndexes,
                 .aliases = {"deleteIndexes"},
                 .auth = OnNamespace({auth::ActionType::kDropIndex})});

@@ -199,12 +199,15 @@ StatusWith<bson::Document> RunDropSearchIndex(CommandContext& ctx, const Request
 
 void RegisterSearchIndexCommands(CommandRegistry& registry) {
   registry.Add({.name = "createSearchIndexes",
+                .flags = kChangesStoredData,
                 .run = RunCreateSearchIndexes,
                 .auth = OnNamespace({auth::ActionType::kCreateSearchIndexes})});
   registry.Add({.name = "updateSearchIndex",
+                .flags = kChangesStoredData,
                 .run = RunUpdateSearchIndex,
                 .auth = OnNamespace({auth::ActionType::kUpdateSearchIndex})});
   registry.Add({.name = "dropSearchIndex",
+                .flags = kChangesStoredData,
                 .run = RunDropSearchIndex,
                 .auth = OnNamespace({auth::ActionType::kDropSearchIndex})});
 }

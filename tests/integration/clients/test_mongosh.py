@@ -306,3 +306,22 @@ def test_a_shell_user_creates_users_shows_them_and_signs_in_with_db_auth(make_se
                              uri=f"mongodb://clerk:wrong@{base}/shop")
     assert denied.returncode != 0
     assert "Authentication failed" in denied.stdout + denied.stderr
+
+
+def test_fsync_lock_and_unlock_helpers(make_server, mongosh_home):
+    server = make_server("mongosh-fsync")
+    out = run_mongosh(server, mongosh_home,
+                      "db.c.insertOne({_id: 1});"
+                      "const locked = db.fsyncLock();"
+                      "const again = db.fsyncLock();"
+                      "const op = db.adminCommand({currentOp: 1});"
+                      "const read = db.c.findOne({_id: 1});"
+                      "const one = db.fsyncUnlock();"
+                      "const zero = db.fsyncUnlock();"
+                      "print(JSON.stringify({locked: Number(locked.lockCount), again: Number(again.lockCount),"
+                      " shown: op.fsyncLock, read: read._id, one: Number(one.lockCount),"
+                      " zero: Number(zero.lockCount), info: zero.info}))")
+    assert json.loads(out) == {"locked": 1, "again": 2, "shown": True, "read": 1, "one": 1,
+                               "zero": 0, "info": "fsyncUnlock completed"}
+    failed = mongosh_process(server, mongosh_home, "db.fsyncUnlock()")
+    assert "fsyncUnlock called when not locked" in failed.stdout + failed.stderr
