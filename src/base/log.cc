@@ -7,6 +7,7 @@
 #include <ctime>
 #include <deque>
 #include <mutex>
+#include <span>
 
 #include "base/json_string.h"
 
@@ -46,7 +47,7 @@ std::string NowIso8601() {
 }
 
 void WriteLine(Severity severity, std::string_view component, int id, std::string_view context,
-               std::string_view message, std::initializer_list<Attr> attrs) {
+               std::string_view message, std::span<const Attr> attrs) {
   std::string line;
   line.reserve(160);
   line += R"({"t":{"$date":")";
@@ -114,6 +115,11 @@ void Configure(const Options& options) {
 
 void Write(Severity severity, std::string_view component, int id, std::string_view context,
            std::string_view message, std::initializer_list<Attr> attrs) {
+  WriteLine(severity, component, id, context, message, std::span(attrs.begin(), attrs.size()));
+}
+
+void Write(Severity severity, std::string_view component, int id, std::string_view context,
+           std::string_view message, const std::vector<Attr>& attrs) {
   WriteLine(severity, component, id, context, message, attrs);
 }
 
@@ -124,7 +130,8 @@ void WriteChatter(std::string_view component, int id, std::string_view context,
     std::lock_guard lock(sink.mu);
     if (sink.quiet) return;
   }
-  WriteLine(Severity::kInfo, component, id, context, message, attrs);
+  WriteLine(Severity::kInfo, component, id, context, message,
+            std::span(attrs.begin(), attrs.size()));
 }
 
 std::vector<std::string> RecentLines(std::string_view name) {

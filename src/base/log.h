@@ -55,6 +55,9 @@ void Configure(const Options& options);
 // `id` is a stable number for the message, as mongod gives each log statement one.
 void Write(Severity severity, std::string_view component, int id, std::string_view context,
            std::string_view message, std::initializer_list<Attr> attrs = {});
+// The same, for attributes that depend on what happened (the slow-operation log's).
+void Write(Severity severity, std::string_view component, int id, std::string_view context,
+           std::string_view message, const std::vector<Attr>& attrs);
 
 // Connection chatter that --quiet suppresses.
 void WriteChatter(std::string_view component, int id, std::string_view context,

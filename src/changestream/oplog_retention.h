@@ -2,9 +2,9 @@
 // deleting the oldest entries, and tells change streams where history now starts so that a
 // resume from before it fails with ChangeStreamHistoryLost instead of silently skipping events.
 //
-// It keeps the oplog's bytes per second of timestamp in memory (built by one scan at start, then
-// from the commit observer), so deciding what to trim never rescans the oplog. Trimming removes
-// whole seconds and always keeps the newest one.
+// It keeps the oplog's bytes and entries per second of timestamp in memory (built by one scan at
+// start, then from the commit observer), so deciding what to trim never rescans the oplog. Trimming
+// removes whole seconds and always keeps the newest one.
 #pragma once
 
 #include <atomic>
@@ -54,7 +54,8 @@ class OplogRetention final : public storage::CommitObserver {
   // ChangeStreamHistoryLost. Raised before entries are deleted. Thread-safe.
   storage::Timestamp TrimmedBefore() const { return trimmed_before_.load(); }
 
-  std::uint64_t bytes() const;  // tracked oplog bytes
+  std::uint64_t bytes() const;    // tracked oplog bytes
+  std::uint64_t entries() const;  // tracked oplog entries (collStats' count of local.oplog.rs)
 
  private:
   const RetentionPolicy policy_;
@@ -63,9 +64,17 @@ class OplogRetention final : public storage::CommitObserver {
   std::mutex trim_mu_;                              // one trim at a time
   storage::Timestamp deleted_before_ = 0;           // guarded by trim_mu_: last trim that worked
 
+  struct Totals {
+    std::uint64_t bytes = 0;
+    std::uint64_t entries = 0;
+    void Add(const Totals& other) {
+      bytes += other.bytes;
+      entries += other.entries;
+    }
+  };
   mutable std::mutex mu_;
-  std::map<std::uint32_t, std::uint64_t> bytes_by_second_;  // guarded by mu_
-  std::uint64_t total_bytes_ = 0;                           // guarded by mu_
+  std::map<std::uint32_t, Totals> by_second_;  // guarded by mu_
+  Totals total_;                               // guarded by mu_
 };
 
 }  // namespace quarry::changestream

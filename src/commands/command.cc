@@ -3,7 +3,24 @@
 
 #include <algorithm>
 
+#include "commands/command_context.h"
+#include "exec/operation_work.h"
+
 namespace quarry::commands {
+
+StatusWith<bson::Document> RunCommand(const Command& command, CommandContext& ctx,
+                                      const Request& request) {
+  exec::OperationWork& work = exec::ThisThreadWork();
+  work = exec::OperationWork();
+  StatusWith<bson::Document> result = command.run(ctx, request);
+  OperationStats& stats = ctx.stats();
+  stats.keys_examined += work.keys_examined;
+  stats.docs_examined += work.docs_examined;
+  stats.write_conflicts += work.write_conflicts;
+  stats.has_sort_stage = stats.has_sort_stage || work.has_sort_stage;
+  if (!work.plan_summary.empty()) stats.plan_summary = std::move(work.plan_summary);
+  return result;
+}
 
 StatusWith<std::vector<bson::DocumentView>> Request::Documents(std::string_view field) const {
   for (const DocumentSequenceView& sequence : sequences) {

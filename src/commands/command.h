@@ -120,6 +120,10 @@ struct Command {
   bool has(CommandFlag flag) const { return (flags & flag) != 0; }
 };
 
+// Runs `command`'s handler and fills ctx.stats() with what its plans did on this thread.
+StatusWith<bson::Document> RunCommand(const Command& command, CommandContext& ctx,
+                                      const Request& request);
+
 class CommandRegistry {
  public:
   void Add(Command command);

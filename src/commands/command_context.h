@@ -35,6 +35,19 @@ struct LastWrite {
   std::string code_name;
 };
 
+// What an operation's plans did and what it returned, for the profiler, the slow-operation log
+// and serverStatus' metrics.document.returned and metrics.operation.
+struct OperationStats {
+  std::int64_t keys_examined = 0;
+  std::int64_t docs_examined = 0;
+  // Documents in the reply's batch, for the commands that return query results (find,
+  // getMore, aggregate); nullopt for the others.
+  std::optional<std::int64_t> nreturned;
+  std::int64_t write_conflicts = 0;
+  bool has_sort_stage = false;  // a plan sorted in memory
+  std::string plan_summary;     // empty when no plan ran
+};
+
 struct ConnectionState {
   std::int64_t id = 0;
   std::string remote;                    // "ip:port"
@@ -105,6 +118,9 @@ class CommandContext {
   WriteOutcome& write_outcome() { return write_outcome_; }
   const WriteOutcome& write_outcome() const { return write_outcome_; }
 
+  // The handler adds what its replies' batches return; RunCommand the plans' work.
+  OperationStats& stats() { return stats_; }
+
   // After this request the connection closes instead of replying (a test fail point).
   void CloseConnectionInsteadOfReplying() { close_instead_of_replying_ = true; }
   bool close_instead_of_replying() const { return close_instead_of_replying_; }
@@ -146,6 +162,7 @@ class CommandContext {
   std::shared_ptr<storage::Transaction> transaction_;
   std::int32_t opid_ = 0;
   WriteOutcome write_outcome_;
+  OperationStats stats_;
   bool close_instead_of_replying_ = false;
 };
 

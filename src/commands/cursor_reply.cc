@@ -3,6 +3,7 @@
 #include <string>
 
 #include "bson/builder.h"
+#include "commands/command_context.h"
 
 namespace quarry::commands {
 
@@ -25,6 +26,14 @@ bson::Document BuildCursorReply(std::string_view batch_field, const query::Batch
   b.AppendString("ns", ns);
   b.Close();
   return std::move(b).Finish();
+}
+
+bson::Document BuildResultsReply(CommandContext& ctx, std::string_view batch_field,
+                                 const query::Batch& batch, std::int64_t cursor_id,
+                                 std::string_view ns) {
+  ctx.stats().nreturned =
+      ctx.stats().nreturned.value_or(0) + static_cast<std::int64_t>(batch.documents.size());
+  return BuildCursorReply(batch_field, batch, cursor_id, ns);
 }
 
 }  // namespace quarry::commands

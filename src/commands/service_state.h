@@ -75,7 +75,7 @@ struct OpCounters {
 };
 
 // serverStatus' opLatencies (time and count of reads, writes and other commands) and
-// metrics.document (documents written), counted by dispatch.
+// metrics.document, .queryExecutor and .operation, counted by dispatch.
 struct LatencyCounter {
   std::atomic<std::int64_t> micros{0};
   std::atomic<std::int64_t> ops{0};
@@ -87,6 +87,15 @@ struct OperationMetrics {
   std::atomic<std::int64_t> documents_inserted{0};
   std::atomic<std::int64_t> documents_updated{0};
   std::atomic<std::int64_t> documents_deleted{0};
+  std::atomic<std::int64_t> documents_returned{0};  // by find, getMore and aggregate
+  // metrics.queryExecutor: index keys and documents the plans examined.
+  std::atomic<std::int64_t> keys_scanned{0};
+  std::atomic<std::int64_t> docs_scanned{0};
+  // metrics.operation: operations that sorted in memory, write conflicts met (and retried),
+  // operations that ran out of maxTimeMS.
+  std::atomic<std::int64_t> scan_and_order{0};
+  std::atomic<std::int64_t> write_conflicts{0};
+  std::atomic<std::int64_t> killed_max_time_ms{0};
 };
 
 // The server parameters that may change while the server runs: setParameter and profile write
@@ -126,9 +135,10 @@ struct ServiceState {
   std::function<std::uint64_t()> oplog_trimmed_before;
   // The latest oplog timestamp (seconds << 32 | increment), for $clusterTime/operationTime.
   std::function<std::uint64_t()> cluster_time;
-  // The oplog's size in bytes as retention tracks it, and the size it is trimmed to (0: no
-  // limit), for local.oplog.rs' statistics.
+  // The oplog's size in bytes and entries as retention tracks them, and the size it is trimmed
+  // to (0: no limit), for local.oplog.rs' statistics.
   std::function<std::uint64_t()> oplog_bytes;
+  std::function<std::uint64_t()> oplog_entries;  // how many entries it holds
   std::uint64_t oplog_max_bytes = 0;
   // Asks the server for a graceful stop (the shutdown command); returns at once.
   std::function<void()> request_shutdown;

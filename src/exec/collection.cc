@@ -26,6 +26,19 @@ std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std:
   return FromInfo(std::move(info));
 }
 
+StatusWith<HeldCollection> HoldWriters(const catalog::Catalog& catalog,
+                                       const Collection& collection) {
+  // Every version of a collection's catalog entry shares its locks, so the one taken through
+  // `collection` is the current one's.
+  std::unique_lock writers(collection.info->locks->writers);
+  std::optional<Collection> current = LookupCollection(catalog, collection.db, collection.name);
+  if (!current.has_value() || current->id != collection.id) {
+    return Status(ErrorCode::kNamespaceNotFound,
+                  "Collection '" + collection.ns + "' was dropped while it was validated");
+  }
+  return HeldCollection{.collection = std::move(*current), .writers = std::move(writers)};
+}
+
 StatusWith<Collection> EnsureCollection(catalog::Catalog& catalog, std::string_view db,
                                         std::string_view name, const catalog::DdlOptions& ddl) {
   if (std::shared_ptr<const catalog::CollectionInfo> info = catalog.Find(db, name)) {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 
@@ -31,6 +33,15 @@ struct Collection {
 // The collection, or nullopt when it does not exist.
 std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std::string_view db,
                                            std::string_view name);
+
+// `collection` as it is now, with its writers lock held exclusively: no write of it commits
+// until `writers` is let go (validate's checks). NamespaceNotFound if it was dropped meanwhile.
+struct HeldCollection {
+  Collection collection;  // first: it keeps the lock alive until `writers` lets go
+  std::unique_lock<std::shared_mutex> writers;
+};
+StatusWith<HeldCollection> HoldWriters(const catalog::Catalog& catalog,
+                                       const Collection& collection);
 
 // The collection, created (with its database) when missing, as inserts and upserts do.
 StatusWith<Collection> EnsureCollection(catalog::Catalog& catalog, std::string_view db,

@@ -149,17 +149,12 @@ StatusWith<CollectionCheck> CheckIndexes(const ExecContext& ctx, const Collectio
                                          std::size_t max_memory_bytes) {
   // Writers hold this lock shared from reading the specs until they commit; with it held here,
   // records and entries stay as they are, and the specs read below are current.
-  std::unique_lock writers(collection.info->locks->writers);
-  std::optional<Collection> current =
-      LookupCollection(*ctx.catalog, collection.db, collection.name);
-  if (!current.has_value() || current->id != collection.id) {
-    return Status(ErrorCode::kNamespaceNotFound,
-                  "Collection '" + collection.ns + "' was dropped while it was validated");
-  }
+  QUARRY_ASSIGN_OR_RETURN(HeldCollection held, HoldWriters(*ctx.catalog, collection));
+  const Collection& current = held.collection;
   CollectionCheck check;
-  IndexChecker checker(ctx, *current, max_memory_bytes, &check);
+  IndexChecker checker(ctx, current, max_memory_bytes, &check);
   bool counted = false;
-  for (const catalog::IndexInfo& index : current->info->indexes) {
+  for (const catalog::IndexInfo& index : current.info->indexes) {
     if (index.is_id_index() || !index.ready) continue;
     QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
     QUARRY_RETURN_IF_ERROR(checker.Check(index));

@@ -1,5 +1,7 @@
 #include "exec/plan_executor.h"
 
+#include "exec/operation_work.h"
+
 namespace quarry::exec {
 
 PlanExecutor::PlanExecutor(std::unique_ptr<PlanStage> root) : root_(std::move(root)) {}
@@ -9,6 +11,7 @@ StatusWith<query::Batch> PlanExecutor::NextBatch(std::size_t max_docs, std::size
   Status restored = root_->Restore();
   StatusWith<query::Batch> batch = restored.ok() ? Fill(max_docs, max_bytes) : restored;
   root_->Save();
+  NotePlanRan(*root_);
   if (!batch.ok()) {
     exhausted_ = true;
     pending_.reset();
@@ -55,10 +58,14 @@ Status ForEachResult(
     PlanStage& root,
     const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
   PlanResult result;
+  Status status = Status::OK();
   while (true) {
-    QUARRY_ASSIGN_OR_RETURN(bool more, root.Next(&result));
-    if (!more || !visit(result.doc, result.details)) return Status::OK();
+    StatusWith<bool> more = root.Next(&result);
+    if (!more.ok()) status = more.status();
+    if (!more.ok() || !more.value() || !visit(result.doc, result.details)) break;
   }
+  NotePlanRan(root);
+  return status;
 }
 
 }  // namespace quarry::exec

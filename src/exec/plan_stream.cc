@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "exec/operation_work.h"
+
 namespace quarry::exec {
 namespace {
 
@@ -14,6 +16,7 @@ class PlanStream final : public query::DocumentStream {
       if (done_) return false;
       Status refilled = Refill();
       root_->Save();
+      NotePlanRan(*root_);
       QUARRY_RETURN_IF_ERROR(refilled);
       if (buffer_.empty()) return false;
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bson/builder.h"
+#include "exec/operation_work.h"
 #include "exec/plan_executor.h"
 #include "exec/planner.h"
 #include "storage/engine.h"
@@ -80,6 +81,7 @@ StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collectio
                             commit(std::exchange(unit, storage::WriteUnit()), /*ordered=*/false));
     for (const storage::MutationError& error : result.errors) {
       if (error.status.code() != ErrorCode::kWriteConflict) return error.status;
+      ++ThisThreadWork().write_conflicts;
       --counts.changed;
       if (track_changed) changed_ids.erase(storage::EncodeIdKey(ids[error.index].Get("_id")));
       conflicts.push_back(std::move(ids[error.index]));
@@ -147,6 +149,7 @@ StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(
     if (result.errors.front().status.code() != ErrorCode::kWriteConflict) {
       return result.errors.front().status;
     }
+    ++ThisThreadWork().write_conflicts;
   }
   return GaveUp();
 }

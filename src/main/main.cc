@@ -300,6 +300,7 @@ int Run(int argc, char** argv) {
   state.cluster_time = [oplog] { return oplog->LatestTimestamp(); };
   state.oplog_trimmed_before = [&retention] { return retention.TrimmedBefore(); };
   state.oplog_bytes = [&retention] { return retention.bytes(); };
+  state.oplog_entries = [&retention] { return retention.entries(); };
   state.oplog_max_bytes = static_cast<std::uint64_t>(options.oplog_size_mb) << 20;
   // Direct writes to admin.system.users and admin.system.roles change privileges too.
   commands::AuthChangeObserver auth_changes(&state.auth);

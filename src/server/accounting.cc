@@ -1,5 +1,7 @@
 #include "server/accounting.h"
 
+#include <vector>
+
 #include "base/clock.h"
 #include "base/log.h"
 #include "bson/builder.h"
@@ -60,6 +62,20 @@ commands::LatencyCounter& LatencyOf(commands::OperationMetrics& metrics, const A
   return metrics.commands;
 }
 
+// metrics.document.returned, metrics.queryExecutor and metrics.operation.
+void CountWork(commands::OperationMetrics& metrics, const Accounted& done) {
+  const commands::OperationStats& stats = *done.stats;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  if (stats.nreturned.has_value()) metrics.documents_returned.fetch_add(*stats.nreturned, kRelaxed);
+  if (stats.keys_examined > 0) metrics.keys_scanned.fetch_add(stats.keys_examined, kRelaxed);
+  if (stats.docs_examined > 0) metrics.docs_scanned.fetch_add(stats.docs_examined, kRelaxed);
+  if (stats.has_sort_stage) metrics.scan_and_order.fetch_add(1, kRelaxed);
+  if (stats.write_conflicts > 0) metrics.write_conflicts.fetch_add(stats.write_conflicts, kRelaxed);
+  if (done.status->code() == ErrorCode::kMaxTimeMSExpired) {
+    metrics.killed_max_time_ms.fetch_add(1, kRelaxed);
+  }
+}
+
 // opLatencies and metrics.document.
 void CountMetrics(commands::OperationMetrics& metrics, const Accounted& done) {
   commands::LatencyCounter& latency = LatencyOf(metrics, done);
@@ -67,6 +83,7 @@ void CountMetrics(commands::OperationMetrics& metrics, const Accounted& done) {
       std::chrono::duration_cast<std::chrono::microseconds>(done.elapsed).count(),
       std::memory_order_relaxed);
   latency.ops.fetch_add(1, std::memory_order_relaxed);
+  CountWork(metrics, done);
   if (!done.outcome->present) return;
   const commands::WriteOutcome& outcome = *done.outcome;
   switch (done.command->counter) {
@@ -137,6 +154,16 @@ void ReportUnacknowledgedErrors(commands::ServiceState& state,
              {{"command", std::string(done.name)}, {"errors", errors}, {"firstError", first}});
 }
 
+// The namespace a command names: its first value's collection (a getMore's `collection`), else
+// the database's $cmd.
+std::string NamespaceOf(const Accounted& done) {
+  bson::ValueView target = done.body.Get(done.name);
+  if (target.type() != bson::Type::kString) target = done.body.Get("collection");
+  std::string ns(done.db);
+  ns += target.type() == bson::Type::kString ? "." + std::string(target.String()) : ".$cmd";
+  return ns;
+}
+
 // mongod's larger commands appear in the log truncated; Quarry names them instead.
 constexpr std::size_t kMaxLoggedCommandBytes = 16 * 1024;
 
@@ -149,37 +176,37 @@ void LogIfSlow(const commands::ServiceState& state, const commands::ConnectionSt
       done.command->has(commands::kWaitsByDesign)) {
     return;
   }
-  const bson::ValueView target = done.body.Get(done.name);
-  std::string ns(done.db);
-  ns += target.type() == bson::Type::kString ? "." + std::string(target.String()) : ".$cmd";
+  const std::string ns = NamespaceOf(done);
   const std::string command = done.body.size() <= kMaxLoggedCommandBytes
                                   ? done.body.ToJson()
                                   : "{\"" + std::string(done.name) + "\":\"(truncated)\"}";
   const auto millis = static_cast<std::int64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count());
   const std::string context = "conn" + std::to_string(connection.id);
-  if (done.status->ok()) {
-    log::Write(log::Severity::kInfo, "COMMAND", 51803, context, "Slow query",
-               {{"type", "command"},
-                {"ns", ns},
-                {"appName", connection.app_name},
-                log::Attr::Json("command", command),
-                {"ok", 1},
-                {"protocol", "op_msg"},
-                {"durationMillis", millis}});
-    return;
+  std::vector<log::Attr> attrs = {{"type", "command"},
+                                  {"ns", ns},
+                                  {"appName", connection.app_name},
+                                  log::Attr::Json("command", command)};
+  const commands::OperationStats& stats = *done.stats;
+  if (!stats.plan_summary.empty()) {
+    attrs.emplace_back("planSummary", stats.plan_summary);
+    attrs.emplace_back("keysExamined", stats.keys_examined);
+    attrs.emplace_back("docsExamined", stats.docs_examined);
   }
-  log::Write(log::Severity::kInfo, "COMMAND", 51803, context, "Slow query",
-             {{"type", "command"},
-              {"ns", ns},
-              {"appName", connection.app_name},
-              log::Attr::Json("command", command),
-              {"ok", 0},
-              {"errMsg", std::string(done.status->reason())},
-              {"errName", done.status->code_name()},
-              {"errCode", static_cast<std::int64_t>(done.status->code())},
-              {"protocol", "op_msg"},
-              {"durationMillis", millis}});
+  if (stats.has_sort_stage) attrs.emplace_back("hasSortStage", true);
+  if (stats.write_conflicts > 0) attrs.emplace_back("writeConflicts", stats.write_conflicts);
+  if (stats.nreturned.has_value()) attrs.emplace_back("nreturned", *stats.nreturned);
+  if (done.status->ok()) {
+    attrs.emplace_back("ok", 1);
+  } else {
+    attrs.emplace_back("ok", 0);
+    attrs.emplace_back("errMsg", std::string(done.status->reason()));
+    attrs.emplace_back("errName", done.status->code_name());
+    attrs.emplace_back("errCode", static_cast<std::int64_t>(done.status->code()));
+  }
+  attrs.emplace_back("protocol", "op_msg");
+  attrs.emplace_back("durationMillis", millis);
+  log::Write(log::Severity::kInfo, "COMMAND", 51803, context, "Slow query", attrs);
 }
 
 // system.profile's op for a command, as mongod names them by kind.
@@ -212,10 +239,8 @@ void ProfileIfAsked(const commands::ServiceState& state,
   const auto millis = static_cast<std::int64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(done.elapsed).count());
   if (level == 0 || (level == 1 && millis <= state.parameters.slow_ms.load())) return;
-  const bson::ValueView target = done.body.Get(done.name);
-  if (target.type() == bson::Type::kString && target.String() == "system.profile") return;
-  std::string ns(done.db);
-  ns += target.type() == bson::Type::kString ? "." + std::string(target.String()) : ".$cmd";
+  const std::string ns = NamespaceOf(done);
+  if (ns == std::string(done.db) + ".system.profile") return;
   bson::DocumentBuilder b;
   b.AppendString("op", ProfileOp(*done.command));
   b.AppendString("ns", ns);
@@ -242,6 +267,14 @@ void ProfileIfAsked(const commands::ServiceState& state,
         break;
     }
   }
+  const commands::OperationStats& stats = *done.stats;
+  if (!stats.plan_summary.empty()) {
+    b.AppendInt64("keysExamined", stats.keys_examined);
+    b.AppendInt64("docsExamined", stats.docs_examined);
+  }
+  if (stats.has_sort_stage) b.AppendBool("hasSortStage", true);
+  if (stats.write_conflicts > 0) b.AppendInt64("writeConflicts", stats.write_conflicts);
+  if (stats.nreturned.has_value()) b.AppendInt64("nreturned", *stats.nreturned);
   if (!done.status->ok()) {
     b.AppendInt32("ok", 0);
     b.AppendString("errMsg", done.status->reason());
@@ -250,6 +283,7 @@ void ProfileIfAsked(const commands::ServiceState& state,
   }
   b.AppendString("protocol", "op_msg");
   b.AppendInt64("millis", millis);
+  if (!stats.plan_summary.empty()) b.AppendString("planSummary", stats.plan_summary);
   b.AppendDate("ts", NowMillis());
   const std::string_view remote = connection.remote;
   b.AppendString("client", remote.substr(0, remote.rfind(':')));

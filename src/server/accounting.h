@@ -21,6 +21,7 @@ struct Accounted {
   bson::DocumentView body;         // the command as sent, for the slow-operation log
   const Status* status = nullptr;  // the command's failure, or OK
   const commands::WriteOutcome* outcome = nullptr;
+  const commands::OperationStats* stats = nullptr;
   bool unacknowledged = false;  // w:0 / moreToCome
   std::chrono::steady_clock::duration elapsed{};
 };

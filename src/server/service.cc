@@ -183,6 +183,7 @@ struct Dispatch {
   Status status;
   bson::Document body;
   commands::WriteOutcome outcome;
+  commands::OperationStats stats;
   // A command that may write runs with a pass of fsync's lock (commands/fsync_lock.h): taken
   // when it arrives, or, while the lock is held, once it is let go.
   bool may_write = false;
@@ -419,7 +420,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     ctx.set_retryable_write(retryable.get());
   }
   try {
-    StatusWith<bson::Document> result = d->command->run(ctx, d->request);
+    StatusWith<bson::Document> result = commands::RunCommand(*d->command, ctx, d->request);
     if (result.ok()) {
       d->body = std::move(result).value();
     } else {
@@ -438,6 +439,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   // getMores are not bound by it.
   ctx.interrupt()->ClearDeadline();
   d->outcome = std::move(ctx.write_outcome());
+  d->stats = std::move(ctx.stats());
   // As in mongod, a stopped operation (killed, out of time) fails the whole write command: the
   // statements before it stay applied, but the reply is the interruption, not a write error.
   for (const commands::WriteError& error : d->outcome.errors) {
@@ -517,6 +519,7 @@ wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
                     .body = d.request.body,
                     .status = &d.status,
                     .outcome = &d.outcome,
+                    .stats = &d.stats,
                     .unacknowledged = d.more_to_come,
                     .elapsed = std::chrono::steady_clock::now() - d.started});
   return reply;

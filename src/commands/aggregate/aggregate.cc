@@ -216,7 +216,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   const bool reads_collection = !local_sessions && !current_op.has_value() && !collection_source;
   if (!coll.empty() && reads_collection && IsCollStatsPipeline(stages)) {
     QUARRY_ASSIGN_OR_RETURN(query::Batch batch, CollStatsBatch(ctx, request.db, coll));
-    return BuildCursorReply("firstBatch", batch, 0, ns);
+    return BuildResultsReply(ctx, "firstBatch", batch, 0, ns);
   }
   std::optional<exec::Collection> collection;
   if (!coll.empty()) collection = LookupCollection(ctx, request.db, coll);
@@ -235,7 +235,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
         batch.bytes += doc.size();
         batch.documents.push_back(std::move(doc));
       }
-      return BuildCursorReply("firstBatch", batch, 0, ns);
+      return BuildResultsReply(ctx, "firstBatch", batch, 0, ns);
     }
   }
   if (!NamesCollation(collation) && reads_collection) {
@@ -311,7 +311,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (!source->exhausted()) {
     cursor_id = ctx.cursors().Register(ns, std::move(source), CursorOptionsFor(ctx));
   }
-  return BuildCursorReply("firstBatch", batch, cursor_id, ns);
+  return BuildResultsReply(ctx, "firstBatch", batch, cursor_id, ns);
 }
 
 }  // namespace

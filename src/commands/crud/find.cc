@@ -96,7 +96,7 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   std::string ns = request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, find.coll);
   if (!collection.has_value()) {
-    return BuildCursorReply("firstBatch", query::Batch{}, 0, ns);
+    return BuildResultsReply(ctx, "firstBatch", query::Batch{}, 0, ns);
   }
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<exec::PlanStage> plan,
                           exec::PlanQuery(ExecContextOf(ctx), *collection, std::move(find.spec)));
@@ -110,7 +110,7 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
     options.no_cursor_timeout = find.no_cursor_timeout;
     cursor_id = ctx.cursors().Register(ns, std::move(executor), options);
   }
-  return BuildCursorReply("firstBatch", batch, cursor_id, ns);
+  return BuildResultsReply(ctx, "firstBatch", batch, cursor_id, ns);
 }
 
 }  // namespace

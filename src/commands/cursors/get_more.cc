@@ -68,7 +68,7 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
     cursor.Close();
     id = 0;
   }
-  return BuildCursorReply("nextBatch", batch.value(), id, ns);
+  return BuildResultsReply(ctx, "nextBatch", batch.value(), id, ns);
 }
 
 StatusWith<bson::Document> RunKillCursors(CommandContext& ctx, const Request& request) {

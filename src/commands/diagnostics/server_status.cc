@@ -223,7 +223,17 @@ bson::Document ServerStatusDocument(ServiceState& state) {
   b.OpenDocument("document")
       .AppendInt64("deleted", state.metrics.documents_deleted.load())
       .AppendInt64("inserted", state.metrics.documents_inserted.load())
+      .AppendInt64("returned", state.metrics.documents_returned.load())
       .AppendInt64("updated", state.metrics.documents_updated.load())
+      .Close();
+  b.OpenDocument("operation")
+      .AppendInt64("killedDueToMaxTimeMSExpired", state.metrics.killed_max_time_ms.load())
+      .AppendInt64("scanAndOrder", state.metrics.scan_and_order.load())
+      .AppendInt64("writeConflicts", state.metrics.write_conflicts.load())
+      .Close();
+  b.OpenDocument("queryExecutor")
+      .AppendInt64("scanned", state.metrics.keys_scanned.load())
+      .AppendInt64("scannedObjects", state.metrics.docs_scanned.load())
       .Close();
   const exec::TtlCounters& ttl = exec::GlobalTtlCounters();
   b.OpenDocument("ttl")

@@ -1,5 +1,7 @@
 // validate: walks a collection's records and indexes and reports, in mongod's shape, whether
-// every index holds exactly the entries its records make.
+// every index holds exactly the entries its records make; with `full: true` it also walks the
+// oplog (exec/oplog_check.h).
+#include <optional>
 #include <string>
 
 #include "bson/builder.h"
@@ -8,6 +10,7 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "exec/index_check.h"
+#include "exec/oplog_check.h"
 
 namespace quarry::commands {
 namespace {
@@ -26,9 +29,9 @@ void AppendProblems(std::string_view field, const std::vector<exec::IndexEntryPr
   b->Close();
 }
 
-bson::Document ValidateReply(const exec::Collection& collection,
-                             const exec::CollectionCheck& check) {
-  bool valid = true;
+bson::Document ValidateReply(const exec::Collection& collection, const exec::CollectionCheck& check,
+                             const std::optional<exec::OplogCheck>& oplog) {
+  bool valid = !oplog.has_value() || oplog->inconsistencies == 0;
   bson::DocumentBuilder b;
   b.AppendString("ns", collection.ns);
   b.AppendInt64("nInvalidDocuments", 0);
@@ -48,9 +51,24 @@ bson::Document ValidateReply(const exec::Collection& collection,
   b.Close();
   b.AppendBool("valid", valid);
   b.AppendBool("repaired", false);
-  b.OpenArray("warnings").Close();
+  b.OpenArray("warnings");
+  if (oplog.has_value()) {
+    for (std::size_t i = 0; i < oplog->warnings.size(); ++i) {
+      b.AppendString(std::to_string(i), oplog->warnings[i]);
+    }
+  }
+  b.Close();
   b.OpenArray("errors");
   std::size_t n = 0;
+  if (oplog.has_value()) {
+    for (const std::string& error : oplog->errors) b.AppendString(std::to_string(n++), error);
+    if (oplog->inconsistencies > static_cast<std::int64_t>(oplog->errors.size())) {
+      b.AppendString(std::to_string(n++), "the oplog check found " +
+                                              std::to_string(oplog->inconsistencies) +
+                                              " inconsistencies in all; the first " +
+                                              std::to_string(oplog->errors.size()) + " are listed");
+    }
+  }
   for (const exec::IndexCheckResult& index : check.indexes) {
     if (index.missing > 0) {
       b.AppendString(std::to_string(n++), "Index '" + index.name + "' is missing " +
@@ -74,8 +92,9 @@ StatusWith<bson::Document> RunValidate(CommandContext& ctx, const Request& reque
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   QUARRY_ASSIGN_OR_RETURN(bool repair, args.OptionalBool("repair", false));
   QUARRY_ASSIGN_OR_RETURN(bool fix_multikey, args.OptionalBool("fixMultikey", false));
-  // Every validate is a full, foreground one: these choose among checks Quarry always makes.
-  args.Ignore({"full", "background", "checkBSONConformance", "metadata"});
+  // Records and indexes are always checked in full, in the foreground; `full` adds the oplog.
+  QUARRY_ASSIGN_OR_RETURN(bool full, args.OptionalBool("full", false));
+  args.Ignore({"background", "checkBSONConformance", "metadata"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (repair || fix_multikey) {
     return Status(ErrorCode::kNotImplemented,
@@ -89,7 +108,12 @@ StatusWith<bson::Document> RunValidate(CommandContext& ctx, const Request& reque
   }
   QUARRY_ASSIGN_OR_RETURN(exec::CollectionCheck check,
                           exec::CheckIndexes(ExecContextOf(ctx), *collection, kMaxMemoryBytes));
-  return ValidateReply(*collection, check);
+  std::optional<exec::OplogCheck> oplog;
+  if (full) {
+    QUARRY_ASSIGN_OR_RETURN(oplog,
+                            exec::CheckOplog(ExecContextOf(ctx), *collection, kMaxMemoryBytes));
+  }
+  return ValidateReply(*collection, check, oplog);
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ StatusWith<bson::Document> ReplyFromDocuments(CommandContext& ctx, const LocalFi
   if (!source->exhausted() && !find.single_batch) {
     cursor_id = ctx.cursors().Register(ns, std::move(source), CursorOptionsFor(ctx));
   }
-  return BuildCursorReply("firstBatch", batch, cursor_id, ns);
+  return BuildResultsReply(ctx, "firstBatch", batch, cursor_id, ns);
 }
 
 // The oplog as an aggregation's input: every entry, oldest first, read in bounded batches.
@@ -232,7 +232,7 @@ StatusWith<bson::Document> FindReplicationCollection(CommandContext& ctx, const 
     options.await_data = find.await_data;
     cursor_id = ctx.cursors().Register(ns, std::move(source), options);
   }
-  return BuildCursorReply("firstBatch", batch, cursor_id, ns);
+  return BuildResultsReply(ctx, "firstBatch", batch, cursor_id, ns);
 }
 
 bool IsProfileCollection(std::string_view coll) { return coll == kProfile; }
@@ -315,14 +315,16 @@ bson::Document ReplicationCollectionStats(CommandContext& ctx, std::string_view 
   std::int64_t size = 0;
   std::int64_t count = 1;
   if (oplog) {
-    size = ctx.service().oplog_bytes ? static_cast<std::int64_t>(ctx.service().oplog_bytes()) : 0;
+    const ServiceState& service = ctx.service();
+    size = service.oplog_bytes ? static_cast<std::int64_t>(service.oplog_bytes()) : 0;
+    count = service.oplog_entries ? static_cast<std::int64_t>(service.oplog_entries()) : 0;
   } else {
     size = static_cast<std::int64_t>(ReplicaSetConfig(ctx.service()).size());
   }
   bson::DocumentBuilder b;
   b.AppendString("ns", std::string(kLocal) + "." + std::string(coll));
   b.AppendDouble("size", static_cast<double>(size) / scale);
-  if (!oplog) b.AppendInt64("count", count);
+  b.AppendInt64("count", count);
   b.AppendDouble("storageSize", static_cast<double>(size) / scale);
   b.AppendInt32("nindexes", oplog ? 0 : 1);
   b.AppendDouble("totalIndexSize", 0);

@@ -97,7 +97,7 @@ StatusWith<bson::Document> OplogGetMore(CommandContext& ctx, const Request& requ
       cursor.Close();
       return batch.status();
     }
-    return BuildCursorReply("nextBatch", batch.value(), cursor.id(), cursor.ns());
+    return BuildResultsReply(ctx, "nextBatch", batch.value(), cursor.id(), cursor.ns());
   }
   bson::ValueView max_time = request.body.Get("maxTimeMS");
   const auto wait = max_time.IsNumber() && max_time.AsInt64() > 0

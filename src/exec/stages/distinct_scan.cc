@@ -4,6 +4,7 @@
 
 #include "exec/index_usage.h"
 #include "exec/key_values.h"
+#include "exec/operation_work.h"
 #include "storage/key_encoding.h"
 
 namespace quarry::exec {
@@ -80,6 +81,10 @@ StatusWith<WorkState> DistinctScan::DoWork(PlanResult* out) {
 
 void DistinctScan::ExplainDetails(bson::DocumentBuilder* b) const {
   AppendIndexScanDetails(options_.scan, b);
+}
+
+void DistinctScan::AppendLeafSummary(std::string* out) const {
+  AppendScanSummary(name(), options_.scan.key_pattern.view(), out);
 }
 
 }  // namespace quarry::exec

@@ -36,6 +36,7 @@ class DistinctScan final : public PlanStage {
  private:
   StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
+  void AppendLeafSummary(std::string* out) const override;
   // The document the current entry stands for; nullopt when its record is gone.
   StatusWith<std::optional<bson::Document>> CurrentDocument();
   // The current entry's encoded first key field.

@@ -6,6 +6,7 @@
 #include "exec/explain_count.h"
 #include "exec/index_usage.h"
 #include "exec/key_values.h"
+#include "exec/operation_work.h"
 
 namespace quarry::exec {
 namespace {
@@ -146,6 +147,10 @@ void IndexScan::ExplainStats(bson::DocumentBuilder* b) const {
   AppendCount(b, "seeks", seeks_);
   AppendCount(b, "dupsTested", dups_tested_);
   AppendCount(b, "dupsDropped", dups_dropped_);
+}
+
+void IndexScan::AppendLeafSummary(std::string* out) const {
+  AppendScanSummary(name(), options_.key_pattern.view(), out);
 }
 
 }  // namespace quarry::exec

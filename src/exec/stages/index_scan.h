@@ -68,6 +68,7 @@ class IndexScan final : public PlanStage {
  private:
   StatusWith<WorkState> DoWork(PlanResult* out) override;
   void ExplainDetails(bson::DocumentBuilder* b) const override;
+  void AppendLeafSummary(std::string* out) const override;
   void ExplainStats(bson::DocumentBuilder* b) const override;
   // Opens the cursor on interval `interval_`, after `resume_after_` when set.
   void Open();

@@ -1,6 +1,7 @@
 #include "exec/stages/plan_stage.h"
 
 #include "exec/explain_count.h"
+#include "exec/operation_work.h"
 
 namespace quarry::exec {
 
@@ -14,9 +15,28 @@ StatusWith<bool> PlanStage::Next(PlanResult* out) {
 
 StatusWith<WorkState> PlanStage::Work(PlanResult* out) {
   ++stats_.works;
+  const std::int64_t keys_before = stats_.keys_examined;
+  const std::int64_t docs_before = stats_.docs_examined;
   StatusWith<WorkState> state = DoWork(out);
   if (state.ok() && state.value() == WorkState::kAdvanced) ++stats_.advanced;
+  // Each stage counts only what it read itself, so the differences add up without overlap.
+  OperationWork& work = ThisThreadWork();
+  work.keys_examined += stats_.keys_examined - keys_before;
+  work.docs_examined += stats_.docs_examined - docs_before;
   return state;
+}
+
+void PlanStage::AppendSummary(std::string* out) const {
+  if (ExplainsAsChild()) {
+    children_.front()->AppendSummary(out);
+    return;
+  }
+  if (children_.empty()) {
+    if (!out->empty()) out->append(", ");
+    AppendLeafSummary(out);
+    return;
+  }
+  for (const auto& child : children_) child->AppendSummary(out);
 }
 
 void PlanStage::Save() {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -74,6 +75,9 @@ class PlanStage {
   // inputStage (or inputStages).
   void Explain(bson::DocumentBuilder* b, bool with_stats = true) const;
 
+  // Appends mongod's planSummary of the plan below this stage (exec/operation_work.h).
+  void AppendSummary(std::string* out) const;
+
   const StageStats& stats() const { return stats_; }
   const std::vector<std::unique_ptr<PlanStage>>& children() const { return children_; }
 
@@ -91,6 +95,8 @@ class PlanStage {
   virtual void ExplainDetails(bson::DocumentBuilder*) const {}
   // Explain's counters particular to the stage (an index scan's seeks and dupsDropped).
   virtual void ExplainStats(bson::DocumentBuilder*) const {}
+  // A leaf's part of the plan summary: its name, and an index scan's key pattern.
+  virtual void AppendLeafSummary(std::string* out) const { out->append(name()); }
 
   PlanStage& child() { return *children_.front(); }
   PlanStage& child(std::size_t child_idx) { return *children_[child_idx]; }

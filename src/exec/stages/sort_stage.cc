@@ -1,6 +1,7 @@
 #include "exec/stages/sort_stage.h"
 
 #include "exec/explain_count.h"
+#include "exec/operation_work.h"
 #include "query/spill/spill_stats.h"
 
 namespace quarry::exec {
@@ -43,6 +44,7 @@ SortStage::SortStage(std::unique_ptr<PlanStage> child, query::SortSpec sort, std
 
 StatusWith<WorkState> SortStage::DoWork(PlanResult* out) {
   if (sorter_ == nullptr) return WorkState::kEof;
+  ThisThreadWork().has_sort_stage = true;
   if (!loaded_) {
     StatusWith<WorkState> loading = LoadOne();
     if (!loading.ok()) {

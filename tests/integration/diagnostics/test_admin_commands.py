@@ -84,6 +84,36 @@ def test_server_status_metrics_and_latencies(client, db):
     assert rocksdb["estimate-num-keys"] >= 0
 
 
+def test_server_status_counts_returned_documents_examined_work_and_in_memory_sorts(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        db = client.t
+        db.c.insert_many([{"_id": i, "a": i, "b": i % 7} for i in range(100)])
+        db.c.create_index("a")
+        before = client.admin.command("serverStatus")["metrics"]
+        assert len(list(db.c.find({"a": {"$lt": 10}}, batch_size=4))) == 10  # find + getMores
+        assert len(list(db.c.aggregate([{"$match": {"b": 3}}]))) == 14
+        assert len(list(db.c.find({"b": 1}).sort("b", -1))) == 15  # sorted in memory
+        client.admin.command("fsync", lock=True)  # a write then waits past its maxTimeMS
+        with pytest.raises(pymongo.errors.ExecutionTimeout):
+            db.command("insert", "c", documents=[{}], maxTimeMS=10)
+        client.admin.command("fsyncUnlock")
+        after = client.admin.command("serverStatus")["metrics"]
+        assert after["document"]["returned"] - before["document"]["returned"] == 10 + 14 + 15
+        scanned = after["queryExecutor"]["scanned"] - before["queryExecutor"]["scanned"]
+        assert scanned == 10  # the index keys of the first find
+        objects = (after["queryExecutor"]["scannedObjects"]
+                   - before["queryExecutor"]["scannedObjects"])
+        assert objects >= 10 + 100 + 100
+        operation = after["operation"]
+        assert operation["scanAndOrder"] - before["operation"]["scanAndOrder"] == 1
+        assert operation["writeConflicts"] >= 0
+        assert (operation["killedDueToMaxTimeMSExpired"]
+                - before["operation"]["killedDueToMaxTimeMSExpired"]) == 1
+    finally:
+        client.close()
+
+
 def test_open_cursors_are_counted(client, db):
     db.c.insert_many([{"_id": i} for i in range(10)])
     before = client.admin.command("serverStatus")["metrics"]["cursor"]["open"]["total"]
@@ -172,6 +202,54 @@ def test_profiler_records_operations_in_system_profile(own_server):
             db.command("count", "system.profile")
         client.drop_database("prof")
         assert "system.profile" not in client.prof.list_collection_names()
+    finally:
+        client.close()
+
+
+def test_profile_and_slow_log_show_what_the_plan_examined(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        db = client.plans
+        db.c.insert_many([{"_id": i, "a": i, "b": i % 10} for i in range(100)])
+        db.c.create_index("a")
+        db.command("profile", 2, slowms=-1)
+        assert len(list(db.c.find({"a": {"$gte": 10, "$lt": 20}}, batch_size=4))) == 10
+        assert len(list(db.c.find({"b": 3}))) == 10
+        assert db.c.find_one({"_id": 5}) == {"_id": 5, "a": 5, "b": 5}
+        assert len(list(db.c.find({"b": 1}).sort("b", 1))) == 10
+        db.c.update_many({"a": {"$lt": 5}}, {"$set": {"u": 1}})
+        assert len(list(db.c.aggregate([{"$match": {"a": {"$lt": 3}}}]))) == 3
+        entries = list(db["system.profile"].find({"ns": "plans.c"}))
+        ops = [(e["op"], e.get("planSummary")) for e in entries]
+        assert ops == [("query", "IXSCAN { a: 1 }"), ("getmore", "IXSCAN { a: 1 }"),
+                       ("getmore", "IXSCAN { a: 1 }"),
+                       ("query", "COLLSCAN"), ("query", "IDHACK"), ("query", "COLLSCAN"),
+                       ("update", "IXSCAN { a: 1 }"), ("command", "IXSCAN { a: 1 }")], ops
+        ixscan, more1, more2, collscan, idhack, sorted_scan, update, aggregate = entries
+        # The first batch examined one key and record past its 4 (kept for the next batch).
+        assert (ixscan["keysExamined"], ixscan["docsExamined"], ixscan["nreturned"]) == (5, 5, 4)
+        assert more1["nreturned"] == 4 and more2["nreturned"] == 2
+        explained = db.c.find({"a": {"$gte": 10, "$lt": 20}}).explain()["executionStats"]
+        assert (ixscan["keysExamined"] + more1["keysExamined"] + more2["keysExamined"]
+                == explained["totalKeysExamined"] == 10)
+        assert (ixscan["docsExamined"] + more1["docsExamined"] + more2["docsExamined"]
+                == explained["totalDocsExamined"] == 10)
+        assert (collscan["keysExamined"], collscan["docsExamined"]) == (0, 100)
+        assert collscan["nreturned"] == 10 and "hasSortStage" not in collscan
+        assert idhack["nreturned"] == 1 and idhack["docsExamined"] == 1
+        assert sorted_scan["hasSortStage"] is True
+        assert (update["keysExamined"], update["docsExamined"]) == (5, 5)
+        assert update["nMatched"] == 5 and "nreturned" not in update
+        assert aggregate["nreturned"] == 3 and aggregate["keysExamined"] == 3
+        db.command("profile", 0)
+        slow = [json.loads(line) for line in own_server.log_tail(400).splitlines()
+                if "Slow query" in line and '"plans.c"' in line and '"find"' in line]
+        attr = [line["attr"] for line in slow if '"b":3' in json.dumps(line["attr"]["command"],
+                                                                       separators=(",", ":"))]
+        assert attr, slow
+        assert attr[-1]["planSummary"] == "COLLSCAN"
+        assert (attr[-1]["keysExamined"], attr[-1]["docsExamined"]) == (0, 100)
+        assert attr[-1]["nreturned"] == 10
     finally:
         client.close()
 

@@ -1,6 +1,7 @@
 """validate with pymongo: every index holds exactly the entries its documents make, in
-mongod's reply shape; and after kill -9 in the middle of an index build or of TTL deletes,
-a restarted server's indexes still match their records."""
+mongod's reply shape; with full: true every record the oplog holds a change of agrees with its
+newest change; and after kill -9 in the middle of an index build or of TTL deletes, a
+restarted server's indexes and records still match their records and oplog."""
 
 import datetime
 import threading
@@ -13,8 +14,8 @@ import pytest
 from quarry_server import CLIENT_OPTIONS
 
 
-def check_valid(db, coll, documents=None):
-    reply = db.command("validate", coll)
+def check_valid(db, coll, documents=None, full=False):
+    reply = db.command("validate", coll, full=full)
     assert reply["valid"] is True, reply
     assert reply["errors"] == [] and reply["missingIndexEntries"] == []
     assert reply["extraIndexEntries"] == []
@@ -38,6 +39,28 @@ def test_validate_reports_records_and_keys_per_index(db):
     assert reply["keysPerIndex"] == {"_id_": 90, "k_1": 90, "tags_1": 10 + 80 * 3,
                                      "s_1": 45, "p_1": 84}
     assert all(detail["valid"] for detail in reply["indexDetails"].values())
+
+
+def test_full_validate_checks_each_record_against_its_newest_oplog_entry(db):
+    large = "x" * 200_000  # stored and logged as a compressed frame
+    db.c.insert_many([{"_id": i, "v": i} for i in range(50)])
+    db.c.update_many({"_id": {"$lt": 20}}, {"$inc": {"v": 100}})
+    db.c.replace_one({"_id": 20}, {"replaced": True})
+    db.c.delete_many({"_id": {"$gte": 40}})
+    db.c.insert_one({"_id": 45, "again": True})  # deleted, then inserted again
+    db.c.insert_one({"_id": "big", "s": large})
+    db.c.update_one({"_id": "big"}, {"$set": {"t": large}})
+    db.old.insert_many([{"_id": i} for i in range(5)])
+    db.old.rename("renamed")  # its entries name the old namespace, under the same UUID
+    db.renamed.delete_one({"_id": 0})
+    db.gone.insert_many([{"_id": i} for i in range(5)])
+    db.gone.drop()
+    db.gone.insert_one({"_id": 1, "new": True})  # another UUID: the old entries are not its
+    reply = check_valid(db, "c", documents=42, full=True)
+    assert reply["warnings"] == []
+    check_valid(db, "renamed", documents=4, full=True)
+    check_valid(db, "gone", documents=1, full=True)
+    assert db.command("validate", "c", full=False)["valid"] is True
 
 
 def test_validate_of_a_missing_collection_fails_with_26(db):
@@ -67,8 +90,8 @@ def test_validate_is_consistent_while_writes_go_on(db):
     writer = threading.Thread(target=write)
     writer.start()
     try:
-        for _ in range(5):
-            check_valid(db, "c", documents=2000)
+        for round_number in range(6):
+            check_valid(db, "c", documents=2000, full=round_number % 2 == 1)
     finally:
         stop.set()
         writer.join()
@@ -96,7 +119,7 @@ def test_kill9_during_an_index_build_leaves_consistent_indexes(own_server):
         # The interrupted build was finished (or removed) at start-up; nothing is half built.
         names = sorted(c.t.c.index_information())
         assert names in (["_id_"], ["_id_", "tags_1_k_1"])
-        reply = check_valid(c.t, "c", documents=100_000)
+        reply = check_valid(c.t, "c", documents=100_000, full=True)
         if "tags_1_k_1" in names:
             assert reply["keysPerIndex"]["tags_1_k_1"] == 200_000
 
@@ -117,7 +140,7 @@ def test_kill9_during_ttl_deletes_leaves_consistent_indexes(make_server):
     server.start()
     with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as c:
         remaining = c.t.c.estimated_document_count()
-        reply = check_valid(c.t, "c")
+        reply = check_valid(c.t, "c", full=True)
         assert reply["keysPerIndex"]["k_1"] == reply["nrecords"]
         assert reply["keysPerIndex"]["at_1"] == reply["nrecords"]
         assert remaining <= 100_000

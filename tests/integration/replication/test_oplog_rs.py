@@ -141,6 +141,27 @@ def test_local_lists_a_capped_oplog(client):
     assert stats["maxSize"] > 0
 
 
+def test_oplog_stats_count_its_entries_also_after_a_restart(own_server):
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        client.t.c.insert_many([{"_id": i} for i in range(5)])
+        client.t.c.delete_one({"_id": 0})
+        listed = len(list(client.local["oplog.rs"].find()))
+        stats = client.local.command("collStats", "oplog.rs")
+        assert stats["count"] == listed
+        client.t.c.insert_many([{"_id": i} for i in range(10, 17)])
+        assert client.local.command("collStats", "oplog.rs")["count"] == listed + 7
+    finally:
+        client.close()
+    own_server.restart()
+    client = pymongo.MongoClient(own_server.uri(), directConnection=True)
+    try:
+        listed = len(list(client.local["oplog.rs"].find()))
+        assert client.local.command("collStats", "oplog.rs")["count"] == listed
+    finally:
+        client.close()
+
+
 def test_count_is_refused_rather_than_zero(client):
     with pytest.raises(pymongo.errors.OperationFailure) as failure:
         client.local.command("count", "oplog.rs")

@@ -92,6 +92,11 @@ class ExecFixture : public ::testing::Test {
              std::to_string(counter.fetch_add(1))))
                .string();
     std::filesystem::remove_all(dir_);
+    OpenEngine();
+  }
+
+  // Opens the engine over dir_, its catalog and the collection db.c (created if missing).
+  void OpenEngine() {
     storage::EngineOptions options;
     options.dbpath = dir_;
     options.block_cache_bytes = 8 << 20;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/operation_work.h"
 #include "exec_test_util.h"
 
 namespace quarry::exec {
@@ -131,9 +132,13 @@ TEST_F(WriteMatchesTest, DocumentChangedConcurrentlyIsChangedOnceFromItsLatestVe
   const int total = 1500;  // the conflict lands in the first of two commits
   const int raced = 7;
   InsertNumbered(total);
+  ThisThreadWork() = OperationWork();
   StatusWith<MatchCounts> counts =
       ChangeEveryMatch(ctx_, collection_, Filter("{}"), Commit(), BumpRacing(raced, "other", 1));
   ASSERT_TRUE(counts.ok()) << counts.status().ToString();
+  EXPECT_EQ(ThisThreadWork().write_conflicts, 1);  // serverStatus' metrics.operation counts it
+  EXPECT_EQ(ThisThreadWork().plan_summary, "COLLSCAN");
+  EXPECT_EQ(ThisThreadWork().docs_examined, total);
   EXPECT_EQ(counts.value().matched, total);
   EXPECT_EQ(counts.value().changed, total);
   std::optional<bson::Document> stored = Stored(raced);
