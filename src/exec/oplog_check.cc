@@ -39,7 +39,8 @@ struct LastChange {
 
 class OplogChecker {
  public:
-  OplogChecker(const ExecContext& ctx, const Collection& collection, std::size_t max_memory_bytes)
+  // Without a collection, it checks the entries alone.
+  OplogChecker(const ExecContext& ctx, const Collection* collection, std::size_t max_memory_bytes)
       : ctx_(ctx), collection_(collection), max_memory_bytes_(max_memory_bytes) {}
 
   // Reads the entries after `after_` up to `through`.
@@ -62,11 +63,11 @@ class OplogChecker {
 
   // Compares each tracked record with the one stored now.
   Status CompareRecords() {
-    if (gave_up_) return Status::OK();
+    if (gave_up_ || collection_ == nullptr) return Status::OK();
     for (const auto& [key, change] : last_) {
       QUARRY_RETURN_IF_ERROR(ctx_.CheckForInterrupt());
       QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> record,
-                              ctx_.engine->records().FindByIdKey(collection_.id, key));
+                              ctx_.engine->records().FindByIdKey(collection_->id, key));
       ++out_.records_checked;
       const std::string where = " (its last oplog entry is " + TimestampText(change.ts) + ")";
       if (change.present && !record.has_value()) {
@@ -109,7 +110,9 @@ class OplogChecker {
              "'");
       return;
     }
-    if (!record_change || entry.uuid != collection_.uuid || gave_up_) return;
+    if (!record_change || collection_ == nullptr || entry.uuid != collection_->uuid || gave_up_) {
+      return;
+    }
     const bson::ValueView id = entry.DocumentId();
     if (!id.exists()) {
       Report("oplog entry " + TimestampText(ts) + " names no _id");
@@ -143,7 +146,7 @@ class OplogChecker {
   }
 
   const ExecContext& ctx_;
-  const Collection& collection_;
+  const Collection* collection_;
   const std::size_t max_memory_bytes_;
   storage::Timestamp after_ = 0;
   std::unordered_map<std::string, LastChange> last_;  // by the record's id key
@@ -156,7 +159,7 @@ class OplogChecker {
 
 StatusWith<OplogCheck> CheckOplog(const ExecContext& ctx, const Collection& collection,
                                   std::size_t max_memory_bytes) {
-  OplogChecker checker(ctx, collection, max_memory_bytes);
+  OplogChecker checker(ctx, &collection, max_memory_bytes);
   // The long part, with writes going on: everything committed so far.
   QUARRY_RETURN_IF_ERROR(checker.Read(ctx.engine->oplog().LatestTimestamp()));
   // Writers of the collection hold this lock shared until they have committed: with it held,
@@ -164,6 +167,12 @@ StatusWith<OplogCheck> CheckOplog(const ExecContext& ctx, const Collection& coll
   QUARRY_ASSIGN_OR_RETURN(HeldCollection held, HoldWriters(*ctx.catalog, collection));
   QUARRY_RETURN_IF_ERROR(checker.Read(ctx.engine->oplog().LatestTimestamp()));
   QUARRY_RETURN_IF_ERROR(checker.CompareRecords());
+  return checker.Take();
+}
+
+StatusWith<OplogCheck> CheckOplogEntries(const ExecContext& ctx) {
+  OplogChecker checker(ctx, nullptr, 0);
+  QUARRY_RETURN_IF_ERROR(checker.Read(ctx.engine->oplog().LatestTimestamp()));
   return checker.Take();
 }
 

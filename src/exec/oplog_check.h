@@ -31,4 +31,7 @@ struct OplogCheck {
 StatusWith<OplogCheck> CheckOplog(const ExecContext& ctx, const Collection& collection,
                                   std::size_t max_memory_bytes);
 
+// The entries alone, up to the newest (validate of local.oplog.rs).
+StatusWith<OplogCheck> CheckOplogEntries(const ExecContext& ctx);
+
 }  // namespace quarry::exec

@@ -8,6 +8,7 @@
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "exec/index_check.h"
 #include "exec/oplog_check.h"
@@ -27,6 +28,52 @@ void AppendProblems(std::string_view field, const std::vector<exec::IndexEntryPr
     b->Close();
   }
   b->Close();
+}
+
+// The oplog check's warnings, as an array.
+void AppendOplogWarnings(const exec::OplogCheck* oplog, bson::DocumentBuilder* b) {
+  b->OpenArray("warnings");
+  if (oplog != nullptr) {
+    for (std::size_t i = 0; i < oplog->warnings.size(); ++i) {
+      b->AppendString(std::to_string(i), oplog->warnings[i]);
+    }
+  }
+  b->Close();
+}
+
+// The oplog check's errors, into the open errors array from position `*n` on.
+void AppendOplogErrors(const exec::OplogCheck* oplog, std::size_t* n, bson::DocumentBuilder* b) {
+  if (oplog == nullptr) return;
+  for (const std::string& error : oplog->errors) b->AppendString(std::to_string((*n)++), error);
+  if (oplog->inconsistencies > static_cast<std::int64_t>(oplog->errors.size())) {
+    b->AppendString(std::to_string((*n)++),
+                    "the oplog check found " + std::to_string(oplog->inconsistencies) +
+                        " inconsistencies in all; the first " +
+                        std::to_string(oplog->errors.size()) + " are listed");
+  }
+}
+
+// validate of local.oplog.rs: its entries, in the reply shape of a collection without indexes.
+bson::Document OplogValidateReply(std::string_view ns, const exec::OplogCheck& check) {
+  bson::DocumentBuilder b;
+  b.AppendString("ns", ns);
+  b.AppendInt64("nInvalidDocuments", 0);
+  b.AppendInt64("nNonCompliantDocuments", 0);
+  b.AppendInt64("nrecords", check.entries);
+  b.AppendInt32("nIndexes", 0);
+  b.OpenDocument("keysPerIndex").Close();
+  b.OpenDocument("indexDetails").Close();
+  b.AppendBool("valid", check.inconsistencies == 0);
+  b.AppendBool("repaired", false);
+  AppendOplogWarnings(&check, &b);
+  b.OpenArray("errors");
+  std::size_t n = 0;
+  AppendOplogErrors(&check, &n, &b);
+  b.Close();
+  b.OpenArray("extraIndexEntries").Close();
+  b.OpenArray("missingIndexEntries").Close();
+  b.OpenArray("corruptRecords").Close();
+  return std::move(b).Finish();
 }
 
 bson::Document ValidateReply(const exec::Collection& collection, const exec::CollectionCheck& check,
@@ -51,24 +98,11 @@ bson::Document ValidateReply(const exec::Collection& collection, const exec::Col
   b.Close();
   b.AppendBool("valid", valid);
   b.AppendBool("repaired", false);
-  b.OpenArray("warnings");
-  if (oplog.has_value()) {
-    for (std::size_t i = 0; i < oplog->warnings.size(); ++i) {
-      b.AppendString(std::to_string(i), oplog->warnings[i]);
-    }
-  }
-  b.Close();
+  const exec::OplogCheck* oplog_check = oplog.has_value() ? &*oplog : nullptr;
+  AppendOplogWarnings(oplog_check, &b);
   b.OpenArray("errors");
   std::size_t n = 0;
-  if (oplog.has_value()) {
-    for (const std::string& error : oplog->errors) b.AppendString(std::to_string(n++), error);
-    if (oplog->inconsistencies > static_cast<std::int64_t>(oplog->errors.size())) {
-      b.AppendString(std::to_string(n++), "the oplog check found " +
-                                              std::to_string(oplog->inconsistencies) +
-                                              " inconsistencies in all; the first " +
-                                              std::to_string(oplog->errors.size()) + " are listed");
-    }
-  }
+  AppendOplogErrors(oplog_check, &n, &b);
   for (const exec::IndexCheckResult& index : check.indexes) {
     if (index.missing > 0) {
       b.AppendString(std::to_string(n++), "Index '" + index.name + "' is missing " +
@@ -100,6 +134,11 @@ StatusWith<bson::Document> RunValidate(CommandContext& ctx, const Request& reque
     return Status(ErrorCode::kNotImplemented,
                   std::string(repair ? "repair" : "fixMultikey") +
                       " is not supported by validate in Quarry: it only reports");
+  }
+  // The oplog itself: its entries are what there is to check, so every validate walks them.
+  if (IsOplogCollection(ctx.service(), request.db, coll)) {
+    QUARRY_ASSIGN_OR_RETURN(exec::OplogCheck check, exec::CheckOplogEntries(ExecContextOf(ctx)));
+    return OplogValidateReply(request.db + "." + coll, check);
   }
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
   if (!collection.has_value()) {

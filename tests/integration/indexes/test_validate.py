@@ -63,6 +63,17 @@ def test_full_validate_checks_each_record_against_its_newest_oplog_entry(db):
     assert db.command("validate", "c", full=False)["valid"] is True
 
 
+def test_validate_of_the_oplog_checks_its_entries(own_server):
+    with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+        c.t.c.insert_many([{"_id": i} for i in range(20)])
+        c.t.c.delete_many({"_id": {"$lt": 5}})
+        reply = c.local.command("validate", "oplog.rs")
+        assert reply["valid"] is True and reply["errors"] == [], reply
+        assert reply["ns"] == "local.oplog.rs"
+        assert reply["nrecords"] == len(list(c.local["oplog.rs"].find()))
+        assert reply["nIndexes"] == 0
+
+
 def test_validate_of_a_missing_collection_fails_with_26(db):
     with pytest.raises(pymongo.errors.OperationFailure) as failed:
         db.command("validate", "nope")
