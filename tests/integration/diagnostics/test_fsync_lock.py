@@ -58,6 +58,16 @@ def test_lock_nests_and_unlock_counts_down(locked_server):
     client.t.c.insert_one({"_id": 1})
 
 
+def test_the_lock_flushes_what_was_written_to_files(locked_server):
+    _, client = locked_server
+    client.t.c.insert_many([{"_id": i, "pad": "x" * 100} for i in range(2000)])
+    before = client.admin.command("serverStatus")["rocksdb"]["live-sst-files-size"]
+    client.admin.command("fsync", lock=True)
+    after = client.admin.command("serverStatus")["rocksdb"]["live-sst-files-size"]
+    assert after > before
+    client.admin.command("fsyncUnlock")
+
+
 def test_writes_wait_for_the_last_unlock_and_then_apply(locked_server):
     server, client = locked_server
     client.t.c.insert_one({"_id": 0})
