@@ -263,8 +263,23 @@ bson::Document ServerStatusDocument(ServiceState& state) {
 
 namespace {
 
-StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request&) {
-  return ServerStatusDocument(ctx.service());
+// serverStatus leaves the oplog section out unless asked ({oplog: 1}), as mongod does: its
+// newest and oldest entries' timestamps.
+StatusWith<bson::Document> RunServerStatus(CommandContext& ctx, const Request& request) {
+  bson::Document status = ServerStatusDocument(ctx.service());
+  const ServiceState& service = ctx.service();
+  if (!request.body.Get("oplog").Truthy() || service.config.repl_set.empty() ||
+      service.engine == nullptr) {
+    return status;
+  }
+  QUARRY_ASSIGN_OR_RETURN(storage::Timestamp earliest, ctx.engine().oplog().OldestTimestamp());
+  bson::DocumentBuilder b;
+  for (const bson::Element& e : status.view()) b.Append(e.key, e.value);
+  b.OpenDocument("oplog")
+      .AppendTimestamp("latestOptime", ctx.engine().oplog().LatestTimestamp())
+      .AppendTimestamp("earliestOptime", earliest)
+      .Close();
+  return std::move(b).Finish();
 }
 
 }  // namespace

@@ -162,6 +162,16 @@ def test_oplog_stats_count_its_entries_also_after_a_restart(own_server):
         client.close()
 
 
+def test_server_status_shows_the_oplog_window_when_asked(client, db):
+    db.c.insert_one({})
+    assert "oplog" not in client.admin.command("serverStatus")
+    section = client.admin.command("serverStatus", oplog=1)["oplog"]
+    newest = client.local["oplog.rs"].find().sort("$natural", -1).limit(1).next()["ts"]
+    oldest = client.local["oplog.rs"].find().sort("$natural", 1).limit(1).next()["ts"]
+    assert section["earliestOptime"] == oldest
+    assert section["latestOptime"] >= newest
+
+
 def test_count_is_refused_rather_than_zero(client):
     with pytest.raises(pymongo.errors.OperationFailure) as failure:
         client.local.command("count", "oplog.rs")
