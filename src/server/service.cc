@@ -353,19 +353,6 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     ctx.set_deadline(d->started + std::chrono::milliseconds(max_time.value()));
     ctx.interrupt()->SetDeadline(*ctx.deadline());
   }
-  // A write that arrived while fsync's lock was held waits here, on a thread of its own
-  // (HeldWrites), listed as waitingForLock, until fsyncUnlock, killOp or its maxTimeMS.
-  if (d->may_write && !d->write_pass) {
-    state.operations.SetWaitingForLock(ctx.opid(), true);
-    StatusWith<commands::FsyncLock::Pass> pass = state.fsync_lock.Enter(*ctx.interrupt());
-    state.operations.SetWaitingForLock(ctx.opid(), false);
-    if (!pass.ok()) {
-      d->status = pass.status();
-      done(Finish(request, *d));
-      return;
-    }
-    d->write_pass = std::move(pass).value();
-  }
   // The logical session: killSessions can interrupt the operation while it runs.
   if (Status session = SetSession(ctx, request.body); !session.ok()) {
     d->status = session;
@@ -377,6 +364,20 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     running = service_.sessions().Start(
         ctx.session_key(), ctx.interrupt(),
         connection_.auth.authenticated() ? connection_.auth.OwnerName() : std::string());
+  }
+  // A write that arrived while fsync's lock was held waits here, on a thread of its own
+  // (HeldWrites), listed as waitingForLock, until fsyncUnlock, killOp, killSessions or its
+  // maxTimeMS.
+  if (d->may_write && !d->write_pass) {
+    state.operations.SetWaitingForLock(ctx.opid(), true);
+    StatusWith<commands::FsyncLock::Pass> pass = state.fsync_lock.Enter(*ctx.interrupt());
+    state.operations.SetWaitingForLock(ctx.opid(), false);
+    if (!pass.ok()) {
+      d->status = pass.status();
+      done(Finish(request, *d));
+      return;
+    }
+    d->write_pass = std::move(pass).value();
   }
   // A command of a multi-document transaction holds its session and reads and writes through
   // the transaction.

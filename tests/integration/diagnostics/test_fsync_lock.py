@@ -1,7 +1,7 @@
 """fsync {lock: true} and fsyncUnlock as mongod 7.0 has them: writes of every kind wait while
 the lock is held (listed by currentOp as waitingForLock) and go on at the last unlock; reads,
-currentOp and fsyncUnlock itself go on; locks nest; a waiting write honours maxTimeMS and
-killOp."""
+currentOp and fsyncUnlock itself go on; locks nest; a waiting write honours maxTimeMS, killOp
+and killSessions."""
 
 import signal
 
@@ -119,7 +119,7 @@ def test_every_kind_of_write_waits_and_reads_and_unlock_still_answer(locked_serv
     assert "copy" in client.t.list_collection_names()
 
 
-def test_a_waiting_write_honours_max_time_ms_and_kill_op(locked_server):
+def test_a_waiting_write_honours_max_time_ms_kill_op_and_kill_sessions(locked_server):
     server, client = locked_server
     client.admin.command("fsync", lock=True)
     fails_with(50, client.t.command, "insert", "c", documents=[{"_id": 1}], maxTimeMS=50)
@@ -127,6 +127,14 @@ def test_a_waiting_write_honours_max_time_ms_and_kill_op(locked_server):
                         lambda c: c.t.c.insert_one({"_id": 2}).inserted_id)
     op = wait_for_op(client, appName="killed-insert", waitingForLock=True)
     client.admin.command("killOp", op=op["opid"])
+    with pytest.raises(pymongo.errors.OperationFailure) as failure:
+        writer.join()
+    assert failure.value.code == 11601
+    # pymongo sends each write under an implicit session, which killAllSessions ends.
+    writer = Background(server, "session-insert",
+                        lambda c: c.t.c.insert_one({"_id": 3}).inserted_id)
+    wait_for_op(client, appName="session-insert", waitingForLock=True)
+    client.admin.command("killAllSessions", [])
     with pytest.raises(pymongo.errors.OperationFailure) as failure:
         writer.join()
     assert failure.value.code == 11601
