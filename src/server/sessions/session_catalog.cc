@@ -87,7 +87,10 @@ void SessionCatalog::KillOfUser(const std::string& uid) {
       killed.push_back(key);
     }
   }
-  for (const std::string& key : killed) cursors_->KillSession(key);
+  for (const std::string& key : killed) {
+    cursors_->KillSession(key);
+    transactions_.Abort(key);
+  }
 }
 
 void SessionCatalog::KillAll() {

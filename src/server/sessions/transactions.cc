@@ -176,8 +176,8 @@ std::vector<TransactionInfo> Transactions::List() const {
 
 bool Transactions::CommitRecorded(const std::string& session_id, std::int64_t txn_number) const {
   if (engine_ == nullptr) return false;
-  StatusWith<std::optional<std::string>> record =
-      engine_->meta().Get(RecordName(std::string(commands::SessionIdOfKey(session_id)), txn_number, 0));
+  StatusWith<std::optional<std::string>> record = engine_->meta().Get(
+      RecordName(std::string(commands::SessionIdOfKey(session_id)), txn_number, 0));
   if (!record.ok() || !record.value().has_value()) return false;
   const std::string& bytes = *record.value();
   if (bytes.size() < 5) return false;
