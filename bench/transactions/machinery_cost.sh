@@ -36,15 +36,18 @@ PY
   kill "$pid"; wait "$pid" 2>/dev/null || true; rm -rf "$dbpath"
   /usr/bin/python3 -c '
 import json, sys
-rounds = {r["round"]: r for r in json.loads(sys.argv[1])["rounds"]}
-print(round(rounds["bulk"]["docs_per_s"]), round(rounds["one-by-one"]["docs_per_s"]), sys.argv[2])
+rows = {r["round"]: r for r in json.loads(sys.argv[1])["rows"]}
+print(round(rows["acknowledged bulk"]["documents_per_second"]),
+      round(rows["acknowledged one-by-one"]["documents_per_second"]), sys.argv[2])
 ' "$inserts" "$updates"
 }
 
-printf '%-8s %-12s %14s %16s %12s\n' run build 'bulk inserts/s' 'one-by-one ins/s' 'updates/s'
+printf '%-8s %-22s %14s %16s %12s\n' run build 'bulk inserts/s' 'one-by-one ins/s' 'updates/s'
 for r in $(seq 1 "$repeats"); do
   for build in build "$other"; do
     read -r bulk one updates < <(run_one "$build")
-    printf '%-8s %-12s %14s %16s %12s\n' "$r" "$(basename "$(dirname "$build")")/$(basename "$build")" "$bulk" "$one" "$updates"
+    label="$build"
+    [ "$build" = build ] && label="this tree"
+    printf '%-8s %-22s %14s %16s %12s\n' "$r" "$label" "$bulk" "$one" "$updates"
   done
 done
