@@ -57,8 +57,9 @@ bool IsTransientTransactionError(ErrorCode code, std::string_view name,
       // After a commit or abort only when no write concern error leaves the outcome open.
       return !IsCommitOrAbort(name) || !has_write_concern_error;
     default:
-      // A statement that failed for want of a primary aborted the transaction with it.
-      return !IsCommitOrAbort(name) && IsInCategory(code, kRetriable);
+      // A statement that failed for want of a primary aborted the transaction with it (a write
+      // concern error is no failure of the statement).
+      return !IsCommitOrAbort(name) && !has_write_concern_error && IsInCategory(code, kRetriable);
   }
 }
 
