@@ -24,6 +24,14 @@ StatusWith<ReadConcern> ParseReadConcern(bson::DocumentView body, const commands
                                                 "', expected type 'object'");
   }
   bson::DocumentView spec = read_concern.Document();
+  for (const bson::Element& e : spec) {
+    // provenance is mongod's record of where a default came from: it changes nothing read.
+    if (e.key != "level" && e.key != "afterClusterTime" && e.key != "atClusterTime" &&
+        e.key != "provenance") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "Unrecognized option in readConcern: " + std::string(e.key));
+    }
+  }
   bson::ValueView level = spec.Get("level");
   if (level.exists()) {
     if (level.type() != bson::Type::kString) {

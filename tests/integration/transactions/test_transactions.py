@@ -419,6 +419,7 @@ def test_read_concern_is_checked_as_mongod_checks_it(db):
         ({"insert": "rc", "documents": [{}], "readConcern": {"level": "snapshot"}}, 72),
         ({"listCollections": 1, "readConcern": {"level": "snapshot"}}, 72),
         ({"find": "rc", "readConcern": {"level": "eventual"}}, 9),
+        ({"find": "rc", "readConcern": {"level": "local", "afterOpTime": {}}}, 72),
         ({"find": "rc", "readConcern": {"level": "majority",
                                         "atClusterTime": __import__("bson").Timestamp(1, 1)}}, 72),
     ]
