@@ -141,7 +141,12 @@ std::shared_ptr<const CollectionInfo> Catalog::FindLocked(std::string_view db,
 std::shared_ptr<const CollectionInfo> Catalog::FindById(storage::CollectionId id) const {
   std::shared_lock lock(mu_);
   auto it = by_id_.find(id);
-  return it == by_id_.end() ? nullptr : it->second;
+  if (it != by_id_.end()) return it->second;
+  // Only the transaction that created a collection knows its id before it commits.
+  for (const auto& [key, created] : created_in_transactions_) {
+    if (created.info->id == id) return created.info;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> Catalog::DatabaseNames() const {
@@ -287,7 +292,8 @@ void Catalog::Erase(std::string_view db, std::string_view coll) {
 
 StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateCollection(
     std::string_view db, std::string_view coll, bson::DocumentView options, const DdlOptions& ddl) {
-  std::lock_guard ddl_lock(ddl_mu_);
+  std::unique_lock ddl_lock(ddl_mu_);
+  WaitWhileCreatedInTransaction(ddl_lock, CatalogKey(db, coll));
   if (FindLocked(db, coll) != nullptr) {
     return Status(ErrorCode::kNamespaceExists,
                   "Collection " + std::string(db) + "." + std::string(coll) + " already exists.");
@@ -299,16 +305,17 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::EnsureCollection(std:
                                                                             std::string_view coll,
                                                                             const DdlOptions& ddl) {
   if (auto found = Find(db, coll)) return found;
-  std::lock_guard ddl_lock(ddl_mu_);
+  std::unique_lock ddl_lock(ddl_mu_);
+  WaitWhileCreatedInTransaction(ddl_lock, CatalogKey(db, coll));
   if (auto found = Find(db, coll)) return found;  // created while we waited
   return CreateLocked(db, coll, bson::DocumentView(), ddl);
 }
 
-StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::string_view db,
-                                                                        std::string_view coll,
-                                                                        bson::DocumentView options,
-                                                                        const DdlOptions& ddl) {
-  QUARRY_RETURN_IF_ERROR(ValidateNamespace(db, coll, ddl.allow_system_names));
+StatusWith<std::shared_ptr<CollectionInfo>> Catalog::NewCollection(std::string_view db,
+                                                                   std::string_view coll,
+                                                                   bson::DocumentView options,
+                                                                   storage::WriteUnit* counters,
+                                                                   storage::WriteUnit* entry) {
   auto info = std::make_shared<CollectionInfo>();
   info->db = std::string(db);
   info->name = std::string(coll);
@@ -321,11 +328,21 @@ StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::str
   bson::DocumentBuilder o;
   o.AppendString("create", coll);
   o.AppendElements(options);
+  counters->PutMeta(std::string(kNextIdName), BigEndian(next_id_));
+  AssignIndexIds(info.get(), counters);
+  entry->PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
+  entry->LogCommand(info->id, db, info->uuid.view(), std::move(o).Finish());
+  return info;
+}
+
+StatusWith<std::shared_ptr<const CollectionInfo>> Catalog::CreateLocked(std::string_view db,
+                                                                        std::string_view coll,
+                                                                        bson::DocumentView options,
+                                                                        const DdlOptions& ddl) {
+  QUARRY_RETURN_IF_ERROR(ValidateNamespace(db, coll, ddl.allow_system_names));
   storage::WriteUnit unit;
-  unit.PutMeta(std::string(kNextIdName), BigEndian(next_id_));
-  AssignIndexIds(info.get(), &unit);
-  unit.PutCatalog(CatalogKey(db, coll), info->ToBson().bytes());
-  unit.LogCommand(info->id, db, info->uuid.view(), std::move(o).Finish());
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<CollectionInfo> info,
+                          NewCollection(db, coll, options, &unit, &unit));
   QUARRY_RETURN_IF_ERROR(Commit(std::move(unit), ddl));
 
   std::unique_lock lock(mu_);
@@ -370,7 +387,8 @@ StatusWith<int> Catalog::DropDatabase(std::string_view db, const DdlOptions& ddl
 Status Catalog::RenameCollection(std::string_view from_db, std::string_view from_coll,
                                  std::string_view to_db, std::string_view to_coll, bool drop_target,
                                  const DdlOptions& ddl) {
-  std::lock_guard ddl_lock(ddl_mu_);
+  std::unique_lock ddl_lock(ddl_mu_);
+  WaitWhileCreatedInTransaction(ddl_lock, CatalogKey(to_db, to_coll));
   std::string from_ns = std::string(from_db) + "." + std::string(from_coll);
   std::string to_ns = std::string(to_db) + "." + std::string(to_coll);
   QUARRY_RETURN_IF_ERROR(ValidateNamespace(to_db, to_coll, ddl.allow_system_names));

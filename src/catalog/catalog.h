@@ -2,6 +2,8 @@
 // the commit pipeline, so each change commits atomically with its oplog entry.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,6 +20,7 @@
 #include "catalog/collection_info.h"
 #include "storage/commit_pipeline.h"
 #include "storage/engine.h"
+#include "storage/transaction.h"
 
 namespace quarry::catalog {
 
@@ -35,6 +38,12 @@ struct DdlOptions {
 
 // Thread-safe. Reads (Find, List*) take a shared lock and never touch the disk, except for the
 // sizes in ListDatabases. DDL operations are serialized among themselves.
+//
+// A multi-document transaction may create collections, and indexes on the collections it
+// created (mongod's 4.4 rules): they are staged in the transaction with its writes, seen only
+// through it (FindInTransaction; FindById finds them for the commit) and published when it
+// commits, forgotten when it aborts. Meanwhile another transaction creating the same collection
+// fails with WriteConflict, and a plain creation or rename onto it waits for the end.
 class Catalog {
  public:
   // Loads every collection from the catalog family. The engine must outlive the catalog.
@@ -82,6 +91,25 @@ class Catalog {
                           std::string_view to_db, std::string_view to_coll, bool drop_target,
                           const DdlOptions& ddl = {});
 
+  // The collection as `txn` sees it: a published one, or one `txn` created.
+  std::shared_ptr<const CollectionInfo> FindInTransaction(std::string_view db,
+                                                          std::string_view coll,
+                                                          const storage::Transaction& txn) const;
+  // CreateCollection inside `txn`: NamespaceExists as there (also for one `txn` created),
+  // WriteConflict while another open transaction creates the same collection.
+  StatusWith<std::shared_ptr<const CollectionInfo>> CreateInTransaction(std::string_view db,
+                                                                        std::string_view coll,
+                                                                        bson::DocumentView options,
+                                                                        storage::Transaction& txn);
+  // Cheap: whether an open transaction creates a collection (a plain creation may then wait).
+  bool transactions_create_collections() const {
+    return transaction_creations_.load(std::memory_order_acquire) > 0;
+  }
+  // ModifyCollection inside `txn`, of a collection `txn` created (else NamespaceNotFound).
+  Status ModifyInTransaction(std::string_view db, std::string_view coll,
+                             const std::function<Status(CollectionInfo*)>& change,
+                             bson::DocumentView oplog_o, storage::Transaction& txn);
+
   // Marks `index` multikey, in memory and in a commit of its own that precedes, in the log,
   // whatever commit follows: a restart never finds multikey keys in an index not marked so.
   Status MarkMultikey(const IndexInfo& index);
@@ -110,6 +138,21 @@ class Catalog {
                                                                  std::string_view coll,
                                                                  bson::DocumentView options,
                                                                  const DdlOptions& ddl);
+  // A new collection's entry, with its id: the counters it advances go in `counters`, its
+  // catalog entry and oplog entry in `entry`. REQUIRES: ddl_mu_ held.
+  StatusWith<std::shared_ptr<CollectionInfo>> NewCollection(std::string_view db,
+                                                            std::string_view coll,
+                                                            bson::DocumentView options,
+                                                            storage::WriteUnit* counters,
+                                                            storage::WriteUnit* entry);
+  // Stages `entry` in `txn`, having committed `counters` at once: ids a transaction takes are
+  // never reused, whether it commits or not. REQUIRES: ddl_mu_ held.
+  Status StageInTransaction(storage::WriteUnit counters, storage::WriteUnit entry,
+                            storage::Transaction& txn);
+  // Waits until no open transaction creates `key`. REQUIRES: `ddl_lock` holds ddl_mu_.
+  void WaitWhileCreatedInTransaction(std::unique_lock<std::mutex>& ddl_lock, std::string_view key);
+  // Publishes (committed) or forgets the collection `txn` created under `key`.
+  void EndCreatedInTransaction(const std::string& key, std::uint64_t txn, bool committed);
   Status Commit(storage::WriteUnit unit, const DdlOptions& ddl);
   // REQUIRES: mu_ held exclusively.
   void Publish(std::shared_ptr<const CollectionInfo> info);
@@ -124,8 +167,17 @@ class Catalog {
   std::map<std::string, CollectionMap, std::less<>> databases_;  // guarded by mu_
   // Every collection by id, guarded by mu_.
   std::unordered_map<storage::CollectionId, std::shared_ptr<const CollectionInfo>> by_id_;
-  storage::CollectionId next_id_ = 1;   // guarded by ddl_mu_
-  storage::IndexId next_index_id_ = 1;  // guarded by ddl_mu_
+  // Collections created by open transactions, by CatalogKey; guarded by mu_, changed under
+  // ddl_mu_ too.
+  struct CreatedInTransaction {
+    std::uint64_t txn = 0;
+    std::shared_ptr<const CollectionInfo> info;
+  };
+  std::map<std::string, CreatedInTransaction, std::less<>> created_in_transactions_;
+  std::atomic<std::size_t> transaction_creations_{0};   // created_in_transactions_.size()
+  std::condition_variable transaction_creation_ended_;  // waited on with ddl_mu_
+  storage::CollectionId next_id_ = 1;                   // guarded by ddl_mu_
+  storage::IndexId next_index_id_ = 1;                  // guarded by ddl_mu_
 };
 
 // The ids of the secondary indexes of `info` (whose entries a drop deletes).

@@ -88,12 +88,12 @@ catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx) {
 
 std::optional<exec::Collection> LookupCollection(CommandContext& ctx, std::string_view db,
                                                  std::string_view name) {
-  return exec::LookupCollection(ctx.catalog(), db, name);
+  return exec::LookupCollection(ctx.catalog(), db, name, ctx.transaction());
 }
 
 StatusWith<exec::Collection> EnsureCollection(CommandContext& ctx, std::string_view db,
                                               std::string_view name) {
-  return exec::EnsureCollection(ctx.catalog(), db, name, DdlOptionsFor(ctx));
+  return exec::EnsureCollection(ctx.catalog(), db, name, DdlOptionsFor(ctx), ctx.transaction());
 }
 
 }  // namespace quarry::commands

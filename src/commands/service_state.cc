@@ -1,5 +1,8 @@
 #include "commands/service_state.h"
 
+#include "catalog/catalog.h"
+#include "storage/engine.h"
+
 namespace quarry::commands {
 
 std::string ServiceState::AdvertisedAddress() const {
@@ -12,6 +15,11 @@ std::string ServiceState::AdvertisedAddress() const {
     return config.advertise_host + ":" + std::to_string(config.port);
   }
   return "localhost:" + std::to_string(config.port);
+}
+
+bool ServiceState::TransactionsMayBlockWrites() const {
+  return (engine != nullptr && engine->pipeline().transactions_hold_records()) ||
+         (catalog != nullptr && catalog->transactions_create_collections());
 }
 
 }  // namespace quarry::commands

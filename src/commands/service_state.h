@@ -145,6 +145,9 @@ struct ServiceState {
 
   // The "host:port" clients should use to reach this server.
   std::string AdvertisedAddress() const;
+  // Whether open transactions hold records, or create collections, that a plain write or
+  // creation may have to wait for.
+  bool TransactionsMayBlockWrites() const;
 };
 
 }  // namespace quarry::commands

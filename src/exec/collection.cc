@@ -20,8 +20,9 @@ Collection FromInfo(std::shared_ptr<const catalog::CollectionInfo> info) {
 }  // namespace
 
 std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std::string_view db,
-                                           std::string_view name) {
-  std::shared_ptr<const catalog::CollectionInfo> info = catalog.Find(db, name);
+                                           std::string_view name, const storage::Transaction* txn) {
+  std::shared_ptr<const catalog::CollectionInfo> info =
+      txn == nullptr ? catalog.Find(db, name) : catalog.FindInTransaction(db, name, *txn);
   if (info == nullptr) return std::nullopt;
   return FromInfo(std::move(info));
 }
@@ -40,7 +41,14 @@ StatusWith<HeldCollection> HoldWriters(const catalog::Catalog& catalog,
 }
 
 StatusWith<Collection> EnsureCollection(catalog::Catalog& catalog, std::string_view db,
-                                        std::string_view name, const catalog::DdlOptions& ddl) {
+                                        std::string_view name, const catalog::DdlOptions& ddl,
+                                        storage::Transaction* txn) {
+  if (txn != nullptr) {
+    if (std::optional<Collection> found = LookupCollection(catalog, db, name, txn)) return *found;
+    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
+                            catalog.CreateInTransaction(db, name, {}, *txn));
+    return FromInfo(std::move(info));
+  }
   if (std::shared_ptr<const catalog::CollectionInfo> info = catalog.Find(db, name)) {
     return FromInfo(std::move(info));
   }

@@ -30,9 +30,11 @@ struct Collection {
   storage::CollectionRef ref() const { return {id, ns, uuid, pre_and_post_images}; }
 };
 
-// The collection, or nullopt when it does not exist.
+// The collection, or nullopt when it does not exist. Inside a multi-document transaction
+// (`txn`), also one the transaction created.
 std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std::string_view db,
-                                           std::string_view name);
+                                           std::string_view name,
+                                           const storage::Transaction* txn = nullptr);
 
 // `collection` as it is now, with its writers lock held exclusively: no write of it commits
 // until `writers` is let go (validate's checks). NamespaceNotFound if it was dropped meanwhile.
@@ -43,8 +45,10 @@ struct HeldCollection {
 StatusWith<HeldCollection> HoldWriters(const catalog::Catalog& catalog,
                                        const Collection& collection);
 
-// The collection, created (with its database) when missing, as inserts and upserts do.
+// The collection, created (with its database) when missing, as inserts and upserts do; inside
+// a multi-document transaction (`txn`), created in the transaction.
 StatusWith<Collection> EnsureCollection(catalog::Catalog& catalog, std::string_view db,
-                                        std::string_view name, const catalog::DdlOptions& ddl);
+                                        std::string_view name, const catalog::DdlOptions& ddl,
+                                        storage::Transaction* txn = nullptr);
 
 }  // namespace quarry::exec

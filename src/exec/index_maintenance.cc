@@ -175,7 +175,8 @@ StatusWith<storage::CommitResult> CommitTransaction(catalog::Catalog& catalog,
   options.all_or_nothing = true;
   StatusWith<storage::CommitResult> result =
       CommitMaintainingIndexes(catalog, pipeline, txn.TakeWrites(), options);
-  txn.ReleaseRecords();
+  // A commit whose durability wait failed has still applied its writes.
+  txn.End(result.ok() && result.value().errors.empty());
   return result;
 }
 

@@ -143,10 +143,6 @@ Status Service::Attach(storage::Engine* engine) {
   return sessions_.retryable_writes().Attach(engine);
 }
 
-bool Service::transactions_hold_records() const {
-  return state_.engine != nullptr && state_.engine->pipeline().transactions_hold_records();
-}
-
 std::unique_ptr<wire::ConnectionHandler> Service::OnConnect(const wire::ConnectionInfo& info) {
   return NewClient(info.id, info.remote);
 }
@@ -241,7 +237,8 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
   const bool may_wait =
       d->status.ok() &&
       (IsTransactionRequest(request.body) ||
-       (d->command->has(commands::kWritesData) && service_.transactions_hold_records()));
+       ((d->command->has(commands::kWritesData) || d->command->has(commands::kChangesStoredData)) &&
+        service_.state().TransactionsMayBlockWrites()));
   const bool short_work =
       block_ms == 0 &&
       (closed || !d->status.ok() ||

@@ -46,8 +46,6 @@ class Service final : public wire::RequestHandler {
   commands::ServiceState& state() { return state_; }
   const commands::CommandRegistry& registry() const { return registry_; }
   SessionCatalog& sessions() { return sessions_; }
-  // Whether open transactions hold records that a plain write may have to wait for.
-  bool transactions_hold_records() const;
   FailPoints* fail_points() { return fail_points_.get(); }
   WorkerPool& workers() { return workers_; }
   HeldWrites& held_writes() { return held_writes_; }

@@ -44,7 +44,7 @@ StatusWith<std::optional<std::string>> ReadRecord(const internal::EngineState& e
 Transaction::Transaction(std::unique_ptr<internal::TransactionState> state)
     : state_(std::move(state)) {}
 
-Transaction::~Transaction() { ReleaseRecords(); }
+Transaction::~Transaction() { End(false); }
 
 std::uint64_t Transaction::id() const { return state_->id; }
 Timestamp Transaction::read_timestamp() const { return state_->read_timestamp; }
@@ -66,7 +66,15 @@ WriteUnit Transaction::TakeWrites() {
   return writes;
 }
 
-void Transaction::ReleaseRecords() { state_->locks->ReleaseAll(state_->id); }
+void Transaction::OnEnd(std::function<void(bool committed)> hook) {
+  state_->end_hooks.push_back(std::move(hook));
+}
+
+void Transaction::End(bool committed) {
+  if (std::exchange(state_->ended, true)) return;
+  state_->locks->ReleaseAll(state_->id);
+  for (auto& hook : std::exchange(state_->end_hooks, {})) hook(committed);
+}
 
 // Holds the record for this transaction, then makes sure no commit changed it after the
 // snapshot. In that order: a plain write that commits after the hold waits for the transaction
@@ -146,6 +154,24 @@ Status internal::TransactionState::StageRecordChange(Mutation& m) {
   return Status::OK();
 }
 
+Status internal::TransactionState::StageMutation(Mutation& m) {
+  switch (m.kind) {
+    case MutationKind::kInsert:
+    case MutationKind::kUpdate:
+    case MutationKind::kDelete:
+      return StageRecordChange(m);
+    case MutationKind::kPutCatalog:
+    case MutationKind::kPutMeta:
+      return Status::OK();  // nothing the transaction's reads look up: they apply at commit
+    case MutationKind::kOplogOnly:
+      if (lsid.has_value()) internal::AddTransactionFields(*lsid, txn_number, &m.oplog);
+      return Status::OK();
+    default:
+      return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                    "this change cannot be made in a transaction");
+  }
+}
+
 StatusWith<CommitResult> Transaction::Stage(WriteUnit unit, bool ordered) {
   internal::TransactionState& state = *state_;
   CommitResult result;
@@ -158,11 +184,7 @@ StatusWith<CommitResult> Transaction::Stage(WriteUnit unit, bool ordered) {
       staged = Status(ErrorCode::kInvalidOptions, "a snapshot read cannot write");
     }
     if (staged.ok()) {
-      const bool record_change = m.kind == MutationKind::kInsert ||
-                                 m.kind == MutationKind::kUpdate || m.kind == MutationKind::kDelete;
-      staged = record_change ? state.StageRecordChange(m)
-                             : Status(ErrorCode::kOperationNotSupportedInTransaction,
-                                      "this change cannot be made in a transaction");
+      staged = state.StageMutation(m);
     }
     if (!staged.ok()) {
       if (staged.code() == ErrorCode::kWriteConflict) state.conflict = staged;

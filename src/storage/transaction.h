@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -32,7 +33,7 @@ class Transaction {
   // then. Past it, Stage fails with TransactionTooLarge (257).
   static constexpr std::size_t kMaxStagedBytes = std::size_t{64} << 20;
 
-  ~Transaction();  // releases the snapshot and every record the transaction holds
+  ~Transaction();  // ends the transaction uncommitted unless End came first
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
 
@@ -50,7 +51,8 @@ class Transaction {
   // unit stops at its first): DuplicateKey for an _id or unique key the transaction sees taken;
   // WriteConflict (112) when another open transaction has written the record, or a commit
   // changed it after the snapshot; TransactionTooLarge past kMaxStagedBytes;
-  // OperationNotSupportedInTransaction for anything but inserts, updates and deletes. REQUIRES:
+  // OperationNotSupportedInTransaction for anything but inserts, updates, deletes, catalog and
+  // meta puts and logged commands (a collection or index the transaction creates). REQUIRES:
   // the record changes carry their secondary index keys (exec/ attaches them).
   StatusWith<CommitResult> Stage(WriteUnit unit, bool ordered);
 
@@ -62,11 +64,15 @@ class Transaction {
   std::size_t staged_bytes() const;
 
   // The staged writes, in order, for the commit (CommitOptions::transaction = id(),
-  // all_or_nothing). The transaction keeps holding its records until ReleaseRecords.
+  // all_or_nothing). The transaction keeps holding its records until End.
   WriteUnit TakeWrites();
-  // Frees the records the transaction holds: plain writes waiting for them go on. Call after
-  // the commit returns, or to abort. Idempotent.
-  void ReleaseRecords();
+
+  // Runs `hook` when the transaction ends, told whether its writes committed: how what the
+  // transaction created outside storage (a catalog entry) is published or forgotten.
+  void OnEnd(std::function<void(bool committed)> hook);
+  // Ends the transaction: frees the records it holds (plain writes waiting for them go on) and
+  // runs the OnEnd hooks. Call after the commit returns, or to abort. Only the first call acts.
+  void End(bool committed);
 
  private:
   friend class CommitPipeline;

@@ -3,11 +3,13 @@
 
 #include <rocksdb/utilities/write_batch_with_index.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
@@ -50,7 +52,9 @@ struct TransactionState {
         records(engine_state, &view),
         indexes(engine_state, &view) {}
 
-  // Checks record mutation `m` against the view, holds its record, and stages it in `writes`.
+  // Checks `m` and readies it for the commit; record changes are checked against the view,
+  // hold their record and are staged in `writes`.
+  Status StageMutation(Mutation& m);
   Status StageRecordChange(Mutation& m);
   Status CheckUniqueKeys(const Mutation& m);
   Status Hold(std::string_view key);
@@ -76,6 +80,8 @@ struct TransactionState {
   std::int64_t txn_number = 0;
   std::string commit_record_name;  // empty: none
   std::string commit_record_value;
+  std::vector<std::function<void(bool committed)>> end_hooks;
+  bool ended = false;
 };
 
 }  // namespace quarry::storage::internal

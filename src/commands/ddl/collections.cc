@@ -86,14 +86,24 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
     options.Append(e.key, e.value);
   }
   bson::Document options_doc = std::move(options).Finish();
-  StatusWith<std::shared_ptr<const catalog::CollectionInfo>> created =
-      ctx.catalog().CreateCollection(request.db, coll, options_doc, DdlOptionsFor(ctx));
+  StatusWith<std::shared_ptr<const catalog::CollectionInfo>> created = Status::OK();
+  if (ctx.transaction() != nullptr) {
+    if (options_doc.view().Has("viewOn")) {
+      return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                    "Cannot create a view in a multi-document transaction.");
+    }
+    created = ctx.catalog().CreateInTransaction(request.db, coll, options_doc, *ctx.transaction());
+  } else {
+    created = ctx.catalog().CreateCollection(request.db, coll, options_doc, DdlOptionsFor(ctx));
+  }
   if (!created.ok()) {
     if (created.status().code() == ErrorCode::kNamespaceExists) {
-      // mongod 7.0 accepts a create that repeats the existing collection's options.
+      // mongod 7.0 accepts a create that repeats the existing collection's options, except
+      // inside a transaction.
       std::shared_ptr<const catalog::CollectionInfo> existing =
           ctx.catalog().Find(request.db, coll);
-      if (existing != nullptr && existing->options.bytes() == options_doc.bytes()) {
+      if (ctx.transaction() == nullptr && existing != nullptr &&
+          existing->options.bytes() == options_doc.bytes()) {
         return bson::Document();
       }
       return Status(ErrorCode::kNamespaceExists,

@@ -3,6 +3,7 @@
 // on, then marks them ready and logs the command. A build that fails (duplicate keys of a
 // unique index, parallel arrays, the operation killed) removes its indexes and their keys.
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "exec/index_usage.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
+#include "storage/transaction.h"
 
 namespace quarry::commands {
 namespace {
@@ -149,6 +151,64 @@ Status CreateAndBuild(CommandContext& ctx, const std::string& db, const std::str
   return catalog.ModifyCollection(db, coll, ready, oplog_o, ddl);
 }
 
+bson::Document CreateIndexesReply(std::size_t before, std::size_t added, bool existed) {
+  bson::DocumentBuilder b;
+  b.AppendInt32("numIndexesBefore", static_cast<std::int32_t>(before));
+  b.AppendInt32("numIndexesAfter", static_cast<std::int32_t>(before + added));
+  b.AppendBool("createdCollectionAutomatically", !existed);
+  if (added == 0) b.AppendString("note", "all indexes already exist");
+  return std::move(b).Finish();
+}
+
+bson::Document CreateIndexesOplogEntry(const std::string& coll,
+                                       const std::vector<bson::Document>& fresh) {
+  bson::DocumentBuilder o;
+  o.AppendString("createIndexes", coll);
+  o.OpenArray("indexes");
+  for (std::size_t i = 0; i < fresh.size(); ++i) o.AppendDocument(std::to_string(i), fresh[i]);
+  o.Close();
+  return std::move(o).Finish();
+}
+
+StatusWith<bool> HasRecords(const storage::RecordStore& records, storage::CollectionId id) {
+  std::unique_ptr<storage::RecordCursor> cursor = records.Scan(id);
+  QUARRY_RETURN_IF_ERROR(cursor->status());
+  return cursor->Valid();
+}
+
+// mongod's rules inside a transaction: indexes that exist already are accepted anywhere; new
+// ones only on a collection the transaction created (or creates now) and has not written to,
+// so they have no keys to build and commit with the transaction.
+StatusWith<bson::Document> CreateIndexesInTransaction(CommandContext& ctx, const std::string& db,
+                                                      const std::string& coll,
+                                                      std::vector<bson::Document> specs) {
+  storage::Transaction& txn = *ctx.transaction();
+  const bool existed = LookupCollection(ctx, db, coll).has_value();
+  QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, db, coll));
+  const catalog::CollectionInfo& info = *collection.info;
+  QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> fresh, NewSpecs(info, std::move(specs)));
+  if (fresh.empty()) return CreateIndexesReply(info.indexes.size(), 0, existed);
+  const std::string ns = db + "." + coll;
+  if (ctx.catalog().Find(db, coll) != nullptr) {
+    return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                  "Cannot create new indexes on existing collection " + ns +
+                      " in a multi-document transaction.");
+  }
+  QUARRY_ASSIGN_OR_RETURN(bool has_records, HasRecords(txn.records(), info.id));
+  if (has_records) {
+    return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                  "Cannot create new indexes on non-empty collection " + ns +
+                      " in a multi-document transaction.");
+  }
+  auto list = [&fresh](catalog::CollectionInfo* modified) {
+    for (const bson::Document& spec : fresh) modified->indexes.emplace_back().spec = spec;
+    return Status::OK();
+  };
+  QUARRY_RETURN_IF_ERROR(
+      ctx.catalog().ModifyInTransaction(db, coll, list, CreateIndexesOplogEntry(coll, fresh), txn));
+  return CreateIndexesReply(info.indexes.size(), fresh.size(), existed);
+}
+
 StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
@@ -159,6 +219,9 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
   QUARRY_RETURN_IF_ERROR(args.Finish());
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> specs,
                           ParseSpecs(indexes, ignore_unknown.Truthy()));
+  if (ctx.transaction() != nullptr) {
+    return CreateIndexesInTransaction(ctx, request.db, coll, std::move(specs));
+  }
   const bool existed = LookupCollection(ctx, request.db, coll).has_value();
   QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, request.db, coll));
   std::lock_guard index_ddl(collection.info->locks->index_ddl);
@@ -166,22 +229,13 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
   if (info == nullptr) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + request.db + "." + coll);
   }
-  const auto before = static_cast<std::int32_t>(info->indexes.size());
+  const std::size_t before = info->indexes.size();
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> fresh, NewSpecs(*info, std::move(specs)));
   if (!fresh.empty()) {
-    bson::DocumentBuilder o;
-    o.AppendString("createIndexes", coll);
-    o.OpenArray("indexes");
-    for (std::size_t i = 0; i < fresh.size(); ++i) o.AppendDocument(std::to_string(i), fresh[i]);
-    o.Close();
-    QUARRY_RETURN_IF_ERROR(CreateAndBuild(ctx, request.db, coll, fresh, std::move(o).Finish()));
+    QUARRY_RETURN_IF_ERROR(
+        CreateAndBuild(ctx, request.db, coll, fresh, CreateIndexesOplogEntry(coll, fresh)));
   }
-  bson::DocumentBuilder b;
-  b.AppendInt32("numIndexesBefore", before);
-  b.AppendInt32("numIndexesAfter", before + static_cast<std::int32_t>(fresh.size()));
-  b.AppendBool("createdCollectionAutomatically", !existed);
-  if (fresh.empty()) b.AppendString("note", "all indexes already exist");
-  return std::move(b).Finish();
+  return CreateIndexesReply(before, fresh.size(), existed);
 }
 
 }  // namespace

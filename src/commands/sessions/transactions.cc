@@ -28,7 +28,7 @@ StatusWith<bson::Document> RunCommitTransaction(CommandContext& ctx, const Reque
 
 StatusWith<bson::Document> RunAbortTransaction(CommandContext& ctx, const Request& request) {
   (void)request;
-  if (ctx.transaction() != nullptr) ctx.transaction()->ReleaseRecords();
+  if (ctx.transaction() != nullptr) ctx.transaction()->End(/*committed=*/false);
   return bson::Document();
 }
 

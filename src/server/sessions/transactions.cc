@@ -125,7 +125,7 @@ void Transactions::Leave(const std::string& session_id, const TransactionRequest
 
 void Transactions::AbortLocked(Session* session) {
   if (session->state != State::kInProgress) return;
-  if (session->txn != nullptr) session->txn->ReleaseRecords();
+  if (session->txn != nullptr) session->txn->End(/*committed=*/false);
   session->txn.reset();
   session->state = State::kAborted;
 }
