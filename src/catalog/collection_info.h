@@ -28,6 +28,9 @@ struct IndexRuntime {
   // is (Catalog::MarkMultikeyPaths); guarded by multikey_paths_mu.
   std::mutex multikey_paths_mu;
   std::vector<std::string> multikey_paths;
+  // The first cluster time whose snapshot holds the index's every key (its build wrote them
+  // after the commits before it); reads of an older snapshot cannot use it. 0: any.
+  std::atomic<std::uint64_t> ready_at{0};
   // What a layer above derives from the spec once (exec's parsed index), made on first use.
   std::once_flag derive_once;
   std::shared_ptr<const void> derived;

@@ -1,5 +1,8 @@
 #include "exec/collection.h"
 
+#include <algorithm>
+#include <memory>
+
 namespace quarry::exec {
 namespace {
 
@@ -17,6 +20,21 @@ Collection FromInfo(std::shared_ptr<const catalog::CollectionInfo> info) {
   return collection;
 }
 
+// `info` as a read of the snapshot at `read_timestamp` may use it: an index built since holds no
+// keys there, so the read's plans must not see it ready.
+std::shared_ptr<const catalog::CollectionInfo> AsOf(
+    std::shared_ptr<const catalog::CollectionInfo> info, storage::Timestamp read_timestamp) {
+  auto newer = [read_timestamp](const catalog::IndexInfo& index) {
+    return index.ready && index.runtime->ready_at.load() > read_timestamp;
+  };
+  if (std::ranges::none_of(info->indexes, newer)) return info;
+  auto older = std::make_shared<catalog::CollectionInfo>(*info);
+  for (catalog::IndexInfo& index : older->indexes) {
+    if (newer(index)) index.ready = false;
+  }
+  return older;
+}
+
 }  // namespace
 
 std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std::string_view db,
@@ -24,6 +42,7 @@ std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std:
   std::shared_ptr<const catalog::CollectionInfo> info =
       txn == nullptr ? catalog.Find(db, name) : catalog.FindInTransaction(db, name, *txn);
   if (info == nullptr) return std::nullopt;
+  if (txn != nullptr) info = AsOf(std::move(info), txn->read_timestamp());
   return FromInfo(std::move(info));
 }
 

@@ -144,7 +144,8 @@ CommitPipeline::CommitPipeline(internal::EngineState* state)
     : state_(state),
       last_assigned_(state->latest_timestamp.load()),
       scratch_(std::make_unique<internal::ChunkScratch>()),
-      transaction_locks_(std::make_unique<internal::TransactionLocks>()) {}
+      transaction_locks_(std::make_unique<internal::TransactionLocks>()),
+      history_(std::make_unique<internal::SnapshotHistory>()) {}
 
 CommitPipeline::~CommitPipeline() = default;
 
@@ -170,7 +171,7 @@ void CommitPipeline::Shutdown() {
     active_cv_.wait(lock, [this] { return active_commits_ == 0; });
   }
   std::lock_guard commit_lock(commit_mu_);
-  kept_snapshots_.clear();  // their snapshots go before the database closes
+  history_->Clear();  // its snapshots go before the database closes
 }
 
 StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOptions& options) {
@@ -290,6 +291,9 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
   ++chunks_written_;
   NoteTrackedChanges();
   Publish(last);
+  if (next_ts != first_ts) {
+    history_->Add(first_ts, SnapshotNowLocked(), std::chrono::steady_clock::now());
+  }
   if (next_ts != first_ts) result->last_timestamp = last;
   result->applied += applied;
 
@@ -675,36 +679,20 @@ std::unique_ptr<Transaction> CommitPipeline::BeginTransaction(bson::DocumentView
 
 StatusWith<std::unique_ptr<Transaction>> CommitPipeline::BeginSnapshotRead(
     std::optional<Timestamp> at) {
-  // mongod keeps 5 minutes of history for snapshot reads (minSnapshotHistoryWindowInSeconds);
-  // a bound on their number keeps a busy server from pinning too many versions.
-  constexpr auto kKeepFor = std::chrono::minutes(5);
-  constexpr std::size_t kMaxKept = 256;
   std::shared_ptr<const internal::SnapshotHandle> snapshot;
   {
     std::lock_guard commit_lock(commit_mu_);
-    const auto now = std::chrono::steady_clock::now();
-    std::erase_if(kept_snapshots_,
-                  [&](const auto& kept) { return now - kept.second.taken > kKeepFor; });
-    if (at.has_value() && *at > last_assigned_) {
+    const Timestamp when = at.value_or(last_assigned_);
+    if (when > last_assigned_) {
       return Status(ErrorCode::kSnapshotUnavailable,
                     "Read timestamp is later than the latest cluster time");
     }
-    if (!at.has_value() || *at == last_assigned_) {
-      auto kept = kept_snapshots_.find(last_assigned_);
-      if (kept == kept_snapshots_.end()) {
-        if (kept_snapshots_.size() >= kMaxKept) kept_snapshots_.erase(kept_snapshots_.begin());
-        kept =
-            kept_snapshots_.emplace(last_assigned_, KeptSnapshot{SnapshotNowLocked(), now}).first;
-      }
-      snapshot = kept->second.handle;
-    } else if (auto kept = kept_snapshots_.find(*at); kept != kept_snapshots_.end()) {
-      snapshot = kept->second.handle;
-    } else {
-      return Status(ErrorCode::kSnapshotTooOld,
-                    "Read timestamp " + std::to_string(TimestampSeconds(*at)) + ", " +
-                        std::to_string(TimestampIncrement(*at)) +
-                        " is older than the oldest available timestamp");
+    std::shared_ptr<const internal::SnapshotHandle> latest = history_->Latest();
+    if (when == last_assigned_ && (latest == nullptr || latest->timestamp != last_assigned_)) {
+      // Nothing committed since the start: the history begins now.
+      history_->Add(last_assigned_, SnapshotNowLocked(), std::chrono::steady_clock::now());
     }
+    QUARRY_ASSIGN_OR_RETURN(snapshot, history_->At(when));
   }
   auto state = std::make_unique<internal::TransactionState>(
       state_, this, transaction_locks_.get(), next_transaction_.fetch_add(1), std::move(snapshot));

@@ -32,6 +32,7 @@ struct ChunkScratch;
 class TransactionLocks;
 struct TransactionState;
 struct SnapshotHandle;
+class SnapshotHistory;
 }  // namespace internal
 
 enum class Durability : std::uint8_t {
@@ -114,10 +115,9 @@ class CommitPipeline {
   // `txn_number` name it in its oplog entries (empty `lsid`: none).
   std::unique_ptr<Transaction> BeginTransaction(bson::DocumentView lsid, std::int64_t txn_number);
   // A read-only view of the database as of `at` (nullopt: now), for reads with readConcern
-  // snapshot outside a transaction. A view taken now is kept for a few minutes, so that later
-  // reads at its timestamp (atClusterTime) see the same data; an older time that no kept view
-  // has fails with SnapshotTooOld (239), a later one than the latest commit with
-  // SnapshotUnavailable (246).
+  // snapshot outside a transaction: any time of the last few minutes (SnapshotHistory); an
+  // older one fails with SnapshotTooOld (239), a later one than the latest commit, or one
+  // inside a chunk, with SnapshotUnavailable (246).
   StatusWith<std::unique_ptr<Transaction>> BeginSnapshotRead(std::optional<Timestamp> at);
 
   // Whether open transactions hold any record (plain writes may then have to wait).
@@ -181,12 +181,7 @@ class CommitPipeline {
   std::unordered_set<IndexId> dropped_indexes_;      // guarded by commit_mu_
   std::unique_ptr<internal::ChunkScratch> scratch_;  // guarded by commit_mu_
   std::unique_ptr<internal::TransactionLocks> transaction_locks_;
-  // Snapshots of snapshot reads, by the timestamp they hold, kept for later reads at it.
-  struct KeptSnapshot {
-    std::shared_ptr<const internal::SnapshotHandle> handle;
-    std::chrono::steady_clock::time_point taken;
-  };
-  std::map<Timestamp, KeptSnapshot> kept_snapshots_;  // guarded by commit_mu_
+  std::unique_ptr<internal::SnapshotHistory> history_;  // guarded by commit_mu_
   // A snapshot taken now under the commit lock, between two chunks. REQUIRES: commit_mu_ held.
   std::shared_ptr<const internal::SnapshotHandle> SnapshotNowLocked();
   std::atomic<std::uint64_t> next_transaction_{1};

@@ -17,25 +17,12 @@
 #include "storage/index_store.h"
 #include "storage/read_view.h"
 #include "storage/record_store.h"
+#include "storage/snapshot_history.h"
 #include "storage/transaction_locks.h"
 #include "storage/write_unit.h"
 #include "storage/write_unit_internal.h"
 
 namespace quarry::storage::internal {
-
-// A RocksDB snapshot and the timestamp of the last commit it holds, released when the last
-// reader lets go of it.
-struct SnapshotHandle {
-  SnapshotHandle(rocksdb::DB* database, const rocksdb::Snapshot* held, Timestamp ts)
-      : db(database), snapshot(held), timestamp(ts) {}
-  ~SnapshotHandle() { db->ReleaseSnapshot(snapshot); }
-  SnapshotHandle(const SnapshotHandle&) = delete;
-  SnapshotHandle& operator=(const SnapshotHandle&) = delete;
-
-  rocksdb::DB* db;
-  const rocksdb::Snapshot* snapshot;
-  Timestamp timestamp;
-};
 
 struct TransactionState {
   TransactionState(EngineState* engine_state, CommitPipeline* commit_pipeline,

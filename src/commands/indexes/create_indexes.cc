@@ -141,9 +141,12 @@ Status CreateAndBuild(CommandContext& ctx, const std::string& db, const std::str
     (void)catalog.ModifyCollection(db, coll, unlist, bson::DocumentView(), ddl, ids);
     return BuildFailure(std::move(built), *info);
   }
-  auto ready = [&specs](catalog::CollectionInfo* info) {
+  const std::uint64_t ready_at = ctx.engine().oplog().LatestTimestamp() + 1;
+  auto ready = [&specs, ready_at](catalog::CollectionInfo* info) {
     for (catalog::IndexInfo& index : info->indexes) {
-      if (IsNamed(index, specs)) index.ready = true;
+      if (!IsNamed(index, specs)) continue;
+      index.ready = true;
+      index.runtime->ready_at.store(ready_at);
     }
     return Status::OK();
   };

@@ -395,25 +395,6 @@ def test_snapshot_reads_outside_a_transaction_read_at_one_cluster_time(client, d
     assert latest["cursor"]["atClusterTime"] > at
 
 
-def test_snapshot_reads_at_a_time_with_no_kept_snapshot_fail_as_mongod_does(client, db):
-    coll = db.old
-    reply = coll.insert_one({"_id": 1})
-    write_time = db.command({"find": "old", "readConcern": {"level": "snapshot"}})[
-        "cursor"]["atClusterTime"]
-    coll.insert_one({"_id": 2})
-    from bson.timestamp import Timestamp
-    older = Timestamp(write_time.time, write_time.inc - 1) if write_time.inc > 1 else Timestamp(
-        write_time.time - 1, 1)
-    with pytest.raises(pymongo.errors.OperationFailure) as too_old:
-        db.command({"find": "old", "readConcern": {"level": "snapshot", "atClusterTime": older}})
-    assert too_old.value.code == 239
-    future = Timestamp(write_time.time + 3600, 1)
-    with pytest.raises(pymongo.errors.OperationFailure) as unavailable:
-        db.command({"find": "old", "readConcern": {"level": "snapshot", "atClusterTime": future}})
-    assert unavailable.value.code == 246
-    assert reply.acknowledged
-
-
 def test_read_concern_is_checked_as_mongod_checks_it(db):
     cases = [
         ({"insert": "rc", "documents": [{}], "readConcern": {"level": "snapshot"}}, 72),

@@ -319,6 +319,10 @@ async function createEntities(specs, entities, runner) {
           }
         }
         const session = client.client.startSession(options);
+        // mongodb 7.x takes no snapshotTime option (lib/sessions.js keeps the time of the
+        // session's first snapshot read in this field, and sends it as atClusterTime): set the
+        // field as a driver that takes the option does.
+        if (options.snapshotTime !== undefined) session.snapshotTime = options.snapshotTime;
         session.unifiedClient = client;
         entities.set(def.id, 'session', session);
         entities.sessionLsid(def.id);
