@@ -69,6 +69,12 @@ void OperationRegistry::SetWaitingForLock(std::int32_t opid, bool waiting) {
   if (it != operations_.end()) it->second.waiting_for_lock = waiting;
 }
 
+void OperationRegistry::SetSession(std::int32_t opid, std::string session_key) {
+  std::lock_guard lock(mu_);
+  auto it = operations_.find(opid);
+  if (it != operations_.end()) it->second.session_key = std::move(session_key);
+}
+
 bool OperationRegistry::Kill(std::int32_t opid) {
   std::lock_guard lock(mu_);
   auto it = operations_.find(opid);
@@ -106,6 +112,13 @@ void OperationRegistry::SetUser(std::int64_t id, std::optional<UserName> user) {
 void OperationRegistry::Disconnect(std::int64_t id) {
   std::lock_guard lock(mu_);
   connections_.erase(id);
+}
+
+std::optional<ClientConnection> OperationRegistry::Connection(std::int64_t id) const {
+  std::lock_guard lock(mu_);
+  auto it = connections_.find(id);
+  if (it == connections_.end()) return std::nullopt;
+  return it->second;
 }
 
 void OperationRegistry::ForEach(bool idle_connections, const Visitor& visit) const {

@@ -43,6 +43,7 @@ struct RunningOperation {
   // The user the connection was authenticated as when the operation began (--auth only).
   std::optional<UserName> user;
   bool waiting_for_lock = false;  // a write held back by fsync's lock
+  std::string session_key = {};   // its logical session (SessionKey(id, uid)); empty: none
 };
 
 // A client connection as currentOp describes it.
@@ -88,6 +89,9 @@ class OperationRegistry {
   void SetProgress(std::int32_t opid, OperationProgress progress);
   // Sets what currentOp reports as waitingForLock. No-op for an opid not listed.
   void SetWaitingForLock(std::int32_t opid, bool waiting);
+  // Sets the logical session currentOp shows as the operation's lsid. No-op for an opid not
+  // listed.
+  void SetSession(std::int32_t opid, std::string session_key);
 
   // killOp: interrupts operation `opid` with Interrupted (11601); it fails at its next check.
   // False when no operation has that opid.
@@ -102,6 +106,8 @@ class OperationRegistry {
   // Who connection `id` is authenticated as from now on (nullopt: nobody), for currentOp.
   void SetUser(std::int64_t id, std::optional<UserName> user);
   void Disconnect(std::int64_t id);
+  // Connection `id` as listed now; nullopt once it disconnected.
+  std::optional<ClientConnection> Connection(std::int64_t id) const;
 
   // Calls `visit` for each listed operation (by opid) with its connection (null when the
   // operation has none), then, when `idle_connections`, for each connection running nothing

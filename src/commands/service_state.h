@@ -109,6 +109,19 @@ struct RuntimeParameters {
   std::atomic<std::int64_t> transaction_lifetime_limit_seconds{60};
 };
 
+// serverStatus' transactions: retryable write commands that met statements an earlier attempt
+// executed, and those statements; multi-document transactions started, committed and aborted
+// since start-up, and those open now (active: a command of it runs). server/ counts them.
+struct TransactionMetrics {
+  std::atomic<std::int64_t> retried_commands{0};
+  std::atomic<std::int64_t> retried_statements{0};
+  std::atomic<std::int64_t> total_started{0};
+  std::atomic<std::int64_t> total_committed{0};
+  std::atomic<std::int64_t> total_aborted{0};
+  std::atomic<std::int64_t> current_open{0};
+  std::atomic<std::int64_t> current_active{0};
+};
+
 // Which of mongod's opcounters a command counts under.
 enum class OpCounter : std::uint8_t { kCommand, kQuery, kGetMore, kInsert, kUpdate, kDelete };
 
@@ -117,6 +130,7 @@ struct ServiceState {
   OpCounters opcounters;
   OperationMetrics metrics;
   RuntimeParameters parameters;
+  TransactionMetrics transactions;
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
   std::string host_name;       // this machine's name, for serverStatus().host
   bson::ObjectId election_id;  // constant across restarts, see hello

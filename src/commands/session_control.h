@@ -1,12 +1,15 @@
 // What session commands (endSessions, killSessions, killAllSessions, refreshSessions,
-// $listLocalSessions) ask of the server's logical sessions. server/ implements it; commands
-// reach it through ServiceState.
+// $listLocalSessions) and currentOp ask of the server's logical sessions and their
+// transactions. server/ implements it; commands reach it through ServiceState.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "bson/value.h"
+#include "commands/operation_registry.h"
 
 namespace quarry::commands {
 
@@ -32,6 +35,21 @@ struct LocalSession {
   std::string user;          // "user@db" of the user that used it, empty without --auth
 };
 
+// A multi-document transaction in progress, as currentOp shows it (mongod's `transaction`
+// sub-document and its idle-session entry).
+struct OpenTransaction {
+  std::string session_key;  // SessionKey(id, uid)
+  std::int64_t txn_number = 0;
+  bson::Document read_concern;       // parameters.readConcern, with mongod's provenance
+  std::uint64_t read_timestamp = 0;  // the snapshot it reads (snapshot level), else 0
+  std::int64_t start_wall_ms = 0;
+  std::int64_t expiry_wall_ms = 0;  // when the lifetime limit aborts it
+  std::int64_t open_micros = 0;
+  std::int64_t active_micros = 0;  // time its commands ran; the rest of open_micros it sat idle
+  bool active = false;             // a command of it runs now
+  ClientConnection last_client;    // the connection of its latest command
+};
+
 class SessionControl {
  public:
   virtual ~SessionControl() = default;
@@ -47,6 +65,8 @@ class SessionControl {
   virtual void KillAll() = 0;
   // The sessions in use.
   virtual std::vector<LocalSession> List() const = 0;
+  // The multi-document transactions in progress.
+  virtual std::vector<OpenTransaction> OpenTransactions() const = 0;
 };
 
 }  // namespace quarry::commands

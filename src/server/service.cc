@@ -139,8 +139,9 @@ Service::Service(commands::ServiceState& state)
 }
 
 Status Service::Attach(storage::Engine* engine) {
-  sessions_.transactions().Attach(engine, &state_.parameters.transaction_lifetime_limit_seconds);
-  return sessions_.retryable_writes().Attach(engine);
+  sessions_.transactions().Attach(engine, &state_.parameters.transaction_lifetime_limit_seconds,
+                                  &state_.transactions);
+  return sessions_.retryable_writes().Attach(engine, &state_.transactions);
 }
 
 std::unique_ptr<wire::ConnectionHandler> Service::OnConnect(const wire::ConnectionInfo& info) {
@@ -359,6 +360,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   }
   SessionCatalog::Running running;
   if (!ctx.session_key().empty()) {
+    state.operations.SetSession(ctx.opid(), ctx.session_key());
     running = service_.sessions().Start(
         ctx.session_key(), ctx.interrupt(),
         connection_.auth.authenticated() ? connection_.auth.OwnerName() : std::string());
@@ -383,6 +385,8 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   if (txn_request.value().has_value()) {
     // The session as the catalog keys it: the same lsid of two users is two sessions.
     txn_request.value()->session_id = ctx.session_key();
+    txn_request.value()->client =
+        state.operations.Connection(connection_.id).value_or(commands::ClientConnection{});
     StatusWith<std::unique_ptr<Transactions::Statement>> entered =
         service_.sessions().transactions().Enter(*txn_request.value(), ctx.interrupt().get());
     if (!entered.ok()) {

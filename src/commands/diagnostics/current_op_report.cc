@@ -1,13 +1,16 @@
 #include "commands/diagnostics/current_op_report.h"
 
 #include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "auth/user_digest.h"
 #include "bson/builder.h"
 #include "bson/types.h"
+#include "commands/diagnostics/transaction_report.h"
+#include "commands/session_control.h"
 
 namespace quarry::commands {
 namespace {
@@ -15,20 +18,6 @@ namespace {
 // mongod truncates each command to this many bytes in the currentOp command's reply, which must
 // fit in one 16 MiB document.
 constexpr std::size_t kMaxCommandBytes = 1000;
-
-// mongod's Date_t::toString(): ISO 8601 with milliseconds and an explicit UTC offset.
-std::string FormatOpTime(std::chrono::system_clock::time_point now) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03d+00:00", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(millis));
-  return buf;
-}
 
 std::string_view OpName(OpCounter counter) {
   switch (counter) {
@@ -108,10 +97,26 @@ void AppendClient(bson::DocumentBuilder* b, const ServiceState& state,
   }
 }
 
+// The open transaction a running command of it belongs to, null for any other command.
+const OpenTransaction* TransactionOf(const RunningOperation& operation,
+                                     const std::vector<OpenTransaction>& open) {
+  bson::ValueView txn_number = operation.command.Get("txnNumber");
+  if (operation.session_key.empty() || txn_number.type() != bson::Type::kInt64) return nullptr;
+  for (const OpenTransaction& txn : open) {
+    if (txn.active && txn.session_key == operation.session_key &&
+        txn.txn_number == txn_number.Int64()) {
+      return &txn;
+    }
+  }
+  return nullptr;
+}
+
 void AppendOperation(bson::DocumentBuilder* b, const RunningOperation& operation,
-                     std::chrono::steady_clock::time_point now, bool truncate) {
+                     std::chrono::steady_clock::time_point now, bool truncate,
+                     const std::vector<OpenTransaction>& open) {
   b->AppendInt32("opid", operation.opid);
   if (!operation.interrupt->Check().ok()) b->AppendBool("killPending", true);
+  if (!operation.session_key.empty()) AppendLsid(b, operation.session_key);
   const auto running =
       std::chrono::duration_cast<std::chrono::microseconds>(now - operation.started);
   b->AppendInt64("secs_running", std::chrono::duration_cast<std::chrono::seconds>(running).count());
@@ -136,6 +141,14 @@ void AppendOperation(bson::DocumentBuilder* b, const RunningOperation& operation
     b->Close();
   }
   b->AppendInt32("numYields", 0);
+  // mongod reports the transaction of the session the command checked out: a multi-document
+  // transaction's state, or a retryable write's number.
+  if (const OpenTransaction* txn = TransactionOf(operation, open); txn != nullptr) {
+    AppendTransaction(b, *txn);
+  } else if (!operation.session_key.empty() && !operation.command.Has("autocommit") &&
+             operation.command.Get("txnNumber").type() == bson::Type::kInt64) {
+    AppendRetryableWriteTransaction(b, operation.command.Get("txnNumber").Int64());
+  }
   b->OpenDocument("locks").Close();
   b->AppendBool("waitingForLock", operation.waiting_for_lock);
 }
@@ -171,14 +184,14 @@ StatusWith<CurrentOpOptions> ParseCurrentOpStage(bson::ValueView spec) {
     }
     if (e.value.type() != bson::Type::kBool)
       return StageOptionError(ErrorCode::kFailedToParse, e.key, e.value.type());
-    // One server has only local operations (localOps), idle sessions hold no transactions to
-    // list, and there is no backtrace.
+    // One server has only local operations (localOps), and there is no backtrace.
     if (e.key == "idleCursors" && e.value.Bool()) {
       return Status(ErrorCode::kNotImplemented,
                     "$currentOp's idleCursors is not supported by Quarry yet: idle cursors are "
                     "not listed");
     }
     if (e.key == "idleConnections") options.idle_connections = e.value.Bool();
+    if (e.key == "idleSessions") options.idle_sessions = e.value.Bool();
     if (e.key == "allUsers") options.all_users = e.value.Bool();
     if (e.key == "truncateOps") options.truncate_ops = e.value.Bool();
   }
@@ -188,7 +201,13 @@ StatusWith<CurrentOpOptions> ParseCurrentOpStage(bson::ValueView spec) {
 std::vector<bson::Document> CurrentOpDocuments(const ServiceState& state,
                                                const CurrentOpOptions& options) {
   const auto now = std::chrono::steady_clock::now();
-  const std::string op_time = FormatOpTime(std::chrono::system_clock::now());
+  const std::string op_time = FormatOpTime(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch())
+                                               .count());
+  // Read before the registry's lock is taken: ForEach's visitor must not call out.
+  const std::vector<OpenTransaction> open = state.sessions != nullptr
+                                                ? state.sessions->OpenTransactions()
+                                                : std::vector<OpenTransaction>();
   std::vector<bson::Document> docs;
   state.operations.ForEach(options.idle_connections, [&](const RunningOperation* operation,
                                                          const ClientConnection* connection) {
@@ -207,9 +226,20 @@ std::vector<bson::Document> CurrentOpDocuments(const ServiceState& state,
           .Close()
           .Close();
     }
-    if (operation != nullptr) AppendOperation(&b, *operation, now, options.truncate_ops);
+    if (operation != nullptr) AppendOperation(&b, *operation, now, options.truncate_ops, open);
     docs.push_back(std::move(b).Finish());
   });
+  if (!options.idle_sessions) return docs;
+  // Without allUsers under --auth, only the sessions of the caller's user.
+  const std::optional<std::string> uid = options.only_user.has_value()
+                                             ? std::optional<std::string>(auth::UserDigest(
+                                                   options.only_user->user, options.only_user->db))
+                                             : std::nullopt;
+  for (const OpenTransaction& txn : open) {
+    if (txn.active) continue;
+    if (uid.has_value() && SessionUidOfKey(txn.session_key) != *uid) continue;
+    docs.push_back(IdleSessionDocument(state, txn));
+  }
   return docs;
 }
 

@@ -14,6 +14,7 @@ namespace quarry::commands {
 
 struct CurrentOpOptions {
   bool idle_connections = false;  // also list connections running nothing (active: false)
+  bool idle_sessions = true;      // also list open transactions no command runs in now
   bool truncate_ops = false;      // a command over 1000 bytes shows as {$truncated: "..."}
   bool all_users = false;         // $currentOp's allUsers
   // Set under --auth without allUsers: only this user's operations and connections are listed
@@ -28,7 +29,9 @@ struct CurrentOpOptions {
 StatusWith<CurrentOpOptions> ParseCurrentOpStage(bson::ValueView spec);
 
 // One document per operation listed in `state.operations` now (of `options.only_user` when
-// set), including the caller's own; each names the user that started it (effectiveUsers).
+// set), including the caller's own; each names the user that started it (effectiveUsers), and
+// one in a transaction shows it. Then, with `idle_sessions`, one per open transaction that no
+// command runs in now (of the user's sessions when `only_user` is set).
 std::vector<bson::Document> CurrentOpDocuments(const ServiceState& state,
                                                const CurrentOpOptions& options);
 

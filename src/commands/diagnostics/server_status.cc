@@ -106,6 +106,28 @@ void AppendRocksDb(const storage::EngineFigures& figures, bson::DocumentBuilder*
       .Close();
 }
 
+// mongod's transactions section: retryable writes and multi-document transactions. A single
+// replica set prepares none (prepare is two-phase commit across shards), so the prepared counts
+// stay 0. transactionsCollectionWriteCount is left out: there is no config.transactions.
+void AppendTransactions(const TransactionMetrics& metrics, bson::DocumentBuilder* b) {
+  const std::int64_t open = metrics.current_open.load();
+  const std::int64_t active = metrics.current_active.load();
+  b->OpenDocument("transactions")
+      .AppendInt64("retriedCommandsCount", metrics.retried_commands.load())
+      .AppendInt64("retriedStatementsCount", metrics.retried_statements.load())
+      .AppendInt64("currentActive", active)
+      .AppendInt64("currentInactive", open > active ? open - active : 0)
+      .AppendInt64("currentOpen", open)
+      .AppendInt64("totalAborted", metrics.total_aborted.load())
+      .AppendInt64("totalCommitted", metrics.total_committed.load())
+      .AppendInt64("totalStarted", metrics.total_started.load())
+      .AppendInt64("totalPrepared", 0)
+      .AppendInt64("totalPreparedThenCommitted", 0)
+      .AppendInt64("totalPreparedThenAborted", 0)
+      .AppendInt64("currentPrepared", 0)
+      .Close();
+}
+
 }  // namespace
 
 bson::Document ServerStatusDocument(ServiceState& state) {
@@ -202,6 +224,7 @@ bson::Document ServerStatusDocument(ServiceState& state) {
       .AppendBool("persistent", true)
       .Close();
   if (state.engine != nullptr) AppendRocksDb(state.engine->Figures(), &b);
+  AppendTransactions(state.transactions, &b);
   b.OpenDocument("opLatencies");
   AppendLatency("reads", state.metrics.reads, &b);
   AppendLatency("writes", state.metrics.writes, &b);

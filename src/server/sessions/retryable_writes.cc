@@ -73,6 +73,10 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
       : owner_(owner), session_id_(std::move(session_id)), txn_number_(txn_number) {}
 
   ~Attempt() override {
+    if (retried_ > 0 && owner_->metrics_ != nullptr) {
+      owner_->metrics_->retried_commands.fetch_add(1);
+      owner_->metrics_->retried_statements.fetch_add(retried_);
+    }
     {
       std::lock_guard lock(owner_->mu_);
       Session& session = owner_->sessions_[session_id_];
@@ -123,8 +127,10 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
     }
   }
 
+  // Handlers ask once per statement, so each one found is a statement retried.
   std::optional<bson::Document> Executed(std::size_t stmt) const override {
     if (!executed_.Contains(stmt)) return std::nullopt;
+    ++retried_;
     auto it = executed_outcomes_.find(stmt);
     return it == executed_outcomes_.end() ? bson::Document() : it->second;
   }
@@ -179,9 +185,11 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
   std::map<std::size_t, bson::Document> outcomes_;           // this attempt's, other than {}
   std::uint32_t next_seq_ = 0;
   std::vector<std::string> stale_;
+  mutable std::int64_t retried_ = 0;  // statements Executed found, counted when it ends
 };
 
-Status RetryableWrites::Attach(storage::Engine* engine) {
+Status RetryableWrites::Attach(storage::Engine* engine, commands::TransactionMetrics* metrics) {
+  metrics_ = metrics;
   QUARRY_ASSIGN_OR_RETURN(auto stored, engine->meta().List(kRecordPrefix));
   struct Found {
     std::int64_t txn = -1;

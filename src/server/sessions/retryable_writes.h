@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "commands/retryable_write.h"
+#include "commands/service_state.h"
 
 namespace quarry::storage {
 class Engine;
@@ -34,8 +35,9 @@ class RetryableWrites {
  public:
   // Loads the records a previous run kept: each session's latest write and how many records it
   // has; drops older writes' records and those of sessions idle past the timeout. Call once,
-  // before serving.
-  Status Attach(storage::Engine* engine);
+  // before serving. Commands that skip statements an earlier attempt executed, and those
+  // statements, are counted in `*metrics` (serverStatus' transactions).
+  Status Attach(storage::Engine* engine, commands::TransactionMetrics* metrics);
 
   // Starts an attempt of write `txn_number` of session `session_id`, once no other operation of
   // the session runs (a retry waits for the attempt it repeats). The session is held until the
@@ -60,6 +62,7 @@ class RetryableWrites {
   bool BusyLocked(const std::string& session_id) const;  // REQUIRES: mu_ held
 
   storage::Engine* engine_ = nullptr;
+  commands::TransactionMetrics* metrics_ = nullptr;
   std::mutex mu_;
   std::condition_variable released_;
   std::map<std::string, Session> sessions_;  // guarded by mu_

@@ -63,6 +63,9 @@ class SessionCatalog final : public commands::SessionControl {
   void KillOfUser(const std::string& uid) override;
   void KillAll() override;
   std::vector<commands::LocalSession> List() const override;
+  std::vector<commands::OpenTransaction> OpenTransactions() const override {
+    return transactions_.List();
+  }
 
  private:
   // Bounds the memory a client can make the server spend on sessions it never ends.

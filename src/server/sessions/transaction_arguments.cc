@@ -1,5 +1,10 @@
 #include "server/sessions/transaction_arguments.h"
 
+#include <string_view>
+#include <utility>
+
+#include "bson/builder.h"
+
 namespace quarry::server {
 namespace {
 
@@ -24,6 +29,36 @@ Status CheckReadConcern(bson::ValueView read_concern, bool start) {
   return InvalidOptions(
       "The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order "
       "to run in a transaction");
+}
+
+// The transaction's readConcern as mongod's currentOp shows it: the fields the first command
+// gave, in mongod's order, and where they came from (provenance); without one, the implicit
+// default, level local.
+bson::Document ReportedReadConcern(bson::ValueView given) {
+  bson::DocumentBuilder b;
+  if (given.type() != bson::Type::kDocument) {
+    b.AppendString("level", "local");
+    b.AppendString("provenance", "implicitDefault");
+    return std::move(b).Finish();
+  }
+  const bson::DocumentView spec = given.Document();
+  bson::ValueView level = spec.Get("level");
+  if (level.exists()) {
+    b.Append("level", level);
+  } else if (!spec.Has("afterClusterTime") && !spec.Has("atClusterTime")) {
+    b.AppendString("level", "local");  // readConcern: {} takes the default level
+  }
+  for (std::string_view key : {"afterClusterTime", "atClusterTime"}) {
+    bson::ValueView value = spec.Get(key);
+    if (value.exists()) b.Append(key, value);
+  }
+  bson::ValueView provenance = spec.Get("provenance");
+  if (provenance.exists()) {
+    b.Append("provenance", provenance);
+  } else {
+    b.AppendString("provenance", "clientSupplied");
+  }
+  return std::move(b).Finish();
 }
 
 }  // namespace
@@ -79,6 +114,14 @@ StatusWith<std::optional<TransactionRequest>> ParseTransactionRequest(
     return InvalidOptions("writeConcern is not allowed within a multi-statement transaction");
   }
   QUARRY_RETURN_IF_ERROR(CheckReadConcern(body.Get("readConcern"), request.start));
+  if (request.start) {
+    bson::ValueView read_concern = body.Get("readConcern");
+    request.read_concern = ReportedReadConcern(read_concern);
+    bson::ValueView level = read_concern.type() == bson::Type::kDocument
+                                ? read_concern.Document().Get("level")
+                                : bson::ValueView();
+    request.reads_snapshot = level.type() == bson::Type::kString && level.String() == "snapshot";
+  }
   return std::optional<TransactionRequest>(std::move(request));
 }
 

@@ -84,6 +84,11 @@ StatusWith<std::unique_ptr<Transactions::Statement>> Transactions::Enter(
     session.txn->SetCommitRecord(std::move(name), std::move(value));
     session.started = std::chrono::steady_clock::now();
     session.start_wall_ms = NowMillis();
+    session.read_concern = request.read_concern;
+    session.reads_snapshot = request.reads_snapshot;
+    session.active_before = {};
+    Count(&commands::TransactionMetrics::total_started, 1);
+    Count(&commands::TransactionMetrics::current_open, 1);
   } else {
     // A commit retried after a restart finds its record, not its session.
     if (request.commit && asked > session.txn_number && CommitRecorded(request.session_id, asked)) {
@@ -97,6 +102,12 @@ StatusWith<std::unique_ptr<Transactions::Statement>> Transactions::Enter(
     if (session.state == State::kCommitted && !request.commit) return Committed(asked);
   }
   session.busy = true;
+  if (session.state == State::kInProgress) {
+    session.active_since = std::chrono::steady_clock::now();
+    session.counted_active = true;
+    session.last_client = request.client;
+    Count(&commands::TransactionMetrics::current_active, 1);
+  }
   std::shared_ptr<storage::Transaction> txn =
       session.state == State::kInProgress ? session.txn : nullptr;
   return std::unique_ptr<Statement>(
@@ -111,10 +122,18 @@ void Transactions::Leave(const std::string& session_id, const TransactionRequest
     if (it == sessions_.end()) return;
     Session& session = it->second;
     session.busy = false;
+    if (session.counted_active) {
+      session.counted_active = false;
+      session.active_before += std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - session.active_since);
+      Count(&commands::TransactionMetrics::current_active, -1);
+    }
     if (session.txn_number == request.txn_number && session.state == State::kInProgress) {
       if (request.commit && status.ok()) {
         session.txn.reset();  // cursors it opened keep their view alive
         session.state = State::kCommitted;
+        Count(&commands::TransactionMetrics::total_committed, 1);
+        Count(&commands::TransactionMetrics::current_open, -1);
       } else if (request.abort || !status.ok()) {
         AbortLocked(&session);
       }
@@ -128,6 +147,13 @@ void Transactions::AbortLocked(Session* session) {
   if (session->txn != nullptr) session->txn->End(/*committed=*/false);
   session->txn.reset();
   session->state = State::kAborted;
+  Count(&commands::TransactionMetrics::total_aborted, 1);
+  Count(&commands::TransactionMetrics::current_open, -1);
+}
+
+void Transactions::Count(std::atomic<std::int64_t> commands::TransactionMetrics::*counter,
+                         int delta) {
+  if (metrics_ != nullptr) (metrics_->*counter).fetch_add(delta);
 }
 
 void Transactions::Abort(const std::string& session_id) {
@@ -155,21 +181,32 @@ std::size_t Transactions::AbortExpired() {
   return aborted;
 }
 
-std::vector<TransactionInfo> Transactions::List() const {
+std::vector<commands::OpenTransaction> Transactions::List() const {
   const auto now = std::chrono::steady_clock::now();
   const std::int64_t limit_ms = LifetimeLimitSeconds() * 1000;
   std::lock_guard lock(mu_);
-  std::vector<TransactionInfo> list;
+  std::vector<commands::OpenTransaction> list;
   for (const auto& [id, session] : sessions_) {
     if (session.state != State::kInProgress) continue;
+    std::chrono::microseconds active = session.active_before;
+    if (session.counted_active) {
+      active += std::chrono::duration_cast<std::chrono::microseconds>(now - session.active_since);
+    }
     list.push_back(
-        {.session_id = id,
+        {.session_key = id,
          .txn_number = session.txn_number,
+         .read_concern = session.read_concern,
+         // mongod reads at a chosen timestamp only at level snapshot; local and majority read
+         // the latest data and show Timestamp(0, 0).
+         .read_timestamp =
+             session.reads_snapshot && session.txn != nullptr ? session.txn->read_timestamp() : 0,
          .start_wall_ms = session.start_wall_ms,
+         .expiry_wall_ms = session.start_wall_ms + limit_ms,
          .open_micros =
              std::chrono::duration_cast<std::chrono::microseconds>(now - session.started).count(),
-         .expiry_wall_ms = session.start_wall_ms + limit_ms,
-         .active = session.busy});
+         .active_micros = active.count(),
+         .active = session.busy,
+         .last_client = session.last_client});
   }
   return list;
 }

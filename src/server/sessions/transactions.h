@@ -20,6 +20,8 @@
 #include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
+#include "commands/service_state.h"
+#include "commands/session_control.h"
 #include "storage/transaction.h"
 
 namespace quarry::storage {
@@ -37,16 +39,11 @@ struct TransactionRequest {
   std::string_view command;  // its name
   bool commit = false;       // commitTransaction
   bool abort = false;        // abortTransaction
-};
-
-// One transaction, as currentOp and $listSessions show it.
-struct TransactionInfo {
-  std::string session_id;
-  std::int64_t txn_number = 0;
-  std::int64_t start_wall_ms = 0;
-  std::int64_t open_micros = 0;
-  std::int64_t expiry_wall_ms = 0;
-  bool active = false;  // a command of it runs now
+  // What currentOp shows of it: the first command's readConcern as mongod reports it
+  // (transaction_arguments.h), whether it reads a snapshot, and the connection sending it.
+  bson::Document read_concern;
+  bool reads_snapshot = false;
+  commands::ClientConnection client;
 };
 
 class Transactions {
@@ -54,10 +51,13 @@ class Transactions {
   // Commits persist a record under `session/` (as retryable writes do), so that a commit
   // retried after a restart still succeeds. A transaction open longer than
   // `*lifetime_limit_seconds` (transactionLifetimeLimitSeconds, which setParameter changes) is
-  // aborted. Call once, before serving.
-  void Attach(storage::Engine* engine, const std::atomic<std::int64_t>* lifetime_limit_seconds) {
+  // aborted. Transactions started, committed, aborted, open and active are counted in
+  // `*metrics` (serverStatus' transactions). Call once, before serving.
+  void Attach(storage::Engine* engine, const std::atomic<std::int64_t>* lifetime_limit_seconds,
+              commands::TransactionMetrics* metrics) {
     engine_ = engine;
     lifetime_limit_seconds_ = lifetime_limit_seconds;
+    metrics_ = metrics;
   }
 
   // One command of a transaction, holding its session until destroyed.
@@ -100,8 +100,8 @@ class Transactions {
   void AbortAll();
   // Aborts transactions open longer than the lifetime limit; returns how many.
   std::size_t AbortExpired();
-  // Every transaction in progress.
-  std::vector<TransactionInfo> List() const;
+  // Every transaction in progress, as currentOp shows it.
+  std::vector<commands::OpenTransaction> List() const;
 
  private:
   enum class State : std::uint8_t { kNone, kInProgress, kCommitted, kAborted };
@@ -112,17 +112,27 @@ class Transactions {
     bool busy = false;                          // a command of it runs
     std::chrono::steady_clock::time_point started;
     std::int64_t start_wall_ms = 0;
+    // What currentOp shows of the transaction in progress.
+    bson::Document read_concern;
+    bool reads_snapshot = false;
+    std::chrono::microseconds active_before{0};  // its earlier commands' time
+    std::chrono::steady_clock::time_point active_since;
+    bool counted_active = false;  // counted in current_active while its command runs
+    commands::ClientConnection last_client;
   };
 
   void Leave(const std::string& session_id, const TransactionRequest& request,
              const Status& status);
   // Ends the transaction in progress without committing. REQUIRES: mu_ held.
-  static void AbortLocked(Session* session);
+  void AbortLocked(Session* session);
+  // Counts in the metrics, when attached. REQUIRES: mu_ held.
+  void Count(std::atomic<std::int64_t> commands::TransactionMetrics::*counter, int delta);
   // Whether a commit of this transaction was recorded (a commit retried after a restart).
   bool CommitRecorded(const std::string& session_id, std::int64_t txn_number) const;
 
   storage::Engine* engine_ = nullptr;
   const std::atomic<std::int64_t>* lifetime_limit_seconds_ = nullptr;
+  commands::TransactionMetrics* metrics_ = nullptr;
   std::int64_t LifetimeLimitSeconds() const {
     return lifetime_limit_seconds_ != nullptr ? lifetime_limit_seconds_->load() : 60;
   }

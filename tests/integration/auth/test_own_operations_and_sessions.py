@@ -1,7 +1,8 @@
 """Under --auth, operations and sessions belong to the user that started them, as in mongod:
 without allUsers, currentOp/$currentOp and $listLocalSessions list the caller's own without
 inprog or listSessions; killOp of one's own operation needs no killop; killSessions reaches only
-the caller's sessions; killAllSessions and killAllSessionsByPattern select users' sessions."""
+the caller's sessions; killAllSessions and killAllSessionsByPattern select users' sessions; an
+open transaction's idle-session entry is listed for its own user."""
 
 import concurrent.futures
 import time
@@ -214,3 +215,26 @@ def test_kill_all_sessions_by_user_and_by_pattern(make_user, admin, items):
     # Both need killAnySession.
     assert_unauthorized(lambda: first.admin.command("killAllSessions", []))
     assert_unauthorized(lambda: first.admin.command("killAllSessionsByPattern", []))
+
+
+def test_idle_transactions_are_listed_for_their_own_user_only(make_user, admin):
+    name, writer = make_user([{"role": "readWrite", "db": "own_txn"}])
+    _, other = make_user([{"role": "readWrite", "db": "own_txn"}])
+
+    def as_uuid(value):
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(bytes=bytes(value))
+
+    def idle_ids(client, **stage):
+        entries = client.admin.aggregate([{"$currentOp": stage},
+                                          {"$match": {"type": "idleSession"}}])
+        return {as_uuid(e["lsid"]["id"]) for e in entries}
+
+    with writer.start_session() as session:
+        session.start_transaction()
+        writer.own_txn.items.insert_one({"_id": 1}, session=session)
+        mine = as_uuid(session.session_id["id"])
+        assert mine in idle_ids(writer)
+        assert mine not in idle_ids(other)
+        assert mine in idle_ids(admin, allUsers=True)
+        session.abort_transaction()
+    admin.own_txn.items.drop()
