@@ -5,7 +5,11 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "auth/user_digest.h"
+#include "bson/path.h"
+#include "commands/session_control.h"
 #include "commands_test_util.h"
 
 namespace quarry::commands {
@@ -13,11 +17,45 @@ namespace {
 
 using testing::Doc;
 
+// The server's open transactions, as the session catalog lists them.
+class ListedTransactions final : public SessionControl {
+ public:
+  void End(const std::string&) override {}
+  void Refresh(const std::string&) override {}
+  void Kill(const std::string&) override {}
+  void KillOfUser(const std::string&) override {}
+  void KillAll() override {}
+  std::vector<LocalSession> List() const override { return {}; }
+  std::vector<OpenTransaction> OpenTransactions() const override { return open; }
+
+  std::vector<OpenTransaction> open;
+};
+
 class CurrentOpReportTest : public ::testing::Test {
  protected:
   CurrentOpReportTest() {
     state_.host_name = "box";
     state_.config.port = 27017;
+    state_.sessions = &sessions_;
+  }
+
+  static std::string Key(const std::string& uid) { return std::string(16, '\x11') + uid; }
+
+  // Transaction 3 of session Key(uid), opened 5 ms ago at 2023-11-14T22:13:20Z, active 2 ms.
+  static OpenTransaction Transaction(const std::string& uid, bool active) {
+    OpenTransaction txn;
+    txn.session_key = Key(uid);
+    txn.txn_number = 3;
+    txn.read_concern = Doc(R"({"level": "snapshot", "provenance": "clientSupplied"})");
+    txn.read_timestamp = (std::uint64_t{1700000000} << 32) | 7;
+    txn.start_wall_ms = 1700000000000;
+    txn.expiry_wall_ms = 1700000060000;
+    txn.open_micros = 5000;
+    txn.active_micros = 2000;
+    txn.active = active;
+    txn.last_client.id = 12;
+    txn.last_client.remote = "127.0.0.1:7777";
+    return txn;
   }
 
   OperationRegistry::Listed Begin(const bson::Document& command, OpCounter counter,
@@ -35,6 +73,7 @@ class CurrentOpReportTest : public ::testing::Test {
     return state_.operations.Begin(std::move(operation));
   }
 
+  ListedTransactions sessions_;
   ServiceState state_;
 };
 
@@ -177,6 +216,94 @@ TEST_F(CurrentOpReportTest, StageOptionsParseAsMongods) {
   bson::Document bogus = Doc(R"({"s": {"bogus": true}})");
   EXPECT_EQ(ParseCurrentOpStage(bogus.Get("s")).status().reason(),
             "Unrecognized option 'bogus' in $currentOp stage.");
+}
+
+TEST_F(CurrentOpReportTest, ACommandOfATransactionShowsItsLsidAndTransaction) {
+  const std::string uid = auth::NoUserDigest();
+  sessions_.open.push_back(Transaction(uid, /*active=*/true));
+  bson::Document insert =
+      Doc(R"({"insert": "c", "txnNumber": {"$numberLong": "3"}, "autocommit": false})");
+  OperationRegistry::Listed listed = Begin(insert, OpCounter::kInsert);
+  state_.operations.SetSession(listed.opid(), Key(uid));
+  std::vector<bson::Document> docs = CurrentOpDocuments(state_, {});
+  ASSERT_EQ(docs.size(), 1u);  // a transaction with a command running is no idle session
+  bson::DocumentView op = docs[0].view();
+  bson::DocumentView lsid = op.Get("lsid").Document();
+  EXPECT_EQ(lsid.Get("id").Binary().subtype, 4);
+  EXPECT_EQ(lsid.Get("id").Binary().data, std::string(16, '\x11'));
+  EXPECT_EQ(lsid.Get("uid").Binary().data, uid);
+  EXPECT_EQ(op.Get("transaction").ToJson(),
+            Doc(R"({"t": {"parameters": {"txnNumber": {"$numberLong": "3"}, "txnRetryCounter": 0,
+                                         "autocommit": false,
+                                         "readConcern": {"level": "snapshot",
+                                                         "provenance": "clientSupplied"}},
+                          "readTimestamp": {"$timestamp": {"t": 1700000000, "i": 7}},
+                          "startWallClockTime": "2023-11-14T22:13:20.000+00:00",
+                          "timeOpenMicros": {"$numberLong": "5000"},
+                          "timeActiveMicros": {"$numberLong": "2000"},
+                          "timeInactiveMicros": {"$numberLong": "3000"},
+                          "expiryTime": "2023-11-14T22:14:20.000+00:00"}})")
+                .Get("t")
+                .ToJson());
+  // JSON shows numbers alike; mongod's types are these.
+  for (std::string_view path : {"transaction.parameters.txnNumber", "transaction.timeOpenMicros",
+                                "transaction.timeActiveMicros", "transaction.timeInactiveMicros"}) {
+    EXPECT_EQ(bson::GetPath(op, path).type(), bson::Type::kInt64) << path;
+  }
+  EXPECT_EQ(bson::GetPath(op, "transaction.parameters.txnRetryCounter").type(), bson::Type::kInt32);
+  EXPECT_EQ(bson::GetPath(op, "transaction.readTimestamp").type(), bson::Type::kTimestamp);
+}
+
+TEST_F(CurrentOpReportTest, ARetryableWriteShowsItsNumberAndAPlainCommandNone) {
+  bson::Document update = Doc(R"({"update": "c", "txnNumber": {"$numberLong": "8"}})");
+  bson::Document find = Doc(R"({"find": "c"})");
+  OperationRegistry::Listed write = Begin(update, OpCounter::kUpdate);
+  OperationRegistry::Listed read = Begin(find, OpCounter::kQuery);
+  state_.operations.SetSession(write.opid(), Key(auth::NoUserDigest()));
+  state_.operations.SetSession(read.opid(), Key(auth::NoUserDigest()));
+  std::vector<bson::Document> docs = CurrentOpDocuments(state_, {});
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(docs[0].view().Get("transaction").ToJson(),
+            R"({ "parameters" : { "txnNumber" : 8 } })");
+  EXPECT_EQ(bson::GetPath(docs[0].view(), "transaction.parameters.txnNumber").type(),
+            bson::Type::kInt64);
+  EXPECT_TRUE(docs[1].view().Has("lsid"));
+  EXPECT_FALSE(docs[1].view().Has("transaction"));
+}
+
+TEST_F(CurrentOpReportTest, AnOpenTransactionNoCommandRunsInIsAnIdleSession) {
+  const std::string anns = auth::UserDigest("ann", "admin");
+  sessions_.open.push_back(Transaction(anns, /*active=*/false));
+  std::vector<bson::Document> docs = CurrentOpDocuments(state_, {});
+  ASSERT_EQ(docs.size(), 1u);
+  bson::DocumentView idle = docs[0].view();
+  EXPECT_EQ(idle.Get("type").String(), "idleSession");
+  EXPECT_EQ(idle.Get("host").String(), "box:27017");
+  EXPECT_EQ(idle.Get("desc").String(), "inactive transaction");
+  EXPECT_EQ(idle.Get("client").String(), "127.0.0.1:7777");
+  EXPECT_EQ(idle.Get("connectionId").type(), bson::Type::kInt64);
+  EXPECT_EQ(idle.Get("connectionId").AsInt64(), 12);
+  EXPECT_EQ(idle.Get("appName").String(), "");
+  EXPECT_TRUE(idle.Get("clientMetadata").Document().empty());
+  EXPECT_EQ(idle.Get("lsid").Document().Get("uid").Binary().data, anns);
+  EXPECT_EQ(bson::GetPath(idle, "transaction.timeInactiveMicros").AsInt64(), 3000);
+  EXPECT_FALSE(idle.Get("waitingForLock").Bool());
+  EXPECT_FALSE(idle.Get("active").Bool());
+  EXPECT_FALSE(idle.Has("opid"));
+
+  EXPECT_TRUE(CurrentOpDocuments(state_, {.idle_sessions = false}).empty());
+  // Without allUsers under --auth: the caller's own sessions only.
+  EXPECT_EQ(CurrentOpDocuments(state_, {.only_user = UserName{"ann", "admin"}}).size(), 1u);
+  EXPECT_TRUE(CurrentOpDocuments(state_, {.only_user = UserName{"bob", "admin"}}).empty());
+}
+
+TEST_F(CurrentOpReportTest, TheStageListsIdleSessionsUnlessAskedNotTo) {
+  bson::Document spec = Doc(R"({"none": {}, "off": {"idleSessions": false}})");
+  StatusWith<CurrentOpOptions> none = ParseCurrentOpStage(spec.Get("none"));
+  StatusWith<CurrentOpOptions> off = ParseCurrentOpStage(spec.Get("off"));
+  ASSERT_TRUE(none.ok() && off.ok());
+  EXPECT_TRUE(none.value().idle_sessions);
+  EXPECT_FALSE(off.value().idle_sessions);
 }
 
 }  // namespace
