@@ -132,6 +132,7 @@ void Transactions::Leave(const std::string& session_id, const TransactionRequest
       if (request.commit && status.ok()) {
         session.txn.reset();  // cursors it opened keep their view alive
         session.state = State::kCommitted;
+        ForgetReport(&session);
         Count(&commands::TransactionMetrics::total_committed, 1);
         Count(&commands::TransactionMetrics::current_open, -1);
       } else if (request.abort || !status.ok()) {
@@ -147,8 +148,14 @@ void Transactions::AbortLocked(Session* session) {
   if (session->txn != nullptr) session->txn->End(/*committed=*/false);
   session->txn.reset();
   session->state = State::kAborted;
+  ForgetReport(session);
   Count(&commands::TransactionMetrics::total_aborted, 1);
   Count(&commands::TransactionMetrics::current_open, -1);
+}
+
+void Transactions::ForgetReport(Session* session) {
+  session->read_concern = bson::Document();
+  session->last_client = commands::ClientConnection();
 }
 
 void Transactions::Count(std::atomic<std::int64_t> commands::TransactionMetrics::*counter,

@@ -125,6 +125,8 @@ class Transactions {
              const Status& status);
   // Ends the transaction in progress without committing. REQUIRES: mu_ held.
   void AbortLocked(Session* session);
+  // Drops what currentOp showed of a transaction that ended: sessions stay listed here.
+  static void ForgetReport(Session* session);
   // Counts in the metrics, when attached. REQUIRES: mu_ held.
   void Count(std::atomic<std::int64_t> commands::TransactionMetrics::*counter, int delta);
   // Whether a commit of this transaction was recorded (a commit retried after a restart).
