@@ -32,18 +32,35 @@ Status IdModified() {
 
 // Checks that the oplog still holds the event `token` names, as this server wrote it, and that
 // it is an event of this stream (mongod looks for the token among the stream's own events, so a
-// token of another collection's event cannot resume a collection stream).
-Status CheckTokenEvent(const storage::Oplog& oplog, const ResumeToken& token,
-                       const ChangeStreamSpec& spec, storage::Timestamp trimmed_before) {
-  if (token.ts < trimmed_before) return HistoryLost();
-  std::unique_ptr<storage::OplogCursor> cursor = oplog.Scan(token.ts);
+// token of another collection's event cannot resume a collection stream). Returns the event's
+// entry's timestamp: for a transaction's change, the token names the commit's time and the
+// change's position in the transaction.
+StatusWith<storage::Timestamp> CheckTokenEvent(const storage::Oplog& oplog,
+                                               const ResumeToken& token,
+                                               const ChangeStreamSpec& spec,
+                                               storage::Timestamp trimmed_before) {
+  QUARRY_ASSIGN_OR_RETURN(std::optional<TransactionSpan> transaction,
+                          TransactionSpanAt(oplog, token.ts));
+  storage::Timestamp at = token.ts;
+  if (transaction.has_value()) {
+    if (transaction->last != token.ts ||
+        token.txn_op_index > transaction->last - transaction->first) {
+      return TokenNotFound(token);
+    }
+    at = transaction->first + token.txn_op_index;
+  } else if (token.txn_op_index != 0) {
+    return TokenNotFound(token);
+  }
+  if (at < trimmed_before) return HistoryLost();
+  std::unique_ptr<storage::OplogCursor> cursor = oplog.Scan(at);
   if (!cursor->Valid()) {
     QUARRY_RETURN_IF_ERROR(cursor->status());
     return TokenNotFound(token);
   }
-  if (cursor->ts() != token.ts) return TokenNotFound(token);
+  if (cursor->ts() != at) return TokenNotFound(token);
   QUARRY_ASSIGN_OR_RETURN(OplogEntry entry, storage::ParseOplogEntry(cursor->entry()));
-  ResumeToken found = EventTokenFor(entry);
+  entry.ts = token.ts;
+  ResumeToken found = EventTokenFor(entry, token.txn_op_index);
   if (found.event_hash != token.event_hash || found.uuid != token.uuid) {
     return TokenNotFound(token);
   }
@@ -54,7 +71,14 @@ Status CheckTokenEvent(const storage::Oplog& oplog, const ResumeToken& token,
   QUARRY_ASSIGN_OR_RETURN(std::vector<ChangeEvent> events,
                           BuildEvents(entry, scope_only, EventSources{}));
   if (events.empty()) return TokenNotFound(token);
-  return Status::OK();
+  return at;
+}
+
+// Where a stream that starts at `ts` begins reading: at the first change of a transaction `ts`
+// falls inside, whose events are all at its commit's time, so at or after `ts`.
+StatusWith<storage::Timestamp> StartOf(const storage::Oplog& oplog, storage::Timestamp ts) {
+  QUARRY_ASSIGN_OR_RETURN(std::optional<TransactionSpan> transaction, TransactionSpanAt(oplog, ts));
+  return transaction.has_value() ? transaction->first : ts;
 }
 
 }  // namespace
@@ -79,10 +103,11 @@ StatusWith<std::unique_ptr<ChangeStreamCursor>> ChangeStreamCursor::Open(
       spec.resume_after.has_value() ? spec.resume_after : spec.start_after;
 
   if (token.has_value() && token->is_event()) {
-    QUARRY_RETURN_IF_ERROR(CheckTokenEvent(*cursor->deps_.oplog, *token, spec, trimmed_before));
+    QUARRY_ASSIGN_OR_RETURN(storage::Timestamp at,
+                            CheckTokenEvent(*cursor->deps_.oplog, *token, spec, trimmed_before));
     // Re-read the token's entry: its events after the token (the invalidate that follows a
     // drop, for one) still belong to this stream.
-    cursor->next_ts_ = token->ts;
+    cursor->next_ts_ = at;
     cursor->skip_through_ = *token;
     cursor->pbrt_ = *token;
     return cursor;
@@ -96,6 +121,7 @@ StatusWith<std::unique_ptr<ChangeStreamCursor>> ChangeStreamCursor::Open(
   }
   if (cursor->next_ts_ < trimmed_before) return HistoryLost();
   cursor->pbrt_ = ResumeToken::HighWaterMark(cursor->next_ts_);
+  QUARRY_ASSIGN_OR_RETURN(cursor->next_ts_, StartOf(*cursor->deps_.oplog, cursor->next_ts_));
   return cursor;
 }
 
@@ -166,8 +192,18 @@ Status ChangeStreamCursor::Scan(std::size_t want) {
       ++examined;
       const storage::Timestamp ts = cursor->ts();
       QUARRY_ASSIGN_OR_RETURN(OplogEntry entry, storage::ParseOplogEntry(cursor->entry()));
+      std::uint32_t txn_op_index = 0;
+      if (entry.lsid.has_value()) {
+        if (!transaction_.has_value() || !transaction_->Contains(ts)) {
+          QUARRY_ASSIGN_OR_RETURN(transaction_, TransactionSpanAt(*deps_.oplog, ts));
+        }
+        if (transaction_.has_value()) {
+          txn_op_index = static_cast<std::uint32_t>(ts - transaction_->first);
+          entry.ts = transaction_->last;
+        }
+      }
       QUARRY_ASSIGN_OR_RETURN(std::vector<ChangeEvent> events,
-                              BuildEvents(entry, spec_, deps_.sources));
+                              BuildEvents(entry, spec_, deps_.sources, txn_op_index));
       next_ts_ = ts + 1;
       for (ChangeEvent& event : events) {
         if (skip_through_.has_value() && CompareResumeTokens(event.token, *skip_through_) <= 0) {
@@ -176,7 +212,7 @@ Status ChangeStreamCursor::Scan(std::size_t want) {
         if (event.invalidate) invalidate_token_ = event.token;
         QUARRY_RETURN_IF_ERROR(RunPostStages(std::move(event)));
       }
-      if (skip_through_.has_value() && ts >= skip_through_->ts) skip_through_.reset();
+      if (skip_through_.has_value() && entry.ts >= skip_through_->ts) skip_through_.reset();
       if (invalidate_token_.has_value() || pending_.size() >= want) break;
     }
     QUARRY_RETURN_IF_ERROR(cursor->status());

@@ -15,6 +15,7 @@
 #include "changestream/change_stream_spec.h"
 #include "changestream/event_builder.h"
 #include "changestream/resume_token.h"
+#include "changestream/transaction_span.h"
 #include "query/cursor_source.h"
 #include "query/pipeline/pipeline.h"
 #include "storage/oplog.h"
@@ -91,6 +92,7 @@ class ChangeStreamCursor final : public query::CursorSource {
   ChangeStreamDeps deps_;
 
   storage::Timestamp next_ts_ = 1;               // the first timestamp not examined yet
+  std::optional<TransactionSpan> transaction_;   // the transaction of the last change examined
   std::optional<ResumeToken> skip_through_;      // drop events at or before this token (resuming)
   std::deque<Pending> pending_;                  // events that went through the user's stages
   std::optional<ResumeToken> invalidate_token_;  // set once the stream met its invalidate

@@ -320,10 +320,11 @@ void AppendNamespace(std::string_view key, std::string_view db, std::string_view
 
 }  // namespace internal
 
-ResumeToken EventTokenFor(const OplogEntry& entry) {
+ResumeToken EventTokenFor(const OplogEntry& entry, std::uint32_t txn_op_index) {
   ResumeToken token;
   token.ts = entry.ts;
   token.kind = ResumeToken::Kind::kEvent;
+  token.txn_op_index = txn_op_index;
   if (entry.uuid.size() == 16) token.uuid = std::string(entry.uuid);
   std::uint64_t hash = Fnv1a(entry.op);
   hash = Fnv1a(entry.db, hash);
@@ -341,13 +342,14 @@ ResumeToken EventTokenFor(const OplogEntry& entry) {
 
 StatusWith<std::vector<ChangeEvent>> BuildEvents(const OplogEntry& entry,
                                                  const ChangeStreamSpec& spec,
-                                                 const EventSources& sources) {
+                                                 const EventSources& sources,
+                                                 std::uint32_t txn_op_index) {
   std::vector<ChangeEvent> events;
   const Classified what = internal::Classify(entry);
   if (!IsShown(what.kind, spec.show_expanded_events) || !InScope(spec, what)) return events;
 
   ChangeEvent event;
-  event.token = EventTokenFor(entry);
+  event.token = EventTokenFor(entry, txn_op_index);
   switch (what.kind) {
     case EntryKind::kInsert:
     case EntryKind::kUpdate:

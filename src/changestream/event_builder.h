@@ -40,9 +40,11 @@ struct ChangeEvent {
   bool invalidate = false;  // the synthesized invalidate event
 };
 
-// The token of the event `entry` produces (kind kEvent, not from invalidate). Its hash covers the
-// namespace and the document key (CRUD) or the command (DDL).
-ResumeToken EventTokenFor(const OplogEntry& entry);
+// The token of the event `entry` produces (kind kEvent, not from invalidate), at its `ts`: for a
+// transaction's change, the commit's time, with its position `txn_op_index` among the
+// transaction's changes (changestream/transaction_span.h). Its hash covers the namespace and the
+// document key (CRUD) or the command (DDL).
+ResumeToken EventTokenFor(const OplogEntry& entry, std::uint32_t txn_op_index = 0);
 
 // The events `entry` produces for a stream with `spec`: none when the entry is outside the
 // stream's scope or of a kind it does not show (DDL other than drop/rename/dropDatabase needs
@@ -50,8 +52,10 @@ ResumeToken EventTokenFor(const OplogEntry& entry);
 // (drop or rename of a watched collection, dropDatabase of a watched database). Fails with
 // NoMatchingDocument (47) when fullDocument or fullDocumentBeforeChange is "required" and the
 // image is not available, and with the lookup's errors.
+// `txn_op_index` as for EventTokenFor.
 StatusWith<std::vector<ChangeEvent>> BuildEvents(const OplogEntry& entry,
                                                  const ChangeStreamSpec& spec,
-                                                 const EventSources& sources);
+                                                 const EventSources& sources,
+                                                 std::uint32_t txn_op_index = 0);
 
 }  // namespace quarry::changestream

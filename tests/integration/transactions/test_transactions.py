@@ -369,6 +369,30 @@ def test_a_change_stream_shows_a_transactions_operations_with_its_session(client
         assert event["txnNumber"] == txn_number
 
 
+def test_a_transactions_events_are_all_at_its_commit_time_and_resume_inside_it(client, db):
+    coll = db.committed
+    coll.insert_one({"_id": "before"})
+    with client.start_session() as session:
+        with session.start_transaction():
+            for i in range(4):
+                coll.insert_one({"_id": i}, session=session)
+        commit_time = session.operation_time
+    coll.insert_one({"_id": "after"})
+    # Starting at the commit's time shows the whole transaction, never a part of it.
+    with coll.watch(start_at_operation_time=commit_time) as stream:
+        events = [stream.next() for _ in range(5)]
+    assert [e["documentKey"]["_id"] for e in events] == [0, 1, 2, 3, "after"]
+    assert {e["clusterTime"] for e in events[:4]} == {commit_time}
+    assert events[4]["clusterTime"] > commit_time
+    # Each event's resume token resumes right after it, inside the transaction too.
+    for k in range(4):
+        with coll.watch(resume_after=events[k]["_id"]) as stream:
+            rest = [stream.next()["documentKey"]["_id"] for _ in range(4 - k)]
+        assert rest == [0, 1, 2, 3, "after"][k + 1:]
+    tokens = [e["_id"]["_data"] for e in events]
+    assert tokens == sorted(tokens) and len(set(tokens)) == 5
+
+
 def test_snapshot_reads_outside_a_transaction_read_at_one_cluster_time(client, db):
     coll = db.history
     coll.insert_many([{"_id": 1, "x": 11}, {"_id": 2, "x": 11}])
