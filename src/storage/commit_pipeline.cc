@@ -145,6 +145,7 @@ CommitPipeline::CommitPipeline(internal::EngineState* state)
       last_assigned_(state->latest_timestamp.load()),
       scratch_(std::make_unique<internal::ChunkScratch>()),
       transaction_locks_(std::make_unique<internal::TransactionLocks>()),
+      unique_key_locks_(std::make_unique<internal::TransactionLocks>()),
       history_(std::make_unique<internal::SnapshotHistory>()) {}
 
 CommitPipeline::~CommitPipeline() = default;
@@ -190,7 +191,7 @@ StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOpti
     }
   } leave{this};
 
-  if (options.transaction == 0 && transaction_locks_->any()) {
+  if (options.transaction == 0 && transactions_hold_records()) {
     QUARRY_RETURN_IF_ERROR(WaitForHeldRecords(unit, options.interrupt));
   }
   CommitResult result;
@@ -375,6 +376,9 @@ Status CommitPipeline::CheckUniqueKeys(const Mutation& m) {
       const IndexEntry& entry = *write.entry;
       return DuplicateKeyError(m.ns_text(), entry.unique->name, entry.unique->key_pattern,
                                entry.key_value);
+    }
+    if (unique_key_locks_->any() && unique_key_locks_->HeldByOther(write.key, s.transaction)) {
+      return Conflict("a transaction is giving another document this unique key");
     }
   }
   return Status::OK();
@@ -669,7 +673,7 @@ std::unique_ptr<Transaction> CommitPipeline::BeginTransaction(bson::DocumentView
     snapshot = SnapshotNowLocked();
   }
   auto state = std::make_unique<internal::TransactionState>(
-      state_, this, transaction_locks_.get(), next_transaction_.fetch_add(1), std::move(snapshot));
+      state_, this, next_transaction_.fetch_add(1), std::move(snapshot));
   if (!lsid.empty()) {
     state->lsid = bson::Document::Copy(lsid);
     state->txn_number = txn_number;
@@ -695,27 +699,48 @@ StatusWith<std::unique_ptr<Transaction>> CommitPipeline::BeginSnapshotRead(
     QUARRY_ASSIGN_OR_RETURN(snapshot, history_->At(when));
   }
   auto state = std::make_unique<internal::TransactionState>(
-      state_, this, transaction_locks_.get(), next_transaction_.fetch_add(1), std::move(snapshot));
+      state_, this, next_transaction_.fetch_add(1), std::move(snapshot));
   state->read_only = true;
   return std::unique_ptr<Transaction>(new Transaction(std::move(state)));
 }
 
-bool CommitPipeline::transactions_hold_records() const { return transaction_locks_->any(); }
+bool CommitPipeline::transactions_hold_records() const {
+  return transaction_locks_->any() || unique_key_locks_->any();
+}
 
 bool CommitPipeline::HoldForTransaction(std::uint64_t txn, std::string_view key) {
   std::lock_guard commit_lock(commit_mu_);
   return transaction_locks_->Acquire(txn, key);
 }
 
+bool CommitPipeline::HoldUniqueKeyForTransaction(std::uint64_t txn, std::string_view index_key) {
+  std::lock_guard commit_lock(commit_mu_);
+  return unique_key_locks_->Acquire(txn, index_key);
+}
+
+void CommitPipeline::ReleaseHolds(std::uint64_t txn) {
+  transaction_locks_->ReleaseAll(txn);
+  unique_key_locks_->ReleaseAll(txn);
+}
+
 Status CommitPipeline::WaitForHeldRecords(const WriteUnit& unit, const Interrupt* interrupt) {
-  std::vector<std::string_view> keys;
+  std::vector<std::string_view> records;
+  std::vector<std::string_view> unique_keys;
   for (const Mutation& m : unit.mutations_) {
-    if (IsRecordMutation(m.kind) && transaction_locks_->HeldByOther(m.key, 0)) {
-      keys.emplace_back(m.key);
+    if (!IsRecordMutation(m.kind)) continue;
+    if (transaction_locks_->HeldByOther(m.key, 0)) records.emplace_back(m.key);
+    for (const internal::IndexWrite& write : m.index_writes) {
+      if (write.put && write.entry->unique != nullptr &&
+          unique_key_locks_->HeldByOther(write.key, 0)) {
+        unique_keys.emplace_back(write.key);
+      }
     }
   }
-  if (keys.empty()) return Status::OK();
-  return transaction_locks_->WaitUntilFree(keys, interrupt);
+  if (!records.empty()) {
+    QUARRY_RETURN_IF_ERROR(transaction_locks_->WaitUntilFree(records, interrupt));
+  }
+  if (unique_keys.empty()) return Status::OK();
+  return unique_key_locks_->WaitUntilFree(unique_keys, interrupt);
 }
 
 // Makes the chunk visible: readers see oplog entries up to the new latest timestamp, and the

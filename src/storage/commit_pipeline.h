@@ -143,6 +143,11 @@ class CommitPipeline {
   // Holds record `key` for transaction `txn` (under the commit lock, so that no chunk is
   // between its check of the holds and its write); false when another transaction holds it.
   bool HoldForTransaction(std::uint64_t txn, std::string_view key);
+  // The same for the key `index_key` of a unique index that `txn` gives a record: another
+  // transaction giving one the same key conflicts, and a plain write waits.
+  bool HoldUniqueKeyForTransaction(std::uint64_t txn, std::string_view index_key);
+  // Frees what `txn` holds.
+  void ReleaseHolds(std::uint64_t txn);
   // A plain write waits here, outside the commit lock, for the records of `unit` that open
   // transactions hold.
   Status WaitForHeldRecords(const WriteUnit& unit, const Interrupt* interrupt);
@@ -181,7 +186,8 @@ class CommitPipeline {
   std::unordered_set<IndexId> dropped_indexes_;      // guarded by commit_mu_
   std::unique_ptr<internal::ChunkScratch> scratch_;  // guarded by commit_mu_
   std::unique_ptr<internal::TransactionLocks> transaction_locks_;
-  std::unique_ptr<internal::SnapshotHistory> history_;  // guarded by commit_mu_
+  std::unique_ptr<internal::TransactionLocks> unique_key_locks_;  // unique index keys
+  std::unique_ptr<internal::SnapshotHistory> history_;            // guarded by commit_mu_
   // A snapshot taken now under the commit lock, between two chunks. REQUIRES: commit_mu_ held.
   std::shared_ptr<const internal::SnapshotHandle> SnapshotNowLocked();
   std::atomic<std::uint64_t> next_transaction_{1};

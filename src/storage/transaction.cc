@@ -14,7 +14,6 @@
 #include "storage/duplicate_key.h"
 #include "storage/read_view.h"
 #include "storage/record_compression.h"
-#include "storage/transaction_locks.h"
 #include "storage/transaction_state.h"
 #include "storage/write_unit_internal.h"
 
@@ -72,7 +71,7 @@ void Transaction::OnEnd(std::function<void(bool committed)> hook) {
 
 void Transaction::End(bool committed) {
   if (std::exchange(state_->ended, true)) return;
-  state_->locks->ReleaseAll(state_->id);
+  state_->ReleaseHolds();
   for (auto& hook : std::exchange(state_->end_hooks, {})) hook(committed);
 }
 
@@ -113,6 +112,25 @@ Status internal::TransactionState::CheckUniqueKeys(const Mutation& m) {
   return Status::OK();
 }
 
+// As Hold, for the unique keys `m` gives its record: a key another transaction is giving a
+// document, or one a commit gave another document after the snapshot, is a write conflict.
+Status internal::TransactionState::HoldUniqueKeys(const Mutation& m) {
+  for (const internal::IndexWrite& write : m.index_writes) {
+    if (!write.put || write.entry->unique == nullptr) continue;
+    if (!pipeline->HoldUniqueKeyForTransaction(id, write.key)) {
+      return Conflict("another transaction is giving a document this unique key");
+    }
+    rocksdb::PinnableSlice owner;
+    rocksdb::Status s = ReadThrough(*engine, nullptr, engine->index, write.key, &owner);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return FromRocks(s, "reading an index key");
+    if (!owner.ToStringView().starts_with(m.id_key())) {
+      return Conflict("a commit gave another document this unique key after the snapshot");
+    }
+  }
+  return Status::OK();
+}
+
 Status internal::TransactionState::StageRecordChange(Mutation& m) {
   QUARRY_ASSIGN_OR_RETURN(std::optional<std::string> current, ReadRecord(*engine, &view, m.key));
   if (m.kind == MutationKind::kInsert) {
@@ -123,6 +141,7 @@ Status internal::TransactionState::StageRecordChange(Mutation& m) {
   }
   QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));
   QUARRY_RETURN_IF_ERROR(Hold(m.key));
+  QUARRY_RETURN_IF_ERROR(HoldUniqueKeys(m));
   const std::size_t bytes = m.key.size() + m.oplog.size() + m.value.size();
   if (staged_bytes + bytes > Transaction::kMaxStagedBytes) {
     return Status(ErrorCode::kTransactionTooLarge,

@@ -25,12 +25,10 @@
 namespace quarry::storage::internal {
 
 struct TransactionState {
-  TransactionState(EngineState* engine_state, CommitPipeline* commit_pipeline,
-                   TransactionLocks* transaction_locks, TransactionId txn,
+  TransactionState(EngineState* engine_state, CommitPipeline* commit_pipeline, TransactionId txn,
                    std::shared_ptr<const SnapshotHandle> snapshot_handle)
       : engine(engine_state),
         pipeline(commit_pipeline),
-        locks(transaction_locks),
         id(txn),
         read_timestamp(snapshot_handle->timestamp),
         snapshot(std::move(snapshot_handle)),
@@ -45,10 +43,11 @@ struct TransactionState {
   Status StageRecordChange(Mutation& m);
   Status CheckUniqueKeys(const Mutation& m);
   Status Hold(std::string_view key);
+  Status HoldUniqueKeys(const Mutation& m);
+  void ReleaseHolds() { pipeline->ReleaseHolds(id); }
 
   EngineState* engine;
   CommitPipeline* pipeline;
-  TransactionLocks* locks;
   TransactionId id;
   Timestamp read_timestamp;
   std::shared_ptr<const SnapshotHandle> snapshot;
@@ -58,7 +57,7 @@ struct TransactionState {
   IndexStore indexes;
   WriteUnit staged;  // the mutations, in order, for the commit
   std::size_t staged_bytes = 0;
-  std::unordered_set<std::string> held;  // record keys held in `locks`
+  std::unordered_set<std::string> held;  // record keys held through the pipeline
   bool read_only = false;                // a snapshot read outside any transaction
   Status conflict;                       // the first write conflict met, which every later
                                          // staging answers

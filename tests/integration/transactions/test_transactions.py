@@ -1,7 +1,6 @@
 """Multi-document transactions through pymongo: atomic commits, aborts, snapshot isolation,
 write conflicts, and mongod's rules for transaction numbers and states."""
 
-import threading
 import time
 import uuid
 
@@ -12,6 +11,7 @@ from bson.binary import Binary
 from bson.int64 import Int64
 
 from quarry_server import CLIENT_OPTIONS
+from waiting import outcome_after_waiting
 from wire_client import RawConnection
 
 
@@ -127,18 +127,10 @@ def test_a_plain_write_waits_for_the_transaction_holding_its_document(client, db
     with client.start_session() as session:
         session.start_transaction()
         coll.update_one({"_id": 1}, {"$inc": {"n": 1}}, session=session)
-        done = threading.Event()
-
-        def plain_write():
-            coll.update_one({"_id": 1}, {"$inc": {"n": 100}})
-            done.set()
-
-        writer = threading.Thread(target=plain_write)
-        writer.start()
-        assert not done.wait(0.5), "the plain write did not wait for the transaction"
-        session.commit_transaction()
-        writer.join(10)
-        assert done.is_set()
+        outcome = outcome_after_waiting(
+            lambda: coll.update_one({"_id": 1}, {"$inc": {"n": 100}}).modified_count,
+            session.commit_transaction)
+    assert outcome == {"returned": 1}
     # Both applied, the plain write after the transaction's.
     assert coll.find_one({"_id": 1})["n"] == 101
 
@@ -295,6 +287,26 @@ def test_unique_indexes_hold_inside_a_transaction(client, db):
             coll.insert_one({"_id": 3, "email": "b@x"}, session=session)
         session.abort_transaction()
     assert coll.count_documents({}) == 1
+
+
+def test_a_unique_key_another_open_transaction_gives_is_a_write_conflict(client, db):
+    coll = db.claims
+    coll.create_index("email", unique=True)
+    with client.start_session() as first, client.start_session() as second:
+        first.start_transaction()
+        coll.insert_one({"_id": 1, "email": "a@x"}, session=first)
+        second.start_transaction()
+        with pytest.raises(pymongo.errors.OperationFailure) as conflict:
+            coll.insert_one({"_id": 2, "email": "a@x"}, session=second)
+        assert conflict.value.code == 112
+        assert "TransientTransactionError" in labels(conflict.value)
+        second.abort_transaction()
+
+        # A plain insert of the key waits for the transaction, then meets its commit.
+        outcome = outcome_after_waiting(lambda: coll.insert_one({"_id": 3, "email": "a@x"}),
+                                        first.commit_transaction)
+    assert isinstance(outcome.get("raised"), pymongo.errors.DuplicateKeyError), outcome
+    assert list(coll.find({}, {"_id": 1})) == [{"_id": 1}]
 
 
 def test_kill_sessions_aborts_the_sessions_transaction(client, db):
