@@ -69,11 +69,6 @@ StatusWith<ReadConcern> ParseReadConcern(bson::DocumentView body, const commands
                       " does not support readConcern level snapshot outside a multi-document "
                       "transaction");
   }
-  if (parsed.at_cluster_time.has_value() && in_transaction) {
-    return Status(ErrorCode::kNotImplemented,
-                  "atClusterTime in a transaction is not supported: a transaction reads the "
-                  "snapshot of its first command");
-  }
   return parsed;
 }
 

@@ -320,6 +320,9 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     done(Finish(request, *d));
     return;
   }
+  if (txn_request.value().has_value() && txn_request.value()->start) {
+    txn_request.value()->at_cluster_time = read_concern.value().at_cluster_time;
+  }
   commands::CommandContext ctx(state, connection_);
   ctx.set_command_name(d->request.name);
   // With --auth, what the command's descriptor declares it needs (commands/auth/authorizer.h).

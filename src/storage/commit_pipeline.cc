@@ -665,13 +665,9 @@ std::shared_ptr<const internal::SnapshotHandle> CommitPipeline::SnapshotNowLocke
                                                           last_assigned_);
 }
 
-std::unique_ptr<Transaction> CommitPipeline::BeginTransaction(bson::DocumentView lsid,
-                                                              std::int64_t txn_number) {
-  std::shared_ptr<const internal::SnapshotHandle> snapshot;
-  {
-    std::lock_guard commit_lock(commit_mu_);
-    snapshot = SnapshotNowLocked();
-  }
+std::unique_ptr<Transaction> CommitPipeline::NewTransaction(
+    std::shared_ptr<const internal::SnapshotHandle> snapshot, bson::DocumentView lsid,
+    std::int64_t txn_number) {
   auto state = std::make_unique<internal::TransactionState>(
       state_, this, next_transaction_.fetch_add(1), std::move(snapshot));
   if (!lsid.empty()) {
@@ -681,27 +677,45 @@ std::unique_ptr<Transaction> CommitPipeline::BeginTransaction(bson::DocumentView
   return std::unique_ptr<Transaction>(new Transaction(std::move(state)));
 }
 
-StatusWith<std::unique_ptr<Transaction>> CommitPipeline::BeginSnapshotRead(
-    std::optional<Timestamp> at) {
+std::unique_ptr<Transaction> CommitPipeline::BeginTransaction(bson::DocumentView lsid,
+                                                              std::int64_t txn_number) {
   std::shared_ptr<const internal::SnapshotHandle> snapshot;
   {
     std::lock_guard commit_lock(commit_mu_);
-    const Timestamp when = at.value_or(last_assigned_);
-    if (when > last_assigned_) {
-      return Status(ErrorCode::kSnapshotUnavailable,
-                    "Read timestamp is later than the latest cluster time");
-    }
-    std::shared_ptr<const internal::SnapshotHandle> latest = history_->Latest();
-    if (when == last_assigned_ && (latest == nullptr || latest->timestamp != last_assigned_)) {
-      // Nothing committed since the start: the history begins now.
-      history_->Add(last_assigned_, SnapshotNowLocked(), std::chrono::steady_clock::now());
-    }
-    QUARRY_ASSIGN_OR_RETURN(snapshot, history_->At(when));
+    snapshot = SnapshotNowLocked();
   }
-  auto state = std::make_unique<internal::TransactionState>(
-      state_, this, next_transaction_.fetch_add(1), std::move(snapshot));
-  state->read_only = true;
-  return std::unique_ptr<Transaction>(new Transaction(std::move(state)));
+  return NewTransaction(std::move(snapshot), lsid, txn_number);
+}
+
+StatusWith<std::unique_ptr<Transaction>> CommitPipeline::BeginTransactionAt(bson::DocumentView lsid,
+                                                                            std::int64_t txn_number,
+                                                                            Timestamp at) {
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const internal::SnapshotHandle> snapshot, SnapshotAt(at));
+  return NewTransaction(std::move(snapshot), lsid, txn_number);
+}
+
+StatusWith<std::shared_ptr<const internal::SnapshotHandle>> CommitPipeline::SnapshotAt(
+    std::optional<Timestamp> at) {
+  std::lock_guard commit_lock(commit_mu_);
+  const Timestamp when = at.value_or(last_assigned_);
+  if (when > last_assigned_) {
+    return Status(ErrorCode::kSnapshotUnavailable,
+                  "Read timestamp is later than the latest cluster time");
+  }
+  std::shared_ptr<const internal::SnapshotHandle> latest = history_->Latest();
+  if (when == last_assigned_ && (latest == nullptr || latest->timestamp != last_assigned_)) {
+    // Nothing committed since the start: the history begins now.
+    history_->Add(last_assigned_, SnapshotNowLocked(), std::chrono::steady_clock::now());
+  }
+  return history_->At(when);
+}
+
+StatusWith<std::unique_ptr<Transaction>> CommitPipeline::BeginSnapshotRead(
+    std::optional<Timestamp> at) {
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const internal::SnapshotHandle> snapshot, SnapshotAt(at));
+  std::unique_ptr<Transaction> view = NewTransaction(std::move(snapshot), {}, 0);
+  view->state_->read_only = true;
+  return view;
 }
 
 bool CommitPipeline::transactions_hold_records() const {

@@ -114,6 +114,12 @@ class CommitPipeline {
   // A transaction whose reads see the database as of now, between two commits. `lsid` and
   // `txn_number` name it in its oplog entries (empty `lsid`: none).
   std::unique_ptr<Transaction> BeginTransaction(bson::DocumentView lsid, std::int64_t txn_number);
+  // The same, seeing the database as of `at` (readConcern snapshot with atClusterTime): fails
+  // as BeginSnapshotRead does for a time it cannot read at. Its writes conflict with every
+  // commit since `at` that changed what they change.
+  StatusWith<std::unique_ptr<Transaction>> BeginTransactionAt(bson::DocumentView lsid,
+                                                              std::int64_t txn_number,
+                                                              Timestamp at);
   // A read-only view of the database as of `at` (nullopt: now), for reads with readConcern
   // snapshot outside a transaction: any time of the last few minutes (SnapshotHistory); an
   // older one fails with SnapshotTooOld (239), a later one than the latest commit, or one
@@ -190,6 +196,13 @@ class CommitPipeline {
   std::unique_ptr<internal::SnapshotHistory> history_;            // guarded by commit_mu_
   // A snapshot taken now under the commit lock, between two chunks. REQUIRES: commit_mu_ held.
   std::shared_ptr<const internal::SnapshotHandle> SnapshotNowLocked();
+  // The snapshot of the data as of `at` (nullopt: now) from the history, as BeginSnapshotRead
+  // describes. Takes the commit lock.
+  StatusWith<std::shared_ptr<const internal::SnapshotHandle>> SnapshotAt(
+      std::optional<Timestamp> at);
+  std::unique_ptr<Transaction> NewTransaction(
+      std::shared_ptr<const internal::SnapshotHandle> snapshot, bson::DocumentView lsid,
+      std::int64_t txn_number);
   std::atomic<std::uint64_t> next_transaction_{1};
   // Chunks written so far: a cursor opened after this reads each of them whole.
   std::uint64_t chunks_written_ = 0;  // guarded by commit_mu_

@@ -76,10 +76,18 @@ StatusWith<std::unique_ptr<Transactions::Statement>> Transactions::Enter(
                     "Only servers in a sharded cluster can start a new transaction at the active "
                     "transaction number");
     }
+    StatusWith<std::unique_ptr<storage::Transaction>> begun =
+        request.at_cluster_time.has_value()
+            ? engine_->pipeline().BeginTransactionAt(request.lsid, asked, *request.at_cluster_time)
+            : engine_->pipeline().BeginTransaction(request.lsid, asked);
     AbortLocked(&session);
     session.txn_number = asked;
+    if (!begun.ok()) {
+      session.state = State::kAborted;  // as mongod's, whose first statement failed
+      return begun.status();
+    }
     session.state = State::kInProgress;
-    session.txn = engine_->pipeline().BeginTransaction(request.lsid, asked);
+    session.txn = std::move(begun).value();
     auto [name, value] = CommitRecord(request.session_id, asked);
     session.txn->SetCommitRecord(std::move(name), std::move(value));
     session.started = std::chrono::steady_clock::now();

@@ -44,6 +44,8 @@ struct TransactionRequest {
   bson::Document read_concern;
   bool reads_snapshot = false;
   commands::ClientConnection client;
+  // The first command's readConcern atClusterTime: the transaction reads the data as of then.
+  std::optional<storage::Timestamp> at_cluster_time;
 };
 
 class Transactions {

@@ -7,6 +7,8 @@ import pymongo.errors
 import pytest
 from bson.timestamp import Timestamp
 
+from raw_session import RawSession, raw
+
 
 def at(time):
     return {"level": "snapshot", "atClusterTime": time}
@@ -100,3 +102,28 @@ def test_an_index_built_after_the_read_time_is_not_used_at_it(db):
     now = db.command({"find": "late", "filter": {"k": 1}, "hint": "k_1",
                       "readConcern": {"level": "snapshot"}})
     assert sorted(d["_id"] for d in now["cursor"]["firstBatch"]) == [1, 3, 5, 6]
+
+
+def test_a_transaction_can_read_and_write_as_of_a_past_time(client, db):
+    first = db.command({"insert": "pinned", "documents": [{"_id": 1, "v": 1}, {"_id": 2, "v": 1}]})
+    db.command({"update": "pinned", "updates": [{"q": {"_id": 1}, "u": {"$set": {"v": 2}}}]})
+    with RawSession(client) as session:
+        found = session.command(db.name, raw({"find": "pinned", "sort": {"_id": 1}}, session, 1,
+                                             startTransaction=True,
+                                             readConcern=at(first["operationTime"])))
+        assert found["cursor"]["firstBatch"] == [{"_id": 1, "v": 1}, {"_id": 2, "v": 1}]
+        # A document unchanged since then can be written; one changed since is a conflict.
+        session.command(db.name, raw({"update": "pinned",
+                                      "updates": [{"q": {"_id": 2}, "u": {"$set": {"v": 3}}}]},
+                                     session, 1))
+        with pytest.raises(pymongo.errors.OperationFailure) as conflict:
+            session.command(db.name, raw({"update": "pinned",
+                                          "updates": [{"q": {"_id": 1}, "u": {"$set": {"v": 4}}}]},
+                                         session, 1))
+        assert conflict.value.code == 112
+        # Too old a time fails the first command, and the transaction with it.
+        with pytest.raises(pymongo.errors.OperationFailure) as too_old:
+            session.command(db.name, raw({"find": "pinned"}, session, 2, startTransaction=True,
+                                         readConcern=at(Timestamp(1, 1))))
+        assert too_old.value.code == 239
+    assert list(db.pinned.find().sort("_id", 1)) == [{"_id": 1, "v": 2}, {"_id": 2, "v": 1}]

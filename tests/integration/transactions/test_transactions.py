@@ -2,17 +2,14 @@
 write conflicts, and mongod's rules for transaction numbers and states."""
 
 import time
-import uuid
 
 import pymongo
 import pymongo.errors
 import pytest
-from bson.binary import Binary
-from bson.int64 import Int64
 
 from quarry_server import CLIENT_OPTIONS
+from raw_session import RawSession, raw
 from waiting import outcome_after_waiting
-from wire_client import RawConnection
 
 
 def labels(error):
@@ -178,38 +175,6 @@ def test_with_transaction_retries_after_a_transient_conflict(client, db):
         session.with_transaction(increment)
     assert len(attempts) == 2
     assert coll.find_one({"_id": 1})["n"] == 101
-
-
-class RawSession:
-    """A logical session of its own, driven over a raw connection: drivers pick the lsid and
-    the transaction numbers themselves, and these tests send exact ones."""
-
-    def __init__(self, client):
-        host, port = client.address
-        self.connection = RawConnection(host, port)
-        self.session_id = {"id": Binary(uuid.uuid4().bytes, 4)}
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.connection.close()
-        return False
-
-    def command(self, db_name, body):
-        """Runs `body` on `db_name`; raises OperationFailure as pymongo would."""
-        reply = self.connection.command(dict(body, **{"$db": db_name})).doc
-        if reply.get("ok") != 1:
-            raise pymongo.errors.OperationFailure(reply.get("errmsg"), reply.get("code"), reply)
-        return reply
-
-
-def raw(command, session, txn_number, **fields):
-    """`command` with the session's lsid and the given transaction fields."""
-    body = dict(command)
-    body.update(lsid=session.session_id, txnNumber=Int64(txn_number), autocommit=False)
-    body.update(fields)
-    return body
 
 
 def test_transaction_numbers_and_states_follow_mongods_rules(client, db):
