@@ -110,6 +110,10 @@ class CommandContext {
   // starts, continues and ends it; handlers read and write through it.
   storage::Transaction* transaction() const { return transaction_.get(); }
   const std::shared_ptr<storage::Transaction>& shared_transaction() const { return transaction_; }
+  // Whether the transaction reads with readConcern level local (collections and indexes may
+  // be created only then).
+  bool transaction_reads_local() const { return transaction_reads_local_; }
+  void set_transaction_reads_local(bool reads_local) { transaction_reads_local_ = reads_local; }
   void set_transaction(std::shared_ptr<storage::Transaction> transaction) {
     transaction_ = std::move(transaction);
   }
@@ -160,6 +164,7 @@ class CommandContext {
   std::string session_key_;
   RetryableWrite* retryable_write_ = nullptr;
   std::shared_ptr<storage::Transaction> transaction_;
+  bool transaction_reads_local_ = true;
   std::int32_t opid_ = 0;
   WriteOutcome write_outcome_;
   OperationStats stats_;

@@ -91,6 +91,13 @@ std::optional<exec::Collection> LookupCollection(CommandContext& ctx, std::strin
   return exec::LookupCollection(ctx.catalog(), db, name, ctx.transaction());
 }
 
+Status CheckTransactionMayCreate(const CommandContext& ctx, std::string_view what) {
+  if (ctx.transaction() == nullptr || ctx.transaction_reads_local()) return Status::OK();
+  return Status(ErrorCode::kInvalidOptions,
+                "Cannot create " + std::string(what) +
+                    " in a multi-document transaction whose readConcern level is not 'local'");
+}
+
 StatusWith<exec::Collection> EnsureCollection(CommandContext& ctx, std::string_view db,
                                               std::string_view name) {
   return exec::EnsureCollection(ctx.catalog(), db, name, DdlOptionsFor(ctx), ctx.transaction());

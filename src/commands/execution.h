@@ -40,6 +40,10 @@ storage::CommitOptions CommitOptionsFor(const CommandContext& ctx, bool ordered)
 // DDL options for the request's write concern (j:true makes the catalog change durable too).
 catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx);
 
+// Inside a transaction, mongod creates collections and indexes (`what`) only when the
+// transaction reads with readConcern level local: InvalidOptions (72) otherwise.
+Status CheckTransactionMayCreate(const CommandContext& ctx, std::string_view what);
+
 // The collection, or nullopt when it does not exist.
 std::optional<exec::Collection> LookupCollection(CommandContext& ctx, std::string_view db,
                                                  std::string_view name);

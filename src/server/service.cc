@@ -399,6 +399,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     }
     statement = std::move(entered).value();
     ctx.set_transaction(statement->shared_transaction());
+    ctx.set_transaction_reads_local(statement->reads_local());
   } else if (read_concern.value().snapshot) {
     StatusWith<std::unique_ptr<storage::Transaction>> view =
         state.engine->pipeline().BeginSnapshotRead(read_concern.value().at_cluster_time);

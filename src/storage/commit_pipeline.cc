@@ -115,13 +115,10 @@ bool ResumeAfterBackgroundError(rocksdb::DB* db, const rocksdb::Status& failed) 
   return resumed.ok();
 }
 
+using internal::Conflict;
+using internal::IsRecordMutation;
 using internal::Mutation;
 using internal::MutationKind;
-
-bool IsRecordMutation(MutationKind kind) {
-  return kind == MutationKind::kInsert || kind == MutationKind::kUpdate ||
-         kind == MutationKind::kDelete;
-}
 
 // What a record key holds at this point of the chunk.
 struct Current {
@@ -132,10 +129,6 @@ struct Current {
 
 Status DuplicateInsert(const Mutation& m) {
   return DuplicateIdError(m.ns_text(), m.record_document().Get("_id"));
-}
-
-Status Conflict(std::string_view why) {
-  return Status(ErrorCode::kWriteConflict, std::string(why));
 }
 
 }  // namespace

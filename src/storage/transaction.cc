@@ -20,12 +20,9 @@
 namespace quarry::storage {
 namespace {
 
+using internal::Conflict;
 using internal::Mutation;
 using internal::MutationKind;
-
-Status Conflict(std::string_view why) {
-  return Status(ErrorCode::kWriteConflict, std::string(why));
-}
 
 // The bytes stored under `key` in the docs family, read as `view` sees them (null: latest).
 StatusWith<std::optional<std::string>> ReadRecord(const internal::EngineState& engine,

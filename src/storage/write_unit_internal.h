@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "storage/oplog_entry_internal.h"
 #include "storage/types.h"
 #include "storage/write_unit.h"
@@ -26,6 +27,16 @@ enum class MutationKind : std::uint8_t {
   kDeleteMeta,
   kOplogOnly,
 };
+
+inline bool IsRecordMutation(MutationKind kind) {
+  return kind == MutationKind::kInsert || kind == MutationKind::kUpdate ||
+         kind == MutationKind::kDelete;
+}
+
+// A write conflict (112): the writer re-reads and retries, a transaction aborts.
+inline Status Conflict(std::string_view why) {
+  return Status(ErrorCode::kWriteConflict, std::string(why));
+}
 
 // One index entry to write: `key` is its whole key in the index family.
 struct IndexWrite {

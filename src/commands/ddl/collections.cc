@@ -88,6 +88,7 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
   bson::Document options_doc = std::move(options).Finish();
   StatusWith<std::shared_ptr<const catalog::CollectionInfo>> created = Status::OK();
   if (ctx.transaction() != nullptr) {
+    QUARRY_RETURN_IF_ERROR(CheckTransactionMayCreate(ctx, "a collection"));
     if (options_doc.view().Has("viewOn")) {
       return Status(ErrorCode::kOperationNotSupportedInTransaction,
                     "Cannot create a view in a multi-document transaction.");

@@ -185,6 +185,7 @@ StatusWith<bool> HasRecords(const storage::RecordStore& records, storage::Collec
 StatusWith<bson::Document> CreateIndexesInTransaction(CommandContext& ctx, const std::string& db,
                                                       const std::string& coll,
                                                       std::vector<bson::Document> specs) {
+  QUARRY_RETURN_IF_ERROR(CheckTransactionMayCreate(ctx, "indexes"));
   storage::Transaction& txn = *ctx.transaction();
   const bool existed = LookupCollection(ctx, db, coll).has_value();
   QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, db, coll));

@@ -118,8 +118,11 @@ StatusWith<std::unique_ptr<Transactions::Statement>> Transactions::Enter(
   }
   std::shared_ptr<storage::Transaction> txn =
       session.state == State::kInProgress ? session.txn : nullptr;
+  const bson::ValueView level = session.read_concern.view().Get("level");
+  const bool reads_local =
+      !level.exists() || (level.type() == bson::Type::kString && level.String() == "local");
   return std::unique_ptr<Statement>(
-      new Statement(this, request.session_id, request, std::move(txn)));
+      new Statement(this, request.session_id, request, std::move(txn), reads_local));
 }
 
 void Transactions::Leave(const std::string& session_id, const TransactionRequest& request,

@@ -71,21 +71,26 @@ class Transactions {
     // The storage transaction; null when the command is a commit retried after the commit.
     storage::Transaction* transaction() const { return txn_.get(); }
     const std::shared_ptr<storage::Transaction>& shared_transaction() const { return txn_; }
+    // Whether the transaction reads with readConcern level local (its first command's, or
+    // the default): mongod creates collections and indexes only in such a transaction.
+    bool reads_local() const { return reads_local_; }
     // After the command: a failure aborts the transaction, a commit or abort ends it.
     void Finish(const Status& status);
 
    private:
     friend class Transactions;
     Statement(Transactions* owner, std::string session_id, TransactionRequest request,
-              std::shared_ptr<storage::Transaction> txn)
+              std::shared_ptr<storage::Transaction> txn, bool reads_local)
         : owner_(owner),
           session_id_(std::move(session_id)),
           request_(std::move(request)),
-          txn_(std::move(txn)) {}
+          txn_(std::move(txn)),
+          reads_local_(reads_local) {}
     Transactions* owner_;
     std::string session_id_;
     TransactionRequest request_;
     std::shared_ptr<storage::Transaction> txn_;
+    bool reads_local_ = true;
     bool finished_ = false;
   };
 

@@ -160,3 +160,21 @@ def test_collections_created_in_transactions_survive_a_restart_only_if_committed
         db.create_collection("after")
         db.after.insert_one({"_id": 1})
         assert db.kept.count_documents({}) == 3 and db.after.count_documents({}) == 1
+
+
+def test_creating_in_a_transaction_needs_read_concern_local(client, db):
+    from pymongo.read_concern import ReadConcern
+    for level in ("snapshot", "majority"):
+        for command in ({"create": "rc_" + level},
+                        {"createIndexes": "rc_" + level,
+                         "indexes": [{"key": {"a": 1}, "name": "a_1"}]}):
+            with client.start_session() as session:
+                session.start_transaction(read_concern=ReadConcern(level))
+                with pytest.raises(pymongo.errors.OperationFailure) as refused:
+                    db.command(command, session=session)
+                assert refused.value.code == 72
+                session.abort_transaction()
+    with client.start_session() as session:
+        with session.start_transaction(read_concern=ReadConcern("local")):
+            db.command({"create": "rc_local"}, session=session)
+    assert "rc_local" in db.list_collection_names()
