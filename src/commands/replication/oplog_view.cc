@@ -15,9 +15,10 @@ namespace {
 // mongod's UUID subtype, as its entries carry `ui`.
 constexpr std::uint8_t kUuidSubtype = 4;
 
-// Entries read per scan before a batch checks its limits: bounds the work of a batch whose
-// filter matches little.
-constexpr std::size_t kMaxEntriesPerBatch = 10000;
+// Entries a tailable cursor reads per batch before it answers, even with nothing: bounds the
+// work of a batch whose filter matches little. A non-tailable batch reads on until it has a
+// document or reaches the end, as drivers (pymongo among them) end iteration at an empty batch.
+constexpr std::size_t kMaxEntriesPerTailableBatch = 10000;
 
 }  // namespace
 
@@ -83,7 +84,9 @@ StatusWith<query::Batch> OplogSource::NextBatch(std::size_t max_docs, std::size_
   std::size_t read = 0;
   bool reached_end = true;
   for (; cursor->Valid(); cursor->Next()) {
-    if (batch.documents.size() >= max_docs || read >= kMaxEntriesPerBatch) {
+    const bool read_enough =
+        read >= kMaxEntriesPerTailableBatch && (spec_.tailable || !batch.documents.empty());
+    if (batch.documents.size() >= max_docs || read_enough) {
       reached_end = false;
       break;
     }

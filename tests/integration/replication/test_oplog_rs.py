@@ -71,6 +71,15 @@ def test_many_entries_come_in_several_batches(client, db):
     assert [e["o"]["_id"] for e in cursor] == list(range(300))
 
 
+def test_a_filter_that_matches_after_many_other_entries_still_finds_them(client, db):
+    # pymongo ends a non-tailable find at its first empty batch, so no batch may be empty
+    # while matches lie further on.
+    db.filler.insert_many([{"_id": i} for i in range(25000)])
+    db.needle.insert_many([{"_id": 1}, {"_id": 2}])
+    found = [e["o"]["_id"] for e in oplog(client).find({"ns": f"{db.name}.needle"})]
+    assert found == [1, 2]
+
+
 def test_projection_and_filter_on_document_fields(client, db):
     start = newest_ts(client)
     db.c.insert_many([{"_id": 1, "k": "a"}, {"_id": 2, "k": "b"}])
