@@ -390,8 +390,12 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     txn_request.value()->session_id = ctx.session_key();
     txn_request.value()->client =
         state.operations.Connection(connection_.id).value_or(commands::ClientConnection{});
+    Status ordered = service_.sessions().CheckTransactionNumber(
+        ctx.session_id(), txn_request.value()->txn_number, txn_request.value()->start);
     StatusWith<std::unique_ptr<Transactions::Statement>> entered =
-        service_.sessions().transactions().Enter(*txn_request.value(), ctx.interrupt().get());
+        ordered.ok()
+            ? service_.sessions().transactions().Enter(*txn_request.value(), ctx.interrupt().get())
+            : StatusWith<std::unique_ptr<Transactions::Statement>>(ordered);
     if (!entered.ok()) {
       d->status = entered.status();
       done(Finish(request, *d));
@@ -416,8 +420,12 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   bson::ValueView txn_number = request.body.Get("txnNumber");
   if (statement == nullptr && d->command->has(commands::kRetryableWrite) &&
       txn_number.type() == bson::Type::kInt64 && !ctx.session_id().empty()) {
+    Status ordered =
+        service_.sessions().CheckRetryableWriteNumber(ctx.session_key(), txn_number.Int64());
     StatusWith<std::unique_ptr<commands::RetryableWrite>> begun =
-        service_.sessions().retryable_writes().Begin(ctx.session_id(), txn_number.Int64());
+        ordered.ok()
+            ? service_.sessions().retryable_writes().Begin(ctx.session_id(), txn_number.Int64())
+            : StatusWith<std::unique_ptr<commands::RetryableWrite>>(ordered);
     if (!begun.ok()) {
       d->status = begun.status();
       done(Finish(request, *d));

@@ -264,6 +264,12 @@ StatusWith<std::unique_ptr<commands::RetryableWrite>> RetryableWrites::Begin(
   return std::unique_ptr<commands::RetryableWrite>(std::move(attempt));
 }
 
+std::int64_t RetryableWrites::LatestNumber(const std::string& session_id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(session_id);
+  return it == sessions_.end() ? -1 : it->second.txn_number;
+}
+
 // Looked up by name at each wake-up: a waiter must not keep a reference to the entry, which
 // Forget (endSessions from another connection) may erase while it waits.
 bool RetryableWrites::BusyLocked(const std::string& session_id) const {

@@ -46,6 +46,9 @@ class RetryableWrites {
   StatusWith<std::unique_ptr<commands::RetryableWrite>> Begin(const std::string& session_id,
                                                               std::int64_t txn_number);
 
+  // The number of the session's latest write, -1 when it has started none.
+  std::int64_t LatestNumber(const std::string& session_id);
+
   // Deletes what is kept for the session (endSessions, expiry). Waits for its running attempt.
   void Forget(const std::string& session_id);
 

@@ -117,7 +117,7 @@ void SessionCatalog::End(const std::string& id) {
       }
     }
   }
-  transactions_.Abort(id);
+  transactions_.Forget(id);
   // Retryable writes are recorded under the lsid's id alone (their durable format predates
   // users).
   retryable_writes_.Forget(std::string(commands::SessionIdOfKey(id)));
@@ -142,7 +142,7 @@ std::size_t SessionCatalog::ReapExpired(std::chrono::system_clock::time_point no
   }
   for (const std::string& id : expired) {
     cursors_->KillSession(id);
-    transactions_.Abort(id);
+    transactions_.Forget(id);
     retryable_writes_.Forget(std::string(commands::SessionIdOfKey(id)));
   }
   return expired.size();
@@ -156,6 +156,38 @@ std::vector<commands::LocalSession> SessionCatalog::List() const {
     sessions.push_back({key, entry.last_use_ms, entry.user});
   }
   return sessions;
+}
+
+Status SessionCatalog::CheckRetryableWriteNumber(const std::string& key, std::int64_t txn_number) {
+  const std::int64_t transaction = transactions_.LatestNumber(key);
+  if (txn_number < transaction) {
+    return Status(ErrorCode::kTransactionTooOld,
+                  "Retryable write with txnNumber " + std::to_string(txn_number) +
+                      " is prohibited on session because a newer transaction with txnNumber " +
+                      std::to_string(transaction) + " has already started on this session.");
+  }
+  if (txn_number == transaction) {
+    return Status(ErrorCode::kIncompleteTransactionHistory,
+                  "Cannot retry a retryable write that has been converted into a transaction");
+  }
+  return Status::OK();
+}
+
+Status SessionCatalog::CheckTransactionNumber(const std::string& id, std::int64_t txn_number,
+                                              bool start) {
+  const std::int64_t write = retryable_writes_.LatestNumber(id);
+  if (txn_number < write) {
+    return Status(ErrorCode::kTransactionTooOld,
+                  "Cannot start transaction " + std::to_string(txn_number) +
+                      " on session because a newer retryable write with txnNumber " +
+                      std::to_string(write) + " has already started on this session.");
+  }
+  if (start && txn_number == write) {
+    return Status(ErrorCode::kConflictingOperationInProgress,
+                  "Only servers in a sharded cluster can start a new transaction at the active "
+                  "transaction number");
+  }
+  return Status::OK();
 }
 
 }  // namespace quarry::server

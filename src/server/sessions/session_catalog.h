@@ -31,6 +31,14 @@ class SessionCatalog final : public commands::SessionControl {
   RetryableWrites& retryable_writes() { return retryable_writes_; }
   Transactions& transactions() { return transactions_; }
 
+  // A session's retryable writes and transactions share one order of txnNumbers, as mongod's
+  // (`id` keys retryable writes, `key` transactions; commands/command_context.h):
+  // TransactionTooOld (225) for a number below the other kind's latest; a retryable write at a
+  // transaction's number is IncompleteTransactionHistory (217), and a transaction cannot start
+  // at a retryable write's (117).
+  Status CheckRetryableWriteNumber(const std::string& key, std::int64_t txn_number);
+  Status CheckTransactionNumber(const std::string& id, std::int64_t txn_number, bool start);
+
   // An operation of session `key` (commands::SessionKey) that killSessions interrupts through
   // `interrupt`, for as long as the returned registration lives. Counts as a use of the session;
   // `user` ("user@db", empty without --auth) is what $listLocalSessions shows of its user.

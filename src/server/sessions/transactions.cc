@@ -57,12 +57,15 @@ void Transactions::Statement::Finish(const Status& status) {
 StatusWith<std::unique_ptr<Transactions::Statement>> Transactions::Enter(
     const TransactionRequest& request, const Interrupt* interrupt) {
   std::unique_lock lock(mu_);
-  Session& session = sessions_[request.session_id];
-  // The session runs one command at a time, as mongod checks a session out.
-  while (session.busy) {
+  // The session runs one command at a time, as mongod checks a session out. Looked up again
+  // after each wait: Forget (endSessions, expiry) may erase the entry meanwhile.
+  auto entry = sessions_.try_emplace(request.session_id).first;
+  while (entry->second.busy) {
     if (interrupt != nullptr) QUARRY_RETURN_IF_ERROR(interrupt->Check());
     released_.wait_for(lock, std::chrono::milliseconds(50));
+    entry = sessions_.try_emplace(request.session_id).first;
   }
+  Session& session = entry->second;
   const std::int64_t asked = request.txn_number;
   if (asked < session.txn_number) {
     return Status(ErrorCode::kTransactionTooOld, "Cannot start transaction " + Number(asked) +
@@ -174,10 +177,24 @@ void Transactions::Count(std::atomic<std::int64_t> commands::TransactionMetrics:
   if (metrics_ != nullptr) (metrics_->*counter).fetch_add(delta);
 }
 
+std::int64_t Transactions::LatestNumber(const std::string& session_id) const {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(session_id);
+  return it == sessions_.end() || it->second.state == State::kNone ? -1 : it->second.txn_number;
+}
+
 void Transactions::Abort(const std::string& session_id) {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(session_id);
   if (it != sessions_.end() && !it->second.busy) AbortLocked(&it->second);
+}
+
+void Transactions::Forget(const std::string& session_id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end() || it->second.busy) return;
+  AbortLocked(&it->second);
+  sessions_.erase(it);
 }
 
 void Transactions::AbortAll() {

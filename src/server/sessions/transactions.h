@@ -102,8 +102,13 @@ class Transactions {
   StatusWith<std::unique_ptr<Statement>> Enter(const TransactionRequest& request,
                                                const Interrupt* interrupt);
 
+  // The number of the session's latest transaction, -1 when it has started none.
+  std::int64_t LatestNumber(const std::string& session_id) const;
+
   // Aborts the session's transaction in progress (killSessions, endSessions, expiry).
   void Abort(const std::string& session_id);
+  // Aborts and forgets the session (endSessions, expiry), unless a command of it is running.
+  void Forget(const std::string& session_id);
   void AbortAll();
   // Aborts transactions open longer than the lifetime limit; returns how many.
   std::size_t AbortExpired();

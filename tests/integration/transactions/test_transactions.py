@@ -6,6 +6,7 @@ import time
 import pymongo
 import pymongo.errors
 import pytest
+from bson.int64 import Int64
 
 from quarry_server import CLIENT_OPTIONS
 from raw_session import RawSession, raw
@@ -202,6 +203,40 @@ def test_transaction_numbers_and_states_follow_mongods_rules(client, db):
         assert not_started.value.code == 251
         assert "TransientTransactionError" in labels(not_started.value)
     assert db.states.count_documents({}) == 1
+
+
+def test_retryable_writes_and_transactions_share_one_order_of_numbers(client, db):
+    with RawSession(client) as session:
+        def retryable(txn, _id):
+            return session.command(db.name, {"insert": "shared", "documents": [{"_id": _id}],
+                                             "lsid": session.session_id,
+                                             "txnNumber": Int64(txn)})
+
+        def in_transaction(command, txn, **fields):
+            return session.command(db.name, raw(command, session, txn, **fields))
+
+        def code_of(call, *args, **fields):
+            with pytest.raises(pymongo.errors.OperationFailure) as error:
+                call(*args, **fields)
+            return error.value.code
+
+        retryable(3, "w3")
+        # A transaction cannot start at or below the latest retryable write's number.
+        assert code_of(in_transaction, {"find": "shared"}, 3, startTransaction=True) == 117
+        assert code_of(in_transaction, {"find": "shared"}, 2, startTransaction=True) == 225
+        # Nor continue at it: no transaction has that number.
+        assert code_of(in_transaction, {"find": "shared"}, 3) == 251
+        in_transaction({"insert": "shared", "documents": [{"_id": "t4"}]}, 4,
+                       startTransaction=True)
+        # The transaction's number cannot be reused by a retryable write, and older ones are
+        # too old, while the transaction goes on.
+        assert code_of(retryable, 4, "w4") == 217
+        assert code_of(retryable, 3, "w3") == 225
+        session.command("admin", raw({"commitTransaction": 1}, session, 4))
+        assert code_of(retryable, 4, "w4") == 217
+        retryable(5, "w5")
+        assert code_of(in_transaction, {"find": "shared"}, 4) == 225
+    assert sorted(d["_id"] for d in db.shared.find()) == ["t4", "w3", "w5"]
 
 
 def test_transaction_arguments_are_checked_as_mongod_checks_them(client, db):

@@ -130,5 +130,26 @@ TEST_F(TransactionsTest, ListsOpenTransactionsWithTheirActiveAndIdleTime) {
   EXPECT_TRUE(transactions().List().empty());
 }
 
+TEST_F(TransactionsTest, ForgettingASessionAbortsItsTransactionAndDropsItsNumbers) {
+  Run(Request(1, 5, "insert", /*start=*/true));
+  transactions().Forget(Key(1));
+  ExpectCounts(1, 0, 1, 0, 0);
+  EXPECT_EQ(transactions().LatestNumber(Key(1)), -1);
+
+  // A session with a command running is kept; a command waiting for that one finds the
+  // session whether or not it was forgotten in between.
+  auto running = transactions().Enter(Request(2, 1, "insert", /*start=*/true), nullptr);
+  ASSERT_TRUE(running.ok());
+  transactions().Forget(Key(2));
+  EXPECT_EQ(transactions().LatestNumber(Key(2)), 1);
+  std::thread waiter([&] { Run(Request(2, 2, "insert", /*start=*/true)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  running.value()->Finish(Status::OK());
+  transactions().Forget(Key(2));
+  waiter.join();
+  const std::int64_t latest = transactions().LatestNumber(Key(2));
+  EXPECT_TRUE(latest == -1 || latest == 2) << latest;
+}
+
 }  // namespace
 }  // namespace quarry::server
