@@ -17,8 +17,9 @@ cmake -S . -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUA
   -DQUARRY_BUILD_TESTS=ON >/dev/null || exit 1
 UNIT_TESTS=(quarry_storage_tests quarry_exec_tests quarry_commands_tests quarry_server_tests
             quarry_vector_tests)
-# The quarry tool too: the tests of `quarry watch` and `quarry bench` drive it.
-cmake --build "$BUILD" -j "$(nproc)" --target quarryd quarry "${UNIT_TESTS[@]}" || exit 1
+# The quarry tool and the libmongoc test clients too: integration tests drive them.
+cmake --build "$BUILD" -j "$(nproc)" --target quarryd quarry quarry_libmongoc_auth_test \
+  quarry_libmongoc_client_test "${UNIT_TESTS[@]}" || exit 1
 
 export QUARRY_BINARY="$PWD/$BUILD/src/main/quarryd"
 export QUARRY_TOOL="$PWD/$BUILD/tools/quarry"
