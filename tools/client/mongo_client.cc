@@ -1,8 +1,12 @@
 // MongoClient over libmongoc.
 #include "tools/client/mongo_client.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <mutex>
+#include <string>
 
 namespace quarry::tools::client {
 namespace {
@@ -14,8 +18,13 @@ void DropDriverLog(mongoc_log_level_t, const char*, const char*, void*) {}
 void InitDriverOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
-    mongoc_init();
+    // The driver maps its counters to /dev/shm/mongoc-<pid> as the library loads, before
+    // main, and removes that file only at a clean exit. A file left by a killed tool makes a
+    // later process that reuses its pid warn on stderr. Unlinking it now keeps the mapping
+    // and leaves nothing behind.
+    shm_unlink(("/mongoc-" + std::to_string(getpid())).c_str());
     mongoc_log_set_handler(DropDriverLog, nullptr);
+    mongoc_init();
   });
 }
 

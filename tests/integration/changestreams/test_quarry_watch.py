@@ -5,6 +5,7 @@ SIGTERM/SIGINT, and one clear stderr line for an unreachable server or a bad tok
 The tool is the `quarry_tool` fixture (tests/integration/conftest.py).
 """
 
+import os
 import queue
 import signal
 import subprocess
@@ -110,6 +111,17 @@ def test_prints_one_line_per_event_with_update_lookup(quarry_tool, server, db, t
     assert events[1]["updateDescription"]["updatedFields"] == {"a": 2}
     assert all(e["ns"] == {"db": db.name, "coll": "c"} for e in events)
     assert_token_at_or_after(tmp_path / "t", events[2])
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")
+def test_a_killed_watcher_leaves_nothing_in_shared_memory(quarry_tool, server, db):
+    # A file /dev/shm/mongoc-<pid> left by a killed tool makes a later tool process that gets
+    # the same pid print a driver warning on stderr before its own output.
+    args = ["--uri", server.uri(), "--db", db.name, "--collection", "c"]
+    with Watcher(quarry_tool, *args) as watcher:
+        wait_until_live(watcher, db.c)
+        watcher.stop(signal.SIGKILL)
+    assert not os.path.exists(f"/dev/shm/mongoc-{watcher.proc.pid}")
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
