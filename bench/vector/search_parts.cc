@@ -172,7 +172,8 @@ StatusWith<tc::ResultTable> SearchPart(const VectorBenchSettings& settings, cons
       "Quarry's), so the gap to the $vectorSearch row is the wire's cost. hnswlib: searchKnn in "
       "this process, "
       "InnerProductSpace on the same unit vectors, built with -march=native (its SIMD distance is "
-      "chosen at compile time; the server's kernels use AVX2+FMA). Recall against exact brute "
+      "chosen at compile time; the server picks AVX-512 or AVX2+FMA at run time). Recall against "
+      "exact brute "
       "force. CPU us/query here: this process's CPU per query, the clients' for the "
       "$vectorSearch rows and the engine's for the in-process ones; server CPU us/query: the "
       "server's (from /proc, when --server-pid is given). On a machine with fewer cores than "
@@ -247,7 +248,8 @@ StatusWith<tc::ResultTable> ExactPart(const VectorBenchSettings& settings, const
   table.notes.push_back(
       "One thread each, the median of " + std::to_string(settings.repeat) +
       " runs. The flat scan is a loop over every vector with the dot-product kernel "
-      "the server uses (AVX2+FMA when the CPU has it) and a partial sort of the scores.");
+      "the server uses (AVX-512 or AVX2+FMA, the widest the CPU has) and a partial sort of the "
+      "scores.");
   return table;
 }
 

@@ -1,6 +1,6 @@
 // The kernels every vector distance is made of: dot product and squared Euclidean distance on
 // floats and on the 8-bit codes of scalar quantization, and the Hamming distance of bit codes,
-// each with an AVX2+FMA (or POPCNT) version picked at run time when the CPU has it.
+// each with AVX2+FMA and AVX-512 (or POPCNT) versions, the widest the CPU has picked at run time.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +30,12 @@ std::uint32_t DotProductU8Portable(const std::uint8_t* a, const std::uint8_t* b,
 std::uint32_t SquaredL2U8Portable(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
 std::uint32_t DotProductU8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
 std::uint32_t SquaredL2U8Avx2(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+// AVX-512 F and BW. REQUIRE CpuHasAvx512().
+bool CpuHasAvx512();
+float DotProductAvx512(const float* a, const float* b, std::size_t n);
+float SquaredL2Avx512(const float* a, const float* b, std::size_t n);
+std::uint32_t DotProductU8Avx512(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
+std::uint32_t SquaredL2U8Avx512(const std::uint8_t* a, const std::uint8_t* b, std::size_t n);
 bool CpuHasPopcnt();
 std::uint32_t HammingPortable(const std::uint8_t* a, const std::uint8_t* b, std::size_t words);
 // REQUIRES CpuHasPopcnt().

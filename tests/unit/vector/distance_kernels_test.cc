@@ -1,5 +1,5 @@
-// The portable and AVX2+FMA (POPCNT) kernels agree with a naive loop on every length, including
-// the tails their unrolled loops leave.
+// The portable, AVX2+FMA (POPCNT) and AVX-512 kernels agree with a naive loop on every length,
+// including the tails their unrolled loops leave (up to two of AVX-512's 64-float steps).
 #include "vector/distance_kernels.h"
 
 #include <gtest/gtest.h>
@@ -29,7 +29,7 @@ Naive NaiveKernels(const std::vector<float>& a, const std::vector<float>& b) {
 using Kernel = float (*)(const float*, const float*, std::size_t);
 
 void ExpectAgreesWithNaive(Kernel dot, Kernel squared_l2) {
-  for (std::size_t length = 0; length <= 70; ++length) {
+  for (std::size_t length = 0; length <= 140; ++length) {
     testing::Vectors pair = testing::RandomVectors(2, length, 1000 + length);
     Naive naive = NaiveKernels(pair[0], pair[1]);
     double tolerance = 1e-5 * (1.0 + static_cast<double>(length));
@@ -48,12 +48,17 @@ TEST(DistanceKernelsTest, Avx2FmaKernelsAgreeWithNaiveLoop) {
   ExpectAgreesWithNaive(kernels::DotProductAvx2Fma, kernels::SquaredL2Avx2Fma);
 }
 
+TEST(DistanceKernelsTest, Avx512KernelsAgreeWithNaiveLoop) {
+  if (!kernels::CpuHasAvx512()) GTEST_SKIP() << "this CPU has no AVX-512";
+  ExpectAgreesWithNaive(kernels::DotProductAvx512, kernels::SquaredL2Avx512);
+}
+
 using CodeKernel = std::uint32_t (*)(const std::uint8_t*, const std::uint8_t*, std::size_t);
 
 // Byte and bit codes have exact answers: every version must give them on every length.
 void ExpectCodeKernelsExact(CodeKernel dot, CodeKernel squared_l2, CodeKernel hamming) {
   std::mt19937 rng(5);
-  for (std::size_t length = 0; length <= 70; ++length) {
+  for (std::size_t length = 0; length <= 140; ++length) {
     std::vector<std::uint8_t> a(length * 8), b(length * 8);
     for (std::uint8_t& v : a) v = static_cast<std::uint8_t>(rng());
     for (std::uint8_t& v : b) v = static_cast<std::uint8_t>(rng());
@@ -79,6 +84,14 @@ TEST(DistanceKernelsTest, Avx2AndPopcntCodeKernelsAreExact) {
     GTEST_SKIP() << "this CPU has no AVX2 or POPCNT";
   }
   ExpectCodeKernelsExact(kernels::DotProductU8Avx2, kernels::SquaredL2U8Avx2,
+                         kernels::HammingPopcnt);
+}
+
+TEST(DistanceKernelsTest, Avx512CodeKernelsAreExact) {
+  if (!kernels::CpuHasAvx512() || !kernels::CpuHasPopcnt()) {
+    GTEST_SKIP() << "this CPU has no AVX-512 or POPCNT";
+  }
+  ExpectCodeKernelsExact(kernels::DotProductU8Avx512, kernels::SquaredL2U8Avx512,
                          kernels::HammingPopcnt);
 }
 
