@@ -17,6 +17,9 @@ void Interrupt::ClearDeadline() { deadline_ticks_.store(0, std::memory_order_rel
 
 Status Interrupt::Check() const {
   const int code = code_.load(std::memory_order_relaxed);
+  if (code == static_cast<int>(ErrorCode::kInterruptedAtShutdown)) {
+    return Status(ErrorCode::kInterruptedAtShutdown, "interrupted at shutdown");
+  }
   if (code != 0) return Status(static_cast<ErrorCode>(code), "operation was interrupted");
   const std::int64_t deadline = deadline_ticks_.load(std::memory_order_relaxed);
   if (deadline != 0 && std::chrono::steady_clock::now().time_since_epoch().count() >= deadline) {

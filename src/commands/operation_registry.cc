@@ -33,6 +33,7 @@ OperationRegistry::Listed OperationRegistry::Begin(RunningOperation operation) {
     last_opid_ = last_opid_ == std::numeric_limits<std::int32_t>::max() ? 1 : last_opid_ + 1;
   } while (operations_.contains(last_opid_));
   operation.opid = last_opid_;
+  if (shutting_down_) operation.interrupt->Kill(ErrorCode::kInterruptedAtShutdown);
   if (operation.connection_id != 0) {
     auto connection = connections_.find(operation.connection_id);
     if (connection != connections_.end()) ++connection->second.running;
@@ -53,6 +54,7 @@ void OperationRegistry::End(std::int32_t opid) {
 void OperationRegistry::SetInterrupt(std::int32_t opid, std::shared_ptr<Interrupt> interrupt) {
   if (interrupt == nullptr) return;
   std::lock_guard lock(mu_);
+  if (shutting_down_) interrupt->Kill(ErrorCode::kInterruptedAtShutdown);
   auto it = operations_.find(opid);
   if (it != operations_.end()) it->second.interrupt = std::move(interrupt);
 }
@@ -81,6 +83,15 @@ bool OperationRegistry::Kill(std::int32_t opid) {
   if (it == operations_.end()) return false;
   it->second.interrupt->Kill(ErrorCode::kInterrupted);
   return true;
+}
+
+std::size_t OperationRegistry::KillAllForShutdown() {
+  std::lock_guard lock(mu_);
+  shutting_down_ = true;
+  for (auto& [opid, operation] : operations_) {
+    operation.interrupt->Kill(ErrorCode::kInterruptedAtShutdown);
+  }
+  return operations_.size();
 }
 
 bool OperationRegistry::StartedBy(std::int32_t opid, const UserName& user) const {

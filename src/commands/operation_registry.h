@@ -96,6 +96,10 @@ class OperationRegistry {
   // killOp: interrupts operation `opid` with Interrupted (11601); it fails at its next check.
   // False when no operation has that opid.
   bool Kill(std::int32_t opid);
+  // The server is stopping and will not wait longer: interrupts every listed operation with
+  // InterruptedAtShutdown (11600), and every operation (or swapped-in Interrupt) listed from
+  // now on as soon as it is. Returns how many were running.
+  std::size_t KillAllForShutdown();
   // Whether operation `opid` is listed and was started by `user` (mongod lets a user kill its
   // own operations without the killop action).
   bool StartedBy(std::int32_t opid, const UserName& user) const;
@@ -123,6 +127,7 @@ class OperationRegistry {
 
   mutable std::mutex mu_;
   std::int32_t last_opid_ = 0;                            // guarded by mu_
+  bool shutting_down_ = false;                            // guarded by mu_
   std::map<std::int32_t, RunningOperation> operations_;   // guarded by mu_
   std::map<std::int64_t, ClientConnection> connections_;  // guarded by mu_
 };

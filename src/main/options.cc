@@ -55,6 +55,11 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
         ParseWholeNumber(name, value, kMinIncomingMessageMemoryMB, "megabytes (one message)"));
     return Status::OK();
   }
+  if (name == "shutdownTimeoutMillisForSignaledShutdown") {
+    QUARRY_ASSIGN_OR_RETURN(options->shutdown_timeout_ms,
+                            ParseWholeNumber(name, value, 0, "milliseconds"));
+    return Status::OK();
+  }
   if (name == "ttlMonitorSleepSecs") {
     QUARRY_ASSIGN_OR_RETURN(options->ttl_monitor_sleep_secs,
                             ParseWholeNumber(name, value, 1, "seconds"));
@@ -78,8 +83,8 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
                 "unknown setParameter '" + name +
                     "' (Quarry has ttlMonitorSleepSecs, ttlMonitorEnabled, "
                     "internalQueryMaxBlockingSortMemoryUsageBytes, "
-                    "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis and "
-                    "incomingMessageMemoryLimitMB)");
+                    "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis, "
+                    "incomingMessageMemoryLimitMB and shutdownTimeoutMillisForSignaledShutdown)");
 }
 
 Status ApplyParameterFlag(const std::string& flag, Options* options) {

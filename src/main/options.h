@@ -48,6 +48,9 @@ struct Options {
   // --setParameter incomingMessageMemoryLimitMB: memory every partly received message may
   // hold together.
   std::int64_t incoming_message_memory_limit_mb = 1024;
+  // --setParameter shutdownTimeoutMillisForSignaledShutdown: how long SIGTERM (or `shutdown`)
+  // lets running operations finish before it interrupts them.
+  std::int64_t shutdown_timeout_ms = 10000;
   std::string config_path;
   std::vector<std::string> argv;
 };

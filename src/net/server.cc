@@ -39,6 +39,9 @@ constexpr int kLogSignal = 23377;  // mongod's "Received signal"
 
 // After a graceful drain times out, how often to report connections that have not unwound.
 constexpr std::chrono::seconds kForceCloseWait{5};
+// After the handler interrupts the requests still running, how long their error replies have
+// to go out before every connection is closed.
+constexpr std::chrono::seconds kInterruptedRequestsWait{2};
 // After a failed accept (out of descriptors, typically), how long the listener waits before
 // trying again, and how often it repeats the warning while the failures go on.
 constexpr std::chrono::milliseconds kAcceptBackoff{100};
@@ -446,8 +449,13 @@ void Server::Impl::Shutdown() {
     std::unique_lock lock(mu_);
     if (!cv_.wait_for(lock, options_.drain_timeout, [this] { return connections_.empty(); })) {
       log::Write(log::Severity::kWarning, "NETWORK", kLogDrainTimeout, "shutdown",
-                 "Requests still running at the end of the drain period; closing connections",
+                 "Requests still running at the end of the drain period; interrupting them",
                  {{"connections", static_cast<std::uint64_t>(connections_.size())}});
+      lock.unlock();
+      env_.handler->OnDrainTimedOut();
+      lock.lock();
+      // An interrupted request fails at its next check: its error reply can still go out.
+      cv_.wait_for(lock, kInterruptedRequestsWait, [this] { return connections_.empty(); });
     }
   }
   for (const std::shared_ptr<Connection>& connection : snapshot()) {

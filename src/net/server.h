@@ -37,7 +37,8 @@ struct ServerOptions {
   std::size_t incoming_message_memory_limit = std::size_t{1} << 30;
   // Install SIGINT/SIGTERM handlers in Start() that begin a graceful stop.
   bool stop_on_signals = false;
-  // How long a graceful stop waits for in-flight requests before closing every connection.
+  // How long a graceful stop waits for in-flight requests before it interrupts those still
+  // running (RequestHandler::OnDrainTimedOut) and closes every connection.
   std::chrono::milliseconds drain_timeout{10000};
   // /metrics and /healthz over HTTP (net/http.h); off unless http.port is set.
   HttpOptions http;
@@ -71,9 +72,10 @@ class Server {
   void RequestStop();
 
   // Graceful stop, waiting for it to finish: stops accepting, closes idle connections, lets
-  // in-flight requests finish and their replies go out (up to drain_timeout), closes the rest
-  // and joins the io threads. Idempotent and thread-safe. Called from an io thread it only
-  // requests the stop (a thread cannot join itself).
+  // in-flight requests finish and their replies go out (up to drain_timeout), has the handler
+  // interrupt the requests still running and gives their error replies a moment to go out,
+  // closes the rest and joins the io threads. Idempotent and thread-safe. Called from an io thread
+  // it only requests the stop (a thread cannot join itself).
   void Stop();
 
  private:

@@ -155,6 +155,13 @@ void Service::OnStopping() {
   state_.fsync_lock.UnlockAll();
 }
 
+void Service::OnDrainTimedOut() {
+  const std::size_t running = state_.operations.KillAllForShutdown();
+  log::Write(log::Severity::kWarning, "COMMAND", 4695400, "shutdown",
+             "Interrupting the operations still running: the server is shutting down",
+             {{"operations", static_cast<std::uint64_t>(running)}});
+}
+
 std::unique_ptr<wire::ConnectionHandler> Service::NewClient(std::int64_t connection_id,
                                                             std::string remote) {
   return std::make_unique<Client>(*this, connection_id, std::move(remote));

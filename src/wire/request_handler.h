@@ -52,6 +52,9 @@ class RequestHandler {
   // A graceful stop begins: requests still running will be waited for, so anything that holds
   // them back (fsync's lock) lets go now. Called once, from the stopping thread.
   virtual void OnStopping() {}
+  // The stop's drain period ended with requests still running: make them stop (at their next
+  // interruption check) so that the server can. Called once, from the stopping thread.
+  virtual void OnDrainTimedOut() {}
 };
 
 }  // namespace quarry::wire

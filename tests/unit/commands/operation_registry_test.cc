@@ -111,6 +111,23 @@ TEST_F(OperationRegistryTest, KillReachesTheInterruptSetLater) {
   EXPECT_EQ(cursor_interrupt->Check().code(), ErrorCode::kInterrupted);
 }
 
+TEST_F(OperationRegistryTest, ShutdownKillsTheRunningAndEveryLaterOperation) {
+  auto running = std::make_shared<Interrupt>();
+  OperationRegistry::Listed first = Begin(0, running);
+  OperationRegistry::Listed second = Begin(0);
+  EXPECT_EQ(registry_.KillAllForShutdown(), 2u);
+  Status checked = running->Check();
+  EXPECT_EQ(checked.code(), ErrorCode::kInterruptedAtShutdown);
+  EXPECT_EQ(checked.reason(), "interrupted at shutdown");
+  // One that starts afterwards, and a cursor's Interrupt swapped in afterwards, are killed too.
+  auto later = std::make_shared<Interrupt>();
+  OperationRegistry::Listed third = Begin(0, later);
+  EXPECT_EQ(later->Check().code(), ErrorCode::kInterruptedAtShutdown);
+  auto cursor_interrupt = std::make_shared<Interrupt>();
+  registry_.SetInterrupt(second.opid(), cursor_interrupt);
+  EXPECT_EQ(cursor_interrupt->Check().code(), ErrorCode::kInterruptedAtShutdown);
+}
+
 TEST_F(OperationRegistryTest, ProgressAndMetadataAreReported) {
   registry_.Connect(3, "c:3");
   registry_.SetClientMetadata(3, Doc(R"({"application": {"name": "app"}})"));
