@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "tools/client/shell_json.h"
+
 namespace quarry::tools::exporting {
 namespace {
 
@@ -65,10 +67,19 @@ client::BsonPtr FieldProjection(const std::vector<std::string>& fields) {
   return client::BsonPtr(projection);
 }
 
+// Extended JSON, or the mongo shell's syntax ({_id: ObjectId("...")}) as mongoexport reads it.
 StatusWith<client::BsonPtr> ParseJsonFlag(std::string_view flag, const std::string& text) {
   bson_error_t error;
   bson_t* parsed = bson_new_from_json(reinterpret_cast<const std::uint8_t*>(text.data()),
                                       static_cast<ssize_t>(text.size()), &error);
+  if (parsed == nullptr) {
+    StatusWith<std::string> rewritten = client::ShellJsonToExtendedJson(text);
+    bson_error_t ignored;
+    if (rewritten.ok()) {
+      parsed = bson_new_from_json(reinterpret_cast<const std::uint8_t*>(rewritten.value().data()),
+                                  static_cast<ssize_t>(rewritten.value().size()), &ignored);
+    }
+  }
   if (parsed == nullptr) {
     return Status(ErrorCode::kFailedToParse, std::string(flag) + " '" + text +
                                                  "' is not valid Extended JSON: " + error.message);

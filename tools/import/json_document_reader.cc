@@ -133,7 +133,7 @@ StatusWith<bool> JsonDocumentReader::Next(JsonDocumentText* document) {
   const std::int64_t first_line = line_;
   std::size_t scan = begin_;  // next byte to look at
   int depth = 0;
-  bool in_string = false;
+  char quote = 0;  // of the string being read: '"', or '\'' (the shell's syntax); 0 outside
   bool escaped = false;
   while (true) {
     if (scan == end_) {
@@ -149,18 +149,18 @@ StatusWith<bool> JsonDocumentReader::Next(JsonDocumentText* document) {
     }
     const char c = buffer_[scan++];
     if (c == '\n') ++line_;
-    if (in_string) {
+    if (quote != 0) {
       if (escaped) {
         escaped = false;
       } else if (c == '\\') {
         escaped = true;
-      } else if (c == '"') {
-        in_string = false;
+      } else if (c == quote) {
+        quote = 0;
       }
       continue;
     }
-    if (c == '"') {
-      in_string = true;
+    if (c == '"' || c == '\'') {
+      quote = c;
     } else if (c == '{' || c == '[') {
       ++depth;
     } else if ((c == '}' || c == ']') && --depth == 0) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "tools/client/shell_json.h"
 #include "tools/import/extended_json_values.h"
 
 namespace quarry::tools::importing {
@@ -593,6 +594,23 @@ JsonToBson::JsonToBson() : parser_(std::make_unique<Parser>()) {}
 JsonToBson::~JsonToBson() = default;
 
 Status JsonToBson::Convert(const char* text, std::size_t size, std::size_t readable, bson_t* out) {
+  Status strict = ConvertStrict(text, size, readable, out);
+  if (strict.ok()) return strict;
+  // Strict JSON costs nothing more: only a document that fails is read as the shell's syntax.
+  // When that reads, what is wrong is in the values (the second conversion says what); when it
+  // does not either, both parsers say where they stopped.
+  StatusWith<std::string> rewritten = client::ShellJsonToExtendedJson(std::string_view(text, size));
+  if (!rewritten.ok()) {
+    return Status(strict.code(), std::string(strict.reason()) + " (nor the shell's syntax: " +
+                                     std::string(rewritten.status().reason()) + ")");
+  }
+  bson_reinit(out);
+  return ConvertStrict(rewritten.value().data(), rewritten.value().size(), rewritten.value().size(),
+                       out);
+}
+
+Status JsonToBson::ConvertStrict(const char* text, std::size_t size, std::size_t readable,
+                                 bson_t* out) {
   if (readable < size + simdjson::SIMDJSON_PADDING) {
     parser_->padded.assign(text, size);
     parser_->padded.resize(size + simdjson::SIMDJSON_PADDING);

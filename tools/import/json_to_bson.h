@@ -2,7 +2,8 @@
 // forms mongoexport and older tools write) as mongoimport does: {"$oid": ...} becomes an
 // ObjectId, {"$date": ...} a date, and so on. Integers become int32 when they fit, else int64,
 // else double; other numbers double. Parses with simdjson's On-Demand API straight into the
-// BSON builder, with no tree in between.
+// BSON builder, with no tree in between. A document that is not strict JSON is read as the
+// mongo shell writes it (ObjectId("..."), unquoted keys...: shell_json.h), as mongoimport does.
 #pragma once
 
 #include <bson/bson.h>
@@ -29,6 +30,8 @@ class JsonToBson {
   Status Convert(const char* text, std::size_t size, std::size_t readable, bson_t* out);
 
  private:
+  Status ConvertStrict(const char* text, std::size_t size, std::size_t readable, bson_t* out);
+
   struct Parser;
   std::unique_ptr<Parser> parser_;
 };

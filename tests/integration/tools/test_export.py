@@ -102,6 +102,17 @@ def test_query_takes_extended_json_values(quarry_tool, server, db):
     assert [doc["_id"] for doc in lines_of(result)] == [3]
 
 
+def test_query_and_sort_take_the_mongo_shell_syntax(quarry_tool, server, db):
+    db.c.insert_many([{"_id": ObjectId("5f1d7f3e9d1b2c3a4b5c6d7e"), "n": 1, "at": datetime.datetime(2023, 1, 1)},
+                      {"_id": ObjectId("5f1d7f3e9d1b2c3a4b5c6d7f"), "n": 2, "at": datetime.datetime(2024, 6, 1)},
+                      {"_id": ObjectId("5f1d7f3e9d1b2c3a4b5c6d80"), "n": 3, "at": datetime.datetime(2024, 7, 1)}])
+    result = export_ok(quarry_tool, server, db, "--query",
+                       "{at: {$gte: ISODate('2024-01-01')}}", "--sort", "{n: -1}")
+    assert [doc["n"] for doc in lines_of(result)] == [3, 2]
+    result = export_ok(quarry_tool, server, db, "-q", '{_id: ObjectId("5f1d7f3e9d1b2c3a4b5c6d7e")}')
+    assert [doc["n"] for doc in lines_of(result)] == [1]
+
+
 def test_database_comes_from_the_uri_without_db(quarry_tool, server, db):
     db.c.insert_one({"_id": "from-uri"})
     uri = f"mongodb://{server.host}:{server.port}/{db.name}"

@@ -9,6 +9,8 @@ The tool is the `quarry_tool` fixture (tests/integration/conftest.py).
 """
 
 import datetime
+import math
+import uuid
 import os
 import pty
 import re
@@ -21,6 +23,12 @@ from bson import json_util
 from bson.decimal128 import Decimal128
 from bson.binary import UuidRepresentation
 from bson.int64 import Int64
+from bson.max_key import MaxKey
+from bson.min_key import MinKey
+from bson.objectid import ObjectId
+from bson.regex import Regex
+from bson.timestamp import Timestamp
+from bson.binary import Binary
 
 from bson_samples import every_type_document
 from quarry_server import free_port
@@ -54,8 +62,6 @@ def test_every_bson_type_written_by_json_util_imports_as_it_was(quarry_tool, ser
     json_options = json_util.JSONOptions(json_mode=getattr(json_util.JSONMode, options),
                                          uuid_representation=UuidRepresentation.STANDARD)
     documents = [every_type_document(), {"_id": 2, "plain": "x"}]
-    if options == "LEGACY":
-        del documents[0]["infinity"]  # legacy output writes Infinity, which is not JSON
     text = "".join(json_util.dumps(d, json_options=json_options) + "\n" for d in documents)
     result, _ = import_file(quarry_tool, server, db, tmp_path, text)
     assert result.returncode == 0, result.stderr
@@ -67,6 +73,39 @@ def test_every_bson_type_written_by_json_util_imports_as_it_was(quarry_tool, ser
     if options == "CANONICAL":
         doc = db.c.find_one({"_id": documents[0]["_id"]})
         assert isinstance(doc["int64"], Int64) and isinstance(doc["small_int64"], Int64)
+
+
+def test_the_mongo_shell_syntax_imports_as_mongoimport_reads_it(quarry_tool, server, db, tmp_path):
+    text = """{_id: 1, oid: ObjectId("5f1d7f3e9d1b2c3a4b5c6d7e"), 'when': ISODate("2024-02-29T12:00:00Z"),
+  n: NumberLong("9007199254740993"), i: NumberInt(7), d: NumberDecimal("1.10"), r: /^a[/]b$/i,
+  ts: Timestamp(1700000000, 3), u: UUID("0123456789abcdef0123456789abcdef"), nan: NaN,
+  neg: -Infinity, bin: BinData(0, "AQID"), lo: MinKey, hi: MaxKey, // a comment
+  old: new Date(0), hex: 0x10, list: [1, 'two',],}
+{_id: 2, s: 'it\\'s {"quoted"}'}
+{_id: 3, x: Foo(1)}
+"""
+    result, path = import_file(quarry_tool, server, db, tmp_path, text)
+    assert result.returncode == 0, result.stderr
+    errors = result.stderr.strip().splitlines()[:-1]
+    assert summary(result) == "2 documents imported, 1 failed"
+    assert len(errors) == 1 and errors[0].startswith(f"{path}:7: invalid JSON"), errors
+    assert "unknown constructor 'Foo'" in errors[0]
+    # The oracle: pymongo's own types for what the shell's constructors mean.
+    doc = db.c.find_one({"_id": 1})
+    assert doc["oid"] == ObjectId("5f1d7f3e9d1b2c3a4b5c6d7e")
+    assert doc["when"] == datetime.datetime(2024, 2, 29, 12)
+    assert doc["n"] == Int64(9007199254740993) and isinstance(doc["n"], Int64)
+    assert doc["i"] == 7 and not isinstance(doc["i"], Int64)
+    assert doc["d"] == Decimal128("1.10")
+    assert doc["r"] == Regex("^a[/]b$", "i")
+    assert doc["ts"] == Timestamp(1700000000, 3)
+    assert doc["u"] in (uuid.UUID("01234567-89ab-cdef-0123-456789abcdef"),
+                        Binary(bytes.fromhex("0123456789abcdef0123456789abcdef"), 4))
+    assert math.isnan(doc["nan"]) and doc["neg"] == float("-inf")
+    assert doc["bin"] == b"\x01\x02\x03" and doc["lo"] == MinKey() and doc["hi"] == MaxKey()
+    assert doc["old"] == datetime.datetime(1970, 1, 1) and doc["hex"] == 16
+    assert doc["list"] == [1, "two"]
+    assert db.c.find_one({"_id": 2}) == {"_id": 2, "s": 'it\'s {"quoted"}'}
 
 
 def test_json_array_and_pretty_printed_documents(quarry_tool, server, db, tmp_path):
@@ -89,7 +128,9 @@ def test_bad_documents_are_reported_by_file_and_line_and_the_rest_imported(quarr
     result, path = import_file(quarry_tool, server, db, tmp_path, text.encode("latin-1"))
     assert result.returncode == 0, result.stderr
     errors = result.stderr.strip().splitlines()[:-1]
-    assert f"{path}:2: invalid JSON: a bad literal where true or false was expected" in errors
+    assert any(e.startswith(f"{path}:2: invalid JSON: a bad literal where true or false was "
+                            "expected (nor the shell's syntax: line 1, column 17: unknown name "
+                            "'tru')") for e in errors), errors
     assert any(e.startswith(f"{path}:3: ") and "E11000" in e for e in errors), errors
     assert f'{path}:4: invalid Extended JSON $date: not an ISO-8601 date: "not a date"' in errors
     assert any(e.startswith(f"{path}:5: invalid JSON") for e in errors), errors

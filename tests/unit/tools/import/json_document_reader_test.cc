@@ -52,6 +52,12 @@ TEST(JsonDocumentReader, BracesInsideStringsAndEscapedQuotesDoNotEndADocument) {
   EXPECT_EQ(read.documents, (std::vector<std::string>{R"({"s": "a \"}\" b\\"})", R"({"t": "]"})"}));
 }
 
+TEST(JsonDocumentReader, SingleQuotedStringsOfTheShellSyntaxHideTheirBraces) {
+  Read read = ReadAll("{a: 'x}\\'{'}\n{b: \"it's\"}\n", JsonFraming::kDocuments);
+  ASSERT_TRUE(read.status.ok()) << read.status.ToString();
+  EXPECT_EQ(read.documents, (std::vector<std::string>{"{a: 'x}\\'{'}", "{b: \"it's\"}"}));
+}
+
 TEST(JsonDocumentReader, ReadsAnArrayOfDocuments) {
   Read read = ReadAll("\xEF\xBB\xBF [ {\"a\": 1},\n {\"a\": 2} ]\n", JsonFraming::kArray);
   ASSERT_TRUE(read.status.ok()) << read.status.reason();

@@ -94,6 +94,25 @@ TEST(JsonToBson, InvalidJsonAndNonDocumentsAreErrors) {
             "error: a field name contains a NUL character, which BSON cannot store");
 }
 
+TEST(JsonToBson, TheShellSyntaxReadsAsMongoimportReadsIt) {
+  EXPECT_EQ(
+      Convert(R"j({_id: ObjectId("5f1d7f3e9d1b2c3a4b5c6d7e"), 'n': NumberLong(5), )j"
+              R"j(at: ISODate("1970-01-02T00:00:00Z"), r: /a.c/i, x: NaN,})j"),
+      R"j({ "_id" : { "$oid" : "5f1d7f3e9d1b2c3a4b5c6d7e" }, "n" : { "$numberLong" : "5" }, )j"
+      R"j("at" : { "$date" : { "$numberLong" : "86400000" } }, )j"
+      R"j("r" : { "$regularExpression" : { "pattern" : "a.c", "options" : "i" } }, )j"
+      R"j("x" : { "$numberDouble" : "NaN" } })j");
+  // Neither strict JSON nor the shell's: both parsers' errors.
+  const std::string neither = Convert(R"j({a: Foo(1)})j");
+  EXPECT_EQ(neither.rfind("error: invalid JSON", 0), 0u) << neither;
+  EXPECT_NE(neither.find("(nor the shell's syntax: line 1, column 5: unknown constructor 'Foo')"),
+            std::string::npos)
+      << neither;
+  // The shell's syntax with a bad value: the value's error.
+  EXPECT_EQ(Convert(R"j({a: ObjectId("zz")})j").rfind("error: invalid Extended JSON $oid", 0), 0u)
+      << Convert(R"j({a: ObjectId("zz")})j");
+}
+
 TEST(JsonToBson, AConverterIsReusable) {
   JsonToBson converter;
   for (int round = 0; round < 3; ++round) {
