@@ -100,7 +100,11 @@ Status CheckTransactionMayCreate(const CommandContext& ctx, std::string_view wha
 
 StatusWith<exec::Collection> EnsureCollection(CommandContext& ctx, std::string_view db,
                                               std::string_view name) {
-  return exec::EnsureCollection(ctx.catalog(), db, name, DdlOptionsFor(ctx), ctx.transaction());
+  catalog::DdlOptions ddl = DdlOptionsFor(ctx);
+  // As in mongod, users and roles may be written directly (a restore merges them so), and the
+  // first such write creates their collection; other system names are the server's own.
+  ddl.allow_system_names = db == "admin" && (name == "system.users" || name == "system.roles");
+  return exec::EnsureCollection(ctx.catalog(), db, name, ddl, ctx.transaction());
 }
 
 }  // namespace quarry::commands

@@ -4,6 +4,10 @@
 
 namespace quarry::tools::dumping {
 
+bool IsAuthorizationCollection(std::string_view db, std::string_view collection) {
+  return db == "admin" && (collection == "system.users" || collection == "system.roles");
+}
+
 std::string MetadataJson(const CollectionMetadata& metadata) {
   // mongodump's field order: options, indexes, uuid, collectionName, type.
   bson_t doc = BSON_INITIALIZER;

@@ -12,6 +12,10 @@
 
 namespace quarry::tools::dumping {
 
+// admin.system.users and admin.system.roles: dumped with the admin database, as mongodump does,
+// and restored by merging into the target's users and roles (CollectionWriter).
+bool IsAuthorizationCollection(std::string_view db, std::string_view collection);
+
 struct CollectionMetadata {
   std::string name;
   std::string type = "collection";  // or "view", "timeseries"

@@ -27,9 +27,13 @@ CollectionWriter::CollectionWriter(client::MongoClient* client, WriterOptions op
       ns_(db_ + "." + metadata_.name),
       log_(log),
       counters_(counters),
-      collection_(client->Collection(db_, metadata_.name)) {}
+      collection_(client->Collection(db_, metadata_.name)),
+      merge_(IsAuthorizationCollection(db_, metadata_.name)) {}
 
 Status CollectionWriter::Prepare() {
+  // Users and roles are merged into the target's; dropping them first would also drop the
+  // account this restore may be signed in with.
+  if (merge_) return Status::OK();
   bson_error_t error;
   if (options_.drop && !mongoc_collection_drop_with_opts(collection_.get(), nullptr, &error) &&
       error.code != kNamespaceNotFound) {
@@ -62,7 +66,7 @@ Status CollectionWriter::Add(const bson_t* document) {
 }
 
 Status CollectionWriter::BuildIndexes() {
-  if (metadata_.type != "collection") return Status::OK();
+  if (metadata_.type != "collection" || merge_) return Status::OK();
   bson_t command = BSON_INITIALIZER;
   BSON_APPEND_UTF8(&command, "createIndexes", metadata_.name.c_str());
   bson_t indexes;
@@ -97,6 +101,7 @@ Status CollectionWriter::BuildIndexes() {
 
 Status CollectionWriter::Finish() {
   QUARRY_RETURN_IF_ERROR(Flush());
+  if (merge_ && options_.drop) QUARRY_RETURN_IF_ERROR(RemoveOthers());
   Status built = options_.build_indexes ? BuildIndexes() : Status::OK();
   log_->Line("finished " + ns_ + " (" + std::to_string(restored_) + " document" +
              (restored_ == 1 ? "" : "s") + ", " + std::to_string(failed_) + " failed)");
@@ -115,7 +120,11 @@ Status CollectionWriter::Flush() {
                    false);  // documents as dumped, checked by the server
   bson_error_t error;
   for (const client::BsonPtr& doc : batch_) {
-    mongoc_bulk_operation_insert_with_opts(bulk, doc.get(), &insert_opts, &error);
+    if (merge_) {
+      AddWrite(bulk, doc.get(), &error);
+    } else {
+      mongoc_bulk_operation_insert_with_opts(bulk, doc.get(), &insert_opts, &error);
+    }
   }
   bson_destroy(&insert_opts);
   bson_t reply;
@@ -135,8 +144,10 @@ Status CollectionWriter::Flush() {
     }
   }
   std::uint64_t inserted = 0;
-  if (bson_iter_init_find(&iter, &reply, "nInserted") && BSON_ITER_HOLDS_INT(&iter)) {
-    inserted = static_cast<std::uint64_t>(bson_iter_as_int64(&iter));
+  for (const char* field : {"nInserted", "nUpserted", "nMatched"}) {
+    if (bson_iter_init_find(&iter, &reply, field) && BSON_ITER_HOLDS_INT(&iter)) {
+      inserted += static_cast<std::uint64_t>(bson_iter_as_int64(&iter));
+    }
   }
   bson_destroy(&reply);
   const std::size_t sent = batch_.size();
@@ -152,6 +163,52 @@ Status CollectionWriter::Flush() {
     return Status(ErrorCode::kOperationFailed,
                   "stopped at the first failed insert into " + ns_ + " (--stopOnError)");
   }
+  return Status::OK();
+}
+
+void CollectionWriter::AddWrite(mongoc_bulk_operation_t* bulk, const bson_t* document,
+                                bson_error_t* error) {
+  bson_t selector = BSON_INITIALIZER;
+  bson_iter_t id;
+  if (bson_iter_init_find(&id, document, "_id")) bson_append_iter(&selector, "_id", 3, &id);
+  merged_ids_.emplace_back(bson_copy(&selector));
+  bson_t opts = BSON_INITIALIZER;
+  BSON_APPEND_BOOL(&opts, "upsert", true);
+  mongoc_bulk_operation_replace_one_with_opts(bulk, &selector, document, &opts, error);
+  bson_destroy(&opts);
+  bson_destroy(&selector);
+}
+
+Status CollectionWriter::RemoveOthers() {
+  bson_t filter = BSON_INITIALIZER;
+  bson_t id;
+  bson_t nin;
+  BSON_APPEND_DOCUMENT_BEGIN(&filter, "_id", &id);
+  bson_append_array_begin(&id, "$nin", 4, &nin);
+  std::uint32_t count = 0;
+  for (const client::BsonPtr& written : merged_ids_) {
+    bson_iter_t value;
+    if (!bson_iter_init_find(&value, written.get(), "_id")) continue;
+    char key_buffer[16];
+    const char* key = nullptr;
+    bson_uint32_to_string(count++, &key, key_buffer, sizeof key_buffer);
+    bson_append_iter(&nin, key, -1, &value);
+  }
+  bson_append_array_end(&id, &nin);
+  bson_append_document_end(&filter, &id);
+  bson_t reply;
+  bson_error_t error;
+  const bool ok =
+      mongoc_collection_delete_many(collection_.get(), &filter, nullptr, &reply, &error);
+  bson_destroy(&filter);
+  bson_iter_t removed;
+  if (ok && bson_iter_init_find(&removed, &reply, "deletedCount") &&
+      BSON_ITER_HOLDS_INT(&removed) && bson_iter_as_int64(&removed) > 0) {
+    log_->Line(ns_ + ": removed " + std::to_string(bson_iter_as_int64(&removed)) +
+               " not in the dump (--drop)");
+  }
+  bson_destroy(&reply);
+  if (!ok) return client::DriverError(error, "removing from " + ns_ + " what the dump lacks");
   return Status::OK();
 }
 

@@ -1,6 +1,8 @@
 // Writes one collection of a restore or copy over one connection: creates it with its options
 // (or keeps an existing one), inserts its documents in batches, and builds its indexes; counts
-// and reports the documents the server refuses.
+// and reports the documents the server refuses. admin.system.users and admin.system.roles are
+// merged instead, as mongorestore merges them: each user or role replaces the target's of the
+// same _id or is added, and with `drop` the target's others are removed at the end.
 #pragma once
 
 #include <atomic>
@@ -58,6 +60,9 @@ class CollectionWriter {
 
  private:
   Status Flush();
+  // The users' and roles' merge: replace-or-insert by _id; with `drop`, remove the rest.
+  void AddWrite(mongoc_bulk_operation_t* bulk, const bson_t* document, bson_error_t* error);
+  Status RemoveOthers();
 
   client::MongoClient* client_;
   const WriterOptions options_;
@@ -71,6 +76,8 @@ class CollectionWriter {
   std::size_t batch_bytes_ = 0;
   std::uint64_t restored_ = 0;
   std::uint64_t failed_ = 0;
+  const bool merge_;                         // admin.system.users or admin.system.roles
+  std::vector<client::BsonPtr> merged_ids_;  // with merge_: {_id} of every document written
 };
 
 }  // namespace quarry::tools::dumping

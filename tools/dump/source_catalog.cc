@@ -65,8 +65,12 @@ StatusWith<std::vector<SourceCollection>> CollectionsOf(client::MongoClient& cli
     bson_iter_t iter;
     if (!bson_iter_init_find(&iter, entry, "name") || !BSON_ITER_HOLDS_UTF8(&iter)) continue;
     target.metadata.name = bson_iter_utf8(&iter, nullptr);
-    // System collections hold the server's own state (users, profiles, views' definitions).
-    if (target.metadata.name.rfind("system.", 0) == 0) continue;
+    // System collections hold the server's own state (profiles, views' definitions), except
+    // admin's users and roles, which mongodump dumps with the admin database.
+    if (target.metadata.name.rfind("system.", 0) == 0 &&
+        !IsAuthorizationCollection(db, target.metadata.name)) {
+      continue;
+    }
     bool excluded = false;
     for (const std::string& name : options.exclude_collections)
       excluded = excluded || name == target.metadata.name;

@@ -247,3 +247,19 @@ def test_direct_writes_to_system_users_change_privileges_at_once(auth_server, ad
         eve.direct.items.insert_one({"_id": "granted by a direct write"})
         admin.admin.system.users.delete_one({"_id": "direct.eve"})
         assert_unauthorized(lambda: eve.direct.items.find_one(), "requires authentication")
+
+
+def test_a_first_direct_write_creates_the_roles_collection(make_server):
+    server = make_server("direct-roles")
+    with connect(server) as client:
+        client.admin.system.roles.insert_one({
+            "_id": "admin.itemsReader", "role": "itemsReader", "db": "admin", "roles": [],
+            "privileges": [{"resource": {"db": "shop", "collection": "items"},
+                            "actions": ["find"]}]})
+        assert [r["role"] for r in client.admin.command("rolesInfo", 1)["roles"]] == \
+            ["itemsReader"]
+        # Other system names stay the server's own.
+        with pytest.raises(pymongo.errors.OperationFailure) as refused:
+            client.admin.system.other.insert_one({})
+        assert refused.value.code == 73  # InvalidNamespace
+    server.stop()

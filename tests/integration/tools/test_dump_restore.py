@@ -335,3 +335,63 @@ def test_oplog_needs_a_whole_server_dump_and_replay_needs_an_oplog(quarry_tool, 
     result = run(quarry_tool, "restore", "--uri", server2.uri(), "--oplogReplay", str(out))
     assert result.returncode == 1
     assert "--oplogReplay: the dump has no oplog.bson" in stderr_of(result)
+
+
+def test_users_and_roles_travel_with_the_admin_database(quarry_tool, make_server, tmp_path):
+    source = make_server("users-source")
+    target = make_server("users-target")
+    src = pymongo.MongoClient(source.uri())
+    dst = pymongo.MongoClient(target.uri())
+    src.admin.command("createRole", "reader", roles=[],
+                      privileges=[{"resource": {"db": "shop", "collection": ""},
+                                   "actions": ["find"]}])
+    src.admin.command("createUser", "alice", pwd="alice-pw", roles=["reader"])
+    src.shop.command("createUser", "carol", pwd="carol-pw", roles=[{"role": "read", "db": "shop"}])
+    src.shop.items.insert_one({"_id": 1})
+    dst.admin.command("createUser", "alice", pwd="other-pw", roles=["root"])
+    dst.admin.command("createUser", "bob", pwd="bob-pw", roles=["root"])
+
+    out = tmp_path / "dump"
+    result = run(quarry_tool, "dump", "--uri", source.uri(), "-o", str(out))
+    assert result.returncode == 0, stderr_of(result)
+    for name in ("system.users", "system.roles"):
+        assert (out / "admin" / f"{name}.bson").is_file()
+        assert (out / "admin" / f"{name}.metadata.json").is_file()
+    dumped = decode_all((out / "admin" / "system.users.bson").read_bytes())
+    assert sorted(u["_id"] for u in dumped) == ["admin.alice", "shop.carol"]
+
+    # Merged as mongorestore merges them: the dump's users replace the target's of the same
+    # name, the target's others stay.
+    result = run(quarry_tool, "restore", "--uri", target.uri(), str(out))
+    assert result.returncode == 0, stderr_of(result)
+    expected = {u["_id"]: u for u in src.admin.system.users.find()}
+    expected["admin.bob"] = dst.admin.system.users.find_one({"_id": "admin.bob"})
+    assert {u["_id"]: u for u in dst.admin.system.users.find()} == expected
+    assert list(dst.admin.system.roles.find()) == list(src.admin.system.roles.find()), stderr_of(result)
+    # With --drop, users and roles the dump lacks go.
+    result = run(quarry_tool, "restore", "--uri", target.uri(), "--drop",
+                 "--nsInclude", "admin.*", str(out))
+    assert result.returncode == 0, stderr_of(result)
+    assert "removed 1 not in the dump (--drop)" in stderr_of(result)
+    assert [u["_id"] for u in dst.admin.system.users.find().sort("_id", 1)] == \
+        ["admin.alice", "shop.carol"]
+    dst.close()
+
+    # The restored credentials and privileges work once the target requires sign-in.
+    target.extra_args.append("--auth")
+    target.restart()
+    alice = pymongo.MongoClient(target.uri(), username="alice", password="alice-pw",
+                                authSource="admin")
+    assert alice.shop.items.count_documents({}) == 1  # restored with the shop database
+    with pytest.raises(pymongo.errors.OperationFailure) as refused:
+        alice.shop.items.insert_one({"_id": 2})
+    assert refused.value.code == 13
+    alice.close()
+    carol = pymongo.MongoClient(target.uri(), username="carol", password="carol-pw",
+                                authSource="shop")
+    assert carol.shop.command("connectionStatus")["authInfo"]["authenticatedUsers"] == \
+        [{"user": "carol", "db": "shop"}]
+    carol.close()
+    src.close()
+    source.stop()
+    target.stop()
