@@ -36,6 +36,7 @@ struct YcsbSettings {
   int load_threads = 4;
   std::vector<std::string> workloads = {"A", "B", "C", "D", "E", "F"};
   std::vector<std::string> systems = {"quarry", "postgres", "redis"};  // SystemName::option
+  int server_pid = 0;  // quarryd's, for its CPU time per operation; 0: not measured
 };
 
 // What one cell (or one store's load) measured.
@@ -45,6 +46,8 @@ struct CellResult {
   std::string system;  // SystemName::shown
   LatencySummary latency;
   std::int64_t failed_checks = 0;
+  // Quarry's cells with YcsbSettings::server_pid: quarryd's CPU seconds over the cell; else -1.
+  double server_cpu_seconds = -1;
 };
 
 // Loads settings.records records into each store in settings.systems, then runs each workload

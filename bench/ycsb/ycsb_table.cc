@@ -90,6 +90,7 @@ tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellRe
                    {"p50 us", "p50_micros", 0},
                    {"p99 us", "p99_micros", 0},
                    {"failed checks", "failed_checks"},
+                   {"server CPU us/op", "server_cpu_micros_per_op", 1},
                    {"vs PostgreSQL", "ratio_to_postgres", 2},
                    {"vs Redis", "ratio_to_redis", 2}};
   Goal ahead_of_postgres("Quarry ahead of PostgreSQL-JSONB on every workload and thread count");
@@ -117,9 +118,14 @@ tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellRe
         }
       }
     }
+    tc::Cell server_cpu;
+    if (cell.server_cpu_seconds >= 0 && cell.latency.ops > 0) {
+      server_cpu = cell.server_cpu_seconds * 1e6 / static_cast<double>(cell.latency.ops);
+    }
     table.rows.push_back({cell.workload, static_cast<std::int64_t>(cell.threads), cell.system,
                           cell.latency.ops, cell.latency.ops_per_second, cell.latency.p50_micros,
-                          cell.latency.p99_micros, cell.failed_checks, to_postgres, to_redis});
+                          cell.latency.p99_micros, cell.failed_checks, server_cpu, to_postgres,
+                          to_redis});
   }
   table.notes = {
       WorkloadList(settings),
@@ -131,6 +137,8 @@ tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellRe
       "bytes, scans in key order), updates and read-modify-writes that found no record; "
       "should be 0.",
       "vs PostgreSQL, vs Redis: Quarry's ops/s over that store's in the same cell.",
+      "server CPU us/op: quarryd's CPU time over the cell (all its threads, RocksDB's "
+      "background work included) per operation, with --server-pid; Quarry's rows only.",
       ahead_of_postgres.Line(),
       near_redis.Line()};
   return table;

@@ -214,6 +214,17 @@ TEST(YcsbTableTest, QuarryRowsCarryRatiosAndEachGoalItsVerdict) {
             "goal: Quarry >= 0.60 x Redis's ops/s on A, B, C, D and F: met");
 }
 
+TEST(YcsbTableTest, ServerCpuPerOperationOnlyWhereMeasured) {
+  CellResult measured = Cell("A", kQuarry, 700);
+  measured.server_cpu_seconds = 0.005;  // over its 100 operations
+  const tools::client::ResultTable table =
+      YcsbTable(YcsbSettings(), {measured, Cell("A", kRedis, 1'000), Cell("B", kQuarry, 700)});
+  const std::size_t cpu = table.ColumnIndex("server_cpu_micros_per_op");
+  EXPECT_DOUBLE_EQ(std::get<double>(table.rows[0][cpu]), 50.0);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[1][cpu]));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[2][cpu]));
+}
+
 TEST(YcsbTableTest, AGoalWithoutItsStoreIsNotMeasured) {
   const tools::client::ResultTable table =
       YcsbTable(YcsbSettings(), {Cell("A", kQuarry, 700), Cell("A", kRedis, 1'000)});
