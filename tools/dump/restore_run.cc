@@ -33,6 +33,9 @@ WriterOptions WriterOptionsOf(const RestoreOptions& options) {
 }
 
 bool Included(const RestoreOptions& options, const std::string& ns) {
+  // mongodump's admin.system.version holds the source's authorization schema and feature
+  // compatibility version, which are the target's own: mongorestore only reads it.
+  if (ns == "admin.system.version") return false;
   bool included = options.ns_include.empty();
   for (const std::string& pattern : options.ns_include)
     included = included || NamespaceMatches(pattern, ns);
