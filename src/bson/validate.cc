@@ -59,7 +59,7 @@ std::int64_t PeekDocumentLength(const char* data, std::size_t available) {
   return len;
 }
 
-Status Validate(const char* data, std::size_t size) {
+Status Validate(const char* data, std::size_t size, int* deepest) {
   if (size < 5) return Invalid("document shorter than 5 bytes");
   std::int32_t len = ReadInt32(data);
   if (len < 5 || static_cast<std::size_t>(len) != size) {
@@ -71,6 +71,7 @@ Status Validate(const char* data, std::size_t size) {
   // document allocates nothing.
   FrameStack stack;
   stack.push_back(Frame{data + 4, data + size - 1});
+  int levels = 1;
   while (!stack.empty()) {
     Frame& top = stack.back();
     if (top.pos == top.end) {
@@ -181,8 +182,10 @@ Status Validate(const char* data, std::size_t size) {
                                                 std::to_string(kMaxNestingDepth));
       }
       stack.push_back(nested);  // `top` is invalidated here; it is not used again
+      levels = std::max(levels, static_cast<int>(stack.size()));
     }
   }
+  if (deepest != nullptr) *deepest = levels;
   return Status::OK();
 }
 

@@ -22,8 +22,10 @@ inline constexpr int kMaxStorageDepth = 180;
 // documents are valid and nested at most kMaxNestingDepth deep, booleans are 0 or 1. Does not
 // recurse on the machine stack, so hostile input cannot exhaust it. Fails with kInvalidBSON,
 // or kOverflow (mongod's code) for nesting past kMaxNestingDepth, which is an ordinary error
-// reply rather than a reason to close the connection.
-Status Validate(const char* data, std::size_t size);
+// reply rather than a reason to close the connection. With `deepest`, sets it to the levels of
+// the deepest document or array, counting the document itself as 1 as NestingDepth does (and a
+// code-with-scope's scope too, so it is never less than NestingDepth's answer).
+Status Validate(const char* data, std::size_t size, int* deepest = nullptr);
 
 // The levels of documents and arrays in a valid document, counting the document itself as 1,
 // stopping early once past `limit`. Does not recurse on the machine stack.

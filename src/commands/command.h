@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ struct Request {
   std::string db;         // $db (or the OP_QUERY namespace's database)
   bson::DocumentView body;
   std::vector<DocumentSequenceView> sequences;
+  // Levels of nesting of the message's deepest document, as the wire's validation found them;
+  // unknown (the most) for a request that did not come from the wire. A document of a message
+  // no deeper than a limit needs no walk of its own to check it.
+  int deepest_nesting = std::numeric_limits<int>::max();
 
   // The documents of array field `field`: from a document sequence if one has that identifier,
   // else from the body's array. Fails with kTypeMismatch if the body's field is not an array.

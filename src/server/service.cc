@@ -210,6 +210,7 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
   d->more_to_come = request.more_to_come();
   d->request.body = request.body;
   d->request.name = request.body.FirstKey();
+  d->request.deepest_nesting = request.deepest_nesting;
   for (const wire::DocumentSequence& sequence : request.sequences) {
     d->request.sequences.push_back({sequence.identifier, &sequence.documents});
   }

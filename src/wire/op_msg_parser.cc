@@ -71,7 +71,7 @@ Status ParseSequence(std::string_view* rest, Request* request) {
   const std::string what = "OP_MSG document sequence '" + std::string(sequence.identifier) + "'";
   while (!section.empty()) {
     bson::DocumentView doc;
-    QUARRY_RETURN_IF_ERROR(ReadDocument(what, &section, &doc));
+    QUARRY_RETURN_IF_ERROR(ReadDocument(what, &section, &doc, &request->deepest_nesting));
     sequence.documents.push_back(doc);
   }
   request->sequences.push_back(std::move(sequence));
@@ -105,7 +105,8 @@ Status ParseOpMsg(std::string_view message, Request* request) {
         if (have_body) {
           return Status(ErrorCode::kLocation40430, "Multiple body sections in message");
         }
-        QUARRY_RETURN_IF_ERROR(ReadDocument("OP_MSG body", &rest, &request->body));
+        QUARRY_RETURN_IF_ERROR(
+            ReadDocument("OP_MSG body", &rest, &request->body, &request->deepest_nesting));
         have_body = true;
         break;
       case 1:

@@ -26,10 +26,11 @@ Status ParseOpQuery(std::string_view message, Request* request) {
   rest.remove_prefix(8);
 
   bson::DocumentView query;
-  QUARRY_RETURN_IF_ERROR(ReadDocument("OP_QUERY query", &rest, &query));
+  QUARRY_RETURN_IF_ERROR(ReadDocument("OP_QUERY query", &rest, &query, &request->deepest_nesting));
   if (!rest.empty()) {
-    QUARRY_RETURN_IF_ERROR(
-        ReadDocument("OP_QUERY returnFieldsSelector", &rest, &request->return_fields_selector));
+    QUARRY_RETURN_IF_ERROR(ReadDocument("OP_QUERY returnFieldsSelector", &rest,
+                                        &request->return_fields_selector,
+                                        &request->deepest_nesting));
     request->has_return_fields_selector = true;
   }
   if (!rest.empty()) {

@@ -2,6 +2,8 @@
 // parsers; and the Request accessors.
 #include "wire/request.h"
 
+#include <algorithm>
+
 #include "base/endian.h"
 #include "bson/validate.h"
 #include "wire/limits.h"
@@ -131,7 +133,8 @@ StatusWith<Request> ParseRequest(std::string_view message, CompressionContext& c
 
 namespace internal {
 
-Status ReadDocument(std::string_view what, std::string_view* rest, bson::DocumentView* doc) {
+Status ReadDocument(std::string_view what, std::string_view* rest, bson::DocumentView* doc,
+                    int* deepest) {
   if (rest->size() >= 4) {
     const std::int32_t declared = LoadLittleEndianInt32(rest->data());
     if (declared > 0 && static_cast<std::size_t>(declared) > kMaxInternalBsonObjectSize) {
@@ -148,8 +151,10 @@ Status ReadDocument(std::string_view what, std::string_view* rest, bson::Documen
                       std::to_string(rest->size()) + " bytes that remain in the message");
   }
   const auto size = static_cast<std::size_t>(length);
-  Status valid = bson::Validate(rest->data(), size);
+  int levels = 0;
+  Status valid = bson::Validate(rest->data(), size, &levels);
   if (!valid.ok()) return valid.WithContext(what);
+  *deepest = std::max(*deepest, levels);
   *doc = bson::DocumentView(rest->data());
   rest->remove_prefix(size);
   return Status::OK();

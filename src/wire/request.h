@@ -54,6 +54,8 @@ struct Request {
   bson::DocumentView return_fields_selector;
 
   std::shared_ptr<const std::string> decompressed;  // owns the bytes when was_compressed
+  // Levels of nesting of the message's deepest document (1: flat), as validation found them.
+  int deepest_nesting = 0;
 
   bool more_to_come() const { return op_code == OpCode::kMsg && (flag_bits & kMoreToCome); }
   bool exhaust_allowed() const { return op_code == OpCode::kMsg && (flag_bits & kExhaustAllowed); }

@@ -24,14 +24,17 @@ constexpr std::size_t kSliceBytes = std::size_t{8} << 20;
 
 // The document as it will be stored, _id first (generated when missing): `doc` itself when it
 // already is, else a rebuilt copy kept in `*rebuilt`. Most drivers put _id first, so most
-// documents go to storage without a copy of their own.
-StatusWith<bson::DocumentView> PrepareForInsert(bson::DocumentView doc, bson::Document* rebuilt) {
+// documents go to storage without a copy of their own. `may_be_too_deep`: whether the message
+// nests deeper than storage allows anywhere (else the nesting needs no walk of its own).
+StatusWith<bson::DocumentView> PrepareForInsert(bson::DocumentView doc, bson::Document* rebuilt,
+                                                bool may_be_too_deep) {
   if (doc.size() > kMaxUserDocumentSize) {
     return Status(ErrorCode::kBSONObjectTooLarge,
                   "object to insert too large. size in bytes: " + std::to_string(doc.size()) +
                       ", max size: " + std::to_string(kMaxUserDocumentSize));
   }
-  if (bson::NestingDepth(doc.data(), bson::kMaxStorageDepth) > bson::kMaxStorageDepth) {
+  if (may_be_too_deep &&
+      bson::NestingDepth(doc.data(), bson::kMaxStorageDepth) > bson::kMaxStorageDepth) {
     return Status(ErrorCode::kOverflow, "cannot insert document because it exceeds " +
                                             std::to_string(bson::kMaxStorageDepth) +
                                             " levels of nesting");
@@ -103,6 +106,7 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
   bool synced = false;
   bool wrote = false;
   bson::Document rebuilt;
+  const bool may_be_too_deep = request.deepest_nesting > bson::kMaxStorageDepth;
   std::size_t next = 0;
   while (next < documents.size() && !stopped) {
     storage::WriteUnit unit;
@@ -112,7 +116,8 @@ StatusWith<bson::Document> RunInsert(CommandContext& ctx, const Request& request
         ++outcome.n;  // inserted by an earlier attempt of this retryable write
         continue;
       }
-      StatusWith<bson::DocumentView> prepared = PrepareForInsert(documents[next], &rebuilt);
+      StatusWith<bson::DocumentView> prepared =
+          PrepareForInsert(documents[next], &rebuilt, may_be_too_deep);
       if (prepared.ok() && validator.has_value()) {
         Status valid = validator->Check(prepared.value());
         if (!valid.ok()) prepared = valid;

@@ -201,6 +201,21 @@ TEST(ValidateTest, NestingDepthCountsTheTopLevelAndStopsPastTheLimit) {
   EXPECT_EQ(NestingDepth(deep.data(), 10), 11);
 }
 
+TEST(ValidateTest, ReportsTheDeepestLevelAsNestingDepthCountsIt) {
+  for (const std::string& json :
+       {std::string("{}"), std::string(R"({"a": [1, {"b": 2}], "c": {}})"),
+        std::string(R"({"x": [[[]]], "y": {"z": 1}})")}) {
+    const Document doc = Json(json);
+    int deepest = 0;
+    ASSERT_TRUE(Validate(doc.bytes().data(), doc.bytes().size(), &deepest).ok()) << json;
+    EXPECT_EQ(deepest, NestingDepth(doc.view().data(), 1000)) << json;
+  }
+  const std::string deep = NestedDocument(kMaxNestingDepth + 1);
+  int deepest = 0;
+  ASSERT_TRUE(Validate(deep.data(), deep.size(), &deepest).ok());
+  EXPECT_EQ(deepest, kMaxNestingDepth + 1);
+}
+
 TEST(ValidateTest, RandomCorruptionsNeverCrashAndValidatedBytesIterateSafely) {
   Document d = Json(
       R"({"a": [1, {"b": "text"}], "c": {"x": 1.5, "y": {"$oid": "0123456789abcdef01234567"}}})");
