@@ -452,10 +452,12 @@ void Server::Impl::Shutdown() {
                  "Requests still running at the end of the drain period; interrupting them",
                  {{"connections", static_cast<std::uint64_t>(connections_.size())}});
       lock.unlock();
-      env_.handler->OnDrainTimedOut();
+      const bool interrupted = env_.handler->OnDrainTimedOut();
       lock.lock();
       // An interrupted request fails at its next check: its error reply can still go out.
-      cv_.wait_for(lock, kInterruptedRequestsWait, [this] { return connections_.empty(); });
+      if (interrupted) {
+        cv_.wait_for(lock, kInterruptedRequestsWait, [this] { return connections_.empty(); });
+      }
     }
   }
   for (const std::shared_ptr<Connection>& connection : snapshot()) {

@@ -155,11 +155,12 @@ void Service::OnStopping() {
   state_.fsync_lock.UnlockAll();
 }
 
-void Service::OnDrainTimedOut() {
+bool Service::OnDrainTimedOut() {
   const std::size_t running = state_.operations.KillAllForShutdown();
   log::Write(log::Severity::kWarning, "COMMAND", 4695400, "shutdown",
              "Interrupting the operations still running: the server is shutting down",
              {{"operations", static_cast<std::uint64_t>(running)}});
+  return running > 0;
 }
 
 std::unique_ptr<wire::ConnectionHandler> Service::NewClient(std::int64_t connection_id,

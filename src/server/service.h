@@ -39,7 +39,7 @@ class Service final : public wire::RequestHandler {
   // Lets go of fsync's lock, as mongod's shutdown does, so that the writes it holds run and
   // the stop can wait for them.
   void OnStopping() override;
-  void OnDrainTimedOut() override;
+  bool OnDrainTimedOut() override;
   // The same, for callers that have no net/ connection (tests).
   std::unique_ptr<wire::ConnectionHandler> NewClient(std::int64_t connection_id,
                                                      std::string remote);

@@ -53,8 +53,9 @@ class RequestHandler {
   // them back (fsync's lock) lets go now. Called once, from the stopping thread.
   virtual void OnStopping() {}
   // The stop's drain period ended with requests still running: make them stop (at their next
-  // interruption check) so that the server can. Called once, from the stopping thread.
-  virtual void OnDrainTimedOut() {}
+  // interruption check) so that the server can. Returns whether it interrupted any (whose error
+  // replies are then worth waiting for). Called once, from the stopping thread.
+  virtual bool OnDrainTimedOut() { return false; }
 };
 
 }  // namespace quarry::wire
