@@ -52,6 +52,7 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
   pipeline.spill_dir = spill_dir_;
   pipeline.max_memory_bytes = max_sort_bytes_;
   pipeline.max_group_memory_bytes = max_group_bytes_;
+  pipeline.interrupt = exec_.interrupt;
   std::shared_ptr<AggregateIo> self = shared_from_this();
   pipeline.open_collection =
       [self](const std::string& from_db,

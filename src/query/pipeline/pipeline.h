@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
 #include "query/cursor_source.h"
@@ -93,6 +94,10 @@ struct PipelineContext {
   // The aggregate's collation (null: simple): $match, $sort, $group keys, $lookup's equality
   // and comparison expressions compare strings under it.
   std::shared_ptr<const bson::StringComparator> collator;
+  // The operation's (killOp, maxTimeMS, shutdown). Scans check it themselves; a stage whose work
+  // per document is unbounded by any scan ($lookup's matching against its foreign side, held in
+  // memory) checks it once per document. Null: the run cannot be interrupted.
+  std::shared_ptr<const Interrupt> interrupt;
 
   // Reads every document of a collection ($lookup, $unionWith). A missing collection is an empty
   // stream, as in mongod.

@@ -80,6 +80,10 @@ class LookupStage final : public Stage {
       const Spec& spec = stage_->spec_;
       QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(out));
       if (!more) return false;
+      // Each document is matched against the whole foreign side, which no scan checks anymore.
+      if (run_.pipeline != nullptr && run_.pipeline->interrupt != nullptr) {
+        QUARRY_RETURN_IF_ERROR(run_.pipeline->interrupt->Check());
+      }
       if (!foreign_.has_value()) {
         QUARRY_ASSIGN_OR_RETURN(foreign_, ReadCollection(run_, spec.from, "$lookup"));
       }

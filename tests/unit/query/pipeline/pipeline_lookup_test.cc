@@ -107,6 +107,22 @@ TEST(PipelineLookupTest, PipelineLookupWithLetVariables) {
       db.Context()));
 }
 
+TEST(PipelineLookupTest, AKilledOperationStopsAtTheNextLocalDocument) {
+  // The foreign side is held in memory, so no scan checks the operation while each local
+  // document is matched against all of it: the stage checks once per document.
+  FakeCollections db;
+  db.Add("test.inventory", R"([{"_id": 1, "sku": "a"}])");
+  PipelineContext ctx = db.Context();
+  auto interrupt = std::make_shared<Interrupt>();
+  ctx.interrupt = interrupt;
+  const std::string lookup =
+      R"([{"$lookup": {"from": "inventory", "localField": "item", "foreignField": "sku", "as": "inv"}}])";
+  EXPECT_EQ(PipelineErrorCode(lookup, R"([{"_id": 10, "item": "a"}])", ctx), ErrorCode::kOk);
+  interrupt->Kill(ErrorCode::kInterruptedAtShutdown);
+  EXPECT_EQ(PipelineErrorCode(lookup, R"([{"_id": 10, "item": "a"}])", ctx),
+            ErrorCode::kInterruptedAtShutdown);
+}
+
 TEST(PipelineLookupTest, LookupErrors) {
   FakeCollections db;
   EXPECT_EQ(
