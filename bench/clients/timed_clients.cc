@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/clients/process_cpu.h"
+
 namespace quarry::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -57,6 +59,16 @@ StatusWith<LatencySummary> RunTimedClients(const ClientFactory& make, int thread
     all.insert(all.end(), thread_micros.begin(), thread_micros.end());
   }
   return Summarize(std::move(all), elapsed);
+}
+
+StatusWith<MeasuredRow> RunTimedClientsMeasuringCpu(const ClientFactory& make, int threads,
+                                                    double seconds, int pid) {
+  const double before = pid != 0 ? ProcessCpuSeconds(pid) : -1;
+  MeasuredRow row;
+  QUARRY_ASSIGN_OR_RETURN(row.latency, RunTimedClients(make, threads, seconds));
+  const double after = pid != 0 ? ProcessCpuSeconds(pid) : -1;
+  if (before >= 0 && after >= 0) row.cpu_seconds = after - before;
+  return row;
 }
 
 }  // namespace quarry::bench

@@ -27,6 +27,17 @@ using ClientFactory = std::function<StatusWith<std::unique_ptr<TimedClient>>()>;
 // their clients have nothing left). Fails with the first error of any thread.
 StatusWith<LatencySummary> RunTimedClients(const ClientFactory& make, int threads, double seconds);
 
+struct MeasuredRow {
+  LatencySummary latency;
+  double cpu_seconds = -1;  // of process `pid` over the row; -1: unknown
+};
+
+// RunTimedClients, with the CPU time process `pid` (0: none) used meanwhile, from /proc: on a
+// shared machine it shows what the operations cost a server even when wall time includes
+// waiting for a core.
+StatusWith<MeasuredRow> RunTimedClientsMeasuringCpu(const ClientFactory& make, int threads,
+                                                    double seconds, int pid);
+
 }  // namespace quarry::bench
 
 namespace quarry::bench {

@@ -1,22 +1,16 @@
-// CPU time comes from /proc (bench/clients/process_cpu.h): on a shared machine it shows what an
-// operation cost the server even when wall time includes waiting for a core.
 #include "bench/pointops/parts_internal.h"
 
-#include "bench/clients/process_cpu.h"
 #include "bench/pointops/key_space.h"
 
 namespace quarry::bench {
 
 StatusWith<MeasuredRow> MeasureRow(const ClientFactory& make, int threads, double seconds,
                                    int pid) {
-  const double before = ProcessCpuSeconds(pid);
-  MeasuredRow row;
-  QUARRY_ASSIGN_OR_RETURN(row.latency, RunTimedClients(make, threads, seconds));
+  QUARRY_ASSIGN_OR_RETURN(MeasuredRow row,
+                          RunTimedClientsMeasuringCpu(make, threads, seconds, pid));
   if (row.latency.ops == 0) {
     return Status(ErrorCode::kOperationFailed, "a timed row completed no operation");
   }
-  const double after = ProcessCpuSeconds(pid);
-  if (before >= 0 && after >= 0) row.cpu_seconds = after - before;
   return row;
 }
 

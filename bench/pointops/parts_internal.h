@@ -13,13 +13,8 @@
 
 namespace quarry::bench {
 
-struct MeasuredRow {
-  LatencySummary latency;
-  double cpu_seconds = -1;  // of process `pid` over the row; -1: unknown
-};
-
-// RunTimedClients, with the CPU time process `pid` (0: none) used meanwhile. Fails if no
-// operation completed, since the row would say nothing.
+// RunTimedClientsMeasuringCpu, failing if no operation completed, since the row would say
+// nothing.
 StatusWith<MeasuredRow> MeasureRow(const ClientFactory& make, int threads, double seconds, int pid);
 
 // CPU microseconds per operation of `row`, or no value when unknown.

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <memory>
 
-#include "bench/clients/process_cpu.h"
 #include "bench/clients/timed_clients.h"
 #include "bench/ycsb/inserted_keys.h"
 #include "bench/ycsb/store_session.h"
@@ -26,16 +25,6 @@ struct LoadedStore {
   std::unique_ptr<InsertedKeys> keys;
   int pid = 0;  // whose CPU time a cell counts; 0: none
 };
-
-// The CPU seconds process `pid` uses while `run` runs, or -1 without a pid.
-template <typename Run>
-auto WithCpuTime(int pid, double* cpu_seconds, Run run) {
-  const double before = pid != 0 ? ProcessCpuSeconds(pid) : -1;
-  auto result = run();
-  const double after = pid != 0 ? ProcessCpuSeconds(pid) : -1;
-  *cpu_seconds = before >= 0 && after >= 0 ? after - before : -1;
-  return result;
-}
 
 StoreConnector ConnectorFor(const YcsbSettings& settings, const std::string& option) {
   if (option == "quarry") {
@@ -62,14 +51,12 @@ StatusWith<CellResult> Load(const YcsbSettings& settings, LoadedStore& store) {
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<StoreSession> admin, store.connect());
   QUARRY_RETURN_IF_ERROR(admin->Reset());
   std::atomic<std::uint64_t> next_key{0};
-  double cpu_seconds = -1;
-  QUARRY_ASSIGN_OR_RETURN(LatencySummary latency, WithCpuTime(store.pid, &cpu_seconds, [&] {
-                            return RunTimedClients(
-                                LoadClients(store.connect, settings.records, &next_key),
-                                settings.load_threads, kLoadSecondsLimit);
-                          }));
+  QUARRY_ASSIGN_OR_RETURN(
+      MeasuredRow row,
+      RunTimedClientsMeasuringCpu(LoadClients(store.connect, settings.records, &next_key),
+                                  settings.load_threads, kLoadSecondsLimit, store.pid));
   store.keys = std::make_unique<InsertedKeys>(settings.records);
-  return CellResult{kLoad, settings.load_threads, store.shown, latency, 0, cpu_seconds};
+  return CellResult{kLoad, settings.load_threads, store.shown, row.latency, 0, row.cpu_seconds};
 }
 
 }  // namespace
@@ -105,15 +92,13 @@ StatusWith<std::vector<CellResult>> RunYcsb(
     for (int threads : settings.threads) {
       for (LoadedStore& store : stores) {
         std::atomic<std::int64_t> failed_checks{0};
-        double cpu_seconds = -1;
         QUARRY_ASSIGN_OR_RETURN(
-            LatencySummary latency, WithCpuTime(store.pid, &cpu_seconds, [&] {
-              return RunTimedClients(
-                  WorkloadClients(store.connect, workload, store.keys.get(), &failed_checks),
-                  threads, settings.seconds);
-            }));
-        results.push_back(
-            {workload.name, threads, store.shown, latency, failed_checks.load(), cpu_seconds});
+            MeasuredRow row,
+            RunTimedClientsMeasuringCpu(
+                WorkloadClients(store.connect, workload, store.keys.get(), &failed_checks), threads,
+                settings.seconds, store.pid));
+        results.push_back({workload.name, threads, store.shown, row.latency, failed_checks.load(),
+                           row.cpu_seconds});
         progress(Describe(results.back()));
       }
     }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "commands/auth/user_store.h"
 #include "commands/test_hooks.h"
 #include "exec/index_maintenance.h"
 #include "storage/engine.h"
@@ -103,7 +104,8 @@ StatusWith<exec::Collection> EnsureCollection(CommandContext& ctx, std::string_v
   catalog::DdlOptions ddl = DdlOptionsFor(ctx);
   // As in mongod, users and roles may be written directly (a restore merges them so), and the
   // first such write creates their collection; other system names are the server's own.
-  ddl.allow_system_names = db == "admin" && (name == "system.users" || name == "system.roles");
+  ddl.allow_system_names =
+      db == kAuthDatabase && (name == kUsersCollection || name == kRolesCollection);
   return exec::EnsureCollection(ctx.catalog(), db, name, ddl, ctx.transaction());
 }
 
