@@ -9,6 +9,7 @@
 #include "exec/index_maintenance.h"
 #include "exec/key_values.h"
 #include "storage/engine.h"
+#include "storage/index_bulk_load.h"
 #include "storage/record_store.h"
 
 namespace quarry::exec {
@@ -18,6 +19,10 @@ namespace {
 // enough to hold the snapshot briefly.
 constexpr std::size_t kRecordsPerBatch = 8000;
 constexpr std::size_t kBytesPerBatch = std::size_t{4} << 20;
+constexpr std::uint64_t kRecordsPerInterruptCheck = 256;
+constexpr std::uint64_t kRecordsPerProgress = 32 * kRecordsPerInterruptCheck;
+// mongod's default maxIndexBuildMemoryUsageMegabytes: past it a build goes through commits.
+constexpr std::size_t kMaxBulkLoadBytes = std::size_t{200} << 20;
 
 struct Target {
   const catalog::IndexInfo* index;
@@ -35,17 +40,20 @@ StatusWith<std::vector<Target>> TargetsOf(const catalog::CollectionInfo& info,
   return targets;
 }
 
-// Queues the keys of `record` for every target in `unit`.
-Status AddKeysOf(const ExecContext& ctx, const std::vector<Target>& targets,
-                 const storage::CollectionRef& collection, bson::DocumentView record,
-                 std::uint64_t read_point, storage::WriteUnit* unit) {
-  std::vector<storage::IndexEntry> added;
+// The keys of `record` for every target; `mark_multikey` records in the catalog that an index
+// became multikey (never under the commit lock: that commits).
+StatusWith<std::vector<storage::IndexEntry>> KeysOf(const ExecContext& ctx,
+                                                    const std::vector<Target>& targets,
+                                                    bson::DocumentView record, bool mark_multikey) {
+  std::vector<storage::IndexEntry> entries;
   for (const Target& target : targets) {
     const IndexDescriptor& descriptor = target.parsed->descriptor;
     QUARRY_ASSIGN_OR_RETURN(DocumentKeys keys,
                             descriptor.KeysAndMultikeyOf(record, descriptor.unique()));
-    QUARRY_RETURN_IF_ERROR(
-        MarkMultikey(*ctx.catalog, *target.index, keys.multikey, keys.multikey_paths));
+    if (mark_multikey) {
+      QUARRY_RETURN_IF_ERROR(
+          MarkMultikey(*ctx.catalog, *target.index, keys.multikey, keys.multikey_paths));
+    }
     std::string key_values = KeyValuesOf(descriptor, record, keys);
     for (IndexKey& key : keys.keys) {
       storage::IndexEntry entry;
@@ -54,11 +62,10 @@ Status AddKeysOf(const ExecContext& ctx, const std::vector<Target>& targets,
       entry.unique = target.parsed->unique;
       entry.key_value = std::move(key.values);
       entry.key_values = key_values;
-      added.push_back(std::move(entry));
+      entries.push_back(std::move(entry));
     }
   }
-  if (!added.empty()) unit->AddIndexKeys(collection, record, read_point, std::move(added));
-  return Status::OK();
+  return entries;
 }
 
 Status CommitBatch(const ExecContext& ctx, storage::WriteUnit unit) {
@@ -68,6 +75,77 @@ Status CommitBatch(const ExecContext& ctx, storage::WriteUnit unit) {
       ctx.engine->pipeline().Commit(std::move(unit), storage::CommitOptions{.ordered = true}));
   if (!result.errors.empty()) return result.errors.front().status;
   return result.sync_status;
+}
+
+// Adds the keys of every record through commits of a few thousand records each: slower than a
+// bulk load, but in bounded memory whatever the collection's size.
+Status BuildThroughCommits(const ExecContext& ctx, const std::vector<Target>& targets,
+                           const storage::CollectionRef& collection,
+                           const std::function<void(std::uint64_t)>& progress) {
+  storage::CommitPipeline& pipeline = ctx.engine->pipeline();
+  std::string resume_after;
+  std::uint64_t done = 0;
+  while (true) {
+    QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
+    storage::WriteUnit unit;
+    std::size_t records = 0;
+    {
+      const std::uint64_t read_point = pipeline.ReadPoint(collection.id);
+      std::unique_ptr<storage::RecordCursor> cursor =
+          ctx.engine->records().Scan(collection.id, resume_after);
+      for (; cursor->Valid() && records < kRecordsPerBatch && unit.bytes() < kBytesPerBatch;
+           cursor->Next(), ++records) {
+        QUARRY_ASSIGN_OR_RETURN(std::vector<storage::IndexEntry> entries,
+                                KeysOf(ctx, targets, cursor->document(), true));
+        if (!entries.empty()) {
+          unit.AddIndexKeys(collection, cursor->document(), read_point, std::move(entries));
+        }
+        resume_after.assign(cursor->id_key());
+      }
+      QUARRY_RETURN_IF_ERROR(cursor->status());
+    }
+    if (records == 0) return Status::OK();
+    QUARRY_RETURN_IF_ERROR(CommitBatch(ctx, std::move(unit)));
+    done += records;
+    if (progress) progress(done);
+  }
+}
+
+// Reads every record through one cursor and adds all their keys at once as a table file
+// (storage::IndexBulkLoad). False, having added nothing, when the keys outgrow
+// kMaxBulkLoadBytes.
+StatusWith<bool> BuildByBulkLoad(const ExecContext& ctx, const std::vector<Target>& targets,
+                                 const storage::CollectionRef& collection,
+                                 const std::function<void(std::uint64_t)>& progress) {
+  storage::CommitPipeline& pipeline = ctx.engine->pipeline();
+  std::vector<storage::IndexId> ids;
+  for (const Target& target : targets) ids.push_back(target.index->id);
+  storage::IndexBulkLoad load(collection, std::move(ids), pipeline.ReadPoint(collection.id),
+                              kMaxBulkLoadBytes);
+  std::uint64_t done = 0;
+  {
+    std::unique_ptr<storage::RecordCursor> cursor = ctx.engine->records().Scan(collection.id, {});
+    for (; cursor->Valid(); cursor->Next()) {
+      if (++done % kRecordsPerInterruptCheck == 0) {
+        QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
+        if (progress && done % kRecordsPerProgress == 0) progress(done);
+      }
+      QUARRY_ASSIGN_OR_RETURN(std::vector<storage::IndexEntry> entries,
+                              KeysOf(ctx, targets, cursor->document(), true));
+      if (!load.Add(cursor->id_key(), std::move(entries))) return false;
+    }
+    QUARRY_RETURN_IF_ERROR(cursor->status());
+  }
+  // Under the commit lock: the writers of these records marked any multikey change already.
+  auto current = [&](std::string_view id_key) -> StatusWith<std::vector<storage::IndexEntry>> {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> record,
+                            ctx.engine->records().FindByIdKey(collection.id, id_key));
+    if (!record.has_value()) return std::vector<storage::IndexEntry>();
+    return KeysOf(ctx, targets, record->view(), false);
+  };
+  QUARRY_RETURN_IF_ERROR(pipeline.IngestIndexKeys(std::move(load), current));
+  if (progress) progress(done);
+  return true;
 }
 
 }  // namespace
@@ -87,29 +165,9 @@ Status BuildIndexes(const ExecContext& ctx, const catalog::CollectionInfo& info,
     storage::CollectionId collection;
     ~Untrack() { pipeline.UntrackChanges(collection); }
   } untrack{pipeline, info.id};
-  std::string resume_after;
-  std::uint64_t done = 0;
-  while (true) {
-    QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
-    storage::WriteUnit unit;
-    std::size_t records = 0;
-    {
-      const std::uint64_t read_point = pipeline.ReadPoint(info.id);
-      std::unique_ptr<storage::RecordCursor> cursor =
-          ctx.engine->records().Scan(info.id, resume_after);
-      for (; cursor->Valid() && records < kRecordsPerBatch && unit.bytes() < kBytesPerBatch;
-           cursor->Next(), ++records) {
-        QUARRY_RETURN_IF_ERROR(
-            AddKeysOf(ctx, targets, collection, cursor->document(), read_point, &unit));
-        resume_after.assign(cursor->id_key());
-      }
-      QUARRY_RETURN_IF_ERROR(cursor->status());
-    }
-    if (records == 0) return Status::OK();
-    QUARRY_RETURN_IF_ERROR(CommitBatch(ctx, std::move(unit)));
-    done += records;
-    if (progress) progress(done);
-  }
+  QUARRY_ASSIGN_OR_RETURN(bool loaded, BuildByBulkLoad(ctx, targets, collection, progress));
+  if (loaded) return Status::OK();
+  return BuildThroughCommits(ctx, targets, collection, progress);
 }
 
 namespace {

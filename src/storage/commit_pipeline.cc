@@ -168,21 +168,23 @@ void CommitPipeline::Shutdown() {
   history_->Clear();  // its snapshots go before the database closes
 }
 
-StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOptions& options) {
-  {
-    std::lock_guard lock(active_mu_);
-    if (shut_down_) {
-      return Status(ErrorCode::kShutdownInProgress, "the storage engine is shutting down");
-    }
-    ++active_commits_;
+Status CommitPipeline::EnterCommit() {
+  std::lock_guard lock(active_mu_);
+  if (shut_down_) {
+    return Status(ErrorCode::kShutdownInProgress, "the storage engine is shutting down");
   }
-  struct Leave {
-    CommitPipeline* pipeline;
-    ~Leave() {
-      std::lock_guard lock(pipeline->active_mu_);
-      if (--pipeline->active_commits_ == 0) pipeline->active_cv_.notify_all();
-    }
-  } leave{this};
+  ++active_commits_;
+  return Status::OK();
+}
+
+void CommitPipeline::LeaveCommit() {
+  std::lock_guard lock(active_mu_);
+  if (--active_commits_ == 0) active_cv_.notify_all();
+}
+
+StatusWith<CommitResult> CommitPipeline::Commit(WriteUnit unit, const CommitOptions& options) {
+  QUARRY_RETURN_IF_ERROR(EnterCommit());
+  LeaveCommitOnExit leave{this};
 
   if (options.transaction == 0 && transactions_hold_records()) {
     QUARRY_RETURN_IF_ERROR(WaitForHeldRecords(unit, options.interrupt));

@@ -19,6 +19,7 @@
 #include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
+#include "storage/index_bulk_load.h"
 #include "storage/types.h"
 #include "storage/write_unit.h"
 
@@ -140,12 +141,28 @@ class CommitPipeline {
   void UntrackChanges(CollectionId collection);
   std::uint64_t ReadPoint(CollectionId collection);
 
+  // Adds an index build's keys at once, as a table file, together with the keys that make every
+  // record changed since the load's read point current (`current` tells them; it is called under
+  // the commit lock, so it must not commit). Needs TrackChanges of the collection from before the
+  // read point until it returns. Fails with kDuplicateKey when two records share a key of a
+  // unique index, and with a write conflict when the collection or an index was dropped
+  // meanwhile; for those nothing is added.
+  Status IngestIndexKeys(IndexBulkLoad load, const CurrentIndexKeys& current);
   // Refuses new commits, then waits until every commit in progress has returned (its
   // journal sync and observers included). For Engine::Close.
   void Shutdown();
 
  private:
   friend struct internal::TransactionState;
+  // Commits in progress, which Shutdown waits for: EnterCommit refuses with
+  // kShutdownInProgress once Shutdown has begun; each success needs one LeaveCommit.
+  Status EnterCommit();
+  void LeaveCommit();
+  struct LeaveCommitOnExit {
+    CommitPipeline* pipeline;
+    ~LeaveCommitOnExit() { pipeline->LeaveCommit(); }
+  };
+
   // Holds record `key` for transaction `txn` (under the commit lock, so that no chunk is
   // between its check of the holds and its write); false when another transaction holds it.
   bool HoldForTransaction(std::uint64_t txn, std::string_view key);

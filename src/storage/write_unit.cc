@@ -11,6 +11,15 @@
 #include "storage/write_unit_internal.h"
 
 namespace quarry::storage {
+
+std::string internal::IndexFamilyKey(const IndexEntry& entry, std::string_view id_key) {
+  std::string key = IndexPrefix(entry.index);
+  key.reserve(key.size() + entry.key.size() + id_key.size());
+  key.append(entry.key);
+  if (entry.unique == nullptr) key.append(id_key);
+  return key;
+}
+
 namespace {
 
 std::string RecordKey(CollectionId collection, bson::DocumentView document) {
@@ -42,16 +51,6 @@ internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId coll
   return m;
 }
 
-// The whole key of `entry` in the index family: the index prefix, the encoded key fields, and
-// for an index whose keys need not be unique the record's id key, which keeps keys distinct.
-std::string IndexFamilyKey(const IndexEntry& entry, std::string_view id_key) {
-  std::string key = internal::IndexPrefix(entry.index);
-  key.reserve(key.size() + entry.key.size() + id_key.size());
-  key.append(entry.key);
-  if (entry.unique == nullptr) key.append(id_key);
-  return key;
-}
-
 // Moves `removed` then `added` into `m` and lays out their writes.
 void AttachIndexChanges(std::vector<IndexEntry> removed, std::vector<IndexEntry> added,
                         internal::Mutation* m) {
@@ -67,8 +66,9 @@ void AttachIndexChanges(std::vector<IndexEntry> removed, std::vector<IndexEntry>
   m->index_writes.reserve(m->index_entries.size());
   for (std::size_t i = 0; i < m->index_entries.size(); ++i) {
     const IndexEntry& entry = m->index_entries[i];
-    m->index_writes.push_back(
-        {.put = i >= removals, .key = IndexFamilyKey(entry, m->id_key()), .entry = &entry});
+    m->index_writes.push_back({.put = i >= removals,
+                               .key = internal::IndexFamilyKey(entry, m->id_key()),
+                               .entry = &entry});
   }
 }
 

@@ -38,6 +38,10 @@ inline Status Conflict(std::string_view why) {
   return Status(ErrorCode::kWriteConflict, std::string(why));
 }
 
+// The whole key of `entry` in the index family: the index prefix, the encoded key fields, and
+// for an index whose keys need not be unique the record's id key, which keeps keys distinct.
+std::string IndexFamilyKey(const IndexEntry& entry, std::string_view id_key);
+
 // One index entry to write: `key` is its whole key in the index family.
 struct IndexWrite {
   bool put = true;  // false: delete

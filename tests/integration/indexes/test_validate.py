@@ -108,6 +108,43 @@ def test_validate_is_consistent_while_writes_go_on(db):
         writer.join()
 
 
+def test_builds_while_writers_change_the_records_match_them(db):
+    db.c.insert_many([{"_id": i, "v": i, "u": i} for i in range(60_000)])
+    stop = threading.Event()
+    changes = []
+
+    def write():
+        i = 0
+        while not stop.is_set():
+            target = (i * 7919) % 60_000
+            if i % 3 == 0:
+                db.c.update_one({"_id": target}, {"$inc": {"v": 100_000}})
+            elif i % 3 == 1:
+                db.c.delete_one({"_id": target})
+            else:
+                db.c.insert_one({"_id": 100_000 + i, "v": -i, "u": 100_000 + i})
+            i += 1
+        changes.append(i)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        db.c.create_index("v")
+        db.c.create_index("u", unique=True)
+        db.c.create_index([("v", -1)], unique=True)
+    finally:
+        stop.set()
+        writer.join()
+    assert changes[0] > 0
+    documents = db.c.count_documents({})
+    reply = check_valid(db, "c", documents=documents, full=True)
+    assert reply["keysPerIndex"] == {"_id_": documents, "v_1": documents, "u_1": documents,
+                                     "v_-1": documents}
+    by_scan = sorted(d["_id"] for d in db.c.find({"v": {"$gt": 50_000}}).hint([("$natural", 1)]))
+    for index in ("v_1", "v_-1"):
+        assert sorted(d["_id"] for d in db.c.find({"v": {"$gt": 50_000}}).hint(index)) == by_scan
+
+
 def test_kill9_during_an_index_build_leaves_consistent_indexes(own_server):
     with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
         for start in range(0, 100_000, 10_000):
@@ -122,7 +159,7 @@ def test_kill9_during_an_index_build_leaves_consistent_indexes(own_server):
 
         builder = threading.Thread(target=build)
         builder.start()
-        time.sleep(0.5)  # well into the build, which takes seconds
+        time.sleep(0.1)  # into the build, which takes a few tenths of a second
         own_server.kill9()
         builder.join()
     own_server.start()

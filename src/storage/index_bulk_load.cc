@@ -1,0 +1,218 @@
+// Index builds by external file ingestion: the load's rows, sorted and written as one table
+// file, and CommitPipeline::IngestIndexKeys, which adds that file and the corrections for the
+// records written meanwhile under the commit lock.
+#include "storage/index_bulk_load.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/sst_file_writer.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "storage/commit_pipeline.h"
+#include "storage/duplicate_key.h"
+#include "storage/engine_internal.h"
+#include "storage/write_unit_internal.h"
+
+namespace quarry::storage {
+namespace {
+
+// Removes the table file when the ingestion did not take it (RocksDB moves what it ingests).
+struct FileRemover {
+  std::string path;
+  ~FileRemover() {
+    if (path.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
+};
+
+}  // namespace
+
+IndexBulkLoad::IndexBulkLoad(const CollectionRef& collection, std::vector<IndexId> indexes,
+                             std::uint64_t read_point, std::size_t max_bytes)
+    : collection_(collection.id),
+      ns_(collection.ns),
+      indexes_(std::move(indexes)),
+      read_point_(read_point),
+      max_bytes_(max_bytes) {}
+
+IndexBulkLoad::~IndexBulkLoad() = default;
+IndexBulkLoad::IndexBulkLoad(IndexBulkLoad&&) noexcept = default;
+IndexBulkLoad& IndexBulkLoad::operator=(IndexBulkLoad&&) noexcept = default;
+
+bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries) {
+  std::size_t added = id_key.size() + 32;
+  for (const IndexEntry& entry : entries) {
+    added += sizeof(Row) + internal::IndexPrefix(entry.index).size() + entry.key.size() +
+             2 * id_key.size() + entry.key_values.size();
+    if (entry.unique != nullptr) added += entry.key_value.bytes().size();
+  }
+  if (bytes_ + added > max_bytes_) return false;
+  bytes_ += added;
+  const auto record = static_cast<std::uint32_t>(id_keys_.size());
+  id_keys_.emplace_back(id_key);
+  for (const IndexEntry& entry : entries) {
+    Row row;
+    row.offset = arena_.size();
+    // internal::IndexFamilyKey's layout, without a string of its own.
+    arena_.append(internal::IndexPrefix(entry.index)).append(entry.key);
+    if (entry.unique == nullptr) arena_.append(id_key);
+    row.key_size = static_cast<std::uint32_t>(arena_.size() - row.offset);
+    arena_.append(id_key).append(entry.key_values);
+    row.value_size = static_cast<std::uint32_t>(id_key.size() + entry.key_values.size());
+    row.record = record;
+    if (entry.unique != nullptr) {
+      arena_.append(entry.key_value.bytes());
+      auto known = std::find(uniques_.begin(), uniques_.end(), entry.unique);
+      if (known == uniques_.end()) known = uniques_.insert(known, entry.unique);
+      row.unique = static_cast<std::uint32_t>(known - uniques_.begin()) + 1;
+    }
+    char head[16] = {};
+    std::memcpy(head, arena_.data() + row.offset, std::min<std::size_t>(row.key_size, 16));
+    for (int half = 0; half < 2; ++half) {
+      for (int i = 0; i < 8; ++i) {
+        row.head[half] = (row.head[half] << 8) | static_cast<unsigned char>(head[half * 8 + i]);
+      }
+    }
+    rows_.push_back(row);
+  }
+  return true;
+}
+
+std::string_view IndexBulkLoad::KeyOf(const Row& row) const {
+  return std::string_view(arena_).substr(row.offset, row.key_size);
+}
+
+std::string_view IndexBulkLoad::ValueOf(const Row& row) const {
+  return std::string_view(arena_).substr(row.offset + row.key_size, row.value_size);
+}
+
+Status IndexBulkLoad::DuplicateOf(const Row& row) const {
+  const UniqueIndexInfo& unique = *uniques_[row.unique - 1];
+  const bson::DocumentView key_value(arena_.data() + row.offset + row.key_size + row.value_size);
+  return DuplicateKeyError(ns_, unique.name, unique.key_pattern, key_value);
+}
+
+Status IndexBulkLoad::Sort() {
+  std::sort(rows_.begin(), rows_.end(), [this](const Row& a, const Row& b) {
+    if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
+    if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
+    return KeyOf(a) < KeyOf(b);
+  });
+  // Only a unique index's keys leave out the record's id key, so only they can repeat.
+  const auto repeated =
+      std::adjacent_find(rows_.begin(), rows_.end(),
+                         [this](const Row& a, const Row& b) { return KeyOf(a) == KeyOf(b); });
+  if (repeated != rows_.end()) return DuplicateOf(*std::next(repeated));
+  return Status::OK();
+}
+
+StatusWith<std::string> IndexBulkLoad::WriteFile(const internal::EngineState& state) const {
+  static std::atomic<std::uint64_t> next_file{0};
+  // The spill directory, which start-up empties: a crash leaves no file behind for long.
+  const std::filesystem::path dir = std::filesystem::path(state.dbpath) / "_tmp";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return Status(ErrorCode::kInternalError,
+                  "cannot create " + dir.string() + " for an index build: " + ec.message());
+  }
+  const std::string path = (dir / ("index-build-" + std::to_string(collection_) + "-" +
+                                   std::to_string(next_file.fetch_add(1)) + ".sst"))
+                               .string();
+  const rocksdb::Options options = state.db->GetOptions(state.index);
+  // Keeping the file's pages cached serves the first reads of the new index from memory.
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options, state.index,
+                                /*invalidate_page_cache=*/false);
+  rocksdb::Status s = writer.Open(path);
+  for (auto row = rows_.begin(); s.ok() && row != rows_.end(); ++row) {
+    s = writer.Put(KeyOf(*row), ValueOf(*row));
+  }
+  if (s.ok()) s = writer.Finish();
+  if (!s.ok()) {
+    std::filesystem::remove(path, ec);
+    return internal::FromRocks(s, "writing an index build's keys");
+  }
+  return path;
+}
+
+Status IndexBulkLoad::AddFixups(const std::unordered_set<std::string>& changed,
+                                const CurrentIndexKeys& current,
+                                rocksdb::ColumnFamilyHandle* family,
+                                rocksdb::WriteBatch* batch) const {
+  if (changed.empty()) return Status::OK();
+  for (const Row& row : rows_) {
+    if (changed.contains(id_keys_[row.record])) batch->Delete(family, KeyOf(row));
+  }
+  for (const std::string& id_key : changed) {
+    QUARRY_ASSIGN_OR_RETURN(std::vector<IndexEntry> entries, current(id_key));
+    for (const IndexEntry& entry : entries) {
+      const std::string key = internal::IndexFamilyKey(entry, id_key);
+      if (entry.unique != nullptr) {
+        const auto read = std::lower_bound(
+            rows_.begin(), rows_.end(), key,
+            [this](const Row& row, const std::string& wanted) { return KeyOf(row) < wanted; });
+        if (read != rows_.end() && KeyOf(*read) == key && id_keys_[read->record] != id_key &&
+            !changed.contains(id_keys_[read->record])) {
+          return DuplicateKeyError(ns_, entry.unique->name, entry.unique->key_pattern,
+                                   entry.key_value);
+        }
+      }
+      const std::array<rocksdb::Slice, 2> value{rocksdb::Slice(id_key),
+                                                rocksdb::Slice(entry.key_values)};
+      const rocksdb::Slice key_part(key);
+      batch->Put(family, rocksdb::SliceParts(&key_part, 1), rocksdb::SliceParts(value.data(), 2));
+    }
+  }
+  return Status::OK();
+}
+
+// Defined here rather than in commit_pipeline.cc: it is the pipeline's side of a bulk load.
+Status CommitPipeline::IngestIndexKeys(IndexBulkLoad load, const CurrentIndexKeys& current) {
+  QUARRY_RETURN_IF_ERROR(EnterCommit());
+  LeaveCommitOnExit leave{this};
+  QUARRY_RETURN_IF_ERROR(load.Sort());
+  FileRemover file;
+  if (load.keys() > 0) {
+    QUARRY_ASSIGN_OR_RETURN(file.path, load.WriteFile(*state_));
+  }
+
+  // From here until the corrections are written no chunk commits, so the records changed
+  // since the read are all known and none changes again before its keys are made current.
+  std::lock_guard commit_lock(commit_mu_);
+  if (dropped_.contains(load.collection_)) {
+    return internal::Conflict("the collection was dropped while its index was being built");
+  }
+  for (IndexId index : load.indexes_) {
+    if (dropped_indexes_.contains(index))
+      return internal::Conflict("the index was dropped while it was built");
+  }
+  std::unordered_set<std::string> changed;
+  if (auto tracked = tracked_.find(load.collection_); tracked != tracked_.end()) {
+    const std::size_t prefix = internal::CollectionPrefix(load.collection_).size();
+    for (const auto& [record_key, chunk] : tracked->second.changed) {
+      if (chunk > load.read_point_) changed.insert(record_key.substr(prefix));
+    }
+  }
+  rocksdb::WriteBatch fixups;
+  QUARRY_RETURN_IF_ERROR(load.AddFixups(changed, current, state_->index, &fixups));
+  if (!file.path.empty()) {
+    rocksdb::IngestExternalFileOptions options;
+    options.move_files = true;
+    rocksdb::Status s = state_->db->IngestExternalFile(state_->index, {file.path}, options);
+    if (!s.ok()) return internal::FromRocks(s, "adding an index build's keys");
+  }
+  if (fixups.Count() > 0) {
+    rocksdb::Status s = state_->db->Write(rocksdb::WriteOptions(), &fixups);
+    if (!s.ok()) return internal::FromRocks(s, "correcting an index build's keys");
+  }
+  return Status::OK();
+}
+
+}  // namespace quarry::storage
