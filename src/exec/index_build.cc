@@ -1,7 +1,12 @@
 #include "exec/index_build.h"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "base/log.h"
 #include "catalog/catalog.h"
@@ -21,6 +26,8 @@ constexpr std::size_t kRecordsPerBatch = 8000;
 constexpr std::size_t kBytesPerBatch = std::size_t{4} << 20;
 constexpr std::uint64_t kRecordsPerInterruptCheck = 256;
 constexpr std::uint64_t kRecordsPerProgress = 32 * kRecordsPerInterruptCheck;
+// Below this, a second thread for a bulk load costs about what it saves.
+constexpr std::int64_t kRecordsForTwoThreads = 20000;
 // mongod's default maxIndexBuildMemoryUsageMegabytes: past it a build goes through commits.
 constexpr std::size_t kMaxBulkLoadBytes = std::size_t{200} << 20;
 
@@ -111,31 +118,121 @@ Status BuildThroughCommits(const ExecContext& ctx, const std::vector<Target>& ta
   }
 }
 
-// Reads every record through one cursor and adds all their keys at once as a table file
-// (storage::IndexBulkLoad). False, having added nothing, when the keys outgrow
-// kMaxBulkLoadBytes.
+// The records one part of a bulk load reads: those whose id keys are after `after` (from the
+// first when empty) and at most `through` (to the last when nullopt).
+struct RecordRange {
+  std::string after;
+  std::optional<std::string> through;
+};
+
+// A key near the middle of the keys between `low` and `high`, read as big-endian numbers.
+std::string MiddleKey(std::string_view low, std::string_view high) {
+  const std::size_t size = std::max(low.size(), high.size());
+  auto byte = [](std::string_view key, std::size_t i) -> unsigned {
+    return i < key.size() ? static_cast<unsigned char>(key[i]) : 0U;
+  };
+  std::vector<unsigned> sum(size);
+  unsigned carry = 0;
+  for (std::size_t i = size; i-- > 0;) {
+    const unsigned total = byte(low, i) + byte(high, i) + carry;
+    sum[i] = total & 0xffU;
+    carry = total >> 8U;
+  }
+  std::string middle(size, '\0');
+  unsigned remainder = carry;
+  for (std::size_t i = 0; i < size; ++i) {
+    const unsigned value = (remainder << 8U) | sum[i];
+    middle[i] = static_cast<char>(value >> 1U);
+    remainder = value & 1U;
+  }
+  return middle;
+}
+
+// One range, or two split near the middle of the id keys for a collection large enough to be
+// worth a second thread on a machine that has a second core.
+std::vector<RecordRange> RangesToRead(const ExecContext& ctx, storage::CollectionId collection) {
+  if (std::thread::hardware_concurrency() < 2 ||
+      ctx.engine->records().Count(collection) < kRecordsForTwoThreads) {
+    return {RecordRange{}};
+  }
+  auto first = ctx.engine->records().Scan(collection, {});
+  auto last = ctx.engine->records().Scan(collection, {}, storage::ScanDirection::kBackward);
+  if (!first->Valid() || !last->Valid() || first->id_key() >= last->id_key()) {
+    return {RecordRange{}};
+  }
+  std::string middle = MiddleKey(first->id_key(), last->id_key());
+  return {RecordRange{.after = {}, .through = middle},
+          RecordRange{.after = middle, .through = std::nullopt}};
+}
+
+// Reads the keys of the records in `range` into `load`; false when they outgrow it or `stop`
+// is set (another part failed). `progress` is told the records all parts have read.
+StatusWith<bool> ReadKeys(const ExecContext& ctx, const std::vector<Target>& targets,
+                          storage::CollectionId collection, const RecordRange& range,
+                          storage::IndexBulkLoad* load, std::atomic<std::uint64_t>* done,
+                          std::atomic<bool>* stop,
+                          const std::function<void(std::uint64_t)>& progress) {
+  std::unique_ptr<storage::RecordCursor> cursor =
+      ctx.engine->records().Scan(collection, range.after);
+  std::uint64_t read = 0;
+  for (; cursor->Valid(); cursor->Next()) {
+    if (range.through.has_value() && cursor->id_key() > *range.through) break;
+    if (++read % kRecordsPerInterruptCheck == 0) {
+      if (stop->load(std::memory_order_relaxed)) return false;
+      QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
+      const std::uint64_t total =
+          done->fetch_add(kRecordsPerInterruptCheck) + kRecordsPerInterruptCheck;
+      if (progress && read % kRecordsPerProgress == 0) progress(total);
+    }
+    QUARRY_ASSIGN_OR_RETURN(std::vector<storage::IndexEntry> entries,
+                            KeysOf(ctx, targets, cursor->document(), true));
+    if (!load->Add(cursor->id_key(), std::move(entries))) return false;
+  }
+  done->fetch_add(read % kRecordsPerInterruptCheck);
+  QUARRY_RETURN_IF_ERROR(cursor->status());
+  return true;
+}
+
+// Reads every record and adds all their keys at once as a table file (storage::IndexBulkLoad),
+// a large collection's two halves each read by a thread of its own. False, having added
+// nothing, when the keys outgrow kMaxBulkLoadBytes.
 StatusWith<bool> BuildByBulkLoad(const ExecContext& ctx, const std::vector<Target>& targets,
                                  const storage::CollectionRef& collection,
                                  const std::function<void(std::uint64_t)>& progress) {
   storage::CommitPipeline& pipeline = ctx.engine->pipeline();
   std::vector<storage::IndexId> ids;
   for (const Target& target : targets) ids.push_back(target.index->id);
-  storage::IndexBulkLoad load(collection, std::move(ids), pipeline.ReadPoint(collection.id),
-                              kMaxBulkLoadBytes);
-  std::uint64_t done = 0;
-  {
-    std::unique_ptr<storage::RecordCursor> cursor = ctx.engine->records().Scan(collection.id, {});
-    for (; cursor->Valid(); cursor->Next()) {
-      if (++done % kRecordsPerInterruptCheck == 0) {
-        QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
-        if (progress && done % kRecordsPerProgress == 0) progress(done);
-      }
-      QUARRY_ASSIGN_OR_RETURN(std::vector<storage::IndexEntry> entries,
-                              KeysOf(ctx, targets, cursor->document(), true));
-      if (!load.Add(cursor->id_key(), std::move(entries))) return false;
-    }
-    QUARRY_RETURN_IF_ERROR(cursor->status());
+  // Every part's cursor opens after the read point, so all of them see what it names.
+  const std::uint64_t read_point = pipeline.ReadPoint(collection.id);
+  const std::vector<RecordRange> ranges = RangesToRead(ctx, collection.id);
+  std::vector<storage::IndexBulkLoad> loads;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    loads.emplace_back(collection, ids, read_point, kMaxBulkLoadBytes / ranges.size());
   }
+  std::atomic<std::uint64_t> done{0};
+  std::atomic<bool> stop{false};
+  std::vector<StatusWith<bool>> read(ranges.size(), true);
+  auto read_part = [&](std::size_t i, const std::function<void(std::uint64_t)>& reporting) {
+    read[i] = ReadKeys(ctx, targets, collection.id, ranges[i], &loads[i], &done, &stop, reporting);
+    if (!read[i].ok() || !read[i].value()) stop.store(true);
+  };
+  std::vector<std::thread> helpers;
+  std::vector<std::size_t> inline_parts;  // no thread could be had for them
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    try {
+      helpers.emplace_back(read_part, i, nullptr);
+    } catch (const std::system_error&) {
+      inline_parts.push_back(i);
+    }
+  }
+  read_part(0, progress);
+  for (std::size_t i : inline_parts) read_part(i, nullptr);
+  for (std::thread& helper : helpers) helper.join();
+  for (const StatusWith<bool>& part : read) QUARRY_RETURN_IF_ERROR(part.status());
+  for (const StatusWith<bool>& part : read) {
+    if (!part.value()) return false;
+  }
+  for (std::size_t i = 1; i < loads.size(); ++i) loads[0].Absorb(std::move(loads[i]));
   // Under the commit lock: the writers of these records marked any multikey change already.
   auto current = [&](std::string_view id_key) -> StatusWith<std::vector<storage::IndexEntry>> {
     QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> record,
@@ -143,8 +240,8 @@ StatusWith<bool> BuildByBulkLoad(const ExecContext& ctx, const std::vector<Targe
     if (!record.has_value()) return std::vector<storage::IndexEntry>();
     return KeysOf(ctx, targets, record->view(), false);
   };
-  QUARRY_RETURN_IF_ERROR(pipeline.IngestIndexKeys(std::move(load), current));
-  if (progress) progress(done);
+  QUARRY_RETURN_IF_ERROR(pipeline.IngestIndexKeys(std::move(loads[0]), current));
+  if (progress) progress(done.load());
   return true;
 }
 

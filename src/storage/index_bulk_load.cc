@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <system_error>
 
 #include "storage/commit_pipeline.h"
@@ -83,6 +84,26 @@ bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries
     rows_.push_back(row);
   }
   return true;
+}
+
+void IndexBulkLoad::Absorb(IndexBulkLoad part) {
+  const std::size_t arena_shift = arena_.size();
+  const auto record_shift = static_cast<std::uint32_t>(id_keys_.size());
+  arena_.append(part.arena_);
+  std::ranges::move(part.id_keys_, std::back_inserter(id_keys_));
+  rows_.reserve(rows_.size() + part.rows_.size());
+  for (Row row : part.rows_) {
+    row.offset += arena_shift;
+    row.record += record_shift;
+    if (row.unique != 0) {
+      const auto& index = part.uniques_[row.unique - 1];
+      auto known = std::find(uniques_.begin(), uniques_.end(), index);
+      if (known == uniques_.end()) known = uniques_.insert(known, index);
+      row.unique = static_cast<std::uint32_t>(known - uniques_.begin()) + 1;
+    }
+    rows_.push_back(row);
+  }
+  bytes_ += part.bytes_;
 }
 
 std::string_view IndexBulkLoad::KeyOf(const Row& row) const {

@@ -48,6 +48,10 @@ class IndexBulkLoad {
   // when they would take the load past its `max_bytes`.
   bool Add(std::string_view id_key, std::vector<IndexEntry> entries);
 
+  // Moves the keys of `part`, a load of the same indexes from the same read point (of other
+  // records), into this one, whose limit it does not count against.
+  void Absorb(IndexBulkLoad part);
+
   std::size_t keys() const { return rows_.size(); }
   std::size_t bytes() const { return bytes_; }
 

@@ -9,16 +9,17 @@ import pytest
 
 from current_op_helpers import Background, wait_for_op
 
-# Twenty keys per document make the build last seconds: time to see it and to kill it.
-DOCS = 30000
+# Two million keys make the build last most of a second: time to see it and to kill it.
+DOCS = 100_000
 INDEX = [("arr", 1), ("n", 1)]
 INDEX_NAME = "arr_1_n_1"
 
 
 @pytest.fixture
 def build_coll(db):
-    db.build.insert_many([{"_id": i, "n": i, "arr": list(range(i % 50, i % 50 + 20))}
-                          for i in range(DOCS)], ordered=False)
+    for start in range(0, DOCS, 20_000):
+        db.build.insert_many([{"_id": i, "n": i, "arr": list(range(i % 50, i % 50 + 20))}
+                              for i in range(start, start + 20_000)], ordered=False)
     return db.build
 
 

@@ -100,6 +100,18 @@ class IndexBulkLoadTest : public ::testing::Test {
     return result.value().errors.empty() ? Status::OK() : result.value().errors[0].status;
   }
 
+  // A load of two stored records, each read by a part of its own.
+  IndexBulkLoad LoadInTwoParts(const bson::Document& one, const bson::Document& two) {
+    InsertOne(*engine_, kCollection, one);
+    InsertOne(*engine_, kCollection, two);
+    IndexBulkLoad load = NewLoad();
+    IndexBulkLoad part = NewLoad();
+    Read(load, one);
+    Read(part, two);
+    load.Absorb(std::move(part));
+    return load;
+  }
+
   Status Ingest(IndexBulkLoad load) {
     auto current = [this](std::string_view id_key) -> StatusWith<std::vector<IndexEntry>> {
       ++current_calls_;
@@ -207,6 +219,20 @@ TEST_F(IndexBulkLoadTest, AUniqueKeyPassedOnBetweenChangedRecordsIsNoDuplicate) 
   ASSERT_TRUE(Write({}, Doc(2, 20, 5)).ok());
   ASSERT_TRUE(Ingest(std::move(load)).ok());
   EXPECT_EQ(Entries(kUniqueB), (Pairs{{KeyOf(5), KeyOf(2)}, {KeyOf(6), KeyOf(1)}}));
+}
+
+TEST_F(IndexBulkLoadTest, PartsReadApartAreAddedAsOne) {
+  IndexBulkLoad load = LoadInTwoParts(Doc(1, 30, 300), Doc(2, 10, 100));
+  EXPECT_EQ(load.keys(), 4u);
+  ASSERT_TRUE(Ingest(std::move(load)).ok());
+  EXPECT_EQ(Entries(kByA), (Pairs{ByA(10, 2), ByA(30, 1)}));
+  EXPECT_EQ(Entries(kUniqueB), (Pairs{{KeyOf(100), KeyOf(2)}, {KeyOf(300), KeyOf(1)}}));
+}
+
+TEST_F(IndexBulkLoadTest, AUniqueKeyInTwoPartsIsADuplicate) {
+  IndexBulkLoad load = LoadInTwoParts(Doc(1, 10, 5), Doc(2, 20, 5));
+  EXPECT_EQ(Ingest(std::move(load)).code(), ErrorCode::kDuplicateKey);
+  EXPECT_TRUE(Entries(kUniqueB).empty());
 }
 
 TEST_F(IndexBulkLoadTest, ALoadOfADroppedIndexConflicts) {
