@@ -190,6 +190,7 @@ StatusWith<bool> ReadKeys(const ExecContext& ctx, const std::vector<Target>& tar
   }
   done->fetch_add(read % kRecordsPerInterruptCheck);
   QUARRY_RETURN_IF_ERROR(cursor->status());
+  load->SortKeys();  // on this part's thread
   return true;
 }
 

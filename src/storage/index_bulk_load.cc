@@ -74,13 +74,14 @@ bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries
       if (known == uniques_.end()) known = uniques_.insert(known, entry.unique);
       row.unique = static_cast<std::uint32_t>(known - uniques_.begin()) + 1;
     }
-    char head[16] = {};
-    std::memcpy(head, arena_.data() + row.offset, std::min<std::size_t>(row.key_size, 16));
-    for (int half = 0; half < 2; ++half) {
-      for (int i = 0; i < 8; ++i) {
-        row.head[half] = (row.head[half] << 8) | static_cast<unsigned char>(head[half * 8 + i]);
+    char head[kHeadWords * 8] = {};
+    std::memcpy(head, arena_.data() + row.offset, std::min<std::size_t>(row.key_size, sizeof head));
+    for (std::size_t word = 0; word < kHeadWords; ++word) {
+      for (std::size_t i = 0; i < 8; ++i) {
+        row.head[word] = (row.head[word] << 8U) | static_cast<unsigned char>(head[word * 8 + i]);
       }
     }
+    sorted_ = sorted_ && (rows_.empty() || !RowBefore(row, rows_.back()));
     rows_.push_back(row);
   }
   return true;
@@ -91,6 +92,7 @@ void IndexBulkLoad::Absorb(IndexBulkLoad part) {
   const auto record_shift = static_cast<std::uint32_t>(id_keys_.size());
   arena_.append(part.arena_);
   std::ranges::move(part.id_keys_, std::back_inserter(id_keys_));
+  const std::size_t mine = rows_.size();
   rows_.reserve(rows_.size() + part.rows_.size());
   for (Row row : part.rows_) {
     row.offset += arena_shift;
@@ -104,6 +106,18 @@ void IndexBulkLoad::Absorb(IndexBulkLoad part) {
     rows_.push_back(row);
   }
   bytes_ += part.bytes_;
+  if (sorted_ && part.sorted_) {
+    const auto less = [this](const Row& a, const Row& b) { return RowBefore(a, b); };
+    // Into a new vector: std::inplace_merge's temporary buffer trips ASan's alloc-dealloc
+    // check in this standard library, as std::stable_sort's does.
+    const auto middle = rows_.begin() + static_cast<std::ptrdiff_t>(mine);
+    std::vector<Row> merged;
+    merged.reserve(rows_.size());
+    std::merge(rows_.begin(), middle, middle, rows_.end(), std::back_inserter(merged), less);
+    rows_ = std::move(merged);
+  } else {
+    sorted_ = false;
+  }
 }
 
 std::string_view IndexBulkLoad::KeyOf(const Row& row) const {
@@ -120,12 +134,22 @@ Status IndexBulkLoad::DuplicateOf(const Row& row) const {
   return DuplicateKeyError(ns_, unique.name, unique.key_pattern, key_value);
 }
 
+bool IndexBulkLoad::RowBefore(const Row& a, const Row& b) const {
+  for (std::size_t word = 0; word < kHeadWords; ++word) {
+    if (a.head[word] != b.head[word]) return a.head[word] < b.head[word];
+  }
+  return KeyOf(a) < KeyOf(b);
+}
+
+void IndexBulkLoad::SortKeys() {
+  if (sorted_) return;
+  std::sort(rows_.begin(), rows_.end(),
+            [this](const Row& a, const Row& b) { return RowBefore(a, b); });
+  sorted_ = true;
+}
+
 Status IndexBulkLoad::Sort() {
-  std::sort(rows_.begin(), rows_.end(), [this](const Row& a, const Row& b) {
-    if (a.head[0] != b.head[0]) return a.head[0] < b.head[0];
-    if (a.head[1] != b.head[1]) return a.head[1] < b.head[1];
-    return KeyOf(a) < KeyOf(b);
-  });
+  SortKeys();
   // Only a unique index's keys leave out the record's id key, so only they can repeat.
   const auto repeated =
       std::adjacent_find(rows_.begin(), rows_.end(),

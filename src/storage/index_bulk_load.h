@@ -52,6 +52,10 @@ class IndexBulkLoad {
   // records), into this one, whose limit it does not count against.
   void Absorb(IndexBulkLoad part);
 
+  // Sorts the keys, which a part can do on its own thread before it is absorbed: the sorted
+  // keys of two parts are then merged.
+  void SortKeys();
+
   std::size_t keys() const { return rows_.size(); }
   std::size_t bytes() const { return bytes_; }
 
@@ -60,9 +64,10 @@ class IndexBulkLoad {
 
   // A key and its value, back to back in `arena_` (a unique index's key also keeps the
   // entry's key_value document after them, for DuplicateKey errors). Sorting compares the first
-  // sixteen bytes of the keys as two integers, and the arena only when those are equal.
+  // kHeadWords * 8 bytes of the keys as integers, and the arena only when those are equal.
+  static constexpr std::size_t kHeadWords = 4;
   struct Row {
-    std::uint64_t head[2] = {0, 0};  // the key's first sixteen bytes, big-endian, zero-padded
+    std::uint64_t head[kHeadWords] = {};  // the key's first bytes, big-endian, zero-padded
     std::size_t offset = 0;
     std::uint32_t key_size = 0;
     std::uint32_t value_size = 0;
@@ -74,7 +79,9 @@ class IndexBulkLoad {
   std::string_view KeyOf(const Row& row) const;
   std::string_view ValueOf(const Row& row) const;
   Status DuplicateOf(const Row& row) const;
-  // Sorts the rows by key; kDuplicateKey when two records share a key of a unique index.
+  bool RowBefore(const Row& a, const Row& b) const;
+  // Sorts the rows by key unless they are; kDuplicateKey when two records share a key of a
+  // unique index.
   Status Sort();
   // Writes the sorted rows as a table file of the index family under `state`'s data directory
   // and returns its path.
@@ -95,6 +102,7 @@ class IndexBulkLoad {
   std::vector<std::string> id_keys_;  // by Row::record
   std::string arena_;
   std::vector<Row> rows_;
+  bool sorted_ = true;                                           // rows_ is in key order
   std::vector<std::shared_ptr<const UniqueIndexInfo>> uniques_;  // one per unique index
 };
 
