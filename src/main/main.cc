@@ -26,6 +26,7 @@
 #include "exec/index_maintenance.h"
 #include "exec/ttl.h"
 #include "http/endpoints.h"
+#include "main/cache_budget.h"
 #include "main/descriptor_budget.h"
 #include "main/options.h"
 #include "net/server.h"
@@ -104,7 +105,15 @@ bson::Document ParsedOptions(const Options& options) {
   if (!options.repl_set.empty()) {
     b.OpenDocument("replication").AppendString("replSetName", options.repl_set).Close();
   }
-  b.OpenDocument("storage").AppendString("dbPath", options.dbpath).Close();
+  b.OpenDocument("storage").AppendString("dbPath", options.dbpath);
+  if (options.cache_size_gb > 0) {
+    b.OpenDocument("wiredTiger")
+        .OpenDocument("engineConfig")
+        .AppendDouble("cacheSizeGB", options.cache_size_gb)
+        .Close()
+        .Close();
+  }
+  b.Close();
   if (options.auth) b.OpenDocument("security").AppendString("authorization", "enabled").Close();
   if (!options.logpath.empty()) {
     b.OpenDocument("systemLog")
@@ -242,8 +251,13 @@ int Run(int argc, char** argv) {
              {{"limit", static_cast<std::int64_t>(descriptors.limit)},
               {"maxConns", descriptors.max_connections},
               {"storageOpenFiles", descriptors.storage_open_files}});
-  StatusWith<std::unique_ptr<storage::Engine>> engine = storage::Engine::Open(
-      {.dbpath = options.dbpath, .max_open_files = descriptors.storage_open_files});
+  const std::size_t cache_bytes = BlockCacheBytes(options.cache_size_gb);
+  log::Write(log::Severity::kInfo, "STORAGE", 22300, "initandlisten", "Block cache",
+             {{"bytes", static_cast<std::int64_t>(cache_bytes)}});
+  StatusWith<std::unique_ptr<storage::Engine>> engine =
+      storage::Engine::Open({.dbpath = options.dbpath,
+                             .block_cache_bytes = cache_bytes,
+                             .max_open_files = descriptors.storage_open_files});
   if (!engine.ok()) return Fatal("cannot open the data directory", engine.status());
   StatusWith<std::unique_ptr<catalog::Catalog>> catalog =
       catalog::Catalog::Load(engine.value().get());

@@ -157,6 +157,13 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
     if (YAML::Node storage = root["storage"]) {
       if (storage["dbPath"] && unset("--dbpath"))
         options->dbpath = storage["dbPath"].as<std::string>();
+      if (YAML::Node engine = storage["wiredTiger"]) {
+        if (YAML::Node config = engine["engineConfig"]) {
+          if (config["cacheSizeGB"] && unset("--wiredTigerCacheSizeGB")) {
+            options->cache_size_gb = config["cacheSizeGB"].as<double>();
+          }
+        }
+      }
     }
     if (YAML::Node replication = root["replication"]) {
       if (replication["replSetName"] && unset("--replSet")) {
@@ -273,6 +280,9 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   app.add_option("--oplogRetentionHours", options->oplog_retention_hours,
                  "also drop oplog entries older than this many hours (0: no age limit)")
       ->capture_default_str();
+  app.add_option("--wiredTigerCacheSizeGB", options->cache_size_gb,
+                 "GB of uncompressed data kept in memory (0.25-10000; default: half of the "
+                 "memory less 1 GB, at least 0.25)");
   app.add_option("--maxConns", options->max_conns,
                  "most simultaneous client connections (default: 80% of the descriptor limit, "
                  "less what storage needs, at most 1000000)");
@@ -337,6 +347,11 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
   if (options->http_port < 0 || options->http_port > 65535 ||
       (options->http_port != 0 && options->http_port == options->port)) {
     std::cerr << "quarryd: --httpPort must be between 1 and 65535 and differ from --port\n";
+    return ParseOutcome::kExitFailure;
+  }
+  if (options->cache_size_gb != 0 &&
+      (options->cache_size_gb < 0.25 || options->cache_size_gb > 10000)) {
+    std::cerr << "quarryd: --wiredTigerCacheSizeGB must be between 0.25 and 10000\n";
     return ParseOutcome::kExitFailure;
   }
   if (options->max_conns < 0) {

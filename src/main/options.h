@@ -23,9 +23,10 @@ struct Options {
   bool log_append = false;
   bool quiet = false;
   bool enable_test_commands = false;
-  bool auth = false;                         // --auth / security.authorization: enabled
-  std::int64_t oplog_size_mb = 1024;         // the oplog window, by size (0: unlimited)
-  std::int64_t oplog_retention_hours = 0;    // and by age (0: unlimited)
+  bool auth = false;                       // --auth / security.authorization: enabled
+  std::int64_t oplog_size_mb = 1024;       // the oplog window, by size (0: unlimited)
+  std::int64_t oplog_retention_hours = 0;  // and by age (0: unlimited)
+  double cache_size_gb = 0;  // the block cache (--wiredTigerCacheSizeGB); 0: mongod's default
   std::int64_t ttl_monitor_sleep_secs = 60;  // --setParameter ttlMonitorSleepSecs=N
   bool ttl_monitor_enabled = true;           // --setParameter ttlMonitorEnabled=false
   // --setParameter internalQueryMaxBlockingSortMemoryUsageBytes=N and

@@ -5,6 +5,7 @@ messages hold, --maxConns refuses connections at accept, and a low descriptor li
 between connections and storage."""
 
 import os
+import re
 import resource
 import socket
 import struct
@@ -214,3 +215,22 @@ def test_low_descriptor_limit_refuses_connections_and_storage_keeps_working(quar
             sock.close()
         status = server.stop()
     assert status == 0, _log(server)
+
+
+def test_the_block_cache_is_sized_as_mongod_sizes_its_cache(make_server, tmp_path):
+    default = make_server("cache-default")
+    assert re.search(r'"Block cache","attr":\{"bytes":(\d+)\}', _log(default))
+    given = make_server("cache-flag", extra_args=["--wiredTigerCacheSizeGB", "0.5"])
+    assert '"Block cache","attr":{"bytes":536870912}' in _log(given)
+    with pymongo.MongoClient(given.uri(), **CLIENT_OPTIONS) as client:
+        parsed = client.admin.command("getCmdLineOpts")["parsed"]["storage"]
+        assert parsed["wiredTiger"]["engineConfig"]["cacheSizeGB"] == 0.5
+    config = tmp_path / "quarryd.conf"
+    config.write_text("storage:\n  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 2\n")
+    from_file = make_server("cache-config", extra_args=["--config", str(config)])
+    assert '"Block cache","attr":{"bytes":2147483648}' in _log(from_file)
+    refused = make_server("cache-small", extra_args=["--wiredTigerCacheSizeGB", "0.1"],
+                          start=False)
+    with pytest.raises(RuntimeError, match="exited with status"):
+        refused.start()
+    assert "--wiredTigerCacheSizeGB must be between 0.25 and 10000" in _log(refused)
