@@ -263,7 +263,7 @@ int Run(int argc, char** argv) {
       catalog::Catalog::Load(engine.value().get());
   if (!catalog.ok()) return Fatal("cannot load the catalog", catalog.status());
   // Under the engine's lock, so no other server's spilling query can be using these files.
-  const std::string spill_dir = options.dbpath + "/_tmp";
+  const std::string spill_dir = engine.value()->temp_dir();
   Status spill_ready = query::PrepareSpillDirectory(spill_dir);
   if (!spill_ready.ok()) return Fatal("cannot prepare the spill directory", spill_ready);
   Status indexes = exec::FinishIndexBuilds(exec::ExecContext{

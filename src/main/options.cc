@@ -3,10 +3,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "net/tls_options.h"
 #include "wire/limits.h"
@@ -127,6 +131,19 @@ Status ApplyTlsConfig(const YAML::Node& tls, const std::function<bool(const char
   return Status::OK();
 }
 
+// A section of the file whose keys quarryd reads all of: any other key is an error rather than
+// a setting silently ignored.
+Status RefuseOtherKeys(const YAML::Node& section, const std::string& path,
+                       std::initializer_list<std::string_view> known) {
+  for (const auto& key : section) {
+    const std::string name = key.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return Status(ErrorCode::kBadValue, path + name + " is not supported by quarryd");
+    }
+  }
+  return Status::OK();
+}
+
 // Applies the YAML file's values to `options` for every key the command line did not set.
 Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* options) {
   YAML::Node root;
@@ -158,7 +175,10 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
       if (storage["dbPath"] && unset("--dbpath"))
         options->dbpath = storage["dbPath"].as<std::string>();
       if (YAML::Node engine = storage["wiredTiger"]) {
+        QUARRY_RETURN_IF_ERROR(RefuseOtherKeys(engine, "storage.wiredTiger.", {"engineConfig"}));
         if (YAML::Node config = engine["engineConfig"]) {
+          QUARRY_RETURN_IF_ERROR(
+              RefuseOtherKeys(config, "storage.wiredTiger.engineConfig.", {"cacheSizeGB"}));
           if (config["cacheSizeGB"] && unset("--wiredTigerCacheSizeGB")) {
             options->cache_size_gb = config["cacheSizeGB"].as<double>();
           }
@@ -182,12 +202,7 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
         }
         options->auth = value == "enabled";
       }
-      for (const auto& key : security) {
-        const std::string name = key.first.as<std::string>();
-        if (name != "authorization") {
-          return Status(ErrorCode::kBadValue, "security." + name + " is not supported by quarryd");
-        }
-      }
+      QUARRY_RETURN_IF_ERROR(RefuseOtherKeys(security, "security.", {"authorization"}));
     }
     if (YAML::Node parameters = root["setParameter"]) {
       for (const auto& parameter : parameters) {

@@ -415,12 +415,8 @@ void CommitPipeline::BatchIndexWrites() {
       s.batch.Delete(state_->index, write.key);
       continue;
     }
-    // The value is the id key, then the entry's key values, if it keeps them.
-    const rocksdb::Slice key_part(write.key);
-    const std::array<rocksdb::Slice, 2> value_parts{rocksdb::Slice(pending.id_key),
-                                                    rocksdb::Slice(write.entry->key_values)};
-    s.batch.Put(state_->index, rocksdb::SliceParts(&key_part, 1),
-                rocksdb::SliceParts(value_parts.data(), value_parts.size()));
+    internal::PutIndexEntry(&s.batch, state_->index, write.key, pending.id_key,
+                            write.entry->key_values);
   }
   s.index_writes.clear();
 }

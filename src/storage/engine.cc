@@ -301,6 +301,8 @@ Engine::~Engine() {
 
 const std::string& Engine::dbpath() const { return state_->dbpath; }
 
+std::string Engine::temp_dir() const { return internal::TempDirOf(state_->dbpath); }
+
 void Engine::StartSyncer(std::chrono::milliseconds interval) {
   // Read before the thread starts, so that a write committed before it first runs still
   // counts as unsynced.

@@ -83,6 +83,9 @@ class Engine {
   Status Close();
 
   const std::string& dbpath() const;
+  // <dbpath>/_tmp: temporary files (spilled sorts, index build files), emptied at start-up by
+  // the server before anything uses it.
+  std::string temp_dir() const;
   RecordStore& records() { return *records_; }
   const IndexStore& indexes() const { return *indexes_; }
   Oplog& oplog() { return *oplog_; }

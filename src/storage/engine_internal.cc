@@ -1,6 +1,10 @@
 // Key layouts and RocksDB status conversion shared inside storage/.
 #include "storage/engine_internal.h"
 
+#include <rocksdb/write_batch.h>
+
+#include <array>
+
 namespace quarry::storage::internal {
 
 Status FromRocks(const rocksdb::Status& status, std::string_view context) {
@@ -15,6 +19,18 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context) {
 }
 
 std::string IndexPrefix(IndexId index) { return CollectionPrefix(index); }
+
+std::string TempDirOf(const std::string& dbpath) { return dbpath + "/_tmp"; }
+
+void PutIndexEntry(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* family,
+                   std::string_view key, std::string_view id_key, std::string_view key_values) {
+  const rocksdb::Slice key_part(key.data(), key.size());
+  const std::array<rocksdb::Slice, 2> value_parts{
+      rocksdb::Slice(id_key.data(), id_key.size()),
+      rocksdb::Slice(key_values.data(), key_values.size())};
+  batch->Put(family, rocksdb::SliceParts(&key_part, 1),
+             rocksdb::SliceParts(value_parts.data(), value_parts.size()));
+}
 
 std::string IndexUpperBound(IndexId index) { return CollectionUpperBound(index); }
 

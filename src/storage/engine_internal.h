@@ -83,6 +83,14 @@ std::string IndexUpperBound(IndexId index);
 std::string CollectionPrefix(CollectionId collection);
 std::string CollectionUpperBound(CollectionId collection);
 
+// The directory for temporary files under `dbpath` (Engine::temp_dir).
+std::string TempDirOf(const std::string& dbpath);
+
+// Puts an index entry: its whole key, and its value, the record's id key then the entry's key
+// values (exec/key_values.h), without assembling the value first.
+void PutIndexEntry(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* family,
+                   std::string_view key, std::string_view id_key, std::string_view key_values);
+
 // Meta name of the oplog's trim boundary (8 bytes, big-endian).
 inline constexpr std::string_view kOplogTrimmedBeforeName = "oplog/trimmed_before";
 

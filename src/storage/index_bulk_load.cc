@@ -8,7 +8,6 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
@@ -70,9 +69,7 @@ bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries
     row.record = record;
     if (entry.unique != nullptr) {
       arena_.append(entry.key_value.bytes());
-      auto known = std::find(uniques_.begin(), uniques_.end(), entry.unique);
-      if (known == uniques_.end()) known = uniques_.insert(known, entry.unique);
-      row.unique = static_cast<std::uint32_t>(known - uniques_.begin()) + 1;
+      row.unique = UniqueSlot(entry.unique);
     }
     char head[kHeadWords * 8] = {};
     std::memcpy(head, arena_.data() + row.offset, std::min<std::size_t>(row.key_size, sizeof head));
@@ -97,12 +94,7 @@ void IndexBulkLoad::Absorb(IndexBulkLoad part) {
   for (Row row : part.rows_) {
     row.offset += arena_shift;
     row.record += record_shift;
-    if (row.unique != 0) {
-      const auto& index = part.uniques_[row.unique - 1];
-      auto known = std::find(uniques_.begin(), uniques_.end(), index);
-      if (known == uniques_.end()) known = uniques_.insert(known, index);
-      row.unique = static_cast<std::uint32_t>(known - uniques_.begin()) + 1;
-    }
+    if (row.unique != 0) row.unique = UniqueSlot(part.uniques_[row.unique - 1]);
     rows_.push_back(row);
   }
   bytes_ += part.bytes_;
@@ -118,6 +110,12 @@ void IndexBulkLoad::Absorb(IndexBulkLoad part) {
   } else {
     sorted_ = false;
   }
+}
+
+std::uint32_t IndexBulkLoad::UniqueSlot(const std::shared_ptr<const UniqueIndexInfo>& index) {
+  auto known = std::find(uniques_.begin(), uniques_.end(), index);
+  if (known == uniques_.end()) known = uniques_.insert(known, index);
+  return static_cast<std::uint32_t>(known - uniques_.begin()) + 1;
 }
 
 std::string_view IndexBulkLoad::KeyOf(const Row& row) const {
@@ -148,7 +146,7 @@ void IndexBulkLoad::SortKeys() {
   sorted_ = true;
 }
 
-Status IndexBulkLoad::Sort() {
+Status IndexBulkLoad::SortCheckingUniqueKeys() {
   SortKeys();
   // Only a unique index's keys leave out the record's id key, so only they can repeat.
   const auto repeated =
@@ -161,7 +159,7 @@ Status IndexBulkLoad::Sort() {
 StatusWith<std::string> IndexBulkLoad::WriteFile(const internal::EngineState& state) const {
   static std::atomic<std::uint64_t> next_file{0};
   // The spill directory, which start-up empties: a crash leaves no file behind for long.
-  const std::filesystem::path dir = std::filesystem::path(state.dbpath) / "_tmp";
+  const std::filesystem::path dir = internal::TempDirOf(state.dbpath);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -209,10 +207,7 @@ Status IndexBulkLoad::AddFixups(const std::unordered_set<std::string>& changed,
                                    entry.key_value);
         }
       }
-      const std::array<rocksdb::Slice, 2> value{rocksdb::Slice(id_key),
-                                                rocksdb::Slice(entry.key_values)};
-      const rocksdb::Slice key_part(key);
-      batch->Put(family, rocksdb::SliceParts(&key_part, 1), rocksdb::SliceParts(value.data(), 2));
+      internal::PutIndexEntry(batch, family, key, id_key, entry.key_values);
     }
   }
   return Status::OK();
@@ -222,7 +217,7 @@ Status IndexBulkLoad::AddFixups(const std::unordered_set<std::string>& changed,
 Status CommitPipeline::IngestIndexKeys(IndexBulkLoad load, const CurrentIndexKeys& current) {
   QUARRY_RETURN_IF_ERROR(EnterCommit());
   LeaveCommitOnExit leave{this};
-  QUARRY_RETURN_IF_ERROR(load.Sort());
+  QUARRY_RETURN_IF_ERROR(load.SortCheckingUniqueKeys());
   FileRemover file;
   if (load.keys() > 0) {
     QUARRY_ASSIGN_OR_RETURN(file.path, load.WriteFile(*state_));

@@ -82,7 +82,9 @@ class IndexBulkLoad {
   bool RowBefore(const Row& a, const Row& b) const;
   // Sorts the rows by key unless they are; kDuplicateKey when two records share a key of a
   // unique index.
-  Status Sort();
+  Status SortCheckingUniqueKeys();
+  // 1 + the position of `index` in `uniques_`, where it is added if missing (Row::unique).
+  std::uint32_t UniqueSlot(const std::shared_ptr<const UniqueIndexInfo>& index);
   // Writes the sorted rows as a table file of the index family under `state`'s data directory
   // and returns its path.
   StatusWith<std::string> WriteFile(const internal::EngineState& state) const;

@@ -229,6 +229,12 @@ def test_the_block_cache_is_sized_as_mongod_sizes_its_cache(make_server, tmp_pat
     config.write_text("storage:\n  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 2\n")
     from_file = make_server("cache-config", extra_args=["--config", str(config)])
     assert '"Block cache","attr":{"bytes":2147483648}' in _log(from_file)
+    unknown = tmp_path / "unknown.conf"
+    unknown.write_text("storage:\n  wiredTiger:\n    engineConfig:\n      journalCompressor: zstd\n")
+    ignored = make_server("cache-unknown", extra_args=["--config", str(unknown)], start=False)
+    with pytest.raises(RuntimeError, match="exited with status"):
+        ignored.start()
+    assert "storage.wiredTiger.engineConfig.journalCompressor is not supported" in _log(ignored)
     refused = make_server("cache-small", extra_args=["--wiredTigerCacheSizeGB", "0.1"],
                           start=False)
     with pytest.raises(RuntimeError, match="exited with status"):

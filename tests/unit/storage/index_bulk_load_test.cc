@@ -26,20 +26,8 @@ constexpr CollectionId kCollection = 9;
 constexpr IndexId kByA = 5;
 constexpr IndexId kUniqueB = 6;
 
-bson::Document Doc(std::int32_t id, std::int32_t a, std::int32_t b) {
-  bson::DocumentBuilder builder;
-  builder.AppendInt32("_id", id);
-  builder.AppendInt32("a", a);
-  builder.AppendInt32("b", b);
-  return std::move(builder).Finish();
-}
-
-std::string KeyOf(std::int32_t value) {
-  bson::DocumentBuilder builder;
-  builder.AppendInt32("v", value);
-  bson::Document doc = std::move(builder).Finish();
-  return EncodeIndexKey(doc.Get("v"));
-}
+constexpr auto Doc = testing::DocWithAB;
+constexpr auto KeyOf = testing::Int32Key;
 
 class IndexBulkLoadTest : public ::testing::Test {
  protected:

@@ -15,6 +15,7 @@
 #include "bson/builder.h"
 #include "bson/value.h"
 #include "storage/engine.h"
+#include "storage/key_encoding.h"
 
 namespace quarry::storage::testing {
 
@@ -79,6 +80,23 @@ inline bson::Document LargeDocument(std::int32_t id, std::size_t bytes, int seed
 
 // How record changes to `collection` are logged in these tests: as "db.c" (or `ns`), with a
 // fixed UUID.
+// {_id: id, a: a, b: b}: the document of the index tests, indexed by {a: 1} and unique {b: 1}.
+inline bson::Document DocWithAB(std::int32_t id, std::int32_t a, std::int32_t b) {
+  bson::DocumentBuilder builder;
+  builder.AppendInt32("_id", id);
+  builder.AppendInt32("a", a);
+  builder.AppendInt32("b", b);
+  return std::move(builder).Finish();
+}
+
+// An int32 encoded as an index key field (and, for an int32 _id, as the record's id key).
+inline std::string Int32Key(std::int32_t value) {
+  bson::DocumentBuilder builder;
+  builder.AppendInt32("v", value);
+  bson::Document doc = std::move(builder).Finish();
+  return EncodeIndexKey(doc.Get("v"));
+}
+
 inline CollectionRef Target(CollectionId collection, std::string_view ns = "db.c",
                             bool pre_and_post_images = false) {
   static const std::string kUuid(16, '\x42');
