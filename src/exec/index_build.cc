@@ -148,9 +148,24 @@ std::string MiddleKey(std::string_view low, std::string_view high) {
   return middle;
 }
 
-// One range, or two split near the middle of the id keys for a collection large enough to be
-// worth a second thread on a machine that has a second core.
+// Splits the id keys between `low` and `high` into 2^depth stretches, appending the keys
+// between them (in order) to `bounds`.
+void SplitIdKeys(const std::string& low, const std::string& high, int depth,
+                 std::vector<std::string>* bounds) {
+  if (depth == 0) return;
+  std::string middle = MiddleKey(low, high);
+  if (middle <= low || middle >= high) return;  // too close to split further
+  SplitIdKeys(low, middle, depth - 1, bounds);
+  bounds->push_back(middle);
+  SplitIdKeys(middle, high, depth - 1, bounds);
+}
+
+// The ranges a build's threads take one at a time: one for a small collection or a machine
+// with one core; else stretches of equal width of the id keys, many more than the threads, so
+// that a thread slowed by other work (or a stretch with more records) leaves more of the rest
+// to the other.
 std::vector<RecordRange> RangesToRead(const ExecContext& ctx, storage::CollectionId collection) {
+  constexpr int kSplitDepth = 4;  // 16 ranges
   if (std::thread::hardware_concurrency() < 2 ||
       ctx.engine->records().Count(collection) < kRecordsForTwoThreads) {
     return {RecordRange{}};
@@ -160,43 +175,67 @@ std::vector<RecordRange> RangesToRead(const ExecContext& ctx, storage::Collectio
   if (!first->Valid() || !last->Valid() || first->id_key() >= last->id_key()) {
     return {RecordRange{}};
   }
-  std::string middle = MiddleKey(first->id_key(), last->id_key());
-  return {RecordRange{.after = {}, .through = middle},
-          RecordRange{.after = middle, .through = std::nullopt}};
+  std::vector<std::string> bounds;
+  SplitIdKeys(std::string(first->id_key()), std::string(last->id_key()), kSplitDepth, &bounds);
+  std::vector<RecordRange> ranges;
+  std::string after;
+  for (std::string& bound : bounds) {
+    ranges.push_back({.after = after, .through = bound});
+    after = std::move(bound);
+  }
+  ranges.push_back({.after = std::move(after), .through = std::nullopt});
+  return ranges;
 }
 
-// Reads the keys of the records in `range` into `load`; false when they outgrow it or `stop`
-// is set (another part failed). `progress` is told the records all parts have read.
+// What the threads of one bulk load share.
+struct SharedRead {
+  std::vector<RecordRange> ranges;
+  std::atomic<std::size_t> next_range{0};  // the next range a thread takes
+  std::atomic<std::size_t> bytes{0};       // of all the threads' loads, up to kMaxBulkLoadBytes
+  std::atomic<std::uint64_t> done{0};      // records read
+  std::atomic<bool> stop{false};           // a thread failed
+};
+
+// Reads the keys of the records in the ranges it takes from `shared` into `load`; false when
+// the loads outgrow kMaxBulkLoadBytes or another thread failed. `progress` is told the records
+// all threads have read.
 StatusWith<bool> ReadKeys(const ExecContext& ctx, const std::vector<Target>& targets,
-                          storage::CollectionId collection, const RecordRange& range,
-                          storage::IndexBulkLoad* load, std::atomic<std::uint64_t>* done,
-                          std::atomic<bool>* stop,
+                          storage::CollectionId collection, SharedRead* shared,
+                          storage::IndexBulkLoad* load,
                           const std::function<void(std::uint64_t)>& progress) {
-  std::unique_ptr<storage::RecordCursor> cursor =
-      ctx.engine->records().Scan(collection, range.after);
+  const std::vector<RecordRange>& ranges = shared->ranges;
   std::uint64_t read = 0;
-  for (; cursor->Valid(); cursor->Next()) {
-    if (range.through.has_value() && cursor->id_key() > *range.through) break;
-    if (++read % kRecordsPerInterruptCheck == 0) {
-      if (stop->load(std::memory_order_relaxed)) return false;
-      QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
-      const std::uint64_t total =
-          done->fetch_add(kRecordsPerInterruptCheck) + kRecordsPerInterruptCheck;
-      if (progress && read % kRecordsPerProgress == 0) progress(total);
+  for (std::size_t taken = shared->next_range.fetch_add(1); taken < ranges.size();
+       taken = shared->next_range.fetch_add(1)) {
+    const RecordRange& range = ranges[taken];
+    std::unique_ptr<storage::RecordCursor> cursor =
+        ctx.engine->records().Scan(collection, range.after);
+    for (; cursor->Valid(); cursor->Next()) {
+      if (range.through.has_value() && cursor->id_key() > *range.through) break;
+      if (++read % kRecordsPerInterruptCheck == 0) {
+        if (shared->stop.load(std::memory_order_relaxed)) return false;
+        QUARRY_RETURN_IF_ERROR(ctx.CheckForInterrupt());
+        const std::uint64_t total =
+            shared->done.fetch_add(kRecordsPerInterruptCheck) + kRecordsPerInterruptCheck;
+        if (progress && read % kRecordsPerProgress == 0) progress(total);
+      }
+      QUARRY_ASSIGN_OR_RETURN(std::vector<storage::IndexEntry> entries,
+                              KeysOf(ctx, targets, cursor->document(), true));
+      const std::size_t before = load->bytes();
+      if (!load->Add(cursor->id_key(), std::move(entries))) return false;
+      const std::size_t added = load->bytes() - before;
+      if (shared->bytes.fetch_add(added) + added > kMaxBulkLoadBytes) return false;
     }
-    QUARRY_ASSIGN_OR_RETURN(std::vector<storage::IndexEntry> entries,
-                            KeysOf(ctx, targets, cursor->document(), true));
-    if (!load->Add(cursor->id_key(), std::move(entries))) return false;
+    QUARRY_RETURN_IF_ERROR(cursor->status());
   }
-  done->fetch_add(read % kRecordsPerInterruptCheck);
-  QUARRY_RETURN_IF_ERROR(cursor->status());
-  load->SortKeys();  // on this part's thread
+  shared->done.fetch_add(read % kRecordsPerInterruptCheck);
+  load->SortKeys();  // on this thread
   return true;
 }
 
 // Reads every record and adds all their keys at once as a table file (storage::IndexBulkLoad),
-// a large collection's two halves each read by a thread of its own. False, having added
-// nothing, when the keys outgrow kMaxBulkLoadBytes.
+// a large collection's records read by two threads taking ranges of them in turn. False, having
+// added nothing, when the keys outgrow kMaxBulkLoadBytes.
 StatusWith<bool> BuildByBulkLoad(const ExecContext& ctx, const std::vector<Target>& targets,
                                  const storage::CollectionRef& collection,
                                  const std::function<void(std::uint64_t)>& progress) {
@@ -205,30 +244,28 @@ StatusWith<bool> BuildByBulkLoad(const ExecContext& ctx, const std::vector<Targe
   for (const Target& target : targets) ids.push_back(target.index->id);
   // Every part's cursor opens after the read point, so all of them see what it names.
   const std::uint64_t read_point = pipeline.ReadPoint(collection.id);
-  const std::vector<RecordRange> ranges = RangesToRead(ctx, collection.id);
+  SharedRead shared;
+  shared.ranges = RangesToRead(ctx, collection.id);
+  const std::size_t threads = shared.ranges.size() > 1 ? 2 : 1;
   std::vector<storage::IndexBulkLoad> loads;
-  for (std::size_t i = 0; i < ranges.size(); ++i) {
-    loads.emplace_back(collection, ids, read_point, kMaxBulkLoadBytes / ranges.size());
+  for (std::size_t i = 0; i < threads; ++i) {
+    loads.emplace_back(collection, ids, read_point, kMaxBulkLoadBytes);
   }
-  std::atomic<std::uint64_t> done{0};
-  std::atomic<bool> stop{false};
-  std::vector<StatusWith<bool>> read(ranges.size(), true);
+  std::vector<StatusWith<bool>> read(threads, true);
   auto read_part = [&](std::size_t i, const std::function<void(std::uint64_t)>& reporting) {
-    read[i] = ReadKeys(ctx, targets, collection.id, ranges[i], &loads[i], &done, &stop, reporting);
-    if (!read[i].ok() || !read[i].value()) stop.store(true);
+    read[i] = ReadKeys(ctx, targets, collection.id, &shared, &loads[i], reporting);
+    if (!read[i].ok() || !read[i].value()) shared.stop.store(true);
   };
-  std::vector<std::thread> helpers;
-  std::vector<std::size_t> inline_parts;  // no thread could be had for them
-  for (std::size_t i = 1; i < ranges.size(); ++i) {
+  std::optional<std::thread> helper;
+  if (threads > 1) {
     try {
-      helpers.emplace_back(read_part, i, nullptr);
+      helper.emplace(read_part, 1, nullptr);
     } catch (const std::system_error&) {
-      inline_parts.push_back(i);
+      // No thread could be had: the first thread takes every range.
     }
   }
   read_part(0, progress);
-  for (std::size_t i : inline_parts) read_part(i, nullptr);
-  for (std::thread& helper : helpers) helper.join();
+  if (helper.has_value()) helper->join();
   for (const StatusWith<bool>& part : read) QUARRY_RETURN_IF_ERROR(part.status());
   for (const StatusWith<bool>& part : read) {
     if (!part.value()) return false;
@@ -242,7 +279,7 @@ StatusWith<bool> BuildByBulkLoad(const ExecContext& ctx, const std::vector<Targe
     return KeysOf(ctx, targets, record->view(), false);
   };
   QUARRY_RETURN_IF_ERROR(pipeline.IngestIndexKeys(std::move(loads[0]), current));
-  if (progress) progress(done.load());
+  if (progress) progress(shared.done.load());
   return true;
 }
 

@@ -12,7 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <optional>
 #include <system_error>
+#include <thread>
 
 #include "storage/commit_pipeline.h"
 #include "storage/duplicate_key.h"
@@ -22,13 +24,12 @@
 namespace quarry::storage {
 namespace {
 
-// Removes the table file when the ingestion did not take it (RocksDB moves what it ingests).
+// Removes the table files the ingestion did not take (RocksDB moves what it ingests).
 struct FileRemover {
-  std::string path;
+  std::vector<std::string> paths;
   ~FileRemover() {
-    if (path.empty()) return;
     std::error_code ignored;
-    std::filesystem::remove(path, ignored);
+    for (const std::string& path : paths) std::filesystem::remove(path, ignored);
   }
 };
 
@@ -46,6 +47,21 @@ IndexBulkLoad::~IndexBulkLoad() = default;
 IndexBulkLoad::IndexBulkLoad(IndexBulkLoad&&) noexcept = default;
 IndexBulkLoad& IndexBulkLoad::operator=(IndexBulkLoad&&) noexcept = default;
 
+char* IndexBulkLoad::Allocate(std::size_t size) {
+  // Large enough that a build of millions of keys allocates a few hundred chunks.
+  constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+  if (size > arena_left_) {
+    const std::size_t chunk = std::max(size, kChunkBytes);
+    arena_.push_back(std::make_unique_for_overwrite<char[]>(chunk));
+    arena_free_ = arena_.back().get();
+    arena_left_ = chunk;
+  }
+  char* out = arena_free_;
+  arena_free_ += size;
+  arena_left_ -= size;
+  return out;
+}
+
 bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries) {
   std::size_t added = id_key.size() + 32;
   for (const IndexEntry& entry : entries) {
@@ -58,21 +74,33 @@ bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries
   const auto record = static_cast<std::uint32_t>(id_keys_.size());
   id_keys_.emplace_back(id_key);
   for (const IndexEntry& entry : entries) {
+    const std::string prefix = internal::IndexPrefix(entry.index);
+    const std::string_view key_value =
+        entry.unique != nullptr ? entry.key_value.bytes() : std::string_view();
+    // internal::IndexFamilyKey's layout, then the value, then a unique key's key_value.
+    const std::string_view parts[] = {std::string_view(prefix),
+                                      entry.key,
+                                      entry.unique == nullptr ? id_key : std::string_view(),
+                                      id_key,
+                                      entry.key_values,
+                                      key_value};
+    std::size_t size = 0;
+    for (std::string_view part : parts) size += part.size();
+    char* data = Allocate(size);
+    char* end = data;
+    for (std::string_view part : parts) end = std::copy(part.begin(), part.end(), end);
     Row row;
-    row.offset = arena_.size();
-    // internal::IndexFamilyKey's layout, without a string of its own.
-    arena_.append(internal::IndexPrefix(entry.index)).append(entry.key);
-    if (entry.unique == nullptr) arena_.append(id_key);
-    row.key_size = static_cast<std::uint32_t>(arena_.size() - row.offset);
-    arena_.append(id_key).append(entry.key_values);
+    row.data = data;
+    row.key_size = static_cast<std::uint32_t>(prefix.size() + entry.key.size() + parts[2].size());
     row.value_size = static_cast<std::uint32_t>(id_key.size() + entry.key_values.size());
     row.record = record;
-    if (entry.unique != nullptr) {
-      arena_.append(entry.key_value.bytes());
-      row.unique = UniqueSlot(entry.unique);
-    }
+    if (entry.unique != nullptr) row.unique = UniqueSlot(entry.unique);
+    // Keys of a lower index id sort first: the prefix is the id, big-endian.
+    row.rank = static_cast<std::uint16_t>(
+        std::ranges::count_if(indexes_, [&entry](IndexId other) { return other < entry.index; }));
     char head[kHeadWords * 8] = {};
-    std::memcpy(head, arena_.data() + row.offset, std::min<std::size_t>(row.key_size, sizeof head));
+    std::memcpy(head, data + prefix.size(),
+                std::min<std::size_t>(row.key_size - prefix.size(), sizeof head));
     for (std::size_t word = 0; word < kHeadWords; ++word) {
       for (std::size_t i = 0; i < 8; ++i) {
         row.head[word] = (row.head[word] << 8U) | static_cast<unsigned char>(head[word * 8 + i]);
@@ -85,54 +113,54 @@ bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries
 }
 
 void IndexBulkLoad::Absorb(IndexBulkLoad part) {
-  const std::size_t arena_shift = arena_.size();
   const auto record_shift = static_cast<std::uint32_t>(id_keys_.size());
-  arena_.append(part.arena_);
+  // The part's rows keep pointing into its chunks, which this load now owns; its own newest
+  // chunk stays the one it allocates from.
+  std::ranges::move(part.arena_, std::back_inserter(arena_));
+  id_keys_.reserve(id_keys_.size() + part.id_keys_.size());
   std::ranges::move(part.id_keys_, std::back_inserter(id_keys_));
-  const std::size_t mine = rows_.size();
-  rows_.reserve(rows_.size() + part.rows_.size());
-  for (Row row : part.rows_) {
-    row.offset += arena_shift;
+  for (Row& row : part.rows_) {
     row.record += record_shift;
     if (row.unique != 0) row.unique = UniqueSlot(part.uniques_[row.unique - 1]);
-    rows_.push_back(row);
   }
   bytes_ += part.bytes_;
-  if (sorted_ && part.sorted_) {
-    const auto less = [this](const Row& a, const Row& b) { return RowBefore(a, b); };
-    // Into a new vector: std::inplace_merge's temporary buffer trips ASan's alloc-dealloc
-    // check in this standard library, as std::stable_sort's does.
-    const auto middle = rows_.begin() + static_cast<std::ptrdiff_t>(mine);
-    std::vector<Row> merged;
-    merged.reserve(rows_.size());
-    std::merge(rows_.begin(), middle, middle, rows_.end(), std::back_inserter(merged), less);
-    rows_ = std::move(merged);
-  } else {
+  if (!sorted_ || !part.sorted_) {
+    rows_.insert(rows_.end(), part.rows_.begin(), part.rows_.end());
     sorted_ = false;
+    return;
   }
+  // Into a new vector: std::inplace_merge's temporary buffer trips ASan's alloc-dealloc check
+  // in this standard library, as std::stable_sort's does.
+  std::vector<Row> merged;
+  merged.reserve(rows_.size() + part.rows_.size());
+  std::merge(rows_.begin(), rows_.end(), part.rows_.begin(), part.rows_.end(),
+             std::back_inserter(merged),
+             [this](const Row& a, const Row& b) { return RowBefore(a, b); });
+  rows_ = std::move(merged);
 }
 
-std::uint32_t IndexBulkLoad::UniqueSlot(const std::shared_ptr<const UniqueIndexInfo>& index) {
+std::uint16_t IndexBulkLoad::UniqueSlot(const std::shared_ptr<const UniqueIndexInfo>& index) {
   auto known = std::find(uniques_.begin(), uniques_.end(), index);
   if (known == uniques_.end()) known = uniques_.insert(known, index);
-  return static_cast<std::uint32_t>(known - uniques_.begin()) + 1;
+  return static_cast<std::uint16_t>(known - uniques_.begin() + 1);
 }
 
 std::string_view IndexBulkLoad::KeyOf(const Row& row) const {
-  return std::string_view(arena_).substr(row.offset, row.key_size);
+  return std::string_view(row.data, row.key_size);
 }
 
 std::string_view IndexBulkLoad::ValueOf(const Row& row) const {
-  return std::string_view(arena_).substr(row.offset + row.key_size, row.value_size);
+  return std::string_view(row.data + row.key_size, row.value_size);
 }
 
 Status IndexBulkLoad::DuplicateOf(const Row& row) const {
   const UniqueIndexInfo& unique = *uniques_[row.unique - 1];
-  const bson::DocumentView key_value(arena_.data() + row.offset + row.key_size + row.value_size);
+  const bson::DocumentView key_value(row.data + row.key_size + row.value_size);
   return DuplicateKeyError(ns_, unique.name, unique.key_pattern, key_value);
 }
 
 bool IndexBulkLoad::RowBefore(const Row& a, const Row& b) const {
+  if (a.rank != b.rank) return a.rank < b.rank;
   for (std::size_t word = 0; word < kHeadWords; ++word) {
     if (a.head[word] != b.head[word]) return a.head[word] < b.head[word];
   }
@@ -156,7 +184,10 @@ Status IndexBulkLoad::SortCheckingUniqueKeys() {
   return Status::OK();
 }
 
-StatusWith<std::string> IndexBulkLoad::WriteFile(const internal::EngineState& state) const {
+StatusWith<std::vector<std::string>> IndexBulkLoad::WriteFiles(
+    const internal::EngineState& state) const {
+  // Below this many keys a second file is not worth its thread.
+  constexpr std::size_t kKeysForTwoFiles = 100'000;
   static std::atomic<std::uint64_t> next_file{0};
   // The spill directory, which start-up empties: a crash leaves no file behind for long.
   const std::filesystem::path dir = internal::TempDirOf(state.dbpath);
@@ -166,23 +197,51 @@ StatusWith<std::string> IndexBulkLoad::WriteFile(const internal::EngineState& st
     return Status(ErrorCode::kInternalError,
                   "cannot create " + dir.string() + " for an index build: " + ec.message());
   }
-  const std::string path = (dir / ("index-build-" + std::to_string(collection_) + "-" +
-                                   std::to_string(next_file.fetch_add(1)) + ".sst"))
-                               .string();
+  const std::size_t files =
+      rows_.size() >= kKeysForTwoFiles && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < files; ++i) {
+    paths.push_back((dir / ("index-build-" + std::to_string(collection_) + "-" +
+                            std::to_string(next_file.fetch_add(1)) + ".sst"))
+                        .string());
+  }
+  // The keys are distinct (a unique index's repeats were refused), so consecutive runs of
+  // rows make files whose key ranges do not overlap, as one ingestion of several files needs.
+  std::vector<Status> written(files);
+  auto write = [&](std::size_t i) {
+    written[i] =
+        WriteFile(state, rows_.size() * i / files, rows_.size() * (i + 1) / files, paths[i]);
+  };
+  std::optional<std::thread> helper;
+  if (files > 1) {
+    try {
+      helper.emplace(write, 1);
+    } catch (const std::system_error&) {
+      write(1);  // no thread could be had
+    }
+  }
+  write(0);
+  if (helper.has_value()) helper->join();
+  for (const Status& status : written) {
+    if (status.ok()) continue;
+    for (const std::string& path : paths) std::filesystem::remove(path, ec);
+    return status;
+  }
+  return paths;
+}
+
+Status IndexBulkLoad::WriteFile(const internal::EngineState& state, std::size_t begin,
+                                std::size_t end, const std::string& path) const {
   const rocksdb::Options options = state.db->GetOptions(state.index);
   // Keeping the file's pages cached serves the first reads of the new index from memory.
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options, state.index,
                                 /*invalidate_page_cache=*/false);
   rocksdb::Status s = writer.Open(path);
-  for (auto row = rows_.begin(); s.ok() && row != rows_.end(); ++row) {
-    s = writer.Put(KeyOf(*row), ValueOf(*row));
+  for (std::size_t row = begin; s.ok() && row < end; ++row) {
+    s = writer.Put(KeyOf(rows_[row]), ValueOf(rows_[row]));
   }
   if (s.ok()) s = writer.Finish();
-  if (!s.ok()) {
-    std::filesystem::remove(path, ec);
-    return internal::FromRocks(s, "writing an index build's keys");
-  }
-  return path;
+  return internal::FromRocks(s, "writing an index build's keys");
 }
 
 Status IndexBulkLoad::AddFixups(const std::unordered_set<std::string>& changed,
@@ -218,9 +277,9 @@ Status CommitPipeline::IngestIndexKeys(IndexBulkLoad load, const CurrentIndexKey
   QUARRY_RETURN_IF_ERROR(EnterCommit());
   LeaveCommitOnExit leave{this};
   QUARRY_RETURN_IF_ERROR(load.SortCheckingUniqueKeys());
-  FileRemover file;
+  FileRemover files;
   if (load.keys() > 0) {
-    QUARRY_ASSIGN_OR_RETURN(file.path, load.WriteFile(*state_));
+    QUARRY_ASSIGN_OR_RETURN(files.paths, load.WriteFiles(*state_));
   }
 
   // From here until the corrections are written no chunk commits, so the records changed
@@ -242,10 +301,10 @@ Status CommitPipeline::IngestIndexKeys(IndexBulkLoad load, const CurrentIndexKey
   }
   rocksdb::WriteBatch fixups;
   QUARRY_RETURN_IF_ERROR(load.AddFixups(changed, current, state_->index, &fixups));
-  if (!file.path.empty()) {
+  if (!files.paths.empty()) {
     rocksdb::IngestExternalFileOptions options;
     options.move_files = true;
-    rocksdb::Status s = state_->db->IngestExternalFile(state_->index, {file.path}, options);
+    rocksdb::Status s = state_->db->IngestExternalFile(state_->index, files.paths, options);
     if (!s.ok()) return internal::FromRocks(s, "adding an index build's keys");
   }
   if (fixups.Count() > 0) {

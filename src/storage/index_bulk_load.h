@@ -62,18 +62,21 @@ class IndexBulkLoad {
  private:
   friend class CommitPipeline;
 
-  // A key and its value, back to back in `arena_` (a unique index's key also keeps the
-  // entry's key_value document after them, for DuplicateKey errors). Sorting compares the first
-  // kHeadWords * 8 bytes of the keys as integers, and the arena only when those are equal.
-  static constexpr std::size_t kHeadWords = 4;
+  // A key and its value, back to back in a chunk of `arena_` (a unique index's key also keeps
+  // the entry's key_value document after them, for DuplicateKey errors). Every key of an index
+  // starts with the same prefix, so sorting compares the indexes' ranks, then the kHeadWords * 8
+  // bytes after the prefix as integers, and the arena only when those are equal. A row fills one
+  // cache line.
+  static constexpr std::size_t kHeadWords = 5;
   struct Row {
-    std::uint64_t head[kHeadWords] = {};  // the key's first bytes, big-endian, zero-padded
-    std::size_t offset = 0;
+    std::uint64_t head[kHeadWords] = {};  // the key's bytes after its prefix, big-endian, padded
+    const char* data = nullptr;
     std::uint32_t key_size = 0;
     std::uint32_t value_size = 0;
     std::uint32_t record = 0;
+    std::uint16_t rank = 0;  // of the entry's index among `indexes_`, in key order
     // 1 + the position of the entry's unique index in `uniques_`; 0: not unique.
-    std::uint32_t unique = 0;
+    std::uint16_t unique = 0;
   };
 
   std::string_view KeyOf(const Row& row) const;
@@ -84,10 +87,16 @@ class IndexBulkLoad {
   // unique index.
   Status SortCheckingUniqueKeys();
   // 1 + the position of `index` in `uniques_`, where it is added if missing (Row::unique).
-  std::uint32_t UniqueSlot(const std::shared_ptr<const UniqueIndexInfo>& index);
-  // Writes the sorted rows as a table file of the index family under `state`'s data directory
-  // and returns its path.
-  StatusWith<std::string> WriteFile(const internal::EngineState& state) const;
+  std::uint16_t UniqueSlot(const std::shared_ptr<const UniqueIndexInfo>& index);
+  // `size` bytes of the arena for one row's bytes. Chunks never move, so rows point into them
+  // and a part's chunks join another load without copying.
+  char* Allocate(std::size_t size);
+  // Writes the sorted rows as table files of the index family under `state`'s data directory,
+  // consecutive runs of keys written by threads of their own, and returns their paths.
+  StatusWith<std::vector<std::string>> WriteFiles(const internal::EngineState& state) const;
+  // Writes rows [begin, end) as the table file `path`.
+  Status WriteFile(const internal::EngineState& state, std::size_t begin, std::size_t end,
+                   const std::string& path) const;
   // Adds to `batch` what makes the keys of the records in `changed` (id keys of records changed
   // since the read) current: every key read for them is deleted, then the keys they have now are
   // put. kDuplicateKey when a key of a unique index they have now is another record's, one not
@@ -102,7 +111,9 @@ class IndexBulkLoad {
   std::size_t max_bytes_ = 0;
   std::size_t bytes_ = 0;
   std::vector<std::string> id_keys_;  // by Row::record
-  std::string arena_;
+  std::vector<std::unique_ptr<char[]>> arena_;
+  char* arena_free_ = nullptr;  // the unused end of the newest chunk
+  std::size_t arena_left_ = 0;
   std::vector<Row> rows_;
   bool sorted_ = true;                                           // rows_ is in key order
   std::vector<std::shared_ptr<const UniqueIndexInfo>> uniques_;  // one per unique index

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -150,6 +151,51 @@ TEST_F(IndexBulkLoadTest, AddsEveryKeyReadInKeyOrder) {
   EXPECT_EQ(current_calls_, 0);  // nobody wrote meanwhile
   // The ingested keys are ordinary keys from then on: a writer's unique check sees them.
   EXPECT_EQ(Write({}, Doc(4, 40, 200)).code(), ErrorCode::kDuplicateKey);
+}
+
+TEST_F(IndexBulkLoadTest, KeysAlikeInTheirFirstBytesAndLoadsWrittenAsSeveralFilesKeepKeyOrder) {
+  // Enough keys for the load to be written as more than one file, with {a: 1} keys that agree
+  // in their first 60 bytes, read by two parts in an order of their own.
+  constexpr std::int32_t kRecords = 60'000;
+  const std::string common(60, 'x');
+  auto long_key = [&common](std::int32_t n) {
+    bson::DocumentBuilder builder;
+    const std::string digits = std::to_string(2'000'000 - n);  // as many digits for every n
+    builder.AppendString("v", common + digits);
+    const bson::Document doc = std::move(builder).Finish();
+    return EncodeIndexKey(doc.Get("v"));
+  };
+  IndexBulkLoad load = NewLoad(std::size_t{64} << 20);
+  IndexBulkLoad part = NewLoad(std::size_t{64} << 20);
+  for (std::int32_t id = 0; id < kRecords; ++id) {
+    std::vector<IndexEntry> entries;
+    IndexEntry by_a;
+    by_a.index = kByA;
+    by_a.key = long_key(id);
+    entries.push_back(std::move(by_a));
+    bson::DocumentBuilder value;
+    value.AppendInt32("b", id);
+    entries.push_back({.index = kUniqueB,
+                       .key = KeyOf(id),
+                       .unique = unique_,
+                       .key_value = std::move(value).Finish(),
+                       .key_values = {}});
+    ASSERT_TRUE((id % 3 == 0 ? part : load).Add(KeyOf(id), std::move(entries)));
+  }
+  load.SortKeys();
+  part.SortKeys();
+  load.Absorb(std::move(part));
+  ASSERT_TRUE(Ingest(std::move(load)).ok());
+  const Pairs by_a = Entries(kByA);
+  const Pairs by_b = Entries(kUniqueB);
+  ASSERT_EQ(by_a.size(), static_cast<std::size_t>(kRecords));
+  ASSERT_EQ(by_b.size(), static_cast<std::size_t>(kRecords));
+  // Higher ids have lower keys in {a: 1}.
+  for (std::int32_t i = 0; i < kRecords; ++i) {
+    const std::int32_t id = kRecords - 1 - i;
+    ASSERT_EQ(by_a[i], std::make_pair(long_key(id) + KeyOf(id), KeyOf(id))) << i;
+  }
+  EXPECT_TRUE(std::is_sorted(by_b.begin(), by_b.end()));
 }
 
 TEST_F(IndexBulkLoadTest, RecordsWrittenAfterTheReadGetTheKeysTheyHaveNow) {
