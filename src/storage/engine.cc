@@ -92,7 +92,9 @@ rocksdb::ColumnFamilyOptions IndexFamilyOptions(const EngineOptions& options,
                                                 const std::shared_ptr<rocksdb::Cache>& cache) {
   // Index keys arrive in random order, so their files overlap and compactions rewrite them:
   // the cheapest codec.
-  return KeyedFamilyOptions(options, cache, rocksdb::kLZ4Compression);
+  rocksdb::ColumnFamilyOptions cf = KeyedFamilyOptions(options, cache, rocksdb::kLZ4Compression);
+  cf.write_buffer_size = std::min<std::size_t>(cf.write_buffer_size, std::size_t{16} << 20);
+  return cf;
 }
 
 rocksdb::ColumnFamilyOptions OplogFamilyOptions(const EngineOptions& options,
@@ -232,6 +234,7 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   db_options.info_log_level = ParseLogLevel(options.rocksdb_log_level);
   db_options.max_log_file_size = 16 << 20;
   db_options.keep_log_file_num = 4;
+  db_options.recycle_log_file_num = 4;
   db_options.max_background_jobs = 2;
   db_options.max_open_files = options.max_open_files;
   db_options.bytes_per_sync = 1 << 20;
