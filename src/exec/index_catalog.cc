@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "exec/operation_work.h"
+
 namespace quarry::exec {
 namespace {
 
@@ -20,8 +22,11 @@ Derived Parse(const catalog::IndexInfo& index) {
     info->key_pattern = bson::Document::Copy(descriptor.value().key_pattern());
     unique = std::move(info);
   }
-  return {Status::OK(), std::make_shared<const ParsedIndex>(
-                            ParsedIndex{std::move(descriptor).value(), std::move(unique)})};
+  std::string scan_summary;
+  AppendScanSummary("IXSCAN", descriptor.value().key_pattern(), &scan_summary);
+  return {Status::OK(),
+          std::make_shared<const ParsedIndex>(ParsedIndex{
+              std::move(descriptor).value(), std::move(unique), std::move(scan_summary)})};
 }
 
 }  // namespace

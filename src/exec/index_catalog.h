@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -15,6 +16,9 @@ namespace quarry::exec {
 struct ParsedIndex {
   IndexDescriptor descriptor;
   std::shared_ptr<const storage::UniqueIndexInfo> unique;  // null unless the index is unique
+  // A scan's plan summary, "IXSCAN { a: 1 }", made once rather than for every query that
+  // scans the index (a wildcard scan names the path it scans instead).
+  std::string scan_summary;
 };
 
 // `index` parsed, made on first use and kept with its catalog entry. Options collMod changes

@@ -150,6 +150,10 @@ void IndexScan::ExplainStats(bson::DocumentBuilder* b) const {
 }
 
 void IndexScan::AppendLeafSummary(std::string* out) const {
+  if (options_.parsed != nullptr && options_.parsed->descriptor.wildcard() == nullptr) {
+    out->append(options_.parsed->scan_summary);
+    return;
+  }
   AppendScanSummary(name(), options_.key_pattern.view(), out);
 }
 
