@@ -2,6 +2,7 @@
 // its baseline in the same run (issue 10): indexed finds vs collection scans, inserts with
 // 1/3/5 indexes vs none, index builds vs a scan, and point reads vs Redis GETs.
 //   index_bench --uri URI [--documents 1000000] [--size 1000] [--redis-port PORT] [--json]
+//               [--inserts-only | --reads-only]
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,7 @@ namespace tc = quarry::tools::client;
 
 bool json_output = false;
 bool inserts_only = false;
+bool reads_only = false;
 std::vector<std::size_t> insert_rounds = {0, 1, 3, 5};
 
 void Print(const tc::ResultTable& table) {
@@ -80,6 +82,9 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json_output, "print each table as one JSON line");
   app.add_flag("--inserts-only", inserts_only,
                "run only the insert rounds (to profile the write path)");
+  app.add_flag("--reads-only", reads_only,
+               "after the load, scan once, build only the unique index and run only the point "
+               "reads (to profile the read path)");
   app.add_option("--insert-rounds", insert_rounds,
                  "secondary index counts of the insert rounds after the load (0-5)")
       ->delimiter(',')
@@ -108,6 +113,24 @@ int main(int argc, char** argv) {
   rounds.push_back(
       OrExit(qb::InsertWithIndexes(*client, settings, set, settings.collection, 0, /*keep=*/true),
              "insert with no index"));
+  if (reads_only) {
+    Say("scanning, building the unique index, then point reads");
+    // One pass over the records, as the full run's builds make before its point reads.
+    qb::FindSpec scan;
+    bson_t* filter = bson_new();
+    BSON_APPEND_BOOL(filter, "no_such_field", true);
+    scan.filter = tc::BsonPtr(filter);
+    scan.collection_scan = true;
+    OrExit(qb::TimeFind(client->Collection(settings.db, settings.collection).get(), scan, 1),
+           "scan");
+    for (const qb::IndexSpec& index : qb::SecondaryIndexes(4)) {
+      if (!index.unique) continue;
+      OrExit(qb::BuildIndex(*client, settings.db, settings.collection, index), "index build");
+    }
+    if (settings.redis_port != 0) OrExit(qb::LoadRedis(settings.redis_port, set), "loading Redis");
+    Print(OrExit(qb::PointReadPart(settings, set), "point reads"));
+    return 0;
+  }
   if (!inserts_only) {
     Say("scanning, then building indexes");
     Print(OrExit(qb::BuildPart(*client, settings, set), "index builds"));
