@@ -44,6 +44,9 @@ bool IsGenericArgument(std::string_view key) {
 }
 
 RequestParser::RequestParser(const Request& request) : request_(request) {
+  fields_.reserve(16);
+  known_.reserve(32);
+  for (const bson::Element& e : request.body) fields_.push_back(e);
   known_.push_back(request.body.FirstKey());
 }
 
@@ -71,7 +74,9 @@ StatusWith<std::string> RequestParser::CollectionName() {
 
 bson::ValueView RequestParser::Raw(std::string_view key) {
   known_.push_back(key);
-  return request_.body.Get(key);
+  const auto field = std::find_if(fields_.begin(), fields_.end(),
+                                  [key](const bson::Element& e) { return e.key == key; });
+  return field == fields_.end() ? bson::ValueView() : field->value;
 }
 
 void RequestParser::Ignore(std::initializer_list<std::string_view> keys) {
@@ -154,7 +159,7 @@ StatusWith<std::string> RequestParser::RequiredString(std::string_view key) {
 }
 
 Status RequestParser::Finish() const {
-  for (const bson::Element& e : request_.body) {
+  for (const bson::Element& e : fields_) {
     if (IsGenericArgument(e.key)) continue;
     if (std::find(known_.begin(), known_.end(), e.key) != known_.end()) continue;
     return Status(ErrorCode::kLocation40415, "BSON field '" + std::string(request_.name) + "." +

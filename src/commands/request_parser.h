@@ -41,6 +41,8 @@ class RequestParser {
  private:
   Status WrongType(std::string_view key, bson::ValueView value, std::string_view expected) const;
   const Request& request_;
+  // The body's fields, walked once: each accessor then compares keys, not BSON elements.
+  std::vector<bson::Element> fields_;
   std::vector<std::string_view> known_;
 };
 

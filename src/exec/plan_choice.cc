@@ -16,8 +16,9 @@ namespace {
 
 // The query's queryHash and planCacheKey; empty when it is not cached.
 std::pair<std::string, std::string> CacheKeysOf(const TrialSetup& setup) {
-  if (setup.shape.empty()) return {};
-  return {ShapeHash(setup.shape), ShapeHash(std::string(setup.kind) + "|" + setup.shape)};
+  const std::string& shape = setup.Shape();
+  if (shape.empty()) return {};
+  return {ShapeHash(shape), ShapeHash(std::string(setup.kind) + "|" + shape)};
 }
 
 // One candidate access: an index scan, an OR of one scan per $or branch, or a SORT_MERGE of
@@ -163,7 +164,7 @@ StatusWith<Access> ChooseAmong(const ExecContext& ctx, const Collection& collect
                                const std::vector<AccessOption>& options,
                                const std::optional<query::Matcher>& filter, const TrialSetup& setup,
                                bool want_match_details) {
-  const bool cached = !setup.shape.empty() && !ctx.for_explain;
+  const bool cached = !setup.Shape().empty() && !ctx.for_explain;
   // Named copies rather than a structured binding, which clang 14's lambdas cannot capture.
   const std::pair<std::string, std::string> keys = CacheKeysOf(setup);
   const std::string& query_hash = keys.first;
@@ -243,7 +244,7 @@ StatusWith<Access> ChooseAccess(const ExecContext& ctx, const Collection& collec
 }
 
 Access WithCacheKeys(const ExecContext& ctx, Access access, const TrialSetup& setup) {
-  if (!ctx.for_explain || setup.shape.empty() || FindChosenPlan(*access.root) != nullptr ||
+  if (!ctx.for_explain || setup.Shape().empty() || FindChosenPlan(*access.root) != nullptr ||
       dynamic_cast<const IdHack*>(access.root.get()) != nullptr) {
     return access;
   }

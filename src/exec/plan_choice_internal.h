@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,8 +27,14 @@ struct TrialSetup {
   std::int64_t sort_keep = 0;
   SortMemory sort_memory;
   std::int64_t max_results = kTrialMaxResults;
-  // The query's shape (query_shape.h); empty: the query is not cached.
-  std::string shape;
+  // Makes the query's shape (query_shape.h); null: the query is not cached. Only a choice among
+  // several candidates, and explain, need the shape, so most queries never make it.
+  std::function<std::string()> make_shape;
+  // The shape, made on first use; empty when the query is not cached.
+  const std::string& Shape() const {
+    if (!shape_.has_value()) shape_ = make_shape ? make_shape() : std::string();
+    return *shape_;
+  }
   // Which entry point planned it: PlanQuery's and PlanFilter's candidates differ, so their
   // plans are cached apart.
   std::string_view kind;
@@ -35,6 +42,9 @@ struct TrialSetup {
   bson::DocumentView projection_spec;
   // The paths a covered candidate must find in its index; nullopt: none is covered.
   CoverPaths cover_paths;
+
+ private:
+  mutable std::optional<std::string> shape_;
 };
 
 // The access of a read with no hint among the candidates PlanQuery's contract lists (planner.h),

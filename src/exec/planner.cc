@@ -302,8 +302,10 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
     // A plan that returns all a limited query can return has done enough to be judged.
     if (keep > 0) setup.max_results = std::min(kTrialMaxResults, keep);
     if (Cacheable(spec.filter, spec.sort) && !spec.return_key) {
-      setup.shape = QueryShape(spec.filter ? spec.filter->filter() : bson::DocumentView(),
-                               spec.sort, spec.projection_spec.view());
+      setup.make_shape = [&spec] {
+        return QueryShape(spec.filter ? spec.filter->filter() : bson::DocumentView(), spec.sort,
+                          spec.projection_spec.view());
+      };
       setup.kind = "find";
       setup.sort_spec = spec.sort_spec.view();
       setup.projection_spec = spec.projection_spec.view();
@@ -343,8 +345,9 @@ StatusWith<FilterPlan> PlanFilter(const ExecContext& ctx, const Collection& coll
   TrialSetup setup;
   bson::Document sort_spec = SortDocumentOf(sort);
   if (Cacheable(maybe, sort)) {
-    setup.shape =
-        QueryShape(maybe ? filter.filter() : bson::DocumentView(), sort, bson::DocumentView());
+    setup.make_shape = [&maybe, &filter, &sort] {
+      return QueryShape(maybe ? filter.filter() : bson::DocumentView(), sort, bson::DocumentView());
+    };
     setup.kind = "filter";
     setup.sort_spec = sort_spec.view();
   }
