@@ -41,7 +41,14 @@ IndexBulkLoad::IndexBulkLoad(const CollectionRef& collection, std::vector<IndexI
       ns_(collection.ns),
       indexes_(std::move(indexes)),
       read_point_(read_point),
-      max_bytes_(max_bytes) {}
+      max_bytes_(max_bytes) {
+  for (IndexId index : indexes_) {
+    prefixes_.push_back(internal::IndexPrefix(index));
+    // Keys of a lower index id sort first: the prefix is the id, big-endian.
+    ranks_.push_back(static_cast<std::uint16_t>(
+        std::ranges::count_if(indexes_, [index](IndexId other) { return other < index; })));
+  }
+}
 
 IndexBulkLoad::~IndexBulkLoad() = default;
 IndexBulkLoad::IndexBulkLoad(IndexBulkLoad&&) noexcept = default;
@@ -63,27 +70,31 @@ char* IndexBulkLoad::Allocate(std::size_t size) {
 }
 
 bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries) {
+  std::vector<std::size_t> slots;  // of each entry's index in `indexes_`
+  slots.reserve(entries.size());
   std::size_t added = id_key.size() + 32;
   for (const IndexEntry& entry : entries) {
-    added += sizeof(Row) + internal::IndexPrefix(entry.index).size() + entry.key.size() +
-             2 * id_key.size() + entry.key_values.size();
+    const auto slot = static_cast<std::size_t>(
+        std::find(indexes_.begin(), indexes_.end(), entry.index) - indexes_.begin());
+    if (slot == indexes_.size()) return false;
+    slots.push_back(slot);
+    added += sizeof(Row) + prefixes_[slot].size() + entry.key.size() + 2 * id_key.size() +
+             entry.key_values.size();
     if (entry.unique != nullptr) added += entry.key_value.bytes().size();
   }
   if (bytes_ + added > max_bytes_) return false;
   bytes_ += added;
   const auto record = static_cast<std::uint32_t>(id_keys_.size());
   id_keys_.emplace_back(id_key);
-  for (const IndexEntry& entry : entries) {
-    const std::string prefix = internal::IndexPrefix(entry.index);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const IndexEntry& entry = entries[i];
+    const std::string_view prefix = prefixes_[slots[i]];
     const std::string_view key_value =
         entry.unique != nullptr ? entry.key_value.bytes() : std::string_view();
     // internal::IndexFamilyKey's layout, then the value, then a unique key's key_value.
-    const std::string_view parts[] = {std::string_view(prefix),
-                                      entry.key,
-                                      entry.unique == nullptr ? id_key : std::string_view(),
-                                      id_key,
-                                      entry.key_values,
-                                      key_value};
+    const std::string_view parts[] = {
+        prefix, entry.key,        entry.unique == nullptr ? id_key : std::string_view(),
+        id_key, entry.key_values, key_value};
     std::size_t size = 0;
     for (std::string_view part : parts) size += part.size();
     char* data = Allocate(size);
@@ -95,9 +106,7 @@ bool IndexBulkLoad::Add(std::string_view id_key, std::vector<IndexEntry> entries
     row.value_size = static_cast<std::uint32_t>(id_key.size() + entry.key_values.size());
     row.record = record;
     if (entry.unique != nullptr) row.unique = UniqueSlot(entry.unique);
-    // Keys of a lower index id sort first: the prefix is the id, big-endian.
-    row.rank = static_cast<std::uint16_t>(
-        std::ranges::count_if(indexes_, [&entry](IndexId other) { return other < entry.index; }));
+    row.rank = ranks_[slots[i]];
     char head[kHeadWords * 8] = {};
     std::memcpy(head, data + prefix.size(),
                 std::min<std::size_t>(row.key_size - prefix.size(), sizeof head));

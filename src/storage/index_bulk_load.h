@@ -45,7 +45,7 @@ class IndexBulkLoad {
   IndexBulkLoad& operator=(IndexBulkLoad&&) noexcept;
 
   // Adds `entries`, every key of the record whose id key is `id_key`. False, adding nothing,
-  // when they would take the load past its `max_bytes`.
+  // when they would take the load past its `max_bytes` (or one is of an index not the load's).
   bool Add(std::string_view id_key, std::vector<IndexEntry> entries);
 
   // Moves the keys of `part`, a load of the same indexes from the same read point (of other
@@ -107,6 +107,9 @@ class IndexBulkLoad {
   CollectionId collection_ = 0;
   std::string ns_;
   std::vector<IndexId> indexes_;
+  // By position in `indexes_`: each index's key prefix, and its rank in key order (Row::rank).
+  std::vector<std::string> prefixes_;
+  std::vector<std::uint16_t> ranks_;
   std::uint64_t read_point_ = 0;
   std::size_t max_bytes_ = 0;
   std::size_t bytes_ = 0;
