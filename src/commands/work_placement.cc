@@ -5,6 +5,7 @@
 
 #include "catalog/catalog.h"
 #include "cursors/cursor_manager.h"
+#include "exec/id_point.h"
 
 namespace quarry::commands {
 namespace {
@@ -57,14 +58,6 @@ constexpr auto kShortCommands = std::to_array<std::string_view>({
 constexpr std::size_t kMaxShortStatements = 16;
 constexpr std::size_t kMaxShortBytes = 256 * 1024;
 
-// An equality that an index answers with one key: not a document (operators), an array, a
-// regular expression or null (which a sparse index leaves out and missing fields also match).
-bool IsPointValue(const bson::ValueView& value) {
-  const bson::Type type = value.type();
-  return value.exists() && type != bson::Type::kDocument && type != bson::Type::kArray &&
-         type != bson::Type::kRegex && !value.IsNullish();
-}
-
 // A unique index the planner answers `filter` from with one key: every field of its key is an
 // equality in `filter`. Indexes whose use depends on more than the filter (partial, sparse,
 // hidden, collated, still building) do not count.
@@ -72,15 +65,26 @@ bool HasUniqueIndexFor(const catalog::CollectionInfo& collection,
                        const bson::DocumentView& filter) {
   if (collection.options.Get("collation").exists()) return false;
   for (const catalog::IndexInfo& index : collection.indexes) {
-    const bson::DocumentView spec = index.spec;
-    if (!index.ready || !spec.Get("unique").Truthy() || spec.Get("sparse").Truthy() ||
-        spec.Get("hidden").Truthy() || spec.Get("partialFilterExpression").exists() ||
-        spec.Get("collation").exists()) {
-      continue;
+    if (!index.ready) continue;
+    // One pass over the spec: this runs for every find.
+    bool unique = false;
+    bool excluded = false;
+    bson::DocumentView key;
+    for (const bson::Element& option : index.spec.view()) {
+      if (option.key == "key") {
+        key = option.value.Document();
+      } else if (option.key == "unique") {
+        unique = option.value.Truthy();
+      } else if (option.key == "sparse" || option.key == "hidden") {
+        excluded = excluded || option.value.Truthy();
+      } else if (option.key == "partialFilterExpression" || option.key == "collation") {
+        excluded = true;
+      }
     }
+    if (!unique || excluded) continue;
     bool covered = true;
-    for (const bson::Element& field : index.key()) {
-      if (!field.value.IsNumber() || !IsPointValue(filter.Get(field.key))) {
+    for (const bson::Element& field : key) {
+      if (!field.value.IsNumber() || !exec::IsPointValue(filter.Get(field.key))) {
         covered = false;
         break;
       }
@@ -94,7 +98,7 @@ bool HasUniqueIndexFor(const catalog::CollectionInfo& collection,
 // a value. Other fields may narrow it further; it still reads at most one document.
 bool SelectsOne(const ServiceState& state, const Request& request,
                 const bson::DocumentView& filter) {
-  if (IsPointValue(filter.Get("_id"))) return true;
+  if (exec::IsPointValue(filter.Get("_id"))) return true;
   if (state.catalog == nullptr) return false;
   const bson::ValueView collection_name = request.body.Get(request.body.FirstKey());
   if (collection_name.type() != bson::Type::kString) return false;

@@ -3,8 +3,17 @@
 namespace quarry::exec {
 namespace {
 
-bool IsPointValue(bson::ValueView v) {
-  switch (v.type()) {
+// Records are keyed by the simple collation's order: under another collation a string _id
+// matches other spellings too, so it is no point.
+bool IsCollatable(bson::ValueView v) {
+  return v.type() == bson::Type::kString || v.type() == bson::Type::kSymbol;
+}
+
+}  // namespace
+
+bool IsPointValue(bson::ValueView value) {
+  switch (value.type()) {
+    case bson::Type::kEod:  // missing
     case bson::Type::kRegex:
     case bson::Type::kArray:
     case bson::Type::kNull:
@@ -17,14 +26,6 @@ bool IsPointValue(bson::ValueView v) {
       return true;
   }
 }
-
-// Records are keyed by the simple collation's order: under another collation a string _id
-// matches other spellings too, so it is no point.
-bool IsCollatable(bson::ValueView v) {
-  return v.type() == bson::Type::kString || v.type() == bson::Type::kSymbol;
-}
-
-}  // namespace
 
 std::optional<bson::ValueView> IdPoint(const query::Matcher& filter) {
   for (const query::PathCondition& condition : filter.Conjuncts()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "exec/id_point.h"
 #include "exec/partial_filter.h"
 #include "exec/wildcard_bounds.h"
 
@@ -187,6 +188,31 @@ StatusWith<std::vector<IndexAccess>> CandidateIndexes(const catalog::CollectionI
     candidates.push_back(std::move(*access));
   }
   return candidates;
+}
+
+StatusWith<std::optional<IndexAccess>> UniquePointAccess(const catalog::CollectionInfo& info,
+                                                         const query::Matcher& filter) {
+  const std::optional<IndexAccess> none;
+  if (filter.collator() != nullptr) return none;
+  const bson::DocumentView conditions = filter.filter();
+  for (const catalog::IndexInfo& index : info.indexes) {
+    if (index.is_id_index() || !index.ready) continue;
+    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+    const IndexDescriptor& descriptor = parsed->descriptor;
+    if (!descriptor.unique() || descriptor.wildcard() != nullptr ||
+        descriptor.partial_filter() != nullptr || descriptor.collator() != nullptr ||
+        index.spec.Get("hidden").Truthy()) {
+      continue;
+    }
+    const bool pinned = std::all_of(
+        descriptor.fields().begin(), descriptor.fields().end(),
+        [&](const IndexField& field) { return IsPointValue(conditions.Get(field.path)); });
+    if (!pinned) continue;
+    std::optional<IndexAccess> access =
+        AccessOf(index, std::move(parsed), &filter, query::SortSpec(), false);
+    if (access.has_value() && access->bounded) return access;
+  }
+  return none;
 }
 
 StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo& info,

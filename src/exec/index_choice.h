@@ -47,6 +47,13 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
                                                    const query::Matcher* filter,
                                                    const query::SortSpec& sort);
 
+// The scan of a unique index every key field of which `filter` sets equal to a point value
+// (id_point.h) at its top level, under the simple collation: it reads one key, so no candidate
+// can read less, and the trial among candidates is skipped, as mongod's express path skips it.
+// Hidden, partial, wildcard and collated indexes do not count. nullopt when none qualifies.
+StatusWith<std::optional<IndexAccess>> UniquePointAccess(const catalog::CollectionInfo& info,
+                                                         const query::Matcher& filter);
+
 // The branches of the filter's top-level $or, each parsed alone under the filter's collation;
 // nullopt when it has none or a branch does not parse alone (it reads `let` variables), which
 // leaves the filter to a scan of all.

@@ -135,6 +135,15 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
                     true};  // one document at most is always in order
     }
   }
+  if (matcher != nullptr && hint.natural == 0 && !hint.id_index) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> point,
+                            UniquePointAccess(*collection.info, *matcher));
+    if (point.has_value()) {
+      return Access{IndexPlanOf(ctx, collection, std::move(*point), filter, want_match_details,
+                                setup.cover_paths),
+                    true};  // one document at most is always in order
+    }
+  }
   if (hint.natural == 0 && !hint.id_index) {
     QUARRY_ASSIGN_OR_RETURN(Access chosen,
                             ChooseAccess(ctx, collection, filter, sort, setup, want_match_details));

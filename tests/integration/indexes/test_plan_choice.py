@@ -340,3 +340,48 @@ def test_a_leading_match_and_sort_of_a_pipeline_is_chosen_by_trial(db, skewed):
                             "verbosity": "queryPlanner"})
     assert winning_index(explained["queryPlanner"]) == "b_1"
     assert len(explained["queryPlanner"]["rejectedPlans"]) == 1
+
+
+@pytest.fixture
+def listings(db):
+    """code is unique; {code: 1, price: 1} and {price: 1} could answer an equality on code too."""
+    coll = db.listings
+    coll.insert_many([{"_id": i, "code": 10_000 + i, "price": i % 7} for i in range(1000)])
+    coll.create_index("code", unique=True)
+    coll.create_index([("code", 1), ("price", 1)])
+    coll.create_index("price")
+    return coll
+
+
+def test_an_equality_on_a_unique_index_reads_it_without_a_trial(db, listings):
+    explained = explain_find(db, "listings", {"code": 10_042, "price": 0}, "executionStats")
+    assert winning_index(explained["queryPlanner"]) == "code_1"
+    assert explained["queryPlanner"]["rejectedPlans"] == []
+    stats = explained["executionStats"]
+    assert (stats["nReturned"], stats["totalKeysExamined"], stats["totalDocsExamined"]) == (1, 1, 1)
+    assert listings.find_one({"code": 10_042}) == {"_id": 42, "code": 10_042, "price": 0}
+    assert listings.find_one({"code": 10_042, "price": 1}) is None
+    assert cache_entries(listings) == []
+
+
+def test_an_equality_that_is_no_point_still_chooses_by_trial(db, listings):
+    for filter in ({"code": {"$in": [10_001, 10_002]}, "price": 1}, {"code": None, "price": 1}):
+        explained = explain_find(db, "listings", filter, "queryPlanner")
+        assert explained["queryPlanner"]["rejectedPlans"], filter
+
+
+def test_a_hidden_or_partial_unique_index_is_not_read_for_an_equality(db):
+    coll = db.hidden_unique
+    coll.insert_many([{"_id": i, "code": i, "kind": "a"} for i in range(100)])
+    coll.create_index("code", unique=True, name="code_unique")
+    coll.create_index([("code", 1), ("kind", 1)])
+    db.command({"collMod": "hidden_unique", "index": {"name": "code_unique", "hidden": True}})
+    explained = explain_find(db, "hidden_unique", {"code": 5}, "queryPlanner")
+    assert winning_index(explained["queryPlanner"]) == "code_1_kind_1"
+    partial = db.partial_unique
+    partial.insert_many([{"_id": i, "code": i, "kind": "a" if i % 2 else "b"} for i in range(100)])
+    partial.create_index("code", unique=True, name="code_of_a",
+                         partialFilterExpression={"kind": "a"})
+    explained = explain_find(db, "partial_unique", {"code": 4}, "executionStats")
+    assert winning_index(explained["queryPlanner"]) is None
+    assert explained["executionStats"]["nReturned"] == 1
