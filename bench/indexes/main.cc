@@ -75,6 +75,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--repeat", settings.repeat, "runs of each timed find (the median is shown)")
       ->capture_default_str();
+  app.add_option("--read-rounds", settings.read_rounds,
+                 "rounds of the point-read rows, each reader once per round (the round with the "
+                 "median share of Redis is shown)")
+      ->capture_default_str();
+  app.add_option("--build-rounds", settings.build_rounds,
+                 "builds of each index, dropped in between (the round with the median build / "
+                 "scan ratio is shown)")
+      ->capture_default_str();
   app.add_option(
          "--server-pid", settings.server_pid,
          "PID of the server when it runs on this machine, to show its CPU time (0: not shown)")
@@ -96,10 +104,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "index_bench: %s (see --help)\n", e.what());
     return 2;
   }
-  if (documents < 10 || settings.batch == 0 || settings.repeat < 1 || settings.seconds <= 0) {
+  if (documents < 10 || settings.batch == 0 || settings.repeat < 1 || settings.read_rounds < 1 ||
+      settings.build_rounds < 1 || settings.seconds <= 0) {
     std::fprintf(stderr,
-                 "index_bench: needs --documents >= 10, --batch, --repeat and "
-                 "--seconds above 0\n");
+                 "index_bench: needs --documents >= 10, --batch, --repeat, --read-rounds, "
+                 "--build-rounds and --seconds above 0\n");
     return 2;
   }
 

@@ -146,4 +146,13 @@ StatusWith<double> BuildIndex(tools::client::MongoClient& client, const std::str
   return SecondsSince(start);
 }
 
+Status DropIndex(tools::client::MongoClient& client, const std::string& db,
+                 const std::string& collection, const IndexSpec& index) {
+  bson_t* cmd = bson_new();
+  BsonPtr command(cmd);
+  BSON_APPEND_UTF8(cmd, "dropIndexes", collection.c_str());
+  BSON_APPEND_UTF8(cmd, "index", index.name.c_str());
+  return client.RunCommand(db, *command).status();
+}
+
 }  // namespace quarry::bench

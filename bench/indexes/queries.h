@@ -48,4 +48,8 @@ struct IndexSpec {
 StatusWith<double> BuildIndex(tools::client::MongoClient& client, const std::string& db,
                               const std::string& collection, const IndexSpec& index);
 
+// dropIndexes of `index` by name.
+Status DropIndex(tools::client::MongoClient& client, const std::string& db,
+                 const std::string& collection, const IndexSpec& index);
+
 }  // namespace quarry::bench

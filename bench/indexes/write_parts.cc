@@ -1,4 +1,5 @@
 // Insert rounds with 0-5 secondary indexes, and index builds against a collection scan.
+#include <algorithm>
 #include <chrono>
 
 #include "bench/clients/process_cpu.h"
@@ -138,30 +139,52 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const BenchSettin
   table.benchmark = "index_build";
   table.title = "createIndexes on a loaded collection vs a collection scan just before it";
   table.parameters = {{"documents", static_cast<std::int64_t>(set.docs.size())},
-                      {"BSON bytes", static_cast<std::int64_t>(set.docs.bytes())}};
+                      {"BSON bytes", static_cast<std::int64_t>(set.docs.bytes())},
+                      {"rounds", static_cast<std::int64_t>(settings.build_rounds)}};
   table.columns = {{"index", "index"},
                    {"scan s", "scan_seconds", 2},
                    {"build s", "build_seconds", 2},
                    {"scan server CPU s", "scan_server_cpu_seconds", 2},
                    {"build server CPU s", "build_server_cpu_seconds", 2},
                    {"build / scan", "ratio_to_scan", 2},
+                   {"build / scan, rounds", "ratio_to_scan_range"},
                    {"target <= 3x", "target"}};
   for (const IndexSpec& index : SecondaryIndexes(4)) {
-    const double cpu_start = ProcessCpuSeconds(settings.server_pid);
-    QUARRY_ASSIGN_OR_RETURN(FindTiming scan_timing, TimeFind(handle.get(), scan, 1));
-    const double cpu_scanned = ProcessCpuSeconds(settings.server_pid);
-    QUARRY_ASSIGN_OR_RETURN(double seconds,
-                            BuildIndex(client, settings.db, settings.collection, index));
-    const double cpu_built = ProcessCpuSeconds(settings.server_pid);
-    const double ratio = seconds / scan_timing.median_seconds;
-    table.rows.push_back({KeyText(index), scan_timing.median_seconds, seconds,
-                          CpuCell(cpu_start >= 0 ? cpu_scanned - cpu_start : -1),
-                          CpuCell(cpu_start >= 0 ? cpu_built - cpu_scanned : -1), ratio,
-                          Verdict(ratio <= kMaxBuildVsScan)});
+    // Each round scans, then builds; every round but the last drops the index again. The round
+    // with the median ratio stands for the index.
+    struct BuildRound {
+      double scan_seconds, build_seconds, scan_cpu, build_cpu, ratio;
+    };
+    std::vector<BuildRound> rounds;
+    for (int round = 0; round < settings.build_rounds; ++round) {
+      if (round > 0)
+        QUARRY_RETURN_IF_ERROR(DropIndex(client, settings.db, settings.collection, index));
+      const double cpu_start = ProcessCpuSeconds(settings.server_pid);
+      QUARRY_ASSIGN_OR_RETURN(FindTiming scan_timing, TimeFind(handle.get(), scan, 1));
+      const double cpu_scanned = ProcessCpuSeconds(settings.server_pid);
+      QUARRY_ASSIGN_OR_RETURN(double seconds,
+                              BuildIndex(client, settings.db, settings.collection, index));
+      const double cpu_built = ProcessCpuSeconds(settings.server_pid);
+      rounds.push_back(
+          {scan_timing.median_seconds, seconds, cpu_start >= 0 ? cpu_scanned - cpu_start : -1,
+           cpu_start >= 0 ? cpu_built - cpu_scanned : -1, seconds / scan_timing.median_seconds});
+    }
+    std::vector<double> ratios;
+    for (const BuildRound& round : rounds) ratios.push_back(round.ratio);
+    std::sort(ratios.begin(), ratios.end());
+    const double median_ratio = ratios[(ratios.size() - 1) / 2];
+    const BuildRound& median = *std::find_if(
+        rounds.begin(), rounds.end(), [&](const BuildRound& r) { return r.ratio == median_ratio; });
+    table.rows.push_back({KeyText(index), median.scan_seconds, median.build_seconds,
+                          CpuCell(median.scan_cpu), CpuCell(median.build_cpu), median.ratio,
+                          Fixed(ratios.front(), 2) + "-" + Fixed(ratios.back(), 2),
+                          Verdict(median.ratio <= kMaxBuildVsScan)});
   }
   table.notes.push_back(
       "scan: find({no_such_field: true}) with hint {$natural: 1}, which reads every record and "
-      "returns none.");
+      "returns none. Each round scans, then builds (and drops the index again unless it is the "
+      "last round); each row is the round with the median ratio, and the range is over all "
+      "rounds.");
   return table;
 }
 

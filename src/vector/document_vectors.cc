@@ -16,13 +16,38 @@ constexpr std::uint8_t kFloat32Dtype = 0x27;
 constexpr std::uint8_t kInt8Dtype = 0x03;
 constexpr std::uint8_t kPackedBitDtype = 0x10;
 
+// Walks the array's bytes rather than its elements: every query vector and every indexed
+// document's vector passes here, hundreds of numbers each, and an element costs a few
+// instructions this way instead of a general element's decoding. The bytes are a valid
+// document (DocumentView's contract), so each name ends with a NUL before the array does.
 std::optional<std::vector<float>> FromNumbers(bson::DocumentView array) {
+  const char* p = array.data() + 4;
+  const char* const end = array.data() + array.size() - 1;
   std::vector<float> out;
-  for (const bson::Element& e : array) {
-    if (!e.value.IsNumber() || e.value.type() == bson::Type::kDecimal128) return std::nullopt;
-    const double d = e.value.AsDouble();
-    if (!std::isfinite(d)) return std::nullopt;
-    out.push_back(static_cast<float>(d));
+  // A double under a name of up to three digits takes 11-13 bytes.
+  out.reserve(array.size() / 11);
+  while (p < end) {
+    const auto type = static_cast<bson::Type>(static_cast<std::uint8_t>(*p));
+    p += std::strlen(p + 1) + 2;  // the type byte, the name and its NUL
+    double value;
+    if (type == bson::Type::kDouble) {
+      std::memcpy(&value, p, 8);
+      p += 8;
+    } else if (type == bson::Type::kInt32) {
+      std::int32_t n;
+      std::memcpy(&n, p, 4);
+      value = n;
+      p += 4;
+    } else if (type == bson::Type::kInt64) {
+      std::int64_t n;
+      std::memcpy(&n, p, 8);
+      value = static_cast<double>(n);
+      p += 8;
+    } else {
+      return std::nullopt;  // not a number, or a Decimal128
+    }
+    if (!std::isfinite(value)) return std::nullopt;
+    out.push_back(static_cast<float>(value));
   }
   if (out.empty()) return std::nullopt;
   return out;

@@ -19,10 +19,33 @@ TEST(DocumentVectorsTest, ReadsNumbersOfEveryKindAtADottedPath) {
   EXPECT_EQ(*vector, (std::vector<float>{1.0f, 2.5f, 3.0f}));
 }
 
+TEST(DocumentVectorsTest, ReadsEveryElementOfALongArrayInOrder) {
+  bson::ArrayBuilder array;
+  std::vector<float> expected;
+  for (int i = 0; i < 1500; ++i) {
+    if (i % 3 == 0) {
+      array.AppendInt32(i);
+      expected.push_back(static_cast<float>(i));
+    } else if (i % 3 == 1) {
+      array.AppendInt64(-i);
+      expected.push_back(static_cast<float>(-i));
+    } else {
+      array.AppendDouble(i + 0.25);
+      expected.push_back(static_cast<float>(i + 0.25));
+    }
+  }
+  const bson::Document values = std::move(array).Finish();
+  bson::DocumentBuilder doc;
+  doc.AppendArray("emb", values.view());
+  EXPECT_EQ(VectorAt(std::move(doc).Finish().view(), "emb"), expected);
+}
+
 TEST(DocumentVectorsTest, AnythingButAnArrayOfNumbersIsNotAVector) {
   for (const char* json :
        {R"({})", R"({"emb": "text"})", R"({"emb": []})", R"({"emb": [1, "2"]})",
-        R"({"emb": [1, null]})", R"({"emb": [[1, 2]]})", R"({"emb": {"0": 1}})"}) {
+        R"({"emb": [1, null]})", R"({"emb": [[1, 2]]})", R"({"emb": {"0": 1}})",
+        R"({"emb": [1, {"$numberDecimal": "2"}]})", R"({"emb": [1, {"$numberDouble": "NaN"}]})",
+        R"({"emb": [{"$numberDouble": "-Infinity"}]})"}) {
     EXPECT_FALSE(VectorAt(Json(json).view(), "emb").has_value()) << json;
   }
   EXPECT_FALSE(VectorAt(Json(R"({"a": [{"emb": [1]}]})").view(), "a.emb").has_value());
