@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--build-rounds", settings.build_rounds,
                  "builds of each index, dropped in between (the round with the median build / "
-                 "scan ratio is shown)")
+                 "scan ratio is shown); the later insert rounds then also pay for compacting "
+                 "the dropped keys away")
       ->capture_default_str();
   app.add_option(
          "--server-pid", settings.server_pid,
