@@ -50,6 +50,29 @@ class FrameStack {
   std::size_t size_ = 0;
 };
 
+// Checks the run of doubles, int32s and int64s that starts at `p` (an array of numbers, above
+// all a vector of hundreds) with less work per element than the general loop, and returns
+// where the run ends: at `end`, or at the first element of another type or a malformed one,
+// which the general loop then checks (and reports).
+const char* SkipNumberRun(const char* p, const char* end) {
+  while (p < end) {
+    const auto type = static_cast<Type>(static_cast<std::uint8_t>(*p));
+    std::ptrdiff_t value_size;
+    if (type == Type::kDouble || type == Type::kInt64) {
+      value_size = 8;
+    } else if (type == Type::kInt32) {
+      value_size = 4;
+    } else {
+      return p;
+    }
+    const char* name = p + 1;
+    while (name < end && *name != '\0') ++name;  // array indexes are a few digits
+    if (name == end || end - (name + 1) < value_size) return p;
+    p = name + 1 + value_size;
+  }
+  return p;
+}
+
 }  // namespace
 
 std::int64_t PeekDocumentLength(const char* data, std::size_t available) {
@@ -78,7 +101,9 @@ Status Validate(const char* data, std::size_t size, int* deepest) {
       stack.pop_back();
       continue;
     }
-    const char* p = top.pos;
+    const char* p = SkipNumberRun(top.pos, top.end);
+    top.pos = p;
+    if (p == top.end) continue;
     auto type_byte = static_cast<std::uint8_t>(*p);
     if (!IsKnownType(type_byte))
       return Invalid("unknown element type " + std::to_string(type_byte));

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -214,6 +215,38 @@ TEST(ValidateTest, ReportsTheDeepestLevelAsNestingDepthCountsIt) {
   int deepest = 0;
   ASSERT_TRUE(Validate(deep.data(), deep.size(), &deepest).ok());
   EXPECT_EQ(deepest, kMaxNestingDepth + 1);
+}
+
+TEST(ValidateTest, ChecksEveryElementOfALongRunOfNumbers) {
+  // A vector-like array: doubles, int32s and int64s, then other types after the run.
+  Document d = Json(R"({"v": [1.5, 2, {"$numberLong": "3"}, 4.25, -5, "end", [6, 7.5], null]})");
+  std::string bytes = d.bytes();
+  ASSERT_TRUE(Validate(bytes.data(), bytes.size()).ok());
+  // Every truncation of the outer length's document, and every single corrupted byte, is either
+  // rejected or leaves bytes that iterate safely.
+  for (std::size_t at = 4; at + 1 < bytes.size(); ++at) {
+    for (int value : {0, 1, 0x10, 0x12, 0x7f, 0xff}) {
+      std::string corrupt = bytes;
+      corrupt[at] = static_cast<char>(value);
+      if (!Validate(corrupt.data(), corrupt.size()).ok()) continue;
+      std::size_t n = 0;
+      for (const Element& e : DocumentView(corrupt.data())) n += e.key.size() + e.value.size();
+      EXPECT_LE(n, corrupt.size());
+    }
+  }
+  // A double whose bytes run past the array's end is no value.
+  ArrayBuilder numbers;
+  for (int i = 0; i < 400; ++i) numbers.AppendDouble(i + 0.5);
+  DocumentBuilder outer;
+  outer.AppendArray("v", std::move(numbers).Finish().view());
+  std::string many = std::move(outer).Finish().bytes();
+  ASSERT_TRUE(Validate(many.data(), many.size()).ok());
+  const std::size_t array_start = 4 + 1 + 2;  // the outer length, the type byte, "v\0"
+  std::int32_t array_length;
+  std::memcpy(&array_length, many.data() + array_start, 4);
+  --array_length;  // the array now ends inside its last double
+  std::memcpy(many.data() + array_start, &array_length, 4);
+  EXPECT_EQ(Validate(many.data(), many.size()).code(), ErrorCode::kInvalidBSON);
 }
 
 TEST(ValidateTest, RandomCorruptionsNeverCrashAndValidatedBytesIterateSafely) {
