@@ -8,6 +8,7 @@
 #include "bench/clients/verdict.h"
 #include "bench/indexes/parts.h"
 #include "bench/indexes/point_reads.h"
+#include "bench/indexes/rounds.h"
 
 namespace quarry::bench {
 namespace {
@@ -133,21 +134,6 @@ struct ReaderRounds {
   std::vector<double> cpu_micros;  // per read; -1: unknown
   std::vector<double> shares;      // of the same round's Redis rate; empty without Redis
 };
-
-// The index of the round whose `values` entry is the median (the lower one of an even count).
-std::size_t MedianRound(const std::vector<double>& values) {
-  std::vector<std::size_t> order(values.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
-  return order[(order.size() - 1) / 2];
-}
-
-std::string RangeText(const std::vector<double>& values) {
-  if (values.empty()) return "-";
-  const auto [low, high] = std::minmax_element(values.begin(), values.end());
-  return Fixed(*low, 2) + "-" + Fixed(*high, 2);
-}
 
 const char* LabelOf(PointKey key) {
   return key == PointKey::kPing ? "Quarry ping (reads nothing)"

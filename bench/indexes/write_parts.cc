@@ -5,6 +5,7 @@
 #include "bench/clients/process_cpu.h"
 #include "bench/clients/verdict.h"
 #include "bench/indexes/parts.h"
+#include "bench/indexes/rounds.h"
 #include "tools/bench/bulk_insert.h"
 
 namespace quarry::bench {
@@ -171,14 +172,10 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const BenchSettin
     }
     std::vector<double> ratios;
     for (const BuildRound& round : rounds) ratios.push_back(round.ratio);
-    std::sort(ratios.begin(), ratios.end());
-    const double median_ratio = ratios[(ratios.size() - 1) / 2];
-    const BuildRound& median = *std::find_if(
-        rounds.begin(), rounds.end(), [&](const BuildRound& r) { return r.ratio == median_ratio; });
+    const BuildRound& median = rounds[MedianRound(ratios)];
     table.rows.push_back({KeyText(index), median.scan_seconds, median.build_seconds,
                           CpuCell(median.scan_cpu), CpuCell(median.build_cpu), median.ratio,
-                          Fixed(ratios.front(), 2) + "-" + Fixed(ratios.back(), 2),
-                          Verdict(median.ratio <= kMaxBuildVsScan)});
+                          RangeText(ratios), Verdict(median.ratio <= kMaxBuildVsScan)});
   }
   table.notes.push_back(
       "scan: find({no_such_field: true}) with hint {$natural: 1}, which reads every record and "

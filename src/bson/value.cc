@@ -319,23 +319,8 @@ ValueView DocumentView::Get(std::string_view key) const {
              : static_cast<const char*>(std::memchr(name, 0, static_cast<std::size_t>(end - name)));
     if (name_end == nullptr) return {};  // only reachable with unvalidated bytes
     const char* value = name_end + 1;
-    std::int64_t value_size;
-    switch (type) {
-      case Type::kInt32:
-        value_size = 4;
-        break;
-      case Type::kDouble:
-      case Type::kInt64:
-      case Type::kDate:
-        value_size = 8;
-        break;
-      case Type::kBool:
-        value_size = 1;
-        break;
-      default:
-        value_size = internal::ValueSize(type, value);
-        if (value_size < 0) return {};
-    }
+    const std::int64_t value_size = internal::ValueSize(type, value);
+    if (value_size < 0) return {};
     if (same) return ValueView(type, value, static_cast<std::size_t>(value_size));
     p = value + value_size;
   }

@@ -6,6 +6,7 @@
 #include "catalog/catalog.h"
 #include "cursors/cursor_manager.h"
 #include "exec/id_point.h"
+#include "exec/index_choice.h"
 
 namespace quarry::commands {
 namespace {
@@ -58,40 +59,15 @@ constexpr auto kShortCommands = std::to_array<std::string_view>({
 constexpr std::size_t kMaxShortStatements = 16;
 constexpr std::size_t kMaxShortBytes = 256 * 1024;
 
-// A unique index the planner answers `filter` from with one key: every field of its key is an
-// equality in `filter`. Indexes whose use depends on more than the filter (partial, sparse,
-// hidden, collated, still building) do not count.
+// A unique index the planner answers `filter` from with one key (exec::UniqueIndexPinnedBy),
+// in a collection without a default collation, which the index would have to share. Sparse
+// indexes are left to the workers, as partial ones are.
 bool HasUniqueIndexFor(const catalog::CollectionInfo& collection,
                        const bson::DocumentView& filter) {
   if (collection.options.Get("collation").exists()) return false;
-  for (const catalog::IndexInfo& index : collection.indexes) {
-    if (!index.ready) continue;
-    // One pass over the spec: this runs for every find.
-    bool unique = false;
-    bool excluded = false;
-    bson::DocumentView key;
-    for (const bson::Element& option : index.spec.view()) {
-      if (option.key == "key") {
-        key = option.value.Document();
-      } else if (option.key == "unique") {
-        unique = option.value.Truthy();
-      } else if (option.key == "sparse" || option.key == "hidden") {
-        excluded = excluded || option.value.Truthy();
-      } else if (option.key == "partialFilterExpression" || option.key == "collation") {
-        excluded = true;
-      }
-    }
-    if (!unique || excluded) continue;
-    bool covered = true;
-    for (const bson::Element& field : key) {
-      if (!field.value.IsNumber() || !exec::IsPointValue(filter.Get(field.key))) {
-        covered = false;
-        break;
-      }
-    }
-    if (covered) return true;
-  }
-  return false;
+  StatusWith<const catalog::IndexInfo*> index =
+      exec::UniqueIndexPinnedBy(collection, filter, false);
+  return index.ok() && index.value() != nullptr;
 }
 
 // A filter that names at most one document: `_id` or every field of a unique index equal to

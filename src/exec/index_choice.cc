@@ -190,28 +190,37 @@ StatusWith<std::vector<IndexAccess>> CandidateIndexes(const catalog::CollectionI
   return candidates;
 }
 
-StatusWith<std::optional<IndexAccess>> UniquePointAccess(const catalog::CollectionInfo& info,
-                                                         const query::Matcher& filter) {
-  const std::optional<IndexAccess> none;
-  if (filter.collator() != nullptr) return none;
-  const bson::DocumentView conditions = filter.filter();
+StatusWith<const catalog::IndexInfo*> UniqueIndexPinnedBy(const catalog::CollectionInfo& info,
+                                                          bson::DocumentView filter,
+                                                          bool sparse_counts) {
   for (const catalog::IndexInfo& index : info.indexes) {
     if (index.is_id_index() || !index.ready) continue;
     QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
     const IndexDescriptor& descriptor = parsed->descriptor;
     if (!descriptor.unique() || descriptor.wildcard() != nullptr ||
         descriptor.partial_filter() != nullptr || descriptor.collator() != nullptr ||
-        index.spec.Get("hidden").Truthy()) {
+        (descriptor.sparse() && !sparse_counts) || index.spec.Get("hidden").Truthy()) {
       continue;
     }
-    const bool pinned = std::all_of(
-        descriptor.fields().begin(), descriptor.fields().end(),
-        [&](const IndexField& field) { return IsPointValue(conditions.Get(field.path)); });
-    if (!pinned) continue;
-    std::optional<IndexAccess> access =
-        AccessOf(index, std::move(parsed), &filter, query::SortSpec(), false);
-    if (access.has_value() && access->bounded) return access;
+    const bool pinned =
+        std::all_of(descriptor.fields().begin(), descriptor.fields().end(),
+                    [&](const IndexField& field) { return IsPointValue(filter.Get(field.path)); });
+    if (pinned) return &index;
   }
+  return nullptr;
+}
+
+StatusWith<std::optional<IndexAccess>> UniquePointAccess(const catalog::CollectionInfo& info,
+                                                         const query::Matcher& filter) {
+  const std::optional<IndexAccess> none;
+  if (filter.collator() != nullptr) return none;
+  QUARRY_ASSIGN_OR_RETURN(const catalog::IndexInfo* index,
+                          UniqueIndexPinnedBy(info, filter.filter(), true));
+  if (index == nullptr) return none;
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(*index));
+  std::optional<IndexAccess> access =
+      AccessOf(*index, std::move(parsed), &filter, query::SortSpec(), false);
+  if (access.has_value() && access->bounded) return access;
   return none;
 }
 

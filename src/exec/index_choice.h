@@ -47,10 +47,18 @@ StatusWith<std::optional<IndexAccess>> ChooseIndex(const catalog::CollectionInfo
                                                    const query::Matcher* filter,
                                                    const query::SortSpec& sort);
 
-// The scan of a unique index every key field of which `filter` sets equal to a point value
-// (id_point.h) at its top level, under the simple collation: it reads one key, so no candidate
-// can read less, and the trial among candidates is skipped, as mongod's express path skips it.
-// Hidden, partial, wildcard and collated indexes do not count. nullopt when none qualifies.
+// The first ready, visible unique index of `info` every key field of which `filter` sets equal
+// to a point value (id_point.h) at its top level: a read that names at most one document, by
+// one key. Partial, wildcard and collated indexes do not count (their use depends on more
+// than the filter), nor sparse ones unless `sparse_counts` (a point value is never missing, so
+// a sparse index holds every match). Null when none qualifies.
+StatusWith<const catalog::IndexInfo*> UniqueIndexPinnedBy(const catalog::CollectionInfo& info,
+                                                          bson::DocumentView filter,
+                                                          bool sparse_counts);
+
+// The scan of UniqueIndexPinnedBy's index for `filter` under the simple collation: it reads one
+// key, so no candidate can read less, and the trial among candidates is skipped, as mongod's
+// express path skips it. nullopt when no index qualifies.
 StatusWith<std::optional<IndexAccess>> UniquePointAccess(const catalog::CollectionInfo& info,
                                                          const query::Matcher& filter);
 
