@@ -13,6 +13,9 @@ namespace {
 
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
 
+// Each sample of a document checked before compressing it whole (LooksIncompressible).
+constexpr std::size_t kSampleBytes = 16 * 1024;
+
 struct Contexts {
   ZSTD_CCtx* compress = ZSTD_createCCtx();
   ZSTD_DCtx* decompress = ZSTD_createDCtx();
@@ -33,6 +36,23 @@ Contexts& ThreadContexts() {
   return contexts;
 }
 
+// Whether the frame of `size` bytes compressed from `raw` bytes saves too little to keep.
+bool SavesTooLittle(std::size_t size, std::size_t raw) { return size > raw / 8 * 7; }
+
+// Whether a sample at the start and one in the middle of `in` both save too little: a GridFS
+// chunk of media, say, which would otherwise be compressed whole only to be thrown away. A
+// document either of whose samples compresses is tried whole.
+bool LooksIncompressible(std::string_view in, ZSTD_CCtx* cctx) {
+  if (in.size() < 4 * kSampleBytes) return false;
+  char out[ZSTD_COMPRESSBOUND(kSampleBytes)];
+  for (std::size_t at : {std::size_t{0}, in.size() / 2}) {
+    ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+    const std::size_t n = ZSTD_compress2(cctx, out, sizeof(out), in.data() + at, kSampleBytes);
+    if (ZSTD_isError(n) || !SavesTooLittle(n, kSampleBytes)) return false;
+  }
+  return true;
+}
+
 Status Corrupt(std::string_view why) {
   return Status(ErrorCode::kInternalError, "a stored record is corrupt: " + std::string(why));
 }
@@ -47,16 +67,17 @@ bool IsCompressedRecord(std::string_view stored) {
 std::string CompressRecord(bson::DocumentView document) {
   std::string_view in = document.bytes();
   if (in.size() < kCompressRecordsFrom) return std::string();
+  ZSTD_CCtx* cctx = ThreadContexts().compress;
+  if (LooksIncompressible(in, cctx)) return std::string();
   // Uninitialised: zeroing a buffer of the document's size would cost more than the pages
   // the frame actually touches.
   const std::size_t bound = ZSTD_compressBound(in.size());
   std::unique_ptr<char[]> out(new char[bound]);
-  ZSTD_CCtx* cctx = ThreadContexts().compress;
   ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
   ZSTD_CCtx_setPledgedSrcSize(cctx, in.size());
   std::size_t n = ZSTD_compress2(cctx, out.get(), bound, in.data(), in.size());
   // Only a bug (an undersized buffer) makes ZSTD_compress2 fail into a compressBound buffer.
-  if (ZSTD_isError(n) || n > in.size() / 8 * 7) return std::string();
+  if (ZSTD_isError(n) || SavesTooLittle(n, in.size())) return std::string();
   return std::string(out.get(), n);
 }
 

@@ -23,7 +23,8 @@ bool IsCompressedRecord(std::string_view stored);
 
 // The zstd frame (fastest level, content size in its header) `document` is stored as, or empty
 // when it stays BSON: below kCompressRecordsFrom, or when the frame would be more than 7/8 of
-// it (GridFS chunks of media, say; readers then skip inflating it).
+// it (GridFS chunks of media, say; readers then skip inflating it). A document whose first
+// bytes and middle bytes both compress that badly is not tried whole.
 std::string CompressRecord(bson::DocumentView document);
 
 // The document a stored record holds: a copy of plain BSON, or the inflated frame.

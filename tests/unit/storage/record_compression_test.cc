@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "storage_test_util.h"
@@ -12,6 +13,22 @@ namespace quarry::storage {
 namespace {
 
 using testing::LargeDocument;
+
+std::string RandomBytes(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string out(n, '\0');
+  for (char& c : out) c = static_cast<char>(rng());
+  return out;
+}
+
+// A document as GridFS stores a chunk of a media file: a few fields, then bytes that do not
+// compress.
+bson::Document MediaChunk(std::size_t bytes) {
+  bson::DocumentBuilder b;
+  b.AppendInt32("_id", 1).AppendInt32("n", 0);
+  b.AppendBinary("data", 0, RandomBytes(bytes, 7));
+  return std::move(b).Finish();
+}
 
 TEST(RecordCompressionTest, AFrameInflatesToTheDocumentAndIsSmaller) {
   bson::Document doc = LargeDocument(1, 1 << 20);
@@ -42,6 +59,23 @@ TEST(RecordCompressionTest, RecordHoldsComparesTheWholeInflatedDocument) {
   EXPECT_FALSE(RecordHolds(frame, bson::DocumentView(changed.data())));
   EXPECT_FALSE(RecordHolds(frame, LargeDocument(1, 100 << 10)));
   EXPECT_FALSE(RecordHolds(frame.substr(0, frame.size() / 2), doc));
+}
+
+TEST(RecordCompressionTest, MediaThatDoesNotCompressStaysBson) {
+  EXPECT_TRUE(CompressRecord(MediaChunk(255 << 10)).empty());
+  EXPECT_TRUE(CompressRecord(MediaChunk(3 << 20)).empty());
+}
+
+TEST(RecordCompressionTest, ADocumentThatOpensWithMediaIsStillCompressed) {
+  bson::Document text = LargeDocument(1, 1 << 20);
+  bson::DocumentBuilder b;
+  b.AppendBinary("thumbnail", 0, RandomBytes(100 << 10, 3));
+  b.AppendDocument("body", text);
+  bson::Document doc = std::move(b).Finish();
+  std::string frame = CompressRecord(doc);
+  ASSERT_TRUE(IsCompressedRecord(frame));
+  EXPECT_LT(frame.size(), doc.size() / 2);
+  EXPECT_EQ(InflateRecord(frame).value(), doc.bytes());
 }
 
 TEST(RecordCompressionTest, ACorruptFrameIsAnErrorNotADocument) {
