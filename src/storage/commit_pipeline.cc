@@ -516,7 +516,7 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
         stats.data_bytes += static_cast<std::int64_t>(m.record_document().bytes().size());
         return Status::OK();
       }
-      if (!cur.exists || !RecordHolds(cur.bytes, bson::DocumentView(m.pre_image().data()))) {
+      if (!cur.exists || !internal::StillHoldsPreImage(cur.bytes, m)) {
         return Conflict("the document changed since it was read; retry the operation");
       }
       QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));

@@ -132,8 +132,7 @@ Status internal::TransactionState::StageRecordChange(Mutation& m) {
   QUARRY_ASSIGN_OR_RETURN(std::optional<std::string> current, ReadRecord(*engine, &view, m.key));
   if (m.kind == MutationKind::kInsert) {
     if (current.has_value()) return DuplicateIdError(m.ns_text(), m.record_document().Get("_id"));
-  } else if (!current.has_value() ||
-             !RecordHolds(*current, bson::DocumentView(m.pre_image().data()))) {
+  } else if (!current.has_value() || !internal::StillHoldsPreImage(*current, m)) {
     return Conflict("the document changed since it was read; retry the operation");
   }
   QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));

@@ -51,6 +51,22 @@ internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId coll
   return m;
 }
 
+}  // namespace
+
+// A large pre-image logged compressed (`prez`) was compressed as its record was, and zstd
+// makes the same frame from the same document, so an unchanged record is that frame byte for
+// byte: a comparison of the two frames then replaces inflating a multi-megabyte record. Any
+// other case (a different frame need not be a different document) inflates and compares.
+bool internal::StillHoldsPreImage(std::string_view stored, const internal::Mutation& m) {
+  if (m.pre.size != 0) {
+    const std::string_view logged = m.pre.In(m.oplog);
+    if (IsCompressedRecord(logged) && stored == logged) return true;
+  }
+  return RecordHolds(stored, bson::DocumentView(m.pre_image().data()));
+}
+
+namespace {
+
 // Moves `removed` then `added` into `m` and lays out their writes.
 void AttachIndexChanges(std::vector<IndexEntry> removed, std::vector<IndexEntry> added,
                         internal::Mutation* m) {

@@ -85,4 +85,8 @@ struct Mutation {
   std::string_view pre_image() const { return value.empty() ? pre.In(oplog) : value; }
 };
 
+// Whether `stored`, a record as stored now, is still the document `m` (an update or delete)
+// read.
+bool StillHoldsPreImage(std::string_view stored, const Mutation& m);
+
 }  // namespace quarry::storage::internal

@@ -158,6 +158,33 @@ TEST_F(CommitPipelineTest, ReplaceWithAStalePreImageIsAWriteConflict) {
   EXPECT_EQ(stored.value()->bytes(), v2.bytes());
 }
 
+// Large records are stored, and their updates' pre-images logged, as zstd frames: the check
+// compares the two frames when they are equal and the documents when they are not.
+TEST_F(CommitPipelineTest, ALargeRecordIsCheckedAgainstItsReadLikeASmallOne) {
+  bson::Document v1 = testing::LargeDocument(1, 1 << 20);
+  bson::Document v2 = testing::LargeDocument(1, 1 << 20, /*seed=*/5);
+  bson::Document v3 = testing::LargeDocument(1, 1 << 20, /*seed=*/9);
+  InsertOne(*engine_, 1, v1);
+  {
+    WriteUnit unit;
+    unit.Update(Target(1), v1, v2, UpdateKind::kReplace);
+    EXPECT_TRUE(Commit(std::move(unit)).errors.empty());
+  }
+  for (const bson::Document* stale : {&v1, &v3}) {  // read before v2, and never stored
+    WriteUnit unit;
+    unit.Update(Target(1), *stale, v3, UpdateKind::kReplace);
+    CommitResult result = Commit(std::move(unit));
+    ASSERT_EQ(result.errors.size(), 1u);
+    EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
+  }
+  WriteUnit current;
+  current.Update(Target(1), v2, v3, UpdateKind::kReplace);
+  EXPECT_TRUE(Commit(std::move(current)).errors.empty());
+  auto stored = engine_->records().FindById(1, v3.Get("_id"));
+  ASSERT_TRUE(stored.ok() && stored.value().has_value());
+  EXPECT_EQ(stored.value()->bytes(), v3.bytes());
+}
+
 TEST_F(CommitPipelineTest, DeletingAnAlreadyDeletedDocumentIsAWriteConflict) {
   bson::Document doc = DocWithIntId(1);
   InsertOne(*engine_, 1, doc);
