@@ -57,6 +57,11 @@ void Finish(bson::DocumentBuilder* b, LaidOutEntry* entry) {
   entry->bytes = std::move(*b).FinishBytes();
 }
 
+// The frame `doc` is logged as: the one it was read from, or a new one (empty: stays BSON).
+std::string PreImageFrame(bson::DocumentView doc, std::string_view read_from) {
+  return read_from.empty() ? CompressRecord(doc) : std::string(read_from);
+}
+
 }  // namespace
 
 LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView document) {
@@ -70,10 +75,11 @@ LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView do
 }
 
 LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
-                          bson::DocumentView post_image, UpdateKind kind) {
+                          bson::DocumentView post_image, UpdateKind kind,
+                          std::string_view read_frame) {
   LaidOutEntry entry;
   const std::string frame = CompressRecord(post_image);
-  const std::string pre_frame = CompressRecord(pre_image);
+  const std::string pre_frame = PreImageFrame(pre_image, read_frame);
   bson::DocumentBuilder b(StoredSize(pre_image, pre_frame) + StoredSize(post_image, frame) +
                           kEntryOverhead);
   AppendHeader("u", collection.ns, collection.uuid, &b, &entry);
@@ -88,10 +94,11 @@ LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pr
   return entry;
 }
 
-LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted) {
+LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted,
+                          std::string_view read_frame) {
   LaidOutEntry entry;
   const bool images = collection.pre_and_post_images;
-  const std::string pre_frame = images ? CompressRecord(deleted) : std::string();
+  const std::string pre_frame = images ? PreImageFrame(deleted, read_frame) : std::string();
   bson::DocumentBuilder b((images ? StoredSize(deleted, pre_frame) : 0) + kEntryOverhead);
   AppendHeader("d", collection.ns, collection.uuid, &b, &entry);
   b.OpenDocument("o").Append("_id", deleted.Get("_id")).Close();

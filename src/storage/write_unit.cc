@@ -30,6 +30,17 @@ std::string RecordKey(CollectionId collection, bson::DocumentView document) {
   return key;
 }
 
+// The stored frame `doc` was read from when it holds the whole document (RecordStore keeps a
+// large record's frame with what it reads), else empty.
+std::string_view WholeDocumentFrame(const bson::Document& doc) {
+  const std::span<const bson::CompressedSpan> spans = doc.compressed_spans();
+  if (spans.size() != 1 || spans[0].offset != 0 || spans[0].size != doc.size() ||
+      spans[0].zstd_frame == nullptr || !IsCompressedRecord(*spans[0].zstd_frame)) {
+    return {};
+  }
+  return *spans[0].zstd_frame;
+}
+
 internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId collection,
                                   std::string key, internal::LaidOutEntry entry,
                                   bson::DocumentView document, bson::DocumentView pre_image) {
@@ -134,19 +145,42 @@ std::size_t WriteUnit::Insert(const CollectionRef& collection, bson::DocumentVie
 
 std::size_t WriteUnit::Update(const CollectionRef& collection, bson::DocumentView pre_image,
                               bson::DocumentView post_image, UpdateKind kind, IndexChanges index) {
+  return AddUpdate(collection, pre_image, {}, post_image, kind, std::move(index));
+}
+
+std::size_t WriteUnit::Update(const CollectionRef& collection, const bson::Document& pre_image,
+                              bson::DocumentView post_image, UpdateKind kind, IndexChanges index) {
+  return AddUpdate(collection, pre_image, WholeDocumentFrame(pre_image), post_image, kind,
+                   std::move(index));
+}
+
+std::size_t WriteUnit::AddUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
+                                 std::string_view pre_frame, bson::DocumentView post_image,
+                                 UpdateKind kind, IndexChanges index) {
   std::string key = RecordKey(collection.id, post_image);
   QUARRY_DCHECK(key == RecordKey(collection.id, pre_image));
-  return Add(RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
-                            internal::LayOutUpdate(collection, pre_image, post_image, kind),
-                            post_image, pre_image),
-             std::move(index.removed), std::move(index.added));
+  return Add(
+      RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
+                     internal::LayOutUpdate(collection, pre_image, post_image, kind, pre_frame),
+                     post_image, pre_image),
+      std::move(index.removed), std::move(index.added));
 }
 
 std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentView deleted,
                               std::vector<IndexEntry> removed) {
-  internal::Mutation m = RecordMutation(internal::MutationKind::kDelete, collection.id,
-                                        RecordKey(collection.id, deleted),
-                                        internal::LayOutDelete(collection, deleted), {}, deleted);
+  return AddDelete(collection, deleted, {}, std::move(removed));
+}
+
+std::size_t WriteUnit::Delete(const CollectionRef& collection, const bson::Document& deleted,
+                              std::vector<IndexEntry> removed) {
+  return AddDelete(collection, deleted, WholeDocumentFrame(deleted), std::move(removed));
+}
+
+std::size_t WriteUnit::AddDelete(const CollectionRef& collection, bson::DocumentView deleted,
+                                 std::string_view pre_frame, std::vector<IndexEntry> removed) {
+  internal::Mutation m = RecordMutation(
+      internal::MutationKind::kDelete, collection.id, RecordKey(collection.id, deleted),
+      internal::LayOutDelete(collection, deleted, pre_frame), {}, deleted);
   return Add(std::move(m), std::move(removed), {});
 }
 

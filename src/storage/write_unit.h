@@ -72,9 +72,15 @@ class WriteUnit {
   // Insert does.
   std::size_t Update(const CollectionRef& collection, bson::DocumentView pre_image,
                      bson::DocumentView post_image, UpdateKind kind, IndexChanges index = {});
+  // The same for a pre-image as RecordStore read it: a large one's stored frame, which it
+  // keeps, is logged as the entry's `prez` instead of compressing the document again.
+  std::size_t Update(const CollectionRef& collection, const bson::Document& pre_image,
+                     bson::DocumentView post_image, UpdateKind kind, IndexChanges index = {});
   // Deletes the record the caller read as `deleted` and its secondary index keys `removed`;
   // kWriteConflict as for Update.
   std::size_t Delete(const CollectionRef& collection, bson::DocumentView deleted,
+                     std::vector<IndexEntry> removed = {});
+  std::size_t Delete(const CollectionRef& collection, const bson::Document& deleted,
                      std::vector<IndexEntry> removed = {});
   // Deletes every record of `collection`, its counters and every key of `indexes`. Later
   // record mutations of it, in this unit or any other, fail with kWriteConflict (ids are never
@@ -141,6 +147,12 @@ class WriteUnit {
   std::size_t Add(internal::Mutation mutation);
   std::size_t Add(internal::Mutation mutation, std::vector<IndexEntry> removed,
                   std::vector<IndexEntry> added);
+  // `pre_frame`: the stored frame the pre-image was read from, or empty.
+  std::size_t AddUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
+                        std::string_view pre_frame, bson::DocumentView post_image, UpdateKind kind,
+                        IndexChanges index);
+  std::size_t AddDelete(const CollectionRef& collection, bson::DocumentView deleted,
+                        std::string_view pre_frame, std::vector<IndexEntry> removed);
 
   std::vector<internal::Mutation> mutations_;
   std::size_t bytes_ = 0;

@@ -173,6 +173,30 @@ TEST_F(OplogEntryTest, LargeDocumentsAreLoggedAndStoredAsZstdFrames) {
   EXPECT_EQ(engine_->records().Stats(1).data_bytes, static_cast<std::int64_t>(v2.size()));
 }
 
+TEST_F(OplogEntryTest, APreImageReadFromALargeRecordIsLoggedAsTheStoredFrame) {
+  bson::Document v1 = testing::LargeDocument(1, 1 << 20);
+  bson::Document v2 = testing::LargeDocument(1, 1 << 20, /*seed=*/5);
+  testing::InsertOne(*engine_, 1, v1);
+  auto read = engine_->records().FindById(1, v1.Get("_id"));
+  ASSERT_TRUE(read.ok() && read.value().has_value());
+  WriteUnit update;
+  update.Update(Target(1), *read.value(), v2, UpdateKind::kReplace);
+  auto entries = CommitAndRead(*engine_, std::move(update));
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[1].Get("prez").Binary().data, entries[0].Get("oz").Binary().data);
+  EXPECT_EQ(ParseOplogEntry(entries[1]).value().pre->bytes(), v1.bytes());
+
+  auto again = engine_->records().FindById(1, v2.Get("_id"));
+  ASSERT_TRUE(again.ok() && again.value().has_value());
+  WriteUnit removal;
+  removal.Delete(Target(1, "db.c", /*pre_and_post_images=*/true), *again.value());
+  entries = CommitAndRead(*engine_, std::move(removal));
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[2].Get("prez").Binary().data, entries[1].Get("oz").Binary().data);
+  EXPECT_EQ(ParseOplogEntry(entries[2]).value().pre->bytes(), v2.bytes());
+  EXPECT_EQ(engine_->records().Count(1), 0);
+}
+
 TEST_F(OplogEntryTest, ALargeDeletedDocumentIsLoggedCompressedWithPreAndPostImages) {
   bson::Document doc = testing::LargeDocument(1, 1 << 20);
   testing::InsertOne(*engine_, 1, doc);
