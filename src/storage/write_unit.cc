@@ -31,14 +31,18 @@ std::string RecordKey(CollectionId collection, bson::DocumentView document) {
 }
 
 // The stored frame `doc` was read from when it holds the whole document (RecordStore keeps a
-// large record's frame with what it reads), else empty.
-std::string_view WholeDocumentFrame(const bson::Document& doc) {
+// large record's frame with what it reads), else null.
+std::shared_ptr<const std::string> WholeDocumentFrame(const bson::Document& doc) {
   const std::span<const bson::CompressedSpan> spans = doc.compressed_spans();
   if (spans.size() != 1 || spans[0].offset != 0 || spans[0].size != doc.size() ||
       spans[0].zstd_frame == nullptr || !IsCompressedRecord(*spans[0].zstd_frame)) {
-    return {};
+    return nullptr;
   }
-  return *spans[0].zstd_frame;
+  return spans[0].zstd_frame;
+}
+
+std::string_view BytesOf(const std::shared_ptr<const std::string>& frame) {
+  return frame == nullptr ? std::string_view() : std::string_view(*frame);
 }
 
 internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId collection,
@@ -64,11 +68,12 @@ internal::Mutation RecordMutation(internal::MutationKind kind, CollectionId coll
 
 }  // namespace
 
-// A large pre-image logged compressed (`prez`) was compressed as its record was, and zstd
-// makes the same frame from the same document, so an unchanged record is that frame byte for
-// byte: a comparison of the two frames then replaces inflating a multi-megabyte record. Any
+// The frame the pre-image was read from, or a large pre-image logged compressed (`prez`, made
+// as its record was: zstd makes the same frame from the same document), is an unchanged
+// record byte for byte: comparing frames then replaces inflating a multi-megabyte record. Any
 // other case (a different frame need not be a different document) inflates and compares.
 bool internal::StillHoldsPreImage(std::string_view stored, const internal::Mutation& m) {
+  if (m.read_frame != nullptr && stored == *m.read_frame) return true;
   if (m.pre.size != 0) {
     const std::string_view logged = m.pre.In(m.oplog);
     if (IsCompressedRecord(logged) && stored == logged) return true;
@@ -145,7 +150,7 @@ std::size_t WriteUnit::Insert(const CollectionRef& collection, bson::DocumentVie
 
 std::size_t WriteUnit::Update(const CollectionRef& collection, bson::DocumentView pre_image,
                               bson::DocumentView post_image, UpdateKind kind, IndexChanges index) {
-  return AddUpdate(collection, pre_image, {}, post_image, kind, std::move(index));
+  return AddUpdate(collection, pre_image, nullptr, post_image, kind, std::move(index));
 }
 
 std::size_t WriteUnit::Update(const CollectionRef& collection, const bson::Document& pre_image,
@@ -155,20 +160,22 @@ std::size_t WriteUnit::Update(const CollectionRef& collection, const bson::Docum
 }
 
 std::size_t WriteUnit::AddUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
-                                 std::string_view pre_frame, bson::DocumentView post_image,
-                                 UpdateKind kind, IndexChanges index) {
+                                 std::shared_ptr<const std::string> pre_frame,
+                                 bson::DocumentView post_image, UpdateKind kind,
+                                 IndexChanges index) {
   std::string key = RecordKey(collection.id, post_image);
   QUARRY_DCHECK(key == RecordKey(collection.id, pre_image));
-  return Add(
-      RecordMutation(internal::MutationKind::kUpdate, collection.id, std::move(key),
-                     internal::LayOutUpdate(collection, pre_image, post_image, kind, pre_frame),
-                     post_image, pre_image),
-      std::move(index.removed), std::move(index.added));
+  internal::Mutation m = RecordMutation(
+      internal::MutationKind::kUpdate, collection.id, std::move(key),
+      internal::LayOutUpdate(collection, pre_image, post_image, kind, BytesOf(pre_frame)),
+      post_image, pre_image);
+  m.read_frame = std::move(pre_frame);
+  return Add(std::move(m), std::move(index.removed), std::move(index.added));
 }
 
 std::size_t WriteUnit::Delete(const CollectionRef& collection, bson::DocumentView deleted,
                               std::vector<IndexEntry> removed) {
-  return AddDelete(collection, deleted, {}, std::move(removed));
+  return AddDelete(collection, deleted, nullptr, std::move(removed));
 }
 
 std::size_t WriteUnit::Delete(const CollectionRef& collection, const bson::Document& deleted,
@@ -177,10 +184,12 @@ std::size_t WriteUnit::Delete(const CollectionRef& collection, const bson::Docum
 }
 
 std::size_t WriteUnit::AddDelete(const CollectionRef& collection, bson::DocumentView deleted,
-                                 std::string_view pre_frame, std::vector<IndexEntry> removed) {
+                                 std::shared_ptr<const std::string> pre_frame,
+                                 std::vector<IndexEntry> removed) {
   internal::Mutation m = RecordMutation(
       internal::MutationKind::kDelete, collection.id, RecordKey(collection.id, deleted),
-      internal::LayOutDelete(collection, deleted, pre_frame), {}, deleted);
+      internal::LayOutDelete(collection, deleted, BytesOf(pre_frame)), {}, deleted);
+  m.read_frame = std::move(pre_frame);
   return Add(std::move(m), std::move(removed), {});
 }
 

@@ -147,12 +147,13 @@ class WriteUnit {
   std::size_t Add(internal::Mutation mutation);
   std::size_t Add(internal::Mutation mutation, std::vector<IndexEntry> removed,
                   std::vector<IndexEntry> added);
-  // `pre_frame`: the stored frame the pre-image was read from, or empty.
+  // `pre_frame`: the stored frame the pre-image was read from, or null.
   std::size_t AddUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
-                        std::string_view pre_frame, bson::DocumentView post_image, UpdateKind kind,
-                        IndexChanges index);
+                        std::shared_ptr<const std::string> pre_frame, bson::DocumentView post_image,
+                        UpdateKind kind, IndexChanges index);
   std::size_t AddDelete(const CollectionRef& collection, bson::DocumentView deleted,
-                        std::string_view pre_frame, std::vector<IndexEntry> removed);
+                        std::shared_ptr<const std::string> pre_frame,
+                        std::vector<IndexEntry> removed);
 
   std::vector<internal::Mutation> mutations_;
   std::size_t bytes_ = 0;

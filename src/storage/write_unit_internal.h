@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +73,8 @@ struct Mutation {
   Status failure;                         // WriteUnit::Fail: reported instead of applying
   std::string unlogged_ns;                // AddIndexKeys: the namespace its errors name
   std::uint64_t read_point = 0;           // AddIndexKeys: the chunks its record's read saw
+  // Update, Delete: the stored frame the pre-image was read from, when the caller had it.
+  std::shared_ptr<const std::string> read_frame;
 
   // The record's id key: its key without the collection prefix.
   std::string_view id_key() const { return std::string_view(key).substr(8); }

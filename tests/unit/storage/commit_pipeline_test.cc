@@ -177,12 +177,25 @@ TEST_F(CommitPipelineTest, ALargeRecordIsCheckedAgainstItsReadLikeASmallOne) {
     ASSERT_EQ(result.errors.size(), 1u);
     EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
   }
+  // As read from storage, which keeps the stored frame with the document.
+  auto read_v2 = engine_->records().FindById(1, v2.Get("_id"));
+  ASSERT_TRUE(read_v2.ok() && read_v2.value().has_value());
   WriteUnit current;
-  current.Update(Target(1), v2, v3, UpdateKind::kReplace);
+  current.Update(Target(1), *read_v2.value(), v3, UpdateKind::kReplace);
   EXPECT_TRUE(Commit(std::move(current)).errors.empty());
   auto stored = engine_->records().FindById(1, v3.Get("_id"));
   ASSERT_TRUE(stored.ok() && stored.value().has_value());
   EXPECT_EQ(stored.value()->bytes(), v3.bytes());
+
+  WriteUnit stale_delete;  // the frame it was read from is no longer stored
+  stale_delete.Delete(Target(1), *read_v2.value());
+  CommitResult result = Commit(std::move(stale_delete));
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
+  WriteUnit deletion;
+  deletion.Delete(Target(1), *stored.value());
+  EXPECT_TRUE(Commit(std::move(deletion)).errors.empty());
+  EXPECT_EQ(engine_->records().Count(1), 0);
 }
 
 TEST_F(CommitPipelineTest, DeletingAnAlreadyDeletedDocumentIsAWriteConflict) {
