@@ -22,8 +22,8 @@ for binary in "${binaries[@]}"; do
   [ -x "$binary" ] || { echo "run_with_quarryd.sh: $binary is missing; build it first" >&2; exit 1; }
 done
 
-# A port the kernel says is free now; the moment before quarryd binds it is harmless here.
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+source bench/ports.sh
+port=$(free_port)
 
 dbpath=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
 quarry_pid=
@@ -41,13 +41,7 @@ trap 'exit 130' INT TERM
   --logpath "$dbpath/quarryd.log" &
 quarry_pid=$!
 
-started=
-for _ in $(seq 1 300); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then started=1; break; fi
-  kill -0 "$quarry_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$started" ] || { echo "run_with_quarryd.sh: quarryd did not start" >&2; cat "$dbpath/quarryd.log" >&2; exit 1; }
+wait_for_port "$port" "$quarry_pid" || { echo "run_with_quarryd.sh: quarryd did not start" >&2; cat "$dbpath/quarryd.log" >&2; exit 1; }
 echo "run_with_quarryd.sh: quarryd pid $quarry_pid on port $port" >&2
 
 extra=()

@@ -20,21 +20,7 @@ for binary in "$quarryd" "$bench"; do
 done
 command -v redis-server >/dev/null || { echo "run_with_redis.sh: redis-server is not installed" >&2; exit 1; }
 
-# The kernel picks a port that is free now; the short gap before the server binds it is
-# harmless on a machine that is not handing out ports in a loop.
-free_port() {
-  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# Waits until something accepts connections on 127.0.0.1:$1, or $2 (a PID) has exited.
-wait_for_port() {
-  for _ in $(seq 1 300); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
+source bench/ports.sh
 
 dbpath=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
 quarry_pid=

@@ -38,22 +38,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-
-# Waits until something accepts connections on the port, or the server has exited.
-wait_for_port() {
-  for _ in $(seq 1 1200); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
-    kill -0 "$pid" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
+source bench/ports.sh
+port=$(free_port)
 
 serve() {
   "$@" --bind_ip 127.0.0.1 --port "$port" --dbpath "$dir/db" --quiet --logpath "$dir/quarryd.log" &
   pid=$!
-  wait_for_port || { echo "instructions: quarryd did not start" >&2; cat "$dir/quarryd.log" >&2; exit 1; }
+  # Under valgrind quarryd takes tens of seconds to listen.
+  wait_for_port "$port" "$pid" 120 || { echo "instructions: quarryd did not start" >&2; cat "$dir/quarryd.log" >&2; exit 1; }
 }
 
 # Loading runs at full speed; only the counted server runs under valgrind.

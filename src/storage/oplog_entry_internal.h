@@ -33,13 +33,13 @@ struct LaidOutEntry {
 };
 
 LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView document);
-// `pre_frame`: the stored frame the pre-image was read from (see WholeDocumentFrame), logged as
-// its `prez` instead of compressing the document again; empty when there is none.
+// `read_frame`: the stored frame the pre-image was read from, logged as its `prez` instead of
+// compressing the document again; empty when there is none.
 LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pre_image,
                           bson::DocumentView post_image, UpdateKind kind,
-                          std::string_view pre_frame = {});
+                          std::string_view read_frame = {});
 LaidOutEntry LayOutDelete(const CollectionRef& collection, bson::DocumentView deleted,
-                          std::string_view pre_frame = {});
+                          std::string_view read_frame = {});
 // `uuid` empty: no `ui` (dropDatabase).
 LaidOutEntry LayOutCommand(std::string_view db, std::string_view uuid, bson::DocumentView o);
 
