@@ -7,7 +7,9 @@
 #include "exec/stages/index_scan.h"
 #include "exec/stages/or_stage.h"
 #include "exec/stages/sort_merge.h"
+#include "exec/stages/unique_point.h"
 #include "storage/engine.h"
+#include "storage/key_encoding.h"
 
 namespace quarry::exec {
 namespace {
@@ -86,6 +88,26 @@ std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection&
   return std::make_unique<IndexScan>(
       &ctx.indexes(), ctx.interrupt,
       CoveredScanOptionsOf(ctx, collection, std::move(access), filter));
+}
+
+StatusWith<std::unique_ptr<PlanStage>> UniquePointPlanOf(const ExecContext& ctx,
+                                                         const Collection& collection,
+                                                         const query::Matcher& filter,
+                                                         bool want_match_details) {
+  std::unique_ptr<PlanStage> none;
+  if (filter.collator() != nullptr) return none;
+  QUARRY_ASSIGN_OR_RETURN(const catalog::IndexInfo* index,
+                          UniqueIndexPinnedBy(*collection.info, filter.filter(), true));
+  if (index == nullptr) return none;
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(*index));
+  if (!PointKeysAreExact(parsed->descriptor)) return none;
+  UniqueIndexPoint::Target target{.index = index->id, .parsed = std::move(parsed), .key = {}};
+  for (const IndexField& field : target.parsed->descriptor.fields()) {
+    storage::AppendIndexKey(filter.filter().Get(field.path), field.descending, &target.key);
+  }
+  return std::unique_ptr<PlanStage>(
+      std::make_unique<UniqueIndexPoint>(&ctx.indexes(), &ctx.records(), collection.id,
+                                         std::move(target), filter, want_match_details));
 }
 
 bool ReadsKeysOnly(const PlanStage& plan) {

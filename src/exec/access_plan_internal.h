@@ -32,6 +32,14 @@ std::unique_ptr<PlanStage> IndexPlanOf(const ExecContext& ctx, const Collection&
                                        const std::optional<query::Matcher>& filter,
                                        bool want_match_details, const CoverPaths& cover);
 
+// EXPRESS_IXSCAN for a filter whose equalities pin every key field of a unique index (as
+// UniquePointAccess finds it), or null when the index's bounds are not that one key or a
+// collation is involved: then FETCH over a point IXSCAN reads it.
+StatusWith<std::unique_ptr<PlanStage>> UniquePointPlanOf(const ExecContext& ctx,
+                                                         const Collection& collection,
+                                                         const query::Matcher& filter,
+                                                         bool want_match_details);
+
 // Whether `plan` reads index key values only (a covered IXSCAN), no records.
 bool ReadsKeysOnly(const PlanStage& plan);
 

@@ -238,6 +238,19 @@ std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::
   return AssembleBounds(index.fields(), bounded);
 }
 
+bool PointKeysAreExact(const IndexDescriptor& index) {
+  const std::vector<IndexField>& fields = index.fields();
+  for (std::size_t field_idx = 0; field_idx < fields.size(); ++field_idx) {
+    if (HasPositionalComponent(fields[field_idx].path)) return false;
+    for (std::size_t earlier_idx = 0; earlier_idx < field_idx; ++earlier_idx) {
+      if (FirstComponent(fields[earlier_idx].path) == FirstComponent(fields[field_idx].path)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 std::optional<std::vector<IndexBounds>> SplitOnEqualityPrefix(const IndexBounds& bounds) {
   const std::size_t prefix = bounds.equality_prefix;
   if (prefix == 0 || prefix > bounds.fields.size()) return std::nullopt;

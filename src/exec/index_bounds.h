@@ -85,6 +85,12 @@ struct IndexBounds {
 std::optional<IndexBounds> BoundsFor(const IndexDescriptor& index, const query::Matcher& filter,
                                      bool multikey = true);
 
+// Whether BoundsFor turns equalities to point values (exec/id_point.h) on every key field of
+// `index` into the one key made of those values: no key field names an array position, and no
+// two share their first component (one array could hold both, and BoundsFor then bounds only
+// the first).
+bool PointKeysAreExact(const IndexDescriptor& index);
+
 // `bounds` split into one IndexBounds per combination of the values its equality prefix pins
 // the leading key fields to (an $in's points), in index order, each with that combination's
 // intervals and explain strings: each split reads its keys in the order of the fields after the

@@ -42,6 +42,10 @@ struct TrialSetup {
   bson::DocumentView projection_spec;
   // The paths a covered candidate must find in its index; nullopt: none is covered.
   CoverPaths cover_paths;
+  // A filter that pins a unique index's key may be read by EXPRESS_IXSCAN instead of FETCH
+  // over IXSCAN: not for explain, which shows the latter, nor for returnKey, which reads keys
+  // from index scans.
+  bool express = false;
 
  private:
   mutable std::optional<std::string> shape_;

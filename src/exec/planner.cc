@@ -136,6 +136,12 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
     }
   }
   if (matcher != nullptr && hint.natural == 0 && !hint.id_index) {
+    if (setup.express && !setup.cover_paths.has_value()) {
+      QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<PlanStage> express,
+                              UniquePointPlanOf(ctx, collection, *matcher, want_match_details));
+      // One document at most is always in order.
+      if (express != nullptr) return Access{std::move(express), true};
+    }
     QUARRY_ASSIGN_OR_RETURN(std::optional<IndexAccess> point,
                             UniquePointAccess(*collection.info, *matcher));
     if (point.has_value()) {
@@ -305,6 +311,7 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
   } else {
     TrialSetup setup;
     setup.cover_paths = cover;
+    setup.express = !ctx.for_explain && !spec.return_key;
     setup.blocking_sort = &spec.sort;
     setup.sort_keep = keep;
     setup.sort_memory = spec.sort_memory;

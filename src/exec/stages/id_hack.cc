@@ -1,6 +1,7 @@
 #include "exec/stages/id_hack.h"
 
 #include "exec/index_usage.h"
+#include "exec/stages/point_record.h"
 
 namespace quarry::exec {
 
@@ -16,18 +17,9 @@ StatusWith<WorkState> IdHack::DoWork(PlanResult* out) {
   if (done_) return WorkState::kEof;
   done_ = true;
   RecordIndexUse(IdIndexUsageKey(collection_));
-  QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
-                          records_->FindByIdKey(collection_, id_key_));
-  if (!doc.has_value()) return WorkState::kEof;
-  ++mutable_stats().docs_examined;
-  out->details = query::MatchDetails();
-  if (filter_.has_value()) {
-    QUARRY_ASSIGN_OR_RETURN(bool matched,
-                            filter_->Evaluate(*doc, want_match_details_ ? &out->details : nullptr));
-    if (!matched) return WorkState::kEof;
-  }
-  out->Own(std::move(*doc));
-  return WorkState::kAdvanced;
+  QUARRY_ASSIGN_OR_RETURN(bool found, ReadPointRecord(*records_, collection_, id_key_, filter_,
+                                                      want_match_details_, &mutable_stats(), out));
+  return found ? WorkState::kAdvanced : WorkState::kEof;
 }
 
 void IdHack::ExplainDetails(bson::DocumentBuilder* b) const {

@@ -418,6 +418,22 @@ def test_index_stats_counts_the_queries_that_read_each_index(db):
     assert list(db.c.aggregate([{"$indexStats": {}}, {"$count": "n"}])) == [{"n": 3}]
 
 
+def test_point_reads_through_a_unique_index_are_counted_and_logged_as_its_scan(db):
+    db.c.insert_many([{"_id": i, "email": f"u{i}@x", "n": i} for i in range(20)])
+    db.c.create_index("email", unique=True)
+    db.command("profile", 2)
+    assert db.c.find_one({"email": "u7@x"}) == {"_id": 7, "email": "u7@x", "n": 7}
+    assert db.c.find_one({"email": "u7@x", "n": 8}) is None  # the rest of the filter applies
+    assert db.c.find_one({"email": "nobody"}) is None
+    db.command("profile", 0)
+    assert index_stats(db)["email_1"]["accesses"]["ops"] == 3
+    reads = list(db.system.profile.find({"op": "query", "ns": db.c.full_name}))
+    assert [(r["planSummary"], r["keysExamined"], r["docsExamined"]) for r in reads] == [
+        ("IXSCAN { email: 1 }", 1, 1), ("IXSCAN { email: 1 }", 1, 1), ("IXSCAN { email: 1 }", 0, 0)]
+    plan = db.c.find({"email": "u7@x"}).explain()["queryPlanner"]["winningPlan"]
+    assert (plan["stage"], plan["inputStage"]["stage"]) == ("FETCH", "IXSCAN")
+
+
 def test_a_recreated_index_counts_from_its_creation(db):
     db.c.insert_many([{"k": i} for i in range(10)])
     db.c.create_index("k")
