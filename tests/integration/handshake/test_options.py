@@ -88,6 +88,53 @@ def test_flags_win_over_the_config_file(make_server, tmp_path):
     server.stop()
 
 
+def test_a_stock_mongod_conf_starts_with_its_settled_keys(make_server, tmp_path):
+    port = free_port()
+    config = tmp_path / "mongod.conf"
+    config.write_text(
+        "storage:\n"
+        f"  dbPath: {tmp_path / 'stock-db'}\n"
+        "  journal:\n"
+        "    enabled: true\n"
+        "systemLog:\n"
+        "  destination: file\n"
+        "  logAppend: true\n"
+        f"  path: {tmp_path / 'mongod.log'}\n"
+        "net:\n"
+        f"  port: {port}\n"
+        "  bindIp: 127.0.0.1\n"
+        "processManagement:\n"
+        "  fork: false\n")
+    server = make_server("stock-conf", port=port, args=["--config", str(config)])
+    with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as c:
+        c.t_stock.c.insert_one({"_id": 1})
+    assert server.stop() == 0
+    assert "Waiting for connections" in (tmp_path / "mongod.log").read_text()
+
+
+@pytest.mark.parametrize("text, key", [
+    ("processManagement:\n  timeZoneInfo: /usr/share/zoneinfo\n",
+     "processManagement.timeZoneInfo is not supported"),
+    ("net:\n  port: 1\n  unixDomainSocket:\n    enabled: false\n",
+     "net.unixDomainSocket is not supported"),
+    ("operationProfiling:\n  mode: slowOp\n", "operationProfiling is not supported"),
+    ("storage:\n  journal:\n    enabled: false\n",
+     "storage.journal.enabled is not supported by quarryd except as true"),
+    ("systemLog:\n  destination: syslog\n",
+     "systemLog.destination is not supported by quarryd except as file"),
+    ("security:\n  authorization: enabled\n  keyFile: /k\n", "security.keyFile is not supported"),
+    ("- just\n- a list\n", "must hold a YAML mapping"),
+])
+def test_a_config_key_quarryd_does_not_read_stops_it_naming_the_key(quarry_binary, tmp_path,
+                                                                       text, key):
+    config = tmp_path / "mongod.conf"
+    config.write_text(text)
+    proc = run_quarryd(quarry_binary, "--config", str(config), "--dbpath", str(tmp_path / "db"))
+    assert proc.returncode == 2, proc.stderr
+    assert key in proc.stderr
+    assert not (tmp_path / "db").exists()
+
+
 def test_compression_disabled_negotiates_nothing(make_server):
     server = make_server("no-compression", extra_args=["--networkMessageCompressors", "disabled"])
     assert offered_compression(server) is None
