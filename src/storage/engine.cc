@@ -127,14 +127,34 @@ rocksdb::ColumnFamilyOptions SmallFamilyOptions(const std::shared_ptr<rocksdb::C
   return cf;
 }
 
+// Where a meta name's next skip-list insert starts looking: where the name went last, or for a
+// session's retryable-write records ("session/" + lsid + txnNumber + sequence,
+// docs/formats/storage-layout.md) where that session's last record went, so that a newer write's
+// record, a name never seen before, starts beside the one it replaces.
+class MetaInsertHint final : public rocksdb::SliceTransform {
+ public:
+  const char* Name() const override { return "quarry.MetaInsertHint"; }
+  rocksdb::Slice Transform(const rocksdb::Slice& name) const override {
+    if (name.starts_with(kSessionPrefix) && name.size() >= kSessionBytes) {
+      return {name.data(), kSessionBytes};
+    }
+    return name;
+  }
+  bool InDomain(const rocksdb::Slice&) const override { return true; }
+
+ private:
+  static constexpr std::string_view kSessionPrefix = "session/";
+  static constexpr std::size_t kSessionBytes = kSessionPrefix.size() + 16;  // + the lsid
+};
+
 // Every commit rewrites a few meta names (a collection's counters, a session's newest
-// retryable-write record) between which the memtable's skip list would otherwise search from
-// its top for each one: it remembers only where the last insert went, and these alternate. A
-// hint per name keeps where each name went last, so its next version or its deletion starts
-// there.
+// retryable-write record and the deletion of the one before) between which the memtable's skip
+// list would otherwise search from its top for each one: it remembers only where the last
+// insert went, and these alternate. A hint per name (per session for its records) keeps where
+// each went last.
 rocksdb::ColumnFamilyOptions MetaFamilyOptions(const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions cf = SmallFamilyOptions(cache);
-  cf.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewNoopTransform());
+  cf.memtable_insert_with_hint_prefix_extractor = std::make_shared<MetaInsertHint>();
   return cf;
 }
 
