@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
                  "scan ratio is shown); the later insert rounds then also pay for compacting "
                  "the dropped keys away")
       ->capture_default_str();
+  app.add_option("--insert-repeat", settings.insert_repeat,
+                 "repetitions of the insert rounds (each ratio is to the round with no index of "
+                 "the same repetition; the repetition with the median ratio is shown)")
+      ->capture_default_str();
   app.add_option(
          "--server-pid", settings.server_pid,
          "PID of the server when it runs on this machine, to show its CPU time (0: not shown)")
@@ -106,10 +110,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (documents < 10 || settings.batch == 0 || settings.repeat < 1 || settings.read_rounds < 1 ||
-      settings.build_rounds < 1 || settings.seconds <= 0) {
+      settings.build_rounds < 1 || settings.insert_repeat < 1 || settings.seconds <= 0) {
     std::fprintf(stderr,
                  "index_bench: needs --documents >= 10, --batch, --repeat, --read-rounds, "
-                 "--build-rounds and --seconds above 0\n");
+                 "--build-rounds, --insert-repeat and --seconds above 0\n");
     return 2;
   }
 
@@ -155,11 +159,15 @@ int main(int argc, char** argv) {
     Say("point reads");
     Print(OrExit(qb::PointReadPart(settings, set), "point reads"));
   }
-  for (std::size_t indexes : insert_rounds) {
-    Say("inserting with " + std::to_string(indexes) + " secondary indexes");
-    rounds.push_back(OrExit(
-        qb::InsertWithIndexes(*client, settings, set, settings.insert_collection, indexes, false),
-        "insert with indexes"));
+  for (int repetition = 0; repetition < settings.insert_repeat; ++repetition) {
+    for (std::size_t indexes : insert_rounds) {
+      Say("inserting with " + std::to_string(indexes) + " secondary indexes");
+      qb::InsertRound round = OrExit(
+          qb::InsertWithIndexes(*client, settings, set, settings.insert_collection, indexes, false),
+          "insert with indexes");
+      round.repetition = repetition;
+      rounds.push_back(round);
+    }
   }
   Print(qb::InsertTable(settings, set, rounds));
   return 0;

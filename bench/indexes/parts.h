@@ -28,6 +28,10 @@ struct BenchSettings {
   // stay in the index family until compactions remove them, which the insert rounds then pay
   // for: more than one round is for measuring builds alone.
   int build_rounds = 1;
+  // Repetitions of the insert rounds (0, 1, 3, 5 indexes, in that order each time): each ratio
+  // is to the round with none of the same repetition, and the repetition with the median ratio
+  // is shown.
+  int insert_repeat = 3;
   int server_pid = 0;  // a local server's PID, for its CPU time; 0: not shown
 };
 
@@ -36,7 +40,8 @@ std::vector<IndexSpec> SecondaryIndexes(std::size_t count);
 
 struct InsertRound {
   std::size_t indexes = 0;
-  bool load = false;  // the load of the queried collection, into a fresh database
+  bool load = false;   // the load of the queried collection, into a fresh database
+  int repetition = 0;  // of the insert rounds (BenchSettings::insert_repeat)
   double seconds = 0;
   double server_cpu_seconds = -1;  // -1: unknown
 };
