@@ -3,6 +3,7 @@
 
 #include <bson/bson.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -325,6 +326,13 @@ ValueView DocumentView::Get(std::string_view key) const {
     p = value + value_size;
   }
   return {};
+}
+
+bool DocumentView::HasAnyOf(std::initializer_list<std::string_view> keys) const {
+  for (const Element& e : *this) {
+    if (std::find(keys.begin(), keys.end(), e.key) != keys.end()) return true;
+  }
+  return false;
 }
 
 std::string_view DocumentView::FirstKey() const {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <span>
@@ -142,6 +143,9 @@ class DocumentView {
   // The first element with this key (no dots: see bson/path.h for paths), or absent.
   ValueView Get(std::string_view key) const;
   bool Has(std::string_view key) const { return Get(key).exists(); }
+  // Whether any of `keys` is present: one pass over the elements, where a Has per key would make
+  // one pass each (a whole one for each absent key).
+  bool HasAnyOf(std::initializer_list<std::string_view> keys) const;
   std::string_view FirstKey() const;
   std::size_t CountElements() const;
 

@@ -92,9 +92,7 @@ bool FieldSelectsOne(const ServiceState& state, const Request& request,
 // A find or findAndModify that names one document and lets the planner choose how to reach it
 // (a hint, min or max may force a collection scan; so may a collation the index lacks).
 bool IsPointQuery(const ServiceState& state, const Request& request, std::string_view filter) {
-  for (std::string_view forcing : {"hint", "min", "max", "collation"}) {
-    if (request.body.Get(forcing).exists()) return false;
-  }
+  if (request.body.HasAnyOf({"hint", "min", "max", "collation"})) return false;
   return FieldSelectsOne(state, request, request.body, filter);
 }
 

@@ -37,7 +37,7 @@ StatusWith<std::string> OpQueryDatabase(std::string_view ns) {
 }
 
 bool IsTransactionRequest(bson::DocumentView body) {
-  return body.Has("startTransaction") || body.Has("autocommit");
+  return body.HasAnyOf({"startTransaction", "autocommit"});
 }
 
 bool IsCommitOrAbort(std::string_view name) {

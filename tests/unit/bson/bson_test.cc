@@ -67,6 +67,17 @@ TEST(BuilderTest, ArrayBuilderNumbersKeysWithoutGaps) {
   EXPECT_EQ(arr.view().CountElements(), 2u);
 }
 
+TEST(DocumentViewTest, HasAnyOfFindsAnyOfTheKeysAndOnlyWholeKeys) {
+  DocumentBuilder b;
+  b.AppendInt32("find", 1).AppendNull("hint").AppendString("collation_x", "c");
+  Document d = std::move(b).Finish();
+  EXPECT_TRUE(d.view().HasAnyOf({"min", "hint"}));  // a null value is present
+  EXPECT_TRUE(d.view().HasAnyOf({"find"}));
+  EXPECT_FALSE(d.view().HasAnyOf({"collation", "max", "hin"}));
+  EXPECT_FALSE(d.view().HasAnyOf({}));
+  EXPECT_FALSE(DocumentView().HasAnyOf({"find"}));
+}
+
 TEST(JsonTest, RoundTripsRelaxedExtendedJson) {
   Document d = Json(R"({"a": 1, "b": "x", "c": {"$oid": "0123456789abcdef01234567"}})");
   EXPECT_EQ(d.Get("a").type(), Type::kInt32);
