@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "storage/engine_internal.h"
+#include "storage/meta_store.h"
 #include "storage/record_recovery.h"
 
 namespace quarry::storage {
@@ -128,14 +129,14 @@ rocksdb::ColumnFamilyOptions SmallFamilyOptions(const std::shared_ptr<rocksdb::C
 }
 
 // Where a meta name's next skip-list insert starts looking: where the name went last, or for a
-// session's retryable-write records ("session/" + lsid + txnNumber + sequence,
+// session's retryable-write records (kSessionNamePrefix + lsid + txnNumber + sequence,
 // docs/formats/storage-layout.md) where that session's last record went, so that a newer write's
 // record, a name never seen before, starts beside the one it replaces.
 class MetaInsertHint final : public rocksdb::SliceTransform {
  public:
   const char* Name() const override { return "quarry.MetaInsertHint"; }
   rocksdb::Slice Transform(const rocksdb::Slice& name) const override {
-    if (name.starts_with(kSessionPrefix) && name.size() >= kSessionBytes) {
+    if (name.starts_with(kSessionNamePrefix) && name.size() >= kSessionBytes) {
       return {name.data(), kSessionBytes};
     }
     return name;
@@ -143,8 +144,7 @@ class MetaInsertHint final : public rocksdb::SliceTransform {
   bool InDomain(const rocksdb::Slice&) const override { return true; }
 
  private:
-  static constexpr std::string_view kSessionPrefix = "session/";
-  static constexpr std::size_t kSessionBytes = kSessionPrefix.size() + 16;  // + the lsid
+  static constexpr std::size_t kSessionBytes = kSessionNamePrefix.size() + kSessionIdBytes;
 };
 
 // Every commit rewrites a few meta names (a collection's counters, a session's newest

@@ -2,6 +2,7 @@
 // through WriteUnit::PutMeta so they commit with the changes they count.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,12 @@ namespace quarry::storage {
 namespace internal {
 struct EngineState;
 }  // namespace internal
+
+// The names of sessions' records (server/sessions): this prefix, the lsid's 16-byte id, then
+// what the record is. Storage reads no such record; it keeps one memtable insert hint per
+// session (engine.cc).
+inline constexpr std::string_view kSessionNamePrefix = "session/";
+inline constexpr std::size_t kSessionIdBytes = 16;
 
 // Names under "stats/" and "format_version" belong to storage itself.
 class MetaStore {

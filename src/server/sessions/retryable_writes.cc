@@ -14,13 +14,14 @@
 #include "base/log.h"
 #include "bson/builder.h"
 #include "storage/engine.h"
+#include "storage/meta_store.h"
 #include "storage/write_unit.h"
 
 namespace quarry::server {
 namespace {
 
-constexpr std::string_view kRecordPrefix = "session/";
-constexpr std::size_t kIdBytes = 16;
+constexpr std::string_view kRecordPrefix = storage::kSessionNamePrefix;
+constexpr std::size_t kIdBytes = storage::kSessionIdBytes;
 constexpr std::size_t kKeyBytes = kRecordPrefix.size() + kIdBytes + 8 + 4;
 
 // Statement numbers as sorted, disjoint half-open ranges: a bulk write executes long runs of
