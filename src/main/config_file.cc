@@ -1,35 +1,10 @@
-#include "main/config_keys.h"
+#include "main/config_file.h"
 
 #include <algorithm>
 #include <array>
-#include <string_view>
 
 namespace quarry::main {
 namespace {
-
-// The keys options.cc applies.
-constexpr std::array<std::string_view, 20> kReadKeys = {
-    "net.port",
-    "net.bindIp",
-    "net.http.port",
-    "net.http.bindIp",
-    "net.compression.compressors",
-    "net.maxIncomingConnections",
-    "net.tls.mode",
-    "net.tls.certificateKeyFile",
-    "net.tls.CAFile",
-    "net.tls.allowConnectionsWithoutCertificates",
-    "net.tls.disabledProtocols",
-    "storage.dbPath",
-    "storage.wiredTiger.engineConfig.cacheSizeGB",
-    "replication.replSetName",
-    "replication.oplogSizeMB",
-    "security.authorization",
-    "systemLog.path",
-    "systemLog.quiet",
-    "systemLog.logAppend",
-    "setParameter",  // each parameter is checked by name when it is applied
-};
 
 // Keys of stock mongod.conf files whose value, when it is this one, is how quarryd behaves
 // whatever the file says: it logs to a file only through systemLog.path, always journals, and
@@ -44,56 +19,76 @@ constexpr std::array<SettledKey, 3> kSettledKeys = {{
     {"processManagement.fork", "false"},
 }};
 
-bool IsRead(std::string_view key) {
-  return std::find(kReadKeys.begin(), kReadKeys.end(), key) != kReadKeys.end();
-}
-
 // Whether `longer` is a key inside the section `key` names.
 bool Inside(std::string_view longer, std::string_view key) {
   return longer.size() > key.size() && longer.substr(0, key.size()) == key &&
          longer[key.size()] == '.';
 }
 
-// Whether the section `key` holds a key quarryd reads or accepts.
-bool LeadsToKnownKey(std::string_view key) {
-  return std::any_of(kReadKeys.begin(), kReadKeys.end(),
-                     [key](std::string_view read) { return Inside(read, key); }) ||
+}  // namespace
+
+YAML::Node ConfigFile::Read(std::string_view key) {
+  read_.emplace_back(key);
+  YAML::Node node = root_;
+  std::size_t start = 0;
+  while (start <= key.size()) {
+    const std::size_t dot = std::min(key.find('.', start), key.size());
+    if (!node.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    // Through a const node, so that a missing key is not added to the file's tree.
+    const YAML::Node child =
+        static_cast<const YAML::Node&>(node)[std::string(key.substr(start, dot - start))];
+    if (!child.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+    node.reset(child);  // not assignment, which would overwrite the node `node` refers to
+    start = dot + 1;
+  }
+  return node;
+}
+
+bool ConfigFile::WasRead(std::string_view key) const {
+  return std::any_of(read_.begin(), read_.end(),
+                     [key](const std::string& read) { return read == key || Inside(key, read); });
+}
+
+bool ConfigFile::LeadsToKnownKey(std::string_view key) const {
+  return std::any_of(read_.begin(), read_.end(),
+                     [key](const std::string& read) { return Inside(read, key); }) ||
          std::any_of(kSettledKeys.begin(), kSettledKeys.end(),
                      [key](const SettledKey& settled) { return Inside(settled.key, key); });
 }
 
-Status Refuse(const std::string& key, const std::string& path, std::string_view why) {
-  return Status(ErrorCode::kBadValue,
-                key + " is not supported by quarryd" + std::string(why) + " (in " + path + ")");
-}
-
-Status CheckSection(const YAML::Node& section, const std::string& prefix, const std::string& path) {
+Status ConfigFile::CheckSection(const YAML::Node& section, const std::string& prefix) const {
+  auto refuse = [this](const std::string& key, std::string_view why) {
+    return Status(ErrorCode::kBadValue,
+                  key + " is not supported by quarryd" + std::string(why) + " (in " + path_ + ")");
+  };
   for (const auto& entry : section) {
     const std::string key = prefix + entry.first.as<std::string>();
-    if (IsRead(key)) continue;
+    if (WasRead(key)) continue;
     const auto settled = std::find_if(kSettledKeys.begin(), kSettledKeys.end(),
                                       [&key](const SettledKey& s) { return s.key == key; });
     if (settled != kSettledKeys.end()) {
       if (entry.second.IsScalar() && entry.second.Scalar() == settled->value) continue;
-      return Refuse(key, path, " except as " + std::string(settled->value));
+      return refuse(key, " except as " + std::string(settled->value));
     }
-    if (entry.second.IsMap() && LeadsToKnownKey(key)) {
-      QUARRY_RETURN_IF_ERROR(CheckSection(entry.second, key + ".", path));
+    if (LeadsToKnownKey(key)) {
+      if (!entry.second.IsMap()) {
+        return Status(ErrorCode::kBadValue,
+                      "bad value in config file " + path_ + ": " + key + " must be a mapping");
+      }
+      QUARRY_RETURN_IF_ERROR(CheckSection(entry.second, key + "."));
       continue;
     }
-    return Refuse(key, path, "");
+    return refuse(key, "");
   }
   return Status::OK();
 }
 
-}  // namespace
-
-Status CheckConfigKeys(const YAML::Node& root, const std::string& path) {
-  if (root.IsNull()) return Status::OK();  // an empty file
-  if (!root.IsMap()) {
-    return Status(ErrorCode::kBadValue, "config file " + path + " must hold a YAML mapping");
+Status ConfigFile::CheckEveryKeyRead() const {
+  if (root_.IsNull()) return Status::OK();  // an empty file
+  if (!root_.IsMap()) {
+    return Status(ErrorCode::kBadValue, "config file " + path_ + " must hold a YAML mapping");
   }
-  return CheckSection(root, "", path);
+  return CheckSection(root_, "");
 }
 
 }  // namespace quarry::main

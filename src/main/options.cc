@@ -3,13 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <CLI/CLI.hpp>
-#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <string_view>
 
-#include "main/config_keys.h"
+#include "main/config_file.h"
 #include "net/tls_options.h"
 #include "wire/limits.h"
 
@@ -97,25 +96,6 @@ Status ApplyParameterFlag(const std::string& flag, Options* options) {
   return ApplyParameter(flag.substr(0, equals), flag.substr(equals + 1), options);
 }
 
-// net.tls from the config file, for every key the command line did not set.
-Status ApplyTlsConfig(const YAML::Node& tls, const std::function<bool(const char*)>& unset,
-                      Options* options) {
-  if (tls["mode"] && unset("--tlsMode")) options->tls_mode = tls["mode"].as<std::string>();
-  if (tls["certificateKeyFile"] && unset("--tlsCertificateKeyFile")) {
-    options->tls_certificate_key_file = tls["certificateKeyFile"].as<std::string>();
-  }
-  if (tls["CAFile"] && unset("--tlsCAFile")) options->tls_ca_file = tls["CAFile"].as<std::string>();
-  if (tls["allowConnectionsWithoutCertificates"] &&
-      unset("--tlsAllowConnectionsWithoutCertificates")) {
-    options->tls_allow_connections_without_certificates =
-        tls["allowConnectionsWithoutCertificates"].as<bool>();
-  }
-  if (tls["disabledProtocols"] && unset("--tlsDisabledProtocols")) {
-    options->tls_disabled_protocols = tls["disabledProtocols"].as<std::string>();
-  }
-  return Status::OK();
-}
-
 // Applies the YAML file's values to `options` for every key the command line did not set.
 Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* options) {
   YAML::Node root;
@@ -124,70 +104,72 @@ Status ApplyConfigFile(const std::string& path, const CLI::App& app, Options* op
   } catch (const YAML::Exception& e) {
     return Status(ErrorCode::kBadValue, "cannot read config file " + path + ": " + e.what());
   }
-  auto unset = [&](const char* flag) { return app.count(flag) == 0; };
+  ConfigFile file(root, path);
+  // The key's value, unless the command line set `flag` (which wins) or the file has none.
+  auto take = [&](std::string_view key, const char* flag) {
+    YAML::Node value = file.Read(key);
+    return value && app.count(flag) == 0 ? value : YAML::Node(YAML::NodeType::Undefined);
+  };
   try {
-    QUARRY_RETURN_IF_ERROR(CheckConfigKeys(root, path));
-    if (YAML::Node net = root["net"]) {
-      if (net["port"] && unset("--port")) options->port = net["port"].as<int>();
-      if (net["bindIp"] && unset("--bind_ip")) options->bind_ip = net["bindIp"].as<std::string>();
-      if (YAML::Node http = net["http"]) {
-        if (http["port"] && unset("--httpPort")) options->http_port = http["port"].as<int>();
-        if (http["bindIp"] && unset("--httpBindIp"))
-          options->http_bind_ip = http["bindIp"].as<std::string>();
-      }
-      if (net["compression"] && net["compression"]["compressors"] &&
-          unset("--networkMessageCompressors")) {
-        options->compressors = net["compression"]["compressors"].as<std::string>();
-      }
-      if (net["maxIncomingConnections"] && unset("--maxConns")) {
-        options->max_conns = net["maxIncomingConnections"].as<std::int64_t>();
-      }
-      if (YAML::Node tls = net["tls"]) QUARRY_RETURN_IF_ERROR(ApplyTlsConfig(tls, unset, options));
+    if (YAML::Node v = take("net.port", "--port")) options->port = v.as<int>();
+    if (YAML::Node v = take("net.bindIp", "--bind_ip")) options->bind_ip = v.as<std::string>();
+    if (YAML::Node v = take("net.http.port", "--httpPort")) options->http_port = v.as<int>();
+    if (YAML::Node v = take("net.http.bindIp", "--httpBindIp")) {
+      options->http_bind_ip = v.as<std::string>();
     }
-    if (YAML::Node storage = root["storage"]) {
-      if (storage["dbPath"] && unset("--dbpath"))
-        options->dbpath = storage["dbPath"].as<std::string>();
-      if (YAML::Node engine = storage["wiredTiger"]) {
-        if (YAML::Node config = engine["engineConfig"]) {
-          if (config["cacheSizeGB"] && unset("--wiredTigerCacheSizeGB")) {
-            options->cache_size_gb = config["cacheSizeGB"].as<double>();
-          }
-        }
-      }
+    if (YAML::Node v = take("net.compression.compressors", "--networkMessageCompressors")) {
+      options->compressors = v.as<std::string>();
     }
-    if (YAML::Node replication = root["replication"]) {
-      if (replication["replSetName"] && unset("--replSet")) {
-        options->repl_set = replication["replSetName"].as<std::string>();
-      }
-      if (replication["oplogSizeMB"] && unset("--oplogSizeMB")) {
-        options->oplog_size_mb = replication["oplogSizeMB"].as<std::int64_t>();
-      }
+    if (YAML::Node v = take("net.maxIncomingConnections", "--maxConns")) {
+      options->max_conns = v.as<std::int64_t>();
     }
-    if (YAML::Node security = root["security"]) {
-      if (YAML::Node authorization = security["authorization"]; authorization && unset("--auth")) {
-        const std::string value = authorization.as<std::string>();
-        if (value != "enabled" && value != "disabled") {
-          return Status(ErrorCode::kBadValue,
-                        "security.authorization must be enabled or disabled, not '" + value + "'");
-        }
-        options->auth = value == "enabled";
-      }
+    if (YAML::Node v = take("net.tls.mode", "--tlsMode")) options->tls_mode = v.as<std::string>();
+    if (YAML::Node v = take("net.tls.certificateKeyFile", "--tlsCertificateKeyFile")) {
+      options->tls_certificate_key_file = v.as<std::string>();
     }
-    if (YAML::Node parameters = root["setParameter"]) {
+    if (YAML::Node v = take("net.tls.CAFile", "--tlsCAFile")) {
+      options->tls_ca_file = v.as<std::string>();
+    }
+    if (YAML::Node v = take("net.tls.allowConnectionsWithoutCertificates",
+                            "--tlsAllowConnectionsWithoutCertificates")) {
+      options->tls_allow_connections_without_certificates = v.as<bool>();
+    }
+    if (YAML::Node v = take("net.tls.disabledProtocols", "--tlsDisabledProtocols")) {
+      options->tls_disabled_protocols = v.as<std::string>();
+    }
+    if (YAML::Node v = take("storage.dbPath", "--dbpath")) options->dbpath = v.as<std::string>();
+    if (YAML::Node v =
+            take("storage.wiredTiger.engineConfig.cacheSizeGB", "--wiredTigerCacheSizeGB")) {
+      options->cache_size_gb = v.as<double>();
+    }
+    if (YAML::Node v = take("replication.replSetName", "--replSet")) {
+      options->repl_set = v.as<std::string>();
+    }
+    if (YAML::Node v = take("replication.oplogSizeMB", "--oplogSizeMB")) {
+      options->oplog_size_mb = v.as<std::int64_t>();
+    }
+    if (YAML::Node v = take("security.authorization", "--auth")) {
+      const std::string value = v.as<std::string>();
+      if (value != "enabled" && value != "disabled") {
+        return Status(ErrorCode::kBadValue,
+                      "security.authorization must be enabled or disabled, not '" + value + "'");
+      }
+      options->auth = value == "enabled";
+    }
+    // Each parameter is checked by name as it is applied.
+    if (YAML::Node parameters = file.Read("setParameter")) {
       for (const auto& parameter : parameters) {
         const std::string name = parameter.first.as<std::string>();
         Status applied = ApplyParameter(name, parameter.second.as<std::string>(), options);
         if (!applied.ok()) return applied;
       }
     }
-    if (YAML::Node system_log = root["systemLog"]) {
-      if (system_log["path"] && unset("--logpath"))
-        options->logpath = system_log["path"].as<std::string>();
-      if (system_log["quiet"] && unset("--quiet")) options->quiet = system_log["quiet"].as<bool>();
-      if (system_log["logAppend"] && unset("--logappend")) {
-        options->log_append = system_log["logAppend"].as<bool>();
-      }
+    if (YAML::Node v = take("systemLog.path", "--logpath")) options->logpath = v.as<std::string>();
+    if (YAML::Node v = take("systemLog.quiet", "--quiet")) options->quiet = v.as<bool>();
+    if (YAML::Node v = take("systemLog.logAppend", "--logappend")) {
+      options->log_append = v.as<bool>();
     }
+    QUARRY_RETURN_IF_ERROR(file.CheckEveryKeyRead());
   } catch (const YAML::Exception& e) {
     return Status(ErrorCode::kBadValue, "bad value in config file " + path + ": " + e.what());
   }
