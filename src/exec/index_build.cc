@@ -247,9 +247,15 @@ StatusWith<bool> BuildByBulkLoad(const ExecContext& ctx, const std::vector<Targe
   SharedRead shared;
   shared.ranges = RangesToRead(ctx, collection.id);
   const std::size_t threads = shared.ranges.size() > 1 ? 2 : 1;
+  // One key per record and index unless a field holds arrays (or an index is sparse or
+  // partial). Either part may read most of the records, and the first takes in the other's.
+  const auto expected_keys = static_cast<std::size_t>(std::max<std::int64_t>(
+                                 0, ctx.engine->records().Count(collection.id))) *
+                             targets.size();
   std::vector<storage::IndexBulkLoad> loads;
   for (std::size_t i = 0; i < threads; ++i) {
     loads.emplace_back(collection, ids, read_point, kMaxBulkLoadBytes);
+    loads.back().ReserveRows(expected_keys);
   }
   std::vector<StatusWith<bool>> read(threads, true);
   auto read_part = [&](std::size_t i, const std::function<void(std::uint64_t)>& reporting) {

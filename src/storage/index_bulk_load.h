@@ -48,6 +48,11 @@ class IndexBulkLoad {
   // when they would take the load past its `max_bytes` (or one is of an index not the load's).
   bool Add(std::string_view id_key, std::vector<IndexEntry> entries);
 
+  // Makes room for about `rows` keys up front (as far as `max_bytes` allows), so that adding
+  // them, and absorbing parts, need not move the ones already added: for a large build, every
+  // move is tens of megabytes of fresh memory.
+  void ReserveRows(std::size_t rows);
+
   // Moves the keys of `part`, a load of the same indexes from the same read point (of other
   // records), into this one, whose limit it does not count against.
   void Absorb(IndexBulkLoad part);

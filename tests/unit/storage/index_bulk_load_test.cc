@@ -167,6 +167,9 @@ TEST_F(IndexBulkLoadTest, KeysAlikeInTheirFirstBytesAndLoadsWrittenAsSeveralFile
   };
   IndexBulkLoad load = NewLoad(std::size_t{64} << 20);
   IndexBulkLoad part = NewLoad(std::size_t{64} << 20);
+  // Room for every key in the load that takes the part in: the two merge in place (the loads of
+  // LoadInTwoParts reserve nothing, and grow instead).
+  load.ReserveRows(2 * kRecords);
   for (std::int32_t id = 0; id < kRecords; ++id) {
     std::vector<IndexEntry> entries;
     IndexEntry by_a;
