@@ -257,7 +257,8 @@ int Run(int argc, char** argv) {
   StatusWith<std::unique_ptr<storage::Engine>> engine =
       storage::Engine::Open({.dbpath = options.dbpath,
                              .block_cache_bytes = cache_bytes,
-                             .max_open_files = descriptors.storage_open_files});
+                             .max_open_files = descriptors.storage_open_files,
+                             .rocksdb_log_level = options.rocksdb_log_level});
   if (!engine.ok()) return Fatal("cannot open the data directory", engine.status());
   StatusWith<std::unique_ptr<catalog::Catalog>> catalog =
       catalog::Catalog::Load(engine.value().get());

@@ -80,12 +80,22 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
     options->max_group_bytes = static_cast<std::size_t>(bytes);
     return Status::OK();
   }
+  if (name == "rocksdbLogLevel") {
+    if (value != "debug" && value != "info" && value != "warn" && value != "error") {
+      return Status(
+          ErrorCode::kBadValue,
+          "setParameter " + name + " must be debug, info, warn or error, not '" + value + "'");
+    }
+    options->rocksdb_log_level = value;
+    return Status::OK();
+  }
   return Status(ErrorCode::kNoSuchKey,
                 "unknown setParameter '" + name +
                     "' (Quarry has ttlMonitorSleepSecs, ttlMonitorEnabled, "
                     "internalQueryMaxBlockingSortMemoryUsageBytes, "
                     "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis, "
-                    "incomingMessageMemoryLimitMB and shutdownTimeoutMillisForSignaledShutdown)");
+                    "incomingMessageMemoryLimitMB, shutdownTimeoutMillisForSignaledShutdown and "
+                    "rocksdbLogLevel)");
 }
 
 Status ApplyParameterFlag(const std::string& flag, Options* options) {

@@ -33,6 +33,9 @@ struct Options {
   // internalDocumentSourceGroupMaxMemoryBytes=N: the blocking stages' memory limits.
   std::size_t max_blocking_sort_bytes = 100 * 1024 * 1024;
   std::size_t max_group_bytes = 100 * 1024 * 1024;
+  // --setParameter rocksdbLogLevel: what RocksDB writes to its LOG file under the data
+  // directory (debug, info, warn, error), for tracing its flushes and compactions.
+  std::string rocksdb_log_level = "warn";
   int http_port = 0;                       // /metrics and /healthz; 0: no HTTP listener
   std::string http_bind_ip = "127.0.0.1";  // comma-separated, as bind_ip
   // --maxConns / net.maxIncomingConnections; 0: derived from the descriptor limit, as mongod.

@@ -196,3 +196,31 @@ def test_bad_flag_values_exit_non_zero(quarry_binary, tmp_path, bad):
                        str(tmp_path / "db"), *bad)
     assert proc.returncode != 0
     assert (proc.stderr + proc.stdout).strip(), "no message"
+
+
+def rocksdb_log_events(dbpath):
+    """Lines of RocksDB's LOG in `dbpath` that only its info level writes (open, flush events)."""
+    log = dbpath / "LOG"
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return [line for line in text.splitlines()
+            if "EVENT_LOG_v1" in line or "Recovering from manifest" in line]
+
+
+@pytest.mark.parametrize("level, traced", [(None, False), ("info", True), ("error", False)])
+def test_rocksdb_log_level_decides_what_rocksdb_writes_to_its_log(make_server, tmp_path, level,
+                                                                  traced):
+    dbpath = tmp_path / "db"
+    extra = ["--setParameter", f"rocksdbLogLevel={level}"] if level else []
+    server = make_server(f"rocksdb-log-{level}", dbpath=str(dbpath), extra_args=extra)
+    with pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS) as c:
+        c.db.items.insert_many([{"n": n} for n in range(100)])
+    server.stop()
+    assert bool(rocksdb_log_events(dbpath)) == traced
+
+
+def test_a_rocksdb_log_level_it_does_not_know_stops_quarryd(quarry_binary, tmp_path):
+    proc = run_quarryd(quarry_binary, "--bind_ip", "127.0.0.1", "--port", str(free_port()),
+                       "--dbpath", str(tmp_path / "db"), "--setParameter",
+                       "rocksdbLogLevel=verbose")
+    assert proc.returncode != 0
+    assert "rocksdbLogLevel must be debug, info, warn or error, not 'verbose'" in proc.stderr
