@@ -8,10 +8,10 @@ namespace quarry {
 
 // Locking first retries for up to `spin_budget` while the holder, running on another core,
 // finishes; only then does the thread sleep. A sleep and the wake-up that ends it cost two
-// context switches, which on a virtual machine take longer than the section they wait for: with
-// the commit lock contended by two network threads, sleeping was a third of the server's time
-// per small insert. Meets BasicLockable and Lockable, so std::lock_guard and std::unique_lock
-// take it.
+// context switches, which on a virtual machine take longer than a section of microseconds:
+// with two network threads committing small inserts, a plain mutex made about one futex call
+// per insert, and spinning first raised the inserts per second by about a seventh. Meets
+// BasicLockable and Lockable, so std::lock_guard and std::unique_lock take it.
 class SpinningMutex {
  public:
   // No spinning on a machine with a single core, where the holder cannot run meanwhile.

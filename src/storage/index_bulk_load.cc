@@ -24,11 +24,11 @@
 namespace quarry::storage {
 namespace {
 
-// Removes the table files the ingestion did not take (RocksDB moves what it ingests).
 // How far ahead of the row it writes WriteFile asks for a row's bytes: enough to cover a
 // memory access, few enough to stay in the cache.
 constexpr std::size_t kRowsFetchedAhead = 16;
 
+// Removes the table files the ingestion did not take (RocksDB moves what it ingests).
 struct FileRemover {
   std::vector<std::string> paths;
   ~FileRemover() {
