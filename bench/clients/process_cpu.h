@@ -9,9 +9,13 @@ namespace quarry::bench {
 using tools::client::OwnCpuSeconds;
 using tools::client::ProcessCpuSeconds;
 
-// Waits until process `pid` has used under 2% of a core for half a second, or `max_seconds`
-// have passed, so that a measurement does not also time background work an earlier part left
-// (flushes and compactions after a load). Returns the seconds waited; at once for pid 0.
+// What WaitUntilIdle counts as quiet: under this share of a core over this window.
+inline constexpr double kIdleCoreShare = 0.02;
+inline constexpr double kIdleWindowSeconds = 0.5;
+
+// Waits until process `pid` has used under kIdleCoreShare of a core for kIdleWindowSeconds, or
+// `max_seconds` have passed, so that a measurement does not also time background work an earlier
+// part left (flushes and compactions after a load). Returns the seconds waited; at once for pid 0.
 double WaitUntilIdle(int pid, double max_seconds);
 
 }  // namespace quarry::bench

@@ -221,8 +221,9 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const BenchSettin
       "scan: find({no_such_field: true}) with hint {$natural: 1}, which reads every record and "
       "returns none. Each round waits (up to " +
       std::to_string(static_cast<int>(kMaxQuietWaitSeconds)) +
-      " s) until the server has used under 2% of a core "
-      "for half a second, then scans, then builds (and drops the index again unless it is the "
+      " s) until the server has used under " + Fixed(kIdleCoreShare * 100, 0) + "% of a core for " +
+      Fixed(kIdleWindowSeconds, 1) +
+      " s, then scans, then builds (and drops the index again unless it is the "
       "last round); each row is the round with the median ratio, and the range is over all "
       "rounds.");
   return table;

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "main/config_file.h"
 #include "net/tls_options.h"
+#include "storage/engine.h"
 #include "wire/limits.h"
 
 namespace quarry::main {
@@ -81,10 +83,17 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
     return Status::OK();
   }
   if (name == "rocksdbLogLevel") {
-    if (value != "debug" && value != "info" && value != "warn" && value != "error") {
-      return Status(
-          ErrorCode::kBadValue,
-          "setParameter " + name + " must be debug, info, warn or error, not '" + value + "'");
+    const auto& levels = storage::kRocksdbLogLevels;
+    if (std::find(levels.begin(), levels.end(), value) == levels.end()) {
+      std::string known;
+      for (std::size_t i = 0; i < levels.size(); ++i) {
+        known += std::string(i == 0                   ? ""
+                             : i + 1 == levels.size() ? " or "
+                                                      : ", ") +
+                 std::string(levels[i]);
+      }
+      return Status(ErrorCode::kBadValue,
+                    "setParameter " + name + " must be " + known + ", not '" + value + "'");
     }
     options->rocksdb_log_level = value;
     return Status::OK();

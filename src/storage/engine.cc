@@ -30,9 +30,10 @@ constexpr const char* kMetaFamily = "meta";
 rocksdb::InfoLogLevel ParseLogLevel(const std::string& level) {
   // Set explicitly: Debian's librocksdb is built without NDEBUG, and Options() would then
   // default to DEBUG_LEVEL and a chatty LOG.
-  if (level == "debug") return rocksdb::InfoLogLevel::DEBUG_LEVEL;
-  if (level == "info") return rocksdb::InfoLogLevel::INFO_LEVEL;
-  if (level == "error") return rocksdb::InfoLogLevel::ERROR_LEVEL;
+  static_assert(kRocksdbLogLevels.size() == 4, "each level below has its RocksDB level");
+  if (level == kRocksdbLogLevels[0]) return rocksdb::InfoLogLevel::DEBUG_LEVEL;
+  if (level == kRocksdbLogLevels[1]) return rocksdb::InfoLogLevel::INFO_LEVEL;
+  if (level == kRocksdbLogLevels[3]) return rocksdb::InfoLogLevel::ERROR_LEVEL;
   return rocksdb::InfoLogLevel::WARN_LEVEL;
 }
 

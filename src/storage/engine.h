@@ -2,6 +2,7 @@
 // index, oplog and meta, the background WAL syncer, and the stores that read them.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -26,6 +28,10 @@ namespace internal {
 struct EngineState;
 }  // namespace internal
 
+// The levels EngineOptions::rocksdb_log_level takes, from the most to the least said.
+inline constexpr std::array<std::string_view, 4> kRocksdbLogLevels = {"debug", "info", "warn",
+                                                                      "error"};
+
 struct EngineOptions {
   std::string dbpath;
   bool create_if_missing = true;
@@ -37,7 +43,7 @@ struct EngineOptions {
   // Table files RocksDB keeps open at once (-1: all of them). A bound keeps storage within its
   // share of the process's descriptors, so client connections cannot starve it.
   int max_open_files = -1;
-  // RocksDB's own LOG file under dbpath: "debug", "info", "warn", "error".
+  // RocksDB's own LOG file under dbpath: one of kRocksdbLogLevels.
   std::string rocksdb_log_level = "warn";
 };
 
