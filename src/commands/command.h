@@ -14,6 +14,7 @@
 
 #include "auth/privilege.h"
 #include "base/status.h"
+#include "bson/field_table.h"
 #include "bson/value.h"
 #include "commands/service_state.h"
 
@@ -31,6 +32,9 @@ struct Request {
   std::string_view name;  // the first key of the body, as sent
   std::string db;         // $db (or the OP_QUERY namespace's database)
   bson::DocumentView body;
+  // The body's fields, when dispatch walked them into a table (null otherwise): Field and
+  // HasAnyField then look there instead of walking the body.
+  const bson::FieldTable* fields = nullptr;
   std::vector<DocumentSequenceView> sequences;
   // Levels of nesting of the message's deepest document, as the wire's validation found them;
   // unknown (the most) for a request that did not come from the wire. A document of a message
@@ -40,6 +44,13 @@ struct Request {
   // The documents of array field `field`: from a document sequence if one has that identifier,
   // else from the body's array. Fails with kTypeMismatch if the body's field is not an array.
   StatusWith<std::vector<bson::DocumentView>> Documents(std::string_view field) const;
+
+  bson::ValueView Field(std::string_view key) const {
+    return fields != nullptr ? fields->Get(key) : body.Get(key);
+  }
+  bool HasAnyField(std::initializer_list<std::string_view> keys) const {
+    return fields != nullptr ? fields->HasAnyOf(keys) : body.HasAnyOf(keys);
+  }
 };
 
 enum CommandFlag : unsigned {

@@ -44,10 +44,14 @@ bool IsGenericArgument(std::string_view key) {
 }
 
 RequestParser::RequestParser(const Request& request) : request_(request) {
-  fields_.reserve(16);
+  if (request.fields != nullptr) {
+    fields_ = request.fields->elements();
+  } else {
+    walked_.assign(request.body.begin(), request.body.end());
+    fields_ = walked_;
+  }
   known_.reserve(32);
-  for (const bson::Element& e : request.body) fields_.push_back(e);
-  known_.push_back(request.body.FirstKey());
+  if (!fields_.empty()) known_.push_back(fields_.front().key);
 }
 
 Status RequestParser::WrongType(std::string_view key, bson::ValueView value,
@@ -59,7 +63,7 @@ Status RequestParser::WrongType(std::string_view key, bson::ValueView value,
 }
 
 StatusWith<std::string> RequestParser::CollectionName() {
-  bson::ValueView v = request_.body.Get(request_.body.FirstKey());
+  bson::ValueView v = fields_.empty() ? bson::ValueView() : fields_.front().value;
   if (v.type() != bson::Type::kString) {
     return Status(ErrorCode::kInvalidNamespace,
                   "collection name has invalid type " + std::string(bson::TypeAlias(v.type())));

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,8 +42,10 @@ class RequestParser {
  private:
   Status WrongType(std::string_view key, bson::ValueView value, std::string_view expected) const;
   const Request& request_;
-  // The body's fields, walked once: each accessor then compares keys, not BSON elements.
-  std::vector<bson::Element> fields_;
+  // The body's fields, walked once (by dispatch, or here when it did not): each accessor then
+  // compares keys, not BSON elements.
+  std::vector<bson::Element> walked_;
+  std::span<const bson::Element> fields_;
   std::vector<std::string_view> known_;
 };
 

@@ -76,30 +76,28 @@ bool SelectsOne(const ServiceState& state, const Request& request,
                 const bson::DocumentView& filter) {
   if (exec::IsPointValue(filter.Get("_id"))) return true;
   if (state.catalog == nullptr) return false;
-  const bson::ValueView collection_name = request.body.Get(request.body.FirstKey());
+  const bson::ValueView collection_name = request.Field(request.name);
   if (collection_name.type() != bson::Type::kString) return false;
   const std::shared_ptr<const catalog::CollectionInfo> collection =
       state.catalog->Find(request.db, collection_name.String());
   return collection != nullptr && HasUniqueIndexFor(*collection, filter);
 }
 
-bool FieldSelectsOne(const ServiceState& state, const Request& request,
-                     const bson::DocumentView& document, std::string_view field) {
-  const bson::ValueView filter = document.Get(field);
+bool FilterSelectsOne(const ServiceState& state, const Request& request, bson::ValueView filter) {
   return filter.type() == bson::Type::kDocument && SelectsOne(state, request, filter.Document());
 }
 
 // A find or findAndModify that names one document and lets the planner choose how to reach it
 // (a hint, min or max may force a collection scan; so may a collation the index lacks).
 bool IsPointQuery(const ServiceState& state, const Request& request, std::string_view filter) {
-  if (request.body.HasAnyOf({"hint", "min", "max", "collation"})) return false;
-  return FieldSelectsOne(state, request, request.body, filter);
+  if (request.HasAnyField({"hint", "min", "max", "collation"})) return false;
+  return FilterSelectsOne(state, request, request.Field(filter));
 }
 
 // A write concern that waits for the journal's sync to disk: j, fsync, or w "majority" (a
 // one-member set's majority is its own journal). The wait would hold the io thread.
-bool WaitsForJournal(const bson::DocumentView& body) {
-  const bson::ValueView concern = body.Get("writeConcern");
+bool WaitsForJournal(const Request& request) {
+  const bson::ValueView concern = request.Field("writeConcern");
   if (concern.type() != bson::Type::kDocument) return false;
   const bson::DocumentView fields = concern.Document();
   const bson::ValueView w = fields.Get("w");
@@ -111,7 +109,7 @@ bool WaitsForJournal(const bson::DocumentView& body) {
 // not wait for the journal.
 bool IsShortWrite(const ServiceState& state, const Request& request, std::string_view field,
                   std::string_view filter_field) {
-  if (WaitsForJournal(request.body)) return false;
+  if (WaitsForJournal(request)) return false;
   StatusWith<std::vector<bson::DocumentView>> statements = request.Documents(field);
   if (!statements.ok() || statements.value().size() > kMaxShortStatements) return false;
   std::size_t bytes = 0;
@@ -119,7 +117,7 @@ bool IsShortWrite(const ServiceState& state, const Request& request, std::string
     bytes += statement.size();
     if (filter_field.empty()) continue;
     if (statement.Get("hint").exists() || statement.Get("collation").exists() ||
-        !FieldSelectsOne(state, request, statement, filter_field)) {
+        !FilterSelectsOne(state, request, statement.Get(filter_field))) {
       return false;
     }
   }
@@ -128,8 +126,8 @@ bool IsShortWrite(const ServiceState& state, const Request& request, std::string
 
 // `$vectorSearch` answers from the in-memory index with bounded work (numCandidates is at most
 // 10,000); an exact search scans every vector.
-bool IsApproximateVectorSearch(const bson::DocumentView& body) {
-  const bson::ValueView pipeline = body.Get("pipeline");
+bool IsApproximateVectorSearch(const Request& request) {
+  const bson::ValueView pipeline = request.Field("pipeline");
   if (pipeline.type() != bson::Type::kArray) return false;
   const bson::ValueView first = pipeline.Document().Get("0");
   if (first.type() != bson::Type::kDocument) return false;
@@ -142,7 +140,7 @@ bool IsApproximateVectorSearch(const bson::DocumentView& body) {
 // A getMore on a change stream parks its cursor with the change notifier, which builds the
 // batch on its own thread: the command itself is short.
 bool IsAwaitingGetMore(const ServiceState& state, const Request& request) {
-  const bson::ValueView id = request.body.Get(request.body.FirstKey());
+  const bson::ValueView id = request.Field(request.name);
   return state.cursors != nullptr && id.IsIntegral() && state.cursors->AwaitsData(id.AsInt64());
 }
 
@@ -155,12 +153,12 @@ bool RunsOnIoThread(const ServiceState& state, const Command& command, const Req
   }
   if (name == "find") return IsPointQuery(state, request, "filter");
   if (name == "findAndModify") {
-    return !WaitsForJournal(request.body) && IsPointQuery(state, request, "query");
+    return !WaitsForJournal(request) && IsPointQuery(state, request, "query");
   }
   if (name == "insert") return IsShortWrite(state, request, "documents", "");
   if (name == "update") return IsShortWrite(state, request, "updates", "q");
   if (name == "delete") return IsShortWrite(state, request, "deletes", "q");
-  if (name == "aggregate") return IsApproximateVectorSearch(request.body);
+  if (name == "aggregate") return IsApproximateVectorSearch(request);
   if (name == "getMore") return IsAwaitingGetMore(state, request);
   return false;
 }

@@ -13,8 +13,8 @@ bool ReadsSnapshotOutsideTransactions(std::string_view command) {
 
 }  // namespace
 
-StatusWith<ReadConcern> ParseReadConcern(bson::DocumentView body, const commands::Command& command,
-                                         bool in_transaction) {
+StatusWith<ReadConcern> ParseReadConcern(const bson::FieldTable& body,
+                                         const commands::Command& command, bool in_transaction) {
   ReadConcern parsed;
   bson::ValueView read_concern = body.Get("readConcern");
   if (!read_concern.exists()) return parsed;

@@ -22,8 +22,8 @@ struct ReadConcern {
 // FailedToParse (9) for an unknown level, InvalidOptions (72) for atClusterTime without
 // `snapshot`, with afterClusterTime, or for `snapshot` outside a transaction on a command that
 // does not read one (only find, aggregate and distinct do).
-StatusWith<ReadConcern> ParseReadConcern(bson::DocumentView body, const commands::Command& command,
-                                         bool in_transaction);
+StatusWith<ReadConcern> ParseReadConcern(const bson::FieldTable& body,
+                                         const commands::Command& command, bool in_transaction);
 
 // The reply of a snapshot read tells the time it read at, as mongod's does: in `cursor` for
 // find and aggregate, at the top for distinct.

@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "bson/builder.h"
+#include "bson/field_table.h"
 #include "commands/auth/authorizer.h"
 #include "commands/auth/session_uid.h"
 #include "commands/register.h"
@@ -36,7 +37,7 @@ StatusWith<std::string> OpQueryDatabase(std::string_view ns) {
   return std::string(ns.substr(0, ns.size() - kSuffix.size()));
 }
 
-bool IsTransactionRequest(bson::DocumentView body) {
+bool IsTransactionRequest(const bson::FieldTable& body) {
   return body.HasAnyOf({"startTransaction", "autocommit"});
 }
 
@@ -64,7 +65,7 @@ bool IsTransientTransactionError(ErrorCode code, std::string_view name,
 }
 
 // The lsid's 16-byte id, empty when the request names no session.
-std::string SessionIdOf(bson::DocumentView body) {
+std::string SessionIdOf(const bson::FieldTable& body) {
   bson::ValueView lsid = body.Get("lsid");
   if (lsid.type() != bson::Type::kDocument) return {};
   bson::ValueView id = lsid.Document().Get("id");
@@ -74,7 +75,7 @@ std::string SessionIdOf(bson::DocumentView body) {
 // Sets the request's session: its id, and its key with the uid of its user. Under --auth a
 // request before authentication is in no session, as mongod attaches none to the commands open
 // to it.
-Status SetSession(commands::CommandContext& ctx, bson::DocumentView body) {
+Status SetSession(commands::CommandContext& ctx, const bson::FieldTable& body) {
   std::string id = SessionIdOf(body);
   if (id.empty()) return Status::OK();
   QUARRY_ASSIGN_OR_RETURN(std::optional<std::string> uid,
@@ -103,7 +104,7 @@ StatusWith<std::int64_t> ParseMaxTimeMS(bson::ValueView value) {
 // The labels mongod puts on an error: a retryable write (one with a txnNumber, outside a
 // transaction), a commitTransaction or an abortTransaction that fails with a retriable code
 // may be retried by the driver; a transaction that failed transiently may be run again.
-std::optional<bson::Document> ErrorLabels(bson::DocumentView body, std::string_view name,
+std::optional<bson::Document> ErrorLabels(const bson::FieldTable& body, std::string_view name,
                                           ErrorCode code, bool has_write_concern_error = false) {
   const bool in_transaction = IsTransactionRequest(body);
   bson::ArrayBuilder labels;
@@ -182,6 +183,7 @@ struct Dispatch {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   bool more_to_come = false;
   commands::Request request;
+  bson::FieldTable fields;  // the request body's, walked once for dispatch and the command
   const commands::Command* command = nullptr;
   std::optional<FailCommandAction> fail;
   std::optional<Status> write_concern_error;  // unsatisfiable w, reported after the write
@@ -210,7 +212,10 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
   auto d = std::make_shared<Dispatch>();
   d->more_to_come = request.more_to_come();
   d->request.body = request.body;
-  d->request.name = request.body.FirstKey();
+  d->fields.Reset(request.body);
+  d->request.fields = &d->fields;
+  d->request.name =
+      d->fields.elements().empty() ? std::string_view() : d->fields.elements().front().key;
   d->request.deepest_nesting = request.deepest_nesting;
   for (const wire::DocumentSequence& sequence : request.sequences) {
     d->request.sequences.push_back({sequence.identifier, &sequence.documents});
@@ -219,8 +224,9 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
   bool closed = false;
   if (d->status.ok()) ApplyFailCommand(d.get(), &closed);
   const int block_ms = d->fail.has_value() ? d->fail->block_ms : 0;
-  // `request` stays alive until `done` is called: the connection waits for the reply.
-  auto proceed = [this, &request, d, closed, block_ms, done = std::move(done)]() mutable {
+  // The request's bytes, which d->request and d->fields view, stay alive until `done` is
+  // called: the connection waits for the reply.
+  auto proceed = [this, d, closed, block_ms, done = std::move(done)]() mutable {
     if (block_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(block_ms));
     if (closed) {
       wire::Response response;
@@ -228,9 +234,9 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
       response.close_after = true;
       done(std::move(response));
     } else if (!d->status.ok()) {
-      done(Finish(request, *d));
+      done(Finish(*d));
     } else {
-      Run(request, std::move(d), std::move(done));
+      Run(std::move(d), std::move(done));
     }
   };
   if (d->status.ok() && !closed) {
@@ -246,7 +252,7 @@ void Client::HandleAsync(const wire::Request& request, Completion done) {
   // transactions hold: neither may block an io thread.
   const bool may_wait =
       d->status.ok() &&
-      (IsTransactionRequest(request.body) ||
+      (IsTransactionRequest(d->fields) ||
        ((d->command->has(commands::kWritesData) || d->command->has(commands::kChangesStoredData)) &&
         service_.state().TransactionsMayBlockWrites()));
   const bool short_work =
@@ -267,7 +273,7 @@ Status Client::Resolve(const wire::Request& request, Dispatch* d) {
   if (over_op_query) {
     QUARRY_ASSIGN_OR_RETURN(d->request.db, OpQueryDatabase(request.full_collection_name));
   } else {
-    bson::ValueView db = request.body.Get("$db");
+    bson::ValueView db = d->fields.Get("$db");
     if (db.type() != bson::Type::kString) {
       return Status(static_cast<ErrorCode>(40571), "OP_MSG requests require a $db argument");
     }
@@ -307,26 +313,26 @@ void Client::ApplyFailCommand(Dispatch* d, bool* closed) {
   }
 }
 
-void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Completion done) {
+void Client::Run(std::shared_ptr<Dispatch> d, Completion done) {
   commands::ServiceState& state = service_.state();
-  StatusWith<ParsedWriteConcern> wc = ParseWriteConcern(request.body.Get("writeConcern"));
+  StatusWith<ParsedWriteConcern> wc = ParseWriteConcern(d->fields.Get("writeConcern"));
   if (!wc.ok()) {
     d->status = wc.status();
-    done(Finish(request, *d));
+    done(Finish(*d));
     return;
   }
   StatusWith<std::optional<TransactionRequest>> txn_request = ParseTransactionRequest(
-      request.body, *d->command, SessionIdOf(request.body), wc.value().concern.explicitly_set);
+      d->fields, *d->command, SessionIdOf(d->fields), wc.value().concern.explicitly_set);
   if (!txn_request.ok()) {
     d->status = txn_request.status();
-    done(Finish(request, *d));
+    done(Finish(*d));
     return;
   }
   StatusWith<ReadConcern> read_concern =
-      ParseReadConcern(request.body, *d->command, txn_request.value().has_value());
+      ParseReadConcern(d->fields, *d->command, txn_request.value().has_value());
   if (!read_concern.ok()) {
     d->status = read_concern.status();
-    done(Finish(request, *d));
+    done(Finish(*d));
     return;
   }
   if (txn_request.value().has_value() && txn_request.value()->start) {
@@ -338,12 +344,12 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   if (Status authorized = commands::CheckAuthorization(ctx, *d->command, d->request);
       !authorized.ok()) {
     d->status = authorized;
-    done(Finish(request, *d));
+    done(Finish(*d));
     return;
   }
   d->listed = state.operations.Begin({.connection_id = connection_.id,
                                       .db = d->request.db,
-                                      .command = request.body,
+                                      .command = d->request.body,
                                       .counter = d->command->counter,
                                       .started = d->started,
                                       .interrupt = ctx.interrupt(),
@@ -353,10 +359,10 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   commands::WriteConcern concern = wc.value().concern;
   if (d->more_to_come) concern.unacknowledged = true;
   ctx.set_write_concern(concern);
-  StatusWith<std::int64_t> max_time = ParseMaxTimeMS(request.body.Get("maxTimeMS"));
+  StatusWith<std::int64_t> max_time = ParseMaxTimeMS(d->fields.Get("maxTimeMS"));
   if (!max_time.ok()) {
     d->status = max_time.status();
-    done(Finish(request, *d));
+    done(Finish(*d));
     return;
   }
   // A getMore's maxTimeMS is how long it may wait for new events, not a limit on its work.
@@ -365,9 +371,9 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     ctx.interrupt()->SetDeadline(*ctx.deadline());
   }
   // The logical session: killSessions can interrupt the operation while it runs.
-  if (Status session = SetSession(ctx, request.body); !session.ok()) {
+  if (Status session = SetSession(ctx, d->fields); !session.ok()) {
     d->status = session;
-    done(Finish(request, *d));
+    done(Finish(*d));
     return;
   }
   SessionCatalog::Running running;
@@ -386,7 +392,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
     state.operations.SetWaitingForLock(ctx.opid(), false);
     if (!pass.ok()) {
       d->status = pass.status();
-      done(Finish(request, *d));
+      done(Finish(*d));
       return;
     }
     d->write_pass = std::move(pass).value();
@@ -407,7 +413,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
             : StatusWith<std::unique_ptr<Transactions::Statement>>(ordered);
     if (!entered.ok()) {
       d->status = entered.status();
-      done(Finish(request, *d));
+      done(Finish(*d));
       return;
     }
     statement = std::move(entered).value();
@@ -418,7 +424,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
         state.engine->pipeline().BeginSnapshotRead(read_concern.value().at_cluster_time);
     if (!view.ok()) {
       d->status = view.status();
-      done(Finish(request, *d));
+      done(Finish(*d));
       return;
     }
     ctx.set_transaction(std::shared_ptr<storage::Transaction>(std::move(view).value()));
@@ -426,7 +432,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   // A retryable write holds its session: a retry waits for the attempt it repeats, then skips
   // the statements that attempt executed.
   std::unique_ptr<commands::RetryableWrite> retryable;
-  bson::ValueView txn_number = request.body.Get("txnNumber");
+  bson::ValueView txn_number = d->fields.Get("txnNumber");
   if (statement == nullptr && d->command->has(commands::kRetryableWrite) &&
       txn_number.type() == bson::Type::kInt64 && !ctx.session_id().empty()) {
     Status ordered =
@@ -437,7 +443,7 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
             : StatusWith<std::unique_ptr<commands::RetryableWrite>>(ordered);
     if (!begun.ok()) {
       d->status = begun.status();
-      done(Finish(request, *d));
+      done(Finish(*d));
       return;
     }
     retryable = std::move(begun).value();
@@ -475,16 +481,16 @@ void Client::Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Comp
   if (d->command->has(commands::kWritesData)) d->write_concern_error = wc.value().unsatisfiable;
   commands::CommandContext::DeferredRun deferred = ctx.TakeDeferred();
   if (!deferred || !d->status.ok()) {
-    done(Finish(request, *d));
+    done(Finish(*d));
     return;
   }
-  deferred([this, &request, d, done = std::move(done)](StatusWith<bson::Document> result) {
+  deferred([this, d, done = std::move(done)](StatusWith<bson::Document> result) {
     if (result.ok()) {
       d->body = std::move(result).value();
     } else {
       d->status = result.status();
     }
-    done(Finish(request, *d));
+    done(Finish(*d));
   });
 }
 
@@ -501,7 +507,7 @@ void Client::FinishStatement(Transactions::Statement* statement, Dispatch* d) {
   statement->Finish(failure);
 }
 
-wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
+wire::Response Client::Finish(Dispatch& d) {
   d.listed.Reset();
   d.write_pass.Reset();
   commands::ServiceState& state = service_.state();
@@ -518,17 +524,17 @@ wire::Response Client::Finish(const wire::Request& request, Dispatch& d) {
       fail_write_concern_error = d.fail->write_concern_error;
       bson::ValueView code = fail_write_concern_error->Get("code");
       if (!labels.has_value() && code.IsNumber()) {
-        labels = ErrorLabels(request.body, d.request.name, static_cast<ErrorCode>(code.AsInt64()),
+        labels = ErrorLabels(d.fields, d.request.name, static_cast<ErrorCode>(code.AsInt64()),
                              /*has_write_concern_error=*/true);
       }
     } else if (!labels.has_value() && d.write_concern_error.has_value()) {
-      labels = ErrorLabels(request.body, d.request.name, d.write_concern_error->code(),
+      labels = ErrorLabels(d.fields, d.request.name, d.write_concern_error->code(),
                            /*has_write_concern_error=*/true);
     }
     reply.body = FinishSuccessReply(state, std::move(d.body), d.write_concern_error,
                                     fail_write_concern_error, labels);
   } else {
-    if (!labels.has_value()) labels = ErrorLabels(request.body, d.request.name, d.status.code());
+    if (!labels.has_value()) labels = ErrorLabels(d.fields, d.request.name, d.status.code());
     if (d.status.code() == ErrorCode::kInternalError) {
       log::Write(log::Severity::kError, "COMMAND", 21962, "conn" + std::to_string(connection_.id),
                  "Assertion while executing command",

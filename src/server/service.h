@@ -80,8 +80,8 @@ class Client final : public wire::ConnectionHandler {
  private:
   Status Resolve(const wire::Request& request, Dispatch* d);
   void ApplyFailCommand(Dispatch* d, bool* closed);
-  void Run(const wire::Request& request, std::shared_ptr<Dispatch> d, Completion done);
-  wire::Response Finish(const wire::Request& request, Dispatch& d);
+  void Run(std::shared_ptr<Dispatch> d, Completion done);
+  wire::Response Finish(Dispatch& d);
   void FinishStatement(Transactions::Statement* statement, Dispatch* d);
 
   Service& service_;

@@ -64,7 +64,7 @@ bson::Document ReportedReadConcern(bson::ValueView given) {
 }  // namespace
 
 StatusWith<std::optional<TransactionRequest>> ParseTransactionRequest(
-    bson::DocumentView body, const commands::Command& command, const std::string& session_id,
+    const bson::FieldTable& body, const commands::Command& command, const std::string& session_id,
     bool write_concern_set) {
   bson::ValueView autocommit = body.Get("autocommit");
   bson::ValueView start = body.Get("startTransaction");

@@ -1,0 +1,36 @@
+#include "bson/field_table.h"
+
+#include <algorithm>
+
+namespace quarry::bson {
+
+void FieldTable::Reset(DocumentView document) {
+  overflow_.clear();
+  std::size_t count = 0;
+  for (const Element& e : document) {
+    if (count < kInlineFields) {
+      inline_[count] = e;
+    } else {
+      if (overflow_.empty()) overflow_.assign(inline_.begin(), inline_.end());
+      overflow_.push_back(e);
+    }
+    ++count;
+  }
+  elements_ = overflow_.empty() ? std::span<const Element>(inline_.data(), count)
+                                : std::span<const Element>(overflow_);
+}
+
+ValueView FieldTable::Get(std::string_view key) const {
+  for (const Element& e : elements_) {
+    if (e.key == key) return e.value;
+  }
+  return {};
+}
+
+bool FieldTable::HasAnyOf(std::initializer_list<std::string_view> keys) const {
+  return std::any_of(elements_.begin(), elements_.end(), [keys](const Element& e) {
+    return std::find(keys.begin(), keys.end(), e.key) != keys.end();
+  });
+}
+
+}  // namespace quarry::bson

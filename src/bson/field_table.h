@@ -1,0 +1,42 @@
+// The top-level fields of one document, walked once, for code that looks up many of them: a
+// command's dispatch asks its body for a dozen generic arguments, most of them absent, and each
+// DocumentView::Get would walk every element to say so.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bson/value.h"
+
+namespace quarry::bson {
+
+class FieldTable {
+ public:
+  FieldTable() = default;
+  explicit FieldTable(DocumentView document) { Reset(document); }
+  // The table points into itself: it stays where it was built.
+  FieldTable(const FieldTable&) = delete;
+  FieldTable& operator=(const FieldTable&) = delete;
+
+  // Walks `document`, which must outlive the table's use.
+  void Reset(DocumentView document);
+
+  // The first field with this key, or absent, as DocumentView::Get.
+  ValueView Get(std::string_view key) const;
+  bool Has(std::string_view key) const { return Get(key).exists(); }
+  bool HasAnyOf(std::initializer_list<std::string_view> keys) const;
+  std::span<const Element> elements() const { return elements_; }
+
+ private:
+  // Commands rarely have more fields than this: their tables need no allocation.
+  static constexpr std::size_t kInlineFields = 16;
+  std::array<Element, kInlineFields> inline_;
+  std::vector<Element> overflow_;
+  std::span<const Element> elements_;
+};
+
+}  // namespace quarry::bson
