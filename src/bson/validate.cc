@@ -2,6 +2,8 @@
 // machine stack, and every length is checked against its container before it is trusted.
 #include "bson/validate.h"
 
+#include <bson/bson.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -211,6 +213,69 @@ Status Validate(const char* data, std::size_t size, int* deepest) {
     }
   }
   if (deepest != nullptr) *deepest = levels;
+  return Status::OK();
+}
+
+namespace {
+
+bool IsUtf8(std::string_view text) {
+  // A string's length, not a terminator, ends it: it may hold NUL bytes.
+  return bson_utf8_validate(text.data(), text.size(), /*allow_null=*/true);
+}
+
+// A string value as BSON stores it inside other values: int32 length (with its NUL), bytes, NUL.
+std::string_view LengthPrefixedString(const char* at) {
+  return std::string_view(at + 4, static_cast<std::size_t>(ReadInt32(at) - 1));
+}
+
+Status NotUtf8(std::string_view what, std::string_view key) {
+  return Status(ErrorCode::kNonConformantBSON,
+                std::string(what) + " of field '" + std::string(key) + "' is not valid UTF-8");
+}
+
+}  // namespace
+
+Status ValidateUtf8(const char* data, std::size_t size) {
+  if (size < 5) return Status(ErrorCode::kInvalidBSON, "not a BSON document");
+  std::vector<DocumentView> pending{DocumentView(data)};  // no recursion on the machine stack
+  while (!pending.empty()) {
+    const DocumentView document = pending.back();
+    pending.pop_back();
+    for (const Element& e : document) {
+      if (!IsUtf8(e.key)) return NotUtf8("the name", e.key);
+      const ValueView& value = e.value;
+      switch (value.type()) {
+        case Type::kString:
+        case Type::kCode:
+        case Type::kSymbol:
+          if (!IsUtf8(value.String())) return NotUtf8("the string", e.key);
+          break;
+        case Type::kDocument:
+        case Type::kArray:
+          pending.push_back(value.Document());
+          break;
+        case Type::kRegex: {
+          const RegexView regex = value.Regex();
+          if (!IsUtf8(regex.pattern) || !IsUtf8(regex.options)) {
+            return NotUtf8("the regular expression", e.key);
+          }
+          break;
+        }
+        case Type::kDbPointer:
+          if (!IsUtf8(LengthPrefixedString(value.data()))) return NotUtf8("the pointer", e.key);
+          break;
+        case Type::kCodeWithScope: {
+          // int32 total, the code as a string, the scope as a document.
+          const std::string_view code = LengthPrefixedString(value.data() + 4);
+          if (!IsUtf8(code)) return NotUtf8("the code", e.key);
+          pending.push_back(DocumentView(code.data() + code.size() + 1));
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
   return Status::OK();
 }
 

@@ -27,6 +27,13 @@ inline constexpr int kMaxStorageDepth = 180;
 // code-with-scope's scope too, so it is never less than NestingDepth's answer).
 Status Validate(const char* data, std::size_t size, int* deepest = nullptr);
 
+// Whether every key and every string of a document (values, code, symbols, regular
+// expressions and pointers, at any depth) is valid UTF-8: what validate's checkBSONConformance
+// asks of stored documents beyond their structure (clients may store strings that are not
+// UTF-8, as they may on mongod). Fails with kNonConformantBSON naming the field.
+// REQUIRES: the `size` bytes at `data` pass Validate.
+Status ValidateUtf8(const char* data, std::size_t size);
+
 // The levels of documents and arrays in a valid document, counting the document itself as 1,
 // stopping early once past `limit`. Does not recurse on the machine stack.
 int NestingDepth(const char* data, int limit);

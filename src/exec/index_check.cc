@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bson/builder.h"
+#include "bson/validate.h"
 #include "catalog/catalog.h"
 #include "exec/index_maintenance.h"
 #include "storage/engine.h"
@@ -144,6 +145,22 @@ class IndexChecker {
 };
 
 }  // namespace
+
+StatusWith<RecordConformance> CheckRecordConformance(const ExecContext& ctx,
+                                                     const Collection& collection) {
+  RecordConformance conformance;
+  std::unique_ptr<storage::RecordCursor> cursor = ctx.engine->records().Scan(collection.id, {});
+  for (; cursor->Valid(); cursor->Next()) {
+    const std::string_view bytes = cursor->document().bytes();
+    if (!bson::Validate(bytes.data(), bytes.size()).ok()) {
+      ++conformance.invalid;
+    } else if (!bson::ValidateUtf8(bytes.data(), bytes.size()).ok()) {
+      ++conformance.non_compliant;
+    }
+  }
+  QUARRY_RETURN_IF_ERROR(cursor->status());
+  return conformance;
+}
 
 StatusWith<CollectionCheck> CheckIndexes(const ExecContext& ctx, const Collection& collection,
                                          std::size_t max_memory_bytes) {

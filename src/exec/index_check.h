@@ -32,6 +32,17 @@ struct CollectionCheck {
   std::vector<IndexEntryProblem> extra_examples;
 };
 
+// What checkBSONConformance finds in a collection's records beyond what CheckIndexes reads.
+struct RecordConformance {
+  std::int64_t invalid = 0;        // not well-formed BSON (bson::Validate)
+  std::int64_t non_compliant = 0;  // well-formed, with a key or string that is not UTF-8
+};
+
+// Checks every record of `collection` as a document a client could have sent: its structure,
+// then the UTF-8 of its keys and strings.
+StatusWith<RecordConformance> CheckRecordConformance(const ExecContext& ctx,
+                                                     const Collection& collection);
+
 // Walks the records and each ready secondary index of `collection` in one snapshot, holding its
 // writers lock so that no write commits meanwhile. Keeps each index's expected entries in memory
 // while it compares them (fails with ExceededMemoryLimit past `max_memory_bytes`).

@@ -7,9 +7,12 @@ import datetime
 import threading
 import time
 
+import struct
+
 import pymongo
 import pymongo.errors
 import pytest
+from bson.raw_bson import RawBSONDocument
 
 from quarry_server import CLIENT_OPTIONS
 
@@ -85,6 +88,72 @@ def test_repair_is_refused_rather_than_ignored(db):
     with pytest.raises(pymongo.errors.OperationFailure) as failed:
         db.command("validate", "c", repair=True)
     assert failed.value.code == 238
+
+
+def raw_document_with_string(_id, raw):
+    """{_id, s} with the string's bytes as given, valid UTF-8 or not."""
+    body = b"\x10_id\x00" + struct.pack("<i", _id)
+    body += b"\x02s\x00" + struct.pack("<i", len(raw) + 1) + raw + b"\x00"
+    return RawBSONDocument(struct.pack("<i", len(body) + 5) + body + b"\x00")
+
+
+def test_check_bson_conformance_counts_strings_that_are_not_utf8(db):
+    db.c.create_index("s")
+    db.c.insert_many([raw_document_with_string(i, "é".encode()) for i in range(5)])
+    db.c.insert_many([raw_document_with_string(10, b"\xff\xfe"),
+                      raw_document_with_string(11, b"ok \xc3")])
+    plain = check_valid(db, "c", documents=7)
+    assert plain["nNonCompliantDocuments"] == 0 and plain["nInvalidDocuments"] == 0
+    checked = db.command("validate", "c", checkBSONConformance=True)
+    assert checked["valid"] is True, checked  # as mongod: a warning, not an error
+    assert checked["nNonCompliantDocuments"] == 2
+    assert checked["nInvalidDocuments"] == 0
+    assert checked["errors"] == []
+    assert len(checked["warnings"]) == 1 and "UTF-8" in checked["warnings"][0]
+    assert checked["keysPerIndex"] == plain["keysPerIndex"]
+    db.c.delete_many({"_id": {"$gte": 10}})
+    again = db.command("validate", "c", checkBSONConformance=True, full=True)
+    assert again["nNonCompliantDocuments"] == 0 and again["warnings"] == [], again
+
+
+def test_background_validate_checks_what_a_foreground_one_does(db):
+    db.c.create_index("v")
+    db.c.insert_many([{"_id": i, "v": i % 7} for i in range(300)])
+    foreground = check_valid(db, "c", documents=300)
+    background = db.command("validate", "c", background=True)
+    for field in ("valid", "nrecords", "nIndexes", "keysPerIndex", "errors", "warnings"):
+        assert background[field] == foreground[field], field
+
+
+def test_metadata_validate_checks_the_index_specs_alone(db):
+    db.c.create_index([("a", 1), ("b", -1)], name="ab", sparse=True)
+    db.c.create_index("t", expireAfterSeconds=3600)
+    db.c.create_index("p", partialFilterExpression={"p": {"$gt": 1}})
+    db.c.insert_many([{"_id": i, "a": i} for i in range(10)])
+    reply = db.command("validate", "c", metadata=True)
+    assert reply["valid"] is True and reply["warnings"] == [] and reply["errors"] == [], reply
+    assert reply["nIndexes"] == 4
+    # No record or index entry was read: the reply counts none.
+    assert "nrecords" not in reply and "keysPerIndex" not in reply
+    oplog = db.client.local.command("validate", "oplog.rs", metadata=True)
+    assert oplog["valid"] is True and oplog["nIndexes"] == 0
+
+
+@pytest.mark.parametrize("options", [
+    {"background": True, "full": True},
+    {"background": True, "repair": True},
+    {"checkBSONConformance": True, "repair": True},
+    {"metadata": True, "full": True},
+    {"metadata": True, "background": True},
+    {"metadata": True, "checkBSONConformance": True},
+    {"metadata": True, "repair": True},
+])
+def test_option_combinations_mongod_refuses_answer_invalid_options(db, options):
+    db.c.insert_one({})
+    with pytest.raises(pymongo.errors.OperationFailure) as failed:
+        db.command("validate", "c", **options)
+    assert failed.value.code == 72, failed.value.details
+    assert "not supported" in str(failed.value)
 
 
 def test_validate_is_consistent_while_writes_go_on(db):
