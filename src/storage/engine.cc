@@ -130,9 +130,9 @@ rocksdb::ColumnFamilyOptions SmallFamilyOptions(const std::shared_ptr<rocksdb::C
 }
 
 // Where a meta name's next skip-list insert starts looking: where the name went last, or for a
-// session's retryable-write records (kSessionNamePrefix + lsid + txnNumber + sequence,
-// docs/formats/storage-layout.md) where that session's last record went, so that a newer write's
-// record, a name never seen before, starts beside the one it replaces.
+// session's retryable-write records (kSessionNamePrefix + lsid + sequence,
+// docs/formats/storage-layout.md) where that session's last record went, so that a write's
+// second record starts beside its first.
 class MetaInsertHint final : public rocksdb::SliceTransform {
  public:
   const char* Name() const override { return "quarry.MetaInsertHint"; }
@@ -148,8 +148,8 @@ class MetaInsertHint final : public rocksdb::SliceTransform {
   static constexpr std::size_t kSessionBytes = kSessionNamePrefix.size() + kSessionIdBytes;
 };
 
-// Every commit rewrites a few meta names (a collection's counters, a session's newest
-// retryable-write record and the deletion of the one before) between which the memtable's skip
+// Every commit rewrites a few meta names (a collection's counters, a session's retryable-write
+// record) between which the memtable's skip
 // list would otherwise search from its top for each one: it remembers only where the last
 // insert went, and these alternate. A hint per name (per session for its records) keeps where
 // each went last.

@@ -1,11 +1,12 @@
-// Statement records of retryable writes. Meta name: "session/" + the lsid's 16 bytes + the
-// txnNumber (8 bytes, big-endian) + a sequence number (4 bytes, big-endian), one record per
-// commit chunk that executed statements of the write. Value: {at: Date, executed: [lo, hi, lo,
-// hi, ...] (half-open ranges of statement numbers), outcomes: [{stmt, outcome: {...}}, ...] (only
-// the statements whose outcome is not {})}.
+// Statement records of retryable writes. Meta name: "session/" + the lsid's 16 bytes + a
+// sequence number (4 bytes, big-endian), one record per commit chunk that executed statements
+// of the session's latest write. Value: {txn: Long, at: Date, executed: [lo, hi, lo, hi, ...]
+// (half-open ranges of statement numbers), outcomes: [{stmt, outcome: {...}}, ...] (only the
+// statements whose outcome is not {})}.
 #include "server/sessions/retryable_writes.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -22,7 +23,10 @@ namespace {
 
 constexpr std::string_view kRecordPrefix = storage::kSessionNamePrefix;
 constexpr std::size_t kIdBytes = storage::kSessionIdBytes;
-constexpr std::size_t kKeyBytes = kRecordPrefix.size() + kIdBytes + 8 + 4;
+constexpr std::size_t kKeyBytes = kRecordPrefix.size() + kIdBytes + 4;
+// Names written before records held their write's number: the number sat between the lsid and
+// the sequence number.
+constexpr std::size_t kNumberedKeyBytes = kRecordPrefix.size() + kIdBytes + 8 + 4;
 
 // Statement numbers as sorted, disjoint half-open ranges: a bulk write executes long runs of
 // consecutive statements, so this stays small.
@@ -53,17 +57,22 @@ class StatementSet {
 
 }  // namespace
 
-std::string WritePrefix(const std::string& session_id, std::int64_t txn_number) {
+std::string SessionRecordsPrefix(const std::string& session_id) {
   std::string key(kRecordPrefix);
   key.append(session_id);
-  AppendBigEndian64(static_cast<std::uint64_t>(txn_number), &key);
   return key;
 }
 
-std::string RecordName(const std::string& session_id, std::int64_t txn_number, std::uint32_t seq) {
-  std::string key = WritePrefix(session_id, txn_number);
+std::string RecordName(const std::string& session_id, std::uint32_t seq) {
+  std::string key = SessionRecordsPrefix(session_id);
   AppendBigEndian(seq, 4, &key);
   return key;
+}
+
+std::int64_t RecordTxnNumber(std::string_view value) {
+  if (value.size() < 5) return -1;
+  const bson::ValueView txn = bson::DocumentView(value.data()).Get("txn");
+  return txn.type() == bson::Type::kInt64 ? txn.Int64() : -1;
 }
 
 // One attempt of a retryable write: what earlier attempts executed, read from the records, and
@@ -91,10 +100,9 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
 
   // Reads the records earlier attempts of this write left.
   Status Load(storage::Engine* engine, std::uint32_t records) {
-    QUARRY_ASSIGN_OR_RETURN(auto stored,
-                            engine->meta().List(WritePrefix(session_id_, txn_number_)));
+    QUARRY_ASSIGN_OR_RETURN(auto stored, engine->meta().List(SessionRecordsPrefix(session_id_)));
     for (const auto& [name, value] : stored) {
-      if (name.size() != kKeyBytes || value.size() < 5) continue;
+      if (name.size() != kKeyBytes || RecordTxnNumber(value) != txn_number_) continue;
       bson::DocumentView record(value.data());
       bson::ValueView executed = record.Get("executed");
       if (executed.type() == bson::Type::kArray) {
@@ -121,10 +129,11 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
     return Status::OK();
   }
 
-  // The records of an older write of the session, deleted with this attempt's first record.
-  void DeleteOlder(std::int64_t txn_number, std::uint32_t records) {
-    for (std::uint32_t seq = 0; seq < records; ++seq) {
-      stale_.push_back(RecordName(session_id_, txn_number, seq));
+  // The `records` records of an older write of the session: this attempt's first record
+  // replaces the first of them and deletes the others, in one write.
+  void ReplaceOlder(std::uint32_t records) {
+    for (std::uint32_t seq = 1; seq < records; ++seq) {
+      stale_.push_back(RecordName(session_id_, seq));
     }
   }
 
@@ -149,6 +158,7 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
   // The record of one commit chunk. Runs under the commit lock.
   storage::WriteUnit::MetaEntry Encode(std::span<const std::uint64_t> stmts) {
     bson::DocumentBuilder b;
+    b.AppendInt64("txn", txn_number_);
     b.AppendDate("at", NowMillis());
     bson::ArrayBuilder ranges;
     std::size_t i = 0;
@@ -172,7 +182,7 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
     }
     b.Close();
     storage::WriteUnit::MetaEntry entry;
-    entry.name = RecordName(session_id_, txn_number_, next_seq_++);
+    entry.name = RecordName(session_id_, next_seq_++);
     entry.value = std::move(b).FinishBytes();
     entry.deletes = std::exchange(stale_, {});
     return entry;
@@ -189,6 +199,48 @@ class RetryableWrites::Attempt final : public commands::RetryableWrite {
   mutable std::int64_t retried_ = 0;  // statements Executed found, counted when it ends
 };
 
+namespace {
+
+// One stored record as Attach reads it, whichever way it is named.
+struct StoredRecord {
+  const std::string* name;
+  const std::string* value;
+  std::string session_id;
+  std::int64_t txn = -1;
+  std::uint32_t seq = 0;
+  bool numbered_name = false;  // named the earlier way: rewritten under today's name
+};
+
+std::optional<StoredRecord> ReadStoredRecord(const std::string& name, const std::string& value) {
+  StoredRecord record{.name = &name, .value = &value, .session_id = {}};
+  const char* after_id = name.data() + kRecordPrefix.size() + kIdBytes;
+  if (name.size() == kKeyBytes) {
+    record.txn = RecordTxnNumber(value);
+    if (record.txn < 0) return std::nullopt;
+    record.seq = static_cast<std::uint32_t>(LoadBigEndian(after_id, 4));
+  } else if (name.size() == kNumberedKeyBytes && value.size() >= 5) {
+    record.txn = static_cast<std::int64_t>(LoadBigEndian64(after_id));
+    record.seq = static_cast<std::uint32_t>(LoadBigEndian(after_id + 8, 4));
+    record.numbered_name = true;
+  } else {
+    return std::nullopt;
+  }
+  record.session_id = name.substr(kRecordPrefix.size(), kIdBytes);
+  return record;
+}
+
+// A record named the earlier way, as today's form holds it: its write's number first.
+std::string WithTxnNumber(std::int64_t txn, std::string_view value) {
+  bson::DocumentBuilder b;
+  b.AppendInt64("txn", txn);
+  for (const bson::Element& e : bson::DocumentView(value.data())) {
+    if (e.key != "txn") b.Append(e.key, e.value);
+  }
+  return std::move(b).FinishBytes();
+}
+
+}  // namespace
+
 Status RetryableWrites::Attach(storage::Engine* engine, commands::TransactionMetrics* metrics) {
   metrics_ = metrics;
   QUARRY_ASSIGN_OR_RETURN(auto stored, engine->meta().List(kRecordPrefix));
@@ -197,34 +249,40 @@ Status RetryableWrites::Attach(storage::Engine* engine, commands::TransactionMet
     std::int64_t newest_ms = 0;
     std::uint32_t records = 0;
   };
+  std::vector<StoredRecord> records;
   std::map<std::string, Found> found;
+  storage::WriteUnit changes;
   for (const auto& [name, value] : stored) {
-    if (name.size() != kKeyBytes) continue;
-    std::string id = name.substr(kRecordPrefix.size(), kIdBytes);
-    const auto txn =
-        static_cast<std::int64_t>(LoadBigEndian64(name.data() + kRecordPrefix.size() + kIdBytes));
-    Found& f = found[id];
-    if (txn > f.txn) f = Found{txn, 0, 0};
-    if (txn < f.txn) continue;
-    ++f.records;
-    bson::ValueView at =
-        value.size() >= 5 ? bson::DocumentView(value.data()).Get("at") : bson::ValueView();
-    if (at.type() == bson::Type::kDate) f.newest_ms = std::max(f.newest_ms, at.Date());
+    std::optional<StoredRecord> record = ReadStoredRecord(name, value);
+    if (!record.has_value()) {
+      changes.DeleteMeta(name);
+      continue;
+    }
+    Found& f = found[record->session_id];
+    if (record->txn > f.txn) f = Found{record->txn, 0, 0};
+    if (record->txn == f.txn) {
+      ++f.records;
+      const bson::ValueView at = bson::DocumentView(value.data()).Get("at");
+      if (at.type() == bson::Type::kDate) f.newest_ms = std::max(f.newest_ms, at.Date());
+    }
+    records.push_back(std::move(*record));
   }
   const std::int64_t oldest_kept =
       NowMillis() - std::chrono::duration_cast<std::chrono::milliseconds>(kSessionTimeout).count();
-  storage::WriteUnit obsolete;
   std::lock_guard lock(mu_);
   engine_ = engine;
-  for (const auto& [name, value] : stored) {
-    if (name.size() != kKeyBytes) {
-      obsolete.DeleteMeta(name);
-      continue;
+  for (const StoredRecord& record : records) {
+    const Found& f = found[record.session_id];
+    const bool kept = record.txn == f.txn && f.newest_ms >= oldest_kept;
+    if (record.numbered_name) {
+      changes.DeleteMeta(*record.name);
+      if (kept) {
+        changes.PutMeta(RecordName(record.session_id, record.seq),
+                        WithTxnNumber(record.txn, *record.value));
+      }
+    } else if (!kept) {
+      changes.DeleteMeta(*record.name);
     }
-    const Found& f = found[name.substr(kRecordPrefix.size(), kIdBytes)];
-    const auto txn =
-        static_cast<std::int64_t>(LoadBigEndian64(name.data() + kRecordPrefix.size() + kIdBytes));
-    if (txn < f.txn || f.newest_ms < oldest_kept) obsolete.DeleteMeta(name);
   }
   for (const auto& [id, f] : found) {
     if (f.newest_ms < oldest_kept) continue;
@@ -233,9 +291,9 @@ Status RetryableWrites::Attach(storage::Engine* engine, commands::TransactionMet
     session.records_txn = f.txn;
     session.records = f.records;
   }
-  if (obsolete.empty()) return Status::OK();
+  if (changes.empty()) return Status::OK();
   QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result,
-                          engine->pipeline().Commit(std::move(obsolete), storage::CommitOptions{}));
+                          engine->pipeline().Commit(std::move(changes), storage::CommitOptions{}));
   return result.errors.empty() ? Status::OK() : result.errors.front().status;
 }
 
@@ -260,7 +318,7 @@ StatusWith<std::unique_ptr<commands::RetryableWrite>> RetryableWrites::Begin(
   if (records > 0 && records_txn == txn_number && engine_ != nullptr) {
     QUARRY_RETURN_IF_ERROR(attempt->Load(engine_, records));
   } else if (records > 0 && records_txn < txn_number) {
-    attempt->DeleteOlder(records_txn, records);
+    attempt->ReplaceOlder(records);
   }
   return std::unique_ptr<commands::RetryableWrite>(std::move(attempt));
 }
@@ -293,8 +351,9 @@ void RetryableWrites::Forget(const std::string& session_id) {
     released_.wait(lock, [&] { return !BusyLocked(session_id); });
     auto it = sessions_.find(session_id);
     if (it == sessions_.end()) return;
-    for (std::uint32_t seq = 0; seq < it->second.records; ++seq) {
-      unit.DeleteMeta(RecordName(session_id, it->second.records_txn, seq));
+    // Seq 0 also when no write left records: a committed transaction may have left its own.
+    for (std::uint32_t seq = 0; seq < std::max<std::uint32_t>(it->second.records, 1); ++seq) {
+      unit.DeleteMeta(RecordName(session_id, seq));
     }
     sessions_.erase(it);
   }

@@ -26,16 +26,23 @@ namespace quarry::server {
 // logicalSessionTimeoutMinutes); its records are then of no use.
 inline constexpr std::chrono::minutes kSessionTimeout{30};
 
-// The meta names of a session's records for write (or transaction) `txn_number`: the prefix of
-// them all, and record `seq`. A committed transaction keeps one record, seq 0 ({at, committed}).
-std::string WritePrefix(const std::string& session_id, std::int64_t txn_number);
-std::string RecordName(const std::string& session_id, std::int64_t txn_number, std::uint32_t seq);
+// The meta names of a session's records: the prefix of them all, and record `seq`. The records
+// are those of the session's latest write (or committed transaction), whose number each holds
+// (`txn`): a newer write overwrites them from seq 0, so that a session's next write costs one
+// record, not a record and the deletion of the one before. A committed transaction keeps one
+// record, seq 0 ({txn, at, committed}).
+std::string SessionRecordsPrefix(const std::string& session_id);
+std::string RecordName(const std::string& session_id, std::uint32_t seq);
+
+// The write number a session record holds, or -1 for bytes that are no record.
+std::int64_t RecordTxnNumber(std::string_view value);
 
 class RetryableWrites {
  public:
   // Loads the records a previous run kept: each session's latest write and how many records it
-  // has; drops older writes' records and those of sessions idle past the timeout. Call once,
-  // before serving. Commands that skip statements an earlier attempt executed, and those
+  // has; drops older writes' records and those of sessions idle past the timeout, and rewrites
+  // records named the earlier way (with the write's number in the name) in today's form. Call
+  // once, before serving. Commands that skip statements an earlier attempt executed, and those
   // statements, are counted in `*metrics` (serverStatus' transactions).
   Status Attach(storage::Engine* engine, commands::TransactionMetrics* metrics);
 
@@ -57,8 +64,8 @@ class RetryableWrites {
   struct Session {
     bool busy = false;              // an attempt holds the session
     std::int64_t txn_number = -1;   // the latest write started
-    std::uint32_t records = 0;      // records stored for txn_number (keys seq 0..records-1)
-    std::int64_t records_txn = -1;  // the write those records belong to
+    std::uint32_t records = 0;      // records stored (seq 0..records-1)
+    std::int64_t records_txn = -1;  // the write they belong to
   };
 
   void Release(const std::string& session_id);

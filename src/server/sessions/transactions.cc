@@ -30,10 +30,12 @@ Status Aborted(std::int64_t txn_number) {
 std::pair<std::string, std::string> CommitRecord(const std::string& session_id,
                                                  std::int64_t txn_number) {
   bson::DocumentBuilder b;
+  b.AppendInt64("txn", txn_number);
   b.AppendDate("at", NowMillis());
   b.AppendBool("committed", true);
-  // Recorded under the lsid's id alone, as retryable writes are.
-  return {RecordName(std::string(commands::SessionIdOfKey(session_id)), txn_number, 0),
+  // Recorded under the lsid's id alone, as retryable writes are, in place of the session's
+  // previous records.
+  return {RecordName(std::string(commands::SessionIdOfKey(session_id)), 0),
           std::move(b).FinishBytes()};
 }
 
@@ -248,11 +250,11 @@ std::vector<commands::OpenTransaction> Transactions::List() const {
 
 bool Transactions::CommitRecorded(const std::string& session_id, std::int64_t txn_number) const {
   if (engine_ == nullptr) return false;
-  StatusWith<std::optional<std::string>> record = engine_->meta().Get(
-      RecordName(std::string(commands::SessionIdOfKey(session_id)), txn_number, 0));
+  StatusWith<std::optional<std::string>> record =
+      engine_->meta().Get(RecordName(std::string(commands::SessionIdOfKey(session_id)), 0));
   if (!record.ok() || !record.value().has_value()) return false;
   const std::string& bytes = *record.value();
-  if (bytes.size() < 5) return false;
+  if (RecordTxnNumber(bytes) != txn_number) return false;
   bson::ValueView committed = bson::DocumentView(bytes.data()).Get("committed");
   return committed.type() == bson::Type::kBool && committed.Bool();
 }

@@ -22,6 +22,7 @@
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
 #include "server/service.h"
+#include "server/sessions/retryable_writes.h"
 #include "storage/engine.h"
 #include "wire/request.h"
 #include "wire/request_handler.h"
@@ -88,19 +89,15 @@ inline std::vector<std::string> Strings(bson::DocumentView doc, std::string_view
   return strings;
 }
 
-// The txnNumbers named by the retryable-write records of `session_id`, one per record
-// ("session/" + lsid + txnNumber + sequence number).
+// The txnNumbers the retryable-write records of `session_id` hold, one per record ("session/" +
+// lsid + sequence number; the number is the record's `txn`).
 inline std::vector<std::int64_t> RecordedTxnNumbers(const storage::Engine& engine,
                                                     const std::string& session_id) {
   std::vector<std::int64_t> txns;
   auto stored = engine.meta().List("session/" + session_id);
   EXPECT_TRUE(stored.ok()) << stored.status().ToString();
   if (!stored.ok()) return txns;
-  for (const auto& [name, value] : stored.value()) {
-    const std::size_t txn_at = std::string_view("session/").size() + session_id.size();
-    if (name.size() < txn_at + 8) continue;
-    txns.push_back(static_cast<std::int64_t>(LoadBigEndian64(name.data() + txn_at)));
-  }
+  for (const auto& [name, value] : stored.value()) txns.push_back(RecordTxnNumber(value));
   return txns;
 }
 

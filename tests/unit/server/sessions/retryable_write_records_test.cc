@@ -29,12 +29,15 @@ constexpr std::string_view kInsertOne =
 class RetryableWriteRecordsTest : public testing::ServerFixture {
  protected:
   // Stores, as a previous run would have, a record saying that statement 0 of write
-  // `txn_number` of `session_id` executed at `at_ms`.
-  void PutRecord(const std::string& session_id, std::int64_t txn_number, std::int64_t at_ms) {
+  // `txn_number` of `session_id` executed at `at_ms`: named as today (the number in the value)
+  // or, with `numbered_name`, as records were named before (the number in the name).
+  void PutRecord(const std::string& session_id, std::int64_t txn_number, std::int64_t at_ms,
+                 bool numbered_name = false) {
     std::string name = "session/" + session_id;
-    AppendBigEndian64(static_cast<std::uint64_t>(txn_number), &name);
+    if (numbered_name) AppendBigEndian64(static_cast<std::uint64_t>(txn_number), &name);
     AppendBigEndian(0, 4, &name);
     bson::DocumentBuilder b;
+    if (!numbered_name) b.AppendInt64("txn", txn_number);
     b.AppendDate("at", at_ms);
     b.OpenArray("executed").AppendInt64("0", 0).AppendInt64("1", 1).Close();
     b.OpenArray("outcomes").Close();
@@ -140,11 +143,52 @@ TEST_F(RetryableWriteRecordsTest, AttachDropsTheRecordsOfSessionsIdlePastTheTime
   EXPECT_EQ(CountDocs("c", R"({"_id": 8})"), 1);
 }
 
+// Names with the write's number in them let records of two writes of a session coexist.
 TEST_F(RetryableWriteRecordsTest, AttachDropsTheRecordsOfOlderWrites) {
-  PutRecord(SessionId(1), 1, NowMillis());
-  PutRecord(SessionId(1), 2, NowMillis());
+  PutRecord(SessionId(1), 1, NowMillis(), /*numbered_name=*/true);
+  PutRecord(SessionId(1), 2, NowMillis(), /*numbered_name=*/true);
 
   Restart();
+
+  EXPECT_EQ(RecordedTxns(SessionId(1)), Txns{2});
+}
+
+TEST_F(RetryableWriteRecordsTest, AttachRenamesRecordsNamedTheEarlierWayAndTheyStillAnswer) {
+  PutRecord(SessionId(1), 4, NowMillis() - 60'000, /*numbered_name=*/true);
+
+  Restart();
+
+  auto stored = engine_->meta().List("session/");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_EQ(stored.value().size(), 1u);
+  EXPECT_EQ(stored.value()[0].first, RecordName(SessionId(1), 0));
+  EXPECT_EQ(RecordTxnNumber(stored.value()[0].second), 4);
+  // Its statement 0 counts as done: the retry is answered without inserting.
+  bson::Document retried = Run(
+      WithSession(R"({"insert": "c", "documents": [{"_id": 7}], "$db": "db"})", SessionId(1), 4));
+  EXPECT_EQ(NumberAt(retried, "n"), 1) << retried.ToJson();
+  EXPECT_EQ(CountDocs("c", R"({"_id": 7})"), 0);
+  // And an older number is still too old.
+  bson::Document older = Run(WithSession(kInsertOne, SessionId(1), 3));
+  EXPECT_EQ(NumberAt(older, "code"), static_cast<std::int64_t>(ErrorCode::kTransactionTooOld));
+}
+
+// A write of more statements than one commit chunk holds leaves several records; the session's
+// next write replaces the first and deletes the others in its own first commit.
+TEST_F(RetryableWriteRecordsTest, ANewerWriteReplacesAllRecordsOfAnOlderOneOfSeveral) {
+  PutRecord(SessionId(1), 1, NowMillis());
+  storage::WriteUnit more;
+  for (std::uint32_t seq = 1; seq < 3; ++seq) {
+    bson::DocumentBuilder b;
+    b.AppendInt64("txn", 1).AppendDate("at", NowMillis());
+    b.OpenArray("executed").AppendInt64("0", seq).AppendInt64("1", seq + 1).Close();
+    more.PutMeta(RecordName(SessionId(1), seq), std::move(b).FinishBytes());
+  }
+  ASSERT_TRUE(engine_->pipeline().Commit(std::move(more), {}).ok());
+  Restart();
+  ASSERT_EQ(RecordedTxns(SessionId(1)), (Txns{1, 1, 1}));
+
+  ASSERT_EQ(NumberAt(Run(WithSession(kInsertOne, SessionId(1), 2)), "n"), 1);
 
   EXPECT_EQ(RecordedTxns(SessionId(1)), Txns{2});
 }
