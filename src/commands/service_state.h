@@ -56,6 +56,7 @@ struct ServerConfig {
   // (internalDocumentSourceGroupMaxMemoryBytes).
   std::size_t max_blocking_sort_bytes = 100 * 1024 * 1024;
   std::size_t max_group_bytes = 100 * 1024 * 1024;
+  std::int64_t snapshot_history_seconds = 300;  // minSnapshotHistoryWindowInSeconds
   // Where they spill past them under allowDiskUse: <dbpath>/_tmp, emptied at start-up. Empty:
   // nowhere (they fail past their limits).
   std::string spill_dir;

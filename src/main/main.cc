@@ -254,11 +254,12 @@ int Run(int argc, char** argv) {
   const std::size_t cache_bytes = BlockCacheBytes(options.cache_size_gb);
   log::Write(log::Severity::kInfo, "STORAGE", 22300, "initandlisten", "Block cache",
              {{"bytes", static_cast<std::int64_t>(cache_bytes)}});
-  StatusWith<std::unique_ptr<storage::Engine>> engine =
-      storage::Engine::Open({.dbpath = options.dbpath,
-                             .block_cache_bytes = cache_bytes,
-                             .max_open_files = descriptors.storage_open_files,
-                             .rocksdb_log_level = options.rocksdb_log_level});
+  StatusWith<std::unique_ptr<storage::Engine>> engine = storage::Engine::Open(
+      {.dbpath = options.dbpath,
+       .block_cache_bytes = cache_bytes,
+       .max_open_files = descriptors.storage_open_files,
+       .rocksdb_log_level = options.rocksdb_log_level,
+       .snapshot_history_window = std::chrono::seconds(options.snapshot_history_seconds)});
   if (!engine.ok()) return Fatal("cannot open the data directory", engine.status());
   StatusWith<std::unique_ptr<catalog::Catalog>> catalog =
       catalog::Catalog::Load(engine.value().get());
@@ -301,6 +302,7 @@ int Run(int argc, char** argv) {
   state.config.spill_dir = spill_dir;
   state.config.max_blocking_sort_bytes = options.max_blocking_sort_bytes;
   state.config.max_group_bytes = options.max_group_bytes;
+  state.config.snapshot_history_seconds = options.snapshot_history_seconds;
   state.config.auth_enabled = options.auth;
   state.host_name = HostName();
   // A fixed electionId: drivers remember the highest they saw, so it must never go down

@@ -82,6 +82,11 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
     options->max_group_bytes = static_cast<std::size_t>(bytes);
     return Status::OK();
   }
+  if (name == "minSnapshotHistoryWindowInSeconds") {
+    QUARRY_ASSIGN_OR_RETURN(options->snapshot_history_seconds,
+                            ParseWholeNumber(name, value, 0, "seconds"));
+    return Status::OK();
+  }
   if (name == "rocksdbLogLevel") {
     const auto& levels = storage::kRocksdbLogLevels;
     if (std::find(levels.begin(), levels.end(), value) == levels.end()) {
@@ -103,8 +108,8 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
                     "' (Quarry has ttlMonitorSleepSecs, ttlMonitorEnabled, "
                     "internalQueryMaxBlockingSortMemoryUsageBytes, "
                     "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis, "
-                    "incomingMessageMemoryLimitMB, shutdownTimeoutMillisForSignaledShutdown and "
-                    "rocksdbLogLevel)");
+                    "incomingMessageMemoryLimitMB, shutdownTimeoutMillisForSignaledShutdown, "
+                    "minSnapshotHistoryWindowInSeconds and rocksdbLogLevel)");
 }
 
 Status ApplyParameterFlag(const std::string& flag, Options* options) {

@@ -36,6 +36,9 @@ struct Options {
   // --setParameter rocksdbLogLevel: what RocksDB writes to its LOG file under the data
   // directory (debug, info, warn, error), for tracing its flushes and compactions.
   std::string rocksdb_log_level = "warn";
+  // --setParameter minSnapshotHistoryWindowInSeconds: how far back reads at a past cluster time
+  // reach, and so how long what a write deletes (a dropped collection's files too) stays.
+  std::int64_t snapshot_history_seconds = 300;
   int http_port = 0;                       // /metrics and /healthz; 0: no HTTP listener
   std::string http_bind_ip = "127.0.0.1";  // comma-separated, as bind_ip
   // --maxConns / net.maxIncomingConnections; 0: derived from the descriptor limit, as mongod.

@@ -139,7 +139,7 @@ CommitPipeline::CommitPipeline(internal::EngineState* state)
       scratch_(std::make_unique<internal::ChunkScratch>()),
       transaction_locks_(std::make_unique<internal::TransactionLocks>()),
       unique_key_locks_(std::make_unique<internal::TransactionLocks>()),
-      history_(std::make_unique<internal::SnapshotHistory>()) {}
+      history_(std::make_unique<internal::SnapshotHistory>(state->snapshot_history_window)) {}
 
 CommitPipeline::~CommitPipeline() = default;
 
@@ -446,6 +446,11 @@ void CommitPipeline::UntrackChanges(CollectionId collection) {
   std::lock_guard commit_lock(commit_mu_);
   auto tracked = tracked_.find(collection);
   if (tracked != tracked_.end() && --tracked->second.builds <= 0) tracked_.erase(tracked);
+}
+
+void CommitPipeline::ReleaseExpiredSnapshots() {
+  std::lock_guard commit_lock(commit_mu_);
+  history_->Prune(std::chrono::steady_clock::now());
 }
 
 std::uint64_t CommitPipeline::ReadPoint(CollectionId collection) {
@@ -758,8 +763,18 @@ void CommitPipeline::Publish(Timestamp last) {
   for (CollectionId collection : s.dropped) {
     state_->stats.Erase(collection);
     dropped_.insert(collection);
+    if (state_->reclaimer != nullptr) {
+      state_->reclaimer->Enqueue(state_->docs, internal::CollectionPrefix(collection),
+                                 internal::CollectionUpperBound(collection));
+    }
   }
-  dropped_indexes_.insert(s.dropped_indexes.begin(), s.dropped_indexes.end());
+  for (IndexId index : s.dropped_indexes) {
+    dropped_indexes_.insert(index);
+    if (state_->reclaimer != nullptr) {
+      state_->reclaimer->Enqueue(state_->index, internal::IndexPrefix(index),
+                                 internal::IndexUpperBound(index));
+    }
+  }
 }
 
 }  // namespace quarry::storage

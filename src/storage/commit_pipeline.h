@@ -142,6 +142,9 @@ class CommitPipeline {
   void UntrackChanges(CollectionId collection);
   std::uint64_t ReadPoint(CollectionId collection);
 
+  // Lets go of the snapshots older than the history window now, rather than at the next commit.
+  void ReleaseExpiredSnapshots();
+
   // Adds an index build's keys at once, as a table file, together with the keys that make every
   // record changed since the load's read point current (`current` tells them; it is called under
   // the commit lock, so it must not commit). Needs TrackChanges of the collection from before the

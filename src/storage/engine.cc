@@ -305,6 +305,7 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
 
   auto state = std::make_unique<internal::EngineState>();
   state->dbpath = options.dbpath;
+  state->snapshot_history_window = options.snapshot_history_window;
   state->db = db;
   state->records_flushes = std::move(records_flushes);
   state->default_family = handles[0];
@@ -338,7 +339,12 @@ Engine::Engine(std::unique_ptr<internal::EngineState> state)
       oplog_(std::make_unique<Oplog>(state_.get())),
       pipeline_(std::make_unique<CommitPipeline>(state_.get())),
       meta_(std::make_unique<MetaStore>(state_.get())),
-      catalog_store_(std::make_unique<CatalogStore>(state_.get())) {}
+      catalog_store_(std::make_unique<CatalogStore>(state_.get())),
+      reclaimer_(std::make_unique<internal::DroppedRangeReclaimer>(
+          state_->db, state_->snapshot_history_window,
+          [pipeline = pipeline_.get()] { pipeline->ReleaseExpiredSnapshots(); })) {
+  state_->reclaimer = reclaimer_.get();
+}
 
 Engine::~Engine() {
   Status closed = Close();
@@ -405,6 +411,8 @@ Status Engine::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
   pipeline_->Shutdown();
+  state_->reclaimer = nullptr;
+  reclaimer_->Stop();
   {
     std::lock_guard lock(syncer_mu_);
     syncer_stop_ = true;

@@ -26,6 +26,7 @@ namespace quarry::storage {
 
 namespace internal {
 struct EngineState;
+class DroppedRangeReclaimer;
 }  // namespace internal
 
 // The levels EngineOptions::rocksdb_log_level takes, from the most to the least said.
@@ -45,6 +46,9 @@ struct EngineOptions {
   int max_open_files = -1;
   // RocksDB's own LOG file under dbpath: one of kRocksdbLogLevels.
   std::string rocksdb_log_level = "warn";
+  // How far back reads at a past cluster time reach (mongod's minSnapshotHistoryWindowInSeconds);
+  // what is deleted or overwritten stays on disk at least this long.
+  std::chrono::seconds snapshot_history_window{300};
 };
 
 struct EngineStats {
@@ -128,6 +132,7 @@ class Engine {
   std::unique_ptr<CommitPipeline> pipeline_;
   std::unique_ptr<MetaStore> meta_;
   std::unique_ptr<CatalogStore> catalog_store_;
+  std::unique_ptr<internal::DroppedRangeReclaimer> reclaimer_;
 
   std::mutex syncer_mu_;
   std::condition_variable syncer_cv_;

@@ -6,6 +6,7 @@
 #include <rocksdb/status.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 
 #include "base/endian.h"
 #include "base/status.h"
+#include "storage/dropped_range_reclaimer.h"
 #include "storage/records_flush_tracker.h"
 #include "storage/types.h"
 
@@ -65,6 +67,9 @@ struct EngineState {
   // the point where it is while `records_point_frozen` is set.
   std::mutex records_point_mu;
   std::atomic<bool> records_point_frozen{false};
+  // Compacts the ranges drops delete; owned by the Engine, null until it is open.
+  DroppedRangeReclaimer* reclaimer = nullptr;
+  std::chrono::seconds snapshot_history_window{300};  // EngineOptions'
 };
 
 // A RocksDB failure as a Status ("context: RocksDB message"). Storage failures are not the

@@ -7,11 +7,13 @@ namespace quarry::storage::internal {
 
 void SnapshotHistory::Add(Timestamp first, std::shared_ptr<const SnapshotHandle> snapshot,
                           Clock::time_point now) {
-  while (!entries_.empty() &&
-         (entries_.size() >= kMaxSnapshots || now - entries_.front().taken > kWindow)) {
-    entries_.pop_front();
-  }
+  while (!entries_.empty() && entries_.size() >= kMaxSnapshots) entries_.pop_front();
+  Prune(now);
   entries_.push_back({.first = first, .snapshot = std::move(snapshot), .taken = now});
+}
+
+void SnapshotHistory::Prune(Clock::time_point now) {
+  while (!entries_.empty() && now - entries_.front().taken > window_) entries_.pop_front();
 }
 
 std::shared_ptr<const SnapshotHandle> SnapshotHistory::Latest() const {

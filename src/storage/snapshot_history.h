@@ -1,6 +1,6 @@
 // The database as it was after each recent commit, for reads at a past cluster time
 // (readConcern snapshot with atClusterTime, mongod's snapshot history): one RocksDB snapshot
-// per committed chunk, kept for kWindow (mongod's minSnapshotHistoryWindowInSeconds) and at
+// per committed chunk, kept for a window (mongod's minSnapshotHistoryWindowInSeconds, 300 s) and at
 // most kMaxSnapshots of them. The oldest go first, so under a heavy write load the window
 // shrinks, as mongod's does under cache pressure. Not thread-safe: the commit pipeline guards
 // it with its commit lock.
@@ -35,8 +35,10 @@ struct SnapshotHandle {
 class SnapshotHistory {
  public:
   using Clock = std::chrono::steady_clock;
-  static constexpr auto kWindow = std::chrono::minutes(5);
+  static constexpr std::chrono::seconds kDefaultWindow{300};
   static constexpr std::size_t kMaxSnapshots = 65536;
+
+  explicit SnapshotHistory(std::chrono::seconds window = kDefaultWindow) : window_(window) {}
 
   // A chunk that wrote the timestamps `first`..`snapshot->timestamp` is now visible, and
   // `snapshot` holds it. Drops what has aged out of the window.
@@ -48,6 +50,9 @@ class SnapshotHistory {
   // committed together with others are at or before it, some after).
   StatusWith<std::shared_ptr<const SnapshotHandle>> At(Timestamp at) const;
   void Clear() { entries_.clear(); }
+  // Drops what has aged out of the window without a new commit: what a range tombstone deletes
+  // stays in the table files while any snapshot older than it is kept.
+  void Prune(Clock::time_point now);
 
  private:
   struct Entry {
@@ -55,6 +60,7 @@ class SnapshotHistory {
     std::shared_ptr<const SnapshotHandle> snapshot;
     Clock::time_point taken;
   };
+  std::chrono::seconds window_;
   std::deque<Entry> entries_;  // by timestamp
 };
 

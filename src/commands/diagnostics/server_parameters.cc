@@ -77,6 +77,10 @@ const Parameter kParameters[] = {
      }},
     {"maxBSONDepth", [](const ServiceState&, std::string_view name,
                         bson::DocumentBuilder* b) { b->AppendInt32(name, 200); }},
+    {"minSnapshotHistoryWindowInSeconds",
+     [](const ServiceState& service, std::string_view name, bson::DocumentBuilder* b) {
+       b->AppendInt32(name, static_cast<std::int32_t>(service.config.snapshot_history_seconds));
+     }},
     {"requireApiVersion", [](const ServiceState&, std::string_view name,
                              bson::DocumentBuilder* b) { b->AppendBool(name, false); }},
     {"transactionLifetimeLimitSeconds",
