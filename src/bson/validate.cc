@@ -264,13 +264,11 @@ Status ValidateUtf8(const char* data, std::size_t size) {
         case Type::kDbPointer:
           if (!IsUtf8(LengthPrefixedString(value.data()))) return NotUtf8("the pointer", e.key);
           break;
-        case Type::kCodeWithScope: {
-          // int32 total, the code as a string, the scope as a document.
-          const std::string_view code = LengthPrefixedString(value.data() + 4);
-          if (!IsUtf8(code)) return NotUtf8("the code", e.key);
-          pending.push_back(DocumentView(code.data() + code.size() + 1));
+        case Type::kCodeWithScope:
+          // int32 total, the code as a string, then the scope (ValueView::Document()).
+          if (!IsUtf8(LengthPrefixedString(value.data() + 4))) return NotUtf8("the code", e.key);
+          pending.push_back(value.Document());
           break;
-        }
         default:
           break;
       }
