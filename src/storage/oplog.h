@@ -44,8 +44,9 @@ class Oplog {
   // Entries with ts <= `through`, newest first. ScanBackward(ts - 1) resumes after ts.
   std::unique_ptr<OplogCursor> ScanBackward(Timestamp through) const;
 
-  // Deletes every entry with ts < `first_kept` (one range delete) and persists the boundary in
-  // the same batch, so it survives restarts. The boundary never moves backwards.
+  // Ends every entry with ts < `first_kept`: persists the boundary (it survives restarts), from
+  // then on no read returns them, and the table files wholly below it are deleted. The boundary
+  // never moves backwards.
   Status TrimBefore(Timestamp first_kept);
   // The boundary of the last trim: entries below it may be gone (0: never trimmed).
   Timestamp TrimmedBefore() const;

@@ -208,5 +208,66 @@ TEST(OplogTest, TrimBeforeDeletesOlderEntriesAndItsBoundarySurvivesReopen) {
   EXPECT_EQ(reopened->oplog().OldestTimestamp().value(), stamps[3]);
 }
 
+std::uint64_t OplogFileBytes(const Engine& engine) {
+  for (const FamilyFigures& family : engine.Figures().families) {
+    if (family.name == "oplog") return family.live_sst_bytes;
+  }
+  return 0;
+}
+
+void WaitForCompactions(const Engine& engine) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const EngineFigures figures = engine.Figures();
+    if (figures.running_compactions == 0 && figures.compaction_pending == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// Trimming writes no range delete (which would keep every trimmed entry a snapshot still sees
+// and make the next compaction rewrite the whole oplog): reads stop at the boundary and the
+// table files wholly below it go.
+TEST(OplogTest, TrimBeforeHidesOlderEntriesAndDeletesTheFilesWhollyBelowIt) {
+  TempDir dir;
+  std::vector<Timestamp> flushed_through;
+  {
+    auto engine = OpenEngine(dir.path());
+    for (int file = 0; file < 8; ++file) {
+      for (int id = file * 20; id < (file + 1) * 20; ++id) {
+        InsertOne(*engine, 1, DocWithIntId(id, std::string(2000, static_cast<char>('a' + file))));
+      }
+      flushed_through.push_back(engine->oplog().LatestTimestamp());
+      ASSERT_TRUE(engine->Flush().ok());
+    }
+    WaitForCompactions(*engine);
+    const std::uint64_t before = OplogFileBytes(*engine);
+    ASSERT_GT(before, 0u);
+
+    const Timestamp first_kept = flushed_through[5] + 1;
+    ASSERT_TRUE(engine->oplog().TrimBefore(first_kept).ok());
+    EXPECT_LT(OplogFileBytes(*engine), before / 2);
+
+    EXPECT_EQ(engine->oplog().OldestTimestamp().value(), first_kept);
+    auto forward = engine->oplog().Scan(0);
+    ASSERT_TRUE(forward->Valid());
+    EXPECT_EQ(forward->ts(), first_kept);
+    int backward_count = 0;
+    Timestamp last_seen = 0;
+    for (auto backward = engine->oplog().ScanBackward(engine->oplog().LatestTimestamp());
+         backward->Valid(); backward->Next()) {
+      ++backward_count;
+      last_seen = backward->ts();
+    }
+    EXPECT_EQ(backward_count, 40);
+    EXPECT_EQ(last_seen, first_kept);
+  }
+  auto reopened = OpenEngine(dir.path());
+  EXPECT_EQ(reopened->oplog().OldestTimestamp().value(), flushed_through[5] + 1);
+  int count = 0;
+  for (auto cursor = reopened->oplog().Scan(0); cursor->Valid(); cursor->Next()) ++count;
+  EXPECT_EQ(count, 40);
+  EXPECT_EQ(reopened->records().Count(1), 160);
+}
+
 }  // namespace
 }  // namespace quarry::storage
