@@ -463,12 +463,13 @@ std::uint64_t CommitPipeline::ReadPoint(CollectionId collection) {
   return chunks_written_;
 }
 
-// Deletes every key of `index`, here and in the chunk's notes.
+// Drops every key of `index` from the chunk's notes, and leaves the stored ones to the
+// reclaimer (storage/dropped_keys.h says why there is no range delete).
 void CommitPipeline::StageIndexDrop(IndexId index) {
   internal::ChunkScratch& s = *scratch_;
-  BatchIndexWrites();  // the range delete must follow the index's earlier writes
+  BatchIndexWrites();  // the index's earlier writes go in before it is marked dropped
   std::string prefix = internal::IndexPrefix(index);
-  s.batch.DeleteRange(state_->index, prefix, internal::IndexUpperBound(index));
+  s.batch.Put(state_->meta, internal::DroppedIndexKeysName(index), "");
   s.dropped_indexes.insert(index);
   std::erase_if(s.index_overlay,
                 [&](const auto& entry) { return entry.first.starts_with(prefix); });
@@ -560,9 +561,8 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
     case MutationKind::kDropCollectionRecords: {
       for (IndexId index : m.indexes) StageIndexDrop(index);
       std::string prefix = internal::CollectionPrefix(m.collection);
-      s.docs_batch.DeleteRange(state_->docs, prefix, internal::CollectionUpperBound(m.collection));
-      // The range delete skips the WAL with the records; this note, which does not, lets
-      // recovery delete the range again if it was lost.
+      // No range delete: the reclaimer removes the records once no snapshot can read them, and
+      // this note keeps the drop across restarts until it has.
       s.batch.Put(state_->meta, internal::DroppedRecordsName(m.collection), "");
       s.batch.Delete(state_->meta, internal::StatsName(m.collection));
       s.stats.erase(m.collection);
@@ -760,19 +760,29 @@ void CommitPipeline::Publish(Timestamp last) {
   last_assigned_ = last;
   state_->latest_timestamp.store(last);
   for (const auto& [collection, stats] : s.stats) state_->stats.Set(collection, stats);
+  const std::uint64_t sequence =
+      s.dropped.empty() && s.dropped_indexes.empty() ? 0 : state_->db->GetLatestSequenceNumber();
   for (CollectionId collection : s.dropped) {
     state_->stats.Erase(collection);
+    state_->dropped_records->Drop(collection, sequence);
     dropped_.insert(collection);
     if (state_->reclaimer != nullptr) {
-      state_->reclaimer->Enqueue(state_->docs, internal::CollectionPrefix(collection),
-                                 internal::CollectionUpperBound(collection));
+      state_->reclaimer->Enqueue({.family = state_->docs,
+                                  .keys = state_->dropped_records.get(),
+                                  .id = collection,
+                                  .note = internal::DroppedRecordsName(collection),
+                                  .sequence = sequence});
     }
   }
   for (IndexId index : s.dropped_indexes) {
+    state_->dropped_index_keys->Drop(index, sequence);
     dropped_indexes_.insert(index);
     if (state_->reclaimer != nullptr) {
-      state_->reclaimer->Enqueue(state_->index, internal::IndexPrefix(index),
-                                 internal::IndexUpperBound(index));
+      state_->reclaimer->Enqueue({.family = state_->index,
+                                  .keys = state_->dropped_index_keys.get(),
+                                  .id = index,
+                                  .note = internal::DroppedIndexKeysName(index),
+                                  .sequence = sequence});
     }
   }
 }

@@ -290,11 +290,18 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   auto records_flushes = std::make_shared<internal::RecordsFlushTracker>(kDocsFamily);
   db_options.listeners.push_back(records_flushes);
 
+  auto dropped_records = std::make_shared<internal::DroppedKeys>();
+  auto dropped_index_keys = std::make_shared<internal::DroppedKeys>();
+  rocksdb::ColumnFamilyOptions docs_options = DocsFamilyOptions(options, cache);
+  docs_options.compaction_filter_factory = internal::NewDroppedKeyFilterFactory(dropped_records);
+  rocksdb::ColumnFamilyOptions index_options = IndexFamilyOptions(options, cache);
+  index_options.compaction_filter_factory =
+      internal::NewDroppedKeyFilterFactory(dropped_index_keys);
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
       {kCatalogFamily, SmallFamilyOptions(cache)},
-      {kDocsFamily, DocsFamilyOptions(options, cache)},
-      {kIndexFamily, IndexFamilyOptions(options, cache)},
+      {kDocsFamily, docs_options},
+      {kIndexFamily, index_options},
       {kOplogFamily, OplogFamilyOptions(options, cache)},
       {kMetaFamily, MetaFamilyOptions(cache)},
   };
@@ -308,6 +315,8 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   state->snapshot_history_window = options.snapshot_history_window;
   state->db = db;
   state->records_flushes = std::move(records_flushes);
+  state->dropped_records = std::move(dropped_records);
+  state->dropped_index_keys = std::move(dropped_index_keys);
   state->default_family = handles[0];
   state->catalog = handles[1];
   state->docs = handles[2];
@@ -319,12 +328,18 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (loaded.ok()) loaded = ReadFormatVersion(state.get());
   if (loaded.ok()) loaded = internal::RecoverRecords(state.get());
   if (loaded.ok()) loaded = LoadStats(state.get());
+  StatusWith<std::vector<internal::DroppedRange>> drops = std::vector<internal::DroppedRange>();
+  if (loaded.ok()) {
+    drops = internal::UnreclaimedDrops(state.get());
+    loaded = drops.status();
+  }
   if (!loaded.ok()) {
     CloseDb(state.get());
     return loaded;
   }
 
   std::unique_ptr<Engine> engine(new Engine(std::move(state)));
+  for (internal::DroppedRange& range : drops.value()) engine->reclaimer_->Enqueue(std::move(range));
   if (options.wal_sync_interval.count() > 0) engine->StartSyncer(options.wal_sync_interval);
   log::Write(log::Severity::kInfo, "STORAGE", 22315, "initandlisten", "Opened the storage engine",
              {{"dbpath", options.dbpath},
@@ -341,8 +356,9 @@ Engine::Engine(std::unique_ptr<internal::EngineState> state)
       meta_(std::make_unique<MetaStore>(state_.get())),
       catalog_store_(std::make_unique<CatalogStore>(state_.get())),
       reclaimer_(std::make_unique<internal::DroppedRangeReclaimer>(
-          state_->db, state_->snapshot_history_window,
-          [pipeline = pipeline_.get()] { pipeline->ReleaseExpiredSnapshots(); })) {
+          state_->db, state_->meta, state_->snapshot_history_window,
+          [pipeline = pipeline_.get()] { pipeline->ReleaseExpiredSnapshots(); },
+          [state = state_.get()] { return internal::PersistRecords(state); })) {
   state_->reclaimer = reclaimer_.get();
 }
 

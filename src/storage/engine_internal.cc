@@ -81,6 +81,12 @@ std::string DroppedRecordsName(CollectionId collection) {
   return out;
 }
 
+std::string DroppedIndexKeysName(IndexId index) {
+  std::string out(kDroppedIndexKeysPrefix);
+  AppendBigEndian64(index, &out);
+  return out;
+}
+
 std::string StatsName(CollectionId collection) {
   std::string out(kStatsPrefix);
   AppendBigEndian64(collection, &out);

@@ -17,6 +17,7 @@
 
 #include "base/endian.h"
 #include "base/status.h"
+#include "storage/dropped_keys.h"
 #include "storage/dropped_range_reclaimer.h"
 #include "storage/records_flush_tracker.h"
 #include "storage/types.h"
@@ -67,8 +68,18 @@ struct EngineState {
   // the point where it is while `records_point_frozen` is set.
   std::mutex records_point_mu;
   std::atomic<bool> records_point_frozen{false};
-  // Compacts the ranges drops delete; owned by the Engine, null until it is open.
+  // Reclaims the ranges drops leave; owned by the Engine, null until it is open.
   DroppedRangeReclaimer* reclaimer = nullptr;
+  // Dropped collections' records and dropped indexes' keys still stored; in the families'
+  // options too, so they outlive the database.
+  std::shared_ptr<DroppedKeys> dropped_records;
+  std::shared_ptr<DroppedKeys> dropped_index_keys;
+  // Those of `family` (null for the families drops do not touch).
+  DroppedKeys* DroppedKeysOf(const rocksdb::ColumnFamilyHandle* family) const {
+    if (family == docs) return dropped_records.get();
+    if (family == index) return dropped_index_keys.get();
+    return nullptr;
+  }
   std::chrono::seconds snapshot_history_window{300};  // EngineOptions'
 };
 
@@ -122,10 +133,12 @@ inline constexpr std::string_view kRecordsAppliedThroughName = "records/applied_
 // Format version 2 kept that point in the docs family under this key instead; recovery reads it
 // when the meta name is absent, then deletes it.
 inline constexpr std::string_view kLegacyRecordsMarkKey{"\0", 1};
-// Meta names written with a collection's record range delete, which skips the WAL: recovery
-// deletes the range again (ids are never reused, so this is always safe), then removes them.
-inline constexpr std::string_view kDroppedRecordsPrefix = "dropped_records/";  // + 8-byte id
+// Meta names a drop writes for each range it leaves to the reclaimer (dropped_range_reclaimer.h),
+// which removes them once the range is gone; start-up queues those still there.
+inline constexpr std::string_view kDroppedRecordsPrefix = "dropped_records/";       // + 8-byte id
+inline constexpr std::string_view kDroppedIndexKeysPrefix = "dropped_index_keys/";  // + 8-byte id
 std::string DroppedRecordsName(CollectionId collection);
+std::string DroppedIndexKeysName(IndexId index);
 
 // Meta names owned by storage.
 inline constexpr std::string_view kFormatVersionName = "format_version";

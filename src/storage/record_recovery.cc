@@ -75,29 +75,6 @@ StatusWith<std::uint64_t> Replay(EngineState* state, Timestamp applied_through) 
   return replayed;
 }
 
-// Deletes the record ranges of dropped collections again; returns their meta names.
-StatusWith<std::vector<std::string>> DeleteDroppedRanges(EngineState* state) {
-  std::unique_ptr<rocksdb::Iterator> it(
-      state->db->NewIterator(rocksdb::ReadOptions(), state->meta));
-  std::vector<std::string> names;
-  rocksdb::WriteBatch batch;
-  for (it->Seek(std::string(kDroppedRecordsPrefix)); it->Valid(); it->Next()) {
-    std::string_view name = it->key().ToStringView();
-    if (!name.starts_with(kDroppedRecordsPrefix)) break;
-    if (name.size() != kDroppedRecordsPrefix.size() + 8) continue;
-    const CollectionId collection = LoadBigEndian64(name.data() + kDroppedRecordsPrefix.size());
-    batch.DeleteRange(state->docs, CollectionPrefix(collection), CollectionUpperBound(collection));
-    names.emplace_back(name);
-  }
-  QUARRY_RETURN_IF_ERROR(FromRocks(it->status(), "reading the dropped collections"));
-  if (names.empty()) return names;
-  rocksdb::WriteOptions options;
-  options.disableWAL = true;
-  QUARRY_RETURN_IF_ERROR(
-      FromRocks(state->db->Write(options, &batch), "deleting dropped collections' records"));
-  return names;
-}
-
 }  // namespace
 
 Status PersistRecords(EngineState* state) {
@@ -125,27 +102,44 @@ Status RecoverRecords(EngineState* state) {
                           ReadMark(state, state->docs, kLegacyRecordsMarkKey));
   const Timestamp applied_through = floor.value_or(legacy.value_or(0));
   QUARRY_ASSIGN_OR_RETURN(std::uint64_t replayed, Replay(state, applied_through));
-  QUARRY_ASSIGN_OR_RETURN(std::vector<std::string> dropped, DeleteDroppedRanges(state));
-  if (replayed > 0 || !dropped.empty() || legacy.has_value()) {
-    // The replayed records and range deletes must be on disk before the notes that would redo
-    // them go, and before the point moves past them.
+  if (replayed > 0 || legacy.has_value()) {
+    // The replayed records must be on disk before the point moves past them.
     QUARRY_RETURN_IF_ERROR(PersistRecords(state));
-    rocksdb::WriteBatch batch;
-    for (const std::string& name : dropped) batch.Delete(state->meta, name);
-    if (legacy.has_value()) batch.Delete(state->docs, kLegacyRecordsMarkKey);
-    if (batch.Count() > 0) {
-      QUARRY_RETURN_IF_ERROR(FromRocks(state->db->Write(rocksdb::WriteOptions(), &batch),
-                                       "forgetting what recovery redid"));
+    if (legacy.has_value()) {
+      QUARRY_RETURN_IF_ERROR(
+          FromRocks(state->db->Delete(rocksdb::WriteOptions(), state->docs, kLegacyRecordsMarkKey),
+                    "forgetting the old records mark"));
     }
   }
   if (replayed > 0) {
     log::Write(log::Severity::kInfo, "STORAGE", 22319, "initandlisten",
                "Replayed the oplog into the records after an unclean shutdown",
-               {{"appliedThrough", applied_through},
-                {"entries", replayed},
-                {"droppedCollections", static_cast<std::uint64_t>(dropped.size())}});
+               {{"appliedThrough", applied_through}, {"entries", replayed}});
   }
   return Status::OK();
+}
+
+StatusWith<std::vector<DroppedRange>> UnreclaimedDrops(EngineState* state) {
+  std::vector<DroppedRange> drops;
+  std::unique_ptr<rocksdb::Iterator> it(
+      state->db->NewIterator(rocksdb::ReadOptions(), state->meta));
+  for (std::string_view prefix : {kDroppedRecordsPrefix, kDroppedIndexKeysPrefix}) {
+    const bool records = prefix == kDroppedRecordsPrefix;
+    for (it->Seek(std::string(prefix)); it->Valid(); it->Next()) {
+      std::string_view name = it->key().ToStringView();
+      if (!name.starts_with(prefix)) break;
+      if (name.size() != prefix.size() + 8) continue;
+      const std::uint64_t id = LoadBigEndian64(name.data() + prefix.size());
+      DroppedKeys* keys = records ? state->dropped_records.get() : state->dropped_index_keys.get();
+      keys->Drop(id, 0);
+      drops.push_back({.family = records ? state->docs : state->index,
+                       .keys = keys,
+                       .id = id,
+                       .note = std::string(name)});
+    }
+  }
+  QUARRY_RETURN_IF_ERROR(FromRocks(it->status(), "reading the dropped collections and indexes"));
+  return drops;
 }
 
 }  // namespace quarry::storage::internal

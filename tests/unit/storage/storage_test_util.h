@@ -43,12 +43,14 @@ class TempDir {
 
 inline std::unique_ptr<Engine> OpenEngine(
     const std::string& path,
-    std::chrono::milliseconds sync_interval = std::chrono::milliseconds(100)) {
+    std::chrono::milliseconds sync_interval = std::chrono::milliseconds(100),
+    std::chrono::seconds snapshot_history_window = EngineOptions().snapshot_history_window) {
   EngineOptions options;
   options.dbpath = path;
   options.block_cache_bytes = 8 << 20;
   options.write_buffer_bytes = 8 << 20;
   options.wal_sync_interval = sync_interval;
+  options.snapshot_history_window = snapshot_history_window;
   auto engine = Engine::Open(options);
   EXPECT_TRUE(engine.ok()) << engine.status().ToString();
   return engine.ok() ? std::move(engine).value() : nullptr;
