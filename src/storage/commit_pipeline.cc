@@ -760,30 +760,18 @@ void CommitPipeline::Publish(Timestamp last) {
   last_assigned_ = last;
   state_->latest_timestamp.store(last);
   for (const auto& [collection, stats] : s.stats) state_->stats.Set(collection, stats);
-  const std::uint64_t sequence =
-      s.dropped.empty() && s.dropped_indexes.empty() ? 0 : state_->db->GetLatestSequenceNumber();
+  if (s.dropped.empty() && s.dropped_indexes.empty()) return;
+  // Commits run only while the engine is open (Close shuts the pipeline first), so the
+  // reclaimer is there.
+  const std::uint64_t sequence = state_->db->GetLatestSequenceNumber();
   for (CollectionId collection : s.dropped) {
     state_->stats.Erase(collection);
-    state_->dropped_records->Drop(collection, sequence);
     dropped_.insert(collection);
-    if (state_->reclaimer != nullptr) {
-      state_->reclaimer->Enqueue({.family = state_->docs,
-                                  .keys = state_->dropped_records.get(),
-                                  .id = collection,
-                                  .note = internal::DroppedRecordsName(collection),
-                                  .sequence = sequence});
-    }
+    state_->reclaimer->Enqueue(internal::DroppedRecordsRange(*state_, collection, sequence));
   }
   for (IndexId index : s.dropped_indexes) {
-    state_->dropped_index_keys->Drop(index, sequence);
     dropped_indexes_.insert(index);
-    if (state_->reclaimer != nullptr) {
-      state_->reclaimer->Enqueue({.family = state_->index,
-                                  .keys = state_->dropped_index_keys.get(),
-                                  .id = index,
-                                  .note = internal::DroppedIndexKeysName(index),
-                                  .sequence = sequence});
-    }
+    state_->reclaimer->Enqueue(internal::DroppedIndexKeysRange(*state_, index, sequence));
   }
 }
 

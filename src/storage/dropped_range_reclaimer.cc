@@ -35,6 +35,7 @@ DroppedRangeReclaimer::DroppedRangeReclaimer(rocksdb::DB* db, rocksdb::ColumnFam
 DroppedRangeReclaimer::~DroppedRangeReclaimer() { Stop(); }
 
 void DroppedRangeReclaimer::Enqueue(DroppedRange range) {
+  range.keys->Drop(range.id, range.sequence);
   {
     std::lock_guard lock(mu_);
     if (stop_) return;

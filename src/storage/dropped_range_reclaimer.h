@@ -53,8 +53,9 @@ class DroppedRangeReclaimer {
   DroppedRangeReclaimer(const DroppedRangeReclaimer&) = delete;
   DroppedRangeReclaimer& operator=(const DroppedRangeReclaimer&) = delete;
 
-  // Reclaims `range` once the history has passed (at once for a drop found at start-up), after
-  // the ranges queued before it. Never blocks: the commit that dropped the range calls it.
+  // Hides `range` from reads from now on (DroppedKeys::Drop) and reclaims it once the history
+  // has passed (at once for a drop found at start-up), after the ranges queued before it. Never
+  // blocks: the commit that dropped the range calls it.
   void Enqueue(DroppedRange range);
 
   // Cancels the compaction under way and forgets the queue (the notes stay: the next start

@@ -87,6 +87,24 @@ std::string DroppedIndexKeysName(IndexId index) {
   return out;
 }
 
+DroppedRange DroppedRecordsRange(const EngineState& state, CollectionId collection,
+                                 std::uint64_t sequence) {
+  return {.family = state.docs,
+          .keys = state.dropped_records.get(),
+          .id = collection,
+          .note = DroppedRecordsName(collection),
+          .sequence = sequence};
+}
+
+DroppedRange DroppedIndexKeysRange(const EngineState& state, IndexId index,
+                                   std::uint64_t sequence) {
+  return {.family = state.index,
+          .keys = state.dropped_index_keys.get(),
+          .id = index,
+          .note = DroppedIndexKeysName(index),
+          .sequence = sequence};
+}
+
 std::string StatsName(CollectionId collection) {
   std::string out(kStatsPrefix);
   AppendBigEndian64(collection, &out);

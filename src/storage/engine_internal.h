@@ -139,6 +139,11 @@ inline constexpr std::string_view kDroppedRecordsPrefix = "dropped_records/";   
 inline constexpr std::string_view kDroppedIndexKeysPrefix = "dropped_index_keys/";  // + 8-byte id
 std::string DroppedRecordsName(CollectionId collection);
 std::string DroppedIndexKeysName(IndexId index);
+// What the reclaimer removes for a dropped collection's records or a dropped index's keys
+// (`sequence`: DroppedRange's).
+DroppedRange DroppedRecordsRange(const EngineState& state, CollectionId collection,
+                                 std::uint64_t sequence);
+DroppedRange DroppedIndexKeysRange(const EngineState& state, IndexId index, std::uint64_t sequence);
 
 // Meta names owned by storage.
 inline constexpr std::string_view kFormatVersionName = "format_version";

@@ -130,12 +130,8 @@ StatusWith<std::vector<DroppedRange>> UnreclaimedDrops(EngineState* state) {
       if (!name.starts_with(prefix)) break;
       if (name.size() != prefix.size() + 8) continue;
       const std::uint64_t id = LoadBigEndian64(name.data() + prefix.size());
-      DroppedKeys* keys = records ? state->dropped_records.get() : state->dropped_index_keys.get();
-      keys->Drop(id, 0);
-      drops.push_back({.family = records ? state->docs : state->index,
-                       .keys = keys,
-                       .id = id,
-                       .note = std::string(name)});
+      drops.push_back(records ? DroppedRecordsRange(*state, id, 0)
+                              : DroppedIndexKeysRange(*state, id, 0));
     }
   }
   QUARRY_RETURN_IF_ERROR(FromRocks(it->status(), "reading the dropped collections and indexes"));
