@@ -229,21 +229,23 @@ void WaitForCompactions(const Engine& engine) {
 // table files wholly below it go.
 TEST(OplogTest, TrimBeforeHidesOlderEntriesAndDeletesTheFilesWhollyBelowIt) {
   TempDir dir;
-  std::vector<Timestamp> flushed_through;
+  // A file's first timestamp is not its predecessor's last plus one when the clock's second
+  // ticks over between them, so each file's first entry is recorded as it is written.
+  std::vector<Timestamp> file_starts;
   {
     auto engine = OpenEngine(dir.path());
     for (int file = 0; file < 8; ++file) {
       for (int id = file * 20; id < (file + 1) * 20; ++id) {
         InsertOne(*engine, 1, DocWithIntId(id, std::string(2000, static_cast<char>('a' + file))));
+        if (id == file * 20) file_starts.push_back(engine->oplog().LatestTimestamp());
       }
-      flushed_through.push_back(engine->oplog().LatestTimestamp());
       ASSERT_TRUE(engine->Flush().ok());
     }
     WaitForCompactions(*engine);
     const std::uint64_t before = OplogFileBytes(*engine);
     ASSERT_GT(before, 0u);
 
-    const Timestamp first_kept = flushed_through[5] + 1;
+    const Timestamp first_kept = file_starts[6];
     ASSERT_TRUE(engine->oplog().TrimBefore(first_kept).ok());
     EXPECT_LT(OplogFileBytes(*engine), before / 2);
 
@@ -262,7 +264,7 @@ TEST(OplogTest, TrimBeforeHidesOlderEntriesAndDeletesTheFilesWhollyBelowIt) {
     EXPECT_EQ(last_seen, first_kept);
   }
   auto reopened = OpenEngine(dir.path());
-  EXPECT_EQ(reopened->oplog().OldestTimestamp().value(), flushed_through[5] + 1);
+  EXPECT_EQ(reopened->oplog().OldestTimestamp().value(), file_starts[6]);
   int count = 0;
   for (auto cursor = reopened->oplog().Scan(0); cursor->Valid(); cursor->Next()) ++count;
   EXPECT_EQ(count, 40);
