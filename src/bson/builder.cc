@@ -159,27 +159,43 @@ DocumentBuilder& DocumentBuilder::AppendElements(DocumentView doc) {
 
 DocumentBuilder& DocumentBuilder::OpenDocument(std::string_view key) {
   AppendHeader(Type::kDocument, key);
-  open_.push_back(buffer_.size());
+  PushOpen(buffer_.size());
   PutInt32(&buffer_, 0);
   return *this;
 }
 DocumentBuilder& DocumentBuilder::OpenArray(std::string_view key) {
   AppendHeader(Type::kArray, key);
-  open_.push_back(buffer_.size());
+  PushOpen(buffer_.size());
   PutInt32(&buffer_, 0);
   return *this;
 }
 DocumentBuilder& DocumentBuilder::Close() {
-  QUARRY_CHECK(!open_.empty());
-  std::size_t start = open_.back();
-  open_.pop_back();
+  QUARRY_CHECK(open_count_ > 0);
+  const std::size_t start = PopOpen();
   buffer_.push_back('\0');
   PatchInt32(&buffer_, start, static_cast<std::int32_t>(buffer_.size() - start));
   return *this;
 }
 
+void DocumentBuilder::PushOpen(std::size_t offset) {
+  if (open_count_ < kInlineOpen) {
+    open_inline_[open_count_] = offset;
+  } else {
+    open_deeper_.push_back(offset);
+  }
+  ++open_count_;
+}
+
+std::size_t DocumentBuilder::PopOpen() {
+  --open_count_;
+  if (open_count_ < kInlineOpen) return open_inline_[open_count_];
+  const std::size_t offset = open_deeper_.back();
+  open_deeper_.pop_back();
+  return offset;
+}
+
 bool DocumentBuilder::HasKey(std::string_view key) const {
-  if (!open_.empty()) return false;
+  if (open_count_ > 0) return false;
   std::string copy = buffer_;
   copy.push_back('\0');
   PatchInt32(&copy, 0, static_cast<std::int32_t>(copy.size()));
@@ -187,7 +203,7 @@ bool DocumentBuilder::HasKey(std::string_view key) const {
 }
 
 std::string DocumentBuilder::FinishBytes() && {
-  QUARRY_CHECK(open_.empty());
+  QUARRY_CHECK(open_count_ == 0);
   buffer_.push_back('\0');
   PatchInt32(&buffer_, 0, static_cast<std::int32_t>(buffer_.size()));
   return std::move(buffer_);

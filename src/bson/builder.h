@@ -1,6 +1,7 @@
 // Building BSON documents and arrays in one buffer, appending in order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -55,6 +56,9 @@ class DocumentBuilder {
   DocumentBuilder& OpenArray(std::string_view key);
   DocumentBuilder& Close();
 
+  // Room for `more` bytes past those so far, so the appends that follow do not reallocate.
+  void Reserve(std::size_t more) { buffer_.reserve(buffer_.size() + more); }
+
   // The number of bytes so far, for callers that stop a batch below a size limit.
   std::size_t size() const { return buffer_.size(); }
   bool HasKey(std::string_view key) const;  // top level only; linear
@@ -66,8 +70,17 @@ class DocumentBuilder {
 
  private:
   void AppendHeader(Type type, std::string_view key);
+  void PushOpen(std::size_t offset);
+  std::size_t PopOpen();
+
   std::string buffer_;
-  std::vector<std::size_t> open_;  // offsets of the length fields of open documents
+  // The offsets of the length fields of open documents, innermost last. Replies and stored
+  // documents rarely nest deeper than a few levels, so those levels are kept inline and opening
+  // one allocates nothing; deeper ones go to `open_deeper_`.
+  static constexpr std::size_t kInlineOpen = 6;
+  std::array<std::size_t, kInlineOpen> open_inline_{};
+  std::vector<std::size_t> open_deeper_;
+  std::size_t open_count_ = 0;
   std::vector<CompressedSpan> compressed_;
 };
 

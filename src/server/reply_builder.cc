@@ -5,16 +5,24 @@
 namespace quarry::server {
 namespace {
 
+// Quarry signs no cluster time: the hash is all zeros, as mongod's is without keys.
+constexpr char kNoSignature[20] = {};
+
+// What every success reply ends with: `ok`, `$clusterTime`, `operationTime` and the closing
+// NUL (138 bytes).
+constexpr std::size_t kReplyTailBytes = 138;
+
 // Drivers start gossiping $clusterTime once they receive it, and causal reads send
 // afterClusterTime. With one member every read already sees every write, so the value only
 // has to be a Timestamp that never goes backwards.
+
 void AppendClusterTime(const commands::ServiceState& state, bson::DocumentBuilder* b) {
   if (state.config.repl_set.empty() || !state.cluster_time) return;
   std::uint64_t ts = state.cluster_time();
   b->OpenDocument("$clusterTime");
   b->AppendTimestamp("clusterTime", ts);
   b->OpenDocument("signature")
-      .AppendBinary("hash", 0, std::string(20, '\0'))
+      .AppendBinary("hash", 0, std::string_view(kNoSignature, sizeof kNoSignature))
       .AppendInt64("keyId", 0)
       .Close();
   b->Close();
@@ -38,6 +46,7 @@ bson::Document FinishSuccessReply(const commands::ServiceState& state, bson::Doc
                                   const std::optional<bson::Document>& write_concern_error_doc,
                                   const std::optional<bson::Document>& labels) {
   bson::DocumentBuilder b = WithoutOk(std::move(body));
+  b.Reserve(kReplyTailBytes);
   if (write_concern_error.has_value() && !write_concern_error->ok()) {
     b.OpenDocument("writeConcernError")
         .AppendInt32("code", static_cast<std::int32_t>(write_concern_error->code()))

@@ -40,6 +40,27 @@ TEST(BuilderTest, BuildsNestedDocumentsAndArrays) {
   EXPECT_FALSE(GetPath(d, "n.x").exists());
 }
 
+TEST(BuilderTest, NestsDeeperThanItsInlineLevelsAndClosesEachAtItsOwnLength) {
+  // Twenty levels: the first few offsets are kept inline, the rest on the heap; each level
+  // holds an element after its child, so a wrong offset corrupts a length Validate checks.
+  constexpr int kLevels = 20;
+  DocumentBuilder b;
+  for (int level = 0; level < kLevels; ++level) {
+    b.AppendInt32("depth", level).OpenDocument("d");
+  }
+  for (int level = kLevels - 1; level >= 0; --level) {
+    b.Close().AppendString("after", std::to_string(level));
+  }
+  Document d = std::move(b).Finish();
+  ASSERT_TRUE(Validate(d.bytes().data(), d.size()).ok());
+  std::string path;
+  for (int level = 0; level < kLevels; ++level) {
+    EXPECT_EQ(GetPath(d, path + "depth").Int32(), level);
+    EXPECT_EQ(GetPath(d, path + "after").String(), std::to_string(level)) << path;
+    path += "d.";
+  }
+}
+
 TEST(BuilderTest, ContinuesAFinishedDocumentAfterItsLastElement) {
   DocumentBuilder first;
   first.AppendInt32("a", 1);
