@@ -15,7 +15,6 @@ constexpr std::size_t kReplyTailBytes = 138;
 // Drivers start gossiping $clusterTime once they receive it, and causal reads send
 // afterClusterTime. With one member every read already sees every write, so the value only
 // has to be a Timestamp that never goes backwards.
-
 void AppendClusterTime(const commands::ServiceState& state, bson::DocumentBuilder* b) {
   if (state.config.repl_set.empty() || !state.cluster_time) return;
   std::uint64_t ts = state.cluster_time();

@@ -72,6 +72,8 @@ bool DroppedRangeReclaimer::SnapshotPredates(std::uint64_t sequence) const {
 }
 
 Status DroppedRangeReclaimer::Reclaim(const DroppedRange& range) {
+  // A collection's records and an index's keys both start with their owner's id
+  // (IndexPrefix is CollectionPrefix), so one pair of bounds serves either family.
   const std::string begin_key = CollectionPrefix(range.id);
   const std::string end_key = CollectionUpperBound(range.id);
   const rocksdb::Slice begin(begin_key);
