@@ -1,13 +1,56 @@
 #include "base/allocator.h"
 
 #include <malloc.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
 
 namespace quarry {
+namespace {
+
+constexpr std::string_view kTunablesVariable = "GLIBC_TUNABLES";
+// Appended last, so that a restarted process recognizes it and takes it off again.
+constexpr std::string_view kSettings = "glibc.malloc.arena_max=1:glibc.malloc.hugetlb=1";
+
+bool UnderValgrind() {
+  const char* preload = std::getenv("LD_PRELOAD");
+  return preload != nullptr && std::string_view(preload).find("vgpreload") != std::string::npos;
+}
+
+void SetTunables(std::string_view value) {
+  if (value.empty()) {
+    unsetenv(kTunablesVariable.data());
+  } else {
+    setenv(kTunablesVariable.data(), std::string(value).c_str(), 1);
+  }
+}
+
+}  // namespace
 
 void TuneAllocatorForLargeMessages() {
   // Setting either value turns off glibc's own adjustment of both, so set both.
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 128 << 20);
+}
+
+void RestartWithAllocatorSettings(char** argv) {
+  const char* found = std::getenv(kTunablesVariable.data());
+  const std::string given = found == nullptr ? std::string() : std::string(found);
+  if (std::string_view(given).ends_with(kSettings)) {  // the restarted process
+    std::string original = given.substr(0, given.size() - kSettings.size());
+    if (!original.empty()) original.pop_back();  // the ':' before the settings
+    SetTunables(original);
+    return;
+  }
+  if (given.find("glibc.malloc.arena_max") != std::string::npos ||
+      given.find("glibc.malloc.hugetlb") != std::string::npos || UnderValgrind()) {
+    return;
+  }
+  SetTunables(given.empty() ? std::string(kSettings) : given + ":" + std::string(kSettings));
+  execv("/proc/self/exe", argv);
+  SetTunables(given);  // the restart failed: go on as started
 }
 
 }  // namespace quarry

@@ -215,6 +215,7 @@ int Fatal(std::string_view message, const Status& status) {
 }
 
 int Run(int argc, char** argv) {
+  RestartWithAllocatorSettings(argv);
   TuneAllocatorForLargeMessages();
   Options options;
   switch (ParseOptions(argc, argv, &options)) {

@@ -1,0 +1,47 @@
+// Started by allocator_test.cc: reports its PID as it starts (once per start), then, after
+// RestartWithAllocatorSettings, the GLIBC_TUNABLES it runs with and how many malloc arenas
+// four threads that allocate at once end up using (malloc_info's <heap> entries).
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/allocator.h"
+
+namespace {
+
+int CountHeaps() {
+  char* text = nullptr;
+  std::size_t size = 0;
+  FILE* out = open_memstream(&text, &size);
+  malloc_info(0, out);
+  std::fclose(out);
+  int heaps = 0;
+  for (const char* at = text; (at = std::strstr(at, "<heap nr=")) != nullptr; ++at) ++heaps;
+  std::free(text);
+  return heaps;
+}
+
+}  // namespace
+
+int main(int, char** argv) {
+  std::printf("started %d\n", static_cast<int>(getpid()));
+  std::fflush(stdout);
+  quarry::RestartWithAllocatorSettings(argv);
+  std::vector<std::thread> threads;
+  std::vector<void*> blocks(4, nullptr);
+  for (std::size_t t = 0; t < blocks.size(); ++t) {
+    threads.emplace_back([&blocks, t] { blocks[t] = std::malloc(4096); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  std::printf("running %d tunables=%s heaps=%d\n", static_cast<int>(getpid()),
+              tunables == nullptr ? "(unset)" : tunables, CountHeaps());
+  for (void* block : blocks) std::free(block);
+  return 0;
+}
