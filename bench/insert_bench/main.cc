@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "base/allocator.h"
 #include "bench/storage_insert/storage_insert_bench.h"
 #include "tools/bench/bulk_insert.h"
 #include "tools/bench/record_generator.h"
@@ -63,6 +64,9 @@ quarry::StatusWith<Measured> InsertThroughDriver(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The storage layer measured in this process runs with the server's allocator settings.
+  quarry::tools::client::RestartWithAllocatorSettings(argv);
+  quarry::TuneAllocatorForLargeMessages();
   Options options;
   CLI::App app{"insert_bench: driver inserts against a server vs. the storage layer alone"};
   app.add_option("--uri", options.uri, "server to insert into")->capture_default_str();

@@ -5,9 +5,13 @@
 #include <cstring>
 #include <string>
 
+#include "base/allocator.h"
 #include "bench/storage_insert/storage_insert_bench.h"
 
 int main(int argc, char** argv) {
+  // The storage layer runs here with the server's allocator settings.
+  quarry::RestartWithAllocatorSettings(argv);
+  quarry::TuneAllocatorForLargeMessages();
   quarry::bench::StorageInsertBenchOptions options;
   for (int i = 1; i < argc; ++i) {
     auto next = [&]() -> const char* {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "base/allocator.h"
 #include "bench/vector/hnswlib_baseline.h"
 #include "bench/vector/parts.h"
 #include "tools/client/mongo_client.h"
@@ -47,6 +48,10 @@ T OrExit(quarry::StatusWith<T> result, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // hnswlib and the vector index measured in this process run with the server's allocator
+  // settings.
+  quarry::tools::client::RestartWithAllocatorSettings(argv);
+  quarry::TuneAllocatorForLargeMessages();
   qb::VectorBenchSettings settings;
   settings.uri = "mongodb://127.0.0.1:27017";
   CLI::App app{"vector_bench: $vectorSearch against hnswlib and brute force in-process"};

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 
+#include "base/allocator.h"
+
 namespace quarry::tools::client {
 namespace {
 
@@ -15,14 +17,16 @@ namespace {
 // once, from the bson_error_t, so the driver's own log lines would only repeat it.
 void DropDriverLog(mongoc_log_level_t, const char*, const char*, void*) {}
 
+// The driver maps its counters to /dev/shm/mongoc-<pid> as the library loads, before main, and
+// removes that file only at a clean exit. A file left behind (by a killed tool, or by this
+// process before it started itself again) makes the next process with that pid warn on stderr.
+// Unlinking it keeps the mapping and leaves nothing behind.
+void UnlinkDriverCounters() { shm_unlink(("/mongoc-" + std::to_string(getpid())).c_str()); }
+
 void InitDriverOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // The driver maps its counters to /dev/shm/mongoc-<pid> as the library loads, before
-    // main, and removes that file only at a clean exit. A file left by a killed tool makes a
-    // later process that reuses its pid warn on stderr. Unlinking it now keeps the mapping
-    // and leaves nothing behind.
-    shm_unlink(("/mongoc-" + std::to_string(getpid())).c_str());
+    UnlinkDriverCounters();
     mongoc_log_set_handler(DropDriverLog, nullptr);
     mongoc_init();
   });
@@ -73,6 +77,11 @@ NetworkCounters NetworkCounters::operator-(const NetworkCounters& earlier) const
   return {bytes_in - earlier.bytes_in, bytes_out - earlier.bytes_out,
           physical_bytes_in - earlier.physical_bytes_in,
           physical_bytes_out - earlier.physical_bytes_out, requests - earlier.requests};
+}
+
+void RestartWithAllocatorSettings(char** argv) {
+  UnlinkDriverCounters();
+  quarry::RestartWithAllocatorSettings(argv);
 }
 
 Status DriverError(const bson_error_t& error, std::string_view context) {

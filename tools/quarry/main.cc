@@ -223,7 +223,9 @@ int RunCopyCommand(const quarry::tools::dumping::CopyOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  quarry::TuneAllocatorForLargeMessages();  // the bench sends and reads 48 MB messages
+  // The bench, import, export and copy send and read messages of up to 48 MB.
+  quarry::tools::client::RestartWithAllocatorSettings(argv);
+  quarry::TuneAllocatorForLargeMessages();
   CLI::App app{"quarry: tools for Quarry and any MongoDB-compatible server"};
   app.require_subcommand(1);
   CLI::App* bench_command = app.add_subcommand("bench", "measure a server");
