@@ -65,8 +65,7 @@ quarry::StatusWith<Measured> InsertThroughDriver(const Options& options) {
 
 int main(int argc, char** argv) {
   // The storage layer measured in this process runs with the server's allocator settings.
-  quarry::tools::client::RestartWithAllocatorSettings(argv);
-  quarry::TuneAllocatorForLargeMessages();
+  quarry::tools::client::TuneAllocator(argv);
   Options options;
   CLI::App app{"insert_bench: driver inserts against a server vs. the storage layer alone"};
   app.add_option("--uri", options.uri, "server to insert into")->capture_default_str();

@@ -10,8 +10,7 @@
 
 int main(int argc, char** argv) {
   // The storage layer runs here with the server's allocator settings.
-  quarry::RestartWithAllocatorSettings(argv);
-  quarry::TuneAllocatorForLargeMessages();
+  quarry::TuneAllocator(argv);
   quarry::bench::StorageInsertBenchOptions options;
   for (int i = 1; i < argc; ++i) {
     auto next = [&]() -> const char* {

@@ -50,8 +50,7 @@ T OrExit(quarry::StatusWith<T> result, const char* what) {
 int main(int argc, char** argv) {
   // hnswlib and the vector index measured in this process run with the server's allocator
   // settings.
-  quarry::tools::client::RestartWithAllocatorSettings(argv);
-  quarry::TuneAllocatorForLargeMessages();
+  quarry::tools::client::TuneAllocator(argv);
   qb::VectorBenchSettings settings;
   settings.uri = "mongodb://127.0.0.1:27017";
   CLI::App app{"vector_bench: $vectorSearch against hnswlib and brute force in-process"};

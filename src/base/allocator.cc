@@ -27,14 +27,8 @@ void SetTunables(std::string_view value) {
   }
 }
 
-}  // namespace
-
-void TuneAllocatorForLargeMessages() {
-  // Setting either value turns off glibc's own adjustment of both, so set both.
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 128 << 20);
-}
-
+// Starts the program again with kSettings unless the process already runs with them or must
+// not restart (allocator.h).
 void RestartWithAllocatorSettings(char** argv) {
   const char* found = std::getenv(kTunablesVariable.data());
   const std::string given = found == nullptr ? std::string() : std::string(found);
@@ -51,6 +45,15 @@ void RestartWithAllocatorSettings(char** argv) {
   SetTunables(given.empty() ? std::string(kSettings) : given + ":" + std::string(kSettings));
   execv("/proc/self/exe", argv);
   SetTunables(given);  // the restart failed: go on as started
+}
+
+}  // namespace
+
+void TuneAllocator(char** argv) {
+  RestartWithAllocatorSettings(argv);
+  // Setting either value turns off glibc's own adjustment of both, so set both.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
 }
 
 }  // namespace quarry

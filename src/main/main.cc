@@ -215,8 +215,7 @@ int Fatal(std::string_view message, const Status& status) {
 }
 
 int Run(int argc, char** argv) {
-  RestartWithAllocatorSettings(argv);
-  TuneAllocatorForLargeMessages();
+  TuneAllocator(argv);
   Options options;
   switch (ParseOptions(argc, argv, &options)) {
     case ParseOutcome::kExitSuccess:

@@ -79,9 +79,9 @@ NetworkCounters NetworkCounters::operator-(const NetworkCounters& earlier) const
           physical_bytes_out - earlier.physical_bytes_out, requests - earlier.requests};
 }
 
-void RestartWithAllocatorSettings(char** argv) {
+void TuneAllocator(char** argv) {
   UnlinkDriverCounters();
-  quarry::RestartWithAllocatorSettings(argv);
+  quarry::TuneAllocator(argv);
 }
 
 Status DriverError(const bson_error_t& error, std::string_view context) {

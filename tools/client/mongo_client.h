@@ -103,10 +103,9 @@ class MongoClient {
 // the driver's message.
 Status DriverError(const bson_error_t& error, std::string_view context);
 
-// base/allocator.h's RestartWithAllocatorSettings for a program that links the driver: the
-// driver's counters file, made as its library loaded, is removed first, since the restarted
-// process (the same pid) makes its own and would otherwise warn that it exists. Call first in
-// main.
-void RestartWithAllocatorSettings(char** argv);
+// base/allocator.h's TuneAllocator for a program that links the driver: the driver's counters
+// file, made as its library loaded, is removed first, since the restarted process (the same
+// pid) makes its own and would otherwise warn that it exists. Call first in main.
+void TuneAllocator(char** argv);
 
 }  // namespace quarry::tools::client

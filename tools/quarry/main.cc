@@ -224,8 +224,7 @@ int RunCopyCommand(const quarry::tools::dumping::CopyOptions& options) {
 
 int main(int argc, char** argv) {
   // The bench, import, export and copy send and read messages of up to 48 MB.
-  quarry::tools::client::RestartWithAllocatorSettings(argv);
-  quarry::TuneAllocatorForLargeMessages();
+  quarry::tools::client::TuneAllocator(argv);
   CLI::App app{"quarry: tools for Quarry and any MongoDB-compatible server"};
   app.require_subcommand(1);
   CLI::App* bench_command = app.add_subcommand("bench", "measure a server");

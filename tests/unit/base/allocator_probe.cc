@@ -1,5 +1,5 @@
 // Started by allocator_test.cc: reports its PID as it starts (once per start), then, after
-// RestartWithAllocatorSettings, the GLIBC_TUNABLES it runs with and how many malloc arenas
+// TuneAllocator, the GLIBC_TUNABLES it runs with and how many malloc arenas
 // four threads that allocate at once end up using (malloc_info's <heap> entries).
 #include <malloc.h>
 #include <unistd.h>
@@ -32,7 +32,7 @@ int CountHeaps() {
 int main(int, char** argv) {
   std::printf("started %d\n", static_cast<int>(getpid()));
   std::fflush(stdout);
-  quarry::RestartWithAllocatorSettings(argv);
+  quarry::TuneAllocator(argv);
   std::vector<std::thread> threads;
   std::vector<void*> blocks(4, nullptr);
   for (std::size_t t = 0; t < blocks.size(); ++t) {

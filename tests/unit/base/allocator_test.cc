@@ -1,4 +1,4 @@
-// RestartWithAllocatorSettings, seen from outside: a probe program (allocator_probe.cc) started
+// TuneAllocator's restart, seen from outside: a probe program (allocator_probe.cc) started
 // with a chosen GLIBC_TUNABLES reports each start's PID, the environment it runs with and the
 // malloc arenas four threads use.
 #include "base/allocator.h"
