@@ -1,7 +1,9 @@
 // Started by allocator_test.cc: reports its PID as it starts (once per start), then, after
 // TuneAllocator, the GLIBC_TUNABLES it runs with and how many malloc arenas
-// four threads that allocate at once end up using (malloc_info's <heap> entries).
+// four threads that allocate at once end up using (malloc_info's <heap> entries), and last the
+// name the kernel shows for it and what is left of the variable that carried the name across.
 #include <malloc.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -43,5 +45,9 @@ int main(int, char** argv) {
   std::printf("running %d tunables=%s heaps=%d\n", static_cast<int>(getpid()),
               tunables == nullptr ? "(unset)" : tunables, CountHeaps());
   for (void* block : blocks) std::free(block);
+  char name[16] = {};
+  prctl(PR_GET_NAME, name, 0, 0, 0);
+  const char* carried = std::getenv("QUARRY_PROCESS_NAME");
+  std::printf("name=%s carried=%s\n", name, carried == nullptr ? "(unset)" : carried);
   return 0;
 }

@@ -36,7 +36,7 @@ std::string Pid(const std::string& line) {
 
 TEST(AllocatorTest, StartsOnceMoreInPlaceWithOneArenaAndGivesBackTheEnvironment) {
   const std::vector<std::string> lines = RunProbe("-u GLIBC_TUNABLES");
-  ASSERT_EQ(lines.size(), 3u);
+  ASSERT_EQ(lines.size(), 4u);
   EXPECT_TRUE(lines[0].starts_with("started "));
   EXPECT_EQ(lines[1], lines[0]);  // the same process, started again
   EXPECT_EQ(lines[2], "running " + Pid(lines[0]) + " tunables=(unset) heaps=1");
@@ -44,16 +44,28 @@ TEST(AllocatorTest, StartsOnceMoreInPlaceWithOneArenaAndGivesBackTheEnvironment)
 
 TEST(AllocatorTest, KeepsTheTunablesItWasGivenBesideItsOwn) {
   const std::vector<std::string> lines = RunProbe("GLIBC_TUNABLES=glibc.malloc.tcache_count=5");
-  ASSERT_EQ(lines.size(), 3u);
+  ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[2], "running " + Pid(lines[0]) + " tunables=glibc.malloc.tcache_count=5 heaps=1");
 }
 
 TEST(AllocatorTest, LeavesAnArenaSettingOfTheUsersAlone) {
   const std::vector<std::string> lines = RunProbe("GLIBC_TUNABLES=glibc.malloc.arena_max=8");
-  ASSERT_EQ(lines.size(), 2u);  // not started again
+  ASSERT_EQ(lines.size(), 3u);  // not started again
   EXPECT_TRUE(lines[1].starts_with("running " + Pid(lines[0]) +
                                    " tunables=glibc.malloc.arena_max=8 heaps="));
   EXPECT_NE(lines[1], "running " + Pid(lines[0]) + " tunables=glibc.malloc.arena_max=8 heaps=1");
+}
+
+TEST(AllocatorTest, KeepsItsNameForPsAndPgrep) {
+  // The kernel keeps 15 characters of a process's name.
+  const std::string name = std::string("quarry_allocator_probe").substr(0, 15);
+  const std::vector<std::string> started = RunProbe("-u GLIBC_TUNABLES");
+  ASSERT_EQ(started.size(), 4u);
+  EXPECT_EQ(started[3], "name=" + name + " carried=(unset)");
+  const std::vector<std::string> not_restarted =
+      RunProbe("GLIBC_TUNABLES=glibc.malloc.arena_max=8");
+  ASSERT_EQ(not_restarted.size(), 3u);
+  EXPECT_EQ(not_restarted[2], "name=" + name + " carried=(unset)");
 }
 
 }  // namespace
