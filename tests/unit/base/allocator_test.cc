@@ -13,7 +13,7 @@ namespace quarry {
 namespace {
 
 // The probe's lines, run under `env` with `environment` (e.g. "-u GLIBC_TUNABLES").
-std::vector<std::string> RunProbe(const std::string& environment) {
+std::vector<std::string> RunProbe(const std::string& environment, int expected_exit = 0) {
   const std::string command = "env " + environment + " " + QUARRY_ALLOCATOR_PROBE;
   FILE* pipe = popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr);
@@ -25,7 +25,7 @@ std::vector<std::string> RunProbe(const std::string& environment) {
     if (!text.empty() && text.back() == '\n') text.pop_back();
     lines.push_back(text);
   }
-  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_EQ(pclose(pipe), expected_exit);
   return lines;
 }
 
@@ -66,6 +66,15 @@ TEST(AllocatorTest, KeepsItsNameForPsAndPgrep) {
       RunProbe("GLIBC_TUNABLES=glibc.malloc.arena_max=8");
   ASSERT_EQ(not_restarted.size(), 3u);
   EXPECT_EQ(not_restarted[2], "name=" + name + " carried=(unset)");
+}
+
+TEST(AllocatorTest, StartsOnlyOnceMoreWhenTheTunablesAreDroppedOnTheWay) {
+  const std::vector<std::string> lines = RunProbe("-u GLIBC_TUNABLES PROBE_ERASE_TUNABLES=1");
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[1], lines[0]);
+  EXPECT_TRUE(lines[2].starts_with("running " + Pid(lines[0]) + " tunables=(unset) heaps="));
+  EXPECT_EQ(lines[3],
+            "name=" + std::string("quarry_allocator_probe").substr(0, 15) + " carried=(unset)");
 }
 
 }  // namespace
