@@ -141,8 +141,7 @@ StatusWith<tc::ResultTable> BuildPart(tc::MongoClient& client, const VectorBench
   row("quantization: scalar and binary", tc::Cell(), tc::Cell(), "",
       "measured in the vector_quantization table");
   row("start-up from a snapshot", tc::Cell(), tc::Cell(), "",
-      "not measured: this benchmark does not restart the server (start-up loads the snapshot "
-      "written at shutdown; tests/integration/vector checks it)");
+      "measured in the vector_startup table");
   if (settings.server_pid <= 0) {
     table.notes.push_back("server memory not measured: pass --server-pid (run.sh does)");
   }

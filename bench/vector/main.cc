@@ -1,7 +1,8 @@
 // vector_bench: Atlas Vector Search's API on a running server against hnswlib and brute force
 // in this process, on the same clustered vectors, in one run: approximate search (1 and N
 // client threads, and Quarry's VectorIndex in-process), filtered search, exact search, index
-// build, inserts and memory, and memory and recall by quantization.
+// build, inserts and memory, memory and recall by quantization, and the server's start-up from
+// a search index's snapshot against a rebuild (which stops and starts the server again).
 //   vector_bench --uri URI [--vectors 50000] [--dimensions 384] [--queries 1000]
 //                [--server-pid PID] [--json]
 #include <unistd.h>
@@ -75,7 +76,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--batch", settings.batch, "documents per insert_many")->capture_default_str();
   app.add_option("--server-pid", settings.server_pid,
-                 "PID of the server when it runs on this machine, for its memory (0: not shown)")
+                 "PID of the server when it runs on this machine, for its memory and start-up "
+                 "(the last part stops it and starts it again; 0: neither measured)")
       ->capture_default_str();
   app.add_flag("--json", json_output, "print each table as one JSON line");
   try {
@@ -131,5 +133,7 @@ int main(int argc, char** argv) {
                "build and inserts"));
   Say("memory and recall by quantization");
   Print(OrExit(qb::QuantizationPart(*client, settings, data), "quantization"));
+  Say("start-up from a snapshot and rebuilding (the server is stopped and started again)");
+  Print(OrExit(qb::StartupPart(*client, settings), "start-up"));
   return 0;
 }

@@ -1,6 +1,7 @@
 // The parts of the vector-search benchmark, each measured against its in-process baseline in
 // the same run and returned as a table: approximate search vs hnswlib, filtered search vs a
-// filtered brute force, exact search vs a flat scan, and index build, inserts and memory.
+// filtered brute force, exact search vs a flat scan, index build, inserts and memory, and
+// start-up from a snapshot vs a rebuild.
 #pragma once
 
 #include <cstddef>
@@ -111,5 +112,13 @@ StatusWith<tools::client::ResultTable> BuildPart(tools::client::MongoClient& cli
 StatusWith<tools::client::ResultTable> QuantizationPart(tools::client::MongoClient& client,
                                                         const VectorBenchSettings& settings,
                                                         const BenchData& data);
+
+// Part 6: the server's start-up with the queried collection's search index, timed from the
+// process's start until it listens and until the index is READY: from the snapshot a clean
+// shutdown writes, then with the snapshots removed (a rebuild). Stops the server at
+// settings.server_pid, starts it again from its own command line twice and stops it again, so
+// it runs last. A table with a note instead of rows without --server-pid.
+StatusWith<tools::client::ResultTable> StartupPart(tools::client::MongoClient& client,
+                                                   const VectorBenchSettings& settings);
 
 }  // namespace quarry::bench
