@@ -3,6 +3,7 @@
 // specification order).
 #include "query/pipeline/stages/agg_projection.h"
 
+#include "bson/builder.h"
 #include "bson/path.h"
 #include "query/value/location_error.h"
 
@@ -196,35 +197,85 @@ MutableValue IncludeDocument(const Node& node, const Value& doc, bool top_level)
   return out;
 }
 
-MutableValue ExcludeDocument(const Node& node, const Value& doc);
+// Without computed fields, inclusion and exclusion work on the BSON itself, as the two
+// functions above do on values: kept values are copied as they are and no value tree is built
+// (a projection was thousands of instructions per small document that way).
+void IncludeInto(const Node& node, bson::DocumentView doc, bool top_level,
+                 bson::DocumentBuilder* out);
 
-MutableValue ExcludeValue(const Node& node, const Value& v) {
-  if (v.IsDocument()) return ExcludeDocument(node, v);
-  if (v.IsArray()) {
-    MutableValue out = MutableValue::NewArray();
-    for (const bson::Element& e : v.view().Document()) {
-      out.elements().push_back(ExcludeValue(node, v.Child(e.value)));
+// An array under a nested inclusion keeps its documents and arrays, reshaped, and drops its
+// scalars; the kept elements are numbered afresh.
+void IncludeArrayInto(const Node& node, bson::DocumentView array, bson::DocumentBuilder* out) {
+  std::size_t index = 0;
+  for (const bson::Element& e : array) {
+    if (e.value.type() == Type::kDocument) {
+      out->OpenDocument(std::to_string(index++));
+      IncludeInto(node, e.value.Document(), false, out);
+      out->Close();
+    } else if (e.value.type() == Type::kArray) {
+      out->OpenArray(std::to_string(index++));
+      IncludeArrayInto(node, e.value.Document(), out);
+      out->Close();
     }
-    return out;
   }
-  return MutableValue(v);
 }
 
-MutableValue ExcludeDocument(const Node& node, const Value& doc) {
-  MutableValue out = MutableValue::NewDocument();
-  for (const bson::Element& e : doc.view().Document()) {
+void IncludeInto(const Node& node, bson::DocumentView doc, bool top_level,
+                 bson::DocumentBuilder* out) {
+  for (const bson::Element& e : doc) {
     auto it = node.children.find(e.key);
     if (it == node.children.end()) {
-      out.Append(e.key, MutableValue(doc.Child(e.value)));
+      if (top_level && e.key == "_id") out->Append(e.key, e.value);
       continue;
     }
-    if (it->second.kind == Kind::kNested) {
-      out.Append(e.key, ExcludeValue(*it->second.nested, doc.Child(e.value)));
+    const Node::Child& child = it->second;
+    if (child.kind == Kind::kInclude) {
+      out->Append(e.key, e.value);
+    } else if (child.kind == Kind::kNested && e.value.type() == Type::kDocument) {
+      out->OpenDocument(e.key);
+      IncludeInto(*child.nested, e.value.Document(), false, out);
+      out->Close();
+    } else if (child.kind == Kind::kNested && e.value.type() == Type::kArray) {
+      out->OpenArray(e.key);
+      IncludeArrayInto(*child.nested, e.value.Document(), out);
+      out->Close();
+    }  // a scalar under a nested path, and exclusions, are left out
+  }
+}
+
+void ExcludeInto(const Node& node, bson::DocumentView doc, bson::DocumentBuilder* out);
+
+// A value under a nested exclusion: documents reshaped, arrays element by element, scalars
+// kept.
+void ExcludeValueInto(const Node& node, std::string_view key, bson::ValueView value,
+                      bson::DocumentBuilder* out) {
+  if (value.type() == Type::kDocument) {
+    out->OpenDocument(key);
+    ExcludeInto(node, value.Document(), out);
+    out->Close();
+  } else if (value.type() == Type::kArray) {
+    out->OpenArray(key);
+    std::size_t index = 0;
+    for (const bson::Element& e : value.Document()) {
+      ExcludeValueInto(node, std::to_string(index++), e.value, out);
+    }
+    out->Close();
+  } else {
+    out->Append(key, value);
+  }
+}
+
+void ExcludeInto(const Node& node, bson::DocumentView doc, bson::DocumentBuilder* out) {
+  for (const bson::Element& e : doc) {
+    auto it = node.children.find(e.key);
+    if (it == node.children.end()) {
+      out->Append(e.key, e.value);
+    } else if (it->second.kind == Kind::kNested) {
+      ExcludeValueInto(*it->second.nested, e.key, e.value, out);
     } else if (it->second.kind != Kind::kExclude) {
-      out.Append(e.key, MutableValue(doc.Child(e.value)));  // {_id: 1, a: 0} keeps _id
+      out->Append(e.key, e.value);  // {_id: 1, a: 0} keeps _id
     }
   }
-  return out;
 }
 
 Status ApplyExpressions(const Node& node, MutableValue* doc, EvalContext& ctx);
@@ -347,9 +398,17 @@ StatusWith<AggProjection> AggProjection::ParseUnset(bson::ValueView spec) {
 StatusWith<bson::Document> AggProjection::Apply(const Value& doc, EvalContext& ctx) const {
   ctx.SetRoot(doc);
   switch (mode_) {
-    case Mode::kExclusion:
-      return ExcludeDocument(*root_, doc).ToDocument();
+    case Mode::kExclusion: {
+      bson::DocumentBuilder out(doc.view().Document().size());
+      ExcludeInto(*root_, doc.view().Document(), &out);
+      return std::move(out).Finish();
+    }
     case Mode::kInclusion: {
+      if (!root_->has_computed) {
+        bson::DocumentBuilder out;
+        IncludeInto(*root_, doc.view().Document(), true, &out);
+        return std::move(out).Finish();
+      }
       MutableValue out = IncludeDocument(*root_, doc, true);
       if (root_->has_computed) QUARRY_RETURN_IF_ERROR(ApplyExpressions(*root_, &out, ctx));
       return out.ToDocument();
