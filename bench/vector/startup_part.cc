@@ -27,7 +27,6 @@ namespace {
 namespace tc = tools::client;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kIndex = "vector_index";  // IndexSpecOf's
 constexpr double kStopTimeoutSeconds = 120;
 constexpr double kListenTimeoutSeconds = 120;
 
@@ -187,8 +186,8 @@ StatusWith<StartTimes> TimedStart(const ServerCommand& command, const VectorBenc
   QUARRY_ASSIGN_OR_RETURN(
       std::unique_ptr<tc::MongoClient> client,
       tc::MongoClient::Connect({.uri = settings.uri, .app_name = "vector_bench"}));
-  QUARRY_RETURN_IF_ERROR(
-      WaitUntilReady(*client, settings.db, settings.collection, kIndex, settings.ready_timeout));
+  QUARRY_RETURN_IF_ERROR(WaitUntilReady(*client, settings.db, settings.collection,
+                                        IndexSpecOf(settings).name, settings.ready_timeout));
   times.ready = SecondsSince(start);
   return times;
 }
@@ -220,15 +219,14 @@ StatusWith<tc::ResultTable> StartupPart(tc::MongoClient& client,
                    {"vs rebuild", "ratio_to_rebuild", 2}};
   if (settings.server_pid <= 0) {
     table.notes.push_back(
-        "not measured: pass --server-pid of a server on this machine (run.sh "
-        "does)");
+        "not measured: pass --server-pid of a server on this machine (run.sh does)");
     return table;
   }
   QUARRY_ASSIGN_OR_RETURN(ServerCommand command, CommandOf(settings.server_pid));
+  const VectorIndexSpec spec = IndexSpecOf(settings);
+  QUARRY_RETURN_IF_ERROR(CreateVectorIndex(client, settings.db, settings.collection, spec));
   QUARRY_RETURN_IF_ERROR(
-      CreateVectorIndex(client, settings.db, settings.collection, IndexSpecOf(settings)));
-  QUARRY_RETURN_IF_ERROR(
-      WaitUntilReady(client, settings.db, settings.collection, kIndex, settings.ready_timeout));
+      WaitUntilReady(client, settings.db, settings.collection, spec.name, settings.ready_timeout));
 
   QUARRY_RETURN_IF_ERROR(StopServer(settings.server_pid));
   const std::string snapshots = command.dbpath + "/search_indexes";

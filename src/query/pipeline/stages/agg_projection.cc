@@ -198,8 +198,8 @@ MutableValue IncludeDocument(const Node& node, const Value& doc, bool top_level)
 }
 
 // Without computed fields, inclusion and exclusion work on the BSON itself, as the two
-// functions above do on values: kept values are copied as they are and no value tree is built
-// (a projection was thousands of instructions per small document that way).
+// functions above do on values: kept values are copied as they are, where a value tree would
+// cost allocations per field and a second serialization.
 void IncludeInto(const Node& node, bson::DocumentView doc, bool top_level,
                  bson::DocumentBuilder* out);
 
@@ -410,7 +410,7 @@ StatusWith<bson::Document> AggProjection::Apply(const Value& doc, EvalContext& c
         return std::move(out).Finish();
       }
       MutableValue out = IncludeDocument(*root_, doc, true);
-      if (root_->has_computed) QUARRY_RETURN_IF_ERROR(ApplyExpressions(*root_, &out, ctx));
+      QUARRY_RETURN_IF_ERROR(ApplyExpressions(*root_, &out, ctx));
       return out.ToDocument();
     }
     case Mode::kAddFields: {
