@@ -1,7 +1,8 @@
 // pointops_bench: small requests against Redis in one run, many clients, and short requests
 // beside slow ones.
 //   pointops_bench --uri URI [--redis-port PORT] [--server-pid PID] [--redis-pid PID]
-//                  [--seconds 5] [--threads 1,4] [--big-documents 200000] [--strace] [--quick]
+//                  [--seconds 5] [--threads 1,4] [--bulk-documents 100000]
+//                  [--big-documents 200000] [--strace] [--quick]
 //                  [--json]
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -66,6 +67,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--many-clients", settings.many_clients, "clients of the many-clients row")
       ->capture_default_str();
+  app.add_option("--bulk-documents", settings.bulk_documents,
+                 "documents of the bulk load between the after-bulk rows")
+      ->capture_default_str();
   app.add_option("--big-documents", settings.big_documents, "documents the slow commands scan")
       ->capture_default_str();
   app.add_option("--big-document-bytes", settings.big_document_bytes,
@@ -93,17 +97,20 @@ int main(int argc, char** argv) {
     // Options given explicitly keep their values.
     if (app.count("--seconds") == 0) settings.seconds = 0.3;
     if (app.count("--max-keys") == 0) settings.max_keys = 20'000;
+    if (app.count("--bulk-documents") == 0) settings.bulk_documents = 5'000;
     if (app.count("--big-documents") == 0) settings.big_documents = 2'000;
     settings.strace = false;
   }
   bool valid_threads = !settings.threads.empty();
   for (int threads : settings.threads) valid_threads = valid_threads && threads > 0;
   if (!valid_threads || settings.value_bytes.empty() || settings.seconds <= 0 ||
-      settings.max_keys == 0 || settings.many_clients < 1 || settings.big_documents == 0 ||
-      settings.slow_clients_per_kind < 1 || settings.strace_seconds <= 0) {
+      settings.max_keys == 0 || settings.many_clients < 1 || settings.bulk_documents == 0 ||
+      settings.big_documents == 0 || settings.slow_clients_per_kind < 1 ||
+      settings.strace_seconds <= 0) {
     std::fprintf(stderr,
                  "pointops_bench: needs --threads, --value-bytes, --seconds, --max-keys, "
-                 "--many-clients, --big-documents, --slow-clients and --strace-seconds above 0\n");
+                 "--many-clients, --bulk-documents, --big-documents, --slow-clients and "
+                 "--strace-seconds above 0\n");
     return 2;
   }
   if (settings.strace && settings.server_pid == 0) {
@@ -116,6 +123,8 @@ int main(int argc, char** argv) {
   Print(OrExit(qb::KeyValuePart(settings, &written), "key-value rows"));
   Say("many clients");
   Print(OrExit(qb::ManyClientsPart(settings, written.back()), "many clients"));
+  Say("insert_one before and after a bulk load");
+  Print(OrExit(qb::AfterBulkPart(settings), "after a bulk load"));
   Say("loading " + std::to_string(settings.big_documents) + " documents, then slow commands");
   Print(OrExit(qb::BesideSlowPart(settings), "short beside slow"));
   if (settings.strace) {

@@ -1,6 +1,6 @@
 // The parts of the point-operations benchmark, each returned as a table: small writes and
-// reads against Redis, many clients, short requests beside slow ones, and system calls per
-// request.
+// reads against Redis, many clients, small writes after a bulk load, short requests beside slow
+// ones, and system calls per request.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,8 @@ struct PointOpsSettings {
   std::vector<std::size_t> value_bytes = {100, 1'000};
   std::size_t max_keys = 200'000;  // written at most by one write row
   int many_clients = 64;
-  std::size_t big_documents = 200'000;  // the slow commands' collection
+  std::size_t bulk_documents = 100'000;  // the bulk load between the after-bulk part's rows
+  std::size_t big_documents = 200'000;   // the slow commands' collection
   std::size_t big_document_bytes = 1'000;
   int slow_clients_per_kind = 2;
   bool strace = false;
@@ -50,6 +51,11 @@ StatusWith<tools::client::ResultTable> KeyValuePart(const PointOpsSettings& sett
 // same number of Redis GET clients.
 StatusWith<tools::client::ResultTable> ManyClientsPart(const PointOpsSettings& settings,
                                                        const WrittenKeys& keys);
+
+// insert_one from one client for settings.seconds, then one insert_many of
+// settings.bulk_documents documents into another collection, then insert_one again: what a bulk
+// load leaves behind for later small writes.
+StatusWith<tools::client::ResultTable> AfterBulkPart(const PointOpsSettings& settings);
 
 // Loads settings.big_documents documents, then times ping and find by _id from one client
 // alone, and again while other clients repeat a $group over the whole collection and an

@@ -44,7 +44,7 @@ def assert_sane(row):
 
 def test_quick_mode_prints_every_table_but_the_strace_one(tables):
     assert list(tables) == ["pointops_key_value", "pointops_many_clients",
-                            "pointops_beside_slow"]
+                            "pointops_after_bulk", "pointops_beside_slow"]
 
 
 def test_each_quarry_row_follows_its_redis_row_with_the_ratio_and_verdict(tables):
@@ -79,6 +79,28 @@ def test_many_clients_rows_compare_64_clients_with_4(tables):
     ratio = quarry_64["ops_per_second"] / quarry_4["ops_per_second"]
     assert quarry_64["ratio_to_4_clients"] == pytest.approx(ratio)
     verdict = "met" if ratio >= 1.0 else "MISSED"
+    assert any(note.startswith("target:") and note.endswith(verdict) for note in table["notes"])
+
+
+def test_insert_one_is_timed_before_and_after_one_bulk_load(tables):
+    table = tables["pointops_after_bulk"]
+    bulk = table["parameters"]["bulk documents"]
+    assert bulk == 5000  # --quick's size
+    rows = table["rows"]
+    assert [r["operation"] for r in rows] == [
+        "insert_one, before the bulk load", "insert_many, one call",
+        "insert_one, after the bulk load"]
+    before, load, after = rows
+    assert load["documents"] == bulk
+    assert load["documents_per_second"] == pytest.approx(bulk / load["seconds"])
+    for row in (before, after):
+        assert row["documents"] > 0
+        assert 0 < row["p50_micros"] <= row["p99_micros"]
+        assert row["server_cpu_micros_per_document"] > 0
+    ratio = after["documents_per_second"] / before["documents_per_second"]
+    assert after["ratio_to_before"] == pytest.approx(ratio)
+    assert before["ratio_to_before"] is None
+    verdict = "met" if ratio >= 0.90 else "MISSED"
     assert any(note.startswith("target:") and note.endswith(verdict) for note in table["notes"])
 
 

@@ -35,6 +35,20 @@
 namespace quarry::storage {
 namespace internal {
 
+// Empties a hash container of ChunkScratch. clear() zeroes every bucket, and a bulk write
+// leaves one per document of its largest chunk (100,000 and more): each later one-document
+// write would zero them all again. A container far emptier than its buckets starts afresh.
+template <typename Hashed>
+void ClearHashed(Hashed& container) {
+  constexpr std::size_t kBucketsAlwaysKept = 64;
+  if (container.bucket_count() > kBucketsAlwaysKept &&
+      container.size() * 4 < container.bucket_count()) {
+    container = Hashed();
+  } else {
+    container.clear();
+  }
+}
+
 // The state of the chunk being committed, in buffers reused from chunk to chunk (guarded by
 // the commit lock).
 struct ChunkScratch {
@@ -84,13 +98,13 @@ struct ChunkScratch {
     index_keys.clear();
     index_values.clear();
     index_statuses.clear();
-    index_lookup.clear();
+    ClearHashed(index_lookup);
     index_writes.clear();
-    index_overlay.clear();
-    overlay.clear();
-    stats.clear();
-    dropped.clear();
-    dropped_indexes.clear();
+    ClearHashed(index_overlay);
+    ClearHashed(overlay);
+    ClearHashed(stats);
+    ClearHashed(dropped);
+    ClearHashed(dropped_indexes);
     position = 0;
     applied_tags.clear();
     committed.entries.clear();

@@ -91,6 +91,31 @@ TEST_F(CommitPipelineTest, DuplicateWithinOneUnitIsCaught) {
   EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kDuplicateKey);
 }
 
+// The chunk's hash tables start afresh after a large chunk: the checks of a small unit must
+// still see both the stored records and the unit's own writes.
+TEST_F(CommitPipelineTest, ASmallUnitAfterALargeOneStillCatchesEveryDuplicate) {
+  WriteUnit large;
+  for (int id = 0; id < 5'000; ++id) AddInsert(&large, 1, DocWithIntId(id));
+  EXPECT_EQ(Commit(std::move(large)).applied, 5'000u);
+
+  WriteUnit small;
+  AddInsert(&small, 1, DocWithIntId(6'000));
+  AddInsert(&small, 1, DocWithIntId(6'000));
+  AddInsert(&small, 1, DocWithIntId(4'999));
+  CommitResult result = Commit(std::move(small), {.ordered = false});
+  EXPECT_EQ(result.applied, 1u);
+  ASSERT_EQ(result.errors.size(), 2u);
+  EXPECT_EQ(result.errors[0].index, 1u);  // the unit's own earlier write
+  EXPECT_EQ(result.errors[1].index, 2u);  // a stored record
+  EXPECT_EQ(engine_->records().Count(1), 5'001);
+
+  WriteUnit single;
+  AddInsert(&single, 1, DocWithIntId(6'000));
+  result = Commit(std::move(single));
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kDuplicateKey);
+}
+
 TEST_F(CommitPipelineTest, DuplicateKeyErrorHasMongodsMessageAndKeyValue) {
   InsertOne(*engine_, 1, DocWithIntId(1));
   WriteUnit unit;
