@@ -369,16 +369,16 @@ boost::asio::awaitable<Connection::Outcome> Connection::Process(std::string_view
                     /*close_after=*/false);
   }
 
-  wire::Response response = co_await CallHandler(request);
+  // (No co_await inside a conditional expression: GCC 12 destroys its temporaries twice.)
+  std::optional<wire::Response> answered = StartHandler(request);
+  if (!answered.has_value()) answered = co_await AwaitHandler(request);
+  wire::Response& response = *answered;
   // A moreToCome client reads no reply; sending one would desynchronise its stream.
   if (request.more_to_come() || !response.send) co_return Outcome::Nothing(response.close_after);
   co_return Reply(request, std::move(response.body), response.compressible, response.close_after);
 }
 
-namespace {
-
-// Where an asynchronous completion meets the waiting coroutine. Shared, because the handler's
-// `done` may run after the connection is gone (a forced stop).
+// Where an asynchronous completion meets the waiting coroutine.
 struct PendingResponse {
   explicit PendingResponse(const Strand& strand)
       : timer(strand, boost::asio::steady_timer::time_point::max()) {}
@@ -388,43 +388,65 @@ struct PendingResponse {
   std::optional<wire::Response> response;  // guarded by mu
 };
 
-}  // namespace
-
-boost::asio::awaitable<wire::Response> Connection::CallHandler(const wire::Request& request) {
-  std::string what;
+std::optional<wire::Response> Connection::StartHandler(const wire::Request& request) {
   try {
-    auto pending = std::make_shared<PendingResponse>(strand_);
-    handler_->HandleAsync(request, [pending](wire::Response response) {
+    if (pending_ == nullptr) pending_ = std::make_shared<PendingResponse>(strand_);
+    {
+      std::lock_guard lock(pending_->mu);
+      pending_->handler_returned = false;
+      pending_->response.reset();
+    }
+    handler_->HandleAsync(request, [pending = pending_](wire::Response response) {
       std::unique_lock lock(pending->mu);
       pending->response = std::move(response);
       if (!pending->handler_returned) return;  // answered synchronously: no wake-up needed
       lock.unlock();
       boost::asio::post(pending->timer.get_executor(), [pending] { pending->timer.cancel(); });
     });
-    {
-      std::lock_guard lock(pending->mu);
-      pending->handler_returned = true;
-      if (pending->response.has_value()) co_return std::move(*pending->response);
-    }
+    std::lock_guard lock(pending_->mu);
+    pending_->handler_returned = true;
+    if (!pending_->response.has_value()) return std::nullopt;
+    wire::Response response = std::move(*pending_->response);
+    pending_->response.reset();
+    return response;
+  } catch (const std::exception& e) {
+    return HandlerFailed(request, e.what());
+  } catch (...) {
+    return HandlerFailed(request, "unknown exception");
+  }
+}
+
+boost::asio::awaitable<wire::Response> Connection::AwaitHandler(const wire::Request& request) {
+  std::string what;
+  try {
     // The completion's cancel is posted to this strand, so it cannot run before this wait is
     // registered: no wake-up is lost.
+    const std::shared_ptr<PendingResponse> pending = pending_;
     sys::error_code ec;
     co_await pending->timer.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
     std::lock_guard lock(pending->mu);
-    if (pending->response.has_value()) co_return std::move(*pending->response);
+    if (pending->response.has_value()) {
+      wire::Response response = std::move(*pending->response);
+      pending->response.reset();
+      co_return response;
+    }
     what = "the request was abandoned";
   } catch (const std::exception& e) {
     what = e.what();
   } catch (...) {
     what = "unknown exception";
   }
+  co_return HandlerFailed(request, what);
+}
+
+wire::Response Connection::HandlerFailed(const wire::Request& request, const std::string& what) {
   log::Write(log::Severity::kError, "NETWORK", kLogHandlerException, log_context_,
              "Exception escaped the request handler",
              {{"remote", info_.remote}, {"command", request.command_name()}, {"error", what}});
   wire::Response response;
   response.body = wire::BuildErrorReply(
       Status(ErrorCode::kInternalError, "unexpected error while running the command: " + what));
-  co_return response;
+  return response;
 }
 
 Connection::Outcome Connection::Reply(const wire::Request& request, bson::Document body,

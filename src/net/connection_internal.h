@@ -38,6 +38,7 @@ struct ConnectionEnv {
 };
 
 struct TlsStream;
+struct PendingResponse;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
@@ -101,8 +102,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void WatchForStall();
   void OnStallCheck(std::uint64_t received_before);
   boost::asio::awaitable<Outcome> Process(std::string_view message);
-  // Runs the handler, waiting (without holding the thread) for an asynchronous completion.
-  boost::asio::awaitable<wire::Response> CallHandler(const wire::Request& request);
+  // Starts the handler on `request`: its response when it answered before returning, as short
+  // commands do, else nullopt and AwaitHandler waits for it. No coroutine frame, timer or
+  // allocation for the short ones.
+  std::optional<wire::Response> StartHandler(const wire::Request& request);
+  // Waits (without holding the thread) for the asynchronous completion StartHandler began.
+  boost::asio::awaitable<wire::Response> AwaitHandler(const wire::Request& request);
+  // The reply to a request whose handler threw or never answered, logged.
+  wire::Response HandlerFailed(const wire::Request& request, const std::string& what);
   Outcome Reply(const wire::Request& request, bson::Document body, bool compressible,
                 bool close_after);
 
@@ -113,6 +120,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const ConnectionEnv& env_;
   std::string log_context_;  // "conn12"
   std::unique_ptr<wire::ConnectionHandler> handler_;
+  // Where each request's completion meets Process; one request runs at a time, so one is
+  // reused. Shared with the completion, which may run after the connection is gone.
+  std::shared_ptr<PendingResponse> pending_;
   wire::CompressionContext codec_;
   FrameBuffer buffer_;          // received bytes: the current frame (header included), then more
   std::size_t filled_ = 0;      // bytes of buffer_ received
