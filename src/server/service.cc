@@ -64,25 +64,25 @@ bool IsTransientTransactionError(ErrorCode code, std::string_view name,
   }
 }
 
-// The lsid's 16-byte id, empty when the request names no session.
-std::string SessionIdOf(const bson::FieldTable& body) {
+// The lsid's 16-byte id, a view of the request; empty when the request names no session.
+std::string_view SessionIdOf(const bson::FieldTable& body) {
   bson::ValueView lsid = body.Get("lsid");
   if (lsid.type() != bson::Type::kDocument) return {};
   bson::ValueView id = lsid.Document().Get("id");
-  return id.type() == bson::Type::kBinary ? std::string(id.Binary().data) : std::string();
+  return id.type() == bson::Type::kBinary ? id.Binary().data : std::string_view();
 }
 
 // Sets the request's session: its id, and its key with the uid of its user. Under --auth a
 // request before authentication is in no session, as mongod attaches none to the commands open
 // to it.
 Status SetSession(commands::CommandContext& ctx, const bson::FieldTable& body) {
-  std::string id = SessionIdOf(body);
+  const std::string_view id = SessionIdOf(body);
   if (id.empty()) return Status::OK();
-  QUARRY_ASSIGN_OR_RETURN(std::optional<std::string> uid,
+  QUARRY_ASSIGN_OR_RETURN(std::optional<std::string_view> uid,
                           commands::SessionUid(ctx, body.Get("lsid").Document().Get("uid")));
   if (!uid.has_value()) return Status::OK();
   std::string key = commands::SessionKey(id, *uid);
-  ctx.set_session(std::move(id), std::move(key));
+  ctx.set_session(std::string(id), std::move(key));
   return Status::OK();
 }
 

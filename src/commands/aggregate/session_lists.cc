@@ -56,9 +56,9 @@ StatusWith<std::vector<bson::Document>> SessionListDocuments(CommandContext& ctx
       uids.insert(name.empty() && db.empty() ? auth::NoUserDigest() : auth::UserDigest(name, db));
     }
   } else if (!all_users) {
-    std::optional<std::string> own = OwnSessionUid(ctx);
+    std::optional<std::string_view> own = OwnSessionUid(ctx);
     if (!own.has_value()) return Status(ErrorCode::kUnauthorized, "There is no user authenticated");
-    uids.insert(*own);
+    uids.insert(std::string(*own));
   }
   std::vector<bson::Document> docs;
   if (ctx.service().sessions == nullptr) return docs;

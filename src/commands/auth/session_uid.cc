@@ -4,16 +4,16 @@
 
 namespace quarry::commands {
 
-std::optional<std::string> OwnSessionUid(CommandContext& ctx) {
+std::optional<std::string_view> OwnSessionUid(CommandContext& ctx) {
   if (!ctx.service().config.auth_enabled) return auth::NoUserDigest();
   const ConnectionAuth& auth = ctx.connection().auth;
   if (!auth.user.has_value()) return std::nullopt;
   return auth.session_uid;
 }
 
-StatusWith<std::optional<std::string>> SessionUid(CommandContext& ctx, bson::ValueView given,
-                                                  auth::ActionType also_allowed) {
-  std::optional<std::string> own = OwnSessionUid(ctx);
+StatusWith<std::optional<std::string_view>> SessionUid(CommandContext& ctx, bson::ValueView given,
+                                                       auth::ActionType also_allowed) {
+  std::optional<std::string_view> own = OwnSessionUid(ctx);
   if (!given.exists() || !own.has_value()) return own;
   if (given.type() != bson::Type::kBinary) {
     return Status(ErrorCode::kTypeMismatch, "BSON field 'lsid.uid' is the wrong type '" +
@@ -29,7 +29,7 @@ StatusWith<std::optional<std::string>> SessionUid(CommandContext& ctx, bson::Val
   if (uid == *own || !ctx.service().config.auth_enabled ||
       privileges.Allows(auth::Target::Cluster(), {auth::ActionType::kImpersonate}) ||
       privileges.Allows(auth::Target::Cluster(), {also_allowed})) {
-    return std::optional<std::string>(std::string(uid));
+    return std::optional<std::string_view>(uid);
   }
   return Status(ErrorCode::kUnauthorized, "Unauthorized to set user digest in LogicalSessionId");
 }

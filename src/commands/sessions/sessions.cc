@@ -37,7 +37,7 @@ StatusWith<std::vector<std::string>> SessionKeys(CommandContext& ctx, const Requ
     if (e.value.type() != bson::Type::kDocument) continue;
     bson::ValueView id = e.value.Document().Get("id");
     if (id.type() != bson::Type::kBinary) continue;
-    QUARRY_ASSIGN_OR_RETURN(std::optional<std::string> uid,
+    QUARRY_ASSIGN_OR_RETURN(std::optional<std::string_view> uid,
                             SessionUid(ctx, e.value.Document().Get("uid"), also_allowed));
     if (uid.has_value()) keys.push_back(SessionKey(id.Binary().data, *uid));
   }
@@ -72,8 +72,8 @@ StatusWith<bson::Document> RunKillSessions(CommandContext& ctx, const Request& r
     if (ctx.service().sessions == nullptr) return bson::Document();
     if (!ctx.service().config.auth_enabled) {
       ctx.service().sessions->KillAll();
-    } else if (std::optional<std::string> uid = OwnSessionUid(ctx)) {
-      ctx.service().sessions->KillOfUser(*uid);
+    } else if (std::optional<std::string_view> uid = OwnSessionUid(ctx)) {
+      ctx.service().sessions->KillOfUser(std::string(*uid));
     }
     return bson::Document();
   }

@@ -64,7 +64,7 @@ bson::Document ReportedReadConcern(bson::ValueView given) {
 }  // namespace
 
 StatusWith<std::optional<TransactionRequest>> ParseTransactionRequest(
-    const bson::FieldTable& body, const commands::Command& command, const std::string& session_id,
+    const bson::FieldTable& body, const commands::Command& command, std::string_view session_id,
     bool write_concern_set) {
   bson::ValueView autocommit = body.Get("autocommit");
   bson::ValueView start = body.Get("startTransaction");
@@ -103,7 +103,7 @@ StatusWith<std::optional<TransactionRequest>> ParseTransactionRequest(
         "Cannot run '" + std::string(command.name) + "' in a multi-document transaction.");
   }
   TransactionRequest request;
-  request.session_id = session_id;
+  request.session_id = std::string(session_id);
   request.lsid = body.Get("lsid").Document();
   request.txn_number = txn_number.Int64();
   request.start = start.exists();

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "bson/value.h"
@@ -18,7 +19,7 @@ namespace quarry::server {
 // OperationNotSupportedInTransaction (263) as mongod answers them. `session_id`: the lsid's id
 // (empty without one); `write_concern_set`: the request gave a writeConcern.
 StatusWith<std::optional<TransactionRequest>> ParseTransactionRequest(
-    const bson::FieldTable& body, const commands::Command& command, const std::string& session_id,
+    const bson::FieldTable& body, const commands::Command& command, std::string_view session_id,
     bool write_concern_set);
 
 }  // namespace quarry::server
