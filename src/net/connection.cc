@@ -127,6 +127,7 @@ boost::asio::awaitable<void> Connection::Loop() {
       // that fails halfway is then over-counted; the connection closes anyway.)
       counters.AddPhysicalOut(static_cast<std::int64_t>(boost::asio::buffer_size(buffers)));
       if (!co_await Write(buffers)) break;
+      if (outcome.head.capacity() <= kSpareHeadBytes) spare_head_ = std::move(outcome.head);
     }
     if (outcome.close) break;
   }
@@ -453,12 +454,17 @@ Connection::Outcome Connection::Reply(const wire::Request& request, bson::Docume
                                       bool compressible, bool close_after) {
   wire::NetworkCounters& counters = wire::GlobalNetworkCounters();
   const std::int32_t reply_id = NextReplyId();
+  // The previous reply's head buffer, when small: most replies then allocate nothing here.
+  std::string head = std::move(spare_head_);
   auto prefix = [&](std::size_t doc_size) {
-    return request.op_code == wire::OpCode::kQuery
-               ? wire::BuildOpReplyPrefix(reply_id, request.request_id, doc_size)
-               : wire::BuildOpMsgPrefix(reply_id, request.request_id, doc_size);
+    head.clear();
+    if (request.op_code == wire::OpCode::kQuery) {
+      wire::AppendOpReplyPrefix(reply_id, request.request_id, doc_size, &head);
+    } else {
+      wire::AppendOpMsgPrefix(reply_id, request.request_id, doc_size, &head);
+    }
   };
-  std::string head = prefix(body.size());
+  prefix(body.size());
   if (head.size() + body.size() > wire::kMaxMessageSizeBytes) {
     log::Write(log::Severity::kError, "NETWORK", kLogReplyTooLarge, log_context_, "Reply too large",
                {{"command", request.command_name()},
@@ -467,7 +473,7 @@ Connection::Outcome Connection::Reply(const wire::Request& request, bson::Docume
                                         "reply of " + std::to_string(head.size() + body.size()) +
                                             " bytes exceeds maxMessageSizeBytes (" +
                                             std::to_string(wire::kMaxMessageSizeBytes) + ")"));
-    head = prefix(body.size());
+    prefix(body.size());
   }
   const std::size_t logical_size = head.size() + body.size();
   counters.AddLogicalOut(static_cast<std::int64_t>(logical_size));

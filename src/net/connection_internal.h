@@ -123,6 +123,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Where each request's completion meets Process; one request runs at a time, so one is
   // reused. Shared with the completion, which may run after the connection is gone.
   std::shared_ptr<PendingResponse> pending_;
+  // A written reply's head kept for the next one when it is at most kSpareHeadBytes (a
+  // compressed reply's head is the whole message: that one is freed).
+  static constexpr std::size_t kSpareHeadBytes = 4096;
+  std::string spare_head_;
   wire::CompressionContext codec_;
   FrameBuffer buffer_;          // received bytes: the current frame (header included), then more
   std::size_t filled_ = 0;      // bytes of buffer_ received

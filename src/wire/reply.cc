@@ -26,13 +26,27 @@ void AppendHeaderFor(std::size_t total, std::int32_t request_id, std::int32_t re
 
 }  // namespace
 
+void AppendOpMsgPrefix(std::int32_t request_id, std::int32_t response_to, std::size_t body_size,
+                       std::string* out) {
+  AppendHeaderFor(kOpMsgPrefixSize + body_size, request_id, response_to, OpCode::kMsg, out);
+  AppendLittleEndian32(0, out);  // flagBits
+  out->push_back('\0');          // section kind 0
+}
+
+void AppendOpReplyPrefix(std::int32_t request_id, std::int32_t response_to, std::size_t doc_size,
+                         std::string* out) {
+  AppendHeaderFor(kOpReplyPrefixSize + doc_size, request_id, response_to, OpCode::kReply, out);
+  AppendLittleEndianInt32(kAwaitCapable, out);  // responseFlags
+  AppendLittleEndian64(0, out);                 // cursorID
+  AppendLittleEndianInt32(0, out);              // startingFrom
+  AppendLittleEndianInt32(1, out);              // numberReturned
+}
+
 std::string BuildOpMsgPrefix(std::int32_t request_id, std::int32_t response_to,
                              std::size_t body_size) {
   std::string out;
   out.reserve(kOpMsgPrefixSize);
-  AppendHeaderFor(kOpMsgPrefixSize + body_size, request_id, response_to, OpCode::kMsg, &out);
-  AppendLittleEndian32(0, &out);  // flagBits
-  out.push_back('\0');            // section kind 0
+  AppendOpMsgPrefix(request_id, response_to, body_size, &out);
   return out;
 }
 
@@ -40,11 +54,7 @@ std::string BuildOpReplyPrefix(std::int32_t request_id, std::int32_t response_to
                                std::size_t doc_size) {
   std::string out;
   out.reserve(kOpReplyPrefixSize);
-  AppendHeaderFor(kOpReplyPrefixSize + doc_size, request_id, response_to, OpCode::kReply, &out);
-  AppendLittleEndianInt32(kAwaitCapable, &out);  // responseFlags
-  AppendLittleEndian64(0, &out);                 // cursorID
-  AppendLittleEndianInt32(0, &out);              // startingFrom
-  AppendLittleEndianInt32(1, &out);              // numberReturned
+  AppendOpReplyPrefix(request_id, response_to, doc_size, &out);
   return out;
 }
 

@@ -26,6 +26,11 @@ std::string BuildOpMsgPrefix(std::int32_t request_id, std::int32_t response_to,
                              std::size_t body_size);
 std::string BuildOpReplyPrefix(std::int32_t request_id, std::int32_t response_to,
                                std::size_t doc_size);
+// The same, appended to `out`, so that a caller can reuse one buffer for every reply.
+void AppendOpMsgPrefix(std::int32_t request_id, std::int32_t response_to, std::size_t body_size,
+                       std::string* out);
+void AppendOpReplyPrefix(std::int32_t request_id, std::int32_t response_to, std::size_t doc_size,
+                         std::string* out);
 
 // MongoDB's error reply for `status`: {ok: 0.0, errmsg, code, codeName} followed by the
 // fields of status.extra_info(). REQUIRES: !status.ok().
