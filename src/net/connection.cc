@@ -441,6 +441,9 @@ boost::asio::awaitable<wire::Response> Connection::AwaitHandler(const wire::Requ
 }
 
 wire::Response Connection::HandlerFailed(const wire::Request& request, const std::string& what) {
+  // A completion that still comes for this request must land in its own slot, not in the next
+  // request's: the next one gets a new slot.
+  pending_.reset();
   log::Write(log::Severity::kError, "NETWORK", kLogHandlerException, log_context_,
              "Exception escaped the request handler",
              {{"remote", info_.remote}, {"command", request.command_name()}, {"error", what}});
