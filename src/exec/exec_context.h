@@ -36,6 +36,10 @@ struct ExecContext {
   const storage::IndexStore& indexes() const {
     return transaction != nullptr ? transaction->indexes() : engine->indexes();
   }
+  // The pipeline whose latest records the operation reads; null in a transaction.
+  const storage::CommitPipeline* reads_latest_of() const {
+    return transaction != nullptr ? nullptr : &engine->pipeline();
+  }
 
   Status CheckForInterrupt() const {
     return interrupt == nullptr ? Status::OK() : interrupt->Check();

@@ -33,8 +33,17 @@ class IdBatch {
   static constexpr std::size_t kQueuedPerCommit = 1000;
   static constexpr std::size_t kQueuedBytes = std::size_t{8} << 20;
 
-  IdBatch(Committer commit, bool ordered, RunAlone run_alone)
-      : commit_(std::move(commit)), ordered_(ordered), run_alone_(std::move(run_alone)) {}
+  // `reads_latest_of`: when the statements read the latest records (no transaction), the
+  // pipeline they commit to, whose count of written chunks each unit notes before its
+  // statements read (WriteUnit::ReadAfter); null otherwise.
+  IdBatch(Committer commit, bool ordered, RunAlone run_alone,
+          const storage::CommitPipeline* reads_latest_of = nullptr)
+      : commit_(std::move(commit)),
+        ordered_(ordered),
+        run_alone_(std::move(run_alone)),
+        reads_latest_of_(reads_latest_of) {
+    StartUnit();
+  }
 
   // Whether a queued statement changes the record with this key (storage::EncodeIdKey).
   bool Changes(const std::string& record_key) const { return keys_.contains(record_key); }
@@ -60,7 +69,7 @@ class IdBatch {
     storage::WriteUnit unit = std::move(unit_);
     queued_.clear();
     keys_.clear();
-    unit_ = storage::WriteUnit();
+    StartUnit();
     std::vector<bool> failed(unit.size(), false);
     if (!unit.empty()) {
       QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, commit_(std::move(unit), ordered_));
@@ -93,9 +102,15 @@ class IdBatch {
     std::optional<std::size_t> mutation;
   };
 
+  void StartUnit() {
+    unit_ = storage::WriteUnit();
+    if (reads_latest_of_ != nullptr) unit_.ReadAfter(reads_latest_of_->ChunksWritten());
+  }
+
   Committer commit_;
   bool ordered_;
   RunAlone run_alone_;
+  const storage::CommitPipeline* reads_latest_of_;
   storage::WriteUnit unit_;
   std::vector<Entry> queued_;  // in statement order
   std::unordered_set<std::string> keys_;

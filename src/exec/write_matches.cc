@@ -134,11 +134,14 @@ StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(
     const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
     const query::SortSpec* sort, const Committer& commit, const ChangeFunction& change,
     const ResolvedHint& hint) {
+  const storage::CommitPipeline* latest = ctx.reads_latest_of();
   for (int attempt = 0; attempt < kMaxConflictRetries; ++attempt) {
+    const std::uint64_t chunks = latest != nullptr ? latest->ChunksWritten() : 0;
     QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort, hint));
     if (!target.has_value()) return std::optional<FirstMatch>();
     FirstMatch first{std::move(target->first), false};
     storage::WriteUnit unit;
+    if (latest != nullptr) unit.ReadAfter(chunks);
     QUARRY_ASSIGN_OR_RETURN(first.changed, change(first.doc, target->second, &unit));
     if (!first.changed) return std::optional<FirstMatch>(std::move(first));
     QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, commit(std::move(unit), true));

@@ -57,8 +57,9 @@ struct ChunkScratch {
   std::vector<rocksdb::Slice> keys;
   std::vector<rocksdb::PinnableSlice> values;
   std::vector<rocksdb::Status> statuses;
-  std::size_t begin = 0;                // the chunk's first mutation
-  std::vector<std::int64_t> lookup_of;  // per mutation of the chunk: index into keys, or -1
+  std::size_t begin = 0;  // the chunk's first mutation
+  // Per mutation of the chunk: index into keys, -1 (not read) or kPreImageIsCurrent.
+  std::vector<std::int64_t> lookup_of;
   // The unique index keys the chunk puts, read in one MultiGet too: key -> index into them.
   std::vector<rocksdb::Slice> index_keys;
   std::vector<rocksdb::PinnableSlice> index_values;
@@ -139,7 +140,12 @@ struct Current {
   bool exists = false;
   std::string_view bytes;
   Status error;
+  bool is_pre_image = false;  // not read: the mutation's pre-image is known to be current
 };
+
+// ChunkScratch::lookup_of for a record the chunk does not read, because no chunk was written
+// since the unit read its pre-image (WriteUnit::ReadAfter).
+constexpr std::int64_t kPreImageIsCurrent = -2;
 
 Status DuplicateInsert(const Mutation& m) {
   return DuplicateIdError(m.ns_text(), m.record_document().Get("_id"));
@@ -322,10 +328,13 @@ std::size_t CommitPipeline::CommitChunk(WriteUnit& unit, std::size_t begin, std:
 }
 
 // One MultiGet for every record key of the chunk: the existence and pre-image checks then
-// cost no further reads under the lock.
+// cost no further reads under the lock. An update's or delete's record is not read when no
+// chunk has been written since the unit read its pre-image, which is then still stored.
 void CommitPipeline::LookUpRecords(const WriteUnit& unit, std::size_t begin, std::size_t end) {
   internal::ChunkScratch& s = *scratch_;
   s.lookup_of.assign(end - begin, -1);
+  const bool pre_images_current =
+      unit.read_after_ == chunks_written_.load(std::memory_order_relaxed);
   for (std::size_t k = begin; k < end; ++k) {
     const Mutation& m = unit.mutations_[k];
     const bool reads_record = IsRecordMutation(m.kind);
@@ -333,7 +342,9 @@ void CommitPipeline::LookUpRecords(const WriteUnit& unit, std::size_t begin, std
         dropped_.contains(m.collection)) {
       continue;
     }
-    if (reads_record) {
+    if (reads_record && pre_images_current && m.kind != MutationKind::kInsert) {
+      s.lookup_of[k - begin] = kPreImageIsCurrent;
+    } else if (reads_record) {
       s.lookup_of[k - begin] = static_cast<std::int64_t>(s.keys.size());
       s.keys.emplace_back(m.key);
     }
@@ -505,6 +516,7 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
       return {true, *it->second, Status::OK()};
     }
     const std::int64_t lookup = s.lookup_of[k - s.begin];
+    if (lookup == kPreImageIsCurrent) return {true, {}, Status::OK(), true};
     const rocksdb::Status& status = s.statuses[lookup];
     if (status.IsNotFound()) return {};
     if (!status.ok()) return {false, {}, internal::FromRocks(status, "reading a record")};
@@ -536,7 +548,7 @@ Status CommitPipeline::StageMutation(Mutation& m, std::size_t k) {
         stats.data_bytes += static_cast<std::int64_t>(m.record_document().bytes().size());
         return Status::OK();
       }
-      if (!cur.exists || !internal::StillHoldsPreImage(cur.bytes, m)) {
+      if (!cur.exists || (!cur.is_pre_image && !internal::StillHoldsPreImage(cur.bytes, m))) {
         return Conflict("the document changed since it was read; retry the operation");
       }
       QUARRY_RETURN_IF_ERROR(CheckUniqueKeys(m));

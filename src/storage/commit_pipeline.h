@@ -142,6 +142,10 @@ class CommitPipeline {
   void UntrackChanges(CollectionId collection);
   std::uint64_t ReadPoint(CollectionId collection);
 
+  // How many chunks have been written so far (WriteUnit::ReadAfter). A record read after this
+  // returns sees every record change of those chunks.
+  std::uint64_t ChunksWritten() const { return chunks_written_.load(std::memory_order_acquire); }
+
   // Lets go of the snapshots older than the history window now, rather than at the next commit.
   void ReleaseExpiredSnapshots();
 
@@ -228,7 +232,8 @@ class CommitPipeline {
       std::int64_t txn_number);
   std::atomic<std::uint64_t> next_transaction_{1};
   // Chunks written so far: a cursor opened after this reads each of them whole.
-  std::uint64_t chunks_written_ = 0;  // guarded by commit_mu_
+  // Written under commit_mu_, after the chunk's records; read without it by ChunksWritten.
+  std::atomic<std::uint64_t> chunks_written_{0};
   // Collections whose index builds read records: record key -> the chunk that last changed it.
   struct TrackedChanges {
     int builds = 0;

@@ -135,6 +135,13 @@ class WriteUnit {
   // Tags mutation `mutation` for the chunk record. REQUIRES: an index this unit returned.
   void Tag(std::size_t mutation, std::uint64_t tag);
 
+  // Declares that every pre-image of the unit's updates and deletes was read from the latest
+  // records (not a transaction's snapshot) after CommitPipeline::ChunksWritten returned
+  // `chunks`. If no chunk has been written since when the unit's first chunk commits, nothing
+  // can have changed those records, and that chunk takes its pre-images as current instead of
+  // reading each record again under the commit lock.
+  void ReadAfter(std::uint64_t chunks) { read_after_ = chunks; }
+
   std::size_t size() const;
   bool empty() const { return size() == 0; }
   // Bytes the unit will write, roughly.
@@ -158,6 +165,7 @@ class WriteUnit {
   std::vector<internal::Mutation> mutations_;
   std::size_t bytes_ = 0;
   ChunkRecord chunk_record_;
+  std::optional<std::uint64_t> read_after_;
 };
 
 }  // namespace quarry::storage

@@ -128,7 +128,8 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   // after what is queued has been committed and reported.
   exec::IdBatch<DeleteStatement, std::int64_t> batch(
       CommitterOf(ctx), ordered,
-      [&](const DeleteStatement& statement) { return ExecuteDelete(ctx, *collection, statement); });
+      [&](const DeleteStatement& statement) { return ExecuteDelete(ctx, *collection, statement); },
+      ExecContextOf(ctx).reads_latest_of());
   bool stop = false;
   auto flush = [&] { return batch.Flush(report, &stop); };
   for (std::size_t i = 0; i < statements.size() && !stop; ++i) {

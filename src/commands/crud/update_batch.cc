@@ -17,9 +17,12 @@ UpdateBatch::UpdateBatch(CommandContext& ctx, std::string db, std::string coll, 
       db_(std::move(db)),
       coll_(std::move(coll)),
       bypass_validation_(bypass_validation),
-      queue_(CommitterOf(ctx), ordered, [this](const UpdateStatement& statement) {
-        return ExecuteUpdate(ctx_, db_, coll_, statement);
-      }) {}
+      queue_(
+          CommitterOf(ctx), ordered,
+          [this](const UpdateStatement& statement) {
+            return ExecuteUpdate(ctx_, db_, coll_, statement);
+          },
+          ExecContextOf(ctx).reads_latest_of()) {}
 
 std::optional<bson::ValueView> UpdateBatch::BatchableId(const UpdateStatement& statement) {
   if (statement.multi || statement.sort.has_value()) return std::nullopt;

@@ -250,21 +250,25 @@ TEST_F(CommitPipelineTest, DeleteThenReinsertInOneUnitSucceeds) {
   EXPECT_EQ(engine_->records().Count(1), 1);
 }
 
-TEST_F(CommitPipelineTest, ConcurrentReadModifyWriteLosesNoIncrement) {
+// Four threads increment one counter by reading it, then replacing it, and read again after a
+// write conflict. `declare_reads`: each unit declares when it read (WriteUnit::ReadAfter), so a
+// commit that no other chunk preceded skips the record read, and one that another did checks
+// as before.
+void IncrementConcurrently(Engine& engine, bool declare_reads) {
   bson::DocumentBuilder b;
   b.AppendInt32("_id", 1);
   b.AppendInt64("n", 0);
-  InsertOne(*engine_, 1, std::move(b).Finish());
+  InsertOne(engine, 1, std::move(b).Finish());
   constexpr int kThreads = 4;
   constexpr int kIncrements = 150;
-  std::atomic<int> conflicts{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       bson::Document key = DocWithIntId(1);
       for (int i = 0; i < kIncrements; ++i) {
         while (true) {
-          auto read = engine_->records().FindById(1, key.Get("_id"));
+          const std::uint64_t chunks = engine.pipeline().ChunksWritten();
+          auto read = engine.records().FindById(1, key.Get("_id"));
           ASSERT_TRUE(read.ok() && read.value().has_value());
           bson::Document before = std::move(*read.value());
           bson::DocumentBuilder next;
@@ -272,21 +276,77 @@ TEST_F(CommitPipelineTest, ConcurrentReadModifyWriteLosesNoIncrement) {
           next.AppendInt64("n", before.Get("n").Int64() + 1);
           bson::Document after = std::move(next).Finish();
           WriteUnit unit;
+          if (declare_reads) unit.ReadAfter(chunks);
           unit.Update(Target(1), before, after, UpdateKind::kModify);
-          auto result = engine_->pipeline().Commit(std::move(unit), CommitOptions{});
+          auto result = engine.pipeline().Commit(std::move(unit), CommitOptions{});
           ASSERT_TRUE(result.ok());
           if (result.value().errors.empty()) break;
           ASSERT_EQ(result.value().errors[0].status.code(), ErrorCode::kWriteConflict);
-          conflicts.fetch_add(1);
         }
       }
     });
   }
   for (auto& thread : threads) thread.join();
   bson::Document key = DocWithIntId(1);
-  auto final_doc = engine_->records().FindById(1, key.Get("_id"));
+  auto final_doc = engine.records().FindById(1, key.Get("_id"));
   ASSERT_TRUE(final_doc.ok() && final_doc.value().has_value());
   EXPECT_EQ(final_doc.value()->Get("n").Int64(), kThreads * kIncrements);
+}
+
+TEST_F(CommitPipelineTest, ConcurrentReadModifyWriteLosesNoIncrement) {
+  IncrementConcurrently(*engine_, /*declare_reads=*/false);
+}
+
+TEST_F(CommitPipelineTest, ConcurrentReadModifyWriteDeclaringItsReadsLosesNoIncrement) {
+  IncrementConcurrently(*engine_, /*declare_reads=*/true);
+}
+
+TEST_F(CommitPipelineTest, APreImageReadBeforeAnotherChunkIsCheckedAgainstTheStoredRecord) {
+  bson::Document v1 = DocWithIntId(1, "v1");
+  InsertOne(*engine_, 1, v1);
+  const std::uint64_t chunks = engine_->pipeline().ChunksWritten();
+  {
+    WriteUnit other;  // commits after the read below was declared
+    other.Update(Target(1), v1, DocWithIntId(1, "v2"), UpdateKind::kModify);
+    EXPECT_TRUE(Commit(std::move(other)).errors.empty());
+  }
+  for (bool deletes : {false, true}) {
+    WriteUnit unit;
+    unit.ReadAfter(chunks);
+    if (deletes) {
+      unit.Delete(Target(1), v1);
+    } else {
+      unit.Update(Target(1), v1, DocWithIntId(1, "v3"), UpdateKind::kModify);
+    }
+    CommitResult result = Commit(std::move(unit));
+    ASSERT_EQ(result.errors.size(), 1u);
+    EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kWriteConflict);
+  }
+  auto stored = engine_->records().FindById(1, v1.Get("_id"));
+  ASSERT_TRUE(stored.ok() && stored.value().has_value());
+  EXPECT_EQ(stored.value()->Get("payload").String(), "v2");
+}
+
+// With no chunk written since the declared read, the commit takes the pre-image as stored
+// without reading the record: a unit that declares a read it did not make is not caught, which
+// shows the read is skipped. Only a later chunk of the same unit reads again.
+TEST_F(CommitPipelineTest, APreImageDeclaredCurrentIsNotReadAgain) {
+  InsertOne(*engine_, 1, DocWithIntId(1, "stored"));
+  WriteUnit unit;
+  unit.ReadAfter(engine_->pipeline().ChunksWritten());
+  unit.Update(Target(1), DocWithIntId(1, "never stored"), DocWithIntId(1, "new"),
+              UpdateKind::kModify);
+  EXPECT_TRUE(Commit(std::move(unit)).errors.empty());
+  auto stored = engine_->records().FindById(1, DocWithIntId(1).Get("_id"));
+  ASSERT_TRUE(stored.ok() && stored.value().has_value());
+  EXPECT_EQ(stored.value()->Get("payload").String(), "new");
+
+  WriteUnit missing;  // an insert is still checked against the store
+  missing.ReadAfter(engine_->pipeline().ChunksWritten());
+  AddInsert(&missing, 1, DocWithIntId(1, "again"));
+  CommitResult result = Commit(std::move(missing));
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].status.code(), ErrorCode::kDuplicateKey);
 }
 
 TEST_F(CommitPipelineTest, WritePreparedBeforeADropConflicts) {
