@@ -36,8 +36,9 @@ namespace quarry::storage {
 namespace internal {
 
 // Empties a hash container of ChunkScratch. clear() zeroes every bucket, and a bulk write
-// leaves one per document of its largest chunk (100,000 and more): each later one-document
-// write would zero them all again. A container far emptier than its buckets starts afresh.
+// leaves one per document of its largest chunk (tens of thousands for a chunk of a few
+// megabytes): each later one-document write would zero them all again. A container far
+// emptier than its buckets starts afresh.
 template <typename Hashed>
 void ClearHashed(Hashed& container) {
   constexpr std::size_t kBucketsAlwaysKept = 64;
