@@ -2,7 +2,7 @@
 // malloc's per-thread cache (glibc caches chunks of at most 1,032 bytes): each thread keeps the
 // last block of this type it freed and hands it to its next allocation. Without it every such
 // allocation takes the shared arena's path for large chunks, which first merges every small free
-// chunk in the arena (malloc_consolidate) — a few percent of a point read's server time.
+// chunk in the arena (malloc_consolidate): 1–1.5% of an insert_one's server time.
 //
 // A block may be freed on another thread than the one that allocated it (a command that ran on
 // a worker); it then waits in that thread's slot, and the allocating thread takes a new one.

@@ -69,7 +69,7 @@ class IdBatch {
     storage::WriteUnit unit = std::move(unit_);
     queued_.clear();
     keys_.clear();
-    StartUnit();
+    unit_ = storage::WriteUnit();
     std::vector<bool> failed(unit.size(), false);
     if (!unit.empty()) {
       QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, commit_(std::move(unit), ordered_));
@@ -85,6 +85,9 @@ class IdBatch {
                                         : StatusWith<Outcome>(std::move(entry.outcome));
       if (!report(entry.index, std::move(outcome))) return false;
     }
+    // After this batch's commit and any statement run alone: the count the next statements'
+    // reads come after.
+    StartUnit();
     return true;
   }
   // The same, noting in `*stop` when `report` asked to stop.
