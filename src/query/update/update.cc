@@ -20,6 +20,7 @@ using update_internal::ModifierUpdate;
 struct UpdateSpec::Impl {
   Kind kind = Kind::kModifiers;
   std::shared_ptr<ModifierUpdate> modifiers;
+  std::optional<update_internal::TopLevelUpdate> top_level;  // when modifiers allow it
   bson::Document replacement;
   std::optional<Pipeline> pipeline;
   bool describe = false;
@@ -57,7 +58,9 @@ bson::Document WithIdFirst(bson::DocumentView doc, bson::ValueView id) {
   return std::move(b).Finish();
 }
 
-Status CheckResult(const bson::Document& doc) {
+// `doc` fits MongoDB's limits. `may_nest_deeper` is false when the update set no document or
+// array, so the result nests no deeper than the stored document, which was checked.
+Status CheckResult(const bson::Document& doc, bool may_nest_deeper = true) {
   if (doc.size() > kMaxDocumentBytes) {
     return Status(
         ErrorCode::kBSONObjectTooLarge,
@@ -67,7 +70,8 @@ Status CheckResult(const bson::Document& doc) {
   if (id.type() == bson::Type::kArray) {
     return Status(ErrorCode::kInvalidIdField, "The '_id' value cannot be of type array");
   }
-  if (bson::NestingDepth(doc.view().data(), bson::kMaxStorageDepth) > bson::kMaxStorageDepth) {
+  if (may_nest_deeper &&
+      bson::NestingDepth(doc.view().data(), bson::kMaxStorageDepth) > bson::kMaxStorageDepth) {
     return Status(ErrorCode::kOverflow, "Document exceeds maximum nesting depth of " +
                                             std::to_string(bson::kMaxStorageDepth));
   }
@@ -98,6 +102,7 @@ StatusWith<UpdateSpec> UpdateSpec::Parse(bson::DocumentView update, const Update
   if (!update.empty() && update.FirstKey()[0] == '$') {
     impl->kind = Kind::kModifiers;
     QUARRY_ASSIGN_OR_RETURN(impl->modifiers, update_internal::ParseModifiers(update, options));
+    impl->top_level = update_internal::PlanTopLevelUpdate(*impl->modifiers);
   } else {
     impl->kind = Kind::kReplacement;
     for (const bson::Element& e : update) {
@@ -152,8 +157,18 @@ StatusWith<UpdateResult> UpdateSpec::Apply(bson::DocumentView doc, const MatchDe
                                            bool is_insert) const {
   UpdateResult result;
   const bson::ValueView original_id = doc.Get("_id");
+  bool may_nest_deeper = true;
   switch (impl_->kind) {
     case Kind::kModifiers: {
+      if (impl_->top_level.has_value() && !is_insert) {
+        std::optional<bson::Document> updated =
+            update_internal::ApplyTopLevelUpdate(*impl_->top_level, doc);
+        if (updated.has_value()) {
+          result.new_doc = std::move(*updated);
+          may_nest_deeper = impl_->top_level->sets_nested;
+          break;
+        }
+      }
       MutableValue root = MutableValue::OfDocument(doc);
       ApplyState state;
       state.details = &details;
@@ -207,7 +222,7 @@ StatusWith<UpdateResult> UpdateSpec::Apply(bson::DocumentView doc, const MatchDe
       break;
     }
   }
-  QUARRY_RETURN_IF_ERROR(CheckResult(result.new_doc));
+  QUARRY_RETURN_IF_ERROR(CheckResult(result.new_doc, may_nest_deeper));
   result.modified = result.new_doc.bytes() != doc.bytes();
   if (impl_->describe && result.modified) {
     result.description = DescribeUpdate(doc, result.new_doc);

@@ -110,6 +110,25 @@ struct ApplyState {
   std::vector<std::string> moved_sources;  // $rename sources to remove after the tree
 };
 
+// A modifier update that only sets ($set), removes ($unset) or does arithmetic on ($inc,
+// $mul) top-level fields other than _id, without arrayFilters: its ops, in the tree's order.
+// They point into the ModifierUpdate, which must outlive the plan.
+struct TopLevelUpdate {
+  std::vector<const LeafOp*> ops;
+  // Whether some op sets a document or an array: only then can the update nest deeper than the
+  // document already does.
+  bool sets_nested = false;
+};
+
+// The plan for `update`, or nullopt when it needs the tree.
+std::optional<TopLevelUpdate> PlanTopLevelUpdate(const ModifierUpdate& update);
+
+// `doc` with the plan applied, as ApplyModifiers would build it; nullopt when only the general
+// path can decide (an $inc or $mul of a non-number, an int64 overflow), which then also gives
+// the error.
+std::optional<bson::Document> ApplyTopLevelUpdate(const TopLevelUpdate& plan,
+                                                  bson::DocumentView doc);
+
 // Applies the tree to `doc` (the root document).
 Status ApplyModifiers(const ModifierUpdate& update, MutableValue* doc, ApplyState& state);
 
