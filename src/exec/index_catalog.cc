@@ -1,5 +1,6 @@
 #include "exec/index_catalog.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "exec/operation_work.h"
@@ -11,6 +12,18 @@ struct Derived {
   Status status;
   std::shared_ptr<const ParsedIndex> parsed;
 };
+
+std::optional<std::vector<std::string>> KeySourcesOf(const IndexDescriptor& descriptor) {
+  if (descriptor.wildcard() != nullptr || descriptor.partial_filter() != nullptr) {
+    return std::nullopt;
+  }
+  std::vector<std::string> sources;
+  for (const IndexField& field : descriptor.fields()) {
+    std::string top(field.path.substr(0, field.path.find('.')));
+    if (std::ranges::find(sources, top) == sources.end()) sources.push_back(std::move(top));
+  }
+  return sources;
+}
 
 Derived Parse(const catalog::IndexInfo& index) {
   StatusWith<IndexDescriptor> descriptor = IndexDescriptor::Parse(index.spec, index.id);
@@ -24,9 +37,10 @@ Derived Parse(const catalog::IndexInfo& index) {
   }
   std::string scan_summary;
   AppendScanSummary("IXSCAN", descriptor.value().key_pattern(), &scan_summary);
-  return {Status::OK(),
-          std::make_shared<const ParsedIndex>(ParsedIndex{
-              std::move(descriptor).value(), std::move(unique), std::move(scan_summary)})};
+  std::optional<std::vector<std::string>> key_sources = KeySourcesOf(descriptor.value());
+  return {Status::OK(), std::make_shared<const ParsedIndex>(
+                            ParsedIndex{std::move(descriptor).value(), std::move(unique),
+                                        std::move(scan_summary), std::move(key_sources)})};
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct ParsedIndex {
   // A scan's plan summary, "IXSCAN { a: 1 }", made once rather than for every query that
   // scans the index (a wildcard scan names the path it scans instead).
   std::string scan_summary;
+  // The top-level fields its keys are made from, distinct, when nothing else decides them; none
+  // for a wildcard or partial index, whose keys may depend on any field. A change that leaves
+  // these fields' bytes alone leaves the document's keys alone.
+  std::optional<std::vector<std::string>> key_sources;
 };
 
 // `index` parsed, made on first use and kept with its catalog entry. Options collMod changes

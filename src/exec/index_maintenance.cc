@@ -7,6 +7,7 @@
 
 #include "exec/index_catalog.h"
 #include "exec/key_values.h"
+#include "query/value/value.h"
 
 namespace quarry::exec {
 namespace {
@@ -26,6 +27,15 @@ storage::IndexEntry EntryOf(const ParsedIndex& parsed, IndexKey key, std::string
   entry.key_value = std::move(key.values);
   entry.key_values = std::move(key_values);
   return entry;
+}
+
+// Whether an update left every field `parsed`'s keys are made from as it was, byte for byte.
+bool KeySourcesUnchanged(const ParsedIndex& parsed, bson::DocumentView before,
+                         bson::DocumentView after) {
+  if (!parsed.key_sources.has_value() || before.empty() || after.empty()) return false;
+  return std::ranges::all_of(*parsed.key_sources, [&](const std::string& field) {
+    return query::BinaryEqual(before.Get(field), after.Get(field));
+  });
 }
 
 // The collections a unit's record changes touch, with the mutations of each.
@@ -94,6 +104,12 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
                                                   bson::DocumentView after, bool* multikey,
                                                   std::vector<std::string>* multikey_paths) {
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
+  if (KeySourcesUnchanged(*parsed, before, after)) {
+    // The same keys as before, so the index is already multikey if they make it so.
+    *multikey = false;
+    if (multikey_paths != nullptr) multikey_paths->clear();
+    return storage::IndexChanges{};
+  }
   const IndexDescriptor& descriptor = parsed->descriptor;
   // A unique index's new keys carry their values, which a DuplicateKey error reports.
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys old_keys, KeysOf(descriptor, before, false));
