@@ -8,6 +8,7 @@ namespace quarry::bench {
 
 using tools::client::OwnCpuSeconds;
 using tools::client::ProcessCpuSeconds;
+using tools::client::ProcessTreeCpuSeconds;
 
 // What WaitUntilIdle counts as quiet: under this share of a core over this window.
 inline constexpr double kIdleCoreShare = 0.02;

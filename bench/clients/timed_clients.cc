@@ -63,10 +63,12 @@ StatusWith<LatencySummary> RunTimedClients(const ClientFactory& make, int thread
 
 StatusWith<MeasuredRow> RunTimedClientsMeasuringCpu(const ClientFactory& make, int threads,
                                                     double seconds, int pid) {
-  const double before = pid != 0 ? ProcessCpuSeconds(pid) : -1;
+  const double before = pid != 0 ? ProcessTreeCpuSeconds(pid) : -1;
+  const double own_before = OwnCpuSeconds();
   MeasuredRow row;
   QUARRY_ASSIGN_OR_RETURN(row.latency, RunTimedClients(make, threads, seconds));
-  const double after = pid != 0 ? ProcessCpuSeconds(pid) : -1;
+  row.client_cpu_seconds = OwnCpuSeconds() - own_before;
+  const double after = pid != 0 ? ProcessTreeCpuSeconds(pid) : -1;
   if (before >= 0 && after >= 0) row.cpu_seconds = after - before;
   return row;
 }

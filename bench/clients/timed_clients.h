@@ -29,12 +29,13 @@ StatusWith<LatencySummary> RunTimedClients(const ClientFactory& make, int thread
 
 struct MeasuredRow {
   LatencySummary latency;
-  double cpu_seconds = -1;  // of process `pid` over the row; -1: unknown
+  double cpu_seconds = -1;        // of process `pid` and its children over the row; -1: unknown
+  double client_cpu_seconds = 0;  // of this process (its client threads) over the row
 };
 
-// RunTimedClients, with the CPU time process `pid` (0: none) used meanwhile, from /proc: on a
-// shared machine it shows what the operations cost a server even when wall time includes
-// waiting for a core.
+// RunTimedClients, with the CPU time process `pid` (0: none) and its children used meanwhile,
+// from /proc, and this process's own: on a shared machine they show what the operations cost
+// the server and the client even when wall time includes waiting for a core.
 StatusWith<MeasuredRow> RunTimedClientsMeasuringCpu(const ClientFactory& make, int threads,
                                                     double seconds, int pid);
 

@@ -68,6 +68,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--server-pid", settings.server_pid,
                  "quarryd's PID (bench/run_with_redis.sh passes it): its CPU time per operation");
+  app.add_option("--postgres-pid", settings.postgres_pid,
+                 "the postmaster's PID (bench/ycsb/run.sh passes it): its and its backends' CPU "
+                 "time per operation");
+  app.add_option("--redis-pid", settings.redis_pid,
+                 "redis-server's PID (bench/ycsb/run.sh passes it): its CPU time per operation");
   app.add_flag("--quick", quick, "2,000 records and 0.3 s cells unless given, to check it runs");
   app.add_flag("--json", json_output, "print the table as one JSON line");
   app.add_option("--chart", chart, "also draw the table as an SVG bar chart here");

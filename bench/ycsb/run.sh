@@ -59,7 +59,8 @@ if [[ ",$systems," == *,postgres,* ]]; then
     -w -s -o "-p $port -k $pg_dir -c listen_addresses=127.0.0.1 -c synchronous_commit=off") ||
     { echo "run.sh: PostgreSQL did not start" >&2; cat "$pg_dir/postgres.log" >&2; exit 1; }
   echo "run.sh: postgres pid $(head -n1 "$pg_dir/data/postmaster.pid") on port $port, cluster in $pg_dir" >&2
-  postgres_options=(--postgres-port "$port" --postgres-user ycsb)
+  postgres_options=(--postgres-port "$port" --postgres-user ycsb
+    --postgres-pid "$(head -n1 "$pg_dir/data/postmaster.pid")")
 fi
 
-"$here/../run_with_redis.sh" ycsb_bench "${build_option[@]}" "${postgres_options[@]}" "$@"
+"$here/../run_with_redis.sh" --pass-redis-pid ycsb_bench "${build_option[@]}" "${postgres_options[@]}" "$@"

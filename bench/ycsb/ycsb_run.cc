@@ -26,6 +26,13 @@ struct LoadedStore {
   int pid = 0;  // whose CPU time a cell counts; 0: none
 };
 
+int ServerPidOf(const YcsbSettings& settings, const std::string& option) {
+  if (option == "quarry") return settings.server_pid;
+  if (option == "postgres") return settings.postgres_pid;
+  if (option == "redis") return settings.redis_pid;
+  return 0;
+}
+
 StoreConnector ConnectorFor(const YcsbSettings& settings, const std::string& option) {
   if (option == "quarry") {
     return [&settings] { return ConnectQuarryStore(settings.uri, settings.db); };
@@ -56,7 +63,8 @@ StatusWith<CellResult> Load(const YcsbSettings& settings, LoadedStore& store) {
       RunTimedClientsMeasuringCpu(LoadClients(store.connect, settings.records, &next_key),
                                   settings.load_threads, kLoadSecondsLimit, store.pid));
   store.keys = std::make_unique<InsertedKeys>(settings.records);
-  return CellResult{kLoad, settings.load_threads, store.shown, row.latency, 0, row.cpu_seconds};
+  return CellResult{kLoad, settings.load_threads, store.shown,           row.latency,
+                    0,     row.cpu_seconds,       row.client_cpu_seconds};
 }
 
 }  // namespace
@@ -74,7 +82,7 @@ StatusWith<std::vector<CellResult>> RunYcsb(
     if (std::find(settings.systems.begin(), settings.systems.end(), name.option) !=
         settings.systems.end()) {
       stores.push_back({name.shown, ConnectorFor(settings, name.option), nullptr,
-                        name.option == "quarry" ? settings.server_pid : 0});
+                        ServerPidOf(settings, name.option)});
     }
   }
   std::vector<CellResult> results;
@@ -98,7 +106,7 @@ StatusWith<std::vector<CellResult>> RunYcsb(
                 WorkloadClients(store.connect, workload, store.keys.get(), &failed_checks), threads,
                 settings.seconds, store.pid));
         results.push_back({workload.name, threads, store.shown, row.latency, failed_checks.load(),
-                           row.cpu_seconds});
+                           row.cpu_seconds, row.client_cpu_seconds});
         progress(Describe(results.back()));
       }
     }

@@ -36,7 +36,11 @@ struct YcsbSettings {
   int load_threads = 4;
   std::vector<std::string> workloads = {"A", "B", "C", "D", "E", "F"};
   std::vector<std::string> systems = {"quarry", "postgres", "redis"};  // SystemName::option
-  int server_pid = 0;  // quarryd's, for its CPU time per operation; 0: not measured
+  // Each server's process, for its CPU time per operation (a PostgreSQL server's with its
+  // backends'); 0: not measured.
+  int server_pid = 0;    // quarryd
+  int postgres_pid = 0;  // the postmaster
+  int redis_pid = 0;
 };
 
 // What one cell (or one store's load) measured.
@@ -46,8 +50,11 @@ struct CellResult {
   std::string system;  // SystemName::shown
   LatencySummary latency;
   std::int64_t failed_checks = 0;
-  // Quarry's cells with YcsbSettings::server_pid: quarryd's CPU seconds over the cell; else -1.
+  // The store's server CPU seconds over the cell when its process is known
+  // (YcsbSettings::server_pid, postgres_pid, redis_pid); else -1.
   double server_cpu_seconds = -1;
+  // This process's CPU seconds over the cell: the store's client library and the workload.
+  double client_cpu_seconds = -1;
 };
 
 // Loads settings.records records into each store in settings.systems, then runs each workload

@@ -14,6 +14,12 @@ namespace {
 namespace tc = tools::client;
 
 // The ops/s of `system` in the cell of `quarry`, or 0 when that store did not run it.
+// `seconds` of CPU over the cell per operation, in microseconds; empty when not measured.
+tc::Cell MicrosPerOp(double seconds, const CellResult& cell) {
+  if (seconds < 0 || cell.latency.ops <= 0) return {};
+  return seconds * 1e6 / static_cast<double>(cell.latency.ops);
+}
+
 double RateInSameCell(const std::vector<CellResult>& results, const CellResult& quarry,
                       const std::string& system) {
   for (const CellResult& other : results) {
@@ -91,6 +97,7 @@ tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellRe
                    {"p99 us", "p99_micros", 0},
                    {"failed checks", "failed_checks"},
                    {"server CPU us/op", "server_cpu_micros_per_op", 1},
+                   {"client CPU us/op", "client_cpu_micros_per_op", 1},
                    {"vs PostgreSQL", "ratio_to_postgres", 2},
                    {"vs Redis", "ratio_to_redis", 2}};
   Goal ahead_of_postgres("Quarry ahead of PostgreSQL-JSONB on every workload and thread count");
@@ -118,14 +125,11 @@ tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellRe
         }
       }
     }
-    tc::Cell server_cpu;
-    if (cell.server_cpu_seconds >= 0 && cell.latency.ops > 0) {
-      server_cpu = cell.server_cpu_seconds * 1e6 / static_cast<double>(cell.latency.ops);
-    }
     table.rows.push_back({cell.workload, static_cast<std::int64_t>(cell.threads), cell.system,
                           cell.latency.ops, cell.latency.ops_per_second, cell.latency.p50_micros,
-                          cell.latency.p99_micros, cell.failed_checks, server_cpu, to_postgres,
-                          to_redis});
+                          cell.latency.p99_micros, cell.failed_checks,
+                          MicrosPerOp(cell.server_cpu_seconds, cell),
+                          MicrosPerOp(cell.client_cpu_seconds, cell), to_postgres, to_redis});
   }
   table.notes = {
       WorkloadList(settings),
@@ -137,8 +141,11 @@ tc::ResultTable YcsbTable(const YcsbSettings& settings, const std::vector<CellRe
       "bytes, scans in key order), updates and read-modify-writes that found no record; "
       "should be 0.",
       "vs PostgreSQL, vs Redis: Quarry's ops/s over that store's in the same cell.",
-      "server CPU us/op: quarryd's CPU time over the cell (all its threads, RocksDB's "
-      "background work included) per operation, with --server-pid; Quarry's rows only.",
+      "server CPU us/op: the server's CPU time over the cell per operation: quarryd's (all its "
+      "threads, RocksDB's background work included) with --server-pid, PostgreSQL's postmaster "
+      "and backends' with --postgres-pid, redis-server's with --redis-pid.",
+      "client CPU us/op: the benchmark's own CPU time over the cell per operation: the "
+      "workload and the store's client library (libmongoc, libpq, hiredis).",
       ahead_of_postgres.Line(),
       near_redis.Line()};
   return table;

@@ -214,15 +214,22 @@ TEST(YcsbTableTest, QuarryRowsCarryRatiosAndEachGoalItsVerdict) {
             "goal: Quarry >= 0.60 x Redis's ops/s on A, B, C, D and F: met");
 }
 
-TEST(YcsbTableTest, ServerCpuPerOperationOnlyWhereMeasured) {
-  CellResult measured = Cell("A", kQuarry, 700);
-  measured.server_cpu_seconds = 0.005;  // over its 100 operations
-  const tools::client::ResultTable table =
-      YcsbTable(YcsbSettings(), {measured, Cell("A", kRedis, 1'000), Cell("B", kQuarry, 700)});
-  const std::size_t cpu = table.ColumnIndex("server_cpu_micros_per_op");
-  EXPECT_DOUBLE_EQ(std::get<double>(table.rows[0][cpu]), 50.0);
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[1][cpu]));
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[2][cpu]));
+TEST(YcsbTableTest, CpuPerOperationOnlyWhereMeasured) {
+  CellResult quarry = Cell("A", kQuarry, 700);
+  quarry.server_cpu_seconds = 0.005;  // over its 100 operations
+  quarry.client_cpu_seconds = 0.002;
+  CellResult postgres = Cell("A", kPostgres, 800);
+  postgres.server_cpu_seconds = 0.004;
+  const tools::client::ResultTable table = YcsbTable(
+      YcsbSettings(), {quarry, postgres, Cell("A", kRedis, 1'000), Cell("B", kQuarry, 700)});
+  const std::size_t server = table.ColumnIndex("server_cpu_micros_per_op");
+  const std::size_t client = table.ColumnIndex("client_cpu_micros_per_op");
+  EXPECT_DOUBLE_EQ(std::get<double>(table.rows[0][server]), 50.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(table.rows[0][client]), 20.0);
+  EXPECT_DOUBLE_EQ(std::get<double>(table.rows[1][server]), 40.0);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[1][client]));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[2][server]));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(table.rows[3][server]));
 }
 
 TEST(YcsbTableTest, AGoalWithoutItsStoreIsNotMeasured) {

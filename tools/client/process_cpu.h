@@ -8,6 +8,10 @@ namespace quarry::tools::client {
 // or -1 when `pid` is 0 or /proc has no such process. Clock-tick resolution (10 ms).
 double ProcessCpuSeconds(int pid);
 
+// ProcessCpuSeconds(pid), with what its children used: those it has waited for, and those
+// still running (a PostgreSQL server's backends, one per connection). -1 as ProcessCpuSeconds.
+double ProcessTreeCpuSeconds(int pid);
+
 // User + system seconds this process has used, at the clock's full resolution.
 double OwnCpuSeconds();
 
