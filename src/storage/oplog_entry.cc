@@ -3,9 +3,11 @@
 #include "storage/oplog_entry.h"
 
 #include <memory>
+#include <optional>
 
 #include "base/endian.h"
 #include "bson/builder.h"
+#include "bson/document_diff.h"
 #include "storage/oplog_entry_internal.h"
 #include "storage/record_compression.h"
 
@@ -62,6 +64,42 @@ std::string PreImageFrame(bson::DocumentView doc, std::string_view read_from) {
   return read_from.empty() ? CompressRecord(doc) : std::string(read_from);
 }
 
+// Whether a change stream can show `path`, a removed field, without the pre-image: a path whose
+// components could be array indexes or parts of a field name with dots is mapped to its real
+// components (disambiguatedPaths) by looking it up in the pre-image.
+bool ResolvesWithoutPreImage(std::string_view path) {
+  return path.find('.') == std::string_view::npos &&
+         path.find_first_not_of("0123456789") != std::string_view::npos;
+}
+
+// `d`: {u: {<path>: <new value>, ...}, r?: [<removed path>, ...], t?: [{field, newSize}, ...]},
+// or nullopt when a change stream would need the pre-image itself.
+std::optional<bson::Document> LoggedChanges(bson::DocumentView before, bson::DocumentView after) {
+  const bson::DocumentDiff diff = bson::DiffDocuments(before, after);
+  bson::DocumentBuilder b(diff.updated_fields.size() + 64);
+  b.AppendDocument("u", diff.updated_fields);
+  if (!diff.removed_fields.empty()) {
+    b.OpenArray("r");
+    for (std::size_t field_idx = 0; field_idx < diff.removed_fields.size(); ++field_idx) {
+      if (!ResolvesWithoutPreImage(diff.removed_fields[field_idx])) return std::nullopt;
+      b.AppendString(std::to_string(field_idx), diff.removed_fields[field_idx]);
+    }
+    b.Close();
+  }
+  if (!diff.truncated_arrays.empty()) {
+    b.OpenArray("t");
+    for (std::size_t array_idx = 0; array_idx < diff.truncated_arrays.size(); ++array_idx) {
+      const auto& [field, new_size] = diff.truncated_arrays[array_idx];
+      b.OpenDocument(std::to_string(array_idx));
+      b.AppendString("field", field);
+      b.AppendInt64("newSize", new_size);
+      b.Close();
+    }
+    b.Close();
+  }
+  return std::move(b).Finish();
+}
+
 }  // namespace
 
 LaidOutEntry LayOutInsert(const CollectionRef& collection, bson::DocumentView document) {
@@ -80,14 +118,26 @@ LaidOutEntry LayOutUpdate(const CollectionRef& collection, bson::DocumentView pr
   LaidOutEntry entry;
   const std::string frame = CompressRecord(post_image);
   const std::string pre_frame = PreImageFrame(pre_image, read_frame);
-  bson::DocumentBuilder b(StoredSize(pre_image, pre_frame) + StoredSize(post_image, frame) +
-                          kEntryOverhead);
+  // Only a change stream's updateDescription needs the pre-image of a modification in a
+  // collection without pre-images: what changed is logged instead when that is smaller (most
+  // updates set a few fields of a larger document).
+  std::optional<bson::Document> changes;
+  if (kind == UpdateKind::kModify && !collection.pre_and_post_images && pre_frame.empty()) {
+    changes = LoggedChanges(pre_image, post_image);
+    if (changes.has_value() && changes->size() >= pre_image.bytes().size()) changes.reset();
+  }
+  bson::DocumentBuilder b(
+      (changes.has_value() ? changes->size() : StoredSize(pre_image, pre_frame)) +
+      StoredSize(post_image, frame) + kEntryOverhead);
   AppendHeader("u", collection.ns, collection.uuid, &b, &entry);
   b.OpenDocument("o2").Append("_id", post_image.Get("_id")).Close();
   entry.document = AppendMaybeCompressed(&b, "o", post_image, frame);
-  // Always logged: change streams diff the two images for updateDescription, and the commit
-  // pipeline checks the stored record against it.
-  entry.pre = AppendMaybeCompressed(&b, "pre", pre_image, pre_frame);
+  if (changes.has_value()) {
+    // The commit pipeline then keeps the pre-image it checks the stored record against itself.
+    b.AppendDocument("d", *changes);
+  } else {
+    entry.pre = AppendMaybeCompressed(&b, "pre", pre_image, pre_frame);
+  }
   if (kind == UpdateKind::kReplace) b.AppendBool("r", true);
   b.AppendBool("images", collection.pre_and_post_images);
   Finish(&b, &entry);
@@ -200,6 +250,8 @@ StatusWith<OplogEntry> ParseOplogEntry(bson::DocumentView raw) {
       if (!inflated.ok()) return inflated.status();
       entry.inflated_pre = std::make_shared<const std::string>(std::move(inflated).value());
       entry.pre = bson::DocumentView(entry.inflated_pre->data());
+    } else if (e.key == "d" && e.value.type() == bson::Type::kDocument) {
+      entry.changes = e.value.Document();
     } else if (e.key == "r" && e.value.type() == bson::Type::kBool) {
       entry.replace = e.value.Bool();
     } else if (e.key == "images" && e.value.type() == bson::Type::kBool) {

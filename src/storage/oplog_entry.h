@@ -8,6 +8,10 @@
 //            record_compression.h)
 //   update  {ts, op: "u", ns, ui, o2: {_id}, o: <post-image>, pre: <pre-image>, r?: true,
 //            images: <bool>, wall}           r: true marks a replacement
+//           (a modification of a collection without changeStreamPreAndPostImages logs
+//            `d: {u: {<path>: <value>...}, r?: [<removed path>...], t?: [{field, newSize}...]}`,
+//            what changed as updateDescription reports it, instead of `pre` when that is smaller
+//            and names no removed field a change stream would resolve in the pre-image)
 //   delete  {ts, op: "d", ns, ui, o: {_id}, images: <bool>, pre?: <deleted document>, wall}
 //                                            pre only when images is true
 //   command {ts, op: "c", ns: "db.$cmd", ui?, o: {<command>...}, wall}
@@ -55,6 +59,9 @@ struct OplogEntry {
   bson::DocumentView o;
   std::optional<bson::DocumentView> o2;
   std::optional<bson::DocumentView> pre;
+  // An update's `d`, logged instead of `pre`: {u: updatedFields, r?: removedFields,
+  // t?: truncatedArrays}.
+  std::optional<bson::DocumentView> changes;
   bool replace = false;        // `r: true`
   std::optional<bool> images;  // `images`
   // The session and transaction number of a change a transaction made.

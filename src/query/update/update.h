@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "bson/document_diff.h"
 #include "bson/value.h"
 #include "query/expression/expression.h"
 #include "query/match/matcher.h"
@@ -32,13 +33,8 @@ struct UpdateOptions {
   std::shared_ptr<const bson::StringComparator> collator;
 };
 
-// What an update changed, as change streams report it: fields set (dotted paths, array
-// elements as "a.3"), fields removed, and arrays shortened.
-struct UpdateDescription {
-  bson::Document updated_fields;  // {"a.b": <new value>, ...}
-  std::vector<std::string> removed_fields;
-  std::vector<std::pair<std::string, std::int64_t>> truncated_arrays;  // field, new size
-};
+// What an update changed, as change streams report it.
+using UpdateDescription = bson::DocumentDiff;
 
 struct UpdateResult {
   bson::Document new_doc;
@@ -89,6 +85,8 @@ class UpdateSpec {
 };
 
 // The change from `before` to `after` as a change stream's updateDescription describes it.
-UpdateDescription DescribeUpdate(bson::DocumentView before, bson::DocumentView after);
+inline UpdateDescription DescribeUpdate(bson::DocumentView before, bson::DocumentView after) {
+  return bson::DiffDocuments(before, after);
+}
 
 }  // namespace quarry::query

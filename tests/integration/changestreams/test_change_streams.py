@@ -66,6 +66,27 @@ def test_update_event_lists_updated_and_removed_fields_without_full_document(db)
     assert "fullDocument" not in event
 
 
+def test_an_update_is_described_alike_whether_its_pre_image_is_logged_or_not(db):
+    # Without pre-images the oplog logs what changed instead of the whole pre-image.
+    doc = {"_id": 1, "big": "x" * 2000, "a": {"b": 1, "0": 5}, "arr": [1, 2, 3, 4], "gone": 1, "n": 1}
+    db.create_collection("plain")
+    db.create_collection("imaged", changeStreamPreAndPostImages={"enabled": True})
+    update = {"$set": {"a.b": 2, "a.0": 6, "arr": [1, 9], "new": {"x": 1}},
+              "$unset": {"gone": ""}, "$inc": {"n": 1}}
+    descriptions = {}
+    for name in ("plain", "imaged"):
+        db[name].insert_one(doc)
+        with db[name].watch(max_await_time_ms=AWAIT_MS) as stream:
+            db[name].update_one({"_id": 1}, update)
+            descriptions[name] = next_event(stream)["updateDescription"]
+    assert descriptions["plain"] == descriptions["imaged"]
+    assert descriptions["plain"] == {
+        "updatedFields": {"a.b": 2, "a.0": 6, "arr.1": 9, "n": 2, "new": {"x": 1}},
+        "removedFields": ["gone"],
+        "truncatedArrays": [{"field": "arr", "newSize": 2}],
+    }
+
+
 def test_replace_event_carries_the_new_document(db):
     db.c.insert_one({"_id": 1, "a": 1})
     with db.c.watch(max_await_time_ms=AWAIT_MS) as stream:

@@ -85,10 +85,10 @@ TEST_F(OplogEntryTest, InsertLogsTheDocument) {
 TEST_F(OplogEntryTest, UpdateLogsBothImagesAndWhetherItReplaced) {
   testing::InsertOne(*engine_, 1, Doc(R"({"_id": 1, "n": 1})"));
   WriteUnit unit;
-  unit.Update(Target(1), Doc(R"({"_id": 1, "n": 1})"), Doc(R"({"_id": 1, "n": 2})"),
-              UpdateKind::kModify);
-  unit.Update(Target(1, "db.c", /*pre_and_post_images=*/true), Doc(R"({"_id": 1, "n": 2})"),
-              Doc(R"({"_id": 1, "m": 3})"), UpdateKind::kReplace);
+  unit.Update(Target(1, "db.c", /*pre_and_post_images=*/true), Doc(R"({"_id": 1, "n": 1})"),
+              Doc(R"({"_id": 1, "n": 2})"), UpdateKind::kModify);
+  unit.Update(Target(1), Doc(R"({"_id": 1, "n": 2})"), Doc(R"({"_id": 1, "m": 3})"),
+              UpdateKind::kReplace);
   auto entries = CommitAndRead(*engine_, std::move(unit));
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(Keys(entries[1]),
@@ -99,11 +99,54 @@ TEST_F(OplogEntryTest, UpdateLogsBothImagesAndWhetherItReplaced) {
   EXPECT_EQ(modify.pre->ToJson(), Doc(R"({"_id": 1, "n": 1})").ToJson());
   EXPECT_EQ(modify.o.ToJson(), Doc(R"({"_id": 1, "n": 2})").ToJson());
   EXPECT_FALSE(modify.replace);
-  EXPECT_EQ(modify.images, std::optional<bool>(false));
+  EXPECT_EQ(modify.images, std::optional<bool>(true));
   auto replace = ParseOplogEntry(entries[2]).value();
+  EXPECT_TRUE(replace.pre.has_value()) << "a replacement logs its pre-image";
   EXPECT_TRUE(replace.replace);
-  EXPECT_EQ(replace.images, std::optional<bool>(true));
+  EXPECT_EQ(replace.images, std::optional<bool>(false));
   EXPECT_EQ(replace.DocumentId().Int32(), 1);
+}
+
+TEST_F(OplogEntryTest, AModificationWithoutImagesLogsWhatChangedWhenThatIsSmaller) {
+  const std::string text(200, 'x');
+  const std::string before =
+      R"({"_id": 1, "a": ")" + text + R"(", "b": {"c": 1, "d": [1, 2, 3]}, "e": 5})";
+  testing::InsertOne(*engine_, 1, Doc(before));
+  WriteUnit unit;
+  unit.Update(Target(1), Doc(before),
+              Doc(R"({"_id": 1, "a": ")" + text + R"(", "b": {"c": 2, "d": [1]}})"),
+              UpdateKind::kModify);
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(Keys(entries[1]),
+            (std::vector<std::string>{"ts", "op", "ns", "ui", "o2", "o", "d", "images", "wall"}));
+  auto modify = ParseOplogEntry(entries[1]).value();
+  EXPECT_FALSE(modify.pre.has_value());
+  ASSERT_TRUE(modify.changes.has_value());
+  EXPECT_EQ(
+      modify.changes->ToJson(),
+      Doc(R"({"u": {"b.c": 2}, "r": ["e"], "t": [{"field": "b.d", "newSize": {"$numberLong": "1"}}]})")
+          .ToJson());
+}
+
+TEST_F(OplogEntryTest, AModificationLogsThePreImageWhereAChangeStreamNeedsIt) {
+  // Removing "b.c": a change stream looks the removed path up in the pre-image.
+  const char* before = R"({"_id": 1, "a": "0123456789abcdef", "b": {"c": 1, "d": 2}})";
+  testing::InsertOne(*engine_, 1, Doc(before));
+  WriteUnit unit;
+  unit.Update(Target(1), Doc(before), Doc(R"({"_id": 1, "a": "0123456789abcdef", "b": {"d": 2}})"),
+              UpdateKind::kModify);
+  // Growing every field: what changed is no smaller than the pre-image.
+  unit.Update(Target(1), Doc(R"({"_id": 1, "a": "0123456789abcdef", "b": {"d": 2}})"),
+              Doc(R"({"_id": 1, "a": "0123456789abcdef0123456789abcdef", "b": "0123456789"})"),
+              UpdateKind::kModify);
+  auto entries = CommitAndRead(*engine_, std::move(unit));
+  ASSERT_EQ(entries.size(), 3u);
+  for (std::size_t entry_idx : {1u, 2u}) {
+    auto modify = ParseOplogEntry(entries[entry_idx]).value();
+    EXPECT_TRUE(modify.pre.has_value()) << entry_idx;
+    EXPECT_FALSE(modify.changes.has_value()) << entry_idx;
+  }
 }
 
 TEST_F(OplogEntryTest, DeleteLogsTheDocumentOnlyWithPreAndPostImages) {

@@ -1,0 +1,80 @@
+#include "bson/document_diff.h"
+
+#include <cstring>
+
+#include "bson/builder.h"
+
+namespace quarry::bson {
+namespace {
+
+struct DiffState {
+  DocumentBuilder updated;
+  DocumentDiff* out;
+};
+
+bool SameBytes(ValueView a, ValueView b) {
+  return a.type() == b.type() && a.size() == b.size() &&
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size()) == 0);
+}
+
+std::string Join(const std::string& prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+}
+
+void DiffFields(DocumentView before, DocumentView after, const std::string& prefix,
+                DiffState* state);
+
+void DiffValues(ValueView before, ValueView after, const std::string& path, DiffState* state) {
+  if (SameBytes(before, after)) return;
+  if (before.type() == Type::kDocument && after.type() == Type::kDocument) {
+    DiffFields(before.Document(), after.Document(), path, state);
+    return;
+  }
+  if (before.type() == Type::kArray && after.type() == Type::kArray) {
+    std::vector<ValueView> old_elements;
+    for (const Element& e : before.Document()) old_elements.push_back(e.value);
+    std::size_t index = 0;
+    for (const Element& e : after.Document()) {
+      const std::string element_path = path + "." + std::to_string(index);
+      if (index < old_elements.size()) {
+        DiffValues(old_elements[index], e.value, element_path, state);
+      } else {
+        state->updated.Append(element_path, e.value);
+      }
+      ++index;
+    }
+    if (index < old_elements.size()) {
+      state->out->truncated_arrays.emplace_back(path, static_cast<std::int64_t>(index));
+    }
+    return;
+  }
+  state->updated.Append(path, after);
+}
+
+void DiffFields(DocumentView before, DocumentView after, const std::string& prefix,
+                DiffState* state) {
+  for (const Element& e : after) {
+    const std::string path = Join(prefix, e.key);
+    ValueView old_value = before.Get(e.key);
+    if (!old_value.exists()) {
+      state->updated.Append(path, e.value);
+    } else {
+      DiffValues(old_value, e.value, path, state);
+    }
+  }
+  for (const Element& e : before) {
+    if (!after.Has(e.key)) state->out->removed_fields.push_back(Join(prefix, e.key));
+  }
+}
+
+}  // namespace
+
+DocumentDiff DiffDocuments(DocumentView before, DocumentView after) {
+  DocumentDiff diff;
+  DiffState state{DocumentBuilder(), &diff};
+  DiffFields(before, after, "", &state);
+  diff.updated_fields = std::move(state.updated).Finish();
+  return diff;
+}
+
+}  // namespace quarry::bson
