@@ -57,7 +57,10 @@ def test_sigterm_interrupts_a_command_that_would_run_for_minutes(slow_stop_serve
     def run_endless():
         runner = pymongo.MongoClient(server.uri(), **CLIENT_OPTIONS, retryReads=False)
         try:
-            outcome["result"] = list(runner.shutdown.docs.aggregate(ENDLESS_PIPELINE))
+            # A first batch of every document: the command itself runs for minutes, with no
+            # pause between a first batch and its getMore for the stop to fall into.
+            outcome["result"] = list(
+                runner.shutdown.docs.aggregate(ENDLESS_PIPELINE, batchSize=DOCUMENTS))
         except Exception as e:  # noqa: BLE001 - the test inspects whatever the driver raised
             outcome["error"] = e
         finally:
