@@ -1,6 +1,8 @@
 // MongoDB's total order over BSON values (the order of sort and of index keys).
 #pragma once
 
+#include <cstring>
+
 #include "bson/string_comparator.h"
 #include "bson/value.h"
 
@@ -18,6 +20,14 @@ int CompareDocuments(DocumentView a, DocumentView b, const StringComparator* str
 // Equality of values as $eq sees it (numbers by value, documents by field order and value).
 inline bool ValuesEqual(ValueView a, ValueView b, const StringComparator* strings = nullptr) {
   return CompareValues(a, b, strings) == 0;
+}
+
+// Same type and same bytes: what MongoDB calls binary equality. It tells a no-op update
+// ({$set: {a: 1}} on a: 1) from a change ({$set: {a: 1.0}} on a: 1), and an unchanged field
+// from a changed one.
+inline bool BinaryEqual(ValueView a, ValueView b) {
+  return a.type() == b.type() && a.size() == b.size() &&
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
 }  // namespace quarry::bson

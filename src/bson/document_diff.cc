@@ -1,8 +1,7 @@
 #include "bson/document_diff.h"
 
-#include <cstring>
-
 #include "bson/builder.h"
+#include "bson/compare.h"
 
 namespace quarry::bson {
 namespace {
@@ -12,11 +11,6 @@ struct DiffState {
   DocumentDiff* out;
 };
 
-bool SameBytes(ValueView a, ValueView b) {
-  return a.type() == b.type() && a.size() == b.size() &&
-         (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size()) == 0);
-}
-
 std::string Join(const std::string& prefix, std::string_view key) {
   return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
 }
@@ -25,7 +19,7 @@ void DiffFields(DocumentView before, DocumentView after, const std::string& pref
                 DiffState* state);
 
 void DiffValues(ValueView before, ValueView after, const std::string& path, DiffState* state) {
-  if (SameBytes(before, after)) return;
+  if (BinaryEqual(before, after)) return;
   if (before.type() == Type::kDocument && after.type() == Type::kDocument) {
     DiffFields(before.Document(), after.Document(), path, state);
     return;

@@ -5,9 +5,9 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "bson/compare.h"
 #include "exec/index_catalog.h"
 #include "exec/key_values.h"
-#include "query/value/value.h"
 
 namespace quarry::exec {
 namespace {
@@ -34,7 +34,7 @@ bool KeySourcesUnchanged(const ParsedIndex& parsed, bson::DocumentView before,
                          bson::DocumentView after) {
   if (!parsed.key_sources.has_value() || before.empty() || after.empty()) return false;
   return std::ranges::all_of(*parsed.key_sources, [&](const std::string& field) {
-    return query::BinaryEqual(before.Get(field), after.Get(field));
+    return bson::BinaryEqual(before.Get(field), after.Get(field));
   });
 }
 

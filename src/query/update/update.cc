@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "base/clock.h"
+#include "bson/compare.h"
 #include "bson/path.h"
 #include "bson/validate.h"
 #include "query/pipeline/pipeline.h"

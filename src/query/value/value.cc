@@ -106,9 +106,4 @@ void Value::AppendTo(std::string_view key, bson::DocumentBuilder* builder) const
 
 std::string Value::ToJson() const { return missing() ? "missing" : view_.ToJson(); }
 
-bool BinaryEqual(bson::ValueView a, bson::ValueView b) {
-  return a.type() == b.type() && a.size() == b.size() &&
-         (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size()) == 0);
-}
-
 }  // namespace quarry::query

@@ -76,10 +76,6 @@ class Value {
   bson::ValueView view_;
 };
 
-// Same type and same bytes: what MongoDB calls binary equality. Update operators use it to
-// tell a no-op ({$set: {a: 1}} on a: 1) from a change ({$set: {a: 1.0}} on a: 1).
-bool BinaryEqual(bson::ValueView a, bson::ValueView b);
-
 // Builds an array Value from elements (missing ones are skipped).
 template <typename Range>
 Value MakeArray(const Range& values) {

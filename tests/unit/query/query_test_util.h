@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "bson/builder.h"
+#include "bson/compare.h"
 #include "bson/json.h"
 #include "bson/value.h"
 #include "query/value/value.h"
