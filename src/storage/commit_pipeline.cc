@@ -637,6 +637,10 @@ void CommitPipeline::LogMutation(Mutation& m, Timestamp ts, std::int64_t wall_ms
 void CommitPipeline::StageCountersAndFloor() {
   internal::ChunkScratch& s = *scratch_;
   for (const auto& [collection, stats] : s.stats) {
+    // An update that keeps the document's size leaves the counters as they are on disk, and
+    // rewriting them would cost a memtable insert and WAL bytes on every such update.
+    const CollectionStats stored = state_->stats.Get(collection);
+    if (stats.count == stored.count && stats.data_bytes == stored.data_bytes) continue;
     s.batch.Put(state_->meta, internal::StatsName(collection), internal::EncodeStats(stats));
   }
   const Timestamp durable = state_->records_flushes->DurableThrough();

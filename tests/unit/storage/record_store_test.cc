@@ -143,6 +143,43 @@ TEST(RecordStoreTest, CountersFollowInsertReplaceAndDelete) {
   EXPECT_EQ(stats.data_bytes, static_cast<std::int64_t>(bigger.size()));
 }
 
+// Updates that keep a document's size leave the stored counters alone; the counters must
+// still be right after a reopen, whichever kind of update came last.
+TEST(RecordStoreTest, CountersSurviveReopenAfterUpdatesThatKeepOrChangeTheSize) {
+  TempDir dir;
+  bson::Document first = DocWithIntId(1, "aaaa");
+  bson::Document same_size = DocWithIntId(1, "bbbb");
+  bson::Document bigger = DocWithIntId(1, "a much longer payload");
+  bson::Document bigger_same_size = DocWithIntId(1, "A MUCH LONGER PAYLOAD");
+  ASSERT_EQ(first.size(), same_size.size());
+  ASSERT_EQ(bigger.size(), bigger_same_size.size());
+  auto update = [](Engine& engine, const bson::Document& from, const bson::Document& to) {
+    WriteUnit unit;
+    unit.Update(Target(1), from, to, UpdateKind::kModify);
+    auto result = engine.pipeline().Commit(std::move(unit), CommitOptions{});
+    ASSERT_TRUE(result.ok());
+    ASSERT_TRUE(result.value().errors.empty());
+  };
+  {
+    auto engine = OpenEngine(dir.path());
+    InsertOne(*engine, 1, first);
+    InsertOne(*engine, 1, DocWithIntId(2));
+    update(*engine, first, same_size);
+    update(*engine, same_size, bigger);
+  }
+  {
+    auto engine = OpenEngine(dir.path());
+    EXPECT_EQ(engine->records().Stats(1).data_bytes,
+              static_cast<std::int64_t>(bigger.size() + DocWithIntId(2).size()));
+    update(*engine, bigger, bigger_same_size);
+  }
+  auto engine = OpenEngine(dir.path());
+  CollectionStats stats = engine->records().Stats(1);
+  EXPECT_EQ(stats.count, 2);
+  EXPECT_EQ(stats.data_bytes,
+            static_cast<std::int64_t>(bigger_same_size.size() + DocWithIntId(2).size()));
+}
+
 TEST(RecordStoreTest, DroppingRecordsEmptiesTheCollectionOnly) {
   TempDir dir;
   auto engine = OpenEngine(dir.path());
