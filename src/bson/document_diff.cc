@@ -47,14 +47,34 @@ void DiffValues(ValueView before, ValueView after, const std::string& path, Diff
 
 void DiffFields(DocumentView before, DocumentView after, const std::string& prefix,
                 DiffState* state) {
+  // Updates keep the fields' order, so the versions are walked side by side, and a field is
+  // looked up by name only once the orders part; a path is built only for a field that changed.
+  auto old_field = before.begin();
+  const auto old_end = before.end();
+  bool in_step = true;
   for (const Element& e : after) {
-    const std::string path = Join(prefix, e.key);
-    ValueView old_value = before.Get(e.key);
-    if (!old_value.exists()) {
-      state->updated.Append(path, e.value);
+    ValueView old_value;
+    if (in_step && old_field != old_end && old_field->key == e.key) {
+      old_value = old_field->value;
+      ++old_field;
     } else {
-      DiffValues(old_value, e.value, path, state);
+      // Fields added after every old one keep the walk in step: nothing old is left to remove.
+      if (old_field != old_end) in_step = false;
+      old_value = before.Get(e.key);
     }
+    if (!old_value.exists()) {
+      state->updated.Append(Join(prefix, e.key), e.value);
+    } else if (!BinaryEqual(old_value, e.value)) {
+      DiffValues(old_value, e.value, Join(prefix, e.key), state);
+    }
+  }
+  if (in_step) {
+    for (; old_field != old_end; ++old_field) {
+      if (!after.Has(old_field->key)) {
+        state->out->removed_fields.push_back(Join(prefix, old_field->key));
+      }
+    }
+    return;
   }
   for (const Element& e : before) {
     if (!after.Has(e.key)) state->out->removed_fields.push_back(Join(prefix, e.key));
