@@ -51,7 +51,10 @@ RequestParser::RequestParser(const Request& request) : request_(request) {
     fields_ = walked_;
   }
   known_.reserve(32);
-  if (!fields_.empty()) known_.push_back(fields_.front().key);
+  if (!fields_.empty()) {
+    found_ = 1;  // the command's own field
+    known_.push_back(fields_.front().key);
+  }
 }
 
 Status RequestParser::WrongType(std::string_view key, bson::ValueView value,
@@ -80,7 +83,10 @@ bson::ValueView RequestParser::Raw(std::string_view key) {
   known_.push_back(key);
   const auto field = std::find_if(fields_.begin(), fields_.end(),
                                   [key](const bson::Element& e) { return e.key == key; });
-  return field == fields_.end() ? bson::ValueView() : field->value;
+  if (field == fields_.end()) return bson::ValueView();
+  const auto index = static_cast<std::size_t>(field - fields_.begin());
+  if (index < 64) found_ |= std::uint64_t{1} << index;
+  return field->value;
 }
 
 void RequestParser::Ignore(std::initializer_list<std::string_view> keys) {
@@ -163,7 +169,9 @@ StatusWith<std::string> RequestParser::RequiredString(std::string_view key) {
 }
 
 Status RequestParser::Finish() const {
-  for (const bson::Element& e : fields_) {
+  for (std::size_t i = 0; i < fields_.size(); ++i) {
+    if (i < 64 && (found_ >> i & 1) != 0) continue;
+    const bson::Element& e = fields_[i];
     if (IsGenericArgument(e.key)) continue;
     if (std::find(known_.begin(), known_.end(), e.key) != known_.end()) continue;
     return Status(ErrorCode::kLocation40415, "BSON field '" + std::string(request_.name) + "." +

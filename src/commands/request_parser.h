@@ -22,7 +22,8 @@ class RequestParser {
   // The value of the command's first field as a collection name ("find": "coll").
   StatusWith<std::string> CollectionName();
 
-  // Each accessor marks `key` as known. Absent and explicit null give the default.
+  // Each accessor marks `key` as known, and keeps it: keys must outlive the parser (literals
+  // do). Absent and explicit null give the default.
   StatusWith<bson::DocumentView> OptionalDocument(std::string_view key);
   StatusWith<std::optional<bson::DocumentView>> MaybeDocument(std::string_view key);
   StatusWith<bool> OptionalBool(std::string_view key, bool default_value);
@@ -46,6 +47,8 @@ class RequestParser {
   // compares keys, not BSON elements.
   std::vector<bson::Element> walked_;
   std::span<const bson::Element> fields_;
+  // Bit i: an accessor found field i (of the first 64), so Finish need not look its key up.
+  std::uint64_t found_ = 0;
   std::vector<std::string_view> known_;
 };
 

@@ -49,6 +49,42 @@ TEST_F(RequestParserTest, GenericArgumentsAreAcceptedWithoutBeingRead) {
   EXPECT_FALSE(IsGenericArgument("filter"));
 }
 
+// Past its 64th field a body's fields are still checked: read ones pass, unknown ones fail.
+TEST_F(RequestParserTest, FieldsPastTheSixtyFourthAreCheckedLikeTheFirst) {
+  std::vector<std::string> names;  // the parser keeps the keys it was asked for
+  std::string json = R"({"find": "c")";
+  for (int i = 1; i <= 70; ++i) {
+    names.push_back("f" + std::to_string(i));
+    json += ", \"" + names.back() + "\": " + std::to_string(i);
+  }
+  std::string unknown = json + R"(, "bogus": 1})";
+  json += "}";
+  RequestParser all_read(RequestOf(json));
+  for (int i = 1; i <= 70; ++i) {
+    StatusWith<std::int64_t> value = all_read.OptionalInt(names[i - 1], 0);
+    ASSERT_TRUE(value.ok());
+    EXPECT_EQ(value.value(), i);
+  }
+  EXPECT_TRUE(all_read.Finish().ok());
+  RequestParser one_unread(RequestOf(unknown));
+  for (const std::string& name : names) ASSERT_TRUE(one_unread.OptionalInt(name, 0).ok());
+  Status finished = one_unread.Finish();
+  EXPECT_EQ(finished.code(), ErrorCode::kLocation40415);
+  EXPECT_EQ(finished.reason(), "BSON field 'find.bogus' is an unknown field.");
+  RequestParser early_unread(RequestOf(json));
+  for (std::size_t i = 1; i < names.size(); ++i) {
+    ASSERT_TRUE(early_unread.OptionalInt(names[i], 0).ok());
+  }
+  EXPECT_EQ(early_unread.Finish().reason(), "BSON field 'find.f1' is an unknown field.");
+}
+
+// A field repeated under a key an accessor read is that field, as mongod's parser reads it.
+TEST_F(RequestParserTest, ARepeatedFieldIsKnownWhenItsKeyIsRead) {
+  RequestParser args(RequestOf(R"({"find": "c", "limit": 1, "limit": 2})"));
+  ASSERT_TRUE(args.OptionalInt("limit", 0).ok());
+  EXPECT_TRUE(args.Finish().ok());
+}
+
 TEST_F(RequestParserTest, IgnoredFieldsAreAcceptedAndOthersAreNot) {
   const char* body = R"({"insert": "c", "let": {}})";
   RequestParser ignoring(RequestOf(body));
