@@ -58,8 +58,12 @@ int main(int argc, char** argv) {
   app.add_option("--threads", settings.threads, "client thread counts")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--load-threads", settings.load_threads, "client threads of the load")
+  app.add_option("--load-threads", settings.load_threads,
+                 "client threads of the load and of the warm-up")
       ->capture_default_str();
+  bool no_warm_up = false;
+  app.add_flag("--no-warm-up", no_warm_up,
+               "run the workloads right after the load, without first reading every record once");
   app.add_option("--workloads", settings.workloads, "workloads, run in YCSB's order A B C F D E")
       ->delimiter(',')
       ->capture_default_str();
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
   app.add_option("--chart", chart, "also draw the table as an SVG bar chart here");
   try {
     app.parse(argc, argv);
+    settings.warm_up = !no_warm_up;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "ycsb_bench: %s (see --help)\n", e.what());

@@ -27,6 +27,30 @@ class LoadClient : public TimedClient {
   std::atomic<std::uint64_t>* next_key_;
 };
 
+class WarmUpClient : public TimedClient {
+ public:
+  WarmUpClient(std::unique_ptr<StoreSession> session, std::uint64_t records,
+               std::atomic<std::uint64_t>* next_key, std::atomic<std::int64_t>* failed_checks)
+      : session_(std::move(session)),
+        records_(records),
+        next_key_(next_key),
+        failed_checks_(failed_checks) {}
+
+  StatusWith<bool> RunOnce(std::mt19937_64& /*random*/) override {
+    const std::uint64_t index = next_key_->fetch_add(1, std::memory_order_relaxed);
+    if (index >= records_) return false;
+    QUARRY_ASSIGN_OR_RETURN(int fields, session_->Read(UserKey(index)));
+    if (fields != kFieldCount) failed_checks_->fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+
+ private:
+  std::unique_ptr<StoreSession> session_;
+  const std::uint64_t records_;
+  std::atomic<std::uint64_t>* next_key_;
+  std::atomic<std::int64_t>* failed_checks_;
+};
+
 class WorkloadClient : public TimedClient {
  public:
   WorkloadClient(std::unique_ptr<StoreSession> session, const WorkloadSpec& workload,
@@ -113,6 +137,17 @@ ClientFactory LoadClients(StoreConnector connect, std::uint64_t records,
     QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<StoreSession> session, connect());
     return std::unique_ptr<TimedClient>(
         std::make_unique<LoadClient>(std::move(session), records, next_key));
+  };
+}
+
+ClientFactory WarmUpClients(StoreConnector connect, std::uint64_t records,
+                            std::atomic<std::uint64_t>* next_key,
+                            std::atomic<std::int64_t>* failed_checks) {
+  return [connect = std::move(connect), records, next_key,
+          failed_checks]() -> StatusWith<std::unique_ptr<TimedClient>> {
+    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<StoreSession> session, connect());
+    return std::unique_ptr<TimedClient>(
+        std::make_unique<WarmUpClient>(std::move(session), records, next_key, failed_checks));
   };
 }
 

@@ -38,6 +38,13 @@ inline constexpr int kMaxScanLength = 100;
 ClientFactory LoadClients(StoreConnector connect, std::uint64_t records,
                           std::atomic<std::uint64_t>* next_key);
 
+// Clients that read keys [0, records) once each, in order, until all are read; a read that
+// does not return a whole record is counted in `*failed_checks`. They bring every store's
+// caches to the same warm start before the workloads, whichever runs first.
+ClientFactory WarmUpClients(StoreConnector connect, std::uint64_t records,
+                            std::atomic<std::uint64_t>* next_key,
+                            std::atomic<std::int64_t>* failed_checks);
+
 // Clients that run `workload` over `keys`; an answer that fails its check (a read or scan
 // that did not return whole records, an update or read-modify-write that found no record) is
 // counted in `*failed_checks` and the clients go on.

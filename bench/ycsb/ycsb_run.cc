@@ -15,7 +15,7 @@
 namespace quarry::bench {
 namespace {
 
-// Long enough for any load: the load clients stop when every record is in.
+// Long enough for any load or warm-up: their clients stop when every record is in or read.
 constexpr double kLoadSecondsLimit = 24 * 3600;
 
 // A store under test and the keys it holds.
@@ -67,6 +67,19 @@ StatusWith<CellResult> Load(const YcsbSettings& settings, LoadedStore& store) {
                     0,     row.cpu_seconds,       row.client_cpu_seconds};
 }
 
+StatusWith<CellResult> WarmUp(const YcsbSettings& settings, const LoadedStore& store) {
+  std::atomic<std::uint64_t> next_key{0};
+  std::atomic<std::int64_t> failed_checks{0};
+  QUARRY_ASSIGN_OR_RETURN(
+      MeasuredRow row,
+      RunTimedClientsMeasuringCpu(
+          WarmUpClients(store.connect, settings.records, &next_key, &failed_checks),
+          settings.load_threads, kLoadSecondsLimit, store.pid));
+  return CellResult{
+      kWarmUp,         settings.load_threads, store.shown, row.latency, failed_checks.load(),
+      row.cpu_seconds, row.client_cpu_seconds};
+}
+
 }  // namespace
 
 const std::vector<SystemName>& SystemNames() {
@@ -91,6 +104,13 @@ StatusWith<std::vector<CellResult>> RunYcsb(
     QUARRY_ASSIGN_OR_RETURN(CellResult loaded, Load(settings, store));
     progress(Describe(loaded));
     results.push_back(std::move(loaded));
+  }
+  for (const LoadedStore& store : stores) {
+    if (!settings.warm_up) break;
+    progress("reading every record of " + store.shown + " once");
+    QUARRY_ASSIGN_OR_RETURN(CellResult warmed, WarmUp(settings, store));
+    progress(Describe(warmed));
+    results.push_back(std::move(warmed));
   }
   for (const WorkloadSpec& workload : CoreWorkloads()) {
     if (std::find(settings.workloads.begin(), settings.workloads.end(), workload.name) ==

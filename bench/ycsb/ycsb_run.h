@@ -21,8 +21,9 @@ const std::vector<SystemName>& SystemNames();
 inline constexpr const char* kQuarry = "Quarry";
 inline constexpr const char* kPostgres = "PostgreSQL-JSONB";
 inline constexpr const char* kRedis = "Redis";
-// The workload name of the load rows.
+// The workload names of the load rows and of the warm-up rows (every record read once).
 inline constexpr const char* kLoad = "load";
+inline constexpr const char* kWarmUp = "warm-up";
 
 struct YcsbSettings {
   std::string uri;          // Quarry
@@ -33,7 +34,8 @@ struct YcsbSettings {
   std::uint64_t records = 100'000;
   double seconds = 5;  // per cell
   std::vector<int> threads = {1, 4, 16};
-  int load_threads = 4;
+  int load_threads = 4;  // and warm-up threads
+  bool warm_up = true;   // read every record once after the load, before the workloads
   std::vector<std::string> workloads = {"A", "B", "C", "D", "E", "F"};
   std::vector<std::string> systems = {"quarry", "postgres", "redis"};  // SystemName::option
   // Each server's process, for its CPU time per operation (a PostgreSQL server's with its
@@ -45,7 +47,7 @@ struct YcsbSettings {
 
 // What one cell (or one store's load) measured.
 struct CellResult {
-  std::string workload;  // "A" .. "F", or kLoad
+  std::string workload;  // "A" .. "F", kLoad or kWarmUp
   int threads = 0;
   std::string system;  // SystemName::shown
   LatencySummary latency;
@@ -57,10 +59,11 @@ struct CellResult {
   double client_cpu_seconds = -1;
 };
 
-// Loads settings.records records into each store in settings.systems, then runs each workload
+// Loads settings.records records into each store in settings.systems, reads each record once
+// (with settings.warm_up), then runs each workload
 // of settings.workloads in YCSB's order (CoreWorkloads()) at each thread count on each store,
-// on the same data set throughout. Results come in that order, the loads first. `progress`
-// gets a line as each step starts and ends. Fails on the first error of any store.
+// on the same data set throughout. Results come in that order, the loads and warm-ups first.
+// `progress` gets a line as each step starts and ends. Fails on the first error of any store.
 StatusWith<std::vector<CellResult>> RunYcsb(
     const YcsbSettings& settings, const std::function<void(const std::string&)>& progress);
 

@@ -1,15 +1,21 @@
 // The YCSB benchmark's own logic: key choice, the acknowledged-insert limit, record text and
-// its checks, and the goals' verdicts.
+// its checks, the warm-up's reads, and the goals' verdicts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/ycsb/inserted_keys.h"
 #include "bench/ycsb/record.h"
+#include "bench/ycsb/store_session.h"
+#include "bench/ycsb/workload.h"
 #include "bench/ycsb/ycsb_table.h"
 #include "bench/ycsb/zipfian.h"
 
@@ -179,6 +185,56 @@ TEST(RecordTest, ScanCheckWantsWholeRecordsInKeyOrderFromTheStart) {
   EXPECT_FALSE(ScanCheck("user0000000005").Passed(10));
 }
 
+// Reads answer from a set of stored keys, whole unless the key is `damaged`.
+class ReadCountingStore : public StoreSession {
+ public:
+  ReadCountingStore(std::map<std::string, int>* reads, std::string damaged)
+      : reads_(reads), damaged_(std::move(damaged)) {}
+  Status Reset() override { return Status::OK(); }
+  Status Insert(const std::string&, const Record&) override { return Status::OK(); }
+  StatusWith<int> Read(const std::string& key) override {
+    ++(*reads_)[key];
+    return key == damaged_ ? kFieldCount - 1 : kFieldCount;
+  }
+  StatusWith<bool> Update(const std::string&, int, const std::string&) override { return true; }
+  StatusWith<bool> Scan(const std::string&, int) override { return true; }
+
+ private:
+  std::map<std::string, int>* reads_;
+  std::string damaged_;
+};
+
+TEST(WarmUpTest, ClientsReadEveryRecordOnceAndCountDamagedOnes) {
+  std::map<std::string, int> reads;
+  std::atomic<std::uint64_t> next_key{0};
+  std::atomic<std::int64_t> failed_checks{0};
+  ClientFactory factory = WarmUpClients(
+      [&reads]() -> StatusWith<std::unique_ptr<StoreSession>> {
+        return std::unique_ptr<StoreSession>(
+            std::make_unique<ReadCountingStore>(&reads, UserKey(7)));
+      },
+      50, &next_key, &failed_checks);
+  std::mt19937_64 random(1);
+  std::vector<std::unique_ptr<TimedClient>> clients;
+  for (int i = 0; i < 3; ++i) {
+    StatusWith<std::unique_ptr<TimedClient>> client = factory();
+    ASSERT_TRUE(client.ok());
+    clients.push_back(std::move(client).value());
+  }
+  // Three clients taking turns, as threads would, until each says it is done.
+  for (bool any_ran = true; any_ran;) {
+    any_ran = false;
+    for (auto& client : clients) {
+      StatusWith<bool> ran = client->RunOnce(random);
+      ASSERT_TRUE(ran.ok());
+      any_ran = any_ran || ran.value();
+    }
+  }
+  ASSERT_EQ(reads.size(), 50u);
+  for (std::uint64_t i = 0; i < 50; ++i) EXPECT_EQ(reads[UserKey(i)], 1) << i;
+  EXPECT_EQ(failed_checks.load(), 1);
+}
+
 CellResult Cell(const std::string& workload, const std::string& system, double ops_per_second) {
   CellResult cell{workload, 4, system, {}, 0};
   cell.latency.ops = 100;
@@ -212,6 +268,22 @@ TEST(YcsbTableTest, QuarryRowsCarryRatiosAndEachGoalItsVerdict) {
             "(E at 4 threads: 0.75)");
   EXPECT_EQ(GoalLine(table, "goal: Quarry >="),
             "goal: Quarry >= 0.60 x Redis's ops/s on A, B, C, D and F: met");
+}
+
+TEST(YcsbTableTest, WarmUpRowsCarryRatiosButNoVerdict) {
+  const std::vector<CellResult> results = {
+      Cell(kWarmUp, kQuarry, 50), Cell(kWarmUp, kPostgres, 100), Cell(kWarmUp, kRedis, 1'000),
+      Cell("A", kQuarry, 700),    Cell("A", kPostgres, 500),     Cell("A", kRedis, 1'000)};
+  const tools::client::ResultTable table = YcsbTable(YcsbSettings(), results);
+  EXPECT_DOUBLE_EQ(std::get<double>(table.rows[0][table.ColumnIndex("ratio_to_postgres")]), 0.5);
+  EXPECT_EQ(GoalLine(table, "goal: Quarry ahead of PostgreSQL"),
+            "goal: Quarry ahead of PostgreSQL-JSONB on every workload and thread count: met");
+  EXPECT_EQ(GoalLine(table, "goal: Quarry >="),
+            "goal: Quarry >= 0.60 x Redis's ops/s on A, B, C, D and F: met");
+  EXPECT_TRUE(GoalLine(table, "warm-up rows:").starts_with("warm-up rows: after the loads"));
+  YcsbSettings cold;
+  cold.warm_up = false;
+  EXPECT_TRUE(GoalLine(YcsbTable(cold, results), "no warm-up:").starts_with("no warm-up:"));
 }
 
 TEST(YcsbTableTest, CpuPerOperationOnlyWhereMeasured) {
