@@ -79,13 +79,18 @@ StatusWith<std::string> RequestParser::CollectionName() {
   return name;
 }
 
+// Notes the request's own copy of the key (a field's or a sequence's), never `key`, which
+// may be a caller's temporary.
 bson::ValueView RequestParser::Raw(std::string_view key) {
-  known_.push_back(key);
+  for (const DocumentSequenceView& seq : request_.sequences) {
+    if (seq.identifier == key) known_.push_back(seq.identifier);
+  }
   const auto field = std::find_if(fields_.begin(), fields_.end(),
                                   [key](const bson::Element& e) { return e.key == key; });
   if (field == fields_.end()) return bson::ValueView();
   const auto index = static_cast<std::size_t>(field - fields_.begin());
   if (index < 64) found_ |= std::uint64_t{1} << index;
+  known_.push_back(field->key);  // for a repeat of the field further on, or past the 64th
   return field->value;
 }
 

@@ -22,8 +22,7 @@ class RequestParser {
   // The value of the command's first field as a collection name ("find": "coll").
   StatusWith<std::string> CollectionName();
 
-  // Each accessor marks `key` as known, and keeps it: keys must outlive the parser (literals
-  // do). Absent and explicit null give the default.
+  // Each accessor marks `key` as known. Absent and explicit null give the default.
   StatusWith<bson::DocumentView> OptionalDocument(std::string_view key);
   StatusWith<std::optional<bson::DocumentView>> MaybeDocument(std::string_view key);
   StatusWith<bool> OptionalBool(std::string_view key, bool default_value);
@@ -34,7 +33,8 @@ class RequestParser {
   StatusWith<std::string> RequiredString(std::string_view key);
   // Any value, unchecked; absent stays absent.
   bson::ValueView Raw(std::string_view key);
-  // Fields accepted and not used (options Quarry takes but has no use for).
+  // Fields accepted and not used (options Quarry takes but has no use for). The parser keeps
+  // these keys as given: pass literals.
   void Ignore(std::initializer_list<std::string_view> keys);
 
   // Fails on the first field no accessor asked for and that is not a generic argument.

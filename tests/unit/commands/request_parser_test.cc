@@ -50,31 +50,29 @@ TEST_F(RequestParserTest, GenericArgumentsAreAcceptedWithoutBeingRead) {
 }
 
 // Past its 64th field a body's fields are still checked: read ones pass, unknown ones fail.
+// The keys asked for are built on the fly and gone before Finish, as a caller's may be.
 TEST_F(RequestParserTest, FieldsPastTheSixtyFourthAreCheckedLikeTheFirst) {
-  std::vector<std::string> names;  // the parser keeps the keys it was asked for
   std::string json = R"({"find": "c")";
-  for (int i = 1; i <= 70; ++i) {
-    names.push_back("f" + std::to_string(i));
-    json += ", \"" + names.back() + "\": " + std::to_string(i);
-  }
-  std::string unknown = json + R"(, "bogus": 1})";
+  for (int i = 1; i <= 70; ++i) json += ", \"f" + std::to_string(i) + "\": " + std::to_string(i);
+  const std::string unknown = json + R"(, "bogus": 1})";
   json += "}";
+  auto read_all = [](RequestParser& args, int first) {
+    for (int i = first; i <= 70; ++i) {
+      StatusWith<std::int64_t> value = args.OptionalInt("f" + std::to_string(i), 0);
+      ASSERT_TRUE(value.ok());
+      EXPECT_EQ(value.value(), i);
+    }
+  };
   RequestParser all_read(RequestOf(json));
-  for (int i = 1; i <= 70; ++i) {
-    StatusWith<std::int64_t> value = all_read.OptionalInt(names[i - 1], 0);
-    ASSERT_TRUE(value.ok());
-    EXPECT_EQ(value.value(), i);
-  }
+  read_all(all_read, 1);
   EXPECT_TRUE(all_read.Finish().ok());
   RequestParser one_unread(RequestOf(unknown));
-  for (const std::string& name : names) ASSERT_TRUE(one_unread.OptionalInt(name, 0).ok());
+  read_all(one_unread, 1);
   Status finished = one_unread.Finish();
   EXPECT_EQ(finished.code(), ErrorCode::kLocation40415);
   EXPECT_EQ(finished.reason(), "BSON field 'find.bogus' is an unknown field.");
   RequestParser early_unread(RequestOf(json));
-  for (std::size_t i = 1; i < names.size(); ++i) {
-    ASSERT_TRUE(early_unread.OptionalInt(names[i], 0).ok());
-  }
+  read_all(early_unread, 2);
   EXPECT_EQ(early_unread.Finish().reason(), "BSON field 'find.f1' is an unknown field.");
 }
 
@@ -167,7 +165,7 @@ TEST_F(RequestParserTest, DocumentSequencesAreFieldsToo) {
   EXPECT_EQ(finished.code(), ErrorCode::kLocation40415);
   EXPECT_EQ(finished.reason(), "BSON field 'insert.documents' is an unknown field.");
   RequestParser read(request);
-  read.Raw("documents");
+  read.Raw(std::string("documents"));  // a temporary key, gone before Finish
   EXPECT_TRUE(read.Finish().ok());
 }
 
