@@ -91,4 +91,52 @@ DocumentDiff DiffDocuments(DocumentView before, DocumentView after) {
   return diff;
 }
 
+Document DiffAsDocument(const DocumentDiff& diff) {
+  DocumentBuilder b(diff.updated_fields.size() + 64);
+  b.AppendDocument("u", diff.updated_fields);
+  if (!diff.removed_fields.empty()) {
+    b.OpenArray("r");
+    for (std::size_t field_idx = 0; field_idx < diff.removed_fields.size(); ++field_idx) {
+      b.AppendString(std::to_string(field_idx), diff.removed_fields[field_idx]);
+    }
+    b.Close();
+  }
+  if (!diff.truncated_arrays.empty()) {
+    b.OpenArray("t");
+    for (std::size_t array_idx = 0; array_idx < diff.truncated_arrays.size(); ++array_idx) {
+      const auto& [field, new_size] = diff.truncated_arrays[array_idx];
+      b.OpenDocument(std::to_string(array_idx));
+      b.AppendString("field", field);
+      b.AppendInt64("newSize", new_size);
+      b.Close();
+    }
+    b.Close();
+  }
+  return std::move(b).Finish();
+}
+
+DocumentDiff DiffFromDocument(DocumentView logged) {
+  DocumentDiff diff;
+  const ValueView updated = logged.Get("u");
+  if (updated.type() == Type::kDocument) diff.updated_fields = Document::Copy(updated.Document());
+  const ValueView removed = logged.Get("r");
+  if (removed.type() == Type::kArray) {
+    for (const Element& e : removed.Document()) {
+      if (e.value.type() == Type::kString) diff.removed_fields.emplace_back(e.value.String());
+    }
+  }
+  const ValueView truncated = logged.Get("t");
+  if (truncated.type() == Type::kArray) {
+    for (const Element& e : truncated.Document()) {
+      if (e.value.type() != Type::kDocument) continue;
+      const ValueView field = e.value.Document().Get("field");
+      const ValueView new_size = e.value.Document().Get("newSize");
+      if (field.type() == Type::kString && new_size.IsIntegral()) {
+        diff.truncated_arrays.emplace_back(std::string(field.String()), new_size.AsInt64());
+      }
+    }
+  }
+  return diff;
+}
+
 }  // namespace quarry::bson

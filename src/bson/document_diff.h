@@ -22,4 +22,9 @@ struct DocumentDiff {
 // arrays element by element), fields `after` adds, fields it lacks, and arrays it shortens.
 DocumentDiff DiffDocuments(DocumentView before, DocumentView after);
 
+// A diff as a document, {u: <updated fields>, r?: [<removed path>...], t?: [{field, newSize}...]}
+// (how the oplog logs it), and back; reading skips parts of another type.
+Document DiffAsDocument(const DocumentDiff& diff);
+DocumentDiff DiffFromDocument(DocumentView logged);
+
 }  // namespace quarry::bson

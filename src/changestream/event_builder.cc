@@ -4,6 +4,7 @@
 #include "changestream/event_builder.h"
 
 #include "bson/builder.h"
+#include "bson/document_diff.h"
 #include "changestream/event_internal.h"
 #include "query/update/update.h"
 
@@ -132,42 +133,13 @@ void AppendDocumentKey(const OplogEntry& entry, bson::DocumentBuilder* b) {
   b->OpenDocument("documentKey").Append("_id", entry.DocumentId()).Close();
 }
 
-// The description a writer logged with the update (storage/oplog_entry.h's `d`).
-query::UpdateDescription LoggedDescription(bson::DocumentView changes) {
-  query::UpdateDescription description;
-  const bson::ValueView updated = changes.Get("u");
-  if (updated.type() == bson::Type::kDocument) {
-    description.updated_fields = bson::Document::Copy(updated.Document());
-  }
-  const bson::ValueView removed = changes.Get("r");
-  if (removed.type() == bson::Type::kArray) {
-    for (const bson::Element& e : removed.Document()) {
-      if (e.value.type() == bson::Type::kString) {
-        description.removed_fields.emplace_back(e.value.String());
-      }
-    }
-  }
-  const bson::ValueView truncated = changes.Get("t");
-  if (truncated.type() == bson::Type::kArray) {
-    for (const bson::Element& e : truncated.Document()) {
-      if (e.value.type() != bson::Type::kDocument) continue;
-      const bson::ValueView field = e.value.Document().Get("field");
-      const bson::ValueView new_size = e.value.Document().Get("newSize");
-      if (field.type() == bson::Type::kString && new_size.IsIntegral()) {
-        description.truncated_arrays.emplace_back(std::string(field.String()), new_size.AsInt64());
-      }
-    }
-  }
-  return description;
-}
-
 void AppendUpdateDescription(const OplogEntry& entry, bool show_expanded_events,
                              bson::DocumentBuilder* b) {
   query::UpdateDescription description;
   if (entry.pre.has_value()) {
     description = query::DescribeUpdate(*entry.pre, entry.o);
   } else if (entry.changes.has_value()) {
-    description = LoggedDescription(*entry.changes);
+    description = bson::DiffFromDocument(*entry.changes);
   } else {
     // No pre-image logged: every field of the new version counts as updated.
     bson::DocumentBuilder updated;

@@ -72,32 +72,13 @@ bool ResolvesWithoutPreImage(std::string_view path) {
          path.find_first_not_of("0123456789") != std::string_view::npos;
 }
 
-// `d`: {u: {<path>: <new value>, ...}, r?: [<removed path>, ...], t?: [{field, newSize}, ...]},
-// or nullopt when a change stream would need the pre-image itself.
+// `d` (bson::DiffAsDocument), or nullopt when a change stream would need the pre-image itself.
 std::optional<bson::Document> LoggedChanges(bson::DocumentView before, bson::DocumentView after) {
   const bson::DocumentDiff diff = bson::DiffDocuments(before, after);
-  bson::DocumentBuilder b(diff.updated_fields.size() + 64);
-  b.AppendDocument("u", diff.updated_fields);
-  if (!diff.removed_fields.empty()) {
-    b.OpenArray("r");
-    for (std::size_t field_idx = 0; field_idx < diff.removed_fields.size(); ++field_idx) {
-      if (!ResolvesWithoutPreImage(diff.removed_fields[field_idx])) return std::nullopt;
-      b.AppendString(std::to_string(field_idx), diff.removed_fields[field_idx]);
-    }
-    b.Close();
+  for (const std::string& removed : diff.removed_fields) {
+    if (!ResolvesWithoutPreImage(removed)) return std::nullopt;
   }
-  if (!diff.truncated_arrays.empty()) {
-    b.OpenArray("t");
-    for (std::size_t array_idx = 0; array_idx < diff.truncated_arrays.size(); ++array_idx) {
-      const auto& [field, new_size] = diff.truncated_arrays[array_idx];
-      b.OpenDocument(std::to_string(array_idx));
-      b.AppendString("field", field);
-      b.AppendInt64("newSize", new_size);
-      b.Close();
-    }
-    b.Close();
-  }
-  return std::move(b).Finish();
+  return bson::DiffAsDocument(diff);
 }
 
 }  // namespace

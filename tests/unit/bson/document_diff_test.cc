@@ -80,5 +80,20 @@ TEST(DocumentDiffTest, ArraysAreDiffedByElementAndTruncationIsReported) {
   EXPECT_EQ(diff.truncated_arrays[0].second, 2);
 }
 
+TEST(DocumentDiffTest, ADiffReadsBackFromItsDocument) {
+  const DocumentDiff diff = DiffDocuments(Json(R"({"a": 1, "b": [1, 2, 3], "c": {"d": 1}})"),
+                                          Json(R"({"a": 2, "b": [1]})"));
+  const Document logged = DiffAsDocument(diff);
+  EXPECT_EQ(
+      logged.view().ToJson(),
+      Json(R"({"u": {"a": 2}, "r": ["c"], "t": [{"field": "b", "newSize": {"$numberLong": "1"}}]})")
+          .view()
+          .ToJson());
+  const DocumentDiff read = DiffFromDocument(logged);
+  EXPECT_EQ(read.updated_fields.view().ToJson(), diff.updated_fields.view().ToJson());
+  EXPECT_EQ(read.removed_fields, diff.removed_fields);
+  EXPECT_EQ(read.truncated_arrays, diff.truncated_arrays);
+}
+
 }  // namespace
 }  // namespace quarry::bson
