@@ -12,7 +12,6 @@
 #include "catalog/catalog.h"
 #include "exec/index_catalog.h"
 #include "exec/index_maintenance.h"
-#include "exec/key_values.h"
 #include "storage/engine.h"
 #include "storage/index_bulk_load.h"
 #include "storage/record_store.h"
@@ -61,7 +60,7 @@ StatusWith<std::vector<storage::IndexEntry>> KeysOf(const ExecContext& ctx,
       QUARRY_RETURN_IF_ERROR(
           MarkMultikey(*ctx.catalog, *target.index, keys.multikey, keys.multikey_paths));
     }
-    std::string key_values = KeyValuesOf(descriptor, record, keys);
+    const std::string& key_values = keys.key_values;
     for (IndexKey& key : keys.keys) {
       storage::IndexEntry entry;
       entry.index = target.index->id;

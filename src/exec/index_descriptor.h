@@ -45,6 +45,11 @@ struct DocumentKeys {
   // name the document repeats), sorted and distinct. Their keys and those below them may hold
   // one document several times.
   std::vector<std::string> multikey_paths;
+  // The document's own values of the key fields, for an index entry to keep (key_values.h):
+  // set only when the document makes exactly one key without meeting an array, each key field
+  // is either there or missing from its first field on, and they fit in kMaxKeyValuesBytes;
+  // never for a wildcard index.
+  std::string key_values;
 };
 
 class IndexDescriptor {

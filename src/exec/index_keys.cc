@@ -10,6 +10,7 @@
 
 #include "bson/builder.h"
 #include "exec/index_keys_internal.h"
+#include "exec/key_values.h"
 #include "storage/key_encoding.h"
 
 namespace quarry::exec {
@@ -23,6 +24,9 @@ const bson::ValueView kUndefined(bson::Type::kUndefined, kNoBytes, 0);
 struct Reached {
   bson::ValueView value;
   std::string_view name;
+  // Absent because the path's first field is missing, not a field below it nor a scalar where
+  // the path goes on: the one absence that key values can stand for (key_values.h).
+  bool first_field_missing = false;
 };
 
 // Follows `*path` down through documents and consumes the components it follows. Stops at the
@@ -30,12 +34,12 @@ struct Reached {
 // (returns absent), or at an array (returns it, with the rest of the path left in `*path`).
 // mongod's extractElementAtPathOrArrayAlongPath.
 Reached FollowToArray(bson::DocumentView doc, std::string_view* path) {
-  while (true) {
+  for (bool first = true;; first = false) {
     const std::size_t dot = path->find('.');
     const std::string_view part = path->substr(0, dot);
     *path = dot == std::string_view::npos ? std::string_view() : path->substr(dot + 1);
     const bson::ValueView value = doc.Get(part);
-    if (!value.exists()) return {};
+    if (!value.exists()) return {.value = {}, .name = {}, .first_field_missing = first};
     if (value.type() == bson::Type::kArray || path->empty()) return {value, part};
     if (value.type() != bson::Type::kDocument) return {};
     doc = value.Document();
@@ -89,6 +93,7 @@ class KeyGenerator {
     DocumentKeys out;
     out.keys = std::move(keys_);
     out.multikey = multikey_;
+    out.key_values = std::move(key_values_);
     return out;
   }
 
@@ -105,6 +110,8 @@ class KeyGenerator {
   bool TrySingleKey(bson::DocumentView doc) {
     std::array<bson::ValueView, kMaxIndexFields> values;
     unsigned not_found = 0;
+    std::uint32_t missing = 0;  // bit i: field i's first field is missing
+    bool values_kept = true;
     const std::vector<IndexField>& fields = index_.fields();
     for (std::size_t field_idx = 0; field_idx < fields.size(); ++field_idx) {
       std::string_view path = fields[field_idx].path;
@@ -115,10 +122,27 @@ class KeyGenerator {
       } else {
         values[field_idx] = kNull;
         ++not_found;
+        missing |= std::uint32_t{1} << field_idx;
+        if (!reached.first_field_missing) values_kept = false;
       }
     }
-    Emit(std::span(values.data(), fields.size()), not_found);
+    const std::span<const bson::ValueView> key_fields(values.data(), fields.size());
+    Emit(key_fields, not_found);
+    if (values_kept && !keys_.empty()) KeepValues(key_fields, missing);
     return true;
+  }
+
+  // The key values of the document's one key (key_values.h): field "i" holds the i-th key
+  // field's value, a missing one left out.
+  void KeepValues(std::span<const bson::ValueView> values, std::uint32_t missing) {
+    if (output_ == KeyOutput::kMultikeyOnly) return;
+    bson::DocumentBuilder b;
+    for (std::size_t field_idx = 0; field_idx < values.size(); ++field_idx) {
+      if ((missing & (std::uint32_t{1} << field_idx)) != 0) continue;
+      b.Append(std::to_string(field_idx), values[field_idx]);
+    }
+    std::string bytes = std::move(b).FinishBytes();
+    if (bytes.size() <= kMaxKeyValuesBytes) key_values_ = std::move(bytes);
   }
 
   // One level of mongod's _getKeysWithArray: takes each unfinished path of `branch` one step
@@ -253,6 +277,7 @@ class KeyGenerator {
   std::vector<Positional> no_positional_;  // sized on the first array
   std::vector<IndexKey> keys_;
   bool multikey_ = false;
+  std::string key_values_;
 };
 
 }  // namespace

@@ -7,7 +7,6 @@
 
 #include "bson/compare.h"
 #include "exec/index_catalog.h"
-#include "exec/key_values.h"
 
 namespace quarry::exec {
 namespace {
@@ -115,8 +114,8 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys old_keys, KeysOf(descriptor, before, false));
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys new_keys, KeysOf(descriptor, after, descriptor.unique()));
   *multikey = new_keys.multikey;
-  std::string old_values = KeyValuesOf(descriptor, before, old_keys);
-  std::string new_values = KeyValuesOf(descriptor, after, new_keys);
+  const std::string& old_values = old_keys.key_values;
+  std::string new_values = std::move(new_keys.key_values);
   if (multikey_paths != nullptr) *multikey_paths = std::move(new_keys.multikey_paths);
   storage::IndexChanges changes;
   // Both lists are sorted by encoding: one merge finds what only one side has.

@@ -9,29 +9,6 @@
 namespace quarry::exec {
 namespace {
 
-enum class Lookup { kFound, kMissing, kNotKept };
-
-// The value at `path` in `doc`, without expanding arrays. A path that goes missing below its
-// first field is not kept: {a: {}} and {a: 5} project "a.b" differently, and values that leave
-// "a.b" out could not tell them apart (nor from a document without "a", which they can).
-Lookup ValueAt(bson::DocumentView doc, std::string_view path, bson::ValueView* out) {
-  bool top = true;
-  while (true) {
-    const std::size_t dot = path.find('.');
-    const bson::ValueView value = doc.Get(path.substr(0, dot));
-    if (!value.exists()) return top ? Lookup::kMissing : Lookup::kNotKept;
-    top = false;
-    if (value.type() == bson::Type::kArray) return Lookup::kNotKept;
-    if (dot == std::string_view::npos) {
-      *out = value;
-      return Lookup::kFound;
-    }
-    if (value.type() != bson::Type::kDocument) return Lookup::kNotKept;
-    doc = value.Document();
-    path = path.substr(dot + 1);
-  }
-}
-
 struct PathValue {
   std::string_view rest;  // of the field's path, below the level being built
   bson::ValueView value;
@@ -65,29 +42,6 @@ void AppendNested(std::vector<PathValue> values, bson::DocumentBuilder* b) {
 }
 
 }  // namespace
-
-std::string KeyValuesOf(const IndexDescriptor& index, bson::DocumentView doc,
-                        const DocumentKeys& keys) {
-  // A wildcard index's keys are of paths its key pattern does not name: none covers a read.
-  if (keys.multikey || keys.keys.size() != 1 || index.wildcard() != nullptr) return {};
-  bson::DocumentBuilder b;
-  std::size_t position = 0;
-  for (const IndexField& field : index.fields()) {
-    bson::ValueView value;
-    switch (ValueAt(doc, field.path, &value)) {
-      case Lookup::kFound:
-        b.Append(std::to_string(position), value);
-        break;
-      case Lookup::kMissing:
-        break;
-      case Lookup::kNotKept:
-        return {};
-    }
-    ++position;
-  }
-  std::string bytes = std::move(b).FinishBytes();
-  return bytes.size() <= kMaxKeyValuesBytes ? bytes : std::string();
-}
 
 std::optional<bson::Document> KeyDocument(const IndexDescriptor& index,
                                           std::string_view key_values) {

@@ -17,13 +17,11 @@ namespace quarry::exec {
 // Kept values larger than this would grow the index more than covering saves.
 inline constexpr std::size_t kMaxKeyValuesBytes = 256;
 
-// The values `doc` has at the key fields of `index`, as a BSON document whose field "i" holds
-// the value at the i-th key field, a missing field left out; empty (kept by no entry) when
-// `keys` (the document's keys, from index.KeysAndMultikeyOf(doc)) are not exactly one
-// non-multikey key, when a path meets an array, when the values exceed kMaxKeyValuesBytes, and
-// for a wildcard index.
-std::string KeyValuesOf(const IndexDescriptor& index, bson::DocumentView doc,
-                        const DocumentKeys& keys);
+// An entry's key values are a BSON document whose field "i" holds the document's value at the
+// i-th key field, a missing field left out. The key generator makes them with the keys
+// (DocumentKeys::key_values says when a document has them). A path that goes missing below its
+// first field has none: {a: {}} and {a: 5} project "a.b" differently, and values that leave
+// "a.b" out could not tell them apart (nor from a document without "a", which they can).
 
 // The document an entry's key values stand for: each key field's value at its path ({a: {b: 1},
 // c: 2} for fields "a.b" and "c"), missing fields left out. nullopt when `key_values` is empty

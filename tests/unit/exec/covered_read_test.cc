@@ -49,7 +49,7 @@ TEST(CoveredReadTest, AnIndexCoversPathsAtOrBelowItsFields) {
 
 std::string ValuesOf(const IndexDescriptor& index, std::string_view doc_json) {
   const bson::Document doc = Doc(doc_json);
-  return KeyValuesOf(index, doc, index.KeysAndMultikeyOf(doc).value());
+  return index.KeysAndMultikeyOf(doc).value().key_values;
 }
 
 TEST(CoveredReadTest, KeyValuesRebuildTheDocumentsKeyFields) {
@@ -71,7 +71,11 @@ TEST(CoveredReadTest, ValuesTheKeyCannotStandForAreNotKept) {
   EXPECT_EQ(ValuesOf(index, R"({"a": 1, "b": {}})"), "");  // missing below "b"
   EXPECT_EQ(ValuesOf(index, R"({"a": 1, "b": 5})"), "");   // a path through a scalar
   EXPECT_EQ(ValuesOf(index, R"({"a": 1, "b": [{"c": 1}]})"), "");
-  EXPECT_EQ(ValuesOf(index, R"({"a": ")" + std::string(300, 'x') + R"("})"), "");  // too large
+  EXPECT_EQ(ValuesOf(index, R"({"a": [1], "b": {"c": 1}})"), "");  // one key, but multikey
+  EXPECT_EQ(ValuesOf(index, R"({"a": 1, "b": {"c": []}})"), "");   // an empty array
+  EXPECT_EQ(ValuesOf(Index(R"({"a": 1})", R"({"sparse": true})"), R"({"b": 1})"), "");  // no key
+  EXPECT_EQ(ValuesOf(Index(R"({"a.$**": 1})"), R"({"a": {"b": 1}})"), "");              // wildcard
+  EXPECT_EQ(ValuesOf(index, R"({"a": ")" + std::string(300, 'x') + R"("})"), "");       // too large
   EXPECT_NE(ValuesOf(index, R"({"a": 1})"), "");
 }
 
