@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/endian.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
 #include "storage/record_compression.h"
@@ -13,8 +14,9 @@
 namespace quarry::storage {
 
 std::string internal::IndexFamilyKey(const IndexEntry& entry, std::string_view id_key) {
-  std::string key = IndexPrefix(entry.index);
-  key.reserve(key.size() + entry.key.size() + id_key.size());
+  std::string key;
+  key.reserve(sizeof(IndexId) + entry.key.size() + id_key.size());
+  AppendBigEndian64(entry.index, &key);  // IndexPrefix, in the one allocation
   key.append(entry.key);
   if (entry.unique == nullptr) key.append(id_key);
   return key;
