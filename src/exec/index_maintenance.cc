@@ -63,15 +63,10 @@ Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info
     for (const catalog::IndexInfo* index : indexes) {
       bool multikey = false;
       std::vector<std::string> multikey_paths;
-      StatusWith<storage::IndexChanges> changes =
-          IndexChangesFor(*index, change.before, change.after, &multikey, &multikey_paths);
-      if (!changes.ok()) {
-        failed = changes.status();
-        break;
-      }
+      failed =
+          AppendIndexChanges(*index, change.before, change.after, &multikey, &multikey_paths, &all);
+      if (!failed.ok()) break;
       QUARRY_RETURN_IF_ERROR(MarkMultikey(catalog, *index, multikey, multikey_paths));
-      std::ranges::move(changes.value().removed, std::back_inserter(all.removed));
-      std::ranges::move(changes.value().added, std::back_inserter(all.added));
     }
     if (!failed.ok()) {
       unit->Fail(k, std::move(failed));
@@ -98,16 +93,16 @@ Status MarkMultikey(catalog::Catalog& catalog, const catalog::IndexInfo& index, 
   return catalog.MarkMultikeyPaths(index, multikey_paths);
 }
 
-StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& index,
-                                                  bson::DocumentView before,
-                                                  bson::DocumentView after, bool* multikey,
-                                                  std::vector<std::string>* multikey_paths) {
+Status AppendIndexChanges(const catalog::IndexInfo& index, bson::DocumentView before,
+                          bson::DocumentView after, bool* multikey,
+                          std::vector<std::string>* multikey_paths,
+                          storage::IndexChanges* changes) {
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const ParsedIndex> parsed, ParsedIndexOf(index));
   if (KeySourcesUnchanged(*parsed, before, after)) {
     // The same keys as before, so the index is already multikey if they make it so.
     *multikey = false;
     if (multikey_paths != nullptr) multikey_paths->clear();
-    return storage::IndexChanges{};
+    return Status::OK();
   }
   const IndexDescriptor& descriptor = parsed->descriptor;
   // A unique index's new keys carry their values, which a DuplicateKey error reports.
@@ -117,26 +112,35 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
   const std::string& old_values = old_keys.key_values;
   std::string new_values = std::move(new_keys.key_values);
   if (multikey_paths != nullptr) *multikey_paths = std::move(new_keys.multikey_paths);
-  storage::IndexChanges changes;
   // Both lists are sorted by encoding: one merge finds what only one side has.
   auto old_it = old_keys.keys.begin();
   auto new_it = new_keys.keys.begin();
   while (old_it != old_keys.keys.end() || new_it != new_keys.keys.end()) {
     if (new_it == new_keys.keys.end() ||
         (old_it != old_keys.keys.end() && old_it->encoded < new_it->encoded)) {
-      changes.removed.push_back(EntryOf(*parsed, std::move(*old_it++)));
+      changes->removed.push_back(EntryOf(*parsed, std::move(*old_it++)));
     } else if (old_it == old_keys.keys.end() || new_it->encoded < old_it->encoded) {
       // Only a document with one key keeps its values, so no later key needs them.
-      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++), std::move(new_values)));
+      changes->added.push_back(EntryOf(*parsed, std::move(*new_it++), std::move(new_values)));
     } else if (old_values != new_values) {
       // The same key with other values (1 became 1.0): overwrite the entry's value.
       ++old_it;
-      changes.added.push_back(EntryOf(*parsed, std::move(*new_it++), new_values));
+      changes->added.push_back(EntryOf(*parsed, std::move(*new_it++), new_values));
     } else {
       ++old_it;
       ++new_it;
     }
   }
+  return Status::OK();
+}
+
+StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& index,
+                                                  bson::DocumentView before,
+                                                  bson::DocumentView after, bool* multikey,
+                                                  std::vector<std::string>* multikey_paths) {
+  storage::IndexChanges changes;
+  QUARRY_RETURN_IF_ERROR(
+      AppendIndexChanges(index, before, after, multikey, multikey_paths, &changes));
   return changes;
 }
 

@@ -47,6 +47,11 @@ StatusWith<storage::IndexChanges> IndexChangesFor(
     const catalog::IndexInfo& index, bson::DocumentView before, bson::DocumentView after,
     bool* multikey, std::vector<std::string>* multikey_paths = nullptr);
 
+// As IndexChangesFor, appending to `*changes` (a commit gathers every index's there).
+Status AppendIndexChanges(const catalog::IndexInfo& index, bson::DocumentView before,
+                          bson::DocumentView after, bool* multikey,
+                          std::vector<std::string>* multikey_paths, storage::IndexChanges* changes);
+
 // Marks `index` multikey when a record's keys make it so (`keys`), with a wildcard index's
 // multikey paths; durably, and only what is not marked yet.
 Status MarkMultikey(catalog::Catalog& catalog, const catalog::IndexInfo& index, bool multikey,
