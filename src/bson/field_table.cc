@@ -1,6 +1,7 @@
 #include "bson/field_table.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace quarry::bson {
 
@@ -28,8 +29,19 @@ ValueView FieldTable::Get(std::string_view key) const {
 }
 
 bool FieldTable::HasAnyOf(std::initializer_list<std::string_view> keys) const {
-  return std::any_of(elements_.begin(), elements_.end(), [keys](const Element& e) {
-    return std::find(keys.begin(), keys.end(), e.key) != keys.end();
+  // Bit n: some key is n bytes long (n < 64), so most fields are passed over by their length.
+  std::uint64_t lengths = 0;
+  bool long_key = false;
+  for (std::string_view key : keys) {
+    if (key.size() < 64) {
+      lengths |= std::uint64_t{1} << key.size();
+    } else {
+      long_key = true;
+    }
+  }
+  return std::any_of(elements_.begin(), elements_.end(), [&](const Element& e) {
+    const bool maybe = e.key.size() < 64 ? (lengths >> e.key.size() & 1) != 0 : long_key;
+    return maybe && std::find(keys.begin(), keys.end(), e.key) != keys.end();
   });
 }
 

@@ -1,5 +1,6 @@
 #include "commands/work_placement.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -148,9 +149,7 @@ bool IsAwaitingGetMore(const ServiceState& state, const Request& request) {
 
 bool RunsOnIoThread(const ServiceState& state, const Command& command, const Request& request) {
   const std::string_view name = command.name;
-  for (std::string_view short_command : kShortCommands) {
-    if (name == short_command) return true;
-  }
+  // Reads and writes first: they are most requests, and none is in kShortCommands.
   if (name == "find") return IsPointQuery(state, request, "filter");
   if (name == "findAndModify") {
     return !WaitsForJournal(request) && IsPointQuery(state, request, "query");
@@ -160,7 +159,7 @@ bool RunsOnIoThread(const ServiceState& state, const Command& command, const Req
   if (name == "delete") return IsShortWrite(state, request, "deletes", "q");
   if (name == "aggregate") return IsApproximateVectorSearch(request);
   if (name == "getMore") return IsAwaitingGetMore(state, request);
-  return false;
+  return std::ranges::find(kShortCommands, name) != kShortCommands.end();
 }
 
 }  // namespace quarry::commands

@@ -44,6 +44,28 @@ TEST(FieldTableTest, GivesTheFirstOfRepeatedKeysAndOnlyWholeKeys) {
   EXPECT_TRUE(table.HasAnyOf({"startTransaction", "autocommitted"}));
 }
 
+// HasAnyOf passes over fields by the lengths of the keys it looks for: keys of every length,
+// from none to beyond 63 bytes, are still found, and a field of a sought length is still
+// compared whole.
+TEST(FieldTableTest, HasAnyOfFindsKeysOfEveryLength) {
+  const std::string long_key(64, 'k');
+  const std::string longer_key(100, 'k');
+  DocumentBuilder b;
+  b.AppendInt32("", 0);
+  b.AppendInt32("abc", 1);
+  b.AppendInt32(long_key, 2);
+  b.AppendInt32(longer_key, 3);
+  const Document document = std::move(b).Finish();
+  const FieldTable table(document.view());
+  EXPECT_TRUE(table.HasAnyOf({"x", ""}));
+  EXPECT_TRUE(table.HasAnyOf({"abc"}));
+  EXPECT_FALSE(table.HasAnyOf({"abd", "ab", "abcd"}));
+  EXPECT_TRUE(table.HasAnyOf({"zz", long_key}));
+  EXPECT_TRUE(table.HasAnyOf({longer_key}));
+  EXPECT_FALSE(table.HasAnyOf({std::string(64, 'j'), std::string(65, 'k')}));
+  EXPECT_FALSE(FieldTable(WithFields(3).view()).HasAnyOf({long_key, ""}));
+}
+
 TEST(FieldTableTest, ResetForgetsThePreviousDocument) {
   const Document many = WithFields(30);
   const Document few = WithFields(2);
