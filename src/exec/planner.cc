@@ -266,9 +266,20 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
                                        bson::DocumentView projection, bson::DocumentView sort,
                                        std::int64_t skip, std::int64_t limit,
                                        std::shared_ptr<const bson::StringComparator> collator) {
+  QuerySpec spec;
+  QUARRY_RETURN_IF_ERROR(
+      ParseInto(filter, let, projection, sort, skip, limit, std::move(collator), &spec));
+  return spec;
+}
+
+Status QuerySpec::ParseInto(bson::DocumentView filter, bson::DocumentView let,
+                            bson::DocumentView projection, bson::DocumentView sort,
+                            std::int64_t skip, std::int64_t limit,
+                            std::shared_ptr<const bson::StringComparator> collator,
+                            QuerySpec* out) {
   if (skip < 0) return NegativeField("skip", skip);
   if (limit < 0) return NegativeField("limit", limit);
-  QuerySpec spec;
+  QuerySpec& spec = *out;
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let, collator));
   if (!matcher.MatchesEverything()) spec.filter = std::move(matcher);
   if (!projection.empty()) {
@@ -285,7 +296,7 @@ StatusWith<QuerySpec> QuerySpec::Parse(bson::DocumentView filter, bson::Document
   spec.projection_spec = bson::Document::Copy(projection);
   spec.skip = skip;
   spec.limit = limit;
-  return spec;
+  return Status::OK();
 }
 
 StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,

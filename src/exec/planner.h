@@ -59,6 +59,12 @@ struct QuerySpec {
       bson::DocumentView filter, bson::DocumentView let, bson::DocumentView projection,
       bson::DocumentView sort, std::int64_t skip, std::int64_t limit,
       std::shared_ptr<const bson::StringComparator> collator = nullptr);
+  // As Parse, into the fields it sets of `*out` (a default QuerySpec, or one whose other
+  // fields the caller has set), which a point read would otherwise pay to move twice.
+  static Status ParseInto(bson::DocumentView filter, bson::DocumentView let,
+                          bson::DocumentView projection, bson::DocumentView sort, std::int64_t skip,
+                          std::int64_t limit,
+                          std::shared_ptr<const bson::StringComparator> collator, QuerySpec* out);
 };
 
 // What a hint asks of a plan.

@@ -29,9 +29,11 @@ struct FindArgs {
   collation::CollatorPtr collator;  // the one the query runs under, for explain
 };
 
-StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
+// Parses into `*out` in place: returning the arguments moved their QuerySpec twice, about 900
+// instructions of a find by _id.
+Status ParseFind(CommandContext& ctx, const Request& request, FindArgs* out) {
   RequestParser args(request);
-  FindArgs find;
+  FindArgs& find = *out;
   QUARRY_ASSIGN_OR_RETURN(find.coll, args.CollectionName());
   QUARRY_ASSIGN_OR_RETURN(find.filter, args.OptionalDocument("filter"));
   QUARRY_ASSIGN_OR_RETURN(bson::DocumentView sort, args.OptionalDocument("sort"));
@@ -70,8 +72,8 @@ StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
   }
   (void)await_data;
   find.collator = collator;
-  QUARRY_ASSIGN_OR_RETURN(find.spec, exec::QuerySpec::Parse(find.filter, let, projection, sort,
-                                                            skip, limit, std::move(collator)));
+  QUARRY_RETURN_IF_ERROR(exec::QuerySpec::ParseInto(find.filter, let, projection, sort, skip, limit,
+                                                    std::move(collator), &find.spec));
   const ServerConfig& config = ctx.service().config;
   find.spec.sort_memory.max_bytes = config.max_blocking_sort_bytes;
   if (allow_disk_use) find.spec.sort_memory.spill_dir = config.spill_dir;
@@ -80,7 +82,7 @@ StatusWith<FindArgs> ParseFind(CommandContext& ctx, const Request& request) {
   find.spec.max = max;
   find.spec.return_key = return_key;
   find.spec.show_record_id = show_record_id;
-  return find;
+  return Status::OK();
 }
 
 StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
@@ -92,7 +94,8 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   if (target.type() == bson::Type::kString && IsProfileCollection(target.String())) {
     return FindProfileCollection(ctx, request);
   }
-  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(ctx, request));
+  FindArgs find;
+  QUARRY_RETURN_IF_ERROR(ParseFind(ctx, request, &find));
   std::string ns = request.db + "." + find.coll;
   std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, find.coll);
   if (!collection.has_value()) {
@@ -117,7 +120,8 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
 
 Status ExplainFind(CommandContext& ctx, const Request& find_request,
                    exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
-  QUARRY_ASSIGN_OR_RETURN(FindArgs find, ParseFind(ctx, find_request));
+  FindArgs find;
+  QUARRY_RETURN_IF_ERROR(ParseFind(ctx, find_request, &find));
   if (IsReplicationCollection(ctx.service(), find_request.db, find.coll)) {
     return Status(ErrorCode::kCommandNotSupported,
                   "explain is not supported on " + find_request.db + "." + find.coll);
