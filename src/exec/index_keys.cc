@@ -110,7 +110,7 @@ class KeyGenerator {
   bool TrySingleKey(bson::DocumentView doc) {
     std::array<bson::ValueView, kMaxIndexFields> values;
     unsigned not_found = 0;
-    std::uint32_t missing = 0;  // bit i: field i's first field is missing
+    std::uint32_t missing = 0;  // bit i: the document lacks the i-th key field
     bool values_kept = true;
     const std::vector<IndexField>& fields = index_.fields();
     for (std::size_t field_idx = 0; field_idx < fields.size(); ++field_idx) {

@@ -59,8 +59,8 @@ struct QuerySpec {
       bson::DocumentView filter, bson::DocumentView let, bson::DocumentView projection,
       bson::DocumentView sort, std::int64_t skip, std::int64_t limit,
       std::shared_ptr<const bson::StringComparator> collator = nullptr);
-  // As Parse, into the fields it sets of `*out` (a default QuerySpec, or one whose other
-  // fields the caller has set), which a point read would otherwise pay to move twice.
+  // As Parse, into `*out`, a default QuerySpec or one with only fields Parse never sets filled
+  // in: returning the spec through a StatusWith moved it twice, a point read's cost.
   static Status ParseInto(bson::DocumentView filter, bson::DocumentView let,
                           bson::DocumentView projection, bson::DocumentView sort, std::int64_t skip,
                           std::int64_t limit,
