@@ -20,6 +20,8 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context) {
 
 std::string IndexPrefix(IndexId index) { return CollectionPrefix(index); }
 
+void AppendIndexPrefix(IndexId index, std::string* out) { AppendBigEndian64(index, out); }
+
 std::string TempDirOf(const std::string& dbpath) { return dbpath + "/_tmp"; }
 
 void PutIndexEntry(rocksdb::WriteBatch* batch, rocksdb::ColumnFamilyHandle* family,

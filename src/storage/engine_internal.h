@@ -91,8 +91,10 @@ Status FromRocks(const rocksdb::Status& status, std::string_view context);
 
 // The 8-byte big-endian prefix of an index's keys in the index family, and the first key after
 // them. An entry's key is the prefix + the encoded key fields (+ the record's id key for an
-// index whose keys need not be unique); its value is the record's id key.
+// index whose keys need not be unique); its value is the record's id key, then any key values.
 std::string IndexPrefix(IndexId index);
+// Appends IndexPrefix(index) to `out`.
+void AppendIndexPrefix(IndexId index, std::string* out);
 std::string IndexUpperBound(IndexId index);
 
 // The 8-byte big-endian prefix of a collection's record keys, and the first key after them.

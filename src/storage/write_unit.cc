@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "base/check.h"
-#include "base/endian.h"
 #include "storage/engine_internal.h"
 #include "storage/key_encoding.h"
 #include "storage/record_compression.h"
@@ -16,7 +15,7 @@ namespace quarry::storage {
 std::string internal::IndexFamilyKey(const IndexEntry& entry, std::string_view id_key) {
   std::string key;
   key.reserve(sizeof(IndexId) + entry.key.size() + id_key.size());
-  AppendBigEndian64(entry.index, &key);  // IndexPrefix, in the one allocation
+  AppendIndexPrefix(entry.index, &key);
   key.append(entry.key);
   if (entry.unique == nullptr) key.append(id_key);
   return key;
