@@ -17,6 +17,7 @@
 #include "storage/engine_internal.h"
 #include "storage/meta_store.h"
 #include "storage/record_recovery.h"
+#include "storage/skip_list_memtable_internal.h"
 
 namespace quarry::storage {
 namespace {
@@ -76,6 +77,7 @@ rocksdb::ColumnFamilyOptions LeveledFamilyOptions(const EngineOptions& options,
   cf.max_write_buffer_number = 4;
   cf.level_compaction_dynamic_level_bytes = true;
   cf.compression = compression;
+  cf.memtable_factory = internal::NewSkipListMemtableFactory();
   return cf;
 }
 
@@ -144,6 +146,7 @@ rocksdb::ColumnFamilyOptions SmallFamilyOptions(const std::shared_ptr<rocksdb::C
   cf.write_buffer_size = 4 << 20;
   cf.compression = rocksdb::kLZ4Compression;
   cf.table_factory = MakeTable(cache, false);
+  cf.memtable_factory = internal::NewSkipListMemtableFactory();
   return cf;
 }
 
@@ -305,6 +308,9 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   // Every Write hands its WAL record to the OS before returning, so a killed process loses
   // nothing that was acknowledged; only the syncs (journal or background) wait for the disk.
   db_options.manual_wal_flush = false;
+  // Storage's own memtables (skip_list_memtable_internal.h) take one insert at a time; the
+  // commit pipeline writes almost every batch anyway.
+  db_options.allow_concurrent_memtable_write = false;
   auto records_flushes = std::make_shared<internal::RecordsFlushTracker>(kDocsFamily);
   db_options.listeners.push_back(records_flushes);
 
