@@ -21,6 +21,11 @@ inline std::int32_t LoadLittleEndianInt32(const char* p) {
   return static_cast<std::int32_t>(LoadLittleEndian32(p));
 }
 
+inline std::uint64_t LoadLittleEndian64(const char* p) {
+  return static_cast<std::uint64_t>(LoadLittleEndian32(p)) |
+         static_cast<std::uint64_t>(LoadLittleEndian32(p + 4)) << 32;
+}
+
 inline void StoreLittleEndian32(std::uint32_t v, char* p) {
   auto* b = reinterpret_cast<unsigned char*>(p);
   b[0] = static_cast<unsigned char>(v);

@@ -11,8 +11,11 @@
 #include <atomic>
 #include <cstdint>
 #include <new>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/endian.h"
 #include "storage/skip_list_memtable_internal.h"
 
 namespace quarry::storage::internal {
@@ -37,6 +40,54 @@ struct Node {
 struct Splice {
   Node* prev[kMaxHeight];
 };
+
+// A memtable key is its internal key's length as a varint32, then the internal key: the user
+// key and 8 little-endian bytes of (sequence << 8 | type).
+rocksdb::Slice LengthPrefixed(const char* key) {
+  std::uint32_t length = 0;
+  const auto* at = reinterpret_cast<const unsigned char*>(key);
+  for (int shift = 0; shift <= 28; shift += 7) {
+    const std::uint32_t byte = *at++;
+    length |= (byte & 0x7F) << shift;
+    if (byte < 0x80) break;
+  }
+  return {reinterpret_cast<const char*>(at), length};
+}
+
+constexpr std::size_t kTrailerBytes = 8;
+
+// RocksDB's order of internal keys under its bytewise comparator: user keys bytewise, then the
+// newer (higher sequence) first.
+int CompareInternalKeys(const rocksdb::Slice& a, const rocksdb::Slice& b) {
+  const rocksdb::Slice user_a(a.data(), a.size() - kTrailerBytes);
+  const rocksdb::Slice user_b(b.data(), b.size() - kTrailerBytes);
+  if (const int order = user_a.compare(user_b); order != 0) return order;
+  const std::uint64_t trailer_a = LoadLittleEndian64(user_a.data() + user_a.size());
+  const std::uint64_t trailer_b = LoadLittleEndian64(user_b.data() + user_b.size());
+  return trailer_a > trailer_b ? -1 : (trailer_a < trailer_b ? 1 : 0);
+}
+
+// Whether `compare` orders as CompareInternalKeys does, tried on keys whose user keys a reversed
+// or otherwise custom comparator would order differently: a family with such a comparator
+// keeps calling it.
+bool OrdersAsBytewise(const rocksdb::MemTableRep::KeyComparator& compare) {
+  auto memtable_key = [](std::string_view user_key, std::uint64_t sequence) {
+    std::string key(1, static_cast<char>(user_key.size() + kTrailerBytes));
+    key.append(user_key);
+    AppendLittleEndian64(sequence << 8 | 1, &key);
+    return key;
+  };
+  const std::string keys[] = {memtable_key("a", 5), memtable_key("a", 9), memtable_key("ab", 1),
+                              memtable_key("b", 1), memtable_key("B", 7), memtable_key("", 3)};
+  auto sign = [](int order) { return (order > 0) - (order < 0); };
+  for (const std::string& a : keys) {
+    for (const std::string& b : keys) {
+      const int expected = CompareInternalKeys(LengthPrefixed(a.data()), LengthPrefixed(b.data()));
+      if (sign(compare(a.data(), b.data())) != sign(expected)) return false;
+    }
+  }
+  return true;
+}
 
 class SkipListRep;
 
@@ -81,7 +132,10 @@ IteratorPool& ThreadIteratorPool() {
 class SkipListRep final : public rocksdb::MemTableRep {
  public:
   SkipListRep(const KeyComparator& compare, rocksdb::Allocator* allocator)
-      : MemTableRep(allocator), compare_(compare), head_(NewNode(kMaxHeight, 0)) {
+      : MemTableRep(allocator),
+        compare_(compare),
+        bytewise_(OrdersAsBytewise(compare)),
+        head_(NewNode(kMaxHeight, 0)) {
     for (int level = 0; level < kMaxHeight; ++level) {
       head_->Next(level).store(nullptr, std::memory_order_relaxed);
     }
@@ -109,8 +163,8 @@ class SkipListRep final : public rocksdb::MemTableRep {
   }
 
   bool Contains(const char* key) const override {
-    Node* found = FindGreaterOrEqual([&](Node* node) { return compare_(node->Key(), key); });
-    return found != nullptr && compare_(found->Key(), key) == 0;
+    Node* found = FindGreaterOrEqual([&](Node* node) { return CompareKeys(node->Key(), key); });
+    return found != nullptr && CompareKeys(found->Key(), key) == 0;
   }
 
   // For size estimates (collStats, indexSizes) of data still in the memtable.
@@ -190,7 +244,7 @@ class SkipListRep final : public rocksdb::MemTableRep {
     std::uint64_t count = 0;
     while (true) {
       Node* next = at->Next(level).load(std::memory_order_acquire);
-      if (next != nullptr && compare_(next->Key(), internal_key) < 0) {
+      if (next != nullptr && CompareKeys(next->Key(), internal_key) < 0) {
         at = next;
         ++count;
       } else if (level == 0) {
@@ -203,7 +257,16 @@ class SkipListRep final : public rocksdb::MemTableRep {
   }
 
   Node* First() const { return head_->Next(0).load(std::memory_order_acquire); }
-  const KeyComparator& compare() const { return compare_; }
+
+  // How memtable key `a` orders against memtable key `b`, or against `internal_key`, as the
+  // memtable's comparator orders them.
+  int CompareKeys(const char* a, const char* b) const {
+    return bytewise_ ? CompareInternalKeys(LengthPrefixed(a), LengthPrefixed(b)) : compare_(a, b);
+  }
+  int CompareKeys(const char* a, const rocksdb::Slice& internal_key) const {
+    return bytewise_ ? CompareInternalKeys(LengthPrefixed(a), internal_key)
+                     : compare_(a, internal_key);
+  }
 
  private:
   // Memory for a node of `height` levels and a key of `key_bytes`, from the memtable's arena,
@@ -248,7 +311,7 @@ class SkipListRep final : public rocksdb::MemTableRep {
     return random_;
   }
 
-  int Compare(const Node* a, const Node* b) const { return compare_(a->Key(), b->Key()); }
+  int Compare(const Node* a, const Node* b) const { return CompareKeys(a->Key(), b->Key()); }
 
   // Moves `*prev` along `level` to the last node before `node`'s key; returns the node after
   // it (null at the end) and, in `*order`, how that node compares with `node`.
@@ -310,6 +373,7 @@ class SkipListRep final : public rocksdb::MemTableRep {
   }
 
   const KeyComparator& compare_;
+  const bool bytewise_;  // compare_ is RocksDB's internal-key order over bytewise user keys
   Node* const head_;
   std::atomic<int> max_height_{1};  // what readers see of list_height_
   int list_height_ = 1;             // the writer's own copy
@@ -332,32 +396,29 @@ class ListIterator final : public rocksdb::MemTableRep::Iterator {
   void Next() override { node_ = node_->Next(0).load(std::memory_order_acquire); }
   void Prev() override {
     const char* key = node_->Key();
-    const auto& compare = list_->compare();
-    node_ = list_->FindLessThan([&](Node* node) { return compare(node->Key(), key); });
+    node_ = list_->FindLessThan([&](Node* node) { return list_->CompareKeys(node->Key(), key); });
   }
   void Seek(const rocksdb::Slice& internal_key, const char* memtable_key) override {
-    const auto& compare = list_->compare();
     if (memtable_key != nullptr) {
-      node_ =
-          list_->FindGreaterOrEqual([&](Node* node) { return compare(node->Key(), memtable_key); });
+      node_ = list_->FindGreaterOrEqual(
+          [&](Node* node) { return list_->CompareKeys(node->Key(), memtable_key); });
     } else {
-      node_ =
-          list_->FindGreaterOrEqual([&](Node* node) { return compare(node->Key(), internal_key); });
+      node_ = list_->FindGreaterOrEqual(
+          [&](Node* node) { return list_->CompareKeys(node->Key(), internal_key); });
     }
   }
   void SeekForPrev(const rocksdb::Slice& internal_key, const char* memtable_key) override {
-    const auto& compare = list_->compare();
     if (memtable_key != nullptr) {
       node_ = list_->FindGreaterOrEqual(
-          [&](Node* node) { return compare(node->Key(), memtable_key) > 0 ? 1 : -1; });
+          [&](Node* node) { return list_->CompareKeys(node->Key(), memtable_key) > 0 ? 1 : -1; });
     } else {
       node_ = list_->FindGreaterOrEqual(
-          [&](Node* node) { return compare(node->Key(), internal_key) > 0 ? 1 : -1; });
+          [&](Node* node) { return list_->CompareKeys(node->Key(), internal_key) > 0 ? 1 : -1; });
     }
     // The first node after the target, so the one before it is the last at or before it.
     Node* after = node_;
     node_ = after == nullptr ? list_->FindLast() : list_->FindLessThan([&](Node* node) {
-      return compare(node->Key(), after->Key());
+      return list_->CompareKeys(node->Key(), after->Key());
     });
   }
   void SeekToFirst() override { node_ = list_->First(); }

@@ -1,6 +1,7 @@
 // Storage's memtable skip list, driven through a real RocksDB database whose memtable never
 // flushes, against an ordered map of what was written.
 #include <gtest/gtest.h>
+#include <rocksdb/comparator.h>
 #include <rocksdb/db.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/write_batch.h>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -213,6 +215,34 @@ TEST_P(SkipListMemtableTest, SizeEstimatesCountTheMemtable) {
   EXPECT_GT(part, 0u);
   EXPECT_LE(part, all);
   EXPECT_EQ(size_of("a", "b"), 0u);
+}
+
+// A family ordered by another comparator keeps that order: the list calls the comparator
+// instead of ordering bytes itself.
+TEST(SkipListMemtableOrderTest, KeepsACustomComparatorsOrder) {
+  testing::TempDir dir;
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.allow_concurrent_memtable_write = false;
+  options.memtable_factory = NewSkipListMemtableFactory();
+  options.comparator = rocksdb::ReverseBytewiseComparator();
+  options.info_log_level = rocksdb::InfoLogLevel::ERROR_LEVEL;
+  rocksdb::DB* opened = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(options, dir.path(), &opened).ok());
+  std::unique_ptr<rocksdb::DB> db(opened);
+  std::mt19937 random(7);
+  std::set<std::string, std::greater<>> expected;
+  rocksdb::WriteBatch batch;
+  for (int key_idx = 0; key_idx < 2000; ++key_idx) {
+    std::string key = std::to_string(random() % 100000);
+    ASSERT_TRUE(batch.Put(key, "v").ok());
+    expected.insert(key);
+  }
+  ASSERT_TRUE(db->Write(rocksdb::WriteOptions(), &batch).ok());
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  std::vector<std::string> seen;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) seen.push_back(it->key().ToString());
+  EXPECT_EQ(seen, std::vector<std::string>(expected.begin(), expected.end()));
 }
 
 INSTANTIATE_TEST_SUITE_P(WithAndWithoutHints, SkipListMemtableTest, ::testing::Bool());
