@@ -222,18 +222,7 @@ class SkipListRep final : public rocksdb::MemTableRep {
   }
 
   Node* FindLast() const {
-    Node* at = head_;
-    int level = max_height_.load(std::memory_order_relaxed) - 1;
-    while (true) {
-      Node* next = at->Next(level).load(std::memory_order_acquire);
-      if (next != nullptr) {
-        at = next;
-      } else if (level == 0) {
-        return at == head_ ? nullptr : at;
-      } else {
-        --level;
-      }
-    }
+    return FindLessThan([](Node*) { return -1; });
   }
 
   // About how many keys precede `internal_key`: the nodes a search passes at each level, each
@@ -398,28 +387,16 @@ class ListIterator final : public rocksdb::MemTableRep::Iterator {
     const char* key = node_->Key();
     node_ = list_->FindLessThan([&](Node* node) { return list_->CompareKeys(node->Key(), key); });
   }
-  void Seek(const rocksdb::Slice& internal_key, const char* memtable_key) override {
-    if (memtable_key != nullptr) {
-      node_ = list_->FindGreaterOrEqual(
-          [&](Node* node) { return list_->CompareKeys(node->Key(), memtable_key); });
-    } else {
-      node_ = list_->FindGreaterOrEqual(
-          [&](Node* node) { return list_->CompareKeys(node->Key(), internal_key); });
-    }
+  // `memtable_key`, when given, is `internal_key` with its length in front: the internal key
+  // alone is enough to compare with.
+  void Seek(const rocksdb::Slice& internal_key, const char* /*memtable_key*/) override {
+    node_ = list_->FindGreaterOrEqual(
+        [&](Node* node) { return list_->CompareKeys(node->Key(), internal_key); });
   }
-  void SeekForPrev(const rocksdb::Slice& internal_key, const char* memtable_key) override {
-    if (memtable_key != nullptr) {
-      node_ = list_->FindGreaterOrEqual(
-          [&](Node* node) { return list_->CompareKeys(node->Key(), memtable_key) > 0 ? 1 : -1; });
-    } else {
-      node_ = list_->FindGreaterOrEqual(
-          [&](Node* node) { return list_->CompareKeys(node->Key(), internal_key) > 0 ? 1 : -1; });
-    }
-    // The first node after the target, so the one before it is the last at or before it.
-    Node* after = node_;
-    node_ = after == nullptr ? list_->FindLast() : list_->FindLessThan([&](Node* node) {
-      return list_->CompareKeys(node->Key(), after->Key());
-    });
+  void SeekForPrev(const rocksdb::Slice& internal_key, const char* /*memtable_key*/) override {
+    // The last node at or before the target: every node not after it counts as before.
+    node_ = list_->FindLessThan(
+        [&](Node* node) { return list_->CompareKeys(node->Key(), internal_key) > 0 ? 1 : -1; });
   }
   void SeekToFirst() override { node_ = list_->First(); }
   void SeekToLast() override { node_ = list_->FindLast(); }
