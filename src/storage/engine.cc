@@ -17,6 +17,7 @@
 #include "storage/engine_internal.h"
 #include "storage/meta_store.h"
 #include "storage/record_recovery.h"
+#include "storage/rocksdb_crc32c.h"
 #include "storage/skip_list_memtable_internal.h"
 
 namespace quarry::storage {
@@ -367,7 +368,8 @@ StatusWith<std::unique_ptr<Engine>> Engine::Open(const EngineOptions& options) {
   if (options.wal_sync_interval.count() > 0) engine->StartSyncer(options.wal_sync_interval);
   log::Write(log::Severity::kInfo, "STORAGE", 22315, "initandlisten", "Opened the storage engine",
              {{"dbpath", options.dbpath},
-              {"latestOplogTimestamp", engine->state_->latest_timestamp.load()}});
+              {"latestOplogTimestamp", engine->state_->latest_timestamp.load()},
+              {"checksums", rocksdb::crc32c::IsFastCrc32Supported()}});
   return engine;
 }
 

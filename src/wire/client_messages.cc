@@ -1,8 +1,8 @@
 // Client-side message building (see client_messages.h).
 #include "wire/client_messages.h"
 
+#include "base/crc32c.h"
 #include "base/endian.h"
-#include "wire/crc32c.h"
 #include "wire/message_header.h"
 
 namespace quarry::wire {

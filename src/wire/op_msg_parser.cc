@@ -2,8 +2,8 @@
 // (src/mongo/rpc/op_msg.cpp).
 #include <cstdio>
 
+#include "base/crc32c.h"
 #include "base/endian.h"
-#include "wire/crc32c.h"
 #include "wire/request_internal.h"
 
 namespace quarry::wire::internal {
