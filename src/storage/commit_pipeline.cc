@@ -152,6 +152,22 @@ Status DuplicateInsert(const Mutation& m) {
   return DuplicateIdError(m.ns_text(), m.record_document().Get("_id"));
 }
 
+// MultiGet, except for a single key: a point write's one lookup costs RocksDB's MultiGet about
+// 2,000 instructions more than a Get (its key contexts, their sort and batching).
+void ReadKeys(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* family,
+              const std::vector<rocksdb::Slice>& keys, std::vector<rocksdb::PinnableSlice>* values,
+              std::vector<rocksdb::Status>* statuses) {
+  if (keys.empty()) return;
+  values->resize(keys.size());
+  statuses->resize(keys.size());
+  if (keys.size() == 1) {
+    (*statuses)[0] = db->Get(rocksdb::ReadOptions(), family, keys[0], &(*values)[0]);
+    return;
+  }
+  db->MultiGet(rocksdb::ReadOptions(), family, keys.size(), keys.data(), values->data(),
+               statuses->data());
+}
+
 }  // namespace
 
 CommitPipeline::CommitPipeline(internal::EngineState* state)
@@ -356,18 +372,8 @@ void CommitPipeline::LookUpRecords(const WriteUnit& unit, std::size_t begin, std
       }
     }
   }
-  if (!s.keys.empty()) {
-    s.values.resize(s.keys.size());
-    s.statuses.resize(s.keys.size());
-    state_->db->MultiGet(rocksdb::ReadOptions(), state_->docs, s.keys.size(), s.keys.data(),
-                         s.values.data(), s.statuses.data());
-  }
-  if (!s.index_keys.empty()) {
-    s.index_values.resize(s.index_keys.size());
-    s.index_statuses.resize(s.index_keys.size());
-    state_->db->MultiGet(rocksdb::ReadOptions(), state_->index, s.index_keys.size(),
-                         s.index_keys.data(), s.index_values.data(), s.index_statuses.data());
-  }
+  ReadKeys(state_->db, state_->docs, s.keys, &s.values, &s.statuses);
+  ReadKeys(state_->db, state_->index, s.index_keys, &s.index_values, &s.index_statuses);
 }
 
 // Fails with DuplicateKey when a unique key `m` puts belongs to another record, as the index
