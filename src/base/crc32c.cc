@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "base/crc32c_internal.h"
+#include "base/reflected_crc_table.h"
 
 #if defined(__x86_64__)
 #include <nmmintrin.h>
@@ -18,17 +19,7 @@ namespace {
 constexpr std::uint32_t kPolynomial = 0x82F63B78;  // Castagnoli's, reflected, without x^32
 constexpr std::uint32_t kOne = 0x80000000;         // the polynomial 1
 
-constexpr std::array<std::uint32_t, 256> MakeByteTable() {
-  std::array<std::uint32_t, 256> table{};
-  for (std::uint32_t byte = 0; byte < 256; ++byte) {
-    std::uint32_t crc = byte;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) != 0 ? (crc >> 1) ^ kPolynomial : crc >> 1;
-    table[byte] = crc;
-  }
-  return table;
-}
-
-constexpr std::array<std::uint32_t, 256> kByteTable = MakeByteTable();
+constexpr std::array<std::uint32_t, 256> kByteTable = ReflectedCrcTable(kPolynomial);
 
 // a * b mod the polynomial.
 constexpr std::uint32_t MultiplyModP(std::uint32_t a, std::uint32_t b) {

@@ -2,22 +2,14 @@
 
 #include <array>
 
+#include "base/reflected_crc_table.h"
+
 namespace quarry::tools::dumping {
 namespace {
 
 constexpr std::uint64_t kReflectedEcma = 0xC96C5795D7870F42ull;
 
-constexpr std::array<std::uint64_t, 256> MakeTable() {
-  std::array<std::uint64_t, 256> table{};
-  for (std::uint64_t byte = 0; byte < 256; ++byte) {
-    std::uint64_t crc = byte;
-    for (int bit = 0; bit < 8; ++bit) crc = (crc & 1) != 0 ? (crc >> 1) ^ kReflectedEcma : crc >> 1;
-    table[byte] = crc;
-  }
-  return table;
-}
-
-constexpr std::array<std::uint64_t, 256> kTable = MakeTable();
+constexpr std::array<std::uint64_t, 256> kTable = ReflectedCrcTable(kReflectedEcma);
 
 }  // namespace
 
