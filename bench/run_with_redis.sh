@@ -4,6 +4,8 @@
 # (by PID) and removes the data directory on exit. Builds nothing: build the benchmark and
 # quarryd first, e.g. bash scripts/build.sh -- --target quarryd index_bench
 # Usage: bench/run_with_redis.sh [--pass-redis-pid] BENCH [--build DIR] [BENCH options]
+# QUARRYD_ARGS adds options to quarryd's command line, e.g.
+#   QUARRYD_ARGS="--setParameter ioThreadPollMicros=0"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,7 +37,7 @@ trap 'exit 130' INT TERM
 
 quarry_port=$(free_port)
 "$quarryd" --bind_ip 127.0.0.1 --port "$quarry_port" --dbpath "$dbpath/db" --quiet \
-  --logpath "$dbpath/quarryd.log" &
+  --logpath "$dbpath/quarryd.log" ${QUARRYD_ARGS:-} &
 quarry_pid=$!
 redis_port=$(free_port)
 redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no \

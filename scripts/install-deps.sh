@@ -11,6 +11,8 @@ APT_PACKAGES=(
   libboost-dev libcli11-dev libsimdjson-dev
   # net/ serves TLS through Asio's OpenSSL streams; its tests make certificates with `openssl`.
   libssl-dev openssl
+  # net/'s io threads poll an io_uring's shared flags before they sleep.
+  liburing-dev
   # quarry bench large-docs compares with Redis and client-side brotli, zlib and MessagePack.
   libbrotli-dev libmsgpack-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
   # libssl-dev: SCRAM authentication (PBKDF2, HMAC, SHA-1/SHA-256) through OpenSSL.

@@ -356,6 +356,7 @@ int Run(int argc, char** argv) {
   net_options.partial_message_timeout =
       std::chrono::milliseconds(options.incoming_message_timeout_ms);
   net_options.drain_timeout = std::chrono::milliseconds(options.shutdown_timeout_ms);
+  net_options.io_poll_limit = std::chrono::microseconds(options.io_thread_poll_micros);
   net_options.incoming_message_memory_limit =
       static_cast<std::size_t>(options.incoming_message_memory_limit_mb) << 20;
   net::Server server(net_options, service);

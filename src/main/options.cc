@@ -43,6 +43,9 @@ StatusWith<std::int64_t> ParseWholeNumber(const std::string& name, const std::st
 constexpr std::int64_t kMinIncomingMessageMemoryMB =
     static_cast<std::int64_t>((wire::kMaxMessageSizeBytes >> 20) + 1);
 
+// Polling longer than this only burns the CPU: a sleeping thread wakes well within it.
+constexpr std::int64_t kMaxIoThreadPollMicros = 10000;
+
 // One server parameter, as mongod's --setParameter name=value or the config file's
 // setParameter map gives it. Only the parameters Quarry has are accepted: any other is an error
 // rather than a setting silently ignored.
@@ -61,6 +64,16 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
   if (name == "shutdownTimeoutMillisForSignaledShutdown") {
     QUARRY_ASSIGN_OR_RETURN(options->shutdown_timeout_ms,
                             ParseWholeNumber(name, value, 0, "milliseconds"));
+    return Status::OK();
+  }
+  if (name == "ioThreadPollMicros") {
+    QUARRY_ASSIGN_OR_RETURN(options->io_thread_poll_micros,
+                            ParseWholeNumber(name, value, 0, "microseconds"));
+    if (options->io_thread_poll_micros > kMaxIoThreadPollMicros) {
+      return Status(ErrorCode::kBadValue, "setParameter " + name + " must be at most " +
+                                              std::to_string(kMaxIoThreadPollMicros) +
+                                              " microseconds, not '" + value + "'");
+    }
     return Status::OK();
   }
   if (name == "ttlMonitorSleepSecs") {
@@ -109,7 +122,7 @@ Status ApplyParameter(const std::string& name, const std::string& value, Options
                     "internalQueryMaxBlockingSortMemoryUsageBytes, "
                     "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis, "
                     "incomingMessageMemoryLimitMB, shutdownTimeoutMillisForSignaledShutdown, "
-                    "minSnapshotHistoryWindowInSeconds and rocksdbLogLevel)");
+                    "minSnapshotHistoryWindowInSeconds, ioThreadPollMicros and rocksdbLogLevel)");
 }
 
 Status ApplyParameterFlag(const std::string& flag, Options* options) {
@@ -294,7 +307,7 @@ ParseOutcome ParseOptions(int argc, char** argv, Options* options) {
                  "name=value of a server parameter: ttlMonitorSleepSecs, ttlMonitorEnabled, "
                  "internalQueryMaxBlockingSortMemoryUsageBytes, "
                  "internalDocumentSourceGroupMaxMemoryBytes, incomingMessageTimeoutMillis, "
-                 "incomingMessageMemoryLimitMB");
+                 "incomingMessageMemoryLimitMB, ioThreadPollMicros");
   bool show_version = false;
   app.add_flag("--version", show_version, "print the version and exit");
 

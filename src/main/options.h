@@ -58,6 +58,8 @@ struct Options {
   // --setParameter shutdownTimeoutMillisForSignaledShutdown: how long SIGTERM (or `shutdown`)
   // lets running operations finish before it interrupts them.
   std::int64_t shutdown_timeout_ms = 10000;
+  // How long an io thread may poll for its next event before it sleeps; 0: never.
+  std::int64_t io_thread_poll_micros = 100;
   std::string config_path;
   std::vector<std::string> argv;
 };

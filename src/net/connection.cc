@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "net/connection_internal.h"
+#include "net/readiness_ring_internal.h"
 #include "net/tls_internal.h"
 #include "wire/limits.h"
 #include "wire/message_header.h"
@@ -61,17 +62,21 @@ bool IsOrdinaryDisconnect(const sys::error_code& ec) {
 
 }  // namespace
 
-Connection::Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo info,
-                       const ConnectionEnv& env)
+Connection::Connection(tcp::socket socket, Strand strand, std::shared_ptr<ReadinessRing> ring,
+                       wire::ConnectionInfo info, const ConnectionEnv& env)
     : socket_(std::move(socket)),
       strand_(std::move(strand)),
+      ring_(std::move(ring)),
       info_(std::move(info)),
       env_(env),
       log_context_("conn" + std::to_string(info_.id)),
       codec_(env.compressors),
       buffer_(env.incoming_memory) {}
 
-Connection::~Connection() = default;
+Connection::~Connection() {
+  // A connection destroyed without Close (its io_context went first) still leaves the ring.
+  if (ring_ != nullptr) ring_->Forget(ring_watch_);
+}
 
 void Connection::CloseIfIdle() {
   if (idle_) Close();
@@ -79,12 +84,19 @@ void Connection::CloseIfIdle() {
 
 void Connection::Close() {
   closed_ = true;
+  if (ring_ != nullptr) {
+    ring_->Forget(ring_watch_);  // before the close: the ring's reference would keep it open
+    ring_watch_ = 0;
+  }
   sys::error_code ignored;
   socket_.shutdown(tcp::socket::shutdown_both, ignored);
   socket_.close(ignored);
 }
 
 boost::asio::awaitable<void> Connection::Serve(std::shared_ptr<Connection> self) {
+  if (self->ring_ != nullptr && !self->closed_) {
+    self->ring_watch_ = self->ring_->Watch(self->socket_.native_handle());
+  }
   try {
     if (co_await self->NegotiateTls()) {
       self->handler_ = self->env_.handler->OnConnect(self->info_);
@@ -381,9 +393,11 @@ boost::asio::awaitable<Connection::Outcome> Connection::Process(std::string_view
 
 // Where an asynchronous completion meets the waiting coroutine.
 struct PendingResponse {
-  explicit PendingResponse(const Strand& strand)
-      : timer(strand, boost::asio::steady_timer::time_point::max()) {}
+  PendingResponse(const Strand& strand, std::shared_ptr<ReadinessRing> ring)
+      : timer(strand, boost::asio::steady_timer::time_point::max()), ring(std::move(ring)) {}
   boost::asio::steady_timer timer;  // never expires: cancelled to wake the coroutine
+  // The io thread's ring, nudged with the completion so that a polling thread sees it at once.
+  const std::shared_ptr<ReadinessRing> ring;
   std::mutex mu;
   bool handler_returned = false;           // guarded by mu
   std::optional<wire::Response> response;  // guarded by mu
@@ -391,7 +405,7 @@ struct PendingResponse {
 
 std::optional<wire::Response> Connection::StartHandler(const wire::Request& request) {
   try {
-    if (pending_ == nullptr) pending_ = std::make_shared<PendingResponse>(strand_);
+    if (pending_ == nullptr) pending_ = std::make_shared<PendingResponse>(strand_, ring_);
     {
       std::lock_guard lock(pending_->mu);
       pending_->handler_returned = false;
@@ -403,6 +417,7 @@ std::optional<wire::Response> Connection::StartHandler(const wire::Request& requ
       if (!pending->handler_returned) return;  // answered synchronously: no wake-up needed
       lock.unlock();
       boost::asio::post(pending->timer.get_executor(), [pending] { pending->timer.cancel(); });
+      if (pending->ring != nullptr) pending->ring->Nudge();
     });
     std::lock_guard lock(pending_->mu);
     pending_->handler_returned = true;

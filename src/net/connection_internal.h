@@ -39,11 +39,13 @@ struct ConnectionEnv {
 
 struct TlsStream;
 struct PendingResponse;
+class ReadinessRing;
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, Strand strand, wire::ConnectionInfo info,
-             const ConnectionEnv& env);
+  // `ring`, when set, is the ring of the io thread that runs `strand`.
+  Connection(tcp::socket socket, Strand strand, std::shared_ptr<ReadinessRing> ring,
+             wire::ConnectionInfo info, const ConnectionEnv& env);
   ~Connection();
 
   const Strand& strand() const { return strand_; }
@@ -116,6 +118,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   tcp::socket socket_;
   std::unique_ptr<TlsStream> tls_;  // null for a plain connection
   Strand strand_;
+  std::shared_ptr<ReadinessRing> ring_;  // null when the io thread does not poll
+  std::uint64_t ring_watch_ = 0;         // the socket's watch in ring_, until Close
   wire::ConnectionInfo info_;
   const ConnectionEnv& env_;
   std::string log_context_;  // "conn12"

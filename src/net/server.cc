@@ -13,8 +13,11 @@
 #include "net/asio_internal.h"
 #include "net/bind_addresses.h"
 #include "net/connection_internal.h"
+#include "net/cpu_pressure_internal.h"
 #include "net/frame_buffer_internal.h"
 #include "net/http_listener_internal.h"
+#include "net/io_thread_internal.h"
+#include "net/readiness_ring_internal.h"
 #include "net/tls_internal.h"
 #include "wire/network_counters.h"
 
@@ -36,6 +39,7 @@ constexpr int kLogNoIpv6 = 23110;
 constexpr int kLogAcceptError = 23111;
 constexpr int kLogDrainTimeout = 23112;
 constexpr int kLogSignal = 23377;  // mongod's "Received signal"
+constexpr int kLogIoPolling = 23114;
 
 // After a graceful drain times out, how often to report connections that have not unwound.
 constexpr std::chrono::seconds kForceCloseWait{5};
@@ -111,6 +115,8 @@ class Server::Impl {
   void OnConnectionEnd(std::int64_t id);
   void Shutdown();
   bool OnIoThread() const;
+  // One per io thread when its polling is on and the kernel allows; else nulls, logged.
+  void CreateReadinessRings();
   // The io_context for the next accepted connection: the one serving the fewest connections.
   std::size_t PickContext();
 
@@ -134,6 +140,9 @@ class Server::Impl {
   std::uint16_t bound_port_ = 0;
   std::vector<std::thread::id> io_thread_ids_;
 
+  // Outlive the io_contexts: a connection's socket leaves its ring as the connection ends.
+  std::vector<std::shared_ptr<internal::ReadinessRing>> rings_;
+  internal::CpuPressure cpu_pressure_;
   // Declared last so they are destroyed first: coroutine frames they still hold may call back
   // into the members above while being destroyed. ios_[0] also runs the accept loops.
   std::vector<std::unique_ptr<asio::io_context>> ios_;
@@ -260,11 +269,14 @@ Status Server::Impl::Start() {
       RequestStop();
     });
   }
+  CreateReadinessRings();
   {
     std::lock_guard lock(mu_);
-    for (const std::unique_ptr<asio::io_context>& io : ios_) {
-      work_.push_back(asio::make_work_guard(*io));
-      threads_.emplace_back([&io = *io] { io.run(); });
+    for (std::size_t i = 0; i < ios_.size(); ++i) {
+      work_.push_back(asio::make_work_guard(*ios_[i]));
+      threads_.emplace_back(
+          [&io = *ios_[i], ring = rings_[i].get(), pressure = &cpu_pressure_,
+           limit = options_.io_poll_limit] { internal::RunIoThread(io, ring, pressure, limit); });
       io_thread_ids_.push_back(threads_.back().get_id());
     }
   }
@@ -308,6 +320,22 @@ asio::awaitable<void> Server::Impl::AcceptLoop(Listener* listener) {
   }
 }
 
+void Server::Impl::CreateReadinessRings() {
+  rings_.assign(ios_.size(), nullptr);
+  if (options_.io_poll_limit.count() <= 0) return;
+  std::string why_not;
+  for (std::shared_ptr<internal::ReadinessRing>& ring : rings_) {
+    ring = internal::ReadinessRing::Create(&why_not);
+    if (ring == nullptr) {
+      rings_.assign(ios_.size(), nullptr);
+      log::Write(log::Severity::kInfo, "NETWORK", kLogIoPolling, "listener",
+                 "io threads sleep as soon as they run out of events: no io_uring to poll",
+                 {{"reason", why_not}});
+      return;
+    }
+  }
+}
+
 std::size_t Server::Impl::PickContext() {
   std::lock_guard lock(mu_);
   return static_cast<std::size_t>(
@@ -344,7 +372,7 @@ void Server::Impl::OnAccepted(tcp::socket socket, std::size_t context) {
     std::lock_guard lock(mu_);
     info.id = next_connection_id_++;
     connection = std::make_shared<Connection>(std::move(socket), asio::make_strand(*ios_[context]),
-                                              info, env_);
+                                              rings_[context], info, env_);
     connections_.emplace(info.id, connection);
     context_of_.emplace(info.id, context);
     ++connections_per_context_[context];

@@ -40,6 +40,9 @@ struct ServerOptions {
   // How long a graceful stop waits for in-flight requests before it interrupts those still
   // running (RequestHandler::OnDrainTimedOut) and closes every connection.
   std::chrono::milliseconds drain_timeout{10000};
+  // How long an io thread that has run out of events may poll for the next one before it
+  // sleeps (adapted below this by how soon events come; 0: never poll). Needs io_uring.
+  std::chrono::microseconds io_poll_limit{100};
   // /metrics and /healthz over HTTP (net/http.h); off unless http.port is set.
   HttpOptions http;
 };
