@@ -48,7 +48,10 @@ void RunIoThread(asio::io_context& io, ReadinessRing* ring, CpuPressure* pressur
     pressure->Refresh(now);
     const bool polling = governor.window().count() > 0 && !pressure->Contended();
     const Polled polled = polling ? PollRing(*ring, governor.window(), now) : Polled::kTimedOut;
-    if (polled == Polled::kRaised) continue;
+    if (polled == Polled::kRaised) {
+      governor.OnCaught();
+      continue;
+    }
     if (polled == Polled::kPreempted) governor.OnPreempted();
     const Clock::time_point before = Clock::now();
     if (io.run_one() == 0) return;  // stopped

@@ -13,29 +13,57 @@ TEST(SpinGovernorTest, StartsAtItsLimit) {
   EXPECT_EQ(SpinGovernor(Micros{0}).window(), Micros{0});
 }
 
-TEST(SpinGovernorTest, EventsLongAfterTheWindowShrinkItToNothing) {
-  SpinGovernor governor(Micros{100});
-  governor.OnSlept(Micros{500});
-  EXPECT_EQ(governor.window(), Micros{50});
-  governor.OnSlept(Micros{500});
-  governor.OnSlept(Micros{500});
-  EXPECT_EQ(governor.window(), Micros{12});
-  governor.OnSlept(Micros{500});
-  EXPECT_EQ(governor.window(), Micros{0});  // 6 would be below the smallest window
-  governor.OnSlept(Micros{500});
-  EXPECT_EQ(governor.window(), Micros{0});
+// Polling that misses `times` in a row, sleeping `slept` each time.
+void Miss(SpinGovernor& governor, int times, Micros slept = Micros{45}) {
+  for (int i = 0; i < times; ++i) governor.OnSlept(slept);
 }
 
-TEST(SpinGovernorTest, EventsSoonAfterSleepingGrowItBackToTheLimit) {
+TEST(SpinGovernorTest, ARunOfPollsInVainHalvesTheWindowDownToNothing) {
   SpinGovernor governor(Micros{100});
-  for (int i = 0; i < 5; ++i) governor.OnSlept(Micros{1000});
-  ASSERT_EQ(governor.window(), Micros{0});
-  governor.OnSlept(Micros{150});  // waking counts: up to twice the limit is soon
-  EXPECT_EQ(governor.window(), SpinGovernor::kSmallestWindow);
-  governor.OnSlept(Micros{150});
-  EXPECT_EQ(governor.window(), 2 * SpinGovernor::kSmallestWindow);
-  for (int i = 0; i < 5; ++i) governor.OnSlept(Micros{30});
+  Miss(governor, SpinGovernor::kMissesBeforeShrinking - 1);
+  EXPECT_EQ(governor.window(), Micros{100});  // a client that paused once or twice
+  Miss(governor, 1);                          // what it slept does not matter: polling missed
+  EXPECT_EQ(governor.window(), Micros{50});
+  Miss(governor, 2 * SpinGovernor::kMissesBeforeShrinking);
+  EXPECT_EQ(governor.window(), Micros{12});
+  Miss(governor, SpinGovernor::kMissesBeforeShrinking);
+  EXPECT_EQ(governor.window(), Micros{0});  // 6 would be below the smallest window
+}
+
+TEST(SpinGovernorTest, ACaughtEventEndsTheRunOfMisses) {
+  SpinGovernor governor(Micros{100});
+  for (int i = 0; i < 10; ++i) {
+    Miss(governor, SpinGovernor::kMissesBeforeShrinking - 1);
+    governor.OnCaught();
+  }
+  EXPECT_EQ(governor.window(), Micros{100});
+}
+
+TEST(SpinGovernorTest, CatchingEventsDoublesItBackToTheLimit) {
+  SpinGovernor governor(Micros{100});
+  Miss(governor, 2 * SpinGovernor::kMissesBeforeShrinking);
+  ASSERT_EQ(governor.window(), Micros{25});
+  governor.OnCaught();
+  EXPECT_EQ(governor.window(), Micros{50});
+  governor.OnCaught();
+  governor.OnCaught();
   EXPECT_EQ(governor.window(), Micros{100});  // never past the limit
+}
+
+TEST(SpinGovernorTest, FromNothingAnEventSoonAfterSleepingReopensIt) {
+  SpinGovernor governor(Micros{100});
+  Miss(governor, 5 * SpinGovernor::kMissesBeforeShrinking, Micros{1000});
+  ASSERT_EQ(governor.window(), Micros{0});
+  governor.OnSlept(Micros{500});  // later than the limit: stays shut
+  EXPECT_EQ(governor.window(), Micros{0});
+  governor.OnSlept(Micros{30});  // twice what it slept, waking included
+  EXPECT_EQ(governor.window(), Micros{60});
+  Miss(governor, 5 * SpinGovernor::kMissesBeforeShrinking, Micros{1000});
+  governor.OnSlept(Micros{90});
+  EXPECT_EQ(governor.window(), Micros{100});  // at most the limit
+  Miss(governor, 5 * SpinGovernor::kMissesBeforeShrinking, Micros{1000});
+  governor.OnSlept(Micros{1});
+  EXPECT_EQ(governor.window(), SpinGovernor::kSmallestWindow);
 }
 
 TEST(SpinGovernorTest, PreemptionHalvesTheWindow) {
@@ -52,6 +80,7 @@ TEST(SpinGovernorTest, PreemptionHalvesTheWindow) {
 TEST(SpinGovernorTest, AZeroLimitNeverPolls) {
   SpinGovernor governor(Micros{0});
   governor.OnSlept(Micros{0});
+  governor.OnCaught();
   EXPECT_EQ(governor.window(), Micros{0});
 }
 
