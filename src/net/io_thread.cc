@@ -29,9 +29,9 @@ Polled PollRing(const ReadinessRing& ring, std::chrono::microseconds window,
 
 }  // namespace
 
-void RunIoThread(asio::io_context& io, ReadinessRing* ring, CpuPressure* pressure,
+void RunIoThread(asio::io_context& io, ReadinessRing* ring, CpuPressure& pressure,
                  std::chrono::microseconds limit) {
-  if (ring == nullptr || pressure == nullptr || limit.count() <= 0) {
+  if (ring == nullptr || limit.count() <= 0) {
     io.run();
     return;
   }
@@ -45,8 +45,8 @@ void RunIoThread(asio::io_context& io, ReadinessRing* ring, CpuPressure* pressur
     ring->Settle();
     if (ring->Raised()) continue;
     const Clock::time_point now = Clock::now();
-    pressure->Refresh(now);
-    const bool polling = governor.window().count() > 0 && !pressure->Contended();
+    pressure.Refresh(now);
+    const bool polling = governor.window().count() > 0 && !pressure.Contended();
     const Polled polled = polling ? PollRing(*ring, governor.window(), now) : Polled::kTimedOut;
     if (polled == Polled::kRaised) {
       governor.OnCaught();

@@ -17,7 +17,7 @@ class ReadinessRing;
 // more than the polling costs (the sleeping thread's CPU halts, and waking it takes the host).
 // It sleeps at once while `pressure` says threads wait for a CPU, and always without a ring,
 // as io_context::run() does.
-void RunIoThread(asio::io_context& io, ReadinessRing* ring, CpuPressure* pressure,
+void RunIoThread(asio::io_context& io, ReadinessRing* ring, CpuPressure& pressure,
                  std::chrono::microseconds limit);
 
 }  // namespace quarry::net::internal

@@ -42,13 +42,16 @@ ReadinessRing::ReadinessRing(std::unique_ptr<io_uring> ring)
 
 ReadinessRing::~ReadinessRing() { io_uring_queue_exit(ring_.get()); }
 
-bool ReadinessRing::Arm(int fd, std::uint64_t token) {
+io_uring_sqe* ReadinessRing::NextEntry() {
   io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
-  if (sqe == nullptr) {
-    io_uring_submit(ring_.get());
-    sqe = io_uring_get_sqe(ring_.get());
-    if (sqe == nullptr) return false;
-  }
+  if (sqe != nullptr) return sqe;
+  io_uring_submit(ring_.get());  // the submission queue was full: make room
+  return io_uring_get_sqe(ring_.get());
+}
+
+bool ReadinessRing::Arm(int fd, std::uint64_t token) {
+  io_uring_sqe* sqe = NextEntry();
+  if (sqe == nullptr) return false;
   io_uring_prep_poll_multishot(sqe, fd, POLLIN);
   io_uring_sqe_set_data64(sqe, token);
   return io_uring_submit(ring_.get()) >= 0;
@@ -66,11 +69,7 @@ void ReadinessRing::Forget(std::uint64_t token) {
   if (token == 0) return;
   std::lock_guard lock(mu_);
   if (watched_.erase(token) == 0) return;
-  io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
-  if (sqe == nullptr) {
-    io_uring_submit(ring_.get());
-    sqe = io_uring_get_sqe(ring_.get());
-  }
+  io_uring_sqe* sqe = NextEntry();
   if (sqe == nullptr) return;
   io_uring_prep_poll_remove(sqe, token);
   io_uring_sqe_set_data64(sqe, 0);

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 struct io_uring;
+struct io_uring_sqe;
 
 namespace quarry::net::internal {
 
@@ -45,6 +46,8 @@ class ReadinessRing {
 
  private:
   explicit ReadinessRing(std::unique_ptr<io_uring> ring);
+  // A free submission entry, submitting what is queued when there is none; null if still none.
+  io_uring_sqe* NextEntry();
   // Queues a multishot poll of `fd` under `token` and submits it; false if that failed.
   bool Arm(int fd, std::uint64_t token);
 

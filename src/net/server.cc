@@ -275,7 +275,7 @@ Status Server::Impl::Start() {
     for (std::size_t i = 0; i < ios_.size(); ++i) {
       work_.push_back(asio::make_work_guard(*ios_[i]));
       threads_.emplace_back(
-          [&io = *ios_[i], ring = rings_[i].get(), pressure = &cpu_pressure_,
+          [&io = *ios_[i], ring = rings_[i].get(), &pressure = cpu_pressure_,
            limit = options_.io_poll_limit] { internal::RunIoThread(io, ring, pressure, limit); });
       io_thread_ids_.push_back(threads_.back().get_id());
     }
