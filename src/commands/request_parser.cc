@@ -36,6 +36,15 @@ constexpr std::array<std::string_view, 26> kGenericArguments = {"$db",
 
 bool IsAbsent(bson::ValueView v) { return !v.exists() || v.type() == bson::Type::kNull; }
 
+// One of 64 bits for a key, from its length and its first and last bytes: most options a
+// command looks up are absent, and their bit alone says so.
+std::uint64_t KeyBit(std::string_view key) {
+  if (key.empty()) return 1;
+  const auto mix = key.size() * 31 + static_cast<unsigned char>(key.front()) +
+                   static_cast<unsigned char>(key.back()) * 7;
+  return std::uint64_t{1} << (mix & 63);
+}
+
 }  // namespace
 
 bool IsGenericArgument(std::string_view key) {
@@ -50,11 +59,8 @@ RequestParser::RequestParser(const Request& request) : request_(request) {
     walked_.assign(request.body.begin(), request.body.end());
     fields_ = walked_;
   }
-  known_.reserve(32);
-  if (!fields_.empty()) {
-    found_ = 1;  // the command's own field
-    known_.push_back(fields_.front().key);
-  }
+  for (const bson::Element& e : fields_) key_bits_ |= KeyBit(e.key);
+  if (!fields_.empty()) found_ = 1;  // the command's own field
 }
 
 Status RequestParser::WrongType(std::string_view key, bson::ValueView value,
@@ -85,13 +91,25 @@ bson::ValueView RequestParser::Raw(std::string_view key) {
   for (const DocumentSequenceView& seq : request_.sequences) {
     if (seq.identifier == key) known_.push_back(seq.identifier);
   }
+  if ((key_bits_ & KeyBit(key)) == 0) return bson::ValueView();
   const auto field = std::find_if(fields_.begin(), fields_.end(),
                                   [key](const bson::Element& e) { return e.key == key; });
   if (field == fields_.end()) return bson::ValueView();
   const auto index = static_cast<std::size_t>(field - fields_.begin());
-  if (index < 64) found_ |= std::uint64_t{1} << index;
-  known_.push_back(field->key);  // for a repeat of the field further on, or past the 64th
+  if (index < 64) {
+    found_ |= std::uint64_t{1} << index;
+  } else {
+    known_.push_back(field->key);
+  }
   return field->value;
+}
+
+bool RequestParser::Known(std::string_view key) const {
+  // A repeat of a field an accessor found counts as known, as the first one does.
+  for (std::size_t i = 0; i < fields_.size() && i < 64; ++i) {
+    if ((found_ >> i & 1) != 0 && fields_[i].key == key) return true;
+  }
+  return std::find(known_.begin(), known_.end(), key) != known_.end();
 }
 
 void RequestParser::Ignore(std::initializer_list<std::string_view> keys) {
@@ -177,8 +195,7 @@ Status RequestParser::Finish() const {
   for (std::size_t i = 0; i < fields_.size(); ++i) {
     if (i < 64 && (found_ >> i & 1) != 0) continue;
     const bson::Element& e = fields_[i];
-    if (IsGenericArgument(e.key)) continue;
-    if (std::find(known_.begin(), known_.end(), e.key) != known_.end()) continue;
+    if (IsGenericArgument(e.key) || Known(e.key)) continue;
     return Status(ErrorCode::kLocation40415, "BSON field '" + std::string(request_.name) + "." +
                                                  std::string(e.key) + "' is an unknown field.");
   }

@@ -42,6 +42,8 @@ class RequestParser {
 
  private:
   Status WrongType(std::string_view key, bson::ValueView value, std::string_view expected) const;
+  // An accessor asked for `key`, or Ignore named it.
+  bool Known(std::string_view key) const;
   const Request& request_;
   // The body's fields, walked once (by dispatch, or here when it did not): each accessor then
   // compares keys, not BSON elements.
@@ -49,6 +51,9 @@ class RequestParser {
   std::span<const bson::Element> fields_;
   // Bit i: an accessor found field i (of the first 64), so Finish need not look its key up.
   std::uint64_t found_ = 0;
+  // The KeyBit of every field's key.
+  std::uint64_t key_bits_ = 0;
+  // Keys Ignore named, sequences asked for, and fields found past the 64th.
   std::vector<std::string_view> known_;
 };
 

@@ -83,6 +83,21 @@ TEST_F(RequestParserTest, ARepeatedFieldIsKnownWhenItsKeyIsRead) {
   EXPECT_TRUE(args.Finish().ok());
 }
 
+// Absent keys are told apart from present ones however alike they look (same length, same
+// first and last bytes), and a repeated command name counts as read.
+TEST_F(RequestParserTest, LookalikeKeysAreAbsentAndPresentOnesAreFound) {
+  RequestParser args(RequestOf(R"({"find": "c", "abc": 1, "axc": 2, "find": "d"})"));
+  for (std::string key : {"abd", "xbc", "aac", "ab", "abcc", "a", "", "fnd", "fine"}) {
+    EXPECT_FALSE(args.Raw(key).exists()) << key;
+  }
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_FALSE(args.Raw("k" + std::to_string(i)).exists()) << i;
+  }
+  EXPECT_EQ(args.Raw("axc").AsInt64(), 2);
+  EXPECT_EQ(args.Raw("abc").AsInt64(), 1);
+  EXPECT_TRUE(args.Finish().ok());
+}
+
 TEST_F(RequestParserTest, IgnoredFieldsAreAcceptedAndOthersAreNot) {
   const char* body = R"({"insert": "c", "let": {}})";
   RequestParser ignoring(RequestOf(body));
