@@ -16,21 +16,32 @@ SpinGovernor::Micros Halved(SpinGovernor::Micros window) {
 void SpinGovernor::OnCaught() {
   misses_ = 0;
   window_ = std::min(limit_, window_ * 2);
+  caught_open_ = true;
+  reopen_reach_ = limit_ * kReopenLimits;
 }
 
 void SpinGovernor::OnSlept(Micros slept) {
   if (window_.count() > 0) {
     if (++misses_ < kMissesBeforeShrinking) return;
     misses_ = 0;
-    window_ = Halved(window_);
-  } else if (slept <= limit_) {
+    Shrink();
+  } else if (limit_.count() > 0 && slept <= reopen_reach_) {
     window_ = std::min(limit_, std::max(kSmallestWindow, slept * 2));
+    caught_open_ = false;
   }
 }
 
 void SpinGovernor::OnPreempted() {
   misses_ = 0;
+  Shrink();
+}
+
+void SpinGovernor::Shrink() {
+  if (window_.count() == 0) return;
   window_ = Halved(window_);
+  if (window_.count() == 0 && !caught_open_) {
+    reopen_reach_ = std::max(limit_ * kReopenLimitsAtLeast, reopen_reach_ / 2);
+  }
 }
 
 }  // namespace quarry::net

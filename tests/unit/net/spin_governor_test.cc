@@ -66,6 +66,48 @@ TEST(SpinGovernorTest, FromNothingAnEventSoonAfterSleepingReopensIt) {
   EXPECT_EQ(governor.window(), SpinGovernor::kSmallestWindow);
 }
 
+// Waking on a virtual machine can take longer than the client's pause: a thread that has seen
+// polling catch events reopens after sleeps of a few limits.
+TEST(SpinGovernorTest, AfterCatchingASleepOfAFewLimitsReopensIt) {
+  SpinGovernor governor(Micros{100});
+  governor.OnCaught();
+  Miss(governor, 5 * SpinGovernor::kMissesBeforeShrinking, Micros{1000});
+  ASSERT_EQ(governor.window(), Micros{0});
+  EXPECT_EQ(governor.reopen_reach(), Micros{100 * SpinGovernor::kReopenLimits});
+  governor.OnSlept(Micros{301});
+  EXPECT_EQ(governor.window(), Micros{0});
+  governor.OnSlept(Micros{250});
+  EXPECT_EQ(governor.window(), Micros{100});
+}
+
+// A client slower than polling can meet: a window that opens and shuts again without a catch
+// halves the reach, down to two limits, so such a client stops costing polls; a catch gives
+// the reach back.
+TEST(SpinGovernorTest, ReopeningsThatCatchNothingShortenTheReach) {
+  SpinGovernor governor(Micros{100});
+  Miss(governor, 5 * SpinGovernor::kMissesBeforeShrinking, Micros{250});
+  ASSERT_EQ(governor.window(), Micros{0});
+  EXPECT_EQ(governor.reopen_reach(), Micros{100 * SpinGovernor::kReopenLimitsAtLeast});
+  governor.OnSlept(Micros{250});
+  EXPECT_EQ(governor.window(), Micros{0});
+  governor.OnSlept(Micros{190});
+  ASSERT_EQ(governor.window(), Micros{100});
+  Miss(governor, 5 * SpinGovernor::kMissesBeforeShrinking, Micros{250});
+  ASSERT_EQ(governor.window(), Micros{0});
+  EXPECT_EQ(governor.reopen_reach(), Micros{200});  // no shorter
+  governor.OnSlept(Micros{201});
+  EXPECT_EQ(governor.window(), Micros{0});
+  governor.OnSlept(Micros{150});
+  ASSERT_EQ(governor.window(), Micros{100});
+  governor.OnCaught();
+  EXPECT_EQ(governor.reopen_reach(), Micros{300});
+  Miss(governor, 5 * SpinGovernor::kMissesBeforeShrinking, Micros{1000});
+  ASSERT_EQ(governor.window(), Micros{0});
+  EXPECT_EQ(governor.reopen_reach(), Micros{300});
+  governor.OnSlept(Micros{250});
+  EXPECT_EQ(governor.window(), Micros{100});
+}
+
 TEST(SpinGovernorTest, PreemptionHalvesTheWindow) {
   SpinGovernor governor(Micros{64});
   governor.OnPreempted();
