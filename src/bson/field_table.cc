@@ -5,10 +5,23 @@
 
 namespace quarry::bson {
 
+namespace {
+
+std::uint64_t KeyBit(std::string_view key) {
+  if (key.empty()) return 1;
+  const auto mix = key.size() * 31 + static_cast<unsigned char>(key.front()) +
+                   static_cast<unsigned char>(key.back()) * 7;
+  return std::uint64_t{1} << (mix & 63);
+}
+
+}  // namespace
+
 void FieldTable::Reset(DocumentView document) {
   overflow_.clear();
+  key_bits_ = 0;
   std::size_t count = 0;
   for (const Element& e : document) {
+    key_bits_ |= KeyBit(e.key);
     if (count < kInlineFields) {
       inline_[count] = e;
     } else {
@@ -21,28 +34,22 @@ void FieldTable::Reset(DocumentView document) {
                                 : std::span<const Element>(overflow_);
 }
 
-ValueView FieldTable::Get(std::string_view key) const {
+const Element* FieldTable::Find(std::string_view key) const {
+  if ((key_bits_ & KeyBit(key)) == 0) return nullptr;
   for (const Element& e : elements_) {
-    if (e.key == key) return e.value;
+    if (e.key == key) return &e;
   }
-  return {};
+  return nullptr;
+}
+
+ValueView FieldTable::Get(std::string_view key) const {
+  const Element* found = Find(key);
+  return found == nullptr ? ValueView() : found->value;
 }
 
 bool FieldTable::HasAnyOf(std::initializer_list<std::string_view> keys) const {
-  // Bit n: some key is n bytes long (n < 64), so most fields are passed over by their length.
-  std::uint64_t lengths = 0;
-  bool long_key = false;
-  for (std::string_view key : keys) {
-    if (key.size() < 64) {
-      lengths |= std::uint64_t{1} << key.size();
-    } else {
-      long_key = true;
-    }
-  }
-  return std::any_of(elements_.begin(), elements_.end(), [&](const Element& e) {
-    const bool maybe = e.key.size() < 64 ? (lengths >> e.key.size() & 1) != 0 : long_key;
-    return maybe && std::find(keys.begin(), keys.end(), e.key) != keys.end();
-  });
+  return std::any_of(keys.begin(), keys.end(),
+                     [this](std::string_view key) { return Find(key) != nullptr; });
 }
 
 }  // namespace quarry::bson

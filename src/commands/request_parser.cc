@@ -36,15 +36,6 @@ constexpr std::array<std::string_view, 26> kGenericArguments = {"$db",
 
 bool IsAbsent(bson::ValueView v) { return !v.exists() || v.type() == bson::Type::kNull; }
 
-// One of 64 bits for a key, from its length and its first and last bytes: most options a
-// command looks up are absent, and their bit alone says so.
-std::uint64_t KeyBit(std::string_view key) {
-  if (key.empty()) return 1;
-  const auto mix = key.size() * 31 + static_cast<unsigned char>(key.front()) +
-                   static_cast<unsigned char>(key.back()) * 7;
-  return std::uint64_t{1} << (mix & 63);
-}
-
 }  // namespace
 
 bool IsGenericArgument(std::string_view key) {
@@ -54,12 +45,11 @@ bool IsGenericArgument(std::string_view key) {
 
 RequestParser::RequestParser(const Request& request) : request_(request) {
   if (request.fields != nullptr) {
-    fields_ = request.fields->elements();
+    table_ = request.fields;
   } else {
-    walked_.assign(request.body.begin(), request.body.end());
-    fields_ = walked_;
+    table_ = &walked_.emplace(request.body);
   }
-  for (const bson::Element& e : fields_) key_bits_ |= KeyBit(e.key);
+  fields_ = table_->elements();
   if (!fields_.empty()) found_ = 1;  // the command's own field
 }
 
@@ -91,11 +81,9 @@ bson::ValueView RequestParser::Raw(std::string_view key) {
   for (const DocumentSequenceView& seq : request_.sequences) {
     if (seq.identifier == key) known_.push_back(seq.identifier);
   }
-  if ((key_bits_ & KeyBit(key)) == 0) return bson::ValueView();
-  const auto field = std::find_if(fields_.begin(), fields_.end(),
-                                  [key](const bson::Element& e) { return e.key == key; });
-  if (field == fields_.end()) return bson::ValueView();
-  const auto index = static_cast<std::size_t>(field - fields_.begin());
+  const bson::Element* field = table_->Find(key);
+  if (field == nullptr) return bson::ValueView();
+  const auto index = static_cast<std::size_t>(field - fields_.data());
   if (index < 64) {
     found_ |= std::uint64_t{1} << index;
   } else {

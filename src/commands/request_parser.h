@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "bson/field_table.h"
 #include "bson/value.h"
 #include "commands/command.h"
 
@@ -47,12 +48,11 @@ class RequestParser {
   const Request& request_;
   // The body's fields, walked once (by dispatch, or here when it did not): each accessor then
   // compares keys, not BSON elements.
-  std::vector<bson::Element> walked_;
+  std::optional<bson::FieldTable> walked_;
+  const bson::FieldTable* table_ = nullptr;
   std::span<const bson::Element> fields_;
   // Bit i: an accessor found field i (of the first 64), so Finish need not look its key up.
   std::uint64_t found_ = 0;
-  // The KeyBit of every field's key.
-  std::uint64_t key_bits_ = 0;
   // Keys Ignore named, sequences asked for, and fields found past the 64th.
   std::vector<std::string_view> known_;
 };

@@ -25,7 +25,7 @@ void SpinGovernor::OnSlept(Micros slept) {
     if (++misses_ < kMissesBeforeShrinking) return;
     misses_ = 0;
     Shrink();
-  } else if (limit_.count() > 0 && slept <= reopen_reach_) {
+  } else if (slept <= reopen_reach_) {
     window_ = std::min(limit_, std::max(kSmallestWindow, slept * 2));
     caught_open_ = false;
   }
