@@ -2,6 +2,7 @@
 #include "bson/builder.h"
 
 #include <cstring>
+#include <limits>
 
 #include "base/check.h"
 
@@ -136,6 +137,13 @@ DocumentBuilder& DocumentBuilder::AppendInt64(std::string_view key, std::int64_t
   AppendHeader(Type::kInt64, key);
   PutInt64(&buffer_, value);
   return *this;
+}
+DocumentBuilder& DocumentBuilder::AppendNumber(std::string_view key, std::int64_t value) {
+  if (value >= std::numeric_limits<std::int32_t>::min() &&
+      value <= std::numeric_limits<std::int32_t>::max()) {
+    return AppendInt32(key, static_cast<std::int32_t>(value));
+  }
+  return AppendInt64(key, value);
 }
 DocumentBuilder& DocumentBuilder::AppendDecimal128(std::string_view key, Decimal128 value) {
   AppendHeader(Type::kDecimal128, key);

@@ -45,6 +45,8 @@ class DocumentBuilder {
   DocumentBuilder& AppendInt32(std::string_view key, std::int32_t value);
   DocumentBuilder& AppendTimestamp(std::string_view key, std::uint64_t value);
   DocumentBuilder& AppendInt64(std::string_view key, std::int64_t value);
+  // An int32 when `value` fits one, else an int64, as mongod appends a count or a size.
+  DocumentBuilder& AppendNumber(std::string_view key, std::int64_t value);
   DocumentBuilder& AppendDecimal128(std::string_view key, Decimal128 value);
   DocumentBuilder& AppendMinKey(std::string_view key);
   DocumentBuilder& AppendMaxKey(std::string_view key);

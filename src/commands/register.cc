@@ -22,6 +22,8 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterSearchIndexCommands(registry);
   RegisterExplainCommand(registry);
   RegisterValidateCommand(registry);
+  RegisterMaintenanceCommands(registry);
+  RegisterDataSizeCommand(registry);
   RegisterBackupCommands(registry);
   RegisterReplicationCommands(registry);
   RegisterParameterCommands(registry);

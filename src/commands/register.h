@@ -23,6 +23,8 @@ void RegisterCreateIndexesCommand(CommandRegistry& registry);
 void RegisterPlanCacheCommands(CommandRegistry& registry);
 void RegisterExplainCommand(CommandRegistry& registry);
 void RegisterValidateCommand(CommandRegistry& registry);
+void RegisterMaintenanceCommands(CommandRegistry& registry);
+void RegisterDataSizeCommand(CommandRegistry& registry);
 void RegisterReplicationCommands(CommandRegistry& registry);
 void RegisterParameterCommands(CommandRegistry& registry);
 void RegisterProfileCommand(CommandRegistry& registry);

@@ -110,6 +110,12 @@ class Engine {
   Status SyncWal();
   // Writes every memtable to SST files and waits for it (tests, maintenance).
   Status Flush();
+  // Rewrites the table files of `collection`'s records and of its `indexes`' keys without what
+  // deletes and overwrites left there (compact), while commits go on; returns the bytes the
+  // files shrank by. What a snapshot of the history may still read stays
+  // (EngineOptions::snapshot_history_window).
+  StatusWith<std::uint64_t> CompactCollection(CollectionId collection,
+                                              const std::vector<IndexId>& indexes);
 
   // Writes a consistent copy of the database, as of one moment while commits go on, into `dir`,
   // which must not exist (its parent must). SST files are hard-linked when `dir` is on the

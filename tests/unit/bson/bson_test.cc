@@ -88,6 +88,21 @@ TEST(BuilderTest, ArrayBuilderNumbersKeysWithoutGaps) {
   EXPECT_EQ(arr.view().CountElements(), 2u);
 }
 
+TEST(BuilderTest, AppendNumberTakesAnIntWhileTheValueFitsOne) {
+  DocumentBuilder b;
+  b.AppendNumber("small", -7)
+      .AppendNumber("top", 2147483647)
+      .AppendNumber("above", 2147483648)
+      .AppendNumber("below", -2147483649);
+  Document d = std::move(b).Finish();
+  EXPECT_EQ(d.view().Get("small").type(), Type::kInt32);
+  EXPECT_EQ(d.view().Get("small").Int32(), -7);
+  EXPECT_EQ(d.view().Get("top").type(), Type::kInt32);
+  EXPECT_EQ(d.view().Get("above").type(), Type::kInt64);
+  EXPECT_EQ(d.view().Get("above").Int64(), 2147483648);
+  EXPECT_EQ(d.view().Get("below").type(), Type::kInt64);
+}
+
 TEST(DocumentViewTest, HasAnyOfFindsAnyOfTheKeysAndOnlyWholeKeys) {
   DocumentBuilder b;
   b.AppendInt32("find", 1).AppendNull("hint").AppendString("collation_x", "c");
