@@ -5,6 +5,7 @@
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
+#include "commands/request_parser.h"
 #include "exec/index_maintenance.h"
 #include "storage/engine.h"
 #include "storage/transaction.h"
@@ -12,8 +13,16 @@
 namespace quarry::commands {
 namespace {
 
+// mongod parses both strictly, and answers CommandFailed when no transaction is named.
+Status CheckNamesATransaction(const Request& request) {
+  QUARRY_RETURN_IF_ERROR(RequestParser(request).Finish());
+  if (request.Field("txnNumber").exists()) return Status::OK();
+  return Status(ErrorCode::kCommandFailed,
+                std::string(request.name) + " must be run within a transaction");
+}
+
 StatusWith<bson::Document> RunCommitTransaction(CommandContext& ctx, const Request& request) {
-  (void)request;
+  QUARRY_RETURN_IF_ERROR(CheckNamesATransaction(request));
   storage::Transaction* txn = ctx.transaction();
   if (txn == nullptr) return bson::Document();  // committed before: a retry succeeds again
   if (!txn->has_writes()) return bson::Document();
@@ -27,7 +36,7 @@ StatusWith<bson::Document> RunCommitTransaction(CommandContext& ctx, const Reque
 }
 
 StatusWith<bson::Document> RunAbortTransaction(CommandContext& ctx, const Request& request) {
-  (void)request;
+  QUARRY_RETURN_IF_ERROR(CheckNamesATransaction(request));
   if (ctx.transaction() != nullptr) ctx.transaction()->End(/*committed=*/false);
   return bson::Document();
 }

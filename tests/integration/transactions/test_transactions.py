@@ -262,6 +262,17 @@ def test_transaction_arguments_are_checked_as_mongod_checks_them(client, db):
         assert error.value.code == 72
 
 
+def test_commit_and_abort_outside_a_transaction_fail_as_mongods_do(client):
+    for name in ("commitTransaction", "abortTransaction"):
+        with pytest.raises(pymongo.errors.OperationFailure) as error:
+            client.admin.command({name: 1})
+        assert error.value.code == 125
+        assert error.value.details["errmsg"] == f"{name} must be run within a transaction"
+        with pytest.raises(pymongo.errors.OperationFailure) as error:
+            client.admin.command({name: 1, "unknownOption": 1})
+        assert error.value.code == 40415
+
+
 def test_a_write_error_aborts_the_transaction(client, db):
     coll = db.dupes
     coll.insert_one({"_id": 1})
