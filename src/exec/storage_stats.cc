@@ -24,7 +24,8 @@ std::vector<IndexSize> IndexSizes(const ExecContext& ctx, const catalog::Collect
   return sizes;
 }
 
-bson::Document StorageStats(const ExecContext& ctx, const Collection& collection) {
+bson::Document StorageStats(const ExecContext& ctx, const Collection& collection,
+                            std::int64_t scale) {
   storage::CollectionStats stats = ctx.engine->records().Stats(collection.id);
   auto storage_size =
       static_cast<std::int64_t>(ctx.engine->records().ApproximateStorageSize(collection.id));
@@ -32,21 +33,21 @@ bson::Document StorageStats(const ExecContext& ctx, const Collection& collection
   std::int64_t total_index_size = 0;
   for (const IndexSize& index : indexes) total_index_size += static_cast<std::int64_t>(index.bytes);
   bson::DocumentBuilder b;
-  b.AppendInt64("size", stats.data_bytes)
+  b.AppendInt64("size", stats.data_bytes / scale)
       .AppendInt64("count", stats.count)
       .AppendInt64("avgObjSize", stats.count > 0 ? stats.data_bytes / stats.count : 0)
-      .AppendInt64("storageSize", storage_size)
+      .AppendInt64("storageSize", storage_size / scale)
       .AppendInt64("freeStorageSize", 0)
       .AppendBool("capped", false)
       .AppendInt32("nindexes", static_cast<std::int32_t>(indexes.size()))
-      .AppendInt64("totalIndexSize", total_index_size)
-      .AppendInt64("totalSize", storage_size + total_index_size);
+      .AppendInt64("totalIndexSize", total_index_size / scale)
+      .AppendInt64("totalSize", (storage_size + total_index_size) / scale);
   b.OpenDocument("indexSizes");
   for (const IndexSize& index : indexes) {
-    b.AppendInt64(index.name, static_cast<std::int64_t>(index.bytes));
+    b.AppendInt64(index.name, static_cast<std::int64_t>(index.bytes) / scale);
   }
   b.Close();
-  b.AppendInt32("scaleFactor", 1);
+  b.AppendNumber("scaleFactor", scale);
   return std::move(b).Finish();
 }
 

@@ -14,8 +14,10 @@ namespace quarry::exec {
 
 // {size, count, avgObjSize, storageSize, freeStorageSize, capped, nindexes, totalIndexSize,
 // totalSize, indexSizes, scaleFactor}: the count and size are exact (kept by every commit),
-// the storage and index sizes are RocksDB's estimates of the compressed bytes.
-bson::Document StorageStats(const ExecContext& ctx, const Collection& collection);
+// the storage and index sizes are RocksDB's estimates of the compressed bytes. Sizes but
+// avgObjSize are in units of `scale` bytes, rounded down, as mongod gives them.
+bson::Document StorageStats(const ExecContext& ctx, const Collection& collection,
+                            std::int64_t scale = 1);
 
 struct IndexSize {
   std::string name;

@@ -11,6 +11,7 @@
 #include "collation/collator.h"
 #include "commands/aggregate/aggregate_io.h"
 #include "commands/aggregate/change_stream.h"
+#include "commands/aggregate/coll_stats_stage.h"
 #include "commands/aggregate/index_stats.h"
 #include "commands/aggregate/plan_cache_stats.h"
 #include "commands/aggregate/session_lists.h"
@@ -55,60 +56,21 @@ std::string_view FirstStageName(bson::DocumentView stages) {
   return it->value.Document().FirstKey();
 }
 
-// $currentOp, $indexStats, $planCacheStats, the session lists and the search stages read server
-// state, so they must come first (mongod's 40602).
+// $currentOp, $indexStats, $collStats, $planCacheStats, the session lists and the search stages
+// read server state, so they must come first (mongod's 40602).
 Status CheckSourceStagePositions(bson::DocumentView stages) {
   bool first = true;
   for (const bson::Element& e : stages) {
     if (std::exchange(first, false) || e.value.type() != bson::Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
-    if (name == "$currentOp" || name == "$indexStats" || name == "$planCacheStats" ||
-        name == "$vectorSearch" || name == "$listSearchIndexes" || name == "$listSessions" ||
-        name == "$listLocalSessions") {
+    if (name == "$currentOp" || name == "$indexStats" || name == "$collStats" ||
+        name == "$planCacheStats" || name == "$vectorSearch" || name == "$listSearchIndexes" ||
+        name == "$listSessions" || name == "$listLocalSessions") {
       return Status(static_cast<ErrorCode>(40602),
                     std::string(name) + " is only valid as the first stage in a pipeline");
     }
   }
   return Status::OK();
-}
-
-// mongosh's db.coll.stats() runs [{$collStats: {storageStats: {}}}]: answered from collStats.
-bool IsCollStatsPipeline(bson::DocumentView stages) {
-  auto it = stages.begin();
-  return it != stages.end() && it->value.type() == bson::Type::kDocument &&
-         it->value.Document().FirstKey() == "$collStats";
-}
-
-// $collStats' one document {ns, host, localTime, storageStats: {...}}.
-StatusWith<query::Batch> CollStatsBatch(CommandContext& ctx, const std::string& db,
-                                        const std::string& coll) {
-  std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
-  if (IsReplicationCollection(ctx.service(), db, coll)) {
-    bson::DocumentBuilder b;
-    b.AppendString("ns", db + "." + coll);
-    b.AppendString("host", ctx.service().AdvertisedAddress());
-    b.AppendDate("localTime", NowMillis());
-    b.AppendDocument("storageStats", ReplicationCollectionStats(ctx, coll, 1));
-    query::Batch batch;
-    batch.documents.push_back(std::move(b).Finish());
-    batch.bytes = batch.documents.back().size();
-    return batch;
-  }
-  if (!collection.has_value()) {
-    return Status(
-        ErrorCode::kNamespaceNotFound,
-        "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [" + db +
-            "." + coll + "] not found.");
-  }
-  bson::DocumentBuilder b;
-  b.AppendString("ns", collection->ns);
-  b.AppendString("host", ctx.service().host_name + ":" + std::to_string(ctx.service().config.port));
-  b.AppendDate("localTime", NowMillis());
-  b.AppendDocument("storageStats", exec::StorageStats(ExecContextOf(ctx), *collection));
-  query::Batch batch;
-  batch.documents.push_back(std::move(b).Finish());
-  batch.bytes = batch.documents.back().size();
-  return batch;
 }
 
 StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& request) {
@@ -164,11 +126,12 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
                   "$listSessions may only be run against config.system.sessions");
   }
   const bool index_stats = FirstStageName(stages) == "$indexStats";
+  const bool coll_stats = FirstStageName(stages) == "$collStats";
   const bool plan_cache_stats = FirstStageName(stages) == "$planCacheStats";
   const bool list_search_indexes = FirstStageName(stages) == "$listSearchIndexes";
   const bool vector_search = FirstStageName(stages) == "$vectorSearch";
   const bool collection_source =
-      index_stats || plan_cache_stats || list_search_indexes || vector_search;
+      index_stats || coll_stats || plan_cache_stats || list_search_indexes || vector_search;
   if (collection_source && target.type() != bson::Type::kString) {
     return Status(ErrorCode::kInvalidNamespace, std::string(FirstStageName(stages)) +
                                                     " must be run against a collection, not "
@@ -214,10 +177,6 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
 
   // After a source stage, the rest of the pipeline reads its documents, not the collection.
   const bool reads_collection = !local_sessions && !current_op.has_value() && !collection_source;
-  if (!coll.empty() && reads_collection && IsCollStatsPipeline(stages)) {
-    QUARRY_ASSIGN_OR_RETURN(query::Batch batch, CollStatsBatch(ctx, request.db, coll));
-    return BuildResultsReply(ctx, "firstBatch", batch, 0, ns);
-  }
   std::optional<exec::Collection> collection;
   if (!coll.empty()) collection = LookupCollection(ctx, request.db, coll);
   exec::ResolvedHint resolved_hint;
@@ -268,6 +227,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   } else if (index_stats) {
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
                             IndexStatsDocuments(ctx, request.db, coll, source_argument));
+    input = query::StreamOfDocuments(std::move(docs));
+  } else if (coll_stats) {
+    QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
+                            CollStatsDocuments(ctx, request.db, coll, source_argument));
     input = query::StreamOfDocuments(std::move(docs));
   } else if (plan_cache_stats) {
     QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,

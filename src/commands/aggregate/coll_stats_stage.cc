@@ -1,0 +1,136 @@
+#include "commands/aggregate/coll_stats_stage.h"
+
+#include <cstdint>
+#include <optional>
+
+#include "base/clock.h"
+#include "bson/builder.h"
+#include "commands/execution.h"
+#include "commands/replication/local_collections.h"
+#include "exec/storage_stats.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
+
+namespace quarry::commands {
+namespace {
+
+struct CollStatsSpec {
+  bool storage_stats = false;
+  std::int64_t scale = 1;
+  bool count = false;
+};
+
+Status UnknownField(std::string_view path) {
+  return Status(ErrorCode::kLocation40415,
+                "BSON field '" + std::string(path) + "' is an unknown field.");
+}
+
+Status NotAnObject(std::string_view path, bson::ValueView value) {
+  return Status(ErrorCode::kTypeMismatch,
+                "BSON field '" + std::string(path) + "' is the wrong type '" +
+                    std::string(bson::TypeAlias(value.type())) + "', expected type 'object'");
+}
+
+StatusWith<std::int64_t> ParseStorageStats(bson::DocumentView storage) {
+  std::int64_t scale = 1;
+  for (const bson::Element& e : storage) {
+    const std::string path = "$collStats.storageStats." + std::string(e.key);
+    if (e.key == "scale") {
+      if (!e.value.IsNumber()) {
+        return Status(ErrorCode::kTypeMismatch,
+                      "BSON field '" + path + "' is the wrong type '" +
+                          std::string(bson::TypeAlias(e.value.type())) +
+                          "', expected types '[long, int, decimal, double]'");
+      }
+      scale = e.value.AsInt64();
+      if (scale < 1) {
+        return Status(
+            static_cast<ErrorCode>(51024),
+            "BSON field 'scale' value must be >= 1, actual value '" + std::to_string(scale) + "'");
+      }
+    } else if (e.key == "verbose" || e.key == "waitForLock" || e.key == "numericOnly") {
+      // verbose and numericOnly add or drop WiredTiger's own figures, which Quarry has none of;
+      // nothing here waits for a lock.
+      if (e.value.type() != bson::Type::kBool) {
+        return Status(ErrorCode::kTypeMismatch, "BSON field '" + path + "' is the wrong type '" +
+                                                    std::string(bson::TypeAlias(e.value.type())) +
+                                                    "', expected type 'bool'");
+      }
+    } else {
+      return UnknownField(path);
+    }
+  }
+  return scale;
+}
+
+StatusWith<CollStatsSpec> ParseSpec(bson::ValueView argument) {
+  if (argument.type() != bson::Type::kDocument) {
+    return Status(static_cast<ErrorCode>(5447000),
+                  "$collStats must take a nested object but found: " + argument.ToJson());
+  }
+  CollStatsSpec spec;
+  for (const bson::Element& e : argument.Document()) {
+    const std::string path = "$collStats." + std::string(e.key);
+    if (e.key == "latencyStats" || e.key == "queryExecStats") {
+      if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
+      return Status(ErrorCode::kNotImplemented,
+                    "$collStats' " + std::string(e.key) +
+                        " is not supported by Quarry: it keeps no per-collection " +
+                        (e.key == "latencyStats" ? "latencies" : "scan counts"));
+    }
+    if (e.key == "storageStats") {
+      if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
+      QUARRY_ASSIGN_OR_RETURN(spec.scale, ParseStorageStats(e.value.Document()));
+      spec.storage_stats = true;
+    } else if (e.key == "count") {
+      if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
+      if (!e.value.Document().empty()) {
+        return UnknownField(path + "." + std::string(e.value.Document().FirstKey()));
+      }
+      spec.count = true;
+    } else {
+      return UnknownField(path);
+    }
+  }
+  return spec;
+}
+
+Status NotFound(std::string_view what, const std::string& ns) {
+  return Status(ErrorCode::kNamespaceNotFound, "Unable to retrieve " + std::string(what) +
+                                                   " in $collStats stage :: caused by :: "
+                                                   "Collection [" +
+                                                   ns + "] not found.");
+}
+
+}  // namespace
+
+StatusWith<std::vector<bson::Document>> CollStatsDocuments(CommandContext& ctx,
+                                                           const std::string& db,
+                                                           const std::string& coll,
+                                                           bson::ValueView argument) {
+  QUARRY_ASSIGN_OR_RETURN(CollStatsSpec spec, ParseSpec(argument));
+  const std::string ns = db + "." + coll;
+  bson::DocumentBuilder b;
+  b.AppendString("ns", ns);
+  b.AppendString("host", ctx.service().host_name + ":" + std::to_string(ctx.service().config.port));
+  b.AppendDate("localTime", NowMillis());
+  if (IsReplicationCollection(ctx.service(), db, coll)) {
+    const bson::Document stats =
+        ReplicationCollectionStats(ctx, coll, static_cast<double>(spec.scale));
+    if (spec.storage_stats) b.AppendDocument("storageStats", stats);
+    if (spec.count) b.AppendNumber("count", stats.view().Get("count").AsInt64());
+  } else if (spec.storage_stats || spec.count) {
+    std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+    if (!collection.has_value()) return NotFound(spec.storage_stats ? "storageStats" : "count", ns);
+    if (spec.storage_stats) {
+      b.AppendDocument("storageStats",
+                       exec::StorageStats(ExecContextOf(ctx), *collection, spec.scale));
+    }
+    if (spec.count) b.AppendNumber("count", ctx.engine().records().Stats(collection->id).count);
+  }
+  std::vector<bson::Document> docs;
+  docs.push_back(std::move(b).Finish());
+  return docs;
+}
+
+}  // namespace quarry::commands
