@@ -62,15 +62,25 @@ Status ParseFind(CommandContext& ctx, const Request& request, FindArgs* out) {
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
                           CommandCollator(ctx, request.db, find.coll, args.Raw("collation"), ""));
   QUARRY_ASSIGN_OR_RETURN(bool allow_disk_use, args.OptionalBool("allowDiskUse", false));
-  args.Ignore({"allowPartialResults", "oplogReplay", "readOnce", "ntoreturn",
-               "$_requestResumeToken", "$_resumeAfter", "isMaster"});
+  // Hints mongod itself ignores on a replica set member: no shards to be partial over, no
+  // oplog replay to speed up, no cache to spare.
+  args.Ignore({"allowPartialResults", "oplogReplay", "readOnce", "ntoreturn", "isMaster"});
+  for (std::string_view resume : {"$_requestResumeToken", "$_resumeAfter"}) {
+    if (args.Raw(resume).exists()) {
+      return Status(ErrorCode::kNotImplemented,
+                    "find's '" + std::string(resume) + "' is not supported by Quarry");
+    }
+  }
   QUARRY_RETURN_IF_ERROR(args.Finish());
+  if (await_data && !tailable) {
+    return Status(ErrorCode::kFailedToParse,
+                  "Cannot set 'awaitData' without also setting 'tailable'");
+  }
   if (tailable) {
     return Status(ErrorCode::kBadValue,
                   "tailable cursors are only supported on capped collections, which Quarry "
                   "does not have yet");
   }
-  (void)await_data;
   find.collator = collator;
   QUARRY_RETURN_IF_ERROR(exec::QuerySpec::ParseInto(find.filter, let, projection, sort, skip, limit,
                                                     std::move(collator), &find.spec));

@@ -46,7 +46,7 @@ constexpr std::string_view kCreateFields[] = {"capped",
                                               "temp"};
 
 // Options of create that Quarry honours or can safely record; the rest fail clearly.
-Status CheckCreateOptions(bson::DocumentView body) {
+Status CheckCreateOptions(std::string_view db, std::string_view coll, bson::DocumentView body) {
   for (const bson::Element& e : body) {
     std::string_view key = e.key;
     if (key == "create" || IsGenericArgument(key)) continue;
@@ -62,13 +62,29 @@ Status CheckCreateOptions(bson::DocumentView body) {
                     "create option '" + std::string(key) + "' is not supported by Quarry yet");
     }
   }
+  // Time-series and clustered collections, the only ones it applies to, were refused above.
+  if (body.Has("expireAfterSeconds")) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "'expireAfterSeconds' is only supported on time-series collections or when the "
+                  "'clusteredIndex' option is specified");
+  }
+  if (body.Has("autoIndexId") && !body.Get("autoIndexId").Truthy()) {
+    if (db != "local") {
+      return Status(static_cast<ErrorCode>(50001),
+                    "autoIndexId:false is not allowed for collection " + std::string(db) + "." +
+                        std::string(coll) + " because it can be replicated");
+    }
+    return Status(ErrorCode::kNotImplemented,
+                  "collections without an _id index are not supported by Quarry: records are kept "
+                  "by their _id");
+  }
   return Status::OK();
 }
 
 StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
-  QUARRY_RETURN_IF_ERROR(CheckCreateOptions(request.body));
+  QUARRY_RETURN_IF_ERROR(CheckCreateOptions(request.db, coll, request.body));
   if (IsReplicationCollection(ctx.service(), request.db, coll)) {
     return Status(ErrorCode::kNamespaceExists,
                   "Collection " + request.db + "." + coll + " already exists.");

@@ -58,3 +58,34 @@ def test_a_collection_and_an_index_with_the_simple_collation_are_created(db):
     # The simple collation is stored as no collation at all, as mongod stores it.
     assert "collation" not in db.plain.options()
     assert all("collation" not in i for i in db.plain.list_indexes())
+
+
+@pytest.mark.parametrize("option", ["$_requestResumeToken", "$_resumeAfter"])
+def test_find_resume_options_fail_with_238(words, option):
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        words.database.command({"find": "words", option: True})
+    assert_not_implemented(info.value, option)
+
+
+def test_await_data_without_tailable_fails_as_in_mongod(words):
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        words.database.command({"find": "words", "awaitData": True})
+    assert info.value.code == 9
+    assert info.value.details["errmsg"] == "Cannot set 'awaitData' without also setting 'tailable'"
+
+
+def test_create_options_that_would_be_ignored_fail_as_in_mongod(client, db):
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        db.command({"create": "expiring", "expireAfterSeconds": 60})
+    assert info.value.code == 72
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        db.command({"create": "no_id_index", "autoIndexId": False})
+    assert info.value.code == 50001
+    assert f"{db.name}.no_id_index because it can be replicated" in info.value.details["errmsg"]
+    # Only an unreplicated collection may go without one, which Quarry cannot keep.
+    with pytest.raises(pymongo.errors.OperationFailure) as info:
+        client.local.command({"create": "no_id_index", "autoIndexId": False})
+    assert_not_implemented(info.value, "_id index")
+    assert {"expiring", "no_id_index"}.isdisjoint(db.list_collection_names())
+    db.command({"create": "with_id_index", "autoIndexId": True})
+    assert "with_id_index" in db.list_collection_names()
