@@ -14,6 +14,7 @@
 #include "base/status.h"
 #include "bson/value.h"
 #include "commands/auth/connection_auth.h"
+#include "commands/namespace_usage.h"
 #include "commands/retryable_write.h"
 #include "commands/service_state.h"
 #include "commands/write_outcome.h"
@@ -56,6 +57,7 @@ struct ConnectionState {
   std::string app_name;  // client.application.name from the handshake
   LastWrite last_write;
   ConnectionAuth auth;
+  NamespaceUsage::Handle top_handle;  // the namespace its last command counted for in top
 };
 
 // writeConcern as sent, after validation by server/.

@@ -24,6 +24,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterValidateCommand(registry);
   RegisterMaintenanceCommands(registry);
   RegisterDataSizeCommand(registry);
+  RegisterTopCommand(registry);
   RegisterBackupCommands(registry);
   RegisterReplicationCommands(registry);
   RegisterParameterCommands(registry);

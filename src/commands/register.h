@@ -25,6 +25,7 @@ void RegisterExplainCommand(CommandRegistry& registry);
 void RegisterValidateCommand(CommandRegistry& registry);
 void RegisterMaintenanceCommands(CommandRegistry& registry);
 void RegisterDataSizeCommand(CommandRegistry& registry);
+void RegisterTopCommand(CommandRegistry& registry);
 void RegisterReplicationCommands(CommandRegistry& registry);
 void RegisterParameterCommands(CommandRegistry& registry);
 void RegisterProfileCommand(CommandRegistry& registry);

@@ -13,6 +13,7 @@
 #include "bson/value.h"
 #include "commands/auth/auth_state.h"
 #include "commands/fsync_lock.h"
+#include "commands/namespace_usage.h"
 #include "commands/operation_registry.h"
 
 namespace quarry::storage {
@@ -144,6 +145,7 @@ struct ServiceState {
   SessionControl* sessions = nullptr;
   TestHooks* test_hooks = nullptr;  // only with --enableTestCommands
   OperationRegistry operations;     // what currentOp lists and killOp interrupts
+  NamespaceUsage usage;             // what top reports
   AuthState auth;                   // users' generation, auth counters, failure delays
   FsyncLock fsync_lock;             // fsync {lock: true}: writes wait until fsyncUnlock
   // Oplog entries below this timestamp may have been trimmed (ChangeStreamHistoryLost).

@@ -1,5 +1,8 @@
 #include "server/accounting.h"
 
+#include <cstring>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "base/clock.h"
@@ -293,6 +296,50 @@ void ProfileIfAsked(const commands::ServiceState& state,
   profiler.Record(done.db, std::move(b).Finish());
 }
 
+// top's figures: a command that names a collection counts for it; a drop forgets it.
+void CountForTop(commands::NamespaceUsage& usage, commands::ConnectionState& connection,
+                 const Accounted& done) {
+  using Usage = commands::NamespaceUsage;
+  if (done.command->name == "dropDatabase") {
+    if (done.status->ok()) usage.ForgetDatabase(done.db);
+    return;
+  }
+  // The command's own field comes first; a getMore names its collection in another.
+  const bson::ValueView target = done.command->counter == commands::OpCounter::kGetMore
+                                     ? done.body.Get("collection")
+                                     : done.body.begin()->value;
+  if (target.type() != bson::Type::kString || target.String().empty()) return;
+  // Built on the stack: most namespaces are short, and this runs for every command.
+  char buffer[256];
+  const std::string_view coll = target.String();
+  const std::size_t length = done.db.size() + 1 + coll.size();
+  std::string heap;
+  char* out = buffer;
+  if (length > sizeof(buffer)) {
+    heap.resize(length);
+    out = heap.data();
+  }
+  std::memcpy(out, done.db.data(), done.db.size());
+  out[done.db.size()] = '.';
+  std::memcpy(out + done.db.size() + 1, coll.data(), coll.size());
+  const std::string_view ns(out, length);
+  if (done.command->name == "drop") {
+    if (done.status->ok()) usage.Forget(ns);
+    return;
+  }
+  // By opcounter, in OpCounter's order: kCommand, kQuery, kGetMore, kInsert, kUpdate, kDelete.
+  constexpr Usage::Section kSectionOf[] = {Usage::kCommands, Usage::kQueries, Usage::kGetMore,
+                                           Usage::kInsert,   Usage::kUpdate,  Usage::kRemove};
+  static_assert(static_cast<std::size_t>(commands::OpCounter::kDelete) + 1 ==
+                std::size(kSectionOf));
+  const Usage::Section kind = kSectionOf[static_cast<std::size_t>(done.command->counter)];
+  const bool writes =
+      done.command->has(commands::kWritesData) || done.command->has(commands::kChangesStoredData);
+  usage.Record(ns, writes, kind,
+               std::chrono::duration_cast<std::chrono::microseconds>(done.elapsed),
+               &connection.top_handle);
+}
+
 }  // namespace
 
 void Account(commands::ServiceState& state, commands::ConnectionState& connection,
@@ -307,6 +354,7 @@ void Account(commands::ServiceState& state, commands::ConnectionState& connectio
     CountOperation(state.opcounters, done);
     CountCommand(state, done);
     CountMetrics(state.metrics, done);
+    CountForTop(state.usage, connection, done);
     if (done.command->has(commands::kWritesData)) RecordLastWrite(connection, done);
   }
   if (done.unacknowledged) ReportUnacknowledgedErrors(state, connection, done);
