@@ -85,8 +85,9 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
                           collation::Collator::ParseArgument(collation, ""));
   bson::ValueView hint = args.Raw("hint");
-  args.Ignore({"bypassDocumentValidation", "fromMongos", "needsMerge",
-               "$_requestReshardingResumeToken", "isMapReduceCommand"});
+  QUARRY_ASSIGN_OR_RETURN(bool bypass_validation,
+                          args.OptionalBool("bypassDocumentValidation", false));
+  args.Ignore({"fromMongos", "needsMerge", "$_requestReshardingResumeToken", "isMapReduceCommand"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (pipeline_value.type() != bson::Type::kArray) {
     return Status(ErrorCode::kTypeMismatch, "'pipeline' option must be specified as an array");
@@ -200,7 +201,7 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   if (!NamesCollation(collation) && reads_collection) {
     QUARRY_ASSIGN_OR_RETURN(collator, CollectionDefaultCollator(ctx, request.db, coll));
   }
-  auto io = std::make_shared<AggregateIo>(ctx);
+  auto io = std::make_shared<AggregateIo>(ctx, bypass_validation);
   query::PipelineContext pipeline_ctx = io->MakePipelineContext(request.db, let, allow_disk_use);
   pipeline_ctx.collator = std::move(collator);
   QUARRY_ASSIGN_OR_RETURN(query::Pipeline pipeline,

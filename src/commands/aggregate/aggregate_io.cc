@@ -4,6 +4,7 @@
 
 #include "bson/builder.h"
 #include "catalog/catalog.h"
+#include "commands/crud/document_validator.h"
 #include "commands/execution.h"
 #include "exec/collection.h"
 #include "exec/pipeline_input.h"
@@ -26,13 +27,14 @@ bson::Document WithId(bson::Document doc) {
 
 }  // namespace
 
-AggregateIo::AggregateIo(CommandContext& ctx)
+AggregateIo::AggregateIo(CommandContext& ctx, bool bypass_validation)
     : exec_(ExecContextOf(ctx)),
       commit_(CommitterOf(ctx)),
       ddl_(DdlOptionsFor(ctx)),
       max_sort_bytes_(ctx.service().config.max_blocking_sort_bytes),
       max_group_bytes_(ctx.service().config.max_group_bytes),
-      spill_dir_(ctx.service().config.spill_dir) {}
+      spill_dir_(ctx.service().config.spill_dir),
+      bypass_validation_(bypass_validation) {}
 
 // Commits `unit` and fails with the first error of any mutation.
 Status AggregateIo::CommitAll(storage::WriteUnit unit) {
@@ -81,16 +83,39 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
   std::random_device rd;
   std::string temp = "tmp.agg_out." + std::to_string(rd()) + std::to_string(rd());
   const catalog::DdlOptions& ddl = ddl_;
-  QUARRY_ASSIGN_OR_RETURN(auto created, exec_.catalog->CreateCollection(target.db, temp, {}, ddl));
-  exec::Collection collection = *exec::LookupCollection(*exec_.catalog, target.db, temp);
+  // The target's options and secondary indexes, which the results keep.
+  std::shared_ptr<const catalog::CollectionInfo> existing =
+      exec_.catalog->Find(target.db, target.coll);
+  const bson::Document options =
+      existing != nullptr ? bson::Document::Copy(existing->options.view()) : bson::Document();
+  QUARRY_ASSIGN_OR_RETURN(std::optional<DocumentValidator> validator,
+                          DocumentValidator::ForCollection(options.view(), bypass_validation_));
+  QUARRY_ASSIGN_OR_RETURN(auto created,
+                          exec_.catalog->CreateCollection(target.db, temp, options.view(), ddl));
   (void)created;
   Status status = [&]() -> Status {
+    if (existing != nullptr) {
+      // Ready at once: the temporary collection is empty, so there is nothing to build.
+      auto copy_indexes = [&existing](catalog::CollectionInfo* info) {
+        for (const catalog::IndexInfo& index : existing->indexes) {
+          if (!index.ready || index.is_id_index()) continue;  // the new one has its own _id
+          catalog::IndexInfo& copy = info->indexes.emplace_back();
+          copy.spec = bson::Document::Copy(index.spec.view());
+          copy.ready = true;
+        }
+        return Status::OK();
+      };
+      QUARRY_RETURN_IF_ERROR(exec_.catalog->ModifyCollection(target.db, temp, copy_indexes,
+                                                             bson::DocumentView(), ddl));
+    }
+    exec::Collection collection = *exec::LookupCollection(*exec_.catalog, target.db, temp);
     storage::WriteUnit unit;
     bson::Document doc;
     while (true) {
       QUARRY_ASSIGN_OR_RETURN(bool more, docs->Next(&doc));
       if (!more) break;
       doc = WithId(std::move(doc));
+      if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(doc.view()));
       unit.Insert(collection.ref(), doc);
       if (unit.size() >= kDocumentsPerCommit) {
         QUARRY_RETURN_IF_ERROR(CommitAll(std::move(unit)));
@@ -109,6 +134,9 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
   QUARRY_ASSIGN_OR_RETURN(
       exec::Collection collection,
       exec::EnsureCollection(*exec_.catalog, spec.into.db, spec.into.coll, ddl_));
+  QUARRY_ASSIGN_OR_RETURN(
+      std::optional<DocumentValidator> validator,
+      DocumentValidator::ForCollection(collection.info->options.view(), bypass_validation_));
   bool by_id = spec.on.size() == 1 && spec.on.front() == "_id";
   bson::Document doc;
   while (true) {
@@ -143,6 +171,7 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
         return Status(static_cast<ErrorCode>(13113),
                       "$merge could not find a matching document in the target collection");
       }
+      if (validator.has_value()) QUARRY_RETURN_IF_ERROR(validator->Check(doc.view()));
       unit.Insert(collection.ref(), doc);
     } else {
       if (spec.when_matched == query::MergeSpec::WhenMatched::kFail) {
@@ -163,6 +192,10 @@ Status AggregateIo::WriteMerge(const query::MergeSpec& spec, query::DocumentStre
           if (e.key != "_id") fixed.Append(e.key, e.value);
         }
         merged = std::move(fixed).Finish();
+      }
+      if (validator.has_value()) {
+        const bson::DocumentView before = existing->view();
+        QUARRY_RETURN_IF_ERROR(validator->Check(merged.view(), &before));
       }
       unit.Update(collection.ref(), *existing, merged,
                   spec.when_matched == query::MergeSpec::WhenMatched::kReplace

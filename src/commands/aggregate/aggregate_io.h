@@ -18,7 +18,9 @@ namespace quarry::commands {
 class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
  public:
   // Reads and writes as the request `ctx` would: its interrupt, write concern and DDL options.
-  explicit AggregateIo(CommandContext& ctx);
+  // `bypass_validation`: $out and $merge write without checking the target's validator
+  // (aggregate's bypassDocumentValidation).
+  explicit AggregateIo(CommandContext& ctx, bool bypass_validation = false);
 
   // The callbacks of a PipelineContext, bound to this object (kept alive by them), and the
   // server's memory limits, with its spill directory for allowDiskUse.
@@ -29,6 +31,8 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
   StatusWith<std::unique_ptr<query::DocumentStream>> OpenCollection(const std::string& db,
                                                                     const std::string& coll);
 
+  // As mongod: into a temporary collection with the target's options and indexes (so its
+  // validator and unique indexes hold), then renamed over the target.
   Status WriteOut(const query::OutTarget& target, query::DocumentStream* docs);
   Status WriteMerge(const query::MergeSpec& spec, query::DocumentStream* docs);
 
@@ -42,6 +46,7 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
   std::size_t max_sort_bytes_;
   std::size_t max_group_bytes_;
   std::string spill_dir_;
+  bool bypass_validation_;
 };
 
 }  // namespace quarry::commands
