@@ -7,8 +7,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "bson/builder.h"
+#include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/execution.h"
 #include "commands/register.h"
@@ -48,6 +50,24 @@ StatusWith<Tally> TallyUpTo(const storage::RecordStore& records, storage::Collec
   return tally;
 }
 
+// The fully qualified namespace the command names ("db.coll"), split; nullopt when it is not one.
+std::optional<std::pair<std::string_view, std::string_view>> NamedCollection(
+    const Request& request) {
+  const bson::ValueView ns = request.body.begin()->value;
+  if (ns.type() != bson::Type::kString) return std::nullopt;
+  const std::string_view text = ns.String();
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size()) return std::nullopt;
+  return std::make_pair(text.substr(0, dot), text.substr(dot + 1));
+}
+
+// find on the collection the namespace names, whatever database the command was sent to.
+bool AuthorizeDataSize(const Authorizer& authorizer, const Request& request) {
+  const auto named = NamedCollection(request);
+  return named.has_value() &&
+         authorizer.AllowsOn(named->first, named->second, {auth::ActionType::kFind});
+}
+
 StatusWith<bson::Document> RunDataSize(CommandContext& ctx, const Request& request) {
   const auto started = std::chrono::steady_clock::now();
   const bool has_min = request.Field("min").exists();
@@ -64,11 +84,10 @@ StatusWith<bson::Document> RunDataSize(CommandContext& ctx, const Request& reque
     return Status(ErrorCode::kInvalidNamespace,
                   "collection name has invalid type " + std::string(bson::TypeAlias(ns.type())));
   }
-  const std::string_view text = ns.String();
-  const std::size_t dot = text.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size()) {
+  const auto named = NamedCollection(request);
+  if (!named.has_value()) {
     return Status(ErrorCode::kInvalidNamespace,
-                  "Invalid namespace specified '" + std::string(text) + "'");
+                  "Invalid namespace specified '" + std::string(ns.String()) + "'");
   }
   const bool estimate = request.Field("estimate").Truthy();
   const Limits limits{request.Field("maxSize").AsInt64(), request.Field("maxObjects").AsInt64()};
@@ -78,8 +97,7 @@ StatusWith<bson::Document> RunDataSize(CommandContext& ctx, const Request& reque
                                          .count());
   };
   bson::DocumentBuilder reply;
-  std::optional<exec::Collection> collection =
-      LookupCollection(ctx, text.substr(0, dot), text.substr(dot + 1));
+  std::optional<exec::Collection> collection = LookupCollection(ctx, named->first, named->second);
   const storage::CollectionStats stats = collection.has_value()
                                              ? ctx.engine().records().Stats(collection->id)
                                              : storage::CollectionStats{};
@@ -105,8 +123,7 @@ StatusWith<bson::Document> RunDataSize(CommandContext& ctx, const Request& reque
 }  // namespace
 
 void RegisterDataSizeCommand(CommandRegistry& registry) {
-  registry.Add(
-      {.name = "dataSize", .run = RunDataSize, .auth = OnNamespace({auth::ActionType::kFind})});
+  registry.Add({.name = "dataSize", .run = RunDataSize, .auth = Custom(AuthorizeDataSize)});
 }
 
 }  // namespace quarry::commands

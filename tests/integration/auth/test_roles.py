@@ -20,6 +20,17 @@ def test_read_reads_but_does_not_write(make_user, admin):
     assert_unauthorized(lambda: c.admin.command("serverStatus"))
 
 
+def test_data_size_needs_find_on_the_namespace_it_names(make_user, admin):
+    admin.sized.items.insert_one({"_id": 1})
+    admin.secret.items.insert_one({"_id": 1})
+    _, c = make_user([{"role": "read", "db": "sized"}])
+    assert c.sized.command({"dataSize": "sized.items"})["numObjects"] == 1
+    # The namespace is fully qualified: sending it to a database the user may read is no way
+    # into another one.
+    assert_unauthorized(lambda: c.sized.command({"dataSize": "secret.items"}))
+    assert_unauthorized(lambda: c.secret.command({"dataSize": "secret.items"}))
+
+
 def test_read_write_writes_and_indexes_but_does_not_drop_the_database(make_user):
     _, c = make_user(["readWrite"], db="rw")
     c.rw.items.insert_one({"_id": 1})
