@@ -82,6 +82,9 @@ struct CollectionInfo {
   std::shared_ptr<CollectionLocks> locks = std::make_shared<CollectionLocks>();
 
   std::string ns() const { return db + "." + name; }
+  // A view (create with `viewOn`): a name for an aggregation over another collection or view.
+  // Its entry has an id and an _id index like any other, and its records stay empty.
+  bool is_view() const { return options.view().Get("viewOn").type() == bson::Type::kString; }
 
   // The index named `name`, or null.
   const IndexInfo* FindIndex(std::string_view name) const;

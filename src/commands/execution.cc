@@ -4,6 +4,7 @@
 
 #include "commands/auth/user_store.h"
 #include "commands/test_hooks.h"
+#include "commands/views/view_resolution.h"
 #include "exec/index_maintenance.h"
 #include "storage/engine.h"
 
@@ -87,9 +88,13 @@ catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx) {
   return ddl;
 }
 
-std::optional<exec::Collection> LookupCollection(CommandContext& ctx, std::string_view db,
-                                                 std::string_view name) {
-  return exec::LookupCollection(ctx.catalog(), db, name, ctx.transaction());
+StatusWith<std::optional<exec::Collection>> LookupCollection(CommandContext& ctx,
+                                                             std::string_view db,
+                                                             std::string_view name) {
+  std::optional<exec::Collection> found =
+      exec::LookupCollection(ctx.catalog(), db, name, ctx.transaction());
+  if (found.has_value() && found->info->is_view()) return NotSupportedOnView(db, name);
+  return found;
 }
 
 Status CheckTransactionMayCreate(const CommandContext& ctx, std::string_view what) {

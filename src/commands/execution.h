@@ -44,9 +44,12 @@ catalog::DdlOptions DdlOptionsFor(const CommandContext& ctx);
 // transaction reads with readConcern level local: InvalidOptions (72) otherwise.
 Status CheckTransactionMayCreate(const CommandContext& ctx, std::string_view what);
 
-// The collection, or nullopt when it does not exist.
-std::optional<exec::Collection> LookupCollection(CommandContext& ctx, std::string_view db,
-                                                 std::string_view name);
+// The collection, or nullopt when it does not exist. A view fails with 166
+// CommandNotSupportedOnView: the commands that read views resolve them first
+// (commands/views/view_resolution.h).
+StatusWith<std::optional<exec::Collection>> LookupCollection(CommandContext& ctx,
+                                                             std::string_view db,
+                                                             std::string_view name);
 // The collection, created (with its database) when missing, as inserts and upserts do.
 StatusWith<exec::Collection> EnsureCollection(CommandContext& ctx, std::string_view db,
                                               std::string_view name);

@@ -35,6 +35,24 @@ std::shared_ptr<const catalog::CollectionInfo> AsOf(
   return older;
 }
 
+// The collection, or the view, `name`; a collection created when neither exists.
+StatusWith<Collection> EnsureCollectionOrView(catalog::Catalog& catalog, std::string_view db,
+                                              std::string_view name, const catalog::DdlOptions& ddl,
+                                              storage::Transaction* txn) {
+  if (txn != nullptr) {
+    if (std::optional<Collection> found = LookupCollection(catalog, db, name, txn)) return *found;
+    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
+                            catalog.CreateInTransaction(db, name, {}, *txn));
+    return FromInfo(std::move(info));
+  }
+  if (std::shared_ptr<const catalog::CollectionInfo> info = catalog.Find(db, name)) {
+    return FromInfo(std::move(info));
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
+                          catalog.EnsureCollection(db, name, ddl));
+  return FromInfo(std::move(info));
+}
+
 }  // namespace
 
 std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std::string_view db,
@@ -62,18 +80,13 @@ StatusWith<HeldCollection> HoldWriters(const catalog::Catalog& catalog,
 StatusWith<Collection> EnsureCollection(catalog::Catalog& catalog, std::string_view db,
                                         std::string_view name, const catalog::DdlOptions& ddl,
                                         storage::Transaction* txn) {
-  if (txn != nullptr) {
-    if (std::optional<Collection> found = LookupCollection(catalog, db, name, txn)) return *found;
-    QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
-                            catalog.CreateInTransaction(db, name, {}, *txn));
-    return FromInfo(std::move(info));
+  StatusWith<Collection> ensured = EnsureCollectionOrView(catalog, db, name, ddl, txn);
+  if (ensured.ok() && ensured.value().info->is_view()) {
+    return Status(
+        ErrorCode::kCommandNotSupportedOnView,
+        "Namespace " + std::string(db) + "." + std::string(name) + " is a view, not a collection");
   }
-  if (std::shared_ptr<const catalog::CollectionInfo> info = catalog.Find(db, name)) {
-    return FromInfo(std::move(info));
-  }
-  QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
-                          catalog.EnsureCollection(db, name, ddl));
-  return FromInfo(std::move(info));
+  return ensured;
 }
 
 }  // namespace quarry::exec

@@ -46,7 +46,8 @@ StatusWith<HeldCollection> HoldWriters(const catalog::Catalog& catalog,
                                        const Collection& collection);
 
 // The collection, created (with its database) when missing, as inserts and upserts do; inside
-// a multi-document transaction (`txn`), created in the transaction.
+// a multi-document transaction (`txn`), created in the transaction. A view fails with 166
+// CommandNotSupportedOnView: nothing is written to one.
 StatusWith<Collection> EnsureCollection(catalog::Catalog& catalog, std::string_view db,
                                         std::string_view name, const catalog::DdlOptions& ddl,
                                         storage::Transaction* txn = nullptr);

@@ -1,6 +1,8 @@
 // aggregate: a pipeline over a collection (or `aggregate: 1` for collection-less stages), run
 // lazily behind a client cursor; $out and $merge write through the same commit pipeline as
 // the write commands.
+#include "commands/aggregate/aggregate.h"
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,6 +28,8 @@
 #include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "commands/search/search_indexes.h"
+#include "commands/views/view_reads.h"
+#include "commands/views/view_resolution.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "exec/count_all.h"
@@ -73,7 +77,27 @@ Status CheckSourceStagePositions(bson::DocumentView stages) {
   return Status::OK();
 }
 
-StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& request) {
+StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& request,
+                                          std::string_view cursor_ns);
+
+// mongod's rewrite of an aggregate on a view: the chain's stages in front of the request's, run
+// over the source collection under the view's collation; the cursor carries the view's name.
+StatusWith<bson::Document> AggregateOverView(CommandContext& ctx, const Request& request,
+                                             const ResolvedView& view, bool explain) {
+  QUARRY_RETURN_IF_ERROR(CheckPipelineReadsView(view, request.body.Get("pipeline").Document()));
+  QUARRY_ASSIGN_OR_RETURN(const bson::Document rewritten, AggregateOverSource(request, view));
+  Request over_source = request;
+  over_source.name = "aggregate";
+  over_source.body = rewritten.view();
+  over_source.fields = nullptr;
+  if (explain) return ExplainReply(ctx, over_source, exec::ExplainVerbosity::kQueryPlanner);
+  return RunAggregateAs(ctx, over_source, view.ns());
+}
+
+// `cursor_ns`: the namespace the reply and cursor carry when it is not the request's own (a
+// view's, for an aggregate rewritten over its source).
+StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& request,
+                                          std::string_view cursor_ns) {
   RequestParser args(request);
   bson::ValueView target = request.body.Get(request.name);
   bson::ValueView pipeline_value = args.Raw("pipeline");
@@ -91,6 +115,11 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
   QUARRY_RETURN_IF_ERROR(args.Finish());
   if (pipeline_value.type() != bson::Type::kArray) {
     return Status(ErrorCode::kTypeMismatch, "'pipeline' option must be specified as an array");
+  }
+  if (target.type() == bson::Type::kString && cursor_ns.empty()) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
+                            ResolveView(ctx.catalog(), request.db, target.String()));
+    if (view.has_value()) return AggregateOverView(ctx, request, *view, explain);
   }
   if (explain) return ExplainReply(ctx, request, exec::ExplainVerbosity::kQueryPlanner);
   if (!cursor.has_value()) {
@@ -174,12 +203,16 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
         ErrorCode::kFailedToParse,
         "Invalid command format: the 'aggregate' field must specify a collection name or 1");
   }
-  std::string ns = coll.empty() ? request.db + ".$cmd.aggregate" : request.db + "." + coll;
+  std::string ns = !cursor_ns.empty() ? std::string(cursor_ns)
+                   : coll.empty()     ? request.db + ".$cmd.aggregate"
+                                      : request.db + "." + coll;
 
   // After a source stage, the rest of the pipeline reads its documents, not the collection.
   const bool reads_collection = !local_sessions && !current_op.has_value() && !collection_source;
   std::optional<exec::Collection> collection;
-  if (!coll.empty()) collection = LookupCollection(ctx, request.db, coll);
+  if (!coll.empty()) {
+    QUARRY_ASSIGN_OR_RETURN(collection, LookupCollection(ctx, request.db, coll));
+  }
   exec::ResolvedHint resolved_hint;
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(resolved_hint, exec::ResolveHint(*collection, hint));
@@ -279,6 +312,10 @@ StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& requ
 }
 
 }  // namespace
+
+StatusWith<bson::Document> RunAggregate(CommandContext& ctx, const Request& request) {
+  return RunAggregateAs(ctx, request, {});
+}
 
 void RegisterAggregateCommands(CommandRegistry& registry) {
   registry.Add({.name = "aggregate",

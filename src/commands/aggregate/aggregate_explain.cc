@@ -133,7 +133,9 @@ Status ExplainAggregate(CommandContext& ctx, const Request& request,
   }
   const std::string ns = request.db + "." + (args.coll.empty() ? "$cmd.aggregate" : args.coll);
   std::optional<exec::Collection> collection;
-  if (!args.coll.empty()) collection = LookupCollection(ctx, request.db, args.coll);
+  if (!args.coll.empty()) {
+    QUARRY_ASSIGN_OR_RETURN(collection, LookupCollection(ctx, request.db, args.coll));
+  }
 
   // The input: the collection's plan, or nothing at all.
   exec::PipelineInputPlan input;

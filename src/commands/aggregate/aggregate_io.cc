@@ -8,6 +8,7 @@
 #include "commands/execution.h"
 #include "exec/collection.h"
 #include "exec/pipeline_input.h"
+#include "exec/planner.h"
 #include "exec/write_matches.h"
 #include "storage/write_unit.h"
 
@@ -72,9 +73,56 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
 
 StatusWith<std::unique_ptr<query::DocumentStream>> AggregateIo::OpenCollection(
     const std::string& db, const std::string& coll) {
+  return OpenCollectionAt(db, coll, 0);
+}
+
+StatusWith<std::unique_ptr<query::DocumentStream>> AggregateIo::OpenCollectionAt(
+    const std::string& db, const std::string& coll, int view_depth) {
   std::optional<exec::Collection> collection = exec::LookupCollection(*exec_.catalog, db, coll);
   if (!collection.has_value()) return query::StreamOfDocuments({});
+  if (collection->info->is_view()) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
+                            ResolveView(*exec_.catalog, db, coll));
+    if (view.has_value()) return OpenView(*view, bson::DocumentView(), {}, view_depth + 1);
+  }
   return exec::StreamOfCollection(exec_, *collection);
+}
+
+StatusWith<std::unique_ptr<query::DocumentStream>> AggregateIo::OpenView(const ResolvedView& view,
+                                                                         bson::DocumentView stages,
+                                                                         bson::ValueView hint,
+                                                                         int view_depth) {
+  // A view's stages may read other views ($lookup, $unionWith), which may read this one again.
+  if (view_depth > kMaxViewDepth) {
+    return Status(ErrorCode::kViewDepthLimitExceeded,
+                  "View depth too deep or view cycle detected; maximum depth is " +
+                      std::to_string(kMaxViewDepth));
+  }
+  query::PipelineContext pipeline_ctx = MakePipelineContext(view.db, {}, false);
+  if (!view.collation.view().empty()) {
+    QUARRY_ASSIGN_OR_RETURN(pipeline_ctx.collator,
+                            collation::Collator::Parse(view.collation.view()));
+  }
+  std::shared_ptr<AggregateIo> self = shared_from_this();
+  pipeline_ctx.open_collection =
+      [self, view_depth](
+          const std::string& from_db,
+          const std::string& coll) -> StatusWith<std::unique_ptr<query::DocumentStream>> {
+    return self->OpenCollectionAt(from_db, coll, view_depth);
+  };
+  bson::ArrayBuilder all;
+  for (const bson::Element& e : view.pipeline.view()) all.Append(e.value);
+  for (const bson::Element& e : stages) all.Append(e.value);
+  const bson::Document all_stages = std::move(all).Finish();
+  QUARRY_ASSIGN_OR_RETURN(query::Pipeline pipeline,
+                          query::Pipeline::Parse(all_stages.view(), std::move(pipeline_ctx)));
+  std::optional<exec::Collection> source =
+      exec::LookupCollection(*exec_.catalog, view.db, view.source, exec_.transaction);
+  if (!source.has_value()) return pipeline.Run(query::StreamOfDocuments({}));
+  QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved_hint, exec::ResolveHint(*source, hint));
+  QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> input,
+                          exec::OpenPipelineInput(exec_, *source, &pipeline, resolved_hint));
+  return pipeline.Run(std::move(input));
 }
 
 Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStream* docs) {
@@ -86,6 +134,9 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
   // The target's options and secondary indexes, which the results keep.
   std::shared_ptr<const catalog::CollectionInfo> existing =
       exec_.catalog->Find(target.db, target.coll);
+  if (existing != nullptr && existing->is_view()) {
+    return NotSupportedOnView(target.db, target.coll);
+  }
   const bson::Document options =
       existing != nullptr ? bson::Document::Copy(existing->options.view()) : bson::Document();
   QUARRY_ASSIGN_OR_RETURN(std::optional<DocumentValidator> validator,

@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "commands/command_context.h"
+#include "commands/views/view_resolution.h"
 #include "exec/exec_context.h"
 #include "query/cursor_source.h"
 #include "query/pipeline/pipeline.h"
@@ -31,6 +32,15 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
   StatusWith<std::unique_ptr<query::DocumentStream>> OpenCollection(const std::string& db,
                                                                     const std::string& coll);
 
+  // The documents a read of `view` sees, with `stages` after the view's own (a count's or
+  // distinct's $match), under the view's collation; `hint` applies to the source collection.
+  // `view_depth`: views opened to reach this one, limited to kMaxViewDepth (a view's $lookup
+  // may read a view that reads it).
+  StatusWith<std::unique_ptr<query::DocumentStream>> OpenView(const ResolvedView& view,
+                                                              bson::DocumentView stages,
+                                                              bson::ValueView hint = {},
+                                                              int view_depth = 0);
+
   // As mongod: into a temporary collection with the target's options and indexes (so its
   // validator and unique indexes hold), then renamed over the target.
   Status WriteOut(const query::OutTarget& target, query::DocumentStream* docs);
@@ -38,6 +48,9 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
 
  private:
   Status CommitAll(storage::WriteUnit unit);
+  StatusWith<std::unique_ptr<query::DocumentStream>> OpenCollectionAt(const std::string& db,
+                                                                      const std::string& coll,
+                                                                      int view_depth);
 
   exec::ExecContext exec_;
   exec::Committer commit_;

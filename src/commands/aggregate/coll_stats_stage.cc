@@ -120,7 +120,8 @@ StatusWith<std::vector<bson::Document>> CollStatsDocuments(CommandContext& ctx,
     if (spec.storage_stats) b.AppendDocument("storageStats", stats);
     if (spec.count) b.AppendNumber("count", stats.view().Get("count").AsInt64());
   } else if (spec.storage_stats || spec.count) {
-    std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+    QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                            LookupCollection(ctx, db, coll));
     if (!collection.has_value()) return NotFound(spec.storage_stats ? "storageStats" : "count", ns);
     if (spec.storage_stats) {
       b.AppendDocument("storageStats",

@@ -15,7 +15,8 @@ StatusWith<std::vector<bson::Document>> IndexStatsDocuments(CommandContext& ctx,
                   "The $indexStats stage specification must be an empty object");
   }
   std::vector<bson::Document> docs;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, db, coll));
   if (!collection.has_value()) return docs;
   const std::string host =
       ctx.service().host_name + ":" + std::to_string(ctx.service().config.port);

@@ -29,7 +29,8 @@ StatusWith<std::vector<bson::Document>> PlanCacheStatsDocuments(CommandContext& 
                                                  std::string(argument.Document().FirstKey()));
   }
   std::vector<bson::Document> docs;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, db, coll));
   if (!collection.has_value()) return docs;
   const std::string host =
       ctx.service().host_name + ":" + std::to_string(ctx.service().config.port);

@@ -43,7 +43,8 @@ StatusWith<std::optional<bson::Document>> ReadAuthDocument(CommandContext& ctx,
                                                            std::string_view collection,
                                                            std::string_view name,
                                                            std::string_view db) {
-  std::optional<exec::Collection> coll = LookupCollection(ctx, kAuthDatabase, collection);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> coll,
+                          LookupCollection(ctx, kAuthDatabase, collection));
   if (!coll.has_value()) return std::optional<bson::Document>();
   const bson::Document id = IdFilter(AuthDocumentId(name, db));
   return exec::ReadById(ExecContextOf(ctx), *coll, id.Get("_id"));
@@ -53,7 +54,8 @@ StatusWith<std::vector<bson::Document>> FindAuthDocuments(CommandContext& ctx,
                                                           std::string_view collection,
                                                           bson::DocumentView filter) {
   std::vector<bson::Document> found;
-  std::optional<exec::Collection> coll = LookupCollection(ctx, kAuthDatabase, collection);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> coll,
+                          LookupCollection(ctx, kAuthDatabase, collection));
   if (!coll.has_value()) return found;
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
   QUARRY_RETURN_IF_ERROR(
@@ -83,7 +85,8 @@ Status InsertAuthDocument(CommandContext& ctx, std::string_view collection,
 StatusWith<bool> ModifyAuthDocument(
     CommandContext& ctx, std::string_view collection, std::string_view id,
     const std::function<StatusWith<bson::Document>(bson::DocumentView)>& modify) {
-  std::optional<exec::Collection> coll = LookupCollection(ctx, kAuthDatabase, collection);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> coll,
+                          LookupCollection(ctx, kAuthDatabase, collection));
   if (!coll.has_value()) return false;
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(IdFilter(id)));
   bson::Document replacement;
@@ -104,7 +107,8 @@ StatusWith<bool> ModifyAuthDocument(
 
 StatusWith<std::int64_t> DeleteAuthDocuments(CommandContext& ctx, std::string_view collection,
                                              bson::DocumentView filter) {
-  std::optional<exec::Collection> coll = LookupCollection(ctx, kAuthDatabase, collection);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> coll,
+                          LookupCollection(ctx, kAuthDatabase, collection));
   if (!coll.has_value()) return std::int64_t{0};
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter));
   const exec::Collection& target = *coll;
@@ -125,7 +129,8 @@ StatusWith<bool> AnyUsersOrRoles(CommandContext& ctx) {
   // restore or a drop of the collections may change the answer without a user command.
   bool any = false;
   for (std::string_view collection : {kUsersCollection, kRolesCollection}) {
-    std::optional<exec::Collection> coll = LookupCollection(ctx, kAuthDatabase, collection);
+    QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> coll,
+                            LookupCollection(ctx, kAuthDatabase, collection));
     if (!coll.has_value()) continue;
     QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(bson::Document()));
     QUARRY_RETURN_IF_ERROR(exec::ForEachMatch(

@@ -13,6 +13,7 @@
 #include "commands/register.h"
 #include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
+#include "commands/views/view_reads.h"
 #include "exec/distinct_plan.h"
 #include "exec/planner.h"
 #include "exec/write_matches.h"
@@ -22,6 +23,29 @@
 
 namespace quarry::commands {
 namespace {
+
+bson::Document CountReply(std::int64_t n) {
+  bson::DocumentBuilder b;
+  b.AppendInt64("n", n);
+  return std::move(b).Finish();
+}
+
+// The documents of `docs` after the first `skip`, up to `limit` of them (0: all).
+StatusWith<std::int64_t> CountStream(query::DocumentStream* docs, std::int64_t skip,
+                                     std::int64_t limit) {
+  std::int64_t n = 0;
+  bson::Document doc;
+  while (limit == 0 || n < limit) {
+    QUARRY_ASSIGN_OR_RETURN(bool more, docs->Next(&doc));
+    if (!more) break;
+    if (skip > 0) {
+      --skip;
+      continue;
+    }
+    ++n;
+  }
+  return n;
+}
 
 StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
@@ -39,8 +63,17 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
                           query::Matcher::Parse(filter, bson::DocumentView(), collator));
 
+  QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
+                          ResolveView(ctx.catalog(), request.db, coll));
+  if (view.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> docs,
+                            ReadView(ctx, *view, filter, hint, request.body.Get("collation")));
+    QUARRY_ASSIGN_OR_RETURN(std::int64_t counted, CountStream(docs.get(), skip, limit));
+    return CountReply(counted);
+  }
   std::int64_t n = 0;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
     if (matcher.MatchesEverything()) {
@@ -62,9 +95,7 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
     }
     if (limit > 0) n = std::min(n, limit);
   }
-  bson::DocumentBuilder b;
-  b.AppendInt64("n", n);
-  return std::move(b).Finish();
+  return CountReply(n);
 }
 
 StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& request) {
@@ -97,7 +128,21 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
       values.insert(std::move(holder).Finish());
     }
   };
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
+                          ResolveView(ctx.catalog(), request.db, coll));
+  if (view.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> docs,
+                            ReadView(ctx, *view, filter, hint, request.body.Get("collation")));
+    bson::Document doc;
+    while (true) {
+      QUARRY_ASSIGN_OR_RETURN(bool more, docs->Next(&doc));
+      if (!more) break;
+      collect(doc);
+    }
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          view.has_value() ? std::optional<exec::Collection>()
+                                           : LookupCollection(ctx, request.db, coll));
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
     QUARRY_ASSIGN_OR_RETURN(

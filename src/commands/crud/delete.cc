@@ -110,7 +110,8 @@ StatusWith<bson::Document> RunDelete(CommandContext& ctx, const Request& request
   QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collection_default,
                           CollectionDefaultCollator(ctx, request.db, coll));
 
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   WriteOutcome& outcome = ctx.write_outcome();
   outcome.present = true;
   outcome.statements = static_cast<std::int64_t>(statements.size());

@@ -10,6 +10,7 @@
 #include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "commands/unsupported_options.h"
+#include "commands/views/view_reads.h"
 #include "cursors/batch_limits.h"
 #include "cursors/cursor_manager.h"
 #include "exec/plan_executor.h"
@@ -106,8 +107,12 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   }
   FindArgs find;
   QUARRY_RETURN_IF_ERROR(ParseFind(ctx, request, &find));
+  QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
+                          ResolveView(ctx.catalog(), request.db, find.coll));
+  if (view.has_value()) return FindOnView(ctx, request, *view);
   std::string ns = request.db + "." + find.coll;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, find.coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, find.coll));
   if (!collection.has_value()) {
     return BuildResultsReply(ctx, "firstBatch", query::Batch{}, 0, ns);
   }
@@ -137,7 +142,8 @@ Status ExplainFind(CommandContext& ctx, const Request& find_request,
                   "explain is not supported on " + find_request.db + "." + find.coll);
   }
   const std::string ns = find_request.db + "." + find.coll;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, find_request.db, find.coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, find_request.db, find.coll));
   if (!collection.has_value()) return AppendExplainOfNothing(ns, find.filter, verbosity, out);
   exec::ExecContext exec_ctx = ExecContextOf(ctx);
   exec_ctx.for_explain = true;

@@ -60,7 +60,8 @@ StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const s
                                                     const query::Matcher& matcher,
                                                     const query::SortSpec& sort,
                                                     bson::ValueView hint) {
-  std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, db, coll));
   if (!collection.has_value()) return std::optional<bson::Document>();
   QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
   auto remove = [&ctx, &collection](bson::DocumentView doc, const query::MatchDetails&,

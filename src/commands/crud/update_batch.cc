@@ -32,7 +32,7 @@ std::optional<bson::ValueView> UpdateBatch::BatchableId(const UpdateStatement& s
 Status UpdateBatch::Open() {
   // Looked up again while missing: a statement run alone may have created it (an upsert).
   if (collection_.has_value()) return Status::OK();
-  collection_ = LookupCollection(ctx_, db_, coll_);
+  QUARRY_ASSIGN_OR_RETURN(collection_, LookupCollection(ctx_, db_, coll_));
   if (!collection_.has_value()) return Status::OK();
   QUARRY_ASSIGN_OR_RETURN(
       validator_, DocumentValidator::ForCollection(collection_->info->options, bypass_validation_));

@@ -126,7 +126,8 @@ UpdateOutcome ExecutedUpdateOutcome(bson::DocumentView recorded) {
 
 StatusWith<UpdateOutcome> ExecuteUpdate(CommandContext& ctx, const std::string& db,
                                         const std::string& coll, const UpdateStatement& statement) {
-  std::optional<exec::Collection> collection = LookupCollection(ctx, db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, db, coll));
   if (!collection.has_value()) {
     if (!statement.upsert) return UpdateOutcome{};
     QUARRY_ASSIGN_OR_RETURN(exec::Collection created, EnsureCollection(ctx, db, coll));

@@ -10,6 +10,8 @@
 #include "commands/execution.h"
 #include "commands/register.h"
 #include "commands/request_parser.h"
+#include "commands/service_state.h"
+#include "commands/views/view_definition.h"
 #include "query/match/matcher.h"
 
 namespace quarry::commands {
@@ -57,9 +59,69 @@ Status CheckOption(const bson::Element& e) {
   return Status::OK();
 }
 
+// The fields of collMod's body other than the command's own and the generic arguments.
+bson::Document OwnFields(const Request& request) {
+  bson::DocumentBuilder o;
+  for (const bson::Element& e : request.body) {
+    if (e.key != request.name && !IsGenericArgument(e.key)) o.Append(e.key, e.value);
+  }
+  return std::move(o).Finish();
+}
+
+// A view's collMod redefines it: `viewOn` and `pipeline` together, nothing else; its collation
+// stays.
+StatusWith<bson::Document> ModifyView(CommandContext& ctx, const Request& request,
+                                      const std::string& coll,
+                                      const catalog::CollectionInfo& view) {
+  const bson::Document fields = OwnFields(request);
+  for (const bson::Element& e : fields.view()) {
+    if (e.key != "viewOn" && e.key != "pipeline") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "option not supported on a view: " + std::string(e.key));
+    }
+  }
+  const bool both = fields.view().Has("viewOn") && fields.view().Has("pipeline");
+  if (!both && ctx.service().config.auth_enabled) {
+    return Status(ErrorCode::kInvalidOptions,
+                  "Must specify both 'viewOn' and 'pipeline' when modifying a view and auth is "
+                  "enabled");
+  }
+  // Without auth, the one not given stays as it was.
+  auto given_or_current = [&](std::string_view field) {
+    return fields.view().Has(field) ? fields.view().Get(field) : view.options.view().Get(field);
+  };
+  bson::ValueView collation = view.options.view().Get("collation");
+  QUARRY_ASSIGN_OR_RETURN(
+      bson::Document options,
+      ViewOptions(ctx, request.db, coll,
+                  {.view_on = given_or_current("viewOn"),
+                   .pipeline = given_or_current("pipeline"),
+                   .collation = collation.type() == bson::Type::kDocument ? collation.Document()
+                                                                          : bson::DocumentView()},
+                  "collMod"));
+  auto change = [&options](catalog::CollectionInfo* info) {
+    if (!info->is_view()) {
+      return Status(ErrorCode::kConflictingOperationInProgress,
+                    "the view was replaced by a collection while it was modified");
+    }
+    info->options = options;
+    return Status::OK();
+  };
+  bson::DocumentBuilder o;
+  o.AppendString("collMod", coll);
+  o.AppendElements(fields.view());
+  QUARRY_RETURN_IF_ERROR(ctx.catalog().ModifyCollection(request.db, coll, change,
+                                                        std::move(o).Finish(), DdlOptionsFor(ctx)));
+  return bson::Document();
+}
+
 StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
+  std::shared_ptr<const catalog::CollectionInfo> existing = ctx.catalog().Find(request.db, coll);
+  if (existing != nullptr && existing->is_view()) {
+    return ModifyView(ctx, request, coll, *existing);
+  }
   std::optional<IndexModification> index_modification;
   for (const bson::Element& e : request.body) {
     if (e.key == request.name || IsGenericArgument(e.key)) continue;
@@ -67,16 +129,20 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
       QUARRY_ASSIGN_OR_RETURN(index_modification, ParseIndexModification(e.value));
       continue;
     }
-    if (e.key == "viewOn" || e.key == "pipeline" || e.key == "timeseries") {
+    if (e.key == "viewOn" || e.key == "pipeline") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "option only supported on a view: " + std::string(e.key));
+    }
+    if (e.key == "timeseries") {
       return Status(ErrorCode::kCommandNotSupported,
-                    "collMod option '" + std::string(e.key) + "' is not supported by Quarry yet");
+                    "collMod option 'timeseries' is not supported by Quarry yet");
     }
     if (!IsStoredOption(e.key)) {
       return Status(ErrorCode::kInvalidOptions, "unknown option to collMod: " + std::string(e.key));
     }
     QUARRY_RETURN_IF_ERROR(CheckOption(e));
   }
-  if (!LookupCollection(ctx, request.db, coll).has_value()) {
+  if (existing == nullptr) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + request.db + "." + coll);
   }
   bson::DocumentView body = request.body;

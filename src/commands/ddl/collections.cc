@@ -15,6 +15,7 @@
 #include "commands/replication/local_collections.h"
 #include "commands/request_parser.h"
 #include "commands/service_state.h"
+#include "commands/views/view_definition.h"
 #include "cursors/cursor_manager.h"
 #include "query/match/matcher.h"
 #include "vector/search_index_registry.h"
@@ -55,9 +56,17 @@ Status CheckCreateOptions(std::string_view db, std::string_view coll, bson::Docu
       return Status(ErrorCode::kLocation40415,
                     "BSON field 'create." + std::string(key) + "' is an unknown field.");
     }
+    if (body.Has("viewOn") && key != "viewOn" && key != "pipeline" && key != "collation") {
+      return Status(ErrorCode::kInvalidOptions,
+                    "option '" + std::string(key) + "' is not supported on a view");
+    }
+    if (key == "pipeline" && !body.Has("viewOn")) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "'pipeline' requires 'viewOn' to also be specified");
+    }
     if (key == "capped" && !e.value.Truthy()) continue;
-    if (key == "capped" || key == "viewOn" || key == "pipeline" || key == "timeseries" ||
-        key == "clusteredIndex" || key == "encryptedFields") {
+    if (key == "capped" || key == "timeseries" || key == "clusteredIndex" ||
+        key == "encryptedFields") {
       return Status(ErrorCode::kCommandNotSupported,
                     "create option '" + std::string(key) + "' is not supported by Quarry yet");
     }
@@ -102,6 +111,17 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
     options.Append(e.key, e.value);
   }
   bson::Document options_doc = std::move(options).Finish();
+  if (request.body.Has("viewOn")) {
+    QUARRY_ASSIGN_OR_RETURN(
+        options_doc, ViewOptions(ctx, request.db, coll,
+                                 {.view_on = request.body.Get("viewOn"),
+                                  .pipeline = request.body.Get("pipeline"),
+                                  .collation = options_doc.view().Get("collation").type() ==
+                                                       bson::Type::kDocument
+                                                   ? options_doc.view().Get("collation").Document()
+                                                   : bson::DocumentView()},
+                                 "create"));
+  }
   StatusWith<std::shared_ptr<const catalog::CollectionInfo>> created = Status::OK();
   if (ctx.transaction() != nullptr) {
     QUARRY_RETURN_IF_ERROR(CheckTransactionMayCreate(ctx, "a collection"));
@@ -154,7 +174,7 @@ StatusWith<bson::Document> RunDrop(CommandContext& ctx, const Request& request) 
   ctx.cursors().KillNamespace(ns);
   ForgetSearchIndexes(ctx, info.get());
   bson::DocumentBuilder b;
-  b.AppendInt32("nIndexesWas", dropped.value());
+  if (info == nullptr || !info->is_view()) b.AppendInt32("nIndexesWas", dropped.value());
   b.AppendString("ns", ns);
   return std::move(b).Finish();
 }
@@ -217,8 +237,18 @@ StatusWith<bson::Document> RunRenameCollection(CommandContext& ctx, const Reques
   if (IsReplicationCollection(ctx.service(), target.first, target.second)) {
     return Status(ErrorCode::kIllegalOperation, "can't rename to live oplog while replicating");
   }
+  std::shared_ptr<const catalog::CollectionInfo> renamed =
+      ctx.catalog().Find(source.first, source.second);
+  if (renamed != nullptr && renamed->is_view()) {
+    return Status(ErrorCode::kCommandNotSupportedOnView,
+                  "cannot rename view: " + source.first + "." + source.second);
+  }
   std::shared_ptr<const catalog::CollectionInfo> replaced =
       ctx.catalog().Find(target.first, target.second);
+  if (replaced != nullptr && replaced->is_view()) {
+    return Status(ErrorCode::kNamespaceExists,
+                  "a view already exists with that name: " + target.first + "." + target.second);
+  }
   QUARRY_RETURN_IF_ERROR(ctx.catalog().RenameCollection(
       source.first, source.second, target.first, target.second, drop_target, DdlOptionsFor(ctx)));
   ForgetSearchIndexes(ctx, replaced.get());
@@ -229,9 +259,13 @@ StatusWith<bson::Document> RunRenameCollection(CommandContext& ctx, const Reques
 bson::Document CollectionEntry(const catalog::CollectionInfo& info, bool name_only) {
   bson::DocumentBuilder b;
   b.AppendString("name", info.name);
-  b.AppendString("type", "collection");
+  b.AppendString("type", info.is_view() ? "view" : "collection");
   if (name_only) return std::move(b).Finish();
   b.AppendDocument("options", info.options);
+  if (info.is_view()) {  // mongod lists a view with neither uuid nor idIndex
+    b.OpenDocument("info").AppendBool("readOnly", true).Close();
+    return std::move(b).Finish();
+  }
   b.OpenDocument("info")
       .AppendBool("readOnly", false)
       .AppendBinary("uuid", catalog::kUuidBinarySubtype, info.uuid.view())

@@ -41,7 +41,8 @@ StatusWith<bson::Document> RunCompact(CommandContext& ctx, const Request& reques
     return Status(ErrorCode::kNotImplemented,
                   "compact is not supported on the oplog by Quarry: retention trims its entries");
   }
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "collection does not exist");
   }

@@ -97,7 +97,8 @@ StatusWith<bson::Document> RunDataSize(CommandContext& ctx, const Request& reque
                                          .count());
   };
   bson::DocumentBuilder reply;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, named->first, named->second);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, named->first, named->second));
   const storage::CollectionStats stats = collection.has_value()
                                              ? ctx.engine().records().Stats(collection->id)
                                              : storage::CollectionStats{};

@@ -34,7 +34,12 @@ StatusWith<bson::Document> RunDbStats(CommandContext& ctx, const Request& reques
   std::int64_t storage_size = 0;
   std::int64_t indexes = 0;
   std::int64_t index_size = 0;
+  std::int64_t views = 0;
   for (const auto& info : ctx.catalog().ListCollections(request.db)) {
+    if (info->is_view()) {
+      ++views;
+      continue;
+    }
     storage::CollectionStats stats = ctx.engine().records().Stats(info->id);
     for (const exec::IndexSize& index : exec::IndexSizes(ExecContextOf(ctx), *info)) {
       ++indexes;
@@ -49,7 +54,7 @@ StatusWith<bson::Document> RunDbStats(CommandContext& ctx, const Request& reques
   bson::DocumentBuilder b;
   b.AppendString("db", request.db);
   b.AppendInt64("collections", collections);
-  b.AppendInt64("views", 0);
+  b.AppendInt64("views", views);
   b.AppendInt64("objects", objects);
   b.AppendDouble("avgObjSize", objects == 0 ? 0.0 : static_cast<double>(data_size) / objects);
   b.AppendDouble("dataSize", data_size / scale);
@@ -73,7 +78,8 @@ StatusWith<bson::Document> RunCollStats(CommandContext& ctx, const Request& requ
     return ReplicationCollectionStats(ctx, coll, scale);
   }
   std::string ns = request.db + "." + coll;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "Collection [" + ns + "] not found.");
   }

@@ -230,7 +230,8 @@ StatusWith<bson::Document> RunValidate(CommandContext& ctx, const Request& reque
     QUARRY_ASSIGN_OR_RETURN(exec::OplogCheck check, exec::CheckOplogEntries(ExecContextOf(ctx)));
     return OplogValidateReply(request.db + "." + coll, check);
   }
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound,
                   "Collection '" + request.db + "." + coll + "' does not exist to validate.");

@@ -15,6 +15,8 @@
 #include "commands/register.h"
 #include "commands/request_parser.h"
 #include "commands/service_state.h"
+#include "commands/views/view_reads.h"
+#include "commands/views/view_resolution.h"
 #include "exec/distinct_plan.h"
 #include "exec/explain_count.h"
 #include "exec/planner.h"
@@ -101,7 +103,8 @@ Status ExplainFilterCommand(CommandContext& ctx, const Request& request,
                             exec::ExplainVerbosity verbosity, bson::DocumentBuilder* out) {
   QUARRY_ASSIGN_OR_RETURN(FilterArgs args, FilterArgsOf(ctx, request));
   const std::string ns = request.db + "." + args.coll;
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, args.coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, args.coll));
   if (!collection.has_value()) return AppendExplainOfNothing(ns, args.filter, verbosity, out);
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
                           query::Matcher::Parse(args.filter, bson::DocumentView(), args.collator));
@@ -138,6 +141,35 @@ void AppendServerInfo(CommandContext& ctx, bson::DocumentBuilder* b) {
   b->Close();
 }
 
+// A read of a view explains as the aggregate over its source that it runs as (mongod's
+// rewrite). distinct reads the view's documents and collects them itself, which no aggregate
+// shows.
+StatusWith<bson::Document> ExplainReadOfView(CommandContext& ctx, const Request& explained,
+                                             const ResolvedView& view,
+                                             exec::ExplainVerbosity verbosity) {
+  bson::Document on_view;
+  if (explained.name == "find") {
+    QUARRY_ASSIGN_OR_RETURN(on_view, FindAsAggregate(explained.body, view.name));
+  } else if (explained.name == "count") {
+    on_view = CountAsAggregate(explained.body, view.name);
+  } else if (explained.name == "aggregate") {
+    on_view = bson::Document::Copy(explained.body);
+  } else {
+    return Status(ErrorCode::kNotImplemented, "explain of " + std::string(explained.name) +
+                                                  " on a view is not supported by Quarry yet");
+  }
+  const bson::ValueView stages = on_view.view().Get("pipeline");
+  if (stages.type() == bson::Type::kArray) {
+    QUARRY_RETURN_IF_ERROR(CheckPipelineReadsView(view, stages.Document()));
+  }
+  Request aggregate{
+      .name = "aggregate", .db = explained.db, .body = on_view.view(), .sequences = {}};
+  QUARRY_ASSIGN_OR_RETURN(const bson::Document over_source, AggregateOverSource(aggregate, view));
+  Request rewritten{
+      .name = "aggregate", .db = explained.db, .body = over_source.view(), .sequences = {}};
+  return ExplainReply(ctx, rewritten, verbosity);
+}
+
 StatusWith<bson::Document> RunExplain(CommandContext& ctx, const Request& request) {
   RequestParser args(request);
   bson::ValueView inner = request.body.Get(request.name);
@@ -162,6 +194,13 @@ StatusWith<bson::Document> ExplainReply(CommandContext& ctx, const Request& expl
   bson::DocumentBuilder b;
   b.AppendString("explainVersion", "1");
   const std::string_view name = explained.name;
+  if (const bson::ValueView target = explained.body.Get(name);
+      target.type() == bson::Type::kString &&
+      (name == "find" || name == "count" || name == "distinct" || name == "aggregate")) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
+                            ResolveView(ctx.catalog(), explained.db, target.String()));
+    if (view.has_value()) return ExplainReadOfView(ctx, explained, *view, verbosity);
+  }
   if (name == "find") {
     QUARRY_RETURN_IF_ERROR(ExplainFind(ctx, explained, verbosity, &b));
   } else if (name == "count" || name == "distinct" || name == "delete" || name == "update" ||

@@ -187,7 +187,8 @@ StatusWith<bson::Document> CreateIndexesInTransaction(CommandContext& ctx, const
                                                       std::vector<bson::Document> specs) {
   QUARRY_RETURN_IF_ERROR(CheckTransactionMayCreate(ctx, "indexes"));
   storage::Transaction& txn = *ctx.transaction();
-  const bool existed = LookupCollection(ctx, db, coll).has_value();
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> found, LookupCollection(ctx, db, coll));
+  const bool existed = found.has_value();
   QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, db, coll));
   const catalog::CollectionInfo& info = *collection.info;
   QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> fresh, NewSpecs(info, std::move(specs)));
@@ -226,7 +227,9 @@ StatusWith<bson::Document> RunCreateIndexes(CommandContext& ctx, const Request& 
   if (ctx.transaction() != nullptr) {
     return CreateIndexesInTransaction(ctx, request.db, coll, std::move(specs));
   }
-  const bool existed = LookupCollection(ctx, request.db, coll).has_value();
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> found,
+                          LookupCollection(ctx, request.db, coll));
+  const bool existed = found.has_value();
   QUARRY_ASSIGN_OR_RETURN(exec::Collection collection, EnsureCollection(ctx, request.db, coll));
   std::lock_guard index_ddl(collection.info->locks->index_ddl);
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(request.db, coll);

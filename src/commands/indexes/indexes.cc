@@ -25,7 +25,8 @@ StatusWith<bson::Document> RunListIndexes(CommandContext& ctx, const Request& re
   args.Raw("cursor");
   args.Ignore({"includeBuildUUIDs", "includeIndexBuildInfo"});
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   std::string ns = request.db + "." + coll;
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + ns);
@@ -97,13 +98,14 @@ StatusWith<bson::Document> RunDropIndexes(CommandContext& ctx, const Request& re
   QUARRY_ASSIGN_OR_RETURN(std::string coll, args.CollectionName());
   bson::ValueView index = args.Raw("index");
   QUARRY_RETURN_IF_ERROR(args.Finish());
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "ns not found " + request.db + "." + coll);
   }
   // After any build of the collection's indexes in progress.
   std::lock_guard index_ddl(collection->info->locks->index_ddl);
-  collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(collection, LookupCollection(ctx, request.db, coll));
   if (!collection.has_value()) {
     return Status(ErrorCode::kNamespaceNotFound, "ns not found " + request.db + "." + coll);
   }

@@ -50,7 +50,8 @@ StatusWith<bson::Document> RunPlanCacheClear(CommandContext& ctx, const Request&
     return Status(ErrorCode::kBadValue, "sort, projection, or collation provided without query");
   }
   // As mongod: a collection that does not exist is cleared before the query is looked at.
-  std::optional<exec::Collection> collection = LookupCollection(ctx, request.db, coll);
+  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                          LookupCollection(ctx, request.db, coll));
   if (!collection.has_value()) return bson::Document();
   std::optional<std::string> query_hash;
   if (query.has_value()) {

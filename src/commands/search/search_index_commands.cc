@@ -13,6 +13,7 @@
 #include "commands/request_parser.h"
 #include "commands/search/search_indexes.h"
 #include "commands/service_state.h"
+#include "commands/views/view_resolution.h"
 #include "vector/search_index_registry.h"
 
 namespace quarry::commands {
@@ -87,6 +88,7 @@ StatusWith<bson::Document> RunCreateSearchIndexes(CommandContext& ctx, const Req
     created.push_back(std::move(index));
   }
   auto add = [&](catalog::CollectionInfo* info) -> Status {
+    if (info->is_view()) return NotSupportedOnView(info->db, info->name);
     for (const NewSearchIndex& index : created) {
       if (info->FindSearchIndex(index.info.name) != nullptr) {
         return Status(ErrorCode::kIndexAlreadyExists,
@@ -149,6 +151,7 @@ StatusWith<bson::Document> RunUpdateSearchIndex(CommandContext& ctx, const Reque
   catalog::SearchIndexInfo updated;
   vector::SearchIndexDefinition parsed;
   auto update = [&](catalog::CollectionInfo* info) -> Status {
+    if (info->is_view()) return NotSupportedOnView(info->db, info->name);
     for (catalog::SearchIndexInfo& index : info->search_indexes) {
       if ((selector.by_id ? index.id : index.name) != selector.key) continue;
       QUARRY_ASSIGN_OR_RETURN(parsed, vector::ParseSearchIndexDefinition(index.type, definition));
@@ -178,6 +181,7 @@ StatusWith<bson::Document> RunDropSearchIndex(CommandContext& ctx, const Request
   QUARRY_RETURN_IF_ERROR(args.Finish());
   std::string dropped_id;
   auto drop = [&](catalog::CollectionInfo* info) -> Status {
+    if (info->is_view()) return NotSupportedOnView(info->db, info->name);
     std::erase_if(info->search_indexes, [&](const catalog::SearchIndexInfo& index) {
       if ((selector.by_id ? index.id : index.name) != selector.key) return false;
       dropped_id = index.id;

@@ -183,6 +183,29 @@ def test_collection_default_collation_from_the_shell(server, client, mongosh_hom
     client.drop_database("t_mongosh_coll_default")
 
 
+def test_create_view_and_read_it_from_the_shell(server, client, mongosh_home):
+    # db.createView, then the helpers a shell user reads a view with; `show collections` lists
+    # it and a write to it is refused with mongod's error.
+    script = """
+      db.orders.insertMany([{item: "a", qty: 5}, {item: "b", qty: 50}, {item: "c", qty: 70}]);
+      db.createView("big_orders", "orders", [{$match: {qty: {$gte: 10}}}, {$project: {_id: 0}}]);
+      let refused = null;
+      try { db.big_orders.insertOne({item: "x", qty: 99}); } catch (e) { refused = e.code; }
+      ({items: db.big_orders.find().sort({qty: 1}).toArray().map(d => d.item),
+        count: db.big_orders.countDocuments(),
+        distinct: db.big_orders.distinct("item"),
+        infos: db.getCollectionInfos({type: "view"}).map(c => [c.name, c.options.viewOn]),
+        names: db.getCollectionNames(),
+        refused: refused})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_views", json_mode="relaxed")
+    got = json.loads(out)
+    assert got == {"items": ["b", "c"], "count": 2, "distinct": ["b", "c"],
+                   "infos": [["big_orders", "orders"]],
+                   "names": ["big_orders", "orders"], "refused": 166}
+    client.drop_database("t_mongosh_views")
+
+
 def test_current_op_and_kill_op_from_the_shell(server, mongosh_home):
     # mongosh's db.currentOp() is an aggregation with {$currentOp: {..., truncateOps: false}} and
     # a $match of the filter it was given; it lists the shell's own aggregation.

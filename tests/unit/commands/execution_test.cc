@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "bson/builder.h"
 #include "commands/test_hooks.h"
 #include "commands_test_util.h"
 
@@ -107,11 +108,24 @@ TEST_F(ExecutionTest, CommitterOutsideARetryableWriteOutlivesItsRequest) {
 
 TEST_F(ExecutionTest, EnsureCollectionCreatesAMissingOne) {
   CommandContext ctx(state_, connection_);
-  EXPECT_FALSE(LookupCollection(ctx, "db", "other").has_value());
+  EXPECT_FALSE(LookupCollection(ctx, "db", "other").value().has_value());
   StatusWith<exec::Collection> created = EnsureCollection(ctx, "db", "other");
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_EQ(created.value().ns, "db.other");
-  EXPECT_TRUE(LookupCollection(ctx, "db", "other").has_value());
+  EXPECT_TRUE(LookupCollection(ctx, "db", "other").value().has_value());
+}
+
+TEST_F(ExecutionTest, AViewIsNeitherLookedUpNorEnsuredAsACollection) {
+  CommandContext ctx(state_, connection_);
+  bson::DocumentBuilder options;
+  options.AppendString("viewOn", "other");
+  options.AppendArray("pipeline", bson::ArrayBuilder().Finish());
+  ASSERT_TRUE(ctx.catalog().CreateCollection("db", "view", std::move(options).Finish()).ok());
+  StatusWith<std::optional<exec::Collection>> looked_up = LookupCollection(ctx, "db", "view");
+  EXPECT_EQ(looked_up.status().code(), ErrorCode::kCommandNotSupportedOnView);
+  StatusWith<exec::Collection> ensured = EnsureCollection(ctx, "db", "view");
+  EXPECT_EQ(ensured.status().code(), ErrorCode::kCommandNotSupportedOnView);
+  EXPECT_EQ(ensured.status().reason(), "Namespace db.view is a view, not a collection");
 }
 
 }  // namespace
