@@ -190,3 +190,33 @@ describe('databases and collections', () => {
     await assert.rejects(db.command({ definitelyNotACommand: 1 }), (err) => err.code === 59);
   });
 });
+
+describe('views', () => {
+  test('a view reads through its pipeline, lists as a view and refuses writes with 166', async () => {
+    await db.collection('people').insertMany([
+      { _id: 1, name: 'ann', age: 31 }, { _id: 2, name: 'bob', age: 12 },
+      { _id: 3, name: 'cid', age: 45 }, { _id: 4, name: 'dee', age: 31 },
+    ]);
+    await db.createCollection('adults', {
+      viewOn: 'people', pipeline: [{ $match: { age: { $gte: 18 } } }, { $project: { age: 1 } }],
+    });
+    const adults = db.collection('adults');
+    assert.deepEqual(await adults.find({}, { sort: { age: -1, _id: 1 }, batchSize: 1 }).toArray(),
+      [{ _id: 3, age: 45 }, { _id: 1, age: 31 }, { _id: 4, age: 31 }]);
+    assert.equal(await adults.countDocuments({ age: 31 }), 2);
+    assert.equal(await adults.estimatedDocumentCount(), 3);
+    assert.deepEqual((await adults.distinct('age')).sort(), [31, 45]);
+    assert.deepEqual(await adults.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(),
+      [{ _id: null, n: 3 }]);
+    const [info] = await db.listCollections({ type: 'view' }).toArray();
+    assert.equal(info.name, 'adults');
+    assert.equal(info.options.viewOn, 'people');
+    await assert.rejects(adults.insertOne({ age: 50 }), (err) => {
+      assert.ok(err instanceof MongoServerError, String(err));
+      assert.equal(err.code, 166);
+      assert.equal(err.codeName, 'CommandNotSupportedOnView');
+      return true;
+    });
+    assert.equal(await db.collection('people').countDocuments(), 4);
+  });
+});

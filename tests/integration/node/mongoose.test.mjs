@@ -252,3 +252,24 @@ describe('duplicate keys', () => {
     });
   });
 });
+
+describe('views', () => {
+  test('a model over a view created by createCollection({viewOn, pipeline}) reads it', async () => {
+    const User = db.model('User', userSchema());
+    await User.create([{ email: 'a@x', city: 'Oslo', a: 1 }, { email: 'b@x', city: 'Rome', a: 2 },
+      { email: 'c@x', city: 'Oslo', a: 3 }]);
+    const OsloUser = db.model('OsloUser', userSchema(), 'oslo_users');
+    await OsloUser.createCollection({
+      viewOn: 'users', pipeline: [{ $match: { city: 'Oslo' } }],
+    });
+    const found = await OsloUser.find().sort({ a: 1 }).lean();
+    assert.deepEqual(found.map((u) => u.email), ['a@x', 'c@x']);
+    assert.equal(await OsloUser.countDocuments(), 2);
+    await assert.rejects(OsloUser.create({ email: 'd@x', city: 'Oslo' }), (err) => {
+      assert.ok(err instanceof MongoServerError, String(err));
+      assert.equal(err.code, 166);
+      return true;
+    });
+    assert.equal(await User.countDocuments(), 3);
+  });
+});
