@@ -9,6 +9,7 @@
 #include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/ddl/clustered_index.h"
 #include "commands/diagnostics/profiler.h"
 #include "commands/execution.h"
 #include "commands/register.h"
@@ -58,20 +59,38 @@ Status CheckCreateOptions(std::string_view db, std::string_view coll, bson::Docu
     }
     if (body.Has("viewOn") && key != "viewOn" && key != "pipeline" && key != "collation") {
       return Status(ErrorCode::kInvalidOptions,
-                    "option '" + std::string(key) + "' is not supported on a view");
+                    "option not supported on a view: " + std::string(key));
     }
     if (key == "pipeline" && !body.Has("viewOn")) {
       return Status(ErrorCode::kInvalidOptions,
                     "'pipeline' requires 'viewOn' to also be specified");
     }
     if (key == "capped" && !e.value.Truthy()) continue;
-    if (key == "capped" || key == "timeseries" || key == "clusteredIndex" ||
-        key == "encryptedFields") {
+    if (key == "capped" || key == "timeseries" || key == "encryptedFields") {
       return Status(ErrorCode::kCommandNotSupported,
                     "create option '" + std::string(key) + "' is not supported by Quarry yet");
     }
+    if (key == "clusteredIndex") {
+      StatusWith<bson::Document> clustered = ClusteredIndexSpec(e.value);
+      if (!clustered.ok()) return clustered.status();
+    }
   }
-  // Time-series and clustered collections, the only ones it applies to, were refused above.
+  if (body.Has("clusteredIndex")) {
+    if (body.Has("idIndex")) {
+      return Status(ErrorCode::kInvalidOptions,
+                    "The 'clusteredIndex' option is not supported with the 'idIndex' option");
+    }
+    if (body.Has("autoIndexId") && !body.Get("autoIndexId").Truthy()) {
+      return Status(static_cast<ErrorCode>(6026501),
+                    "The 'clusteredIndex' option does not support {autoIndexId: false}");
+    }
+    if (body.Has("expireAfterSeconds")) {
+      return Status(ErrorCode::kNotImplemented,
+                    "'expireAfterSeconds' on a clustered collection is not supported by Quarry "
+                    "yet");
+    }
+  }
+  // Time-series collections, the only others it applies to, were refused above.
   if (body.Has("expireAfterSeconds")) {
     return Status(ErrorCode::kInvalidOptions,
                   "'expireAfterSeconds' is only supported on time-series collections or when the "
@@ -101,6 +120,11 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
   bson::DocumentBuilder options;
   for (const bson::Element& e : request.body) {
     if (e.key == "create" || IsGenericArgument(e.key)) continue;
+    if (e.key == "clusteredIndex") {
+      QUARRY_ASSIGN_OR_RETURN(bson::Document spec, ClusteredIndexSpec(e.value));
+      options.AppendDocument("clusteredIndex", spec);
+      continue;
+    }
     if (e.key == "collation") {
       // Stored fully specified, as mongod lists it; the simple collation is no default at all.
       QUARRY_ASSIGN_OR_RETURN(collation::CollatorPtr collator,
@@ -270,7 +294,10 @@ bson::Document CollectionEntry(const catalog::CollectionInfo& info, bool name_on
       .AppendBool("readOnly", false)
       .AppendBinary("uuid", catalog::kUuidBinarySubtype, info.uuid.view())
       .Close();
-  b.AppendDocument("idIndex", info.indexes.front().spec);
+  // A clustered collection has no _id index to list, as in mongod.
+  if (!info.options.view().Has("clusteredIndex")) {
+    b.AppendDocument("idIndex", info.indexes.front().spec);
+  }
   return std::move(b).Finish();
 }
 

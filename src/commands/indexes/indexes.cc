@@ -11,6 +11,7 @@
 #include "catalog/collection_info.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/ddl/clustered_index.h"
 #include "commands/execution.h"
 #include "commands/indexes/index_specs.h"
 #include "commands/register.h"
@@ -34,8 +35,10 @@ StatusWith<bson::Document> RunListIndexes(CommandContext& ctx, const Request& re
   query::Batch batch;
   for (const catalog::IndexInfo& index : collection->info->indexes) {
     if (!index.ready) continue;  // being built
-    batch.bytes += index.spec.size();
-    batch.documents.push_back(index.spec);
+    std::optional<bson::Document> clustered;
+    if (index.is_id_index()) clustered = ClusteredIndexEntry(*collection->info);
+    batch.documents.push_back(clustered.has_value() ? std::move(*clustered) : index.spec);
+    batch.bytes += batch.documents.back().size();
   }
   return BuildCursorReply("firstBatch", batch, 0, ns);
 }
