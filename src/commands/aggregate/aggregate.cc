@@ -116,10 +116,16 @@ StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& re
   if (pipeline_value.type() != bson::Type::kArray) {
     return Status(ErrorCode::kTypeMismatch, "'pipeline' option must be specified as an array");
   }
-  if (target.type() == bson::Type::kString && cursor_ns.empty()) {
+  std::optional<exec::Collection> collection;  // looked up once, read below
+  if (target.type() == bson::Type::kString) {
+    collection = LookupCollectionOrView(ctx, request.db, target.String());
     QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
-                            ResolveView(ctx.catalog(), request.db, target.String()));
-    if (view.has_value()) return AggregateOverView(ctx, request, *view, explain);
+                            TakeView(ctx, request.db, target.String(), &collection));
+    if (view.has_value()) {
+      // A rewritten aggregate names the view's source, a collection unless replaced since.
+      if (!cursor_ns.empty()) return NotSupportedOnView(request.db, target.String());
+      return AggregateOverView(ctx, request, *view, explain);
+    }
   }
   if (explain) return ExplainReply(ctx, request, exec::ExplainVerbosity::kQueryPlanner);
   if (!cursor.has_value()) {
@@ -209,10 +215,6 @@ StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& re
 
   // After a source stage, the rest of the pipeline reads its documents, not the collection.
   const bool reads_collection = !local_sessions && !current_op.has_value() && !collection_source;
-  std::optional<exec::Collection> collection;
-  if (!coll.empty()) {
-    QUARRY_ASSIGN_OR_RETURN(collection, LookupCollection(ctx, request.db, coll));
-  }
   exec::ResolvedHint resolved_hint;
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(resolved_hint, exec::ResolveHint(*collection, hint));

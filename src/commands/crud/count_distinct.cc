@@ -63,8 +63,9 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher,
                           query::Matcher::Parse(filter, bson::DocumentView(), collator));
 
+  std::optional<exec::Collection> collection = LookupCollectionOrView(ctx, request.db, coll);
   QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
-                          ResolveView(ctx.catalog(), request.db, coll));
+                          TakeView(ctx, request.db, coll, &collection));
   if (view.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> docs,
                             ReadView(ctx, *view, filter, hint, request.body.Get("collation")));
@@ -72,8 +73,6 @@ StatusWith<bson::Document> RunCount(CommandContext& ctx, const Request& request)
     return CountReply(counted);
   }
   std::int64_t n = 0;
-  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
-                          LookupCollection(ctx, request.db, coll));
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
     if (matcher.MatchesEverything()) {
@@ -128,8 +127,9 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
       values.insert(std::move(holder).Finish());
     }
   };
+  std::optional<exec::Collection> collection = LookupCollectionOrView(ctx, request.db, coll);
   QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
-                          ResolveView(ctx.catalog(), request.db, coll));
+                          TakeView(ctx, request.db, coll, &collection));
   if (view.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<query::DocumentStream> docs,
                             ReadView(ctx, *view, filter, hint, request.body.Get("collation")));
@@ -140,9 +140,6 @@ StatusWith<bson::Document> RunDistinct(CommandContext& ctx, const Request& reque
       collect(doc);
     }
   }
-  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
-                          view.has_value() ? std::optional<exec::Collection>()
-                                           : LookupCollection(ctx, request.db, coll));
   if (collection.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
     QUARRY_ASSIGN_OR_RETURN(

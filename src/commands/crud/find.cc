@@ -107,12 +107,11 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   }
   FindArgs find;
   QUARRY_RETURN_IF_ERROR(ParseFind(ctx, request, &find));
+  std::optional<exec::Collection> collection = LookupCollectionOrView(ctx, request.db, find.coll);
   QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
-                          ResolveView(ctx.catalog(), request.db, find.coll));
+                          TakeView(ctx, request.db, find.coll, &collection));
   if (view.has_value()) return FindOnView(ctx, request, *view);
   std::string ns = request.db + "." + find.coll;
-  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
-                          LookupCollection(ctx, request.db, find.coll));
   if (!collection.has_value()) {
     return BuildResultsReply(ctx, "firstBatch", query::Batch{}, 0, ns);
   }

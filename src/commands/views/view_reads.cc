@@ -89,6 +89,19 @@ class AggregateOnView {
 
 }  // namespace
 
+std::optional<exec::Collection> LookupCollectionOrView(CommandContext& ctx, std::string_view db,
+                                                       std::string_view name) {
+  return exec::LookupCollection(ctx.catalog(), db, name, ctx.transaction());
+}
+
+StatusWith<std::optional<ResolvedView>> TakeView(CommandContext& ctx, std::string_view db,
+                                                 std::string_view name,
+                                                 std::optional<exec::Collection>* found) {
+  if (!found->has_value() || !(*found)->info->is_view()) return std::optional<ResolvedView>();
+  found->reset();
+  return ResolveView(ctx.catalog(), db, name);
+}
+
 StatusWith<bson::Document> FindAsAggregate(bson::DocumentView find, std::string_view view_name) {
   QUARRY_RETURN_IF_ERROR(CheckFindOptionsForAggregate(find));
   AggregateOnView aggregate(view_name);

@@ -3,15 +3,29 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string_view>
 
 #include "base/status.h"
 #include "bson/value.h"
 #include "commands/command.h"
 #include "commands/command_context.h"
 #include "commands/views/view_resolution.h"
+#include "exec/collection.h"
 #include "query/pipeline/pipeline.h"
 
 namespace quarry::commands {
+
+// The collection or view `name` names (nullopt when neither exists), for the reads that take
+// views (find, count, distinct, aggregate): each passes it to TakeView before reading it.
+std::optional<exec::Collection> LookupCollectionOrView(CommandContext& ctx, std::string_view db,
+                                                       std::string_view name);
+
+// When `*found` (what LookupCollectionOrView gave for `name`) is a view: the view resolved, and
+// `*found` emptied so that nothing reads the view's own records; nullopt otherwise.
+StatusWith<std::optional<ResolvedView>> TakeView(CommandContext& ctx, std::string_view db,
+                                                 std::string_view name,
+                                                 std::optional<exec::Collection>* found);
 
 // A find of `view` (already parsed and found valid by find's own parser), run as the aggregate
 // mongod makes of it: $match, $sort, $skip, $limit, $project. Options an aggregate has no place
