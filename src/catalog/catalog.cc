@@ -88,6 +88,10 @@ std::vector<storage::IndexId> SecondaryIndexIds(const CollectionInfo& info) {
   for (const IndexInfo& index : info.indexes) {
     if (index.id != 0) ids.push_back(index.id);
   }
+  if (info.natural_order_index != 0) {
+    ids.push_back(info.natural_order_index);
+    ids.push_back(info.natural_position_index);
+  }
   return ids;
 }
 
@@ -233,6 +237,11 @@ void Catalog::AssignIndexIds(CollectionInfo* info, storage::WriteUnit* unit) {
     // keys, through which its uniqueness holds for strings the collation finds equal.
     if (index.id != 0 || (index.is_id_index() && !index.spec.view().Has("collation"))) continue;
     index.id = next_index_id_++;  // advanced even if the commit fails: ids are never reused
+    assigned = true;
+  }
+  if (info->options.view().Get("capped").Truthy() && info->natural_order_index == 0) {
+    info->natural_order_index = next_index_id_++;
+    info->natural_position_index = next_index_id_++;
     assigned = true;
   }
   if (assigned) unit->PutMeta(std::string(kNextIndexIdName), BigEndian(next_index_id_));

@@ -49,6 +49,8 @@ class Catalog {
   // Loads every collection from the catalog family. The engine must outlive the catalog.
   static StatusWith<std::unique_ptr<Catalog>> Load(storage::Engine* engine);
 
+  storage::Engine& engine() const { return *engine_; }
+
   // The collection, or null when it does not exist.
   std::shared_ptr<const CollectionInfo> Find(std::string_view db, std::string_view coll) const;
   std::shared_ptr<const CollectionInfo> FindById(storage::CollectionId id) const;
@@ -180,7 +182,8 @@ class Catalog {
   storage::IndexId next_index_id_ = 1;                  // guarded by ddl_mu_
 };
 
-// The ids of the secondary indexes of `info` (whose entries a drop deletes).
+// The ids of the secondary indexes of `info`, and of a capped collection's natural-order
+// indexes: the keys a drop deletes.
 std::vector<storage::IndexId> SecondaryIndexIds(const CollectionInfo& info);
 
 // The catalog family key of a collection: db, NUL, collection (db names have no NUL, so this

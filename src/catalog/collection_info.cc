@@ -36,6 +36,14 @@ const SearchIndexInfo* CollectionInfo::FindSearchIndex(std::string_view key, boo
   return nullptr;
 }
 
+CappedLimits CollectionInfo::capped_limits() const {
+  const bson::DocumentView view = options.view();
+  const bson::ValueView size = view.Get("size");
+  const bson::ValueView max = view.Get("max");
+  return CappedLimits{.max_bytes = size.IsNumber() ? size.AsInt64() : 0,
+                      .max_documents = max.IsNumber() ? max.AsInt64() : 0};
+}
+
 bson::Document CollectionInfo::ToBson() const {
   bson::DocumentBuilder b;
   b.AppendString("db", db);
@@ -66,6 +74,12 @@ bson::Document CollectionInfo::ToBson() const {
       b.AppendDate("defined", index.defined_ms);
       b.Close();
     }
+    b.Close();
+  }
+  if (natural_order_index != 0) {
+    b.OpenArray("naturalOrder");
+    b.AppendInt64("0", static_cast<std::int64_t>(natural_order_index));
+    b.AppendInt64("1", static_cast<std::int64_t>(natural_position_index));
     b.Close();
   }
   return std::move(b).Finish();
@@ -147,6 +161,19 @@ StatusWith<CollectionInfo> CollectionInfo::FromBson(bson::DocumentView doc) {
            .version = entry.Get("version").Int32(),
            .defined_ms = entry.Get("defined").Date()});
     }
+  }
+  bson::ValueView natural = doc.Get("naturalOrder");
+  if (natural.exists()) {
+    const bson::ValueView order =
+        natural.type() == bson::Type::kArray ? natural.Document().Get("0") : bson::ValueView();
+    const bson::ValueView position =
+        natural.type() == bson::Type::kArray ? natural.Document().Get("1") : bson::ValueView();
+    if (order.type() != bson::Type::kInt64 || position.type() != bson::Type::kInt64 ||
+        order.Int64() <= 0 || position.Int64() <= 0) {
+      return Corrupt("naturalOrder of " + info.ns());
+    }
+    info.natural_order_index = static_cast<storage::IndexId>(order.Int64());
+    info.natural_position_index = static_cast<storage::IndexId>(position.Int64());
   }
   return info;
 }

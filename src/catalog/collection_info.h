@@ -67,6 +67,17 @@ struct CollectionLocks {
   std::shared_mutex writers;
   // Serializes index builds and drops of the collection.
   std::mutex index_ddl;
+  // A capped collection's writers hold it from placing their inserts at the end of its natural
+  // order until they have evicted what the limits no longer allow, so that order is the order
+  // of the commits and each eviction sees the records every earlier write left.
+  std::mutex capped;
+  std::int64_t next_position = -1;  // guarded by `capped`; -1 until read from the index
+};
+
+// A capped collection's limits (create's `size`, rounded up to 256 bytes, and `max`; 0: none).
+struct CappedLimits {
+  std::int64_t max_bytes = 0;
+  std::int64_t max_documents = 0;
 };
 
 struct CollectionInfo {
@@ -79,12 +90,22 @@ struct CollectionInfo {
   std::vector<IndexInfo> indexes;
   std::vector<SearchIndexInfo> search_indexes;
   std::int64_t created_ms = 0;
+  // A capped collection keeps its insertion order in two internal indexes, both 0 for any other
+  // collection: by position (8 bytes, big-endian) to the record's id key, and by id key to the
+  // position, which a delete needs to find the first entry.
+  storage::IndexId natural_order_index = 0;
+  storage::IndexId natural_position_index = 0;
   std::shared_ptr<CollectionLocks> locks = std::make_shared<CollectionLocks>();
 
   std::string ns() const { return db + "." + name; }
   // A view (create with `viewOn`): a name for an aggregation over another collection or view.
   // Its entry has an id and an _id index like any other, and its records stay empty.
   bool is_view() const { return options.view().Get("viewOn").type() == bson::Type::kString; }
+  // A capped collection (create's `capped`): the catalog gives every one its natural-order
+  // indexes, so their ids tell without reading the options.
+  bool is_capped() const { return natural_order_index != 0; }
+  // REQUIRES: is_capped().
+  CappedLimits capped_limits() const;
 
   // The index named `name`, or null.
   const IndexInfo* FindIndex(std::string_view name) const;
@@ -94,7 +115,8 @@ struct CollectionInfo {
   bool has_secondary_indexes() const { return indexes.size() > 1; }
 
   // {db, name, uuid: BinData(4), id: Long, options, indexes: [{spec, id: Long, ready}],
-  //  created: Date[, searchIndexes: [{id, name, type, definition, version: Int, defined: Date}]]}
+  //  created: Date[, searchIndexes: [{id, name, type, definition, version: Int, defined: Date}]]
+  //  [, naturalOrder: [Long, Long]]}
   bson::Document ToBson() const;
   // Fails with kInternalError when the entry is not one ToBson wrote.
   static StatusWith<CollectionInfo> FromBson(bson::DocumentView doc);

@@ -16,6 +16,7 @@ void RegisterAllCommands(CommandRegistry& registry) {
   RegisterCursorCommands(registry);
   RegisterDdlCommands(registry);
   RegisterCollModCommand(registry);
+  RegisterCappedCopyCommands(registry);
   RegisterIndexCommands(registry);
   RegisterPlanCacheCommands(registry);
   RegisterAggregateCommands(registry);

@@ -18,6 +18,7 @@ void RegisterGetLastErrorCommand(CommandRegistry& registry);
 void RegisterCursorCommands(CommandRegistry& registry);
 void RegisterDdlCommands(CommandRegistry& registry);
 void RegisterCollModCommand(CommandRegistry& registry);
+void RegisterCappedCopyCommands(CommandRegistry& registry);
 void RegisterIndexCommands(CommandRegistry& registry);
 void RegisterCreateIndexesCommand(CommandRegistry& registry);
 void RegisterPlanCacheCommands(CommandRegistry& registry);

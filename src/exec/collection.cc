@@ -4,9 +4,8 @@
 #include <memory>
 
 namespace quarry::exec {
-namespace {
 
-Collection FromInfo(std::shared_ptr<const catalog::CollectionInfo> info) {
+Collection CollectionOf(std::shared_ptr<const catalog::CollectionInfo> info) {
   Collection collection;
   collection.id = info->id;
   collection.db = info->db;
@@ -19,6 +18,8 @@ Collection FromInfo(std::shared_ptr<const catalog::CollectionInfo> info) {
   collection.info = std::move(info);
   return collection;
 }
+
+namespace {
 
 // `info` as a read of the snapshot at `read_timestamp` may use it: an index built since holds no
 // keys there, so the read's plans must not see it ready.
@@ -43,14 +44,14 @@ StatusWith<Collection> EnsureCollectionOrView(catalog::Catalog& catalog, std::st
     if (std::optional<Collection> found = LookupCollection(catalog, db, name, txn)) return *found;
     QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
                             catalog.CreateInTransaction(db, name, {}, *txn));
-    return FromInfo(std::move(info));
+    return CollectionOf(std::move(info));
   }
   if (std::shared_ptr<const catalog::CollectionInfo> info = catalog.Find(db, name)) {
-    return FromInfo(std::move(info));
+    return CollectionOf(std::move(info));
   }
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> info,
                           catalog.EnsureCollection(db, name, ddl));
-  return FromInfo(std::move(info));
+  return CollectionOf(std::move(info));
 }
 
 }  // namespace
@@ -61,7 +62,7 @@ std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std:
       txn == nullptr ? catalog.Find(db, name) : catalog.FindInTransaction(db, name, *txn);
   if (info == nullptr) return std::nullopt;
   if (txn != nullptr) info = AsOf(std::move(info), txn->read_timestamp());
-  return FromInfo(std::move(info));
+  return CollectionOf(std::move(info));
 }
 
 StatusWith<HeldCollection> HoldWriters(const catalog::Catalog& catalog,

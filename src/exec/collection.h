@@ -30,6 +30,9 @@ struct Collection {
   storage::CollectionRef ref() const { return {id, ns, uuid, pre_and_post_images}; }
 };
 
+// The collection whose catalog entry is `info`.
+Collection CollectionOf(std::shared_ptr<const catalog::CollectionInfo> info);
+
 // The collection, or nullopt when it does not exist. Inside a multi-document transaction
 // (`txn`), also one the transaction created.
 std::optional<Collection> LookupCollection(const catalog::Catalog& catalog, std::string_view db,

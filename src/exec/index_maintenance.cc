@@ -5,7 +5,10 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "base/log.h"
 #include "bson/compare.h"
+#include "exec/capped.h"
+#include "exec/collection.h"
 #include "exec/index_catalog.h"
 
 namespace quarry::exec {
@@ -47,7 +50,9 @@ std::map<storage::CollectionId, std::vector<std::size_t>> RecordChangesByCollect
   return out;
 }
 
-// Gives every mutation in `mutations` its keys for the secondary indexes of `info`.
+// Gives every mutation in `mutations` its keys for the secondary indexes of `info`, and for a
+// capped collection its natural-order entries. REQUIRES: the collection's writers lock held, and
+// for a capped one its capped lock.
 Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info,
                   const std::vector<std::size_t>& mutations, storage::WriteUnit* unit) {
   std::vector<const catalog::IndexInfo*> indexes;
@@ -67,6 +72,10 @@ Status AttachKeys(catalog::Catalog& catalog, const catalog::CollectionInfo& info
           AppendIndexChanges(*index, change.before, change.after, &multikey, &multikey_paths, &all);
       if (!failed.ok()) break;
       QUARRY_RETURN_IF_ERROR(MarkMultikey(catalog, *index, multikey, multikey_paths));
+    }
+    if (failed.ok() && info.is_capped()) {
+      QUARRY_RETURN_IF_ERROR(
+          AppendNaturalOrderChanges(catalog.engine().indexes(), info, change, &all));
     }
     if (!failed.ok()) {
       unit->Fail(k, std::move(failed));
@@ -146,24 +155,85 @@ StatusWith<storage::IndexChanges> IndexChangesFor(const catalog::IndexInfo& inde
 
 namespace {
 
+// mongod's refusals of a write to a capped collection in a transaction (a delete's differs).
+Status CappedInTransaction(const catalog::CollectionInfo& info,
+                           const storage::WriteUnit::RecordChange& change) {
+  if (change.after.empty()) {
+    return Status(
+        ErrorCode::kIllegalOperation,
+        "Cannot remove from a capped collection in a multi-document transaction: " + info.ns());
+  }
+  return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                "Collection '" + info.ns() +
+                    "' is a capped collection. Writes in transactions are not allowed on capped "
+                    "collections.");
+}
+
+// Deletes the oldest records of the capped collection `info` that its limits no longer allow,
+// after a write that may have added some. The write has committed, so a failure here is logged
+// rather than reported: the next insert evicts again.
+Status EvictOnce(catalog::Catalog& catalog, storage::CommitPipeline& pipeline,
+                 const Collection& collection, bool* evicted) {
+  storage::WriteUnit unit;
+  QUARRY_ASSIGN_OR_RETURN(std::vector<std::size_t> evictions,
+                          AddEvictions(catalog.engine(), collection, &unit));
+  *evicted = !evictions.empty();
+  if (evictions.empty()) return Status::OK();
+  QUARRY_RETURN_IF_ERROR(AttachKeys(catalog, *collection.info, evictions, &unit));
+  QUARRY_ASSIGN_OR_RETURN(
+      storage::CommitResult result,
+      pipeline.Commit(std::move(unit), storage::CommitOptions{.ordered = false}));
+  return result.errors.empty() ? Status::OK() : result.errors.front().status;
+}
+
+void EvictBeyondLimits(catalog::Catalog& catalog, storage::CommitPipeline& pipeline,
+                       std::shared_ptr<const catalog::CollectionInfo> info) {
+  const Collection collection = CollectionOf(std::move(info));
+  Status status = Status::OK();
+  for (bool evicted = true; evicted && status.ok();) {
+    status = EvictOnce(catalog, pipeline, collection, &evicted);
+  }
+  if (!status.ok()) {
+    log::Write(log::Severity::kWarning, "STORAGE", 7160000, "CappedEviction",
+               "Could not delete the oldest documents of a capped collection",
+               {{"namespace", collection.ns}, {"error", status.ToString()}});
+  }
+}
+
 // Runs `then` with `unit`'s index keys attached, holding the writers lock of each collection it
-// touches, so no index spec changes before `then` returns.
+// touches, so no index spec changes before `then` returns, and the capped lock of each capped
+// one, which, given `evict_with`, evicts what the commit pushed beyond its limits before it
+// lets go. Without `evict_with` (a transaction's staging), writes to capped collections fail.
 template <typename Then>
 StatusWith<storage::CommitResult> WithIndexKeys(catalog::Catalog& catalog, storage::WriteUnit unit,
-                                                Then then) {
+                                                storage::CommitPipeline* evict_with, Then then) {
   std::vector<std::shared_lock<std::shared_mutex>> held;
+  std::vector<std::unique_lock<std::mutex>> held_capped;
+  std::vector<std::shared_ptr<const catalog::CollectionInfo>> capped;
   for (const auto& [collection, mutations] : RecordChangesByCollection(unit)) {
     std::shared_ptr<const catalog::CollectionInfo> info = catalog.FindById(collection);
     if (info == nullptr) continue;  // dropped: the commit fails these mutations
     held.emplace_back(info->locks->writers);
     // The specs as they are now that no change of them can happen before the commit.
     info = catalog.FindById(collection);
-    if (info == nullptr || !(info->has_secondary_indexes() || info->indexes.front().id != 0)) {
+    if (info == nullptr) continue;
+    if (info->is_capped()) {
+      if (evict_with == nullptr) {
+        for (std::size_t k : mutations) {
+          unit.Fail(k, CappedInTransaction(*info, *unit.record_change(k)));
+        }
+        continue;
+      }
+      held_capped.emplace_back(info->locks->capped);
+      capped.push_back(info);
+    } else if (!(info->has_secondary_indexes() || info->indexes.front().id != 0)) {
       continue;  // no index keeps keys
     }
     QUARRY_RETURN_IF_ERROR(AttachKeys(catalog, *info, mutations, &unit));
   }
-  return then(std::move(unit));
+  StatusWith<storage::CommitResult> result = then(std::move(unit));
+  for (auto& info : capped) EvictBeyondLimits(catalog, *evict_with, std::move(info));
+  return result;
 }
 
 }  // namespace
@@ -172,7 +242,7 @@ StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& cat
                                                            storage::CommitPipeline& pipeline,
                                                            storage::WriteUnit unit,
                                                            const storage::CommitOptions& options) {
-  return WithIndexKeys(catalog, std::move(unit), [&](storage::WriteUnit keyed) {
+  return WithIndexKeys(catalog, std::move(unit), &pipeline, [&](storage::WriteUnit keyed) {
     return pipeline.Commit(std::move(keyed), options);
   });
 }
@@ -180,7 +250,7 @@ StatusWith<storage::CommitResult> CommitMaintainingIndexes(catalog::Catalog& cat
 StatusWith<storage::CommitResult> StageMaintainingIndexes(catalog::Catalog& catalog,
                                                           storage::Transaction& txn,
                                                           storage::WriteUnit unit, bool ordered) {
-  return WithIndexKeys(catalog, std::move(unit), [&](storage::WriteUnit keyed) {
+  return WithIndexKeys(catalog, std::move(unit), nullptr, [&](storage::WriteUnit keyed) {
     return txn.Stage(std::move(keyed), ordered);
   });
 }

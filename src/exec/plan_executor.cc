@@ -4,16 +4,19 @@
 
 namespace quarry::exec {
 
-PlanExecutor::PlanExecutor(std::unique_ptr<PlanStage> root) : root_(std::move(root)) {}
+PlanExecutor::PlanExecutor(std::unique_ptr<PlanStage> root, bool tailable)
+    : root_(std::move(root)), tailable_(tailable) {}
 
 StatusWith<query::Batch> PlanExecutor::NextBatch(std::size_t max_docs, std::size_t max_bytes) {
   if (exhausted() || max_docs == 0) return query::Batch{};
+  if (tailable_) exhausted_ = false;  // the plan reads on from its end
   Status restored = root_->Restore();
   StatusWith<query::Batch> batch = restored.ok() ? Fill(max_docs, max_bytes) : restored;
   root_->Save();
   NotePlanRan(*root_);
   if (!batch.ok()) {
     exhausted_ = true;
+    failed_ = true;
     pending_.reset();
   }
   return batch;

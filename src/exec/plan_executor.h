@@ -15,13 +15,17 @@ namespace quarry::exec {
 
 class PlanExecutor final : public query::CursorSource {
  public:
-  explicit PlanExecutor(std::unique_ptr<PlanStage> root);
+  // `tailable`: the plan's end is where the next batch goes on from (a tailable cursor's scan
+  // restores past it), so only an error exhausts it.
+  explicit PlanExecutor(std::unique_ptr<PlanStage> root, bool tailable = false);
 
   // Reads on until the batch is full, then one result further, so that the cursor can close
   // with the last batch; that result is kept for the next batch. Not thread-safe: one caller
   // at a time (CursorManager ensures it).
   StatusWith<query::Batch> NextBatch(std::size_t max_docs, std::size_t max_bytes) override;
-  bool exhausted() const override { return exhausted_ && !pending_.has_value(); }
+  bool exhausted() const override {
+    return failed_ || (!tailable_ && exhausted_ && !pending_.has_value());
+  }
 
   const PlanStage& root() const { return *root_; }
 
@@ -32,7 +36,9 @@ class PlanExecutor final : public query::CursorSource {
 
   std::unique_ptr<PlanStage> root_;
   std::optional<bson::Document> pending_;  // read, not yet returned
-  bool exhausted_ = false;
+  bool exhausted_ = false;                 // the plan has reached its end
+  bool tailable_ = false;
+  bool failed_ = false;  // an error ended it for good
 };
 
 // Calls `visit` with each result of `root` (the document is valid during the call), until

@@ -17,6 +17,7 @@
 #include "exec/stages/id_hack.h"
 #include "exec/stages/index_scan.h"
 #include "exec/stages/limit_skip.h"
+#include "exec/stages/natural_scan.h"
 #include "exec/stages/projection_stage.h"
 #include "exec/stages/return_key.h"
 #include "exec/stages/show_record_id.h"
@@ -41,9 +42,27 @@ bool HintNames(const catalog::IndexInfo& index, bson::ValueView hint) {
   return bson::CompareDocuments(index.key(), hint.Document()) == 0;
 }
 
+std::unique_ptr<PlanStage> NaturalScanOf(const ExecContext& ctx, const Collection& collection,
+                                         const std::optional<query::Matcher>& filter,
+                                         storage::ScanDirection direction, bool want_match_details,
+                                         bool tailable) {
+  NaturalScan::Options options;
+  options.collection = collection.id;
+  options.natural_order_index = collection.info->natural_order_index;
+  options.direction = direction;
+  options.filter = filter;
+  options.want_match_details = want_match_details;
+  options.tailable = tailable;
+  return std::make_unique<NaturalScan>(&ctx.indexes(), &ctx.records(), ctx.interrupt,
+                                       std::move(options));
+}
+
 std::unique_ptr<PlanStage> ScanOf(const ExecContext& ctx, const Collection& collection,
                                   const std::optional<query::Matcher>& filter,
                                   storage::ScanDirection direction, bool want_match_details) {
+  if (collection.info->is_capped()) {
+    return NaturalScanOf(ctx, collection, filter, direction, want_match_details, false);
+  }
   CollectionScan::Options options;
   options.collection = collection.id;
   options.direction = direction;
@@ -317,7 +336,21 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                              spec.sort);
   }
   Access access;
-  if (!spec.min.empty() || !spec.max.empty()) {
+  if (spec.tailable) {
+    // mongod's tailable cursors read capped collections in natural order, whatever the filter.
+    if (!collection.info->is_capped()) {
+      return Status(ErrorCode::kBadValue, "error processing query: ns=" + collection.ns +
+                                              " tailable cursor requested on non capped "
+                                              "collection");
+    }
+    if (spec.sort.needs_sort() || spec.sort.natural() < 0) {
+      return Status(ErrorCode::kBadValue,
+                    "cannot use tailable option with a sort other than {$natural: 1}");
+    }
+    access = Access{NaturalScanOf(ctx, collection, spec.filter, storage::ScanDirection::kForward,
+                                  want_details, true),
+                    true};
+  } else if (!spec.min.empty() || !spec.max.empty()) {
     QUARRY_ASSIGN_OR_RETURN(access, MinMaxAccess(ctx, collection, spec, hint, want_details, cover));
   } else {
     TrialSetup setup;

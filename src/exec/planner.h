@@ -51,6 +51,10 @@ struct QuerySpec {
   bool show_record_id = false;
   // SORT's memory limit, and with find's allowDiskUse where it spills past it.
   SortMemory sort_memory;
+  // find's tailable: a capped collection's records in natural order, the scan going on from its
+  // end after each batch (stages/natural_scan.h); any other collection, or another sort, fails
+  // with 2 BadValue.
+  bool tailable = false;
 
   // Parses a find's filter (with `let` constants in scope for $expr), projection and sort.
   // `skip` and `limit` must be >= 0 (51024 with mongod's text). Empty views mean none. The

@@ -38,8 +38,12 @@ bson::Document StorageStats(const ExecContext& ctx, const Collection& collection
       .AppendInt64("avgObjSize", stats.count > 0 ? stats.data_bytes / stats.count : 0)
       .AppendInt64("storageSize", storage_size / scale)
       .AppendInt64("freeStorageSize", 0)
-      .AppendBool("capped", false)
-      .AppendInt32("nindexes", static_cast<std::int32_t>(indexes.size()))
+      .AppendBool("capped", collection.info->is_capped());
+  if (collection.info->is_capped()) {
+    const catalog::CappedLimits limits = collection.info->capped_limits();
+    b.AppendInt64("max", limits.max_documents).AppendInt64("maxSize", limits.max_bytes / scale);
+  }
+  b.AppendInt32("nindexes", static_cast<std::int32_t>(indexes.size()))
       .AppendInt64("totalIndexSize", total_index_size / scale)
       .AppendInt64("totalSize", (storage_size + total_index_size) / scale);
   b.OpenDocument("indexSizes");

@@ -137,6 +137,10 @@ Status AggregateIo::WriteOut(const query::OutTarget& target, query::DocumentStre
   if (existing != nullptr && existing->is_view()) {
     return NotSupportedOnView(target.db, target.coll);
   }
+  if (existing != nullptr && existing->is_capped()) {
+    return Status(static_cast<ErrorCode>(17152),
+                  "namespace '" + existing->ns() + "' is capped so it can't be used for $out");
+  }
   const bson::Document options =
       existing != nullptr ? bson::Document::Copy(existing->options.view()) : bson::Document();
   QUARRY_ASSIGN_OR_RETURN(std::optional<DocumentValidator> validator,

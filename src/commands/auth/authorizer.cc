@@ -275,6 +275,16 @@ bool AuthorizeRenameCollection(const Authorizer& authorizer, const Request& requ
          authorizer.Allows(target, {A::kInsert, A::kCreateIndex});
 }
 
+bool AuthorizeCloneCollectionAsCapped(const Authorizer& authorizer, const Request& request) {
+  bson::ValueView to = request.body.Get("toCollection");
+  if (to.type() != bson::Type::kString) {
+    return authorizer.authenticated();  // the command fails on its arguments
+  }
+  return authorizer.Allows(TargetOf(request), {A::kFind}) &&
+         authorizer.Allows(auth::Target::Namespace(request.db, std::string(to.String())),
+                           {A::kInsert, A::kCreateIndex, A::kConvertToCapped});
+}
+
 bool AuthorizeListDatabases(const Authorizer& authorizer, const Request& request) {
   if (authorizer.Allows(auth::Target::Cluster(), {A::kListDatabases})) return true;
   bson::ValueView authorized = request.body.Get("authorizedDatabases");

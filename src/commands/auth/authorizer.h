@@ -80,6 +80,9 @@ bool AuthorizeFindAndModify(const Authorizer& authorizer, const Request& request
 // source and insert and createIndex on the target across databases; dropCollection on the
 // target with dropTarget.
 bool AuthorizeRenameCollection(const Authorizer& authorizer, const Request& request);
+// cloneCollectionAsCapped: find on the source, and insert, createIndex and convertToCapped on
+// the target, as mongod asks.
+bool AuthorizeCloneCollectionAsCapped(const Authorizer& authorizer, const Request& request);
 // listDatabases: listDatabases on the cluster, or any user unless authorizedDatabases is false.
 bool AuthorizeListDatabases(const Authorizer& authorizer, const Request& request);
 // currentOp: inprog on the cluster, or any user with $ownOps: true (its own operations).

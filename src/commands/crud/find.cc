@@ -4,6 +4,7 @@
 #include "commands/collation_default.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/cursors/capped_tail.h"
 #include "commands/execution.h"
 #include "commands/explain/explainers.h"
 #include "commands/register.h"
@@ -27,6 +28,7 @@ struct FindArgs {
   std::optional<std::int64_t> batch_size;
   bool single_batch = false;
   bool no_cursor_timeout = false;
+  bool await_data = false;
   collation::CollatorPtr collator;  // the one the query runs under, for explain
 };
 
@@ -77,11 +79,10 @@ Status ParseFind(CommandContext& ctx, const Request& request, FindArgs* out) {
     return Status(ErrorCode::kFailedToParse,
                   "Cannot set 'awaitData' without also setting 'tailable'");
   }
-  if (tailable) {
-    return Status(ErrorCode::kBadValue,
-                  "tailable cursors are only supported on capped collections, which Quarry "
-                  "does not have yet");
+  if (tailable && find.single_batch) {
+    return Status(ErrorCode::kBadValue, "cannot use tailable option with the 'singleBatch' option");
   }
+  find.await_data = await_data;
   find.collator = collator;
   QUARRY_RETURN_IF_ERROR(exec::QuerySpec::ParseInto(find.filter, let, projection, sort, skip, limit,
                                                     std::move(collator), &find.spec));
@@ -93,7 +94,30 @@ Status ParseFind(CommandContext& ctx, const Request& request, FindArgs* out) {
   find.spec.max = max;
   find.spec.return_key = return_key;
   find.spec.show_record_id = show_record_id;
+  find.spec.tailable = tailable;
   return Status::OK();
+}
+
+// A tailable find's first batch. Its cursor stays open at the end of the collection, except
+// on an empty one, which mongod does not tail.
+StatusWith<bson::Document> TailCappedCollection(CommandContext& ctx, const FindArgs& find,
+                                                const exec::Collection& collection,
+                                                std::unique_ptr<exec::PlanStage> plan) {
+  const bool empty = ctx.engine().records().Count(collection.id) == 0;
+  auto source = std::make_unique<CappedTailSource>(
+      std::make_unique<exec::PlanExecutor>(std::move(plan), /*tailable=*/true),
+      ctx.service().notifier);
+  cursors::BatchLimits limits = cursors::FirstBatchLimits(find.batch_size);
+  QUARRY_ASSIGN_OR_RETURN(query::Batch batch, source->NextBatch(limits.max_docs, limits.max_bytes));
+  std::int64_t cursor_id = 0;
+  if (!empty) {
+    cursors::CursorOptions options = CursorOptionsFor(ctx);
+    options.no_cursor_timeout = find.no_cursor_timeout;
+    options.tailable = true;
+    options.await_data = find.await_data;
+    cursor_id = ctx.cursors().Register(collection.ns, std::move(source), options);
+  }
+  return BuildResultsReply(ctx, "firstBatch", batch, cursor_id, collection.ns);
 }
 
 StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
@@ -115,8 +139,10 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   if (!collection.has_value()) {
     return BuildResultsReply(ctx, "firstBatch", query::Batch{}, 0, ns);
   }
+  const bool tailable = find.spec.tailable;
   QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<exec::PlanStage> plan,
                           exec::PlanQuery(ExecContextOf(ctx), *collection, std::move(find.spec)));
+  if (tailable) return TailCappedCollection(ctx, find, *collection, std::move(plan));
   auto executor = std::make_unique<exec::PlanExecutor>(std::move(plan));
   cursors::BatchLimits limits = cursors::FirstBatchLimits(find.batch_size);
   QUARRY_ASSIGN_OR_RETURN(query::Batch batch,

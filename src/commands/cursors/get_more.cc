@@ -7,8 +7,8 @@
 #include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/cursors/awaiting_tail.h"
 #include "commands/register.h"
-#include "commands/replication/oplog_tail.h"
 #include "commands/request_parser.h"
 #include "commands/test_hooks.h"
 #include "cursors/batch_limits.h"
@@ -48,7 +48,7 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
       return change_stream ? LabelChangeStreamError(std::move(injected)) : injected;
   }
   if (change_stream) return ChangeStreamGetMore(ctx, request, cursor, requested);
-  if (IsAwaitingOplogCursor(cursor)) return OplogGetMore(ctx, request, cursor, requested);
+  if (IsAwaitingTailCursor(cursor)) return AwaitingTailGetMore(ctx, request, cursor, requested);
   // The find's or aggregate's maxTimeMS goes on with what it left (the service clears the
   // deadline after the command).
   std::optional<std::chrono::steady_clock::time_point> deadline;

@@ -1,4 +1,5 @@
-// collMod: changes a collection's validation rules, change-stream pre-images and index options.
+// collMod: changes a collection's validation rules, change-stream pre-images, capped limits and
+// index options.
 #include <optional>
 #include <string>
 
@@ -6,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/command_context.h"
+#include "commands/ddl/capped_options.h"
 #include "commands/ddl/index_modification.h"
 #include "commands/execution.h"
 #include "commands/register.h"
@@ -123,10 +125,20 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
     return ModifyView(ctx, request, coll, *existing);
   }
   std::optional<IndexModification> index_modification;
+  std::optional<std::int64_t> capped_size;
+  std::optional<std::int64_t> capped_max;
   for (const bson::Element& e : request.body) {
     if (e.key == request.name || IsGenericArgument(e.key)) continue;
     if (e.key == "index") {
       QUARRY_ASSIGN_OR_RETURN(index_modification, ParseIndexModification(e.value));
+      continue;
+    }
+    if (e.key == "cappedSize") {
+      QUARRY_ASSIGN_OR_RETURN(capped_size, ParseCappedSize("collMod", e.key, e.value));
+      continue;
+    }
+    if (e.key == "cappedMax") {
+      QUARRY_ASSIGN_OR_RETURN(capped_max, ParseCappedMax("collMod", e.key, e.value));
       continue;
     }
     if (e.key == "viewOn" || e.key == "pipeline") {
@@ -145,15 +157,30 @@ StatusWith<bson::Document> RunCollMod(CommandContext& ctx, const Request& reques
   if (existing == nullptr) {
     return Status(ErrorCode::kNamespaceNotFound, "ns does not exist: " + request.db + "." + coll);
   }
+  const bool resizes = capped_size.has_value() || capped_max.has_value();
+  if (resizes && !existing->is_capped()) {
+    return Status(ErrorCode::kInvalidOptions, "Collection must be capped.");
+  }
   bson::DocumentView body = request.body;
   bson::DocumentBuilder reply;
-  auto change = [body, &request, &index_modification, &reply](catalog::CollectionInfo* info) {
+  auto change = [&](catalog::CollectionInfo* info) {
     if (index_modification.has_value()) {
       QUARRY_RETURN_IF_ERROR(ApplyIndexModification(*index_modification, info, &reply));
     }
     bson::DocumentBuilder options;
+    if (resizes) {
+      // A smaller limit evicts at the next insert, as in mongod.
+      bson::ValueView max = info->options.Get("max");
+      CappedOptions capped{.size = capped_size.value_or(info->capped_limits().max_bytes),
+                           .max = capped_max.has_value() ? capped_max
+                                  : max.IsNumber()       ? std::optional(max.AsInt64())
+                                                         : std::nullopt};
+      AppendCappedOptions(capped, &options);
+    }
     for (const bson::Element& e : info->options.view()) {
-      if (!body.Has(e.key)) options.Append(e.key, e.value);
+      if (body.Has(e.key)) continue;
+      if (resizes && (e.key == "capped" || e.key == "size" || e.key == "max")) continue;
+      options.Append(e.key, e.value);
     }
     for (const bson::Element& e : body) {
       if (e.key != request.name && IsStoredOption(e.key)) options.Append(e.key, e.value);

@@ -9,6 +9,7 @@
 #include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
+#include "commands/ddl/capped_options.h"
 #include "commands/ddl/clustered_index.h"
 #include "commands/diagnostics/profiler.h"
 #include "commands/execution.h"
@@ -65,8 +66,7 @@ Status CheckCreateOptions(std::string_view db, std::string_view coll, bson::Docu
       return Status(ErrorCode::kInvalidOptions,
                     "'pipeline' requires 'viewOn' to also be specified");
     }
-    if (key == "capped" && !e.value.Truthy()) continue;
-    if (key == "capped" || key == "timeseries" || key == "encryptedFields") {
+    if (key == "timeseries" || key == "encryptedFields") {
       return Status(ErrorCode::kCommandNotSupported,
                     "create option '" + std::string(key) + "' is not supported by Quarry yet");
     }
@@ -74,6 +74,11 @@ Status CheckCreateOptions(std::string_view db, std::string_view coll, bson::Docu
       StatusWith<bson::Document> clustered = ClusteredIndexSpec(e.value);
       if (!clustered.ok()) return clustered.status();
     }
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::optional<CappedOptions> capped, ParseCreateCapped(body));
+  if (capped.has_value() && body.Has("clusteredIndex")) {
+    return Status(ErrorCode::kNotImplemented,
+                  "capped clustered collections are not supported by Quarry");
   }
   if (body.Has("clusteredIndex")) {
     if (body.Has("idIndex")) {
@@ -118,8 +123,11 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
                   "Collection " + request.db + "." + coll + " already exists.");
   }
   bson::DocumentBuilder options;
+  QUARRY_ASSIGN_OR_RETURN(std::optional<CappedOptions> capped, ParseCreateCapped(request.body));
+  if (capped.has_value()) AppendCappedOptions(*capped, &options);
   for (const bson::Element& e : request.body) {
     if (e.key == "create" || IsGenericArgument(e.key)) continue;
+    if (e.key == "capped" || e.key == "size" || e.key == "max") continue;
     if (e.key == "clusteredIndex") {
       QUARRY_ASSIGN_OR_RETURN(bson::Document spec, ClusteredIndexSpec(e.value));
       options.AppendDocument("clusteredIndex", spec);
@@ -152,6 +160,10 @@ StatusWith<bson::Document> RunCreate(CommandContext& ctx, const Request& request
     if (options_doc.view().Has("viewOn")) {
       return Status(ErrorCode::kOperationNotSupportedInTransaction,
                     "Cannot create a view in a multi-document transaction.");
+    }
+    if (capped.has_value()) {
+      return Status(ErrorCode::kOperationNotSupportedInTransaction,
+                    "Cannot create a capped collection in a multi-document transaction.");
     }
     created = ctx.catalog().CreateInTransaction(request.db, coll, options_doc, *ctx.transaction());
   } else {

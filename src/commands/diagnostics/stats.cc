@@ -103,7 +103,12 @@ StatusWith<bson::Document> RunCollStats(CommandContext& ctx, const Request& requ
     b.AppendDouble(index.name, static_cast<double>(index.bytes) / scale);
   }
   b.Close();
-  b.AppendBool("capped", false);
+  b.AppendBool("capped", collection->info->is_capped());
+  if (collection->info->is_capped()) {
+    const catalog::CappedLimits limits = collection->info->capped_limits();
+    b.AppendInt64("max", limits.max_documents);
+    b.AppendDouble("maxSize", static_cast<double>(limits.max_bytes) / scale);
+  }
   b.AppendDouble("scaleFactor", scale);
   return std::move(b).Finish();
 }

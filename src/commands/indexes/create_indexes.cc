@@ -64,6 +64,10 @@ StatusWith<std::vector<bson::Document>> NewSpecs(const catalog::CollectionInfo& 
     }
     QUARRY_ASSIGN_OR_RETURN(IndexMatch match, MatchExistingIndex(with_fresh, spec));
     if (match == IndexMatch::kSame) continue;
+    if (info.is_capped() && spec.Get("expireAfterSeconds").exists()) {
+      return Status(ErrorCode::kCannotCreateIndex,
+                    "Cannot create TTL index on a capped collection");
+    }
     with_fresh.indexes.emplace_back().spec = spec;
     fresh.push_back(std::move(spec));
   }

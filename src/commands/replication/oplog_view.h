@@ -8,6 +8,7 @@
 
 #include "base/status.h"
 #include "bson/value.h"
+#include "commands/cursors/awaiting_tail.h"
 #include "query/cursor_source.h"
 #include "query/match/matcher.h"
 #include "query/projection/projection.h"
@@ -39,7 +40,7 @@ struct OplogReadSpec {
 
 // Reads the oplog's entries in timestamp order (or its reverse) through `spec`. Each batch opens
 // a new scan after the last entry it returned, so an idle cursor pins no RocksDB iterator.
-class OplogSource final : public query::CursorSource {
+class OplogSource final : public TailSource {
  public:
   OplogSource(storage::Oplog* oplog, OplogReadSpec spec);
 
@@ -47,7 +48,7 @@ class OplogSource final : public query::CursorSource {
   bool exhausted() const override { return exhausted_; }
 
   // The newest timestamp read so far: a tailing getMore waits for a commit after it.
-  storage::Timestamp last_read() const { return last_read_; }
+  storage::Timestamp last_read() const override { return last_read_; }
   bool tailable() const { return spec_.tailable; }
 
  private:

@@ -206,6 +206,32 @@ def test_create_view_and_read_it_from_the_shell(server, client, mongosh_home):
     client.drop_database("t_mongosh_views")
 
 
+def test_capped_collection_from_the_shell(server, client, mongosh_home):
+    # db.createCollection with capped, size and max; isCapped() and stats(); the oldest document
+    # goes once max is reached, and find() reads in insertion order, not _id order.
+    script = """
+      const created = db.createCollection("log", {capped: true, size: 4096, max: 2});
+      const plain = db.createCollection("plain");
+      db.log.insertOne({_id: "c"});
+      db.log.insertOne({_id: "a"});
+      db.log.insertOne({_id: "b"});
+      const stats = db.log.stats();
+      ({created: created.ok, capped: db.log.isCapped(), plainCapped: db.plain.isCapped(),
+        ids: db.log.find().toArray().map(d => d._id),
+        reversed: db.log.find().sort({$natural: -1}).toArray().map(d => d._id),
+        count: db.log.countDocuments(),
+        options: db.getCollectionInfos({name: "log"})[0].options,
+        stats: [stats.capped, stats.max, stats.maxSize]})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_capped", json_mode="relaxed")
+    got = json.loads(out)
+    assert got == {"created": 1, "capped": True, "plainCapped": False,
+                   "ids": ["a", "b"], "reversed": ["b", "a"], "count": 2,
+                   "options": {"capped": True, "size": 4096, "max": 2},
+                   "stats": [True, 2, 4096]}
+    client.drop_database("t_mongosh_capped")
+
+
 def test_current_op_and_kill_op_from_the_shell(server, mongosh_home):
     # mongosh's db.currentOp() is an aggregation with {$currentOp: {..., truncateOps: false}} and
     # a $match of the filter it was given; it lists the shell's own aggregation.

@@ -57,6 +57,29 @@ describe('cursors', () => {
   });
 });
 
+describe('tailable cursors', () => {
+  test('a tailable awaitData cursor on a capped collection hands over documents as they are inserted', async () => {
+    const c = await connect();
+    const db = c.db('node_tail');
+    const log = await db.createCollection('log', { capped: true, size: 65536, max: 100 });
+    await log.insertOne({ _id: 0, msg: 'first' });
+    const cursor = log.find({}, { tailable: true, awaitData: true, maxAwaitTimeMS: 5000 });
+    assert.deepEqual(await cursor.next(), { _id: 0, msg: 'first' });
+    const writer = (async () => {
+      for (let i = 1; i <= 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await c.db('node_tail').collection('log').insertOne({ _id: i, msg: `m${i}` });
+      }
+    })();
+    const received = [];
+    for (let i = 1; i <= 3; i++) received.push((await cursor.next())._id);
+    await writer;
+    assert.deepEqual(received, [1, 2, 3]);
+    await cursor.close();
+    await db.dropDatabase();
+  });
+});
+
 describe('compression', () => {
   for (const compressor of ['zstd', 'snappy', 'zlib']) {
     test(`compressors=${compressor}: CRUD works and the server decompressed the requests`, async () => {

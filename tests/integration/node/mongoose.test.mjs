@@ -273,3 +273,23 @@ describe('views', () => {
     assert.equal(await User.countDocuments(), 3);
   });
 });
+
+describe('capped collections', () => {
+  test('a schema with capped {size, max} makes a capped collection that keeps the newest documents', async () => {
+    const schema = new mongoose.Schema({ msg: String, n: Number }, { capped: { size: 4096, max: 3 } });
+    const Log = db.model('Log', schema);
+    await Log.createCollection();
+    assert.equal(await Log.collection.isCapped(), true);
+    const [info] = await db.db.listCollections({ name: 'logs' }).toArray();
+    assert.deepEqual(info.options, { capped: true, size: 4096, max: 3 });
+    for (const n of [5, 1, 4, 2, 3]) {
+      await Log.create({ msg: `m${n}`, n });
+    }
+    // Insertion order, not n order, and only the last three.
+    const kept = await Log.find().lean();
+    assert.deepEqual(kept.map((d) => d.n), [4, 2, 3]);
+    assert.equal(await Log.countDocuments(), 3);
+    const newestFirst = await Log.find().sort({ $natural: -1 }).lean();
+    assert.deepEqual(newestFirst.map((d) => d.msg), ['m3', 'm2', 'm4']);
+  });
+});

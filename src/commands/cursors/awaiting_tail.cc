@@ -1,6 +1,6 @@
-// The wait of an awaitData getMore on the oplog, on the change notifier's worker thread (as a
-// change stream's), so a waiting tail holds no thread.
-#include "commands/replication/oplog_tail.h"
+// The wait of an awaitData getMore, on the change notifier's worker thread (as a change
+// stream's), so a waiting tail holds no thread.
+#include "commands/cursors/awaiting_tail.h"
 
 #include <chrono>
 #include <memory>
@@ -9,7 +9,6 @@
 #include "changestream/change_notifier.h"
 #include "commands/command_context.h"
 #include "commands/cursor_reply.h"
-#include "commands/replication/oplog_view.h"
 #include "cursors/batch_limits.h"
 
 namespace quarry::commands {
@@ -21,7 +20,7 @@ constexpr std::chrono::milliseconds kDefaultAwaitTime{1000};
 // A getMore parked until a commit or its deadline; it owns the pinned cursor meanwhile.
 struct ParkedTail {
   cursors::PinnedCursor cursor;
-  OplogSource* source;
+  TailSource* source;
   changestream::ChangeNotifier* notifier;
   cursors::BatchLimits limits;
   std::string ns;
@@ -81,14 +80,14 @@ void Serve(const std::shared_ptr<ParkedTail>& parked) {
 
 }  // namespace
 
-bool IsAwaitingOplogCursor(cursors::PinnedCursor& cursor) {
-  return cursor.options().await_data && dynamic_cast<OplogSource*>(&cursor.source()) != nullptr;
+bool IsAwaitingTailCursor(cursors::PinnedCursor& cursor) {
+  return cursor.options().await_data && dynamic_cast<TailSource*>(&cursor.source()) != nullptr;
 }
 
-StatusWith<bson::Document> OplogGetMore(CommandContext& ctx, const Request& request,
-                                        cursors::PinnedCursor& cursor,
-                                        std::optional<std::int64_t> batch_size) {
-  auto* source = static_cast<OplogSource*>(&cursor.source());
+StatusWith<bson::Document> AwaitingTailGetMore(CommandContext& ctx, const Request& request,
+                                               cursors::PinnedCursor& cursor,
+                                               std::optional<std::int64_t> batch_size) {
+  auto* source = static_cast<TailSource*>(&cursor.source());
   const cursors::BatchLimits limits = cursors::GetMoreBatchLimits(batch_size);
   changestream::ChangeNotifier* notifier = ctx.service().notifier;
   if (notifier == nullptr) {  // no notifier to wait with: answer what there is now
