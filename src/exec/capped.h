@@ -4,6 +4,7 @@
 // the records in the same commits as secondary indexes are.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +34,21 @@ Status AppendNaturalOrderChanges(const storage::IndexStore& indexes,
 StatusWith<std::vector<std::size_t>> AddEvictions(storage::Engine& engine,
                                                   const Collection& collection,
                                                   storage::WriteUnit* unit);
+
+// How a capped collection's natural order agrees with its records (validate).
+struct NaturalOrderCheck {
+  std::int64_t positions = 0;   // entries of the position index
+  std::int64_t missing = 0;     // records without a position
+  std::int64_t extra = 0;       // positions of no record
+  std::int64_t mismatched = 0;  // records whose two entries disagree, or with several positions
+};
+
+// Walks both natural-order indexes of capped collection `info` and its records. The caller holds
+// the collection's writers lock, so nothing commits meanwhile. Fails with ExceededMemoryLimit
+// when the positions take more than `max_memory_bytes`.
+StatusWith<NaturalOrderCheck> CheckNaturalOrder(storage::Engine& engine,
+                                                const catalog::CollectionInfo& info,
+                                                std::size_t max_memory_bytes);
 
 // The position an entry of the natural-order index keeps (its first 8 key bytes).
 std::string NaturalPositionKey(std::int64_t position);

@@ -182,6 +182,10 @@ StatusWith<CollectionCheck> CheckIndexes(const ExecContext& ctx, const Collectio
     for (; cursor->Valid(); cursor->Next()) ++check.records;
     QUARRY_RETURN_IF_ERROR(cursor->status());
   }
+  if (current.info->is_capped()) {
+    QUARRY_ASSIGN_OR_RETURN(check.natural_order,
+                            CheckNaturalOrder(*ctx.engine, *current.info, max_memory_bytes));
+  }
   return check;
 }
 

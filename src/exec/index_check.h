@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
+#include "exec/capped.h"
 #include "exec/collection.h"
 #include "exec/exec_context.h"
 
@@ -30,6 +32,7 @@ struct CollectionCheck {
   std::vector<IndexCheckResult> indexes;            // the ready secondary indexes, in catalog order
   std::vector<IndexEntryProblem> missing_examples;  // the first few of each kind
   std::vector<IndexEntryProblem> extra_examples;
+  std::optional<NaturalOrderCheck> natural_order;  // a capped collection's
 };
 
 // What checkBSONConformance finds in a collection's records beyond what CheckIndexes reads.

@@ -137,6 +137,21 @@ bson::Document MetadataValidateReply(std::string_view ns, std::size_t indexes,
   return std::move(b).Finish();
 }
 
+// A capped collection's natural order that disagrees with its records.
+void AppendNaturalOrderErrors(const std::optional<exec::NaturalOrderCheck>& natural, std::size_t* n,
+                              bson::DocumentBuilder* b) {
+  if (!natural.has_value()) return;
+  auto error = [&](std::int64_t count, std::string_view what) {
+    if (count > 0) {
+      b->AppendString(std::to_string((*n)++), "The natural order of this capped collection " +
+                                                  std::string(what) + ": " + std::to_string(count));
+    }
+  };
+  error(natural->missing, "misses documents");
+  error(natural->extra, "has positions of no document");
+  error(natural->mismatched, "has positions its two indexes disagree on");
+}
+
 bson::Document ValidateReply(const exec::Collection& collection, const exec::CollectionCheck& check,
                              const std::optional<exec::OplogCheck>& oplog,
                              const std::optional<exec::RecordConformance>& conformance) {
@@ -159,6 +174,10 @@ bson::Document ValidateReply(const exec::Collection& collection, const exec::Col
     b.OpenDocument(index.name).AppendBool("valid", index_valid).Close();
   }
   b.Close();
+  const std::optional<exec::NaturalOrderCheck>& natural = check.natural_order;
+  if (natural.has_value()) {
+    valid = valid && natural->missing == 0 && natural->extra == 0 && natural->mismatched == 0;
+  }
   b.AppendBool("valid", valid);
   b.AppendBool("repaired", false);
   const exec::OplogCheck* oplog_check = oplog.has_value() ? &*oplog : nullptr;
@@ -191,6 +210,7 @@ bson::Document ValidateReply(const exec::Collection& collection, const exec::Col
                                               " entries that no document makes");
     }
   }
+  AppendNaturalOrderErrors(natural, &n, &b);
   b.Close();
   AppendProblems("extraIndexEntries", check.extra_examples, &b);
   AppendProblems("missingIndexEntries", check.missing_examples, &b);

@@ -66,8 +66,12 @@ StatusWith<WorkState> NaturalScan::DoWork(PlanResult* out) {
   resume_after_.assign(cursor_->entry_key());
   resume_position_.assign(cursor_->key().substr(0, 8));
   on_returned_entry_ = true;  // examined: the next unit moves past it
-  QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> doc,
-                          records_->FindByIdKey(options_.collection, cursor_->id_key()));
+  // A named StatusWith, not QUARRY_ASSIGN_OR_RETURN: GCC 12 under ASan takes the optional moved
+  // out of a temporary for uninitialized.
+  StatusWith<std::optional<bson::Document>> found =
+      records_->FindByIdKey(options_.collection, cursor_->id_key());
+  if (!found.ok()) return found.status();
+  std::optional<bson::Document>& doc = found.value();
   resume_record_seen_ = doc.has_value();
   if (!doc.has_value()) return WorkState::kNeedTime;  // evicted or deleted since
   StageStats& stats = mutable_stats();

@@ -550,6 +550,45 @@ def test_options_order_and_eviction_survive_a_restart(own_server):
         assert db.command("collStats", "log")["capped"] is True
 
 
+def test_a_crash_while_writers_insert_and_evict_leaves_a_consistent_collection(own_server):
+    with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+        log = create_capped(c.t_capped_crash, "log", size=1_000_000, max=200)
+        log.create_index("n")
+    stop = threading.Event()
+
+    def write(writer):
+        with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+            n = 0
+            while not stop.is_set():
+                try:
+                    c.t_capped_crash.log.insert_many([{"w": writer, "n": n + k} for k in range(20)])
+                except pymongo.errors.PyMongoError:
+                    return  # the server is gone
+                n += 20
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(3)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)
+    own_server.kill9()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    own_server.start()
+    with pymongo.MongoClient(own_server.uri(), **CLIENT_OPTIONS) as c:
+        db = c.t_capped_crash
+        assert db.command("validate", "log")["valid"] is True
+        # The next insert evicts whatever the crash left beyond the limit.
+        db.log.insert_one({"w": -1, "n": 0})
+        assert db.log.count_documents({}) == 200
+        kept = list(db.log.find())
+        assert kept[-1]["w"] == -1
+        for writer in range(3):
+            mine = [d["n"] for d in kept if d["w"] == writer]
+            assert mine == sorted(mine), writer
+        assert db.command("validate", "log")["valid"] is True
+
+
 def test_drop_and_create_again_with_the_same_name(db):
     log = create_capped(db, "log", size=4096, max=2)
     log.insert_many([{"_id": i} for i in range(3)])
