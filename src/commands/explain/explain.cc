@@ -142,8 +142,7 @@ void AppendServerInfo(CommandContext& ctx, bson::DocumentBuilder* b) {
 }
 
 // A read of a view explains as the aggregate over its source that it runs as (mongod's
-// rewrite). distinct reads the view's documents and collects them itself, which no aggregate
-// shows.
+// rewrite; distinct reads that aggregate's $match and collects the values itself).
 StatusWith<bson::Document> ExplainReadOfView(CommandContext& ctx, const Request& explained,
                                              const ResolvedView& view,
                                              exec::ExplainVerbosity verbosity) {
@@ -152,6 +151,8 @@ StatusWith<bson::Document> ExplainReadOfView(CommandContext& ctx, const Request&
     QUARRY_ASSIGN_OR_RETURN(on_view, FindAsAggregate(explained.body, view.name));
   } else if (explained.name == "count") {
     on_view = CountAsAggregate(explained.body, view.name);
+  } else if (explained.name == "distinct") {
+    on_view = DistinctAsAggregate(explained.body, view.name);
   } else if (explained.name == "aggregate") {
     on_view = bson::Document::Copy(explained.body);
   } else {

@@ -60,6 +60,9 @@ class AggregateOnView {
   void AddNumberStage(std::string_view name, std::int64_t argument) {
     body_.OpenDocument(std::to_string(stages_++)).AppendInt64(name, argument).Close();
   }
+  void AddDocumentStage(std::string_view name, bson::DocumentView argument) {
+    body_.OpenDocument(std::to_string(stages_++)).AppendDocument(name, argument).Close();
+  }
   void AddStringStage(std::string_view name, std::string_view argument) {
     body_.OpenDocument(std::to_string(stages_++)).AppendString(name, argument).Close();
   }
@@ -130,6 +133,20 @@ bson::Document CountAsAggregate(bson::DocumentView count, std::string_view view_
   }
   aggregate.AddStringStage("$count", "count");
   return std::move(aggregate).Finish(count, bson::ValueView());
+}
+
+bson::Document DistinctAsAggregate(bson::DocumentView distinct, std::string_view view_name) {
+  AggregateOnView aggregate(view_name);
+  if (NonEmptyDocument(distinct.Get("query"))) aggregate.AddStage("$match", distinct.Get("query"));
+  const bson::ValueView key = distinct.Get("key");
+  const std::string path = "$" + std::string(key.type() == bson::Type::kString ? key.String() : "");
+  bson::DocumentBuilder unwind;
+  unwind.AppendString("path", path).AppendBool("preserveNullAndEmptyArrays", true);
+  aggregate.AddDocumentStage("$unwind", std::move(unwind).Finish());
+  bson::DocumentBuilder group;
+  group.AppendNull("_id").OpenDocument("distinct").AppendString("$addToSet", path).Close();
+  aggregate.AddDocumentStage("$group", std::move(group).Finish());
+  return std::move(aggregate).Finish(distinct, bson::ValueView());
 }
 
 Status CheckPipelineReadsView(const ResolvedView& view, bson::DocumentView stages) {

@@ -40,6 +40,10 @@ StatusWith<bson::Document> FindAsAggregate(bson::DocumentView find, std::string_
 // The aggregate a count of `view` becomes (mongod's rewrite): $match, $skip, $limit, $count.
 bson::Document CountAsAggregate(bson::DocumentView count, std::string_view view_name);
 
+// The aggregate a distinct of `view` becomes (mongod's rewrite): $match, $unwind of the key
+// (keeping documents without it) and a $group that collects its values.
+bson::Document DistinctAsAggregate(bson::DocumentView distinct, std::string_view view_name);
+
 // 166 when `stages` cannot read a view: a change stream, or a first stage that reads a
 // collection's indexes or statistics ($collStats, $indexStats, $planCacheStats, the search
 // stages) rather than documents.
