@@ -39,30 +39,43 @@ void CountOperation(commands::OpCounters& counters, const Accounted& done) {
   }
 }
 
-// opLatencies' class of a command: its descriptor's, else by its opcounter.
-commands::LatencyCounter& LatencyOf(commands::OperationMetrics& metrics, const Accounted& done) {
+// The latency class of a command (opLatencies, $collStats' latencyStats): its descriptor's,
+// else by its opcounter.
+commands::NamespaceUsage::LatencyKind LatencyKindOf(const Accounted& done) {
+  using Usage = commands::NamespaceUsage;
   switch (done.command->latency) {
     case commands::LatencyClass::kRead:
-      return metrics.reads;
+      return Usage::kReads;
     case commands::LatencyClass::kWrite:
-      return metrics.writes;
+      return Usage::kWrites;
     case commands::LatencyClass::kCommand:
-      return metrics.commands;
+      return Usage::kOtherCommands;
     case commands::LatencyClass::kByCounter:
       break;
   }
   switch (done.command->counter) {
     case commands::OpCounter::kQuery:
     case commands::OpCounter::kGetMore:
-      return metrics.reads;
+      return Usage::kReads;
     case commands::OpCounter::kInsert:
     case commands::OpCounter::kUpdate:
     case commands::OpCounter::kDelete:
-      return metrics.writes;
+      return Usage::kWrites;
     case commands::OpCounter::kCommand:
       break;
   }
-  return metrics.commands;
+  return Usage::kOtherCommands;
+}
+
+commands::LatencyCounter& LatencyOf(commands::OperationMetrics& metrics, const Accounted& done) {
+  switch (LatencyKindOf(done)) {
+    case commands::NamespaceUsage::kReads:
+      return metrics.reads;
+    case commands::NamespaceUsage::kWrites:
+      return metrics.writes;
+    default:
+      return metrics.commands;
+  }
 }
 
 // metrics.document.returned, metrics.queryExecutor and metrics.operation.
@@ -335,9 +348,16 @@ void CountForTop(commands::NamespaceUsage& usage, commands::ConnectionState& con
   const Usage::Section kind = kSectionOf[static_cast<std::size_t>(done.command->counter)];
   const bool writes =
       done.command->has(commands::kWritesData) || done.command->has(commands::kChangesStoredData);
+  // As mongod's queryExecStats: each command whose plan scanned the collection, once (its
+  // getMores are the same scan).
+  const bool collection_scan = done.command->counter != commands::OpCounter::kGetMore &&
+                               done.stats->plan_summary.find("COLLSCAN") != std::string::npos;
   usage.Record(ns, writes, kind,
                std::chrono::duration_cast<std::chrono::microseconds>(done.elapsed),
-               &connection.top_handle);
+               &connection.top_handle,
+               {.latency = LatencyKindOf(done),
+                .collection_scan = collection_scan,
+                .tailable = collection_scan && done.body.Get("tailable").Truthy()});
 }
 
 }  // namespace

@@ -6,7 +6,10 @@
 #include "base/clock.h"
 #include "bson/builder.h"
 #include "commands/execution.h"
+#include "commands/latency_histogram.h"
+#include "commands/namespace_usage.h"
 #include "commands/replication/local_collections.h"
+#include "commands/service_state.h"
 #include "exec/storage_stats.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
@@ -15,9 +18,12 @@ namespace quarry::commands {
 namespace {
 
 struct CollStatsSpec {
+  bool latency_stats = false;
+  bool histograms = false;
   bool storage_stats = false;
   std::int64_t scale = 1;
   bool count = false;
+  bool query_exec_stats = false;
 };
 
 Status UnknownField(std::string_view path) {
@@ -71,14 +77,26 @@ StatusWith<CollStatsSpec> ParseSpec(bson::ValueView argument) {
   CollStatsSpec spec;
   for (const bson::Element& e : argument.Document()) {
     const std::string path = "$collStats." + std::string(e.key);
-    if (e.key == "latencyStats" || e.key == "queryExecStats") {
+    if (e.key == "latencyStats") {
       if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
-      return Status(ErrorCode::kNotImplemented,
-                    "$collStats' " + std::string(e.key) +
-                        " is not supported by Quarry: it keeps no per-collection " +
-                        (e.key == "latencyStats" ? "latencies" : "scan counts"));
-    }
-    if (e.key == "storageStats") {
+      for (const bson::Element& option : e.value.Document()) {
+        if (option.key != "histograms") return UnknownField(path + "." + std::string(option.key));
+        if (option.value.type() != bson::Type::kBool) {
+          return Status(ErrorCode::kTypeMismatch,
+                        "BSON field '" + path + ".histograms' is the wrong type '" +
+                            std::string(bson::TypeAlias(option.value.type())) +
+                            "', expected type 'bool'");
+        }
+        spec.histograms = option.value.Bool();
+      }
+      spec.latency_stats = true;
+    } else if (e.key == "queryExecStats") {
+      if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
+      if (!e.value.Document().empty()) {
+        return UnknownField(path + "." + std::string(e.value.Document().FirstKey()));
+      }
+      spec.query_exec_stats = true;
+    } else if (e.key == "storageStats") {
       if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
       QUARRY_ASSIGN_OR_RETURN(spec.scale, ParseStorageStats(e.value.Document()));
       spec.storage_stats = true;
@@ -114,6 +132,17 @@ StatusWith<std::vector<bson::Document>> CollStatsDocuments(CommandContext& ctx,
   b.AppendString("ns", ns);
   b.AppendString("host", ctx.service().host_name + ":" + std::to_string(ctx.service().config.port));
   b.AppendDate("localTime", NowMillis());
+  const NamespaceUsage::QueryFigures usage = ctx.service().usage.Query(ns);
+  if (spec.latency_stats) {
+    b.OpenDocument("latencyStats");
+    AppendLatency("reads", usage.latency[NamespaceUsage::kReads], spec.histograms, true, &b);
+    AppendLatency("writes", usage.latency[NamespaceUsage::kWrites], spec.histograms, true, &b);
+    AppendLatency("commands", usage.latency[NamespaceUsage::kOtherCommands], spec.histograms, false,
+                  &b);
+    // Per collection mongod counts no transaction latency either.
+    AppendLatency("transactions", LatencyHistogram::Figures(), spec.histograms, false, &b);
+    b.Close();
+  }
   if (IsReplicationCollection(ctx.service(), db, coll)) {
     const bson::Document stats =
         ReplicationCollectionStats(ctx, coll, static_cast<double>(spec.scale));
@@ -128,6 +157,17 @@ StatusWith<std::vector<bson::Document>> CollStatsDocuments(CommandContext& ctx,
                        exec::StorageStats(ExecContextOf(ctx), *collection, spec.scale));
     }
     if (spec.count) b.AppendNumber("count", ctx.engine().records().Stats(collection->id).count);
+  }
+  if (spec.query_exec_stats) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
+                            LookupCollection(ctx, db, coll));
+    if (!collection.has_value()) return NotFound("queryExecStats", ns);
+    b.OpenDocument("queryExecStats")
+        .OpenDocument("collectionScans")
+        .AppendInt64("total", usage.collection_scans)
+        .AppendInt64("nonTailable", usage.non_tailable_collection_scans)
+        .Close()
+        .Close();
   }
   std::vector<bson::Document> docs;
   docs.push_back(std::move(b).Finish());

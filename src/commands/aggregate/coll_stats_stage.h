@@ -10,10 +10,10 @@
 
 namespace quarry::commands {
 
-// Checks the stage's argument as mongod does ({latencyStats?, storageStats?: {scale?, verbose?,
-// waitForLock?, numericOnly?}, count?, queryExecStats?}) and returns its document {ns, host,
-// localTime, storageStats?, count?} for `db.coll`. latencyStats and queryExecStats answer
-// NotImplemented: Quarry keeps no per-collection latencies or scan counts.
+// Checks the stage's argument as mongod does ({latencyStats?: {histograms?}, storageStats?:
+// {scale?, verbose?, waitForLock?, numericOnly?}, count?, queryExecStats?}) and returns its
+// document {ns, host, localTime, latencyStats?, storageStats?, count?, queryExecStats?} for
+// `db.coll`, the latencies and scans as NamespaceUsage counted them.
 StatusWith<std::vector<bson::Document>> CollStatsDocuments(CommandContext& ctx,
                                                            const std::string& db,
                                                            const std::string& coll,

@@ -232,6 +232,20 @@ def test_capped_collection_from_the_shell(server, client, mongosh_home):
     client.drop_database("t_mongosh_capped")
 
 
+def test_latency_stats_from_the_shell(server, client, mongosh_home):
+    # mongosh's latencyStats() is $collStats with latencyStats.
+    script = """
+      db.c.insertOne({_id: 1});
+      db.c.findOne({_id: 1});
+      const stats = db.c.latencyStats({histograms: true})[0].latencyStats;
+      ({writes: stats.writes.ops, reads: stats.reads.ops,
+        buckets: stats.writes.histogram.reduce((n, b) => n + Number(b.count), 0)})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_latency", json_mode="relaxed")
+    assert json.loads(out) == {"writes": 1, "reads": 1, "buckets": 1}
+    client.drop_database("t_mongosh_latency")
+
+
 def test_current_op_and_kill_op_from_the_shell(server, mongosh_home):
     # mongosh's db.currentOp() is an aggregation with {$currentOp: {..., truncateOps: false}} and
     # a $match of the filter it was given; it lists the shell's own aggregation.

@@ -510,6 +510,22 @@ def test_tailable_find_options_are_checked_as_mongod_checks_them(db):
     db.command("killCursors", "log", cursors=[reply["cursor"]["id"]])
 
 
+def test_query_exec_stats_count_a_tailable_scan_apart(db):
+    log = create_capped(db, "log")
+    log.insert_one({"_id": 1})
+
+    def scans():
+        return next(log.aggregate([{"$collStats": {"queryExecStats": {}}}]))["queryExecStats"]
+
+    before = scans()["collectionScans"]
+    reply = db.command("find", "log", tailable=True)
+    db.command("killCursors", "log", cursors=[reply["cursor"]["id"]])
+    list(log.find())
+    after = scans()["collectionScans"]
+    assert after["total"] - before["total"] == 2
+    assert after["nonTailable"] - before["nonTailable"] == 1
+
+
 def test_a_tailable_find_on_an_empty_capped_collection_keeps_no_cursor(db):
     # mongod keeps a tailable cursor only if the collection has documents (SERVER-13955).
     create_capped(db, "log")

@@ -91,3 +91,62 @@ TEST(NamespaceUsageTest, RecordsWhileAnotherThreadForgets) {
 
 }  // namespace
 }  // namespace quarry::commands
+
+namespace quarry::commands {
+namespace {
+
+// The lower bound of the bucket one operation of `micros` lands in.
+std::int64_t BucketOf(std::int64_t micros) {
+  LatencyHistogram histogram;
+  histogram.Add(micros);
+  const LatencyHistogram::Figures figures = histogram.Read();
+  for (std::size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
+    if (figures.buckets[i] == 1) return LatencyHistogram::LowerBounds()[i];
+  }
+  ADD_FAILURE() << "no bucket for " << micros;
+  return -1;
+}
+
+TEST(LatencyHistogramTest, BucketsAreMongodsPowersOfTwoWithHalvesInTheMiddle) {
+  EXPECT_EQ(BucketOf(0), 0);
+  EXPECT_EQ(BucketOf(1), 0);
+  EXPECT_EQ(BucketOf(3), 2);
+  EXPECT_EQ(BucketOf(2047), 1024);
+  EXPECT_EQ(BucketOf(2048), 2048);
+  EXPECT_EQ(BucketOf(3071), 2048);
+  EXPECT_EQ(BucketOf(3072), 3072);
+  EXPECT_EQ(BucketOf(4095), 3072);
+  EXPECT_EQ(BucketOf(1572864), 1572864);
+  EXPECT_EQ(BucketOf(3145727), 2097152);  // past 2^21 the halves end
+  EXPECT_EQ(BucketOf(std::int64_t{1} << 45), std::int64_t{1} << 40);
+  EXPECT_EQ(LatencyHistogram::LowerBounds().back(), std::int64_t{1} << 40);
+}
+
+TEST(LatencyHistogramTest, SumsAndCountsEveryOperation) {
+  LatencyHistogram histogram;
+  for (std::int64_t micros : {5, 7, 100}) histogram.Add(micros);
+  const LatencyHistogram::Figures figures = histogram.Read();
+  EXPECT_EQ(figures.micros, 112);
+  EXPECT_EQ(figures.ops, 3);
+}
+
+TEST(NamespaceUsageTest, LatencyAndScansArePerNamespace) {
+  NamespaceUsage usage;
+  using std::chrono::microseconds;
+  usage.Record("db.c", false, NamespaceUsage::kQueries, microseconds(30), nullptr,
+               {.latency = std::nullopt, .collection_scan = true, .tailable = false});
+  usage.Record("db.c", false, NamespaceUsage::kCommands, microseconds(10), nullptr,
+               {.latency = NamespaceUsage::kReads, .collection_scan = true, .tailable = true});
+  usage.Record("db.c", true, NamespaceUsage::kInsert, microseconds(5));
+  const NamespaceUsage::QueryFigures c = usage.Query("db.c");
+  EXPECT_EQ(c.latency[NamespaceUsage::kReads].ops, 2);
+  EXPECT_EQ(c.latency[NamespaceUsage::kReads].micros, 40);
+  EXPECT_EQ(c.latency[NamespaceUsage::kWrites].ops, 1);
+  EXPECT_EQ(c.latency[NamespaceUsage::kOtherCommands].ops, 0);
+  EXPECT_EQ(c.collection_scans, 2);
+  EXPECT_EQ(c.non_tailable_collection_scans, 1);
+  EXPECT_EQ(usage.Query("db.other").latency[NamespaceUsage::kReads].ops, 0);
+}
+
+}  // namespace
+}  // namespace quarry::commands
