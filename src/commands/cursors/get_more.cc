@@ -36,6 +36,11 @@ StatusWith<bson::Document> RunGetMore(CommandContext& ctx, const Request& reques
   QUARRY_ASSIGN_OR_RETURN(
       cursors::PinnedCursor cursor,
       ctx.cursors().Pin(id_value.Int64(), ns, ctx.connection().auth.OwnerName()));
+  // As mongod: only a getMore that may wait (awaitData) takes a time limit of its own.
+  if (request.body.Get("maxTimeMS").exists() && !cursor.options().await_data) {
+    return Status(ErrorCode::kBadValue,
+                  "cannot set maxTimeMS on getMore command for a non-awaitData cursor");
+  }
   // The cursor's plan checks the Interrupt of the command that opened it: killOp of this getMore
   // must reach that one (and, as in mongod, the cursor dies with the getMore).
   ctx.UseInterrupt(cursor.options().interrupt);

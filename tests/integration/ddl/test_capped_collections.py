@@ -526,6 +526,23 @@ def test_query_exec_stats_count_a_tailable_scan_apart(db):
     assert after["nonTailable"] - before["nonTailable"] == 1
 
 
+def test_only_an_await_data_get_more_takes_max_time_ms(db):
+    log = create_capped(db, "log")
+    log.insert_many([{"_id": 1}, {"_id": 2}])
+    plain = db.command("find", "log", tailable=True, batchSize=1)["cursor"]["id"]
+    error = command_error(lambda: db.command("getMore", plain, collection="log", maxTimeMS=100))
+    assert (error.code, errmsg(error)) == (
+        2, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
+    # The cursor is still there.
+    more = db.command("getMore", plain, collection="log")
+    assert more["cursor"]["nextBatch"] == [{"_id": 2}]
+    waiting = db.command("find", "log", tailable=True, awaitData=True)["cursor"]["id"]
+    started = time.monotonic()
+    more = db.command("getMore", waiting, collection="log", maxTimeMS=200)
+    assert more["cursor"]["nextBatch"] == [] and time.monotonic() - started >= 0.15
+    db.command("killCursors", "log", cursors=[plain, waiting])
+
+
 def test_a_tailable_find_on_an_empty_capped_collection_keeps_no_cursor(db):
     # mongod keeps a tailable cursor only if the collection has documents (SERVER-13955).
     create_capped(db, "log")
