@@ -41,7 +41,7 @@ bson::Document StorageStats(const ExecContext& ctx, const Collection& collection
       .AppendBool("capped", collection.info->is_capped());
   if (collection.info->is_capped()) {
     const catalog::CappedLimits limits = collection.info->capped_limits();
-    b.AppendInt64("max", limits.max_documents).AppendInt64("maxSize", limits.max_bytes / scale);
+    b.AppendNumber("max", limits.max_documents).AppendNumber("maxSize", limits.max_bytes / scale);
   }
   b.AppendInt32("nindexes", static_cast<std::int32_t>(indexes.size()))
       .AppendInt64("totalIndexSize", total_index_size / scale)

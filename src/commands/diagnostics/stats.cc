@@ -106,8 +106,8 @@ StatusWith<bson::Document> RunCollStats(CommandContext& ctx, const Request& requ
   b.AppendBool("capped", collection->info->is_capped());
   if (collection->info->is_capped()) {
     const catalog::CappedLimits limits = collection->info->capped_limits();
-    b.AppendInt64("max", limits.max_documents);
-    b.AppendDouble("maxSize", static_cast<double>(limits.max_bytes) / scale);
+    b.AppendNumber("max", limits.max_documents);
+    b.AppendNumber("maxSize", limits.max_bytes / static_cast<std::int64_t>(scale));
   }
   b.AppendDouble("scaleFactor", scale);
   return std::move(b).Finish();
