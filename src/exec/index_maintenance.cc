@@ -169,9 +169,8 @@ Status CappedInTransaction(const catalog::CollectionInfo& info,
                     "collections.");
 }
 
-// Deletes the oldest records of the capped collection `info` that its limits no longer allow,
-// after a write that may have added some. The write has committed, so a failure here is logged
-// rather than reported: the next insert evicts again.
+// Commits the deletes of up to 1,000 of `collection`'s oldest records past its limits;
+// `*evicted` tells whether there were any.
 Status EvictOnce(catalog::Catalog& catalog, storage::CommitPipeline& pipeline,
                  const Collection& collection, bool* evicted) {
   storage::WriteUnit unit;
@@ -186,6 +185,9 @@ Status EvictOnce(catalog::Catalog& catalog, storage::CommitPipeline& pipeline,
   return result.errors.empty() ? Status::OK() : result.errors.front().status;
 }
 
+// Deletes the oldest records of the capped collection `info` that its limits no longer allow,
+// after a write that may have added some. The write has committed, so a failure here is logged
+// rather than reported: the next insert evicts again.
 void EvictBeyondLimits(catalog::Catalog& catalog, storage::CommitPipeline& pipeline,
                        std::shared_ptr<const catalog::CollectionInfo> info) {
   const Collection collection = CollectionOf(std::move(info));
