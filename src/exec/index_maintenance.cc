@@ -204,8 +204,9 @@ void EvictBeyondLimits(catalog::Catalog& catalog, storage::CommitPipeline& pipel
 
 // Runs `then` with `unit`'s index keys attached, holding the writers lock of each collection it
 // touches, so no index spec changes before `then` returns, and the capped lock of each capped
-// one, which, given `evict_with`, evicts what the commit pushed beyond its limits before it
-// lets go. Without `evict_with` (a transaction's staging), writes to capped collections fail.
+// one, which, given `evict_with`, evicts what the commit's inserts pushed beyond its limits
+// before it lets go. Without `evict_with` (a transaction's staging), writes to capped collections
+// fail.
 template <typename Then>
 StatusWith<storage::CommitResult> WithIndexKeys(catalog::Catalog& catalog, storage::WriteUnit unit,
                                                 storage::CommitPipeline* evict_with, Then then) {
@@ -227,7 +228,12 @@ StatusWith<storage::CommitResult> WithIndexKeys(catalog::Catalog& catalog, stora
         continue;
       }
       held_capped.emplace_back(info->locks->capped);
-      capped.push_back(info);
+      // As in mongod, only inserts evict: an update that grows a document does not.
+      if (std::ranges::any_of(mutations, [&unit](std::size_t k) {
+            return unit.record_change(k)->before.empty();
+          })) {
+        capped.push_back(info);
+      }
     } else if (!(info->has_secondary_indexes() || info->indexes.front().id != 0)) {
       continue;  // no index keeps keys
     }

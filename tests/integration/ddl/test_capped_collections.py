@@ -333,6 +333,16 @@ def test_an_update_that_changes_the_size_is_allowed(db):
     assert ids(log.find()) == [3, 1, 2, 4]
 
 
+def test_only_an_insert_evicts(db):
+    log = create_capped(db, "log", size=1000)
+    log.insert_many([{"_id": i, "pad": ""} for i in range(3)])
+    # Updates take the collection past its size; as in mongod, the next insert evicts.
+    log.update_many({}, {"$set": {"pad": "x" * 400}})
+    assert ids(log.find()) == [0, 1, 2]
+    log.insert_one({"_id": 3})
+    assert ids(log.find()) == [1, 2, 3]
+
+
 def test_a_duplicate_id_into_a_full_capped_collection_fails_and_evicts_nothing(db):
     log = create_capped(db, "log", size=4096, max=3)
     log.insert_many([{"_id": 1}, {"_id": 2}, {"_id": 3}])
