@@ -255,10 +255,14 @@ describe('duplicate keys', () => {
 
 describe('views', () => {
   test('a model over a view created by createCollection({viewOn, pipeline}) reads it', async () => {
+    // Both models before the first await: another test's beforeEach may point `db` elsewhere.
+    // The view's model must not create its collection itself (Mongoose's autoCreate, which runs
+    // when the model is made): createCollection({viewOn}) below is what makes it, as
+    // Mongoose's documentation of views says.
     const User = db.model('User', userSchema());
+    const OsloUser = db.model('OsloUser', userSchema().set('autoCreate', false), 'oslo_users');
     await User.create([{ email: 'a@x', city: 'Oslo', a: 1 }, { email: 'b@x', city: 'Rome', a: 2 },
       { email: 'c@x', city: 'Oslo', a: 3 }]);
-    const OsloUser = db.model('OsloUser', userSchema(), 'oslo_users');
     await OsloUser.createCollection({
       viewOn: 'users', pipeline: [{ $match: { city: 'Oslo' } }],
     });
@@ -277,10 +281,11 @@ describe('views', () => {
 describe('capped collections', () => {
   test('a schema with capped {size, max} makes a capped collection that keeps the newest documents', async () => {
     const schema = new mongoose.Schema({ msg: String, n: Number }, { capped: { size: 4096, max: 3 } });
-    const Log = db.model('Log', schema);
+    const mine = db;  // another test's beforeEach may point `db` elsewhere after the first await
+    const Log = mine.model('Log', schema);
     await Log.createCollection();
     assert.equal(await Log.collection.isCapped(), true);
-    const [info] = await db.db.listCollections({ name: 'logs' }).toArray();
+    const [info] = await mine.db.listCollections({ name: 'logs' }).toArray();
     assert.deepEqual(info.options, { capped: true, size: 4096, max: 3 });
     for (const n of [5, 1, 4, 2, 3]) {
       await Log.create({ msg: `m${n}`, n });
