@@ -37,6 +37,21 @@ Status NotAnObject(std::string_view path, bson::ValueView value) {
                     std::string(bson::TypeAlias(value.type())) + "', expected type 'object'");
 }
 
+Status NotABool(std::string_view path, bson::ValueView value) {
+  return Status(ErrorCode::kTypeMismatch,
+                "BSON field '" + std::string(path) + "' is the wrong type '" +
+                    std::string(bson::TypeAlias(value.type())) + "', expected type 'bool'");
+}
+
+// A section that takes no options: {} and nothing else.
+Status CheckEmptyObject(std::string_view path, bson::ValueView value) {
+  if (value.type() != bson::Type::kDocument) return NotAnObject(path, value);
+  if (!value.Document().empty()) {
+    return UnknownField(std::string(path) + "." + std::string(value.Document().FirstKey()));
+  }
+  return Status::OK();
+}
+
 StatusWith<std::int64_t> ParseStorageStats(bson::DocumentView storage) {
   std::int64_t scale = 1;
   for (const bson::Element& e : storage) {
@@ -57,11 +72,7 @@ StatusWith<std::int64_t> ParseStorageStats(bson::DocumentView storage) {
     } else if (e.key == "verbose" || e.key == "waitForLock" || e.key == "numericOnly") {
       // verbose and numericOnly add or drop WiredTiger's own figures, which Quarry has none of;
       // nothing here waits for a lock.
-      if (e.value.type() != bson::Type::kBool) {
-        return Status(ErrorCode::kTypeMismatch, "BSON field '" + path + "' is the wrong type '" +
-                                                    std::string(bson::TypeAlias(e.value.type())) +
-                                                    "', expected type 'bool'");
-      }
+      if (e.value.type() != bson::Type::kBool) return NotABool(path, e.value);
     } else {
       return UnknownField(path);
     }
@@ -82,29 +93,20 @@ StatusWith<CollStatsSpec> ParseSpec(bson::ValueView argument) {
       for (const bson::Element& option : e.value.Document()) {
         if (option.key != "histograms") return UnknownField(path + "." + std::string(option.key));
         if (option.value.type() != bson::Type::kBool) {
-          return Status(ErrorCode::kTypeMismatch,
-                        "BSON field '" + path + ".histograms' is the wrong type '" +
-                            std::string(bson::TypeAlias(option.value.type())) +
-                            "', expected type 'bool'");
+          return NotABool(path + ".histograms", option.value);
         }
         spec.histograms = option.value.Bool();
       }
       spec.latency_stats = true;
     } else if (e.key == "queryExecStats") {
-      if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
-      if (!e.value.Document().empty()) {
-        return UnknownField(path + "." + std::string(e.value.Document().FirstKey()));
-      }
+      QUARRY_RETURN_IF_ERROR(CheckEmptyObject(path, e.value));
       spec.query_exec_stats = true;
     } else if (e.key == "storageStats") {
       if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
       QUARRY_ASSIGN_OR_RETURN(spec.scale, ParseStorageStats(e.value.Document()));
       spec.storage_stats = true;
     } else if (e.key == "count") {
-      if (e.value.type() != bson::Type::kDocument) return NotAnObject(path, e.value);
-      if (!e.value.Document().empty()) {
-        return UnknownField(path + "." + std::string(e.value.Document().FirstKey()));
-      }
+      QUARRY_RETURN_IF_ERROR(CheckEmptyObject(path, e.value));
       spec.count = true;
     } else {
       return UnknownField(path);
