@@ -51,15 +51,16 @@ Status Commit(CommandContext& ctx, storage::WriteUnit unit) {
   return result.errors.empty() ? Status::OK() : result.errors.front().status;
 }
 
-// Creates `db.target` capped at `size` bytes, with the source's other options, and copies the
-// source's documents into it.
+// Creates `db.target` capped at `size` bytes, with the source's other options (and `temp: true`
+// when `temp`, which create records as given), and copies the source's documents into it.
 Status CopyAsCapped(CommandContext& ctx, const exec::Collection& source, const std::string& target,
-                    std::int64_t size) {
+                    std::int64_t size, bool temp = false) {
   bson::DocumentBuilder options;
   AppendCappedOptions(CappedOptions{.size = size, .max = std::nullopt}, &options);
   for (const bson::Element& e : source.info->options.view()) {
     if (e.key != "capped" && e.key != "size" && e.key != "max") options.Append(e.key, e.value);
   }
+  if (temp && !source.info->options.view().Has("temp")) options.AppendBool("temp", true);
   QUARRY_ASSIGN_OR_RETURN(std::shared_ptr<const catalog::CollectionInfo> created,
                           ctx.catalog().CreateCollection(
                               source.db, target, std::move(options).Finish(), DdlOptionsFor(ctx)));
@@ -96,7 +97,7 @@ StatusWith<bson::Document> RunCloneCollectionAsCapped(CommandContext& ctx, const
                   "cloneCollectionAsCapped failed - destination collection " + request.db + "." +
                       target + " already exists. source collection: " + source.ns);
   }
-  Status status = CopyAsCapped(ctx, source, target, size);
+  Status status = CopyAsCapped(ctx, source, target, size, request.body.Get("temp").Truthy());
   if (!status.ok() && status.code() != ErrorCode::kNamespaceExists) {
     (void)ctx.catalog().DropCollection(request.db, target, DdlOptionsFor(ctx));
   }

@@ -700,6 +700,9 @@ def test_clone_collection_as_capped_makes_a_capped_copy(db):
     error = command_error(lambda: db.command("cloneCollectionAsCapped", "missing",
                                              toCollection="other", size=100000))
     assert error.code == 26
+    # temp is kept in the copy's options, as create keeps it.
+    db.command("cloneCollectionAsCapped", "src", toCollection="scratch", size=100000, temp=True)
+    assert options(db, "scratch") == {"capped": True, "size": 100000, "temp": True}
     error = command_error(lambda: db.command("cloneCollectionAsCapped", "src",
                                              toCollection="zero", size=0))
     assert (error.code, errmsg(error)) == (72, "invalid command spec")
