@@ -17,6 +17,8 @@ APT_PACKAGES=(
   libbrotli-dev libmsgpack-dev libyaml-cpp-dev libgtest-dev libpcre2-dev libicu-dev
   # libssl-dev: SCRAM authentication (PBKDF2, HMAC, SHA-1/SHA-256) through OpenSSL.
   libssl-dev
+  # text search stems words with Snowball's stemmers.
+  libstemmer-dev
   # bench/indexes compares point reads with Redis through hiredis.
   libhiredis-dev redis-server
   # bench/vector compares vector search with hnswlib called directly.

@@ -58,4 +58,10 @@ std::unique_ptr<PlanStage> MergePlanOf(const ExecContext& ctx, const Collection&
                                        const std::optional<query::Matcher>& filter,
                                        bool want_match_details, const CoverPaths& cover);
 
+// TEXT_MATCH over the collection's text index for `filter`, which holds a $text (text_plan.cc).
+// Fails as mongod does: 27 without a visible text index, 2 with a hint or a $natural sort.
+StatusWith<Access> TextAccess(const ExecContext& ctx, const Collection& collection,
+                              const query::Matcher& filter, const query::SortSpec& sort,
+                              bool hinted);
+
 }  // namespace quarry::exec

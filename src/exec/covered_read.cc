@@ -80,7 +80,7 @@ std::optional<std::vector<std::string>> FilterPaths(bson::DocumentView filter) {
 
 bool IndexCoversPaths(const IndexDescriptor& index, bool multikey,
                       const std::vector<std::string>& paths) {
-  if (multikey || index.wildcard() != nullptr) return false;
+  if (multikey || index.wildcard() != nullptr || index.text() != nullptr) return false;
   const std::vector<IndexField>& fields = index.fields();
   for (std::size_t i = 0; i < fields.size(); ++i) {
     for (std::size_t j = 0; j < fields.size(); ++j) {

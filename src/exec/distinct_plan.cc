@@ -33,7 +33,9 @@ StatusWith<std::unique_ptr<PlanStage>> PlanDistinctScan(const ExecContext& ctx,
                                                         const query::Matcher& filter,
                                                         std::string_view field,
                                                         const ResolvedHint& hint) {
-  if (hint.natural != 0 || hint.id_index) return std::unique_ptr<PlanStage>();
+  if (hint.natural != 0 || hint.id_index || filter.text_search() != nullptr) {
+    return std::unique_ptr<PlanStage>();
+  }
   std::optional<std::vector<std::string>> filter_paths = FilterPaths(filter.filter());
   if (!filter_paths.has_value()) return std::unique_ptr<PlanStage>();
   const catalog::IndexInfo* chosen = nullptr;

@@ -14,7 +14,10 @@ struct Derived {
 };
 
 std::optional<std::vector<std::string>> KeySourcesOf(const IndexDescriptor& descriptor) {
-  if (descriptor.wildcard() != nullptr || descriptor.partial_filter() != nullptr) {
+  // A text index's strings may be anywhere below its weighted paths, and its languages in any
+  // subdocument: its keys are made again whenever a document changes.
+  if (descriptor.wildcard() != nullptr || descriptor.text() != nullptr ||
+      descriptor.partial_filter() != nullptr) {
     return std::nullopt;
   }
   std::vector<std::string> sources;

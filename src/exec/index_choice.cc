@@ -142,6 +142,8 @@ std::optional<IndexAccess> AccessOf(const catalog::IndexInfo& index,
   if (parsed->descriptor.wildcard() != nullptr) {
     return WildcardAccessOf(index, std::move(parsed), filter, sort);
   }
+  // A text index holds terms, not field values: only a $text search reads it (text_plan.h).
+  if (parsed->descriptor.text() != nullptr) return std::nullopt;
   IndexAccess access;
   access.index = &index;
   access.multikey = index.runtime->multikey.load();
@@ -323,6 +325,12 @@ StatusWith<IndexAccess> HintedIndexAccess(const catalog::IndexInfo& index,
     access = AccessOf(index, std::move(parsed), nullptr, query::SortSpec(), /*hinted=*/true);
   } else {
     access = AccessOf(index, std::move(parsed), filter, sort, /*hinted=*/true);
+  }
+  if (!access.has_value() && index.key().Has("_fts")) {
+    return Status(ErrorCode::kBadValue,
+                  "error processing query: planner returned error :: caused by :: hint provided "
+                  "does not correspond to an index the query can use: the text index '" +
+                      std::string(index.name()) + "' answers $text searches only");
   }
   if (!access.has_value()) {
     // Only a wildcard index has no access without bounds (mongod: jstests wildcard_hint.js).

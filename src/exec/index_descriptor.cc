@@ -9,8 +9,10 @@
 #include "bson/path.h"
 #include "collation/collator.h"
 #include "exec/index_keys_internal.h"
+#include "exec/text_keys.h"
 #include "exec/wildcard_keys_internal.h"
 #include "exec/wildcard_projection.h"
+#include "text/index_spec.h"
 
 namespace quarry::exec {
 namespace {
@@ -93,9 +95,18 @@ StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, stor
     return CannotCreateIndex("index spec must have a non-empty 'key' object");
   }
   bool wildcard = false;
+  const bool text = key.Document().Get(text::kTermField).type() == bson::Type::kString;
+  if (text) {
+    QUARRY_ASSIGN_OR_RETURN(text::TextIndexSpec spec, text::TextIndexSpec::Parse(index.spec_));
+    index.text_ = std::make_shared<const text::TextIndexSpec>(std::move(spec));
+  }
   for (const bson::Element& element : key.Document()) {
     if (index.fields_.size() == kMaxIndexFields) {
       return CannotCreateIndex("too many fields in compound index");
+    }
+    if (text && (element.key == text::kTermField || element.key == text::kScoreField)) {
+      index.fields_.push_back(IndexField{std::string(element.key), false});
+      continue;
     }
     QUARRY_RETURN_IF_ERROR(CheckDirection(element.value));
     if (IsWildcardKeyPath(element.key)) {
@@ -123,6 +134,10 @@ StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, stor
   bson::ValueView collation = index.spec_.Get("collation");
   if (collation.exists()) {
     QUARRY_ASSIGN_OR_RETURN(index.collator_, collation::Collator::ParseArgument(collation, ""));
+    if (text && index.collator_ != nullptr) {
+      return CannotCreateIndex("Index type 'text' does not support collation: " +
+                               collation.ToJson());
+    }
   }
   bson::ValueView partial = index.spec_.Get("partialFilterExpression");
   if (partial.exists()) {
@@ -133,6 +148,9 @@ StatusWith<IndexDescriptor> IndexDescriptor::Parse(bson::DocumentView spec, stor
     QUARRY_ASSIGN_OR_RETURN(
         query::Matcher filter,
         query::Matcher::Parse(partial.Document(), bson::DocumentView(), index.collator_));
+    if (filter.text_search() != nullptr) {
+      return CannotCreateIndex("Expression not supported in partial index: $text");
+    }
     index.partial_filter_ = std::move(filter);
   }
   return index;
@@ -151,11 +169,13 @@ StatusWith<DocumentKeys> IndexDescriptor::KeysAndMultikeyOf(bson::DocumentView d
   if (partial_filter_.has_value() && !partial_filter_->Matches(doc)) return DocumentKeys();
   const KeyOutput output = with_values ? KeyOutput::kKeysWithValues : KeyOutput::kKeys;
   if (wildcard_ != nullptr) return GenerateWildcardKeys(*this, doc, output);
+  if (text_ != nullptr) return TextKeysOf(*text_, doc);
   return GenerateIndexKeys(*this, doc, output);
 }
 
 StatusWith<bool> IndexDescriptor::IsMultikeyFor(bson::DocumentView doc) const {
   if (partial_filter_.has_value() && !partial_filter_->Matches(doc)) return false;
+  if (text_ != nullptr) return false;  // one key per term, never per array element
   QUARRY_ASSIGN_OR_RETURN(DocumentKeys keys,
                           wildcard_ != nullptr
                               ? GenerateWildcardKeys(*this, doc, KeyOutput::kMultikeyOnly)

@@ -25,6 +25,13 @@ struct IndexField {
 };
 
 class WildcardProjection;  // wildcard_projection.h
+}  // namespace quarry::exec
+
+namespace quarry::text {
+class TextIndexSpec;  // text/index_spec.h
+}  // namespace quarry::text
+
+namespace quarry::exec {
 
 // One key of one document: the index's encoded key fields, and their values as mongod's
 // DuplicateKey error reports them in keyValue ({a: 1, "b.c": "x"}: field paths as in the key
@@ -84,6 +91,9 @@ class IndexDescriptor {
   const WildcardProjection* wildcard() const { return wildcard_.get(); }
   // The collation its keys order strings by; null for the simple collation.
   const bson::StringComparator* collator() const { return collator_.get(); }
+  // For a text index (key {_fts: "text", _ftsx: 1}, as createIndexes stores it), its weights
+  // and languages; else null. Its keys are made by text_keys.h's rules, not those below.
+  const text::TextIndexSpec* text() const { return text_.get(); }
 
   // The keys this index holds for `doc`, sorted by encoded bytes, without duplicates (of two
   // values that encode alike, such as 1 and 1.0, the first in document order stays): the
@@ -126,6 +136,7 @@ class IndexDescriptor {
   std::optional<query::Matcher> partial_filter_;
   std::shared_ptr<const bson::StringComparator> collator_;
   std::shared_ptr<const WildcardProjection> wildcard_;
+  std::shared_ptr<const text::TextIndexSpec> text_;
 };
 
 }  // namespace quarry::exec

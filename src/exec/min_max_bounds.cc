@@ -50,7 +50,8 @@ std::string KeyOf(const IndexDescriptor& index, bson::DocumentView bound, bool l
 StatusWith<IndexBounds> MinMaxBounds(const IndexDescriptor& index, bson::DocumentView min,
                                      bson::DocumentView max) {
   // A wildcard index's keys start with a path that min and max cannot name.
-  if (index.wildcard() != nullptr || (!min.empty() && !NamesTheKeyFields(index, min)) ||
+  if (index.wildcard() != nullptr || index.text() != nullptr ||
+      (!min.empty() && !NamesTheKeyFields(index, min)) ||
       (!max.empty() && !NamesTheKeyFields(index, max))) {
     return Status(static_cast<ErrorCode>(51174), "The index chosen is not compatible with min/max");
   }

@@ -20,10 +20,16 @@ class PlanStream final : public query::DocumentStream {
       QUARRY_RETURN_IF_ERROR(refilled);
       if (buffer_.empty()) return false;
     }
-    *out = std::move(buffer_.front());
+    *out = std::move(buffer_.front().doc);
+    metadata_.values.clear();
+    if (buffer_.front().text_score.has_value()) {
+      metadata_.values.emplace("textScore", query::Value::Double(*buffer_.front().text_score));
+    }
     buffer_.pop_front();
     return true;
   }
+
+  const query::DocumentMetadata& metadata() const override { return metadata_; }
 
  private:
   static constexpr std::size_t kChunkDocs = 1000;
@@ -39,15 +45,22 @@ class PlanStream final : public query::DocumentStream {
         done_ = true;
         return more.status();
       }
-      buffer_.push_back(result.owned.has_value() ? std::move(*result.owned)
-                                                 : bson::Document::Copy(result.doc));
-      bytes += buffer_.back().size();
+      buffer_.push_back(Buffered{
+          result.owned.has_value() ? std::move(*result.owned) : bson::Document::Copy(result.doc),
+          result.text_score});
+      bytes += buffer_.back().doc.size();
     }
     return Status::OK();
   }
 
+  struct Buffered {
+    bson::Document doc;
+    std::optional<double> text_score;
+  };
+
   std::unique_ptr<PlanStage> root_;
-  std::deque<bson::Document> buffer_;
+  std::deque<Buffered> buffer_;
+  query::DocumentMetadata metadata_;  // of the document the last Next produced
   bool done_ = false;
 };
 

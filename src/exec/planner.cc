@@ -133,6 +133,10 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
                               const query::SortSpec& sort, const ResolvedHint& hint,
                               bool want_match_details, const TrialSetup& setup) {
   const query::Matcher* matcher = filter.has_value() ? &*filter : nullptr;
+  if (matcher != nullptr && matcher->text_search() != nullptr) {
+    const bool hinted = hint.index != nullptr || hint.id_index || hint.natural != 0;
+    return TextAccess(ctx, collection, *matcher, sort, hinted);
+  }
   if (hint.index != nullptr) {
     QUARRY_ASSIGN_OR_RETURN(IndexAccess access, HintedIndexAccess(*hint.index, matcher, sort));
     if (!access.provides_sort && sort.needs_sort()) {
@@ -187,6 +191,8 @@ StatusWith<Access> PlanAccess(const ExecContext& ctx, const Collection& collecti
 // Whether plans for this filter and sort may be cached. Under a collation the candidates depend
 // on it, which the shape leaves out: such queries are planned every time.
 bool Cacheable(const std::optional<query::Matcher>& filter, const query::SortSpec& sort) {
+  // A $text search has one plan, TEXT_MATCH.
+  if (filter.has_value() && filter->text_search() != nullptr) return false;
   return (!filter.has_value() || filter->collator() == nullptr) && sort.collator() == nullptr;
 }
 
@@ -311,6 +317,17 @@ Status QuerySpec::ParseInto(bson::DocumentView filter, bson::DocumentView let,
     }
   }
   QUARRY_ASSIGN_OR_RETURN(spec.sort, query::SortSpec::Parse(sort, std::move(collator)));
+  if (spec.sort.sorts_by_text_score()) {
+    // A find with $text runs as an aggregate, whose documents carry their scores; the commands
+    // that plan here have none.
+    if (spec.filter.has_value() && spec.filter->text_search() != nullptr) {
+      return Status(ErrorCode::kBadValue,
+                    "sorting by {$meta: \"textScore\"} is not supported by Quarry in this "
+                    "command yet");
+    }
+    return Status(static_cast<ErrorCode>(40218),
+                  "query requires text score metadata, but it is not available");
+  }
   spec.sort_spec = bson::Document::Copy(sort);
   spec.projection_spec = bson::Document::Copy(projection);
   spec.skip = skip;
@@ -336,6 +353,13 @@ StatusWith<std::unique_ptr<PlanStage>> PlanQuery(const ExecContext& ctx,
                              spec.sort);
   }
   Access access;
+  const bool text = spec.filter.has_value() && spec.filter->text_search() != nullptr;
+  if (text && spec.tailable) {
+    return Status(ErrorCode::kBadValue, "text and tailable cursor not allowed in same query");
+  }
+  if (text && (!spec.min.empty() || !spec.max.empty())) {
+    return Status(ErrorCode::kBadValue, "text and hint not allowed in same query");
+  }
   if (spec.tailable) {
     // mongod's tailable cursors read capped collections in natural order, whatever the filter.
     if (!collection.info->is_capped()) {

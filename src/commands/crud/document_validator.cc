@@ -5,6 +5,14 @@
 
 namespace quarry::commands {
 
+Status CheckValidatorFilter(bson::DocumentView validator) {
+  QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(validator));
+  if (matcher.text_search() != nullptr) {
+    return Status(ErrorCode::kBadValue, "$text is not allowed in this context");
+  }
+  return Status::OK();
+}
+
 StatusWith<std::optional<DocumentValidator>> DocumentValidator::ForCollection(
     bson::DocumentView options, bool bypass) {
   bson::ValueView validator = options.Get("validator");
@@ -17,6 +25,7 @@ StatusWith<std::optional<DocumentValidator>> DocumentValidator::ForCollection(
   }
   bson::ValueView action = options.Get("validationAction");
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(validator.Document()));
+  if (matcher.text_search() != nullptr) return CheckValidatorFilter(validator.Document());
   return std::optional<DocumentValidator>(DocumentValidator(
       std::move(matcher), level.type() == bson::Type::kString && level.String() == "moderate",
       action.type() == bson::Type::kString && action.String() == "warn"));

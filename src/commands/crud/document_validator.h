@@ -11,6 +11,10 @@
 
 namespace quarry::commands {
 
+// A validator filter as create and collMod check it: it must parse, and may not hold $text,
+// which only a text index answers (2, mongod's "$text is not allowed in this context").
+Status CheckValidatorFilter(bson::DocumentView validator);
+
 class DocumentValidator {
  public:
   // The validator of a collection with these options, or nullopt when there is nothing to

@@ -120,6 +120,21 @@ StatusWith<bson::Document> TailCappedCollection(CommandContext& ctx, const FindA
   return BuildResultsReply(ctx, "firstBatch", batch, cursor_id, collection.ns);
 }
 
+// Whether `filter` may hold a $text: at its top, or in the clauses of its $and and $or.
+bool MayHoldText(bson::DocumentView filter) {
+  for (const bson::Element& e : filter) {
+    if (e.key == "$text") return true;
+    if ((e.key == "$and" || e.key == "$or") && e.value.type() == bson::Type::kArray) {
+      for (const bson::Element& clause : e.value.Document()) {
+        if (clause.value.type() == bson::Type::kDocument && MayHoldText(clause.value.Document())) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
   bson::ValueView target = request.body.Get(request.name);
   if (target.type() == bson::Type::kString &&
@@ -128,6 +143,29 @@ StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) 
   }
   if (target.type() == bson::Type::kString && IsProfileCollection(target.String())) {
     return FindProfileCollection(ctx, request);
+  }
+  const bson::ValueView filter = request.body.Get("filter");
+  if (filter.type() == bson::Type::kDocument && MayHoldText(filter.Document()) &&
+      target.type() == bson::Type::kString) {
+    // A $text search runs as the aggregate find becomes, whose documents carry their scores
+    // for {$meta: "textScore"} in the projection and the sort; mongod's refusals of what an
+    // aggregate has no place for come first.
+    const bson::ValueView sort = request.body.Get("sort");
+    if (sort.type() == bson::Type::kDocument && sort.Document().Has("$natural")) {
+      return Status(ErrorCode::kBadValue, "text expression not allowed with $natural sort order");
+    }
+    if (request.body.Get("tailable").Truthy()) {
+      return Status(ErrorCode::kBadValue, "text and tailable cursor not allowed in same query");
+    }
+    std::optional<exec::Collection> collection =
+        LookupCollectionOrView(ctx, request.db, target.String());
+    if (!collection.has_value()) {
+      return Status(ErrorCode::kIndexNotFound,
+                    "text index required for $text query (no such "
+                    "collection '" +
+                        request.db + "." + std::string(target.String()) + "')");
+    }
+    return FindOnCollectionAsAggregate(ctx, request, target.String());
   }
   FindArgs find;
   QUARRY_RETURN_IF_ERROR(ParseFind(ctx, request, &find));

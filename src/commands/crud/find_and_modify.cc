@@ -1,5 +1,6 @@
 // findAndModify: update or remove one document (the first in `sort` order) and return it, as it
 // was or as it became.
+#include <algorithm>
 #include <string>
 
 #include "bson/builder.h"
@@ -52,6 +53,27 @@ std::optional<bson::Document> ReturnedDocument(const UpdateOutcome& outcome, boo
   if (return_new) return outcome.post_image;
   if (outcome.upserted_id.has_value()) return std::nullopt;
   return outcome.pre_image;
+}
+
+// findAndModify does not carry a $text search's scores to its sort and projection: it refuses
+// them rather than sort or project without them.
+Status CheckNoTextScore(const query::Matcher& matcher, const query::SortSpec& sort,
+                        bson::DocumentView fields) {
+  auto names_text_score = [](bson::ValueView value) {
+    return value.type() == bson::Type::kDocument &&
+           value.Document().Get("$meta").type() == bson::Type::kString &&
+           value.Document().Get("$meta").String() == "textScore";
+  };
+  const bool projects = std::ranges::any_of(
+      fields, [&](const bson::Element& e) { return names_text_score(e.value); });
+  if (!sort.sorts_by_text_score() && !projects) return Status::OK();
+  if (matcher.text_search() == nullptr) {
+    return Status(static_cast<ErrorCode>(40218),
+                  "query requires text score metadata, but it is not available");
+  }
+  return Status(ErrorCode::kBadValue,
+                "findAndModify's sort and fields cannot use {$meta: \"textScore\"} in Quarry "
+                "yet: find the document with find() and change it by its _id");
 }
 
 // Removes the first document `sort` orders first among the matches; returns it, or nullopt.
@@ -143,6 +165,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   }
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let, collator));
   QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(sort_spec, collator));
+  QUARRY_RETURN_IF_ERROR(CheckNoTextScore(matcher, sort, fields));
   std::optional<query::Projection> projection;
   if (!fields.empty()) {
     QUARRY_ASSIGN_OR_RETURN(query::Projection parsed, query::Projection::Parse(fields, &matcher));

@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/command_context.h"
+#include "commands/crud/document_validator.h"
 #include "commands/ddl/capped_options.h"
 #include "commands/ddl/index_modification.h"
 #include "commands/execution.h"
@@ -36,7 +37,7 @@ Status CheckOption(const bson::Element& e) {
     if (e.value.type() != bson::Type::kDocument) {
       return Status(ErrorCode::kTypeMismatch, "'validator' must be an object");
     }
-    return query::Matcher::Parse(e.value.Document()).status();
+    return CheckValidatorFilter(e.value.Document());
   }
   if (e.key == "validationLevel") {
     if (e.value.type() != bson::Type::kString ||

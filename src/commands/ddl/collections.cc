@@ -8,6 +8,7 @@
 #include "collation/collator.h"
 #include "commands/auth/authorizer.h"
 #include "commands/command_context.h"
+#include "commands/crud/document_validator.h"
 #include "commands/cursor_reply.h"
 #include "commands/ddl/capped_options.h"
 #include "commands/ddl/clustered_index.h"
@@ -69,6 +70,9 @@ Status CheckCreateOptions(std::string_view db, std::string_view coll, bson::Docu
     if (key == "timeseries" || key == "encryptedFields") {
       return Status(ErrorCode::kCommandNotSupported,
                     "create option '" + std::string(key) + "' is not supported by Quarry yet");
+    }
+    if (key == "validator" && e.value.type() == bson::Type::kDocument) {
+      QUARRY_RETURN_IF_ERROR(CheckValidatorFilter(e.value.Document()));
     }
     if (key == "clusteredIndex") {
       StatusWith<bson::Document> clustered = ClusteredIndexSpec(e.value);

@@ -10,6 +10,7 @@
 #include "bson/compare.h"
 #include "collation/collator.h"
 #include "exec/index_descriptor.h"
+#include "text/index_spec.h"
 
 namespace quarry::commands {
 namespace {
@@ -22,24 +23,26 @@ bool IsStructuralField(std::string_view field) {
          field == "background";
 }
 
-// Options that only text or geo indexes take; Quarry builds neither.
+bool IsTextIndexOption(std::string_view field) {
+  return field == "weights" || field == "default_language" || field == "language_override" ||
+         field == "textIndexVersion";
+}
+
+// Options that only geo indexes take; Quarry builds none.
 bool IsSpecialIndexOption(std::string_view field) {
-  static constexpr std::string_view kFields[] = {"weights",
-                                                 "default_language",
-                                                 "language_override",
-                                                 "textIndexVersion",
-                                                 "2dsphereIndexVersion",
-                                                 "bits",
-                                                 "min",
-                                                 "max",
-                                                 "bucketSize",
-                                                 "coarsestIndexedLevel",
-                                                 "finestIndexedLevel"};
+  static constexpr std::string_view kFields[] = {
+      "2dsphereIndexVersion", "bits", "min", "max", "bucketSize", "coarsestIndexedLevel",
+      "finestIndexedLevel"};
   return std::ranges::find(kFields, field) != std::end(kFields);
 }
 
-Status CheckOption(const bson::Element& e) {
+Status CheckOption(const bson::Element& e, bool text) {
   const std::string field(e.key);
+  if (IsTextIndexOption(field)) {
+    if (text) return Status::OK();  // text::TextIndexSpec::Normalize checks them
+    return Status(ErrorCode::kCannotCreateIndex,
+                  "the field '" + field + "' is only valid for a text index");
+  }
   auto expect = [&](bool ok, std::string_view expected) -> Status {
     if (ok) return Status::OK();
     return Status(ErrorCode::kTypeMismatch, "The field '" + field + "' must be " +
@@ -71,8 +74,7 @@ Status CheckOption(const bson::Element& e) {
   if (IsSpecialIndexOption(field)) {
     return Status(ErrorCode::kCannotCreateIndex,
                   "index option '" + field +
-                      "' belongs to text or geospatial indexes, which Quarry does not support "
-                      "yet");
+                      "' belongs to geospatial indexes, which Quarry does not support yet");
   }
   return Status::OK();
 }
@@ -89,7 +91,8 @@ bool IsKnownOption(std::string_view field) {
                                                  "clustered",
                                                  "dropDups",
                                                  "wildcardProjection"};
-  return std::ranges::find(kFields, field) != std::end(kFields) || IsSpecialIndexOption(field);
+  return std::ranges::find(kFields, field) != std::end(kFields) || IsTextIndexOption(field) ||
+         IsSpecialIndexOption(field);
 }
 
 // The options of a spec, by name, so that the order they were given in does not matter.
@@ -183,6 +186,7 @@ StatusWith<bson::Document> NormalizeIndexSpec(bson::DocumentView spec,
         ErrorCode::kCannotCreateIndex,
         "this version of Quarry supports index versions 1 and 2 only, got " + version.ToJson());
   }
+  const bool text = text::TextIndexSpec::IsTextKeyPattern(key.Document());
   bson::DocumentBuilder b;
   b.AppendInt32("v", 2);
   b.AppendDocument("key", key.Document());
@@ -196,10 +200,13 @@ StatusWith<bson::Document> NormalizeIndexSpec(bson::DocumentView spec,
           "The field '" + std::string(e.key) +
               "' is not valid for an index specification. Specification: " + spec.ToJson());
     }
-    QUARRY_RETURN_IF_ERROR(CheckOption(e));
+    QUARRY_RETURN_IF_ERROR(CheckOption(e, text));
     if (e.key != "dropDups") b.Append(e.key, e.value);  // dropDups has had no effect since 3.0
   }
   bson::Document normalized = std::move(b).Finish();
+  if (text) {
+    QUARRY_ASSIGN_OR_RETURN(normalized, text::TextIndexSpec::Normalize(normalized));
+  }
   // The key pattern and partial filter, checked as the index will read them.
   if (spec.Get("expireAfterSeconds").exists()) {
     QUARRY_RETURN_IF_ERROR(CheckTtlKey(key.Document()));
@@ -259,6 +266,13 @@ StatusWith<IndexMatch> MatchExistingIndex(const catalog::CollectionInfo& info,
                         spec.ToJson() + ", existing index: " + existing.spec.ToJson());
     }
     if (same_key && SameIdentity(existing.spec, spec)) {
+      if (!SameOptions(existing.spec, spec)) {
+        // Two text indexes on other fields store the same key: their weights differ.
+        return Status(ErrorCode::kIndexOptionsConflict,
+                      "An equivalent index already exists with a different name and options. "
+                      "Requested index: " +
+                          spec.ToJson() + ", existing index: " + existing.spec.ToJson());
+      }
       return Status(ErrorCode::kIndexOptionsConflict,
                     "Index already exists with a different name: " + std::string(existing.name()));
     }

@@ -105,6 +105,37 @@ StatusWith<std::optional<ResolvedView>> TakeView(CommandContext& ctx, std::strin
   return ResolveView(ctx.catalog(), db, name);
 }
 
+// Whether `projection` holds only {$meta: ...} fields and _id: in find, unlike in $project, such a
+// projection keeps every other field.
+bool AddsMetaOnly(bson::DocumentView projection) {
+  bool meta = false;
+  for (const bson::Element& e : projection) {
+    if (e.key == "_id" && (e.value.IsNumber() || e.value.type() == bson::Type::kBool)) continue;
+    if (e.value.type() != bson::Type::kDocument || e.value.Document().CountElements() != 1 ||
+        e.value.Document().FirstKey() != "$meta") {
+      return false;
+    }
+    meta = true;
+  }
+  return meta;
+}
+
+void AddProjection(bson::DocumentView projection, AggregateOnView* aggregate) {
+  if (!AddsMetaOnly(projection)) {
+    aggregate->AddDocumentStage("$project", projection);
+    return;
+  }
+  bson::DocumentBuilder meta;
+  for (const bson::Element& e : projection) {
+    if (e.key != "_id") meta.Append(e.key, e.value);
+  }
+  aggregate->AddDocumentStage("$addFields", std::move(meta).Finish().view());
+  if (!projection.Get("_id").exists() || projection.Get("_id").Truthy()) return;
+  bson::DocumentBuilder without_id;
+  without_id.AppendInt32("_id", 0);
+  aggregate->AddDocumentStage("$project", std::move(without_id).Finish().view());
+}
+
 StatusWith<bson::Document> FindAsAggregate(bson::DocumentView find, std::string_view view_name) {
   QUARRY_RETURN_IF_ERROR(CheckFindOptionsForAggregate(find));
   AggregateOnView aggregate(view_name);
@@ -117,7 +148,7 @@ StatusWith<bson::Document> FindAsAggregate(bson::DocumentView find, std::string_
     }
   }
   if (NonEmptyDocument(find.Get("projection"))) {
-    aggregate.AddStage("$project", find.Get("projection"));
+    AddProjection(find.Get("projection").Document(), &aggregate);
   }
   return std::move(aggregate).Finish(find, find.Get("batchSize"));
 }
@@ -184,7 +215,12 @@ StatusWith<bson::Document> AggregateOverSource(const Request& aggregate, const R
 
 StatusWith<bson::Document> FindOnView(CommandContext& ctx, const Request& request,
                                       const ResolvedView& view) {
-  QUARRY_ASSIGN_OR_RETURN(const bson::Document aggregate, FindAsAggregate(request.body, view.name));
+  return FindOnCollectionAsAggregate(ctx, request, view.name);
+}
+
+StatusWith<bson::Document> FindOnCollectionAsAggregate(CommandContext& ctx, const Request& request,
+                                                       std::string_view name) {
+  QUARRY_ASSIGN_OR_RETURN(const bson::Document aggregate, FindAsAggregate(request.body, name));
   Request as_aggregate = request;
   as_aggregate.name = "aggregate";
   as_aggregate.body = aggregate.view();

@@ -34,6 +34,10 @@ StatusWith<std::optional<ResolvedView>> TakeView(CommandContext& ctx, std::strin
 StatusWith<bson::Document> FindOnView(CommandContext& ctx, const Request& request,
                                       const ResolvedView& view);
 
+// A find of the collection or view `name` run as the aggregate FindAsAggregate makes of it.
+StatusWith<bson::Document> FindOnCollectionAsAggregate(CommandContext& ctx, const Request& request,
+                                                       std::string_view name);
+
 // The aggregate a find of `view` becomes: its body, an aggregate on the view.
 StatusWith<bson::Document> FindAsAggregate(bson::DocumentView find, std::string_view view_name);
 

@@ -29,6 +29,8 @@ struct PlanResult {
   // until the scan's next Next() or Save(); `doc` is empty.
   std::string_view id_key;
   std::string_view index_key;
+  // From a $text search (TEXT_MATCH): the document's score, which {$meta: "textScore"} reads.
+  std::optional<double> text_score;
 
   // Points `doc` at `owned` after `owned` was set.
   void Own(bson::Document document) {

@@ -99,9 +99,12 @@ class MetaExpression final : public Expression {
  public:
   explicit MetaExpression(std::string name) : name_(std::move(name)) {}
   StatusWith<Value> Evaluate(EvalContext& ctx) const override {
-    if (ctx.metadata() == nullptr) return Value();
-    auto it = ctx.metadata()->values.find(name_);
-    return it == ctx.metadata()->values.end() ? Value() : it->second;
+    const bool found = ctx.metadata() != nullptr && ctx.metadata()->values.contains(name_);
+    // Only a $text search gives scores: a pipeline without one asks for what no stage makes.
+    if (!found && name_ == "textScore") {
+      return LocationError(40218, "query requires text score metadata, but it is not available");
+    }
+    return found ? ctx.metadata()->values.find(name_)->second : Value();
   }
 
  private:

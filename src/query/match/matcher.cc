@@ -68,9 +68,12 @@ StatusWith<Matcher> Matcher::Parse(bson::DocumentView filter, bson::DocumentView
     variables->set_collator(collator);
     if (!let.empty()) QUARRY_RETURN_IF_ERROR(DefineLetConstants(let, &*variables));
   }
-  QUARRY_ASSIGN_OR_RETURN(
-      MatchNodePtr root,
-      ParseFilterNode(owned->view(), variables ? &*variables : nullptr, collator.get()));
+  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr root,
+                          ParseFilterNode(owned->view(), variables ? &*variables : nullptr,
+                                          collator.get(), &matcher.text_));
+  if (matcher.text_ != nullptr && !let.empty()) {
+    matcher.let_ = std::make_shared<const bson::Document>(bson::Document::Copy(let));
+  }
   matcher.collator_ = std::move(collator);
   matcher.filter_ = std::move(owned);
   matcher.root_ = std::shared_ptr<const MatchNode>(std::move(root));
@@ -92,6 +95,40 @@ StatusWith<Matcher> Matcher::ParseValueCondition(
   matcher.root_ = std::shared_ptr<const MatchNode>(std::move(root));
   matcher.value_condition_ = true;
   return matcher;
+}
+
+namespace {
+
+// `filter` without its $text, which is at its top or in the clauses of its $ands.
+void AppendWithoutText(bson::DocumentView filter, bson::DocumentBuilder* out) {
+  for (const bson::Element& element : filter) {
+    if (element.key == "$text") continue;
+    if (element.key != "$and" || element.value.type() != bson::Type::kArray) {
+      out->Append(element.key, element.value);
+      continue;
+    }
+    out->OpenArray("$and");
+    for (const bson::Element& clause : element.value.Document()) {
+      if (clause.value.type() != bson::Type::kDocument) {
+        out->Append(clause.key, clause.value);
+        continue;
+      }
+      out->OpenDocument(clause.key);
+      AppendWithoutText(clause.value.Document(), out);
+      out->Close();
+    }
+    out->Close();
+  }
+}
+
+}  // namespace
+
+StatusWith<Matcher> Matcher::RestWithoutText() const {
+  bson::DocumentBuilder rest;
+  AppendWithoutText(filter(), &rest);
+  const bson::Document rest_filter = std::move(rest).Finish();
+  return Parse(rest_filter.view(), let_ != nullptr ? let_->view() : bson::DocumentView(),
+               collator_);
 }
 
 bool Matcher::Matches(bson::DocumentView doc, MatchDetails* details) const {

@@ -13,6 +13,10 @@
 #include "bson/string_comparator.h"
 #include "bson/value.h"
 
+namespace quarry::text {
+struct TextSearch;  // text/search.h
+}  // namespace quarry::text
+
 namespace quarry::query {
 
 class MatchNode;  // matcher_internal.h
@@ -121,6 +125,12 @@ class Matcher {
   // The filter as given.
   bson::DocumentView filter() const;
 
+  // The filter's $text condition, or null. A filter with one is answered through a text index:
+  // the document passes the rest of it, RestWithoutText(), and the search.
+  const text::TextSearch* text_search() const { return text_.get(); }
+  // The filter without its $text condition (a matcher of everything when that was all of it).
+  StatusWith<Matcher> RestWithoutText() const;
+
   // The collation the filter compares strings under; null for the simple collation.
   const bson::StringComparator* collator() const { return collator_.get(); }
   const std::shared_ptr<const bson::StringComparator>& shared_collator() const { return collator_; }
@@ -131,6 +141,8 @@ class Matcher {
   std::shared_ptr<const bson::Document> filter_;
   std::shared_ptr<const MatchNode> root_;
   std::shared_ptr<const bson::StringComparator> collator_;  // outlives root_'s predicates
+  std::shared_ptr<const text::TextSearch> text_;
+  std::shared_ptr<const bson::Document> let_;  // for RestWithoutText
   bool matches_everything_ = false;
   bool value_condition_ = false;  // from ParseValueCondition
 };

@@ -29,6 +29,13 @@ class ExprNode final : public MatchNode {
 
 }  // namespace
 
+bool TextNode::Matches(bson::ValueView, MatchDetails*) const {
+  ReportEvaluationError(Status(ErrorCode::kBadValue,
+                               "$text is answered through a text index only: it may not be "
+                               "evaluated against documents here"));
+  return false;
+}
+
 StatusWith<MatchNodePtr> ParseExprNode(bson::ValueView expression, const ParseContext* variables) {
   // A copy: parsing may define scoped variables ($let), which must not leak between $exprs.
   ParseContext context = variables != nullptr ? *variables : ParseContext();

@@ -17,6 +17,10 @@
 #include "query/match/matcher.h"
 #include "query/value/regex.h"
 
+namespace quarry::text {
+struct TextSearch;  // text/search.h
+}  // namespace quarry::text
+
 namespace quarry::query {
 
 class ParseContext;  // query/expression/expression.h
@@ -155,6 +159,14 @@ class ConstantNode final : public MatchNode {
 
  private:
   bool result_;
+};
+
+// $text: only a text index answers it (the planner reads the index and matches the rest of the
+// filter without it), so a document that reaches the node fails the query.
+class TextNode final : public MatchNode {
+ public:
+  bool Matches(bson::ValueView, MatchDetails*) const override;
+  bool MatchesSingle(bson::ValueView, MatchDetails*) const override { return false; }
 };
 
 // --- Leaf predicates (matcher_predicates.cc) ---
@@ -320,10 +332,12 @@ StatusWith<std::vector<std::uint32_t>> ParseBitPositions(std::string_view name,
 
 // Parses a whole filter document into one node. `expression_context`, if given, holds the
 // variables $expr may use (a command's `let`) and the collation its comparisons use.
-// Comparisons of strings use `collator` (null: simple), which must outlive the node.
+// Comparisons of strings use `collator` (null: simple), which must outlive the node. A $text
+// condition (at most one, at the top or under $and only) is stored in `*text` when given.
 StatusWith<MatchNodePtr> ParseFilterNode(bson::DocumentView filter,
                                          const ParseContext* expression_context = nullptr,
-                                         const bson::StringComparator* collator = nullptr);
+                                         const bson::StringComparator* collator = nullptr,
+                                         std::shared_ptr<const text::TextSearch>* text = nullptr);
 // Parses the condition on one value (5, /re/, {$gt: 1}) applied to the value itself.
 StatusWith<MatchNodePtr> ParseValueConditionNode(bson::ValueView condition,
                                                  const bson::StringComparator* collator = nullptr);

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "query/match/matcher_internal.h"
+#include "text/search.h"
 
 namespace quarry::query {
 namespace {
@@ -40,12 +41,16 @@ bool IsGeoOperator(std::string_view name) {
          name == "$maxDistance" || name == "$minDistance";
 }
 
+enum class TextPlace { kWholeDocument, kOr, kNor, kElemMatch };
+
 class Parser {
  public:
   Parser(const ParseContext* expression_context, const bson::StringComparator* collator)
       : expression_context_(expression_context), collator_(collator) {}
 
   StatusWith<MatchNodePtr> ParseDocument(bson::DocumentView filter, int depth);
+  // The filter's $text, once parsed.
+  std::shared_ptr<const text::TextSearch> text;
   // The conditions of one filter field (`path: value`), appended to `out`.
   Status ParseField(const FieldPath& path, bson::ValueView value, int depth,
                     std::vector<MatchNodePtr>* out);
@@ -64,9 +69,24 @@ class Parser {
   StatusWith<MatchNodePtr> ParseElemMatch(const FieldPath& path, bson::ValueView arg, int depth);
   StatusWith<MatchNodePtr> ParseNot(const FieldPath& path, bson::ValueView arg, int depth);
 
+  StatusWith<MatchNodePtr> ParseText(bson::ValueView arg);
+
   const ParseContext* expression_context_;
   const bson::StringComparator* collator_;  // regexes ignore it, as in mongod
+  // Where a $text would be: only one that constrains the whole document (at the top or under
+  // $and) is answered.
+  TextPlace text_place_ = TextPlace::kWholeDocument;
 };
+
+// Runs `parse` with `*place` set to `inner` (unless an outer place already refuses $text).
+template <typename Parse>
+auto ParseInPlace(TextPlace* place, TextPlace inner, Parse parse) {
+  const TextPlace saved = *place;
+  if (saved == TextPlace::kWholeDocument) *place = inner;
+  auto result = parse();
+  *place = saved;
+  return result;
+}
 
 StatusWith<MatchNodePtr> Parser::ParseDocument(bson::DocumentView filter, int depth) {
   if (depth > kMaxTreeDepth) {
@@ -96,8 +116,13 @@ StatusWith<MatchNodePtr> Parser::ParseTopLevel(std::string_view name, bson::Valu
       if (element.value.type() != bson::Type::kDocument) {
         return BadValue("$or/$and/$nor entries need to be full objects");
       }
-      QUARRY_ASSIGN_OR_RETURN(MatchNodePtr child,
-                              ParseDocument(element.value.Document(), depth + 1));
+      auto parse_child = [&] { return ParseDocument(element.value.Document(), depth + 1); };
+      QUARRY_ASSIGN_OR_RETURN(
+          MatchNodePtr child,
+          name == "$and"
+              ? parse_child()
+              : ParseInPlace(&text_place_, name == "$or" ? TextPlace::kOr : TextPlace::kNor,
+                             parse_child));
       children.push_back(std::move(child));
     }
     if (name == "$and") return MakeAnd(std::move(children));
@@ -114,7 +139,7 @@ StatusWith<MatchNodePtr> Parser::ParseTopLevel(std::string_view name, bson::Valu
     return MatchNodePtr(std::make_unique<ConstantNode>(name == "$alwaysTrue"));
   }
   if (name == "$where") return BadValue("$where is not supported");
-  if (name == "$text") return BadValue("$text is not supported: Quarry has no text indexes");
+  if (name == "$text") return ParseText(arg);
   if (name == "$jsonSchema") return ParseJsonSchemaNode(arg);
   return BadValue("unknown top level operator: " + std::string(name));
 }
@@ -337,7 +362,9 @@ StatusWith<MatchNodePtr> Parser::ParseElemMatch(const FieldPath& path, bson::Val
     return MakePath(path, std::make_unique<ElemMatchValuePredicate>(std::move(conditions)));
   }
   if (spec.Has("$where")) return BadValue("$elemMatch cannot contain $where expression");
-  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr sub, ParseDocument(spec, depth + 1));
+  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr sub, ParseInPlace(&text_place_, TextPlace::kElemMatch, [&] {
+                            return ParseDocument(spec, depth + 1);
+                          }));
   return MakePath(path, std::make_unique<ElemMatchObjectPredicate>(path, std::move(sub)));
 }
 
@@ -354,13 +381,35 @@ StatusWith<MatchNodePtr> Parser::ParseNot(const FieldPath& path, bson::ValueView
   return MatchNodePtr(std::make_unique<NotNode>(MakeAnd(std::move(children))));
 }
 
+StatusWith<MatchNodePtr> Parser::ParseText(bson::ValueView arg) {
+  switch (text_place_) {
+    case TextPlace::kWholeDocument:
+      break;
+    case TextPlace::kNor:
+      return BadValue("text expression not allowed in nor");
+    case TextPlace::kElemMatch:
+      return BadValue("$text can only be applied to the top-level document");
+    case TextPlace::kOr:
+      return Status(ErrorCode::kNoQueryExecutionPlans,
+                    "$text under $or is not supported by Quarry yet: put it at the top of the "
+                    "filter or under $and");
+  }
+  if (text != nullptr) return BadValue("Too many text expressions");
+  QUARRY_ASSIGN_OR_RETURN(text::TextSearch search, text::TextSearch::Parse(arg));
+  text = std::make_shared<const text::TextSearch>(std::move(search));
+  return MatchNodePtr(std::make_unique<TextNode>());
+}
+
 }  // namespace
 
 StatusWith<MatchNodePtr> ParseFilterNode(bson::DocumentView filter,
                                          const ParseContext* expression_context,
-                                         const bson::StringComparator* collator) {
+                                         const bson::StringComparator* collator,
+                                         std::shared_ptr<const text::TextSearch>* text) {
   Parser parser(expression_context, collator);
-  return parser.ParseDocument(filter, 0);
+  QUARRY_ASSIGN_OR_RETURN(MatchNodePtr root, parser.ParseDocument(filter, 0));
+  if (text != nullptr) *text = std::move(parser.text);
+  return root;
 }
 
 StatusWith<MatchNodePtr> ParseValueConditionNode(bson::ValueView condition,

@@ -180,6 +180,10 @@ Status Parser::ParseOperatorValue(const std::string& path, bson::DocumentView sp
     node->elem_match = std::move(matcher);
     return AddNode(path, std::move(node));
   }
+  if (op == "$meta" && arg.type() == bson::Type::kString && arg.String() == "textScore") {
+    // A find with $text runs as an aggregate, whose $project reads the score.
+    return Error(40218, "query requires text score metadata, but it is not available");
+  }
   if (op == "$meta") {
     return Status(ErrorCode::kBadValue,
                   "$meta projection is not supported: Quarry has no text or search scores in "

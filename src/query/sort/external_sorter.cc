@@ -106,7 +106,7 @@ class ExternalSorter::Merge {
       if (source.memory_next >= source.memory.size()) return false;
       source.current = std::move(source.memory[source.memory_next++]);
     }
-    source.key = spec_.MakeKey(source.current.doc.view());
+    source.key = spec_.MakeKey(source.current.doc.view(), source.current.extra.view());
     return true;
   }
 
@@ -142,7 +142,8 @@ Status ExternalSorter::Add(bson::Document doc, bson::Document extra) {
 void ExternalSorter::SortBuffer() {
   std::vector<SortKey> keys;
   keys.reserve(buffer_.size());
-  for (const Item& item : buffer_) keys.push_back(spec_.MakeKey(item.doc.view()));
+  for (const Item& item : buffer_)
+    keys.push_back(spec_.MakeKey(item.doc.view(), item.extra.view()));
   std::vector<std::size_t> order(buffer_.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

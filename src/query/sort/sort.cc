@@ -29,6 +29,31 @@ int ComparePart(const SortKeyPart& a, const SortKeyPart& b,
                              b.value.exists() ? b.value : kNullValue, collator);
 }
 
+// {$meta: "textScore"}, the one $meta sort Quarry has documents for.
+Status ParseMetaSort(bson::DocumentView spec) {
+  const bson::ValueView meta = spec.Get("$meta");
+  if (!meta.exists()) {
+    if (!spec.empty() && spec.FirstKey().starts_with("$")) {
+      return Status(static_cast<ErrorCode>(17312),
+                    "$meta is the only expression supported by $sort right now");
+    }
+    return BadOrdering();
+  }
+  if (spec.CountElements() != 1) {
+    return Status(ErrorCode::kFailedToParse,
+                  "Cannot have additional keys in a $meta sort specification");
+  }
+  if (meta.type() == bson::Type::kString && meta.String() == "textScore") return Status::OK();
+  if (meta.type() == bson::Type::kString &&
+      (meta.String() == "searchScore" || meta.String() == "vectorSearchScore" ||
+       meta.String() == "randVal" || meta.String() == "geoNearDistance")) {
+    return Status(ErrorCode::kBadValue,
+                  "$meta sort by \"" + std::string(meta.String()) +
+                      "\" is not supported by Quarry yet: project the value and sort by it");
+  }
+  return Status(static_cast<ErrorCode>(31138), "Illegal $meta sort: $meta: " + meta.ToJson());
+}
+
 }  // namespace
 
 StatusWith<SortSpec> SortSpec::Parse(bson::DocumentView spec,
@@ -38,12 +63,10 @@ StatusWith<SortSpec> SortSpec::Parse(bson::DocumentView spec,
   for (const bson::Element& element : spec) {
     const bson::ValueView value = element.value;
     if (value.type() == bson::Type::kDocument) {
-      if (value.Document().Has("$meta")) {
-        return Status(ErrorCode::kBadValue,
-                      "$meta sort is not supported: Quarry has no text or search scores in "
-                      "find");
-      }
-      return BadOrdering();
+      QUARRY_RETURN_IF_ERROR(ParseMetaSort(value.Document()));
+      result.fields_.push_back(SortField{FieldPath(), false, true});
+      result.sorts_by_text_score_ = true;
+      continue;
     }
     if (!value.IsNumber()) return BadOrdering();
     const double direction = value.AsDouble();
@@ -66,10 +89,14 @@ StatusWith<SortSpec> SortSpec::Parse(bson::DocumentView spec,
   return result;
 }
 
-SortKey SortSpec::MakeKey(bson::DocumentView doc) const {
+SortKey SortSpec::MakeKey(bson::DocumentView doc, bson::DocumentView metadata) const {
   SortKey key;
   key.reserve(fields_.size());
   for (const SortField& field : fields_) {
+    if (field.text_score) {
+      key.push_back(SortKeyPart{metadata.Get("textScore")});
+      continue;
+    }
     std::vector<bson::ValueView> values = CollectPathValues(doc, field.path);
     SortKeyPart best;
     bool have = false;

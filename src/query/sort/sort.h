@@ -15,6 +15,8 @@ namespace quarry::query {
 struct SortField {
   FieldPath path;
   bool ascending = true;
+  // {$meta: "textScore"}: the document's text score, highest first; `path` is empty.
+  bool text_score = false;
 };
 
 // The key one document sorts by: one part per sort field. Parts point into the document, so a
@@ -31,8 +33,9 @@ class SortSpec {
 
   // Parses a find/aggregate sort document. Values must be 1 or -1 (any numeric type): other
   // values fail with BadValue "$sort key ordering must be 1 (for ascending) or -1 (for
-  // descending)"; {$meta: ...} fails with BadValue (not supported yet). {$natural: 1 | -1}
-  // alone asks for storage order or its reverse. Strings compare under `collator` (null: the
+  // descending)"; {$meta: "textScore"} sorts by the text score a $text search gave, highest
+  // first (other $meta sorts fail as in mongod). {$natural: 1 | -1} alone asks for storage order
+  // or its reverse. Strings compare under `collator` (null: the
   // simple collation).
   static StatusWith<SortSpec> Parse(
       bson::DocumentView spec, std::shared_ptr<const bson::StringComparator> collator = nullptr);
@@ -45,10 +48,14 @@ class SortSpec {
   const bson::StringComparator* collator() const { return collator_.get(); }
   // True when documents must be reordered (a non-empty spec that is not $natural).
   bool needs_sort() const { return !fields_.empty(); }
+  // Whether a field sorts by {$meta: "textScore"}: only a pipeline's documents carry it, so
+  // no index gives the order.
+  bool sorts_by_text_score() const { return sorts_by_text_score_; }
 
   // The key `doc` sorts by: per field, the smallest value ascending or the largest descending
-  // among the values the path reaches (arrays contribute their elements).
-  SortKey MakeKey(bson::DocumentView doc) const;
+  // among the values the path reaches (arrays contribute their elements); a text score field's
+  // is `metadata`'s textScore (the document's metadata as fields, which must outlive the key).
+  SortKey MakeKey(bson::DocumentView doc, bson::DocumentView metadata = {}) const;
   // <0, 0, >0 as the document with key `a` goes before, with, or after the one with key `b`.
   int CompareKeys(const SortKey& a, const SortKey& b) const;
   // Convenience: CompareKeys(MakeKey(a), MakeKey(b)).
@@ -57,6 +64,7 @@ class SortSpec {
  private:
   std::vector<SortField> fields_;
   int natural_ = 0;
+  bool sorts_by_text_score_ = false;
   std::shared_ptr<const bson::StringComparator> collator_;
 };
 

@@ -388,3 +388,67 @@ def test_fsync_lock_and_unlock_helpers(make_server, mongosh_home):
                                "zero": 0, "info": "fsyncUnlock completed"}
     failed = mongosh_process(server, mongosh_home, "db.fsyncUnlock()")
     assert "fsyncUnlock called when not locked" in failed.stdout + failed.stderr
+
+
+def test_text_search_tutorial_from_the_shell(server, client, mongosh_home):
+    # The articles of MongoDB's $text reference page: createIndex with a "text" key, then the
+    # searches it documents, with their documented answers; the score of a single-token
+    # subject is 1 ("coffee" stems to "coffe", so it is not the whole string) and 0.75 for
+    # two tokens ("and" is a stop word).
+    script = """
+      db.articles.drop();
+      const name = db.articles.createIndex({subject: "text"});
+      db.articles.insertMany([
+        {_id: 1, subject: "coffee", author: "xyz", views: 50},
+        {_id: 2, subject: "Coffee Shopping", author: "efg", views: 5},
+        {_id: 3, subject: "Baking a cake", author: "abc", views: 90},
+        {_id: 4, subject: "baking", author: "xyz", views: 100},
+        {_id: 5, subject: "Café Con Leche", author: "abc", views: 200},
+        {_id: 6, subject: "Сырники", author: "jkl", views: 80},
+        {_id: 7, subject: "coffee and cream", author: "efg", views: 10},
+        {_id: 8, subject: "Cafe con Leche", author: "xyz", views: 10}]);
+      const ids = (search, flags) => db.articles.find({$text: {$search: search, ...flags}})
+          .toArray().map(d => d._id).sort((a, b) => a - b);
+      const scored = db.articles.find({$text: {$search: "coffee"}}, {score: {$meta: "textScore"}})
+          .sort({score: {$meta: "textScore"}}).toArray();
+      const cake = db.articles.find({$text: {$search: "cake"}}, {score: {$meta: "textScore"}})
+          .toArray();
+      const index = db.articles.getIndexes().find(i => i.name === name);
+      ({name, key: index.key, weights: index.weights, language: index.default_language,
+        coffee: ids("coffee"),
+        any: ids("bake coffee cake"),
+        phrase: ids('"coffee shop"'),
+        negated: ids("coffee -shop"),
+        cafe: ids("Café"),
+        cafeAccented: ids("Café", {$diacriticSensitive: true}),
+        cafesNotAccented: ids("leches -cafés", {$diacriticSensitive: true}),
+        mixed: ids("сы́рники CAFÉS"),
+        upper: ids("Coffee", {$caseSensitive: true}),
+        upperNotShop: ids("Coffee -shop", {$caseSensitive: true}),
+        upperPhrase: ids('"Café Con Leche"', {$caseSensitive: true}),
+        scored: scored.map(d => [d._id, d.score]),
+        cake: cake.map(d => [d._id, d.subject, d.score])})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_text", json_mode="relaxed")
+    got = json.loads(out)
+    assert got["name"] == "subject_text"
+    assert got["key"] == {"_fts": "text", "_ftsx": 1}
+    assert got["weights"] == {"subject": 1}
+    assert got["language"] == "english"
+    assert got["coffee"] == [1, 2, 7]
+    assert got["any"] == [1, 2, 3, 4, 7]
+    assert got["phrase"] == [2]
+    assert got["negated"] == [1, 7]
+    assert got["cafe"] == [5, 8]
+    assert got["cafeAccented"] == [5]
+    assert got["cafesNotAccented"] == [8]
+    assert got["mixed"] == [5, 6, 8]
+    assert got["upper"] == [2]
+    assert got["upperNotShop"] == [2]
+    assert got["upperPhrase"] == [5]
+    # Highest score first: "coffee" alone (1), then the two-token subjects (0.75) in either order.
+    assert got["scored"][0] == [1, pytest.approx(1.0)]
+    assert sorted(got["scored"][1:]) == [[2, pytest.approx(0.75)], [7, pytest.approx(0.75)]]
+    assert got["cake"] == [[3, "Baking a cake", pytest.approx(0.75)]]
+    assert client.t_mongosh_text.articles.count_documents({}) == 8
+    client.drop_database("t_mongosh_text")

@@ -298,3 +298,68 @@ describe('capped collections', () => {
     assert.deepEqual(newestFirst.map((d) => d.msg), ['m3', 'm2', 'm4']);
   });
 });
+
+describe('text indexes', () => {
+  test('a weighted text index syncs once and find ranks by textScore', async () => {
+    const schema = new mongoose.Schema({ title: String, body: String });
+    schema.index({ title: 'text', body: 'text' }, { weights: { title: 5 } });
+    const Article = db.model('Article', schema);
+    assert.deepEqual(await Article.syncIndexes(), []);
+    const text = (await Article.listIndexes()).find((i) => i.name === 'title_text_body_text');
+    assert.deepEqual(text?.key, { _fts: 'text', _ftsx: 1 });
+    assert.deepEqual(text.weights, { body: 1, title: 5 });
+    assert.equal(text.default_language, 'english');
+    assert.equal(text.language_override, 'language');
+    // Mongoose matches the stored {_fts, _ftsx} key and weights against the schema's index.
+    assert.deepEqual(await Article.diffIndexes(), { toDrop: [], toCreate: [] });
+    let dropped;
+    const sent = await commandsSentBy(async () => {
+      dropped = await Article.syncIndexes();
+    });
+    assert.deepEqual(dropped, []);
+    assert.deepEqual(sent.filter((name) => /Index/.test(name)), ['listIndexes']);
+
+    // Scores by mongod's formula, with title weight 5: "Roses" stems to "rose", so it is not
+    // the whole-string term (no 1.1) and scores 5 x 1; "Roses in winter" ("in" is a stop word)
+    // 5 x 0.75 + 1; "roses roses and tulips" (1 + 1/2) x (0.5 + 0.5 x 2/3); "red roses bloom"
+    // 0.5 + 0.5 / 3.
+    await Article.create([
+      { title: 'Garden notes', body: 'roses roses and tulips' },
+      { title: 'Roses', body: 'pruning tips' },
+      { title: 'Tulips', body: 'red roses bloom' },
+      { title: 'Roses in winter', body: 'roses' },
+      { title: 'Cooking', body: 'pasta' },
+    ]);
+    const found = await Article.find({ $text: { $search: 'rose' } }, { score: { $meta: 'textScore' } })
+      .sort({ score: { $meta: 'textScore' } })
+      .lean();
+    assert.deepEqual(found.map((a) => a.title), ['Roses', 'Roses in winter', 'Garden notes', 'Tulips']);
+    const expected = [5, 4.75, 1.25, 2 / 3];
+    found.forEach((a, i) => assert.ok(Math.abs(a.score - expected[i]) < 1e-9, `${a.title}: ${a.score}`));
+    assert.equal(await Article.countDocuments({ $text: { $search: 'tulip -garden' } }), 1);
+    const phrase = await Article.find({ $text: { $search: '"red roses"' } }).lean();
+    assert.deepEqual(phrase.map((a) => a.title), ['Tulips']);
+  });
+
+  test('`text: true` on a path makes a text index that init() builds and keeps', async () => {
+    const schema = new mongoose.Schema({ title: { type: String, text: true }, n: Number });
+    const Note = db.model('Note', schema.set('autoIndex', true));
+    await Note.init();
+    const text = (await Note.listIndexes()).find((i) => i.name === 'title_text');
+    assert.deepEqual(text?.key, { _fts: 'text', _ftsx: 1 });
+    assert.deepEqual(text.weights, { title: 1 });
+    assert.deepEqual(await Note.diffIndexes(), { toDrop: [], toCreate: [] });
+    assert.deepEqual(await Note.syncIndexes(), []);
+    await Note.create([{ title: 'running late', n: 1 }, { title: 'late', n: 2 }, { title: 'on time', n: 3 }]);
+    const late = await Note.find({ $text: { $search: 'run' } }).lean();
+    assert.deepEqual(late.map((d) => d.n), [1]);
+    const both = await Note.find({ $text: { $search: 'late' }, n: { $gte: 2 } }).lean();
+    assert.deepEqual(both.map((d) => d.n), [2]);
+    await assert.rejects(Note.find({ $text: { $search: 'late' } }).hint({ _id: 1 }), (err) => {
+      assert.ok(err instanceof MongoServerError, String(err));
+      assert.equal(err.code, 2);
+      assert.match(err.message, /text and hint not allowed in same query/);
+      return true;
+    });
+  });
+});

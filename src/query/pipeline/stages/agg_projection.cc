@@ -79,6 +79,9 @@ struct ParseState {
   bool add_fields = false;
   bool saw_inclusion = false;  // includes or expressions, other than _id
   bool saw_exclusion = false;  // excludes other than _id
+  // {$meta: ...} fields: computed fields that an exclusion projection may add too (a
+  // projection of nothing else is an inclusion, as in mongod's aggregation).
+  bool saw_meta = false;
   std::string first_inclusion;
   std::string first_exclusion;
 };
@@ -116,7 +119,10 @@ Status ParseInto(ParseState* state, Node* root, bson::DocumentView spec, const s
       child.kind = Kind::kExpression;
       QUARRY_ASSIGN_OR_RETURN(child.expr, Expression::Parse(e.value, ctx));
     }
-    if (!is_id || child.kind == Kind::kExpression) {
+    const bool meta =
+        !state->add_fields && IsOperatorObject(e.value) && e.value.Document().FirstKey() == "$meta";
+    if (meta) state->saw_meta = true;
+    if (!meta && (!is_id || child.kind == Kind::kExpression)) {
       if (child.kind == Kind::kExclude) {
         if (!state->saw_exclusion) state->first_exclusion = path;
         state->saw_exclusion = true;
@@ -337,6 +343,8 @@ StatusWith<AggProjection> AggProjection::ParseProject(bson::DocumentView spec, P
     projection.mode_ = Mode::kInclusion;
   } else if (state.saw_exclusion) {
     projection.mode_ = Mode::kExclusion;
+  } else if (state.saw_meta) {
+    projection.mode_ = Mode::kInclusion;
   } else {
     // Only _id: {_id: 0} excludes it; {_id: 1} keeps just _id.
     auto id = root->children.find("_id");
@@ -401,7 +409,11 @@ StatusWith<bson::Document> AggProjection::Apply(const Value& doc, EvalContext& c
     case Mode::kExclusion: {
       bson::DocumentBuilder out(doc.view().Document().size());
       ExcludeInto(*root_, doc.view().Document(), &out);
-      return std::move(out).Finish();
+      if (!root_->has_computed) return std::move(out).Finish();
+      // {$meta: ...} fields, set over what the exclusion kept.
+      MutableValue with_meta{Value::FromDocument(std::move(out).Finish())};
+      QUARRY_RETURN_IF_ERROR(ApplyExpressions(*root_, &with_meta, ctx));
+      return with_meta.ToDocument();
     }
     case Mode::kInclusion: {
       if (!root_->has_computed) {

@@ -60,6 +60,19 @@ StatusWith<StageList> ParseMatchStage(bson::ValueView spec, StageParseContext& c
     bson::Document filter = std::move(rest).Finish();
     QUARRY_ASSIGN_OR_RETURN(Matcher parsed, Matcher::Parse(filter, bson::DocumentView(),
                                                            ctx.expressions->shared_collator()));
+    if (parsed.text_search() != nullptr) {
+      // Only the collection's text index answers $text, so only the stage that reads from the
+      // collection can hold one.
+      if (!ctx.is_first_stage) {
+        return LocationError(17313,
+                             "$match with $text is only allowed as the first pipeline stage");
+      }
+      if (!exprs.empty()) {
+        return Status(ErrorCode::kBadValue,
+                      "a $match with both $text and a top-level $expr is not supported by "
+                      "Quarry yet: put the $expr in a $match of its own after it");
+      }
+    }
     if (!parsed.MatchesEverything()) matcher = std::move(parsed);
   }
   return StageList{std::make_shared<MatchStage>(spec, std::move(matcher), std::move(exprs))};

@@ -16,7 +16,10 @@ class SortStage final : public Stage {
       : Stage(spec), sort_(std::move(sort)), limit_(limit) {}
   std::string_view name() const override { return "$sort"; }
   const SortSpec& sort() const { return sort_; }
-  const SortSpec* pushdown_sort() const override { return sort_.needs_sort() ? &sort_ : nullptr; }
+  // No index orders documents by their text scores.
+  const SortSpec* pushdown_sort() const override {
+    return sort_.needs_sort() && !sort_.sorts_by_text_score() ? &sort_ : nullptr;
+  }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
                                                    const RunContext& run) const override {
@@ -102,6 +105,11 @@ class SortStage final : public Stage {
         bson::Document doc;
         QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(&doc));
         if (!more) break;
+        if (stage_->sort_.sorts_by_text_score() &&
+            !input_->metadata().values.contains("textScore")) {
+          return LocationError(40218,
+                               "query requires text score metadata, but it is not available");
+        }
         bson::DocumentBuilder extra;
         for (const auto& [name, value] : input_->metadata().values) value.AppendTo(name, &extra);
         QUARRY_RETURN_IF_ERROR(sorter_->Add(std::move(doc), std::move(extra).Finish()));

@@ -5,6 +5,7 @@
 
 #include "bson/builder.h"
 #include "query_test_util.h"
+#include "text/search.h"
 
 namespace quarry::query {
 namespace {
@@ -583,8 +584,31 @@ TEST(MatcherTest, WhereIsRejected) {
   EXPECT_EQ(ParseError(R"({"$where": "this.a == 1"})").reason(), "$where is not supported");
 }
 
-TEST(MatcherTest, TextAndGeoAreRejectedClearly) {
-  EXPECT_EQ(ParseError(R"({"$text": {"$search": "x"}})").code(), ErrorCode::kBadValue);
+TEST(MatcherTest, TextIsKeptForTheTextIndexAndRefusedWhereItCannotBeAnswered) {
+  bson::Document filter = Doc(R"({"a": 1, "$and": [{"$text": {"$search": "x y"}}, {"b": 2}]})");
+  Matcher matcher = Matcher::Parse(filter).value();
+  ASSERT_NE(matcher.text_search(), nullptr);
+  EXPECT_EQ(matcher.text_search()->search, "x y");
+  // Only the text index answers $text: a document that reaches it fails the query.
+  EXPECT_FALSE(matcher.Evaluate(Doc(R"({"a": 1, "b": 2})")).ok());
+  Matcher rest = matcher.RestWithoutText().value();
+  EXPECT_EQ(rest.text_search(), nullptr);
+  EXPECT_TRUE(rest.Evaluate(Doc(R"({"a": 1, "b": 2})")).value());
+  EXPECT_FALSE(rest.Evaluate(Doc(R"({"a": 1, "b": 3})")).value());
+
+  EXPECT_EQ(ParseError(R"({"$nor": [{"$text": {"$search": "x"}}]})").reason(),
+            "text expression not allowed in nor");
+  EXPECT_EQ(ParseError(R"({"a": {"$elemMatch": {"$text": {"$search": "x"}}}})").reason(),
+            "$text can only be applied to the top-level document");
+  EXPECT_EQ(ParseError(R"({"$or": [{"$text": {"$search": "x"}}, {"a": 1}]})").code(),
+            ErrorCode::kNoQueryExecutionPlans);
+  EXPECT_EQ(
+      ParseError(R"({"$text": {"$search": "x"}, "$and": [{"$text": {"$search": "y"}}]})").reason(),
+      "Too many text expressions");
+  EXPECT_EQ(ParseError(R"({"$text": {"$search": 1}})").code(), ErrorCode::kTypeMismatch);
+}
+
+TEST(MatcherTest, GeoIsRejectedClearly) {
   Status geo = ParseError(R"({"loc": {"$geoWithin": {"$center": [[0, 0], 1]}}})");
   EXPECT_EQ(geo.code(), ErrorCode::kBadValue);
   EXPECT_NE(geo.reason().find("$geoWithin"), std::string_view::npos);

@@ -198,8 +198,10 @@ TEST(ProjectionTest, EmptySubProjectionFails) {
   EXPECT_EQ(ParseError(R"({"a": {}})").code(), static_cast<ErrorCode>(51270));
 }
 
-TEST(ProjectionTest, MetaIsRejectedForNow) {
-  EXPECT_EQ(ParseError(R"({"s": {"$meta": "textScore"}})").code(), ErrorCode::kBadValue);
+TEST(ProjectionTest, MetaIsRefusedWhereNoScoreIsCarried) {
+  // A find with $text runs as an aggregate; here no document carries a text score.
+  EXPECT_EQ(ParseError(R"({"s": {"$meta": "textScore"}})").code(), static_cast<ErrorCode>(40218));
+  EXPECT_EQ(ParseError(R"({"s": {"$meta": "searchScore"}})").code(), ErrorCode::kBadValue);
 }
 
 }  // namespace

@@ -110,8 +110,24 @@ TEST(SortTest, RejectsOtherOrderings) {
   }
 }
 
-TEST(SortTest, MetaSortIsRejectedForNow) {
-  EXPECT_EQ(SortSpec::Parse(Doc(R"({"s": {"$meta": "textScore"}})")).status().code(),
+TEST(SortTest, TextScoreSortsHighestFirstFromTheMetadata) {
+  SortSpec spec = Spec(R"({"s": {"$meta": "textScore"}, "a": 1})");
+  EXPECT_TRUE(spec.sorts_by_text_score());
+  bson::Document doc = Doc(R"({"a": 1})");
+  bson::Document high = Doc(R"({"textScore": 2.5})");
+  bson::Document low = Doc(R"({"textScore": 0.5})");
+  EXPECT_LT(spec.CompareKeys(spec.MakeKey(doc, high), spec.MakeKey(doc, low)), 0);
+  EXPECT_FALSE(Spec(R"({"a": 1})").sorts_by_text_score());
+}
+
+TEST(SortTest, OtherMetaSortsFailAsInMongod) {
+  EXPECT_EQ(SortSpec::Parse(Doc(R"({"s": {"$meta": "bogus"}})")).status().code(),
+            static_cast<ErrorCode>(31138));
+  EXPECT_EQ(SortSpec::Parse(Doc(R"({"s": {"$meta": "textScore", "x": 1}})")).status().code(),
+            ErrorCode::kFailedToParse);
+  EXPECT_EQ(SortSpec::Parse(Doc(R"({"s": {"$foo": 1}})")).status().code(),
+            static_cast<ErrorCode>(17312));
+  EXPECT_EQ(SortSpec::Parse(Doc(R"({"s": {"$meta": "searchScore"}})")).status().code(),
             ErrorCode::kBadValue);
 }
 
