@@ -57,18 +57,23 @@ StatusWith<std::optional<bson::Document>> PlanExecutor::Pull() {
   return std::optional<bson::Document>(bson::Document::Copy(result.doc));
 }
 
-Status ForEachResult(
-    PlanStage& root,
-    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
+Status ForEachPlanResult(PlanStage& root, const std::function<bool(const PlanResult&)>& visit) {
   PlanResult result;
   Status status = Status::OK();
   while (true) {
     StatusWith<bool> more = root.Next(&result);
     if (!more.ok()) status = more.status();
-    if (!more.ok() || !more.value() || !visit(result.doc, result.details)) break;
+    if (!more.ok() || !more.value() || !visit(result)) break;
   }
   NotePlanRan(root);
   return status;
+}
+
+Status ForEachResult(
+    PlanStage& root,
+    const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit) {
+  return ForEachPlanResult(
+      root, [&](const PlanResult& result) { return visit(result.doc, result.details); });
 }
 
 }  // namespace quarry::exec

@@ -46,5 +46,7 @@ class PlanExecutor final : public query::CursorSource {
 Status ForEachResult(
     PlanStage& root,
     const std::function<bool(bson::DocumentView, const query::MatchDetails&)>& visit);
+// The same with each whole result, for callers that read more than the document (a score).
+Status ForEachPlanResult(PlanStage& root, const std::function<bool(const PlanResult&)>& visit);
 
 }  // namespace quarry::exec

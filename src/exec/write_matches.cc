@@ -24,21 +24,43 @@ Status GaveUp() {
 
 // The plan's first match, or the first in `sort` order, with its match details. A plan that
 // returns documents in `sort` order (an index gives it) stops at its first.
-StatusWith<std::optional<std::pair<bson::Document, query::MatchDetails>>> FindTarget(
-    const ExecContext& ctx, const Collection& collection, const query::Matcher& matcher,
-    const query::SortSpec* sort, const ResolvedHint& hint) {
+struct Target {
+  bson::Document doc;
+  query::MatchDetails details;
+  std::optional<double> text_score;  // from a $text search
+};
+
+// The metadata a sort by {$meta: "textScore"} reads: {textScore: score}, or {} without one.
+bson::Document MetadataOf(std::optional<double> text_score) {
+  bson::DocumentBuilder b;
+  if (text_score.has_value()) b.AppendDouble("textScore", *text_score);
+  return std::move(b).Finish();
+}
+
+// Whether `result` goes before `best` in `sort`'s order.
+bool SortsBefore(const query::SortSpec& sort, const PlanResult& result, const Target& best) {
+  if (!sort.sorts_by_text_score()) return sort.Compare(result.doc, best.doc) < 0;
+  const bson::Document metadata = MetadataOf(result.text_score);
+  const bson::Document best_metadata = MetadataOf(best.text_score);
+  return sort.CompareKeys(sort.MakeKey(result.doc, metadata.view()),
+                          sort.MakeKey(best.doc.view(), best_metadata.view())) < 0;
+}
+
+StatusWith<std::optional<Target>> FindTarget(const ExecContext& ctx, const Collection& collection,
+                                             const query::Matcher& matcher,
+                                             const query::SortSpec* sort,
+                                             const ResolvedHint& hint) {
   static const query::SortSpec kNoSort;
   QUARRY_ASSIGN_OR_RETURN(FilterPlan plan,
                           PlanFilter(ctx, collection, matcher, hint, sort ? *sort : kNoSort));
   const bool sorting = sort != nullptr && sort->needs_sort() && !plan.sorted;
-  std::optional<std::pair<bson::Document, query::MatchDetails>> best;
-  QUARRY_RETURN_IF_ERROR(
-      ForEachResult(*plan.root, [&](bson::DocumentView doc, const query::MatchDetails& details) {
-        if (!best.has_value() || (sorting && sort->Compare(doc, best->first) < 0)) {
-          best.emplace(bson::Document::Copy(doc), details);
-        }
-        return sorting;
-      }));
+  std::optional<Target> best;
+  QUARRY_RETURN_IF_ERROR(ForEachPlanResult(*plan.root, [&](const PlanResult& result) {
+    if (!best.has_value() || (sorting && SortsBefore(*sort, result, *best))) {
+      best = Target{bson::Document::Copy(result.doc), result.details, result.text_score};
+    }
+    return sorting;
+  }));
   return best;
 }
 
@@ -139,10 +161,10 @@ StatusWith<std::optional<FirstMatch>> ChangeFirstMatch(
     const std::uint64_t chunks = latest != nullptr ? latest->ChunksWritten() : 0;
     QUARRY_ASSIGN_OR_RETURN(auto target, FindTarget(ctx, collection, matcher, sort, hint));
     if (!target.has_value()) return std::optional<FirstMatch>();
-    FirstMatch first{std::move(target->first), false};
+    FirstMatch first{std::move(target->doc), false, target->text_score};
     storage::WriteUnit unit;
     if (latest != nullptr) unit.ReadAfter(chunks);
-    QUARRY_ASSIGN_OR_RETURN(first.changed, change(first.doc, target->second, &unit));
+    QUARRY_ASSIGN_OR_RETURN(first.changed, change(first.doc, target->details, &unit));
     if (!first.changed) return std::optional<FirstMatch>(std::move(first));
     QUARRY_ASSIGN_OR_RETURN(storage::CommitResult result, commit(std::move(unit), true));
     if (result.errors.empty()) {

@@ -55,8 +55,9 @@ StatusWith<MatchCounts> ChangeEveryMatch(const ExecContext& ctx, const Collectio
                                          const ResolvedHint& hint = {});
 
 struct FirstMatch {
-  bson::Document doc;    // as read, before the change
-  bool changed = false;  // whether `change` added a mutation (which then committed)
+  bson::Document doc;                // as read, before the change
+  bool changed = false;              // whether `change` added a mutation (which then committed)
+  std::optional<double> text_score;  // the document's score, when the filter has a $text
 };
 
 // Changes the first document `matcher` matches: the first the plan PlanFilter chooses with

@@ -55,36 +55,75 @@ std::optional<bson::Document> ReturnedDocument(const UpdateOutcome& outcome, boo
   return outcome.pre_image;
 }
 
-// findAndModify does not carry a $text search's scores to its sort and projection: it refuses
-// them rather than sort or project without them.
-Status CheckNoTextScore(const query::Matcher& matcher, const query::SortSpec& sort,
-                        bson::DocumentView fields) {
-  auto names_text_score = [](bson::ValueView value) {
-    return value.type() == bson::Type::kDocument &&
-           value.Document().Get("$meta").type() == bson::Type::kString &&
-           value.Document().Get("$meta").String() == "textScore";
-  };
-  const bool projects = std::ranges::any_of(
-      fields, [&](const bson::Element& e) { return names_text_score(e.value); });
-  if (!sort.sorts_by_text_score() && !projects) return Status::OK();
-  if (matcher.text_search() == nullptr) {
+// The fields of findAndModify's `fields` that ask for the document's text score.
+bool IsTextScoreField(const bson::Element& e) {
+  return e.value.type() == bson::Type::kDocument && e.value.Document().CountElements() == 1 &&
+         e.value.Document().Get("$meta").type() == bson::Type::kString &&
+         e.value.Document().Get("$meta").String() == "textScore";
+}
+
+// `fields` split into the text score's fields and the projection of the rest, which
+// query::Projection applies; the scores come from the $text search (40218 without one).
+struct FieldsSpec {
+  std::optional<query::Projection> projection;
+  std::vector<std::string> score_fields;
+};
+
+StatusWith<FieldsSpec> ParseFields(bson::DocumentView fields, const query::Matcher& matcher,
+                                   const query::SortSpec& sort) {
+  FieldsSpec spec;
+  bson::DocumentBuilder rest;
+  bool has_rest = false;
+  for (const bson::Element& e : fields) {
+    if (!IsTextScoreField(e)) {
+      rest.Append(e.key, e.value);
+      has_rest = true;
+    } else if (e.key.find('.') != std::string_view::npos) {
+      return Status(ErrorCode::kBadValue,
+                    "findAndModify's fields cannot put {$meta: \"textScore\"} in a dotted field "
+                    "in Quarry yet: " +
+                        std::string(e.key));
+    } else {
+      spec.score_fields.emplace_back(e.key);
+    }
+  }
+  if ((!spec.score_fields.empty() || sort.sorts_by_text_score()) &&
+      matcher.text_search() == nullptr) {
     return Status(static_cast<ErrorCode>(40218),
                   "query requires text score metadata, but it is not available");
   }
-  return Status(ErrorCode::kBadValue,
-                "findAndModify's sort and fields cannot use {$meta: \"textScore\"} in Quarry "
-                "yet: find the document with find() and change it by its _id");
+  if (has_rest) {
+    const bson::Document rest_fields = std::move(rest).Finish();
+    QUARRY_ASSIGN_OR_RETURN(query::Projection parsed,
+                            query::Projection::Parse(rest_fields.view(), &matcher));
+    spec.projection = std::move(parsed);
+  }
+  return spec;
 }
 
-// Removes the first document `sort` orders first among the matches; returns it, or nullopt.
-StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const std::string& db,
-                                                    const std::string& coll,
-                                                    const query::Matcher& matcher,
-                                                    const query::SortSpec& sort,
-                                                    bson::ValueView hint) {
+// `doc` with each score field set to `score` (replacing a field of that name), as find's
+// projection adds it; without a score (an upserted document), as it is.
+bson::Document WithScore(bson::DocumentView doc, const std::vector<std::string>& fields,
+                         std::optional<double> score) {
+  if (fields.empty() || !score.has_value()) return bson::Document::Copy(doc);
+  bson::DocumentBuilder b;
+  for (const bson::Element& e : doc) {
+    if (std::ranges::find(fields, e.key) == fields.end()) b.Append(e.key, e.value);
+  }
+  for (const std::string& field : fields) b.AppendDouble(field, *score);
+  return std::move(b).Finish();
+}
+
+// Removes the first document `sort` orders first among the matches; returns it (with its text
+// score), or nullopt.
+StatusWith<std::optional<exec::FirstMatch>> RemoveOne(CommandContext& ctx, const std::string& db,
+                                                      const std::string& coll,
+                                                      const query::Matcher& matcher,
+                                                      const query::SortSpec& sort,
+                                                      bson::ValueView hint) {
   QUARRY_ASSIGN_OR_RETURN(std::optional<exec::Collection> collection,
                           LookupCollection(ctx, db, coll));
-  if (!collection.has_value()) return std::optional<bson::Document>();
+  if (!collection.has_value()) return std::optional<exec::FirstMatch>();
   QUARRY_ASSIGN_OR_RETURN(exec::ResolvedHint resolved, exec::ResolveHint(*collection, hint));
   auto remove = [&ctx, &collection](bson::DocumentView doc, const query::MatchDetails&,
                                     storage::WriteUnit* unit) -> StatusWith<bool> {
@@ -94,18 +133,15 @@ StatusWith<std::optional<bson::Document>> RemoveOne(CommandContext& ctx, const s
     }
     return true;
   };
-  QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> removed,
-                          exec::ChangeFirstMatch(ExecContextOf(ctx), *collection, matcher, &sort,
-                                                 CommitterOf(ctx), remove, resolved));
-  if (!removed.has_value()) return std::optional<bson::Document>();
-  return std::optional<bson::Document>(std::move(removed->doc));
+  return exec::ChangeFirstMatch(ExecContextOf(ctx), *collection, matcher, &sort, CommitterOf(ctx),
+                                remove, resolved);
 }
 
 // The reply: the outcome with its value shaped by the projection, and what getLastError
 // reports of it.
 StatusWith<bson::Document> Reply(CommandContext& ctx, bson::DocumentView outcome,
-                                 const std::optional<query::Projection>& projection,
-                                 const query::Matcher& matcher) {
+                                 const FieldsSpec& fields, const query::Matcher& matcher,
+                                 std::optional<double> text_score) {
   bson::DocumentView last_error = outcome.Get("lastErrorObject").Document();
   WriteOutcome& write = ctx.write_outcome();
   write.present = true;
@@ -118,11 +154,14 @@ StatusWith<bson::Document> Reply(CommandContext& ctx, bson::DocumentView outcome
   bson::DocumentBuilder b;
   b.AppendDocument("lastErrorObject", last_error);
   bson::ValueView value = outcome.Get("value");
-  if (value.type() == bson::Type::kDocument && projection.has_value()) {
+  if (value.type() == bson::Type::kDocument && fields.projection.has_value()) {
     query::MatchDetails details;
     matcher.Matches(value.Document(), &details);
-    QUARRY_ASSIGN_OR_RETURN(bson::Document shaped, projection->Apply(value.Document(), &details));
-    b.AppendDocument("value", shaped);
+    QUARRY_ASSIGN_OR_RETURN(bson::Document shaped,
+                            fields.projection->Apply(value.Document(), &details));
+    b.AppendDocument("value", WithScore(shaped.view(), fields.score_fields, text_score));
+  } else if (value.type() == bson::Type::kDocument) {
+    b.AppendDocument("value", WithScore(value.Document(), fields.score_fields, text_score));
   } else {
     b.Append("value", value);
   }
@@ -165,22 +204,21 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
   }
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(filter, let, collator));
   QUARRY_ASSIGN_OR_RETURN(query::SortSpec sort, query::SortSpec::Parse(sort_spec, collator));
-  QUARRY_RETURN_IF_ERROR(CheckNoTextScore(matcher, sort, fields));
-  std::optional<query::Projection> projection;
-  if (!fields.empty()) {
-    QUARRY_ASSIGN_OR_RETURN(query::Projection parsed, query::Projection::Parse(fields, &matcher));
-    projection = std::move(parsed);
-  }
+  QUARRY_ASSIGN_OR_RETURN(const FieldsSpec projection, ParseFields(fields, matcher, sort));
 
   if (RetryableWrite* retry = ctx.retryable_write()) {
     if (std::optional<bson::Document> done = retry->Executed(0)) {
-      return Reply(ctx, *done, projection, matcher);  // an earlier attempt did it
+      return Reply(ctx, *done, projection, matcher, std::nullopt);  // an earlier attempt did it
     }
   }
   if (remove) {
-    QUARRY_ASSIGN_OR_RETURN(std::optional<bson::Document> removed,
+    QUARRY_ASSIGN_OR_RETURN(std::optional<exec::FirstMatch> removed,
                             RemoveOne(ctx, request.db, coll, matcher, sort, hint));
-    return Reply(ctx, Outcome(true, removed, nullptr), projection, matcher);
+    if (!removed.has_value()) {
+      return Reply(ctx, Outcome(true, std::nullopt, nullptr), projection, matcher, std::nullopt);
+    }
+    return Reply(ctx, Outcome(true, std::move(removed->doc), nullptr), projection, matcher,
+                 removed->text_score);
   }
   query::UpdateOptions options;
   options.collator = collator;
@@ -209,7 +247,7 @@ StatusWith<bson::Document> RunFindAndModify(CommandContext& ctx, const Request& 
                             }};
   QUARRY_ASSIGN_OR_RETURN(UpdateOutcome outcome, ExecuteUpdate(ctx, request.db, coll, statement));
   return Reply(ctx, Outcome(false, ReturnedDocument(outcome, return_new), &outcome), projection,
-               matcher);
+               matcher, outcome.text_score);
 }
 
 }  // namespace

@@ -99,6 +99,7 @@ StatusWith<UpdateOutcome> UpdateMatches(CommandContext& ctx, const exec::Collect
   outcome.matched = 1;
   outcome.modified = first->changed ? 1 : 0;
   outcome.pre_image = std::move(first->doc);
+  outcome.text_score = first->text_score;
   outcome.post_image = std::move(post_image);
   return outcome;
 }

@@ -38,6 +38,7 @@ struct UpdateOutcome {
   // findAndModify's images of the one document it touched.
   std::optional<bson::Document> pre_image;
   std::optional<bson::Document> post_image;
+  std::optional<double> text_score;  // the document's, when the filter has a $text
 };
 
 // What a retryable write records for an update that changed its document: {} for a match,

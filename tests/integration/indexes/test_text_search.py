@@ -598,21 +598,41 @@ def test_find_and_modify_by_text_changes_a_match(pets):
     assert found(pets, "fish") == []
 
 
-def test_find_and_modify_refuses_the_text_score_it_cannot_carry(pets):
-    # mongod sorts and projects findAndModify by the score (jstest fts_find_and_modify); Quarry
-    # refuses both rather than choose or answer without it, and changes nothing.
-    for call in (lambda: pets.find_one_and_update(text("cat"), {"$set": {"top": True}},
-                                                  sort=[("s", SCORE)]),
-                 lambda: pets.find_one_and_delete(text("cat"), projection={"s": SCORE})):
+def test_find_one_and_update_by_text_takes_the_best_scored_document(pets):
+    before = pets.find_one_and_update(text("cat"), {"$set": {"top": True}},
+                                      sort=[("s", SCORE)])
+    # "cat" alone scores 1.1, "dog cat" 0.75.
+    assert before == {"_id": 3, "a": "cat", "k": "y"}
+    assert [d["_id"] for d in pets.find({"top": True})] == [3]
+    removed = pets.find_one_and_delete(text("cat"), sort=[("s", SCORE)])
+    assert removed == {"_id": 3, "a": "cat", "k": "y", "top": True}
+    assert found(pets, "cat") == [2]
+
+
+def test_find_and_modify_projects_the_text_score(pets):
+    # As in mongod's jstest fts_find_and_modify: `fields` may hold the score, with or without
+    # a sort by it, for updates and removes.
+    before = pets.find_one_and_update(text("cat"), {"$set": {"top": True}},
+                                      projection={"s": SCORE}, sort=[("s", SCORE)])
+    assert before == {"_id": 3, "a": "cat", "k": "y", "s": pytest.approx(1.1)}
+    after = pets.find_one_and_update(text("fish"), {"$set": {"n": 1}}, projection={"s": SCORE},
+                                     return_document=pymongo.ReturnDocument.AFTER)
+    assert after == {"_id": 4, "a": "fish", "k": "z", "n": 1, "s": pytest.approx(1.1)}
+    removed = pets.find_one_and_delete(text("dog"), projection={"s": SCORE})
+    assert removed["s"] in (pytest.approx(1.1), pytest.approx(0.75))
+    # An inclusion keeps the score beside the included fields.
+    kept = pets.find_one_and_update(text("cat"), {"$set": {"m": 1}},
+                                    projection={"k": 1, "s": SCORE}, sort=[("s", SCORE)])
+    assert kept == {"_id": 3, "k": "y", "s": pytest.approx(1.1)}
+
+
+def test_find_and_modify_without_text_has_no_score(pets):
+    for call in (lambda: pets.find_one_and_update({}, {"$set": {"x": 1}}, sort=[("s", SCORE)]),
+                 lambda: pets.find_one_and_delete({}, projection={"s": SCORE})):
         error = command_error(call)
-        assert error.code == 2, error.details
-        assert "textScore" in errmsg(error)
-    assert pets.count_documents({"top": True}) == 0
-    assert found(pets, "cat") == [2, 3]
-    # Without a $text search there is no score to read, as in mongod.
-    error = command_error(lambda: pets.find_one_and_update({}, {"$set": {"x": 1}},
-                                                           sort=[("s", SCORE)]))
-    assert error.code == 40218, error.details
+        assert error.code == 40218, error.details
+        assert NO_SCORE_METADATA in errmsg(error)
+    assert pets.count_documents({}) == 4
 
 
 def test_aggregate_matches_sorts_and_projects_the_score(db):
