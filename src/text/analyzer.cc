@@ -36,6 +36,10 @@ void AppendUtf8(UChar32 c, std::string* out) {
 
 UChar32 Lower(UChar32 c) { return u_foldCase(c, U_FOLD_CASE_DEFAULT); }
 
+UChar32 Lower(UChar32 c, const Language& language) {
+  return u_foldCase(c, language.turkish_case ? U_FOLD_CASE_EXCLUDE_SPECIAL_I : U_FOLD_CASE_DEFAULT);
+}
+
 // Appends `c` without its diacritics: nothing for a mark, the base letter for a precomposed one.
 void AppendStripped(UChar32 c, std::string* out) {
   if (IsDiacritic(c)) return;
@@ -107,7 +111,7 @@ void ForEachToken(
       start = offset;
       return;
     }
-    AppendUtf8(Lower(c), &lowered);
+    AppendUtf8(Lower(c, language), &lowered);
     offset += bytes.size();
   });
   if (!lowered.empty()) on_token(lowered, raw.substr(start, offset - start));

@@ -9,19 +9,37 @@
 namespace quarry::text {
 namespace {
 
-// mongod analyzes fifteen more languages, each with its own stop words; Quarry has a word list
-// for English only, and a language without one would match and score differently, so it is
-// refused rather than analyzed half-way.
+// mongod's languages (text index version 3), each with Snowball's stemmer of that name.
 constexpr std::array kLanguages = {
+    Language{"danish", "danish", IsDanishStopWord},
+    Language{"dutch", "dutch", IsDutchStopWord},
     Language{"english", "english", IsEnglishStopWord, true},
-    Language{"none", "", nullptr, false},
+    Language{"finnish", "finnish", IsFinnishStopWord},
+    Language{"french", "french", IsFrenchStopWord},
+    Language{"german", "german", IsGermanStopWord},
+    Language{"hungarian", "hungarian", IsHungarianStopWord},
+    Language{"italian", "italian", IsItalianStopWord},
+    Language{"norwegian", "norwegian", IsNorwegianStopWord},
+    Language{"portuguese", "portuguese", IsPortugueseStopWord},
+    Language{"romanian", "romanian", IsRomanianStopWord},
+    Language{"russian", "russian", IsRussianStopWord},
+    Language{"spanish", "spanish", IsSpanishStopWord},
+    Language{"swedish", "swedish", IsSwedishStopWord},
+    Language{"turkish", "turkish", IsTurkishStopWord, false, true},
+    Language{"none", "", nullptr},
 };
 
 struct Alias {
   std::string_view code;
   std::string_view name;
 };
-constexpr std::array kAliases = {Alias{"en", "english"}};
+constexpr std::array kAliases = {
+    Alias{"da", "danish"},     Alias{"nl", "dutch"},    Alias{"en", "english"},
+    Alias{"fi", "finnish"},    Alias{"fr", "french"},   Alias{"de", "german"},
+    Alias{"hu", "hungarian"},  Alias{"it", "italian"},  Alias{"nb", "norwegian"},
+    Alias{"pt", "portuguese"}, Alias{"ro", "romanian"}, Alias{"ru", "russian"},
+    Alias{"es", "spanish"},    Alias{"sv", "swedish"},  Alias{"tr", "turkish"},
+};
 
 std::string Lowercase(std::string_view name) {
   std::string lowered(name);

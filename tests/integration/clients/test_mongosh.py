@@ -426,6 +426,7 @@ def test_text_search_tutorial_from_the_shell(server, client, mongosh_home):
         upper: ids("Coffee", {$caseSensitive: true}),
         upperNotShop: ids("Coffee -shop", {$caseSensitive: true}),
         upperPhrase: ids('"Café Con Leche"', {$caseSensitive: true}),
+        spanish: ids("leche", {$language: "es"}),
         scored: scored.map(d => [d._id, d.score]),
         cake: cake.map(d => [d._id, d.subject, d.score])})
     """
@@ -446,6 +447,7 @@ def test_text_search_tutorial_from_the_shell(server, client, mongosh_home):
     assert got["upper"] == [2]
     assert got["upperNotShop"] == [2]
     assert got["upperPhrase"] == [5]
+    assert got["spanish"] == [5, 8]
     # Highest score first: "coffee" alone (1), then the two-token subjects (0.75) in either order.
     assert got["scored"][0] == [1, pytest.approx(1.0)]
     assert sorted(got["scored"][1:]) == [[2, pytest.approx(0.75)], [7, pytest.approx(0.75)]]

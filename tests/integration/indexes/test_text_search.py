@@ -10,9 +10,9 @@ a term scores weight x (1 + 1/2 + 1/4 ... one addend per occurrence) x (0.5 + 0.
 occurrences / tokens), x 1.1 when the whole string is the term (ignoring ASCII case); stop words
 are not tokens. A document's score is the sum over the distinct query terms it holds.
 
-Quarry supports the languages "english" (any case, or "en") and "none" only; mongod also takes
-spanish, french and the other Snowball languages. The tests that a spanish index, document or
-query is refused check that documented restriction, not mongod's behaviour."""
+Languages are mongod's fifteen (by name or two-letter code, in any case) and "none"; their stop
+words are Quarry's own lists of function words, so the tests in other languages search for
+content words only."""
 
 import pymongo
 import pymongo.errors
@@ -214,17 +214,19 @@ def test_text_options_on_an_ordinary_index_are_refused(db):
     assert index_names(db.c) == ["_id_"]
 
 
-def test_languages_other_than_english_and_none_are_refused_by_quarry(db):
-    # A Quarry restriction: mongod would build these indexes.
-    db.c.insert_one({"_id": 1})
-    for language in ("spanish", "es", "french"):
-        error = command_error(lambda: db.c.create_index([("a", "text")],
-                                                        default_language=language))
-        assert error.code == CANNOT_CREATE_INDEX, (language, error.details)
-        assert "default_language is not valid" in errmsg(error), language
-    assert index_names(db.c) == ["_id_"]
-    # "none", and English spelled in any case, are accepted.
+def test_an_index_in_another_language_stems_in_it(db):
+    db.c.insert_many([{"_id": 1, "a": "Las tortillas de mi abuela"},
+                      {"_id": 2, "a": "Una tortilla española"}, {"_id": 3, "a": "tortugas"}])
+    db.c.create_index([("a", "text")], default_language="es")
+    assert text_index_spec(db.c)["default_language"] == "es"
+    # Spanish stemming makes the plural and the singular one term.
+    assert found(db.c, "tortillas") == [1, 2]
+    assert found(db.c, "abuelas") == [1]
+    db.c.drop_index("a_text")
+    # "none", and English spelled in any case, are accepted; English does not stem "tortillas"
+    # to "tortilla".
     db.c.create_index([("a", "text")], default_language="none")
+    assert found(db.c, "tortilla") == [2]
     db.c.drop_index("a_text")
     db.c.create_index([("a", "text")], default_language="English")
     assert text_index_spec(db.c)["default_language"] == "English"
@@ -717,12 +719,15 @@ def test_malformed_text_operators_fail_with_mongods_errors(indexed):
                          for filter, code, message in cases]) == []
 
 
-def test_a_spanish_query_is_refused_by_quarry(indexed):
-    # A Quarry restriction: mongod searches in Spanish.
-    for language in ("spanish", "es"):
-        error = command_error(lambda: list(indexed.find(text("leche", language=language))))
-        assert error.code == BAD_VALUE, (language, error.details)
-        assert "unsupported language" in errmsg(error), language
+def test_a_query_in_another_language_reads_its_terms_in_it(db):
+    # MongoDB's $text tutorial: $language reads the search in Spanish over an English index.
+    db.c.insert_many([{"_id": 5, "subject": "Café Con Leche"},
+                      {"_id": 8, "subject": "Cafe con Leche"}, {"_id": 9, "subject": "coffee"}])
+    db.c.create_index([("subject", "text")])
+    for language in ("spanish", "es", "ES"):
+        assert found(db.c, "leche", language=language) == [5, 8], language
+    # "con" is a Spanish stop word: alone it finds nothing in Spanish.
+    assert found(db.c, "con", language="es") == []
 
 
 def test_text_with_a_hint_or_a_natural_sort_is_refused(indexed):
@@ -795,8 +800,7 @@ def test_text_in_a_validator_is_refused(db):
 def test_documents_with_an_unsupported_or_non_string_language_are_not_written(db):
     db.c.create_index([("a", "text")])
     cases = [("klingon", 17262, "language override unsupported: klingon"),
-             # Quarry's restriction: mongod would index a Spanish document.
-             ("spanish", 17262, "language override unsupported: spanish"),
+             ("pt-BR", 17262, "language override unsupported: pt-BR"),
              (5, 17261, "found language override field in document with non-string type")]
     for language, code, message in cases:
         with pytest.raises(pymongo.errors.WriteError) as raised:

@@ -26,8 +26,28 @@ TEST(LanguageTest, FindsNamesAndCodesInAnyCase) {
   EXPECT_EQ(FindLanguage("English"), FindLanguage("en"));
   EXPECT_NE(FindLanguage("none"), nullptr);
   EXPECT_EQ(FindLanguage("klingon"), nullptr);
-  // Languages whose stop words Quarry lacks are refused, not analyzed half-way.
-  EXPECT_EQ(FindLanguage("spanish"), nullptr);
+  EXPECT_EQ(FindLanguage("ES"), FindLanguage("spanish"));
+  EXPECT_EQ(FindLanguage("nb")->name, "norwegian");
+  EXPECT_EQ(FindLanguage("pt-BR"), nullptr);
+}
+
+TEST(AnalyzerTest, OtherLanguagesStemAndDropTheirOwnStopWords) {
+  EXPECT_EQ(Terms("Las tortillas de mi abuela", *FindLanguage("spanish")),
+            (std::vector<std::string>{"tortill", "abuel"}));
+  EXPECT_EQ(Terms("Nous parlâmes du café", *FindLanguage("french")),
+            (std::vector<std::string>{"parl", "caf"}));
+  EXPECT_EQ(Terms("Die Häuser und der Garten", *FindLanguage("german")),
+            (std::vector<std::string>{"haus", "gart"}));
+  // Only English keeps the apostrophe in a word.
+  EXPECT_EQ(Terms("l'amour", *FindLanguage("french")), (std::vector<std::string>{"amour"}));
+}
+
+TEST(AnalyzerTest, TurkishLowercasesTheDotlessI) {
+  std::vector<std::string> lowered;
+  auto collect = [&](std::string_view word, std::string_view) { lowered.emplace_back(word); };
+  ForEachToken("IŞIK İz", *FindLanguage("turkish"), collect);
+  ForEachToken("IŞIK", English(), collect);
+  EXPECT_EQ(lowered, (std::vector<std::string>{"ışık", "iz", "işik"}));
 }
 
 TEST(AnalyzerTest, EnglishStemsAndDropsStopWords) {
