@@ -120,21 +120,6 @@ StatusWith<bson::Document> TailCappedCollection(CommandContext& ctx, const FindA
   return BuildResultsReply(ctx, "firstBatch", batch, cursor_id, collection.ns);
 }
 
-// Whether `filter` may hold a $text: at its top, or in the clauses of its $and and $or.
-bool MayHoldText(bson::DocumentView filter) {
-  for (const bson::Element& e : filter) {
-    if (e.key == "$text") return true;
-    if ((e.key == "$and" || e.key == "$or") && e.value.type() == bson::Type::kArray) {
-      for (const bson::Element& clause : e.value.Document()) {
-        if (clause.value.type() == bson::Type::kDocument && MayHoldText(clause.value.Document())) {
-          return true;
-        }
-      }
-    }
-  }
-  return false;
-}
-
 StatusWith<bson::Document> RunFind(CommandContext& ctx, const Request& request) {
   bson::ValueView target = request.body.Get(request.name);
   if (target.type() == bson::Type::kString &&

@@ -201,6 +201,16 @@ StatusWith<bson::Document> ExplainReply(CommandContext& ctx, const Request& expl
     QUARRY_ASSIGN_OR_RETURN(std::optional<ResolvedView> view,
                             ResolveView(ctx.catalog(), explained.db, target.String()));
     if (view.has_value()) return ExplainReadOfView(ctx, explained, *view, verbosity);
+    const bson::ValueView filter = explained.body.Get("filter");
+    if (name == "find" && filter.type() == bson::Type::kDocument &&
+        MayHoldText(filter.Document())) {
+      // A find with $text explains as the aggregate it runs as.
+      QUARRY_ASSIGN_OR_RETURN(const bson::Document aggregate,
+                              FindAsAggregate(explained.body, target.String()));
+      Request rewritten{
+          .name = "aggregate", .db = explained.db, .body = aggregate.view(), .sequences = {}};
+      return ExplainReply(ctx, rewritten, verbosity);
+    }
   }
   if (name == "find") {
     QUARRY_RETURN_IF_ERROR(ExplainFind(ctx, explained, verbosity, &b));

@@ -92,6 +92,20 @@ class AggregateOnView {
 
 }  // namespace
 
+bool MayHoldText(bson::DocumentView filter) {
+  for (const bson::Element& e : filter) {
+    if (e.key == "$text") return true;
+    if ((e.key == "$and" || e.key == "$or") && e.value.type() == bson::Type::kArray) {
+      for (const bson::Element& clause : e.value.Document()) {
+        if (clause.value.type() == bson::Type::kDocument && MayHoldText(clause.value.Document())) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 std::optional<exec::Collection> LookupCollectionOrView(CommandContext& ctx, std::string_view db,
                                                        std::string_view name) {
   return exec::LookupCollection(ctx.catalog(), db, name, ctx.transaction());

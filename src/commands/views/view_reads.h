@@ -34,6 +34,10 @@ StatusWith<std::optional<ResolvedView>> TakeView(CommandContext& ctx, std::strin
 StatusWith<bson::Document> FindOnView(CommandContext& ctx, const Request& request,
                                       const ResolvedView& view);
 
+// Whether `filter` may hold a $text (at its top, or in the clauses of its $and and $or): a find
+// with one runs as the aggregate FindAsAggregate makes of it, whose documents carry the scores.
+bool MayHoldText(bson::DocumentView filter);
+
 // A find of the collection or view `name` run as the aggregate FindAsAggregate makes of it.
 StatusWith<bson::Document> FindOnCollectionAsAggregate(CommandContext& ctx, const Request& request,
                                                        std::string_view name);

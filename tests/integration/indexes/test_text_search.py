@@ -875,3 +875,26 @@ def test_a_text_index_survives_a_restart(own_server):
         # "dogs" is not the whole-string term: 3 x 1.0, between 3.3 and 0.75.
         ranked = [d["_id"] for d in coll.find(text("dog")).sort(BY_SCORE)]
         assert ranked == [1, 4, 3]
+
+
+def test_facets_read_the_score_of_the_search_before_them(db):
+    # As mongod's jstest of metadata in $facet: each facet sees the documents' scores.
+    db.c.create_index([("a", "text")])
+    db.c.insert_many([{"_id": 1, "a": "three"}, {"_id": 2, "a": "three four"}, {"_id": 3, "a": "x"}])
+    out = list(db.c.aggregate([
+        {"$match": text("three")},
+        {"$facet": {"scored": [{"$project": {"score": SCORE}}, {"$sort": {"_id": 1}}],
+                    "best": [{"$sort": {"s": SCORE}}, {"$limit": 1}, {"$project": {"_id": 1}}]}}]))
+    assert out == [{"scored": [{"_id": 1, "score": pytest.approx(1.1)},
+                               {"_id": 2, "score": pytest.approx(0.75)}],
+                    "best": [{"_id": 1}]}]
+
+
+def test_explain_of_a_find_with_text_shows_the_text_stage(db):
+    db.c.create_index([("a", "text")])
+    db.c.insert_many([{"_id": 1, "a": "dog"}, {"_id": 2, "a": "cat"}])
+    explained = db.command("explain", {"find": "c", "filter": text("dog"),
+                                       "projection": {"s": SCORE}})
+    plan = str(explained)
+    assert "TEXT_MATCH" in plan and "'terms': ['dog']" in plan, explained
+    assert "'nReturned': 1" in plan, explained

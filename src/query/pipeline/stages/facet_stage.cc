@@ -6,6 +6,33 @@
 namespace quarry::query::stages {
 namespace {
 
+// The documents $facet read, with their metadata (a $text search's scores), which every facet
+// reads again.
+struct Buffered {
+  bson::Document doc;
+  DocumentMetadata metadata;
+};
+
+class BufferedStream final : public DocumentStream {
+ public:
+  explicit BufferedStream(std::shared_ptr<const std::vector<Buffered>> docs)
+      : docs_(std::move(docs)) {}
+  StatusWith<bool> Next(bson::Document* out) override {
+    if (next_ >= docs_->size()) return false;
+    *out = bson::Document::Copy((*docs_)[next_].doc.view());
+    metadata_ = &(*docs_)[next_++].metadata;
+    return true;
+  }
+  const DocumentMetadata& metadata() const override {
+    return metadata_ != nullptr ? *metadata_ : DocumentStream::metadata();
+  }
+
+ private:
+  std::shared_ptr<const std::vector<Buffered>> docs_;
+  std::size_t next_ = 0;
+  const DocumentMetadata* metadata_ = nullptr;
+};
+
 class FacetStage final : public Stage {
  public:
   FacetStage(bson::ValueView spec, std::vector<std::pair<std::string, Pipeline>> facets)
@@ -31,7 +58,7 @@ class FacetStage final : public Stage {
       done_ = true;
       const std::size_t limit =
           run_.pipeline != nullptr ? run_.pipeline->max_memory_bytes : SIZE_MAX;
-      std::vector<bson::Document> docs;
+      auto docs = std::make_shared<std::vector<Buffered>>();
       std::size_t bytes = 0;
       while (true) {
         bson::Document doc;
@@ -43,12 +70,13 @@ class FacetStage final : public Stage {
                                                              std::to_string(limit) +
                                                              " bytes for its input");
         }
-        docs.push_back(std::move(doc));
+        docs->push_back(Buffered{std::move(doc), input_->metadata()});
       }
       bson::DocumentBuilder result;
       for (const auto& [name, pipeline] : stage_->facets_) {
-        QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<DocumentStream> facet,
-                                pipeline.Run(StreamOfDocuments(docs), run_.variables));
+        QUARRY_ASSIGN_OR_RETURN(
+            std::unique_ptr<DocumentStream> facet,
+            pipeline.Run(std::make_unique<BufferedStream>(docs), run_.variables));
         result.OpenArray(name);
         std::size_t index = 0;
         while (true) {
