@@ -25,7 +25,9 @@ StatusWith<std::optional<DocumentValidator>> DocumentValidator::ForCollection(
   }
   bson::ValueView action = options.Get("validationAction");
   QUARRY_ASSIGN_OR_RETURN(query::Matcher matcher, query::Matcher::Parse(validator.Document()));
-  if (matcher.text_search() != nullptr) return CheckValidatorFilter(validator.Document());
+  if (matcher.text_search() != nullptr) {
+    return Status(ErrorCode::kBadValue, "$text is not allowed in this context");
+  }
   return std::optional<DocumentValidator>(DocumentValidator(
       std::move(matcher), level.type() == bson::Type::kString && level.String() == "moderate",
       action.type() == bson::Type::kString && action.String() == "warn"));

@@ -898,3 +898,12 @@ def test_explain_of_a_find_with_text_shows_the_text_stage(db):
     plan = str(explained)
     assert "TEXT_MATCH" in plan and "'terms': ['dog']" in plan, explained
     assert "'nReturned': 1" in plan, explained
+
+
+def test_a_partial_text_index_answers_only_searches_within_its_filter(db):
+    db.c.create_index([("a", "text")], partialFilterExpression={"k": {"$gt": 1}})
+    db.c.insert_many([{"_id": 1, "a": "dog", "k": 1}, {"_id": 2, "a": "dog", "k": 2}])
+    assert sorted(d["_id"] for d in db.c.find({"$text": {"$search": "dog"}, "k": {"$gt": 1}})) == [2]
+    # Without the index's condition the index would miss _id 1: no index can answer.
+    error = command_error(lambda: list(db.c.find(text("dog"))))
+    assert error.code == INDEX_NOT_FOUND, error.details
