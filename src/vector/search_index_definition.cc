@@ -186,14 +186,127 @@ StatusWith<SearchIndexDefinition> VectorSearchDefinition(bson::DocumentView defi
   return out;
 }
 
-// Filter types of the older form: what $vectorSearch's filter may use on a knnVector index.
-bool IsFilterMappingType(std::string_view type) {
-  return type == "token" || type == "number" || type == "boolean" || type == "objectId" ||
-         type == "date" || type == "uuid";
+// Types held whole: what $vectorSearch's filter may use on a knnVector index, and $search's
+// equals, range, in and exists; 0 for other types.
+unsigned ValueKindOfMapping(std::string_view type) {
+  if (type == "token") return text::kTokenValues;
+  if (type == "number") return text::kNumberValues;
+  if (type == "boolean") return text::kBooleanValues;
+  if (type == "objectId") return text::kObjectIdValues;
+  if (type == "date") return text::kDateValues;
+  if (type == "uuid") return text::kUuidValues;
+  return 0;
+}
+
+// Types that serve $search operators Quarry does not have yet (each answers NotImplemented), so
+// an index may map them and simply not hold them.
+bool IsOtherMappingType(std::string_view type) {
+  return type == "embeddedDocuments" || type == "geo" || type == "stringFacet" ||
+         type == "numberFacet" || type == "dateFacet" || type == "sortableNumberBetaV1";
+}
+
+StatusWith<const text::SearchAnalyzer*> AnalyzerNamed(bson::ValueView value,
+                                                      const std::string& at) {
+  if (value.type() != bson::Type::kString) return Invalid("\"" + at + "\" must be a string");
+  const text::SearchAnalyzer* analyzer = text::SearchAnalyzer::Find(value.String());
+  if (analyzer == nullptr) {
+    return NotYet("the analyzer \"" + std::string(value.String()) + "\"" +
+                  std::string(text::kSupportedAnalyzers));
+  }
+  return analyzer;
+}
+
+Status Dynamic(bson::ValueView value, const std::string& at, bool* out) {
+  if (value.type() == bson::Type::kDocument) return NotYet("\"" + at + "\" with a typeSet");
+  if (value.type() != bson::Type::kBool) return Invalid("\"" + at + "\" must be a boolean");
+  *out = value.Bool();
+  return Status::OK();
+}
+
+Status StringField(bson::DocumentView mapping, const std::string& at, text::FullTextField* field) {
+  field->is_string = true;
+  for (const bson::Element& e : mapping) {
+    const std::string name = at + "." + std::string(e.key);
+    if (e.key == "type") continue;
+    if (e.key == "analyzer") {
+      QUARRY_ASSIGN_OR_RETURN(field->analyzer, AnalyzerNamed(e.value, name));
+    } else if (e.key == "searchAnalyzer") {
+      QUARRY_ASSIGN_OR_RETURN(field->search_analyzer, AnalyzerNamed(e.value, name));
+    } else if (e.key == "indexOptions") {
+      // Quarry keeps positions always, which every choice's queries are answered from.
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "docs" && e.value.String() != "freqs" &&
+           e.value.String() != "positions" && e.value.String() != "offsets")) {
+        return Invalid("\"" + name + "\" must be docs, freqs, positions or offsets");
+      }
+      if (e.value.String() != "positions" && e.value.String() != "offsets") {
+        return NotYet("\"" + name + "\": \"" + std::string(e.value.String()) + "\"");
+      }
+    } else if (e.key == "store") {
+      // Stored values serve highlighting, which $search answers NotImplemented for.
+      if (e.value.type() != bson::Type::kBool) return Invalid("\"" + name + "\" must be a boolean");
+    } else if (e.key == "norms") {
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "include" && e.value.String() != "omit")) {
+        return Invalid("\"" + name + "\" must be \"include\" or \"omit\"");
+      }
+      if (e.value.String() == "omit") return NotYet("\"" + name + "\": \"omit\"");
+    } else if (e.key == "ignoreAbove" || e.key == "multi" || e.key == "similarity") {
+      return NotYet("\"" + name + "\"");
+    } else {
+      return Invalid("unknown field \"" + name + "\"");
+    }
+  }
+  return Status::OK();
+}
+
+// What a search mapping holds for $search besides vectors.
+struct Held {
+  bool strings = false;
+  bool values = false;
+};
+
+Status AutocompleteField(bson::DocumentView mapping, const std::string& at,
+                         text::FullTextField* field) {
+  text::AutocompleteOptions options;
+  for (const bson::Element& e : mapping) {
+    const std::string name = at + "." + std::string(e.key);
+    if (e.key == "type") continue;
+    if (e.key == "analyzer") {
+      QUARRY_ASSIGN_OR_RETURN(options.analyzer, AnalyzerNamed(e.value, name));
+    } else if (e.key == "tokenization") {
+      const std::string_view t = e.value.type() == bson::Type::kString ? e.value.String() : "";
+      if (t == "edgeGram") {
+        options.tokenization = text::AutocompleteOptions::Tokenization::kEdgeGram;
+      } else if (t == "rightEdgeGram") {
+        options.tokenization = text::AutocompleteOptions::Tokenization::kRightEdgeGram;
+      } else if (t == "nGram") {
+        options.tokenization = text::AutocompleteOptions::Tokenization::kNGram;
+      } else {
+        return Invalid("\"" + name + "\" must be edgeGram, rightEdgeGram or nGram");
+      }
+    } else if (e.key == "minGrams" || e.key == "maxGrams") {
+      QUARRY_ASSIGN_OR_RETURN(std::size_t grams, NumberIn(e.value, name, 1, 64));
+      (e.key == "minGrams" ? options.min_grams : options.max_grams) = grams;
+    } else if (e.key == "foldDiacritics") {
+      if (e.value.type() != bson::Type::kBool) return Invalid("\"" + name + "\" must be a boolean");
+      options.fold_diacritics = e.value.Bool();
+    } else if (e.key == "similarity") {
+      return NotYet("\"" + name + "\"");
+    } else {
+      return Invalid("unknown field \"" + name + "\"");
+    }
+  }
+  if (options.min_grams > options.max_grams) {
+    return Invalid("\"" + at + ".minGrams\" must not exceed maxGrams");
+  }
+  if (field->autocomplete.has_value()) return Invalid("\"" + at + "\" maps autocomplete twice");
+  field->autocomplete = options;
+  return Status::OK();
 }
 
 Status MappedFields(bson::DocumentView fields, const std::string& prefix,
-                    SearchIndexDefinition* out) {
+                    SearchIndexDefinition* out, text::FullTextField* node, Held* held) {
   for (const bson::Element& e : fields) {
     const std::string path = prefix + std::string(e.key);
     const std::string at = "mappings.fields." + path;
@@ -210,6 +323,7 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
     } else {
       return Invalid("\"" + at + "\" must be a document or an array of documents");
     }
+    text::FullTextField& field = node->fields[std::string(e.key)];
     for (bson::DocumentView mapping : mappings) {
       bson::ValueView type = mapping.Get("type");
       if (type.type() != bson::Type::kString) return Invalid("\"" + at + ".type\" is required");
@@ -221,17 +335,43 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
         QUARRY_ASSIGN_OR_RETURN(vector.similarity,
                                 Similarity(mapping.Get("similarity"), at + ".similarity"));
         out->vectors.push_back(std::move(vector));
+      } else if (type.String() == "string") {
+        if (field.is_string) return Invalid("\"" + at + "\" maps the type string twice");
+        QUARRY_RETURN_IF_ERROR(StringField(mapping, at, &field));
+        held->strings = true;
+      } else if (type.String() == "autocomplete") {
+        QUARRY_RETURN_IF_ERROR(AutocompleteField(mapping, at, &field));
+        held->strings = true;
       } else if (type.String() == "document") {
+        field.is_document = true;
+        bson::ValueView dynamic = mapping.Get("dynamic");
+        if (dynamic.exists())
+          QUARRY_RETURN_IF_ERROR(Dynamic(dynamic, at + ".dynamic", &field.dynamic));
+        if (field.dynamic) held->strings = true;
         bson::ValueView nested = mapping.Get("fields");
-        if (nested.type() == bson::Type::kDocument) {
-          QUARRY_RETURN_IF_ERROR(MappedFields(nested.Document(), path + ".", out));
+        if (nested.exists() && nested.type() != bson::Type::kDocument) {
+          return Invalid("\"" + at + ".fields\" must be a document");
         }
-      } else if (IsFilterMappingType(type.String())) {
+        if (nested.type() == bson::Type::kDocument) {
+          QUARRY_RETURN_IF_ERROR(MappedFields(nested.Document(), path + ".", out, &field, held));
+        }
+      } else if (const unsigned kind = ValueKindOfMapping(type.String()); kind != 0) {
         out->filter_paths.push_back(path);
+        field.value_kinds |= kind;
+        held->values = true;
+      } else if (!IsOtherMappingType(type.String())) {
+        return Invalid("\"" + at + ".type\" \"" + std::string(type.String()) +
+                       "\" is not a field type of a search index");
       }
-      // Other mapping types serve $search, which answers its own error.
     }
   }
+  return Status::OK();
+}
+
+// Options of a search index that only other features read: a non-empty value is refused.
+Status NothingOf(bson::ValueView value, const std::string& name, const std::string& feature) {
+  const bool empty = value.type() == bson::Type::kArray && value.Document().empty();
+  if (!empty) return NotYet("\"" + name + "\" (" + feature + ")");
   return Status::OK();
 }
 
@@ -241,16 +381,47 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
     return Invalid("Attribute mappings missing: a search index definition needs \"mappings\"");
   }
   SearchIndexDefinition out;
-  bson::ValueView fields = mappings.Document().Get("fields");
-  if (fields.exists() && fields.type() != bson::Type::kDocument) {
-    return Invalid("\"mappings.fields\" must be a document");
+  text::FullTextMapping full_text;
+  for (const bson::Element& e : definition) {
+    if (e.key == "mappings") continue;
+    if (e.key == "analyzer") {
+      QUARRY_ASSIGN_OR_RETURN(full_text.analyzer, AnalyzerNamed(e.value, "analyzer"));
+    } else if (e.key == "searchAnalyzer") {
+      QUARRY_ASSIGN_OR_RETURN(full_text.search_analyzer, AnalyzerNamed(e.value, "searchAnalyzer"));
+    } else if (e.key == "analyzers") {
+      QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "analyzers", "custom analyzers"));
+    } else if (e.key == "synonyms") {
+      QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "synonyms", "synonym mappings"));
+    } else if (e.key == "typeSets") {
+      QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "typeSets", "dynamic type sets"));
+    } else if (e.key == "storedSource") {
+      // Read only by returnStoredSource, which $search answers NotImplemented for.
+      if (e.value.type() != bson::Type::kBool && e.value.type() != bson::Type::kDocument) {
+        return Invalid("\"storedSource\" must be a boolean or a document");
+      }
+    } else if (e.key == "numPartitions") {
+      // How Atlas splits a large index; one in-memory index needs no partitions.
+      if (!WholeNumber(e.value).has_value()) return Invalid("\"numPartitions\" must be an integer");
+    } else {
+      return Invalid("unknown field \"" + std::string(e.key) + "\" in a search definition");
+    }
   }
-  if (fields.type() == bson::Type::kDocument) {
-    QUARRY_RETURN_IF_ERROR(MappedFields(fields.Document(), "", &out));
+  Held held;
+  for (const bson::Element& e : mappings.Document()) {
+    if (e.key == "dynamic") {
+      QUARRY_RETURN_IF_ERROR(Dynamic(e.value, "mappings.dynamic", &full_text.root.dynamic));
+      held.strings = held.strings || full_text.root.dynamic;
+    } else if (e.key == "fields") {
+      if (e.value.type() != bson::Type::kDocument) {
+        return Invalid("\"mappings.fields\" must be a document");
+      }
+      QUARRY_RETURN_IF_ERROR(MappedFields(e.value.Document(), "", &out, &full_text.root, &held));
+    } else {
+      return Invalid("unknown field \"mappings." + std::string(e.key) + "\"");
+    }
   }
-  if (out.vectors.empty()) {
-    return NotYet("a search index without a knnVector field (full-text search)");
-  }
+  // Values mapped beside knnVector fields filter $vectorSearch; the vector index holds them.
+  if (held.strings || (held.values && out.vectors.empty())) out.full_text = std::move(full_text);
   std::sort(out.filter_paths.begin(), out.filter_paths.end());
   out.filter_paths.erase(std::unique(out.filter_paths.begin(), out.filter_paths.end()),
                          out.filter_paths.end());

@@ -1,18 +1,22 @@
 // The definition of an Atlas search index, as createSearchIndexes and updateSearchIndex give
-// it, checked and reduced to what an in-memory vector index needs. Two forms are accepted:
+// it, checked and reduced to what the in-memory vector and text indexes need. Two forms are
+// accepted:
 //   type "vectorSearch": {fields: [{type: "vector", path, numDimensions, similarity, ...},
 //                                  {type: "filter", path}, ...]}
-//   type "search" (the older form): {mappings: {dynamic, fields: {<name>: {type: "knnVector",
-//                                    dimensions, similarity} | {type: "token" | ...}}}}
+//   type "search": {analyzer, searchAnalyzer, mappings: {dynamic, fields: {<name>:
+//                   {type: "string", analyzer, searchAnalyzer} | {type: "document", fields} |
+//                   {type: "knnVector", dimensions, similarity} | {type: "token" | ...}}}}
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
 #include "bson/value.h"
+#include "text/full_text_mapping.h"
 #include "vector/vector_codec.h"
 
 namespace quarry::vector {
@@ -33,6 +37,10 @@ struct SearchIndexDefinition {
   // Empty, or the array of sub-documents whose elements are indexed each on its own (every
   // vector path lies under it); the documents a search returns are their parents.
   std::string nested_root;
+  // What a "search" index holds for $search: its strings (string fields or dynamic ones) and
+  // whole values (token, number, date, boolean, objectId, uuid fields); empty when it maps
+  // only vectors and their filters.
+  std::optional<text::FullTextMapping> full_text;
 
   const VectorFieldDefinition* FindVector(std::string_view path) const;
   bool IsFilterPath(std::string_view path) const;
@@ -45,8 +53,8 @@ struct SearchIndexDefinition {
 };
 
 // Checks `definition` for an index of `type` ("vectorSearch" or "search"). Errors are BadValue
-// naming the offending field, or NotImplemented for what Quarry does not do yet (full-text
-// mappings).
+// naming the offending field, or NotImplemented for what Quarry does not do yet (custom
+// analyzers, synonyms, string options such as multi).
 StatusWith<SearchIndexDefinition> ParseSearchIndexDefinition(std::string_view type,
                                                              bson::DocumentView definition);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bson/value.h"
+#include "text/inverted_index.h"
 #include "vector/filter_table.h"
 #include "vector/packed_bytes.h"
 #include "vector/search_index_definition.h"
@@ -76,6 +77,8 @@ struct SearchIndexRegistry::Built {
   // label -> the filter fields' values (BSON): a plain index's document's, or a nested
   // element's placed under the root path so that filters name them by their full paths.
   FilterTable filter_values;
+  // By label: the terms of the strings the definition's full_text maps; null without one.
+  std::unique_ptr<text::InvertedIndex> full_text;
   // While building: records a commit changed, which the collection scan must not overwrite
   // with what it read before.
   std::unordered_set<std::string> changed_during_build;

@@ -75,13 +75,13 @@ StatusWith<std::vector<VectorIndex::Hit>> HitsForParents(const VectorIndex& grap
   }
 }
 
-VectorMatch MatchOf(const Built& built, std::uint32_t slot, double score) {
+SearchMatch MatchOf(const Built& built, std::uint32_t slot, double score) {
   return {.id_key = std::string(built.id_keys.Get(slot)),
           .score = score,
           .id_document = bson::Document::Copy(built.id_documents.Document(slot))};
 }
 
-StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, const Built& built,
+StatusWith<std::vector<SearchMatch>> SearchNested(const VectorIndex& graph, const Built& built,
                                                   const VectorQuery& query, bool exact) {
   VectorIndex::Filter admits = [&](std::uint64_t label) {
     if (label >= built.document_of.size()) return false;
@@ -132,7 +132,7 @@ StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, cons
     std::stable_sort(parents.begin(), parents.end(),
                      [](const ParentScore& a, const ParentScore& b) { return a.best > b.best; });
   }
-  std::vector<VectorMatch> matches;
+  std::vector<SearchMatch> matches;
   for (const ParentScore& parent : parents) {
     if (matches.size() == query.limit) break;
     matches.push_back(MatchOf(built, parent.slot, parent.best));
@@ -142,22 +142,22 @@ StatusWith<std::vector<VectorMatch>> SearchNested(const VectorIndex& graph, cons
 
 }  // namespace
 
-StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::CollectionId collection,
+StatusWith<std::vector<SearchMatch>> SearchIndexRegistry::Search(storage::CollectionId collection,
                                                                  const VectorQuery& query) const {
   std::shared_ptr<Built> serving;
   {
     std::shared_lock lock(mu_);
     auto it = indexes_.find(collection);
-    if (it == indexes_.end()) return std::vector<VectorMatch>();
+    if (it == indexes_.end()) return std::vector<SearchMatch>();
     auto entry = it->second.find(query.index_id);
-    if (entry == it->second.end()) return std::vector<VectorMatch>();
+    if (entry == it->second.end()) return std::vector<SearchMatch>();
     serving = entry->second->serving;
   }
-  if (serving == nullptr) return std::vector<VectorMatch>();
+  if (serving == nullptr) return std::vector<SearchMatch>();
   std::shared_lock lock(serving->mu);
   const auto& graphs = query.packed_bits ? serving->bit_graphs : serving->graphs;
   auto graph = graphs.find(query.path);
-  if (graph == graphs.end()) return std::vector<VectorMatch>();
+  if (graph == graphs.end()) return std::vector<SearchMatch>();
   const VectorFieldDefinition* field = serving->definition.FindVector(query.path);
   const bool exact = query.exact || (field != nullptr && field->exact_only);
   if (!serving->definition.nested_root.empty()) {
@@ -173,13 +173,46 @@ StatusWith<std::vector<VectorMatch>> SearchIndexRegistry::Search(storage::Collec
                           graph->second->Search(query.vector, query.limit, query.num_candidates,
                                                 query.filter != nullptr ? &admits : nullptr, exact,
                                                 OrNull(candidates)));
-  std::vector<VectorMatch> matches;
+  std::vector<SearchMatch> matches;
   matches.reserve(hits.size());
   for (const VectorIndex::Hit& hit : hits) {
     if (hit.label >= serving->document_of.size()) continue;
     const std::uint32_t slot = serving->document_of[hit.label];
     if (slot == Built::kNoDocument) continue;
     matches.push_back(MatchOf(*serving, slot, hit.score));
+  }
+  return matches;
+}
+
+std::vector<SearchMatch> SearchIndexRegistry::SearchText(storage::CollectionId collection,
+                                                         const std::string& index_id,
+                                                         const text::SearchOperator& op) const {
+  std::shared_ptr<Built> serving;
+  {
+    std::shared_lock lock(mu_);
+    auto it = indexes_.find(collection);
+    if (it == indexes_.end()) return {};
+    auto entry = it->second.find(index_id);
+    if (entry == it->second.end()) return {};
+    serving = entry->second->serving;
+  }
+  if (serving == nullptr || serving->full_text == nullptr) return {};
+  std::shared_lock lock(serving->mu);
+  const text::SearchScores scores =
+      text::EvaluateSearch(op, *serving->full_text, *serving->definition.full_text);
+  std::vector<std::pair<std::uint32_t, double>> ranked(scores.begin(), scores.end());
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  std::vector<SearchMatch> matches;
+  matches.reserve(ranked.size());
+  for (const auto& [label, score] : ranked) {
+    if (label >= serving->document_of.size()) continue;
+    const std::uint32_t slot = serving->document_of[label];
+    if (slot == Built::kNoDocument) continue;
+    // The id key is all $search reads: it fetches every document anyway.
+    matches.push_back(
+        {.id_key = std::string(serving->id_keys.Get(slot)), .score = score, .id_document = {}});
   }
   return matches;
 }

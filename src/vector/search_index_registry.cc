@@ -74,6 +74,7 @@ void Unindex(Built& built, std::uint64_t label) {
   for (auto& [path, graph] : built.bit_graphs) graph->Remove(label);
   built.document_of[label] = Built::kNoDocument;
   built.filter_values.Set(label, {});
+  if (built.full_text != nullptr) built.full_text->Remove(static_cast<std::uint32_t>(label));
 }
 
 // Puts each vector of `element` in the graph of its form, and out of the other one.
@@ -98,6 +99,9 @@ void IndexElement(Built& built, std::uint64_t label, bson::DocumentView element,
     fields = UnderRoot(built.definition.nested_root, fields.view());
   }
   built.filter_values.Set(label, BytesOrNothing(fields));
+  if (built.full_text != nullptr) {
+    built.full_text->Set(static_cast<std::uint32_t>(label), *built.definition.full_text, element);
+  }
 }
 
 }  // namespace
@@ -123,6 +127,8 @@ void ResetBuilt(Built& built) {
   built.filter_values.Reset(built.definition.filter_paths);
   built.graphs.clear();
   built.bit_graphs.clear();
+  built.full_text =
+      built.definition.full_text.has_value() ? std::make_unique<text::InvertedIndex>() : nullptr;
   for (const VectorFieldDefinition& field : built.definition.vectors) {
     built.graphs.emplace(field.path, std::make_unique<VectorIndex>(
                                          GraphOptions(field, false, built.vector_file_dir)));

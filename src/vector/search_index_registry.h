@@ -1,12 +1,13 @@
 // Every search index of every collection, in memory: the vector graphs, the values of each
-// indexed document's filter fields, and the build state $listSearchIndexes reports. It is a
+// indexed document's filter fields, the inverted index of its strings (a "search" index that
+// maps strings), and the build state $listSearchIndexes reports. It is a
 // commit observer: each committed chunk updates the indexes of its collections before the
 // write is acknowledged, so the next query sees it. Indexes are built in a background thread;
 // until then they are BUILDING and answer no query. A build starts from the index's snapshot
 // (SaveSnapshots: periodically and at shutdown) and redoes the oplog after it, or, without a
 // usable snapshot (missing, torn, of another version, older than the oplog or newer than its
-// last entry), scans the
-// collection's records.
+// last entry), scans the collection's records. An index that holds strings has no snapshot:
+// it is always built by the scan.
 #pragma once
 
 #include <atomic>
@@ -28,6 +29,7 @@
 #include "storage/commit_pipeline.h"
 #include "storage/oplog.h"
 #include "storage/record_store.h"
+#include "text/search_operator.h"
 #include "vector/search_index_definition.h"
 
 namespace quarry::vector {
@@ -59,7 +61,7 @@ struct VectorQuery {
   bool average_score = false;
 };
 
-struct VectorMatch {
+struct SearchMatch {
   std::string id_key;  // the record's encoded _id (storage::EncodeIdKey)
   double score = 0;
   bson::Document id_document;  // {_id: <the record's _id>}
@@ -88,8 +90,14 @@ class SearchIndexRegistry : public storage::CommitObserver {
   // The `limit` best matches, best first. An index that is unknown or not yet queryable gives
   // none (as Atlas answers an unknown index); a query vector of the wrong length is BadValue.
   // A nested index answers each parent once, scored over its elements that the filters admit.
-  StatusWith<std::vector<VectorMatch>> Search(storage::CollectionId collection,
+  StatusWith<std::vector<SearchMatch>> Search(storage::CollectionId collection,
                                               const VectorQuery& query) const;
+
+  // Every document of index `index_id` that `op` matches, best first (ties in the order the
+  // index first held them), without its id_document. An index that is unknown, not yet queryable or
+  // without strings gives none.
+  std::vector<SearchMatch> SearchText(storage::CollectionId collection, const std::string& index_id,
+                                      const text::SearchOperator& op) const;
 
   void OnCommit(const storage::CommittedBatch& batch) override;
 

@@ -166,7 +166,8 @@ void SearchIndexRegistry::SaveSnapshots() {
     for (const auto& [collection, entries] : indexes_) {
       for (const auto& [index_id, entry] : entries) {
         const std::shared_ptr<Built>& built = entry->serving;
-        if (built == nullptr) continue;
+        // The inverted index of strings is rebuilt from the records instead.
+        if (built == nullptr || built->full_text != nullptr) continue;
         std::shared_lock built_lock(built->mu);
         if (built->changes == built->saved_changes) continue;
         copies.push_back({SnapshotPath(collection, index_id),
@@ -217,7 +218,7 @@ Status SearchIndexRegistry::CopySnapshotsTo(const std::string& dir) const {
 }
 
 bool SearchIndexRegistry::LoadSnapshot(const Pending& pending) {
-  if (snapshot_dir_.empty()) return false;
+  if (snapshot_dir_.empty() || pending.built->definition.full_text.has_value()) return false;
   const std::string path = SnapshotPath(pending.collection, pending.index_id);
   StatusWith<std::string> payload = ReadSnapshotFile(path);
   if (payload.status().code() == ErrorCode::kNoSuchKey) return false;

@@ -41,19 +41,6 @@
 namespace quarry::commands {
 namespace {
 
-// Stages Quarry does not have yet, named so the error says so instead of "unrecognized".
-Status CheckUnsupportedStages(bson::DocumentView stages) {
-  for (const bson::Element& e : stages) {
-    if (e.value.type() != bson::Type::kDocument) continue;
-    std::string_view name = e.value.Document().FirstKey();
-    if (name == "$search" || name == "$searchMeta") {
-      return Status(ErrorCode::kCommandNotSupported,
-                    std::string(name) + " is not supported by this version of Quarry yet");
-    }
-  }
-  return Status::OK();
-}
-
 std::string_view FirstStageName(bson::DocumentView stages) {
   auto it = stages.begin();
   if (it == stages.end() || it->value.type() != bson::Type::kDocument) return {};
@@ -68,8 +55,9 @@ Status CheckSourceStagePositions(bson::DocumentView stages) {
     if (std::exchange(first, false) || e.value.type() != bson::Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
     if (name == "$currentOp" || name == "$indexStats" || name == "$collStats" ||
-        name == "$planCacheStats" || name == "$vectorSearch" || name == "$listSearchIndexes" ||
-        name == "$listSessions" || name == "$listLocalSessions") {
+        name == "$planCacheStats" || name == "$vectorSearch" || name == "$search" ||
+        name == "$searchMeta" || name == "$listSearchIndexes" || name == "$listSessions" ||
+        name == "$listLocalSessions") {
       return Status(static_cast<ErrorCode>(40602),
                     std::string(name) + " is only valid as the first stage in a pipeline");
     }
@@ -146,7 +134,6 @@ StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& re
     if (!opened.ok()) return LabelChangeStreamError(opened.status());
     return opened;
   }
-  QUARRY_RETURN_IF_ERROR(CheckUnsupportedStages(stages));
   QUARRY_RETURN_IF_ERROR(CheckSourceStagePositions(stages));
   // $listLocalSessions and $currentOp are source stages that read server state: each becomes the
   // input, and the pipeline proper is what follows it.
@@ -166,8 +153,11 @@ StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& re
   const bool plan_cache_stats = FirstStageName(stages) == "$planCacheStats";
   const bool list_search_indexes = FirstStageName(stages) == "$listSearchIndexes";
   const bool vector_search = FirstStageName(stages) == "$vectorSearch";
-  const bool collection_source =
-      index_stats || coll_stats || plan_cache_stats || list_search_indexes || vector_search;
+  const bool full_text_search = FirstStageName(stages) == "$search";
+  const bool search_meta = FirstStageName(stages) == "$searchMeta";
+  const bool collection_source = index_stats || coll_stats || plan_cache_stats ||
+                                 list_search_indexes || vector_search || full_text_search ||
+                                 search_meta;
   if (collection_source && target.type() != bson::Type::kString) {
     return Status(ErrorCode::kInvalidNamespace, std::string(FirstStageName(stages)) +
                                                     " must be run against a collection, not "
@@ -280,8 +270,18 @@ StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& re
     const VectorSearchOutput output = IdsAreEnough(rest_of_pipeline.view())
                                           ? VectorSearchOutput::kIdsOnly
                                           : VectorSearchOutput::kDocuments;
-    QUARRY_ASSIGN_OR_RETURN(input,
-                            VectorSearchDocuments(ctx, request.db, coll, source_argument, output));
+    QUARRY_ASSIGN_OR_RETURN(input, VectorSearchDocuments(SearchContextOf(ctx), request.db, coll,
+                                                         source_argument, output));
+  } else if (search_meta) {
+    QUARRY_ASSIGN_OR_RETURN(
+        bson::Document meta,
+        SearchMetaDocument(SearchContextOf(ctx), request.db, coll, source_argument));
+    std::vector<bson::Document> docs;
+    docs.push_back(std::move(meta));
+    input = query::StreamOfDocuments(std::move(docs));
+  } else if (full_text_search) {
+    QUARRY_ASSIGN_OR_RETURN(
+        input, FullTextSearchDocuments(SearchContextOf(ctx), request.db, coll, source_argument));
   } else if (replication_collection) {
     input = ReplicationCollectionStream(ctx, coll);
   } else if (profile_collection) {

@@ -118,6 +118,19 @@ Status ExplainAggregate(CommandContext& ctx, const Request& request,
     return Status(ErrorCode::kCommandNotSupported,
                   "explain of a $changeStream pipeline is not supported by Quarry");
   }
+  // Source stages that read server state or a search index instead of a collection's plan.
+  auto first = args.stages.begin();
+  if (first != args.stages.end() && first->value.type() == bson::Type::kDocument) {
+    const std::string_view name = first->value.Document().FirstKey();
+    if (name == "$search" || name == "$searchMeta" || name == "$vectorSearch" ||
+        name == "$listSearchIndexes" || name == "$indexStats" || name == "$collStats" ||
+        name == "$planCacheStats" || name == "$currentOp" || name == "$listSessions" ||
+        name == "$listLocalSessions") {
+      return Status(ErrorCode::kNotImplemented, "explain of a pipeline that starts with " +
+                                                    std::string(name) +
+                                                    " is not supported by Quarry yet");
+    }
+  }
   auto io = std::make_shared<AggregateIo>(ctx);
   query::PipelineContext pipeline_ctx =
       io->MakePipelineContext(request.db, args.let, args.allow_disk_use);

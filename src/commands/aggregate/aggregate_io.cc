@@ -30,6 +30,7 @@ bson::Document WithId(bson::Document doc) {
 
 AggregateIo::AggregateIo(CommandContext& ctx, bool bypass_validation)
     : exec_(ExecContextOf(ctx)),
+      search_(SearchContextOf(ctx)),
       commit_(CommitterOf(ctx)),
       ddl_(DdlOptionsFor(ctx)),
       max_sort_bytes_(ctx.service().config.max_blocking_sort_bytes),
@@ -61,6 +62,11 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
       [self](const std::string& from_db,
              const std::string& coll) -> StatusWith<std::unique_ptr<query::DocumentStream>> {
     return self->OpenCollection(from_db, coll);
+  };
+  pipeline.open_search =
+      [self](const std::string& db, const std::string& coll,
+             bson::DocumentView stage) -> StatusWith<std::unique_ptr<query::DocumentStream>> {
+    return SearchStageDocuments(self->search_, db, coll, stage);
   };
   pipeline.write_out = [self](const query::OutTarget& target, query::DocumentStream* docs) {
     return self->WriteOut(target, docs);

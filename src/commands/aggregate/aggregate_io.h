@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "commands/command_context.h"
+#include "commands/search/search_indexes.h"
 #include "commands/views/view_resolution.h"
 #include "exec/exec_context.h"
 #include "query/cursor_source.h"
@@ -53,6 +54,7 @@ class AggregateIo : public std::enable_shared_from_this<AggregateIo> {
                                                                       int view_depth);
 
   exec::ExecContext exec_;
+  SearchContext search_;  // a $unionWith's $search or $vectorSearch
   exec::Committer commit_;
   catalog::DdlOptions ddl_;
   // The server's blocking-stage limits and spill directory (ServerConfig).

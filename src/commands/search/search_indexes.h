@@ -1,5 +1,6 @@
-// The aggregation source stages of Atlas search: $listSearchIndexes and $vectorSearch. Each
-// must be a pipeline's first stage; its documents become the input of the stages after it.
+// The aggregation source stages of Atlas search: $listSearchIndexes, $vectorSearch and $search.
+// Each must be a pipeline's first stage (a $unionWith sub-pipeline's too, for the searches);
+// its documents become the input of the stages after it.
 #pragma once
 
 #include <memory>
@@ -11,7 +12,20 @@
 #include "commands/command_context.h"
 #include "query/pipeline/pipeline.h"
 
+namespace quarry::vector {
+class SearchIndexRegistry;
+}
+
 namespace quarry::commands {
+
+// What a search reads, held by value so that a search opened later (a $unionWith's, during a
+// getMore) does not need the command's context.
+struct SearchContext {
+  catalog::Catalog* catalog = nullptr;
+  storage::Engine* engine = nullptr;
+  vector::SearchIndexRegistry* registry = nullptr;  // null: no search index answers
+};
+SearchContext SearchContextOf(CommandContext& ctx);
 
 // Checks $listSearchIndexes' argument ({}, {name} or {id}) and returns one document per search
 // index of db.coll: {id, name, type, status, queryable, latestDefinitionVersion,
@@ -35,10 +49,31 @@ bool IdsAreEnough(bson::DocumentView later_stages);
 // query vector (or their {_id} only, per `output`), best first, each with
 // {$meta: "vectorSearchScore"}. An unknown index or a missing collection gives no documents, as
 // Atlas does.
-StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(CommandContext& ctx,
+StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(const SearchContext& ctx,
                                                                          const std::string& db,
                                                                          const std::string& coll,
                                                                          bson::ValueView argument,
                                                                          VectorSearchOutput output);
+
+// Parses $search's argument and runs it on db.coll: every stored document its operator matches,
+// best first, each with {$meta: "searchScore"}. An unknown index or a missing collection gives
+// no documents, as Atlas does; options Quarry does not have yet (highlight, count, sort, ...)
+// answer NotImplemented.
+StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
+    const SearchContext& ctx, const std::string& db, const std::string& coll,
+    bson::ValueView argument);
+
+// Parses $searchMeta's argument and counts the documents its operator matches on db.coll:
+// {count: {total: N}} for count.type "total", else {count: {lowerBound: N}} (an exact count,
+// which is a lower bound too). facet answers NotImplemented.
+StatusWith<bson::Document> SearchMetaDocument(const SearchContext& ctx, const std::string& db,
+                                              const std::string& coll, bson::ValueView argument);
+
+// Runs the search stage `stage` ({$search: ...}, {$searchMeta: ...} or {$vectorSearch: ...})
+// on db.coll: the first stage of a $unionWith's sub-pipeline.
+StatusWith<std::unique_ptr<query::DocumentStream>> SearchStageDocuments(const SearchContext& ctx,
+                                                                        const std::string& db,
+                                                                        const std::string& coll,
+                                                                        bson::DocumentView stage);
 
 }  // namespace quarry::commands

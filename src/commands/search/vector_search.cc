@@ -211,14 +211,14 @@ bool IdsAreEnough(bson::DocumentView later_stages) {
 }
 
 StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(
-    CommandContext& ctx, const std::string& db, const std::string& coll, bson::ValueView argument,
-    VectorSearchOutput output) {
+    const SearchContext& ctx, const std::string& db, const std::string& coll,
+    bson::ValueView argument, VectorSearchOutput output) {
   QUARRY_ASSIGN_OR_RETURN(VectorSearchSpec spec, ParseSpec(argument));
   std::vector<std::pair<bson::Document, double>> found;
-  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog().Find(db, coll);
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, coll);
   const catalog::SearchIndexInfo* index =
       info != nullptr ? info->FindSearchIndex(spec.index) : nullptr;
-  vector::SearchIndexRegistry* registry = ctx.service().search_indexes;
+  vector::SearchIndexRegistry* registry = ctx.registry;
   if (index == nullptr || registry == nullptr) {
     return std::unique_ptr<query::DocumentStream>(
         std::make_unique<ScoredDocuments>(std::move(found)));
@@ -265,11 +265,11 @@ StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(
   if (spec.filter.has_value()) query.filter_document = *spec.filter;
   query.parent_filter = parent_filter.has_value() ? &*parent_filter : nullptr;
   query.average_score = spec.average_score.value_or(false);
-  QUARRY_ASSIGN_OR_RETURN(std::vector<vector::VectorMatch> matches,
+  QUARRY_ASSIGN_OR_RETURN(std::vector<vector::SearchMatch> matches,
                           registry->Search(info->id, query));
   if (output == VectorSearchOutput::kIdsOnly) {
     // The index holds the matches as of its search; each record's _id never changes.
-    for (vector::VectorMatch& match : matches) {
+    for (vector::SearchMatch& match : matches) {
       found.emplace_back(std::move(match.id_document), match.score);
     }
     return std::unique_ptr<query::DocumentStream>(
@@ -277,9 +277,9 @@ StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(
   }
   std::vector<std::string> id_keys;
   id_keys.reserve(matches.size());
-  for (const vector::VectorMatch& match : matches) id_keys.push_back(match.id_key);
+  for (const vector::SearchMatch& match : matches) id_keys.push_back(match.id_key);
   QUARRY_ASSIGN_OR_RETURN(std::vector<std::optional<bson::Document>> docs,
-                          ctx.engine().records().FindByIdKeys(info->id, id_keys));
+                          ctx.engine->records().FindByIdKeys(info->id, id_keys));
   for (std::size_t k = 0; k < matches.size(); ++k) {
     // Deleted since the index answered: fewer than `limit` documents is what Atlas gives too.
     if (docs[k].has_value()) found.emplace_back(std::move(*docs[k]), matches[k].score);

@@ -104,6 +104,11 @@ struct PipelineContext {
   std::function<StatusWith<std::unique_ptr<DocumentStream>>(const std::string& db,
                                                             const std::string& coll)>
       open_collection;
+  // Runs a search stage ($search, $searchMeta or $vectorSearch) on a collection: the first
+  // stage of a $unionWith's sub-pipeline, which Atlas allows to search another collection.
+  std::function<StatusWith<std::unique_ptr<DocumentStream>>(
+      const std::string& db, const std::string& coll, bson::DocumentView stage)>
+      open_search;
   // $out: replaces the target collection with `docs` (mongod writes a temporary collection and
   // renames it over the target).
   std::function<Status(const OutTarget& target, DocumentStream* docs)> write_out;

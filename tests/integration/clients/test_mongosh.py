@@ -454,3 +454,45 @@ def test_text_search_tutorial_from_the_shell(server, client, mongosh_home):
     assert got["cake"] == [[3, "Baking a cake", pytest.approx(0.75)]]
     assert client.t_mongosh_text.articles.count_documents({}) == 8
     client.drop_database("t_mongosh_text")
+
+
+def test_atlas_search_tutorial_from_the_shell(server, client, mongosh_home):
+    # Atlas Search's quick start as a shell user types it: createSearchIndex with a dynamic
+    # mapping (and one with autocomplete), wait for READY, then $search and $searchMeta.
+    script = """
+      db.movies.drop();
+      db.movies.insertMany([
+        {_id: 1, title: "The Natural", plot: "A baseball player with a mysterious past."},
+        {_id: 2, title: "Field of Dreams", plot: "An Iowa farmer builds a baseball field."},
+        {_id: 3, title: "Alien", plot: "A crew meets an alien on a distant moon."},
+        {_id: 4, title: "Moneyball", plot: "Baseball, statistics and baseball money."}]);
+      const created = db.movies.createSearchIndex("default", {mappings: {dynamic: true}});
+      db.movies.createSearchIndex("titles", {mappings: {dynamic: false,
+          fields: {title: {type: "autocomplete"}}}});
+      const ready = () => db.movies.getSearchIndexes().every(i => i.status === "READY");
+      for (let i = 0; i < 200 && !ready(); i++) sleep(50);
+      const hits = db.movies.aggregate([
+          {$search: {text: {query: "baseball", path: "plot"}}},
+          {$project: {_id: 1, score: {$meta: "searchScore"}}}]).toArray();
+      const fuzzy = db.movies.aggregate([
+          {$search: {text: {query: "baseboll", path: "plot", fuzzy: {maxEdits: 1}}}}]).toArray();
+      const meta = db.movies.aggregate([
+          {$searchMeta: {text: {query: "baseball", path: "plot"}, count: {type: "total"}}}])
+          .toArray();
+      const typed = db.movies.aggregate([
+          {$search: {index: "titles", autocomplete: {query: "mon", path: "title"}}}]).toArray();
+      ({created, names: db.movies.getSearchIndexes().map(i => i.name).sort(),
+        hits: hits.map(d => d._id), scores: hits.map(d => d.score),
+        fuzzy: fuzzy.map(d => d._id).sort(), meta, typed: typed.map(d => d._id)})
+    """
+    out = run_mongosh(server, mongosh_home, script, db="t_mongosh_search", json_mode="relaxed")
+    got = json.loads(out)
+    assert got["created"] == "default"
+    assert got["names"] == ["default", "titles"]
+    # Moneyball says "baseball" twice in few words, so it ranks first.
+    assert got["hits"][0] == 4 and sorted(got["hits"]) == [1, 2, 4]
+    assert got["scores"] == sorted(got["scores"], reverse=True) and got["scores"][-1] > 0
+    assert got["fuzzy"] == [1, 2, 4]
+    assert got["meta"] == [{"count": {"total": 3}}]
+    assert got["typed"] == [4]
+    client.drop_database("t_mongosh_search")

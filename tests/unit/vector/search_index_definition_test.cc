@@ -37,6 +37,47 @@ TEST(SearchIndexDefinitionTest, AVectorSearchDefinitionGivesItsVectorsAndFilters
   EXPECT_EQ(def.FindVector("genre"), nullptr);
 }
 
+TEST(SearchIndexDefinitionTest, ASearchMappingOfStringsGivesTheFullTextMapping) {
+  auto parsed = Parse("search", R"({"analyzer": "lucene.english", "mappings": {
+      "dynamic": false, "fields": {
+        "title": [{"type": "string", "searchAnalyzer": "lucene.keyword"}, {"type": "token"}],
+        "meta": {"type": "document", "fields": {"body": {"type": "string",
+                                                          "analyzer": "lucene.simple"}}},
+        "extra": {"type": "document", "dynamic": true},
+        "name": {"type": "autocomplete", "tokenization": "nGram", "maxGrams": 4,
+                 "foldDiacritics": false},
+        "year": {"type": "number"}}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const SearchIndexDefinition& def = parsed.value();
+  ASSERT_TRUE(def.full_text.has_value());
+  const text::FullTextMapping& mapping = *def.full_text;
+  EXPECT_EQ(mapping.analyzer->name(), "lucene.english");
+  EXPECT_EQ(mapping.SearchAnalyzerFor("title").name(), "lucene.keyword");
+  EXPECT_EQ(mapping.SearchAnalyzerFor("meta.body").name(), "lucene.simple");
+  EXPECT_EQ(mapping.SearchAnalyzerFor("extra.any").name(), "lucene.english");
+  EXPECT_TRUE(mapping.MayHoldStrings("title"));
+  EXPECT_TRUE(mapping.MayHoldStrings("extra.any.deeper"));
+  EXPECT_FALSE(mapping.MayHoldStrings("year"));
+  EXPECT_FALSE(mapping.MayHoldStrings("other"));
+  const text::AutocompleteOptions* name = mapping.AutocompleteAt("name");
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(name->tokenization, text::AutocompleteOptions::Tokenization::kNGram);
+  EXPECT_EQ(name->min_grams, 2u);
+  EXPECT_EQ(name->max_grams, 4u);
+  EXPECT_FALSE(name->fold_diacritics);
+  EXPECT_EQ(mapping.AutocompleteAt("title"), nullptr);
+  EXPECT_EQ(def.filter_paths, (std::vector<std::string>{"title", "year"}));
+  EXPECT_TRUE(def.vectors.empty());
+}
+
+TEST(SearchIndexDefinitionTest, AKnnVectorOnlySearchMappingHoldsNoStrings) {
+  auto parsed = Parse("search", R"({"mappings": {"fields": {
+      "e": {"type": "knnVector", "dimensions": 3, "similarity": "cosine"}}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_FALSE(parsed.value().full_text.has_value());
+  EXPECT_EQ(parsed.value().vectors.size(), 1u);
+}
+
 TEST(SearchIndexDefinitionTest, ANestedRootSplitsTheFiltersIntoElementAndParentFields) {
   auto parsed = Parse("vectorSearch", R"({"nestedRoot": "book.sections", "fields": [
       {"type": "vector", "path": "book.sections.emb", "numDimensions": 4,
@@ -161,8 +202,30 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"vectorSearch", R"({"fields": [{"type": "geo", "path": "e"}]})",
                 ErrorCode::kBadValue, "fields[0].type"},
         Refusal{"search", R"({"fields": []})", ErrorCode::kBadValue, "Attribute mappings missing"},
-        Refusal{"search", R"({"mappings": {"dynamic": true}})", ErrorCode::kNotImplemented,
-                "full-text"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzer": "lucene.arabic"})",
+                ErrorCode::kNotImplemented, "lucene.arabic"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [{"name": "x"}]})",
+                ErrorCode::kNotImplemented, "custom analyzers"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "synonyms": [{"name": "s"}]})",
+                ErrorCode::kNotImplemented, "synonyms"},
+        Refusal{"search", R"({"mappings": {"dynamic": {"typeSet": "t"}}})",
+                ErrorCode::kNotImplemented, "typeSet"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
+            "multi": {"english": {"type": "string"}}}}}})",
+                ErrorCode::kNotImplemented, "mappings.fields.t.multi"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "autocomplete",
+            "minGrams": 5, "maxGrams": 3}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.minGrams"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "autocomplete",
+            "tokenization": "words"}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.tokenization"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "bogus"}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.type"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
+            "analyzer": 3}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.analyzer"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "bogus": 1})", ErrorCode::kBadValue,
+                "bogus"},
         Refusal{"search", R"({"mappings": {"fields": {"e": {"type": "knnVector",
             "dimensions": 3, "similarity": "hamming"}}}})",
                 ErrorCode::kBadValue, "mappings.fields.e.similarity"},

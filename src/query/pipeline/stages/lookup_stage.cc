@@ -150,6 +150,10 @@ class LookupStage final : public Stage {
   Spec spec_;
 };
 
+bool IsSearchStage(std::string_view name) {
+  return name == "$vectorSearch" || name == "$search" || name == "$searchMeta";
+}
+
 StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pipeline,
                                       StageParseContext& ctx) {
   if (pipeline.type() != Type::kArray) {
@@ -157,11 +161,12 @@ StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pi
                                                  " argument 'pipeline' must be an array, is type " +
                                                  std::string(TypeName(pipeline)));
   }
-  // Search stages read a collection's search index, which a sub-pipeline's input is not.
+  // Search stages read a collection's search index, which a sub-pipeline's input is not (a
+  // $unionWith's first stage is taken apart before this, see SearchSourceOf).
   for (const bson::Element& e : pipeline.Document()) {
     if (e.value.type() != Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
-    if (name == "$vectorSearch" || name == "$search" || name == "$searchMeta") {
+    if (IsSearchStage(name)) {
       return LocationError(51047, std::string(name) + " is not allowed within a " +
                                       std::string(stage) + "'s sub-pipeline");
     }
@@ -177,10 +182,34 @@ StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pi
   return parsed;
 }
 
+// A $unionWith sub-pipeline that starts with a search stage: that stage, which
+// replaces reading the collection, and the stages after it.
+struct SearchSource {
+  bson::Document stage;
+  bson::Document rest;  // an array
+};
+
+std::optional<SearchSource> SearchSourceOf(bson::ValueView pipeline) {
+  if (pipeline.type() != Type::kArray) return std::nullopt;
+  auto first = pipeline.Document().begin();
+  if (first == pipeline.Document().end() || first->value.type() != Type::kDocument) {
+    return std::nullopt;
+  }
+  const std::string_view name = first->value.Document().FirstKey();
+  if (name != "$search" && name != "$searchMeta" && name != "$vectorSearch") return std::nullopt;
+  bson::ArrayBuilder rest;
+  for (auto it = std::next(first); it != pipeline.Document().end(); ++it) rest.Append(it->value);
+  return SearchSource{bson::Document::Copy(first->value.Document()), std::move(rest).Finish()};
+}
+
 class UnionWithStage final : public Stage {
  public:
-  UnionWithStage(bson::ValueView spec, OutTarget coll, std::optional<Pipeline> pipeline)
-      : Stage(spec), coll_(std::move(coll)), pipeline_(std::move(pipeline)) {}
+  UnionWithStage(bson::ValueView spec, OutTarget coll, std::optional<Pipeline> pipeline,
+                 std::optional<bson::Document> search)
+      : Stage(spec),
+        coll_(std::move(coll)),
+        pipeline_(std::move(pipeline)),
+        search_(std::move(search)) {}
   std::string_view name() const override { return "$unionWith"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
@@ -202,9 +231,7 @@ class UnionWithStage final : public Stage {
         QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(out));
         if (more) return true;
         input_.reset();
-        QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
-                                ReadCollection(run_, stage_->coll_, "$unionWith"));
-        other_ = StreamOfDocuments(std::move(docs));
+        QUARRY_ASSIGN_OR_RETURN(other_, OpenOther());
         if (stage_->pipeline_.has_value()) {
           QUARRY_ASSIGN_OR_RETURN(other_,
                                   stage_->pipeline_->Run(std::move(other_), run_.variables));
@@ -214,6 +241,19 @@ class UnionWithStage final : public Stage {
     }
 
    private:
+    StatusWith<std::unique_ptr<DocumentStream>> OpenOther() const {
+      if (!stage_->search_.has_value()) {
+        QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> docs,
+                                ReadCollection(run_, stage_->coll_, "$unionWith"));
+        return StreamOfDocuments(std::move(docs));
+      }
+      if (run_.pipeline == nullptr || !run_.pipeline->open_search) {
+        return Status(ErrorCode::kNotImplemented, "$unionWith cannot run a search here");
+      }
+      return run_.pipeline->open_search(stage_->coll_.db, stage_->coll_.coll,
+                                        stage_->search_->view());
+    }
+
     std::shared_ptr<const UnionWithStage> stage_;
     std::unique_ptr<DocumentStream> input_;
     std::unique_ptr<DocumentStream> other_;
@@ -222,6 +262,7 @@ class UnionWithStage final : public Stage {
 
   OutTarget coll_;
   std::optional<Pipeline> pipeline_;
+  std::optional<bson::Document> search_;  // the sub-pipeline's first stage, when a search
 };
 
 }  // namespace
@@ -321,6 +362,7 @@ StatusWith<StageList> ParseLookupStage(bson::ValueView spec, StageParseContext& 
 StatusWith<StageList> ParseUnionWithStage(bson::ValueView spec, StageParseContext& ctx) {
   OutTarget coll;
   std::optional<Pipeline> pipeline;
+  std::optional<bson::Document> search;
   if (spec.type() == Type::kString) {
     coll.db = ctx.pipeline->db;
     coll.coll = std::string(spec.String());
@@ -341,7 +383,16 @@ StatusWith<StageList> ParseUnionWithStage(bson::ValueView spec, StageParseContex
     }
     coll.db = ctx.pipeline->db;
     coll.coll = std::string(coll_spec.String());
-    if (pipeline_spec.exists()) {
+    if (std::optional<SearchSource> source = SearchSourceOf(pipeline_spec)) {
+      search = std::move(source->stage);
+      QUARRY_ASSIGN_OR_RETURN(
+          Pipeline parsed,
+          ParseSubPipeline("$unionWith",
+                           bson::ValueView(Type::kArray, source->rest.view().bytes().data(),
+                                           source->rest.view().bytes().size()),
+                           ctx));
+      pipeline = std::move(parsed);
+    } else if (pipeline_spec.exists()) {
       QUARRY_ASSIGN_OR_RETURN(Pipeline parsed, ParseSubPipeline("$unionWith", pipeline_spec, ctx));
       pipeline = std::move(parsed);
     }
@@ -350,7 +401,8 @@ StatusWith<StageList> ParseUnionWithStage(bson::ValueView spec, StageParseContex
                   "the $unionWith stage specification must be an object or string, but found " +
                       std::string(TypeName(spec)));
   }
-  return StageList{std::make_shared<UnionWithStage>(spec, std::move(coll), std::move(pipeline))};
+  return StageList{std::make_shared<UnionWithStage>(spec, std::move(coll), std::move(pipeline),
+                                                    std::move(search))};
 }
 
 }  // namespace quarry::query::stages

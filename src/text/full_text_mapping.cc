@@ -1,0 +1,233 @@
+#include "text/full_text_mapping.h"
+
+#include <unicode/utf8.h>
+
+#include <vector>
+
+#include "text/analyzer.h"
+
+namespace quarry::text {
+namespace {
+
+using OnString = std::function<void(const std::string& path, std::string_view value,
+                                    const SearchAnalyzer& analyzer)>;
+
+// What a field found without a mapping of its own is under a dynamic document: a string, and a
+// document whose strings are all held.
+const FullTextField& DynamicField() {
+  static const FullTextField kDynamic = [] {
+    FullTextField field = DocumentField();
+    field.is_string = true;
+    field.dynamic = true;
+    field.value_kinds = kDynamicValues;
+    return field;
+  }();
+  return kDynamic;
+}
+
+using OnValue = std::function<void(const std::string& path, bson::ValueView value)>;
+
+// Calls `on_value` with each value of `document` that `mapping` holds whole.
+void WalkValues(bson::DocumentView document, const FullTextField& mapping,
+                const std::string& prefix, const OnValue& on_value);
+
+void WalkValue(bson::ValueView value, const FullTextField& field, const std::string& path,
+               const OnValue& on_value) {
+  if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& e : value.Document()) WalkValue(e.value, field, path, on_value);
+  } else if (value.type() == bson::Type::kDocument) {
+    if (field.is_document) WalkValues(value.Document(), field, path + ".", on_value);
+  } else if ((ValueKindOf(value) & field.value_kinds) != 0) {
+    on_value(path, value);
+  }
+}
+
+void WalkValues(bson::DocumentView document, const FullTextField& mapping,
+                const std::string& prefix, const OnValue& on_value) {
+  for (const bson::Element& e : document) {
+    auto named = mapping.fields.find(e.key);
+    const FullTextField* field = named != mapping.fields.end() ? &named->second
+                                 : mapping.dynamic             ? &DynamicField()
+                                                               : nullptr;
+    if (field != nullptr) WalkValue(e.value, *field, prefix + std::string(e.key), on_value);
+  }
+}
+
+using OnAutocomplete = std::function<void(const std::string& path, std::string_view value,
+                                          const AutocompleteOptions& options)>;
+
+void WalkAutocomplete(bson::DocumentView document, const FullTextField& mapping,
+                      const std::string& prefix, const OnAutocomplete& on_string);
+
+void WalkAutocompleteValue(bson::ValueView value, const FullTextField& field,
+                           const std::string& path, const OnAutocomplete& on_string) {
+  if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& e : value.Document()) {
+      WalkAutocompleteValue(e.value, field, path, on_string);
+    }
+  } else if (value.type() == bson::Type::kDocument) {
+    if (field.is_document) WalkAutocomplete(value.Document(), field, path + ".", on_string);
+  } else if (value.type() == bson::Type::kString && field.autocomplete.has_value()) {
+    on_string(path, value.String(), *field.autocomplete);
+  }
+}
+
+// Only named fields: a dynamic mapping holds no autocomplete grams.
+void WalkAutocomplete(bson::DocumentView document, const FullTextField& mapping,
+                      const std::string& prefix, const OnAutocomplete& on_string) {
+  for (const bson::Element& e : document) {
+    auto named = mapping.fields.find(e.key);
+    if (named != mapping.fields.end()) {
+      WalkAutocompleteValue(e.value, named->second, prefix + std::string(e.key), on_string);
+    }
+  }
+}
+
+void Walk(bson::DocumentView document, const FullTextField& mapping, const std::string& prefix,
+          const FullTextMapping& index, const OnString& on_string);
+
+// One value at `path` mapped by `field`; arrays hold values of the same path.
+void WalkValue(bson::ValueView value, const FullTextField& field, const std::string& path,
+               const FullTextMapping& index, const OnString& on_string) {
+  switch (value.type()) {
+    case bson::Type::kString:
+      if (field.is_string) {
+        on_string(path, value.String(),
+                  field.analyzer != nullptr ? *field.analyzer : *index.analyzer);
+      }
+      break;
+    case bson::Type::kDocument:
+      if (field.is_document) Walk(value.Document(), field, path + ".", index, on_string);
+      break;
+    case bson::Type::kArray:
+      for (const bson::Element& e : value.Document()) {
+        WalkValue(e.value, field, path, index, on_string);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void Walk(bson::DocumentView document, const FullTextField& mapping, const std::string& prefix,
+          const FullTextMapping& index, const OnString& on_string) {
+  for (const bson::Element& e : document) {
+    auto named = mapping.fields.find(e.key);
+    const FullTextField* field = named != mapping.fields.end() ? &named->second
+                                 : mapping.dynamic             ? &DynamicField()
+                                                               : nullptr;
+    if (field != nullptr) WalkValue(e.value, *field, prefix + std::string(e.key), index, on_string);
+  }
+}
+
+// The mapping of `path`'s last component, or null; then `under_dynamic` says whether the
+// document where the path leaves the mappings holds all its strings.
+const FullTextField* FieldAt(const FullTextField& root, std::string_view path,
+                             bool* under_dynamic) {
+  const FullTextField* at = &root;
+  for (;;) {
+    const std::size_t dot = path.find('.');
+    auto it = at->fields.find(path.substr(0, dot));
+    if (it == at->fields.end()) {
+      *under_dynamic = at->dynamic;
+      return nullptr;
+    }
+    if (dot == std::string_view::npos) return &it->second;
+    at = &it->second;
+    path.remove_prefix(dot + 1);
+  }
+}
+
+}  // namespace
+
+std::string AutocompleteOptions::Fold(std::string_view word) const {
+  return fold_diacritics ? StripDiacritics(word) : std::string(word);
+}
+
+void AutocompleteOptions::ForEachGram(
+    std::string_view word, const std::function<void(std::string_view gram)>& on_gram) const {
+  // Where each code point starts, and the end.
+  std::vector<std::size_t> starts;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto length = static_cast<std::int32_t>(word.size());
+  for (std::int32_t i = 0; i < length;) {
+    starts.push_back(static_cast<std::size_t>(i));
+    U8_FWD_1(bytes, i, length);
+  }
+  const std::size_t n = starts.size();
+  starts.push_back(word.size());
+  auto gram = [&](std::size_t from, std::size_t count) {
+    on_gram(word.substr(starts[from], starts[from + count] - starts[from]));
+  };
+  for (std::size_t count = min_grams; count <= std::min(max_grams, n); ++count) {
+    switch (tokenization) {
+      case Tokenization::kEdgeGram:
+        gram(0, count);
+        break;
+      case Tokenization::kRightEdgeGram:
+        gram(n - count, count);
+        break;
+      case Tokenization::kNGram:
+        for (std::size_t from = 0; from + count <= n; ++from) gram(from, count);
+        break;
+    }
+  }
+}
+
+unsigned ValueKindOf(bson::ValueView value) {
+  switch (value.type()) {
+    case bson::Type::kString:
+      return kTokenValues;
+    case bson::Type::kInt32:
+    case bson::Type::kInt64:
+    case bson::Type::kDouble:
+      return kNumberValues;
+    case bson::Type::kDate:
+      return kDateValues;
+    case bson::Type::kBool:
+      return kBooleanValues;
+    case bson::Type::kObjectId:
+      return kObjectIdValues;
+    case bson::Type::kBinary:
+      return value.Binary().subtype == 4 ? static_cast<unsigned>(kUuidValues) : 0u;
+    default:
+      return 0;
+  }
+}
+
+void FullTextMapping::ForEachValue(bson::DocumentView document, const OnValue& on_value) const {
+  WalkValues(document, root, "", on_value);
+}
+
+void FullTextMapping::ForEachString(bson::DocumentView document, const OnString& on_string) const {
+  Walk(document, root, "", *this, on_string);
+}
+
+void FullTextMapping::ForEachAutocompleteString(bson::DocumentView document,
+                                                const OnAutocomplete& on_string) const {
+  WalkAutocomplete(document, root, "", on_string);
+}
+
+const AutocompleteOptions* FullTextMapping::AutocompleteAt(std::string_view path) const {
+  bool under_dynamic = false;
+  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  return field != nullptr && field->autocomplete.has_value() ? &*field->autocomplete : nullptr;
+}
+
+const SearchAnalyzer& FullTextMapping::SearchAnalyzerFor(std::string_view path) const {
+  bool under_dynamic = false;
+  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  if (field != nullptr && field->is_string) {
+    if (field->search_analyzer != nullptr) return *field->search_analyzer;
+    if (field->analyzer != nullptr) return *field->analyzer;
+  }
+  return search_analyzer != nullptr ? *search_analyzer : *analyzer;
+}
+
+bool FullTextMapping::MayHoldStrings(std::string_view path) const {
+  bool under_dynamic = false;
+  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  return (field != nullptr && field->is_string) || (field == nullptr && under_dynamic);
+}
+
+}  // namespace quarry::text

@@ -1,0 +1,104 @@
+// Which strings of a document an Atlas Search index holds, and with which analyzers: the
+// string fields its `mappings` name, and with `dynamic: true` every string of the documents it
+// maps.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "bson/value.h"
+#include "text/search_analyzer.h"
+
+namespace quarry::text {
+
+// The kinds of non-text values an index holds for equals, range, in and exists, as bits.
+enum ValueKind : unsigned {
+  kTokenValues = 1,  // strings, whole (type "token")
+  kNumberValues = 2,
+  kDateValues = 4,
+  kBooleanValues = 8,
+  kObjectIdValues = 16,
+  kUuidValues = 32,
+  // What a dynamic mapping holds besides text: every kind but tokens.
+  kDynamicValues = kNumberValues | kDateValues | kBooleanValues | kObjectIdValues | kUuidValues,
+};
+
+// The kind of `value` (0: none an index holds).
+unsigned ValueKindOf(bson::ValueView value);
+
+// An autocomplete mapping: each word of the field's strings (by `analyzer`) is held as grams,
+// the sequences of minGrams to maxGrams characters at its start (edgeGram), its end
+// (rightEdgeGram) or anywhere (nGram), diacritics folded unless told otherwise.
+struct AutocompleteOptions {
+  enum class Tokenization { kEdgeGram, kRightEdgeGram, kNGram };
+  Tokenization tokenization = Tokenization::kEdgeGram;
+  std::size_t min_grams = 2;
+  std::size_t max_grams = 15;
+  bool fold_diacritics = true;
+  const SearchAnalyzer* analyzer = nullptr;  // null: lucene.standard
+
+  // Calls `on_gram` with each gram of `word`.
+  void ForEachGram(std::string_view word,
+                   const std::function<void(std::string_view gram)>& on_gram) const;
+  // `word` as grams are made of it: diacritics folded when the mapping says so.
+  std::string Fold(std::string_view word) const;
+};
+
+// One mapped field: a string, a document of mapped fields, or both (a field may carry several
+// mappings).
+struct FullTextField {
+  bool is_string = false;
+  unsigned value_kinds = 0;  // ValueKind bits: the values held whole
+  std::optional<AutocompleteOptions> autocomplete;
+  const SearchAnalyzer* analyzer = nullptr;         // null: the index's
+  const SearchAnalyzer* search_analyzer = nullptr;  // null: `analyzer`, then the index's
+  bool is_document = false;
+  bool dynamic = false;  // a document: its strings that `fields` does not name are held too
+  std::map<std::string, FullTextField, std::less<>> fields;
+};
+
+// A document mapping: {type: "document"}, the root's kind.
+inline FullTextField DocumentField() {
+  FullTextField field;
+  field.is_document = true;
+  return field;
+}
+
+struct FullTextMapping {
+  FullTextField root = DocumentField();
+  const SearchAnalyzer* analyzer = &SearchAnalyzer::Standard();
+  const SearchAnalyzer* search_analyzer = nullptr;  // null: `analyzer`
+
+  // Calls `on_string` with each string value the index holds of `document` (strings in arrays
+  // too), its dotted path and the analyzer that indexes it.
+  void ForEachString(bson::DocumentView document,
+                     const std::function<void(const std::string& path, std::string_view value,
+                                              const SearchAnalyzer& analyzer)>& on_string) const;
+
+  // Calls `on_value` with each non-text value the index holds of `document` (values in arrays
+  // too) and its dotted path.
+  void ForEachValue(
+      bson::DocumentView document,
+      const std::function<void(const std::string& path, bson::ValueView value)>& on_value) const;
+
+  // Calls `on_string` with each string an autocomplete mapping holds, its path and options.
+  void ForEachAutocompleteString(
+      bson::DocumentView document,
+      const std::function<void(const std::string& path, std::string_view value,
+                               const AutocompleteOptions& options)>& on_string) const;
+
+  // The autocomplete mapping of `path`, or null.
+  const AutocompleteOptions* AutocompleteAt(std::string_view path) const;
+
+  // The analyzer that analyzes a query's text on `path`.
+  const SearchAnalyzer& SearchAnalyzerFor(std::string_view path) const;
+
+  // Whether the index may hold strings at `path`: a string field, or any path under a dynamic
+  // document.
+  bool MayHoldStrings(std::string_view path) const;
+};
+
+}  // namespace quarry::text

@@ -1,0 +1,173 @@
+#include "text/inverted_index.h"
+
+#include <cmath>
+#include <set>
+
+#include "bson/builder.h"
+
+namespace quarry::text {
+namespace {
+
+constexpr double kK1 = 1.2;
+constexpr double kB = 0.75;
+// Values of an array are analyzed as one text with this gap between them, so a phrase never
+// spans two values.
+constexpr std::uint32_t kPositionGapBetweenValues = 100;
+
+void AddLength(InvertedIndex::Field& field, std::uint32_t label, std::uint32_t terms) {
+  if (field.lengths.size() <= label) field.lengths.resize(label + 1, 0);
+  if (field.lengths[label] == 0) ++field.documents;
+  field.lengths[label] += terms;
+  field.total_length += terms;
+}
+
+}  // namespace
+
+double InvertedIndex::Field::Idf(std::size_t labels_with_term) const {
+  const double n = static_cast<double>(labels_with_term);
+  const double total = static_cast<double>(documents);
+  return std::log(1 + (total - n + 0.5) / (n + 0.5));
+}
+
+double InvertedIndex::Field::Score(std::uint32_t label, double frequency, double idf) const {
+  const double dl = LengthOf(label);
+  const double average =
+      documents == 0 ? 1 : static_cast<double>(total_length) / static_cast<double>(documents);
+  const double norm = kK1 * (1 - kB + kB * dl / (average > 0 ? average : 1));
+  return idf * frequency / (frequency + norm);
+}
+
+void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
+                        bson::DocumentView document) {
+  Remove(label);
+  std::vector<std::pair<Field*, const std::string*>>& held = held_[label];
+  std::map<std::string, std::uint32_t> next_position;  // path -> where its next value starts
+  mapping.ForEachString(document, [&](const std::string& path, std::string_view value,
+                                      const SearchAnalyzer& analyzer) {
+    Field& field = fields_[path];
+    auto next = next_position.emplace(path, 0).first;
+    const std::uint32_t base = next->second;
+    std::uint32_t last = base;
+    std::uint32_t count = 0;
+    analyzer.Analyze(value, [&](std::string_view term, std::uint32_t position) {
+      auto found = field.terms.find(term);
+      if (found == field.terms.end())
+        found = field.terms.emplace(std::string(term), Postings()).first;
+      Positions& positions = found->second[label];
+      if (positions.empty()) held.emplace_back(&field, &found->first);
+      positions.push_back(base + position);
+      last = base + position;
+      ++count;
+    });
+    next->second = last + kPositionGapBetweenValues;
+    // As in Lucene, a document counts toward a field's statistics once it holds a term there.
+    if (count > 0) {
+      AddLength(field, label, count);
+    }
+  });
+  mapping.ForEachAutocompleteString(document, [&](const std::string& path, std::string_view value,
+                                                  const AutocompleteOptions& options) {
+    Field& field = autocomplete_fields_[path];
+    auto next = next_position.emplace("\x01" + path, 0).first;
+    const std::uint32_t base = next->second;
+    std::uint32_t last = base;
+    std::uint32_t words = 0;
+    const SearchAnalyzer& analyzer =
+        options.analyzer != nullptr ? *options.analyzer : SearchAnalyzer::Standard();
+    // As Lucene counts with overlapping grams discounted: one per word that gave a gram.
+    analyzer.Analyze(value, [&](std::string_view word, std::uint32_t position) {
+      bool any = false;
+      options.ForEachGram(options.Fold(word), [&](std::string_view gram) {
+        any = true;
+        auto found = field.terms.find(gram);
+        if (found == field.terms.end()) {
+          found = field.terms.emplace(std::string(gram), Postings()).first;
+        }
+        Positions& positions = found->second[label];
+        if (positions.empty()) held.emplace_back(&field, &found->first);
+        positions.push_back(base + position);
+      });
+      last = base + position;
+      if (any) ++words;
+    });
+    next->second = last + kPositionGapBetweenValues;
+    if (words > 0) {
+      AddLength(field, label, words);
+    }
+  });
+  if (held.empty()) held_.erase(label);
+  bson::DocumentBuilder values;
+  bool any = false;
+  mapping.ForEachValue(document, [&](const std::string& path, bson::ValueView value) {
+    values.Append(path, value);
+    any = true;
+  });
+  if (any) values_[label] = std::move(values).Finish();
+}
+
+void InvertedIndex::Remove(std::uint32_t label) {
+  values_.erase(label);
+  auto held = held_.find(label);
+  if (held == held_.end()) return;
+  for (auto& [field, term] : held->second) {
+    if (field->LengthOf(label) != 0) {
+      field->total_length -= field->lengths[label];
+      field->lengths[label] = 0;
+      --field->documents;
+    }
+    auto postings = field->terms.find(*term);
+    if (postings == field->terms.end()) continue;
+    postings->second.erase(label);
+    if (postings->second.empty()) field->terms.erase(postings);
+  }
+  held_.erase(held);
+}
+
+namespace {
+
+bool AtOrUnder(std::string_view path, std::string_view wanted) {
+  return path == wanted ||
+         (path.size() > wanted.size() && path.starts_with(wanted) && path[wanted.size()] == '.');
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> InvertedIndex::LabelsHolding(std::string_view path) const {
+  std::set<std::uint32_t> labels;
+  for (auto it = fields_.lower_bound(path); it != fields_.end() && it->first.starts_with(path);
+       ++it) {
+    if (!AtOrUnder(it->first, path)) continue;
+    const std::vector<std::uint32_t>& lengths = it->second.lengths;
+    for (std::uint32_t label = 0; label < lengths.size(); ++label) {
+      if (lengths[label] != 0) labels.insert(label);
+    }
+  }
+  for (const auto& [label, values] : values_) {
+    for (const bson::Element& e : values.view()) {
+      if (AtOrUnder(e.key, path)) {
+        labels.insert(label);
+        break;
+      }
+    }
+  }
+  return {labels.begin(), labels.end()};
+}
+
+const InvertedIndex::Field* InvertedIndex::FieldAt(std::string_view path) const {
+  auto it = fields_.find(path);
+  return it != fields_.end() ? &it->second : nullptr;
+}
+
+const InvertedIndex::Field* InvertedIndex::AutocompleteFieldAt(std::string_view path) const {
+  auto it = autocomplete_fields_.find(path);
+  return it != autocomplete_fields_.end() ? &it->second : nullptr;
+}
+
+std::vector<std::string_view> InvertedIndex::Paths() const {
+  std::vector<std::string_view> paths;
+  paths.reserve(fields_.size());
+  for (const auto& [path, field] : fields_) paths.push_back(path);
+  return paths;
+}
+
+}  // namespace quarry::text

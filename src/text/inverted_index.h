@@ -1,0 +1,74 @@
+// The terms of a search index's strings, by document label: for each path and term, the labels
+// holding it and the positions it has there; for each path, each label's term count; and each
+// label's values held whole (numbers, dates, tokens...). Text and phrase score by Lucene's BM25;
+// equals, range, in and exists read the values.
+#pragma once
+
+#include <boost/container/small_vector.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "bson/value.h"
+#include "text/full_text_mapping.h"
+
+namespace quarry::text {
+
+class InvertedIndex {
+ public:
+  // Most terms occur once or twice in a value: those positions need no allocation of their own.
+  using Positions = boost::container::small_vector<std::uint32_t, 2>;
+  using Postings = std::map<std::uint32_t, Positions>;  // label -> positions, by label
+
+  struct Field {
+    std::map<std::string, Postings, std::less<>> terms;
+    // By label: the terms it holds (0: none). Labels are dense, so a vector is both smaller and
+    // faster to read per posting than a map.
+    std::vector<std::uint32_t> lengths;
+    std::size_t documents = 0;  // labels holding at least one term
+    std::uint64_t total_length = 0;
+
+    std::uint32_t LengthOf(std::uint32_t label) const {
+      return label < lengths.size() ? lengths[label] : 0;
+    }
+
+    // Lucene's BM25 (k1 1.2, b 0.75) of `frequency` occurrences in `label`'s value, for a term
+    // (or phrase) whose inverse document frequency is `idf`.
+    double Score(std::uint32_t label, double frequency, double idf) const;
+    // ln(1 + (N - n + 0.5) / (n + 0.5)), N the labels holding this path.
+    double Idf(std::size_t labels_with_term) const;
+  };
+
+  // Replaces what the index holds of `label` with the strings `mapping` maps in `document`.
+  void Set(std::uint32_t label, const FullTextMapping& mapping, bson::DocumentView document);
+  void Remove(std::uint32_t label);
+
+  // label -> the values it holds whole, each under its dotted path (a path repeats for an
+  // array's values); a label holding none is absent.
+  const std::unordered_map<std::uint32_t, bson::Document>& values() const { return values_; }
+
+  // The labels holding a string or a whole value at `path` or below it.
+  std::vector<std::uint32_t> LabelsHolding(std::string_view path) const;
+
+  // The field of `path`, or null when no document has held a string there.
+  const Field* FieldAt(std::string_view path) const;
+  // The grams of `path`'s autocomplete mapping (terms: grams; positions: their words'; length:
+  // words), or null when no document has held one there.
+  const Field* AutocompleteFieldAt(std::string_view path) const;
+
+  // Every path some document held a string at.
+  std::vector<std::string_view> Paths() const;
+
+ private:
+  std::map<std::string, Field, std::less<>> fields_;
+  std::map<std::string, Field, std::less<>> autocomplete_fields_;
+  std::unordered_map<std::uint32_t, bson::Document> values_;
+  // label -> the (field, term) entries it holds, so that Remove finds them. A term's key stays
+  // in its field's map while any label holds it, so each entry points at it.
+  std::unordered_map<std::uint32_t, std::vector<std::pair<Field*, const std::string*>>> held_;
+};
+
+}  // namespace quarry::text

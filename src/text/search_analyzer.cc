@@ -1,0 +1,195 @@
+#include "text/search_analyzer.h"
+
+#include <unicode/ubrk.h>
+#include <unicode/uchar.h>
+#include <unicode/utext.h>
+#include <unicode/utf8.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+
+#include "text/analyzer.h"
+
+namespace quarry::text {
+namespace {
+
+// Lucene's English stop set, which lucene.english drops (lucene.standard drops none).
+bool IsLuceneEnglishStopWord(std::string_view word) {
+  static constexpr std::array<std::string_view, 33> kWords = {
+      "a",   "an",    "and",  "are",   "as",    "at",   "be",   "but", "by",  "for",  "if",
+      "in",  "into",  "is",   "it",    "no",    "not",  "of",   "on",  "or",  "such", "that",
+      "the", "their", "then", "there", "these", "they", "this", "to",  "was", "will", "with"};
+  return std::binary_search(kWords.begin(), kWords.end(), word);
+}
+
+// Lucene's English analyzer stems with Porter's original algorithm, not Snowball's English.
+constexpr Language kLuceneEnglish{.name = "english",
+                                  .snowball = "porter",
+                                  .is_stop_word = IsLuceneEnglishStopWord,
+                                  .apostrophe_in_words = true,
+                                  .turkish_case = false};
+
+using Tokenizer = SearchAnalyzer::Tokenizer;
+
+const Language* LanguageNamed(std::string_view name) { return FindLanguage(name); }
+
+struct UTextCloser {
+  void operator()(UText* text) const { utext_close(text); }
+};
+struct BreakIteratorCloser {
+  void operator()(UBreakIterator* iterator) const { ubrk_close(iterator); }
+};
+
+// Calls `on_word` with each word of `value` by Unicode's word boundaries: the segments that
+// hold letters, digits, kana or ideographs (rule status at least UBRK_WORD_NONE_LIMIT).
+template <typename OnWord>
+void ForEachUnicodeWord(std::string_view value, OnWord on_word) {
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<UText, UTextCloser> text(
+      utext_openUTF8(nullptr, value.data(), static_cast<std::int64_t>(value.size()), &status));
+  // One iterator per thread: opening one loads the rules.
+  thread_local std::unique_ptr<UBreakIterator, BreakIteratorCloser> words(
+      ubrk_open(UBRK_WORD, "", nullptr, 0, &status));
+  if (U_FAILURE(status) || words == nullptr) return;
+  ubrk_setUText(words.get(), text.get(), &status);
+  if (U_FAILURE(status)) return;
+  std::int32_t start = ubrk_first(words.get());
+  for (std::int32_t end = ubrk_next(words.get()); end != UBRK_DONE;
+       start = end, end = ubrk_next(words.get())) {
+    if (ubrk_getRuleStatus(words.get()) >= UBRK_WORD_NONE_LIMIT) {
+      on_word(value.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start)));
+    }
+  }
+}
+
+// Calls `on_word` with each run of code points that `in_word` admits.
+template <typename InWord, typename OnWord>
+void ForEachRun(std::string_view value, InWord in_word, OnWord on_word) {
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(value.data());
+  const auto length = static_cast<std::int32_t>(value.size());
+  std::int32_t run_start = -1;
+  for (std::int32_t i = 0; i < length;) {
+    const std::int32_t at = i;
+    UChar32 c;
+    U8_NEXT(bytes, i, length, c);
+    const bool inside = c >= 0 && in_word(c);
+    if (inside && run_start < 0) run_start = at;
+    if (!inside && run_start >= 0) {
+      on_word(value.substr(static_cast<std::size_t>(run_start),
+                           static_cast<std::size_t>(at - run_start)));
+      run_start = -1;
+    }
+  }
+  if (run_start >= 0) on_word(value.substr(static_cast<std::size_t>(run_start)));
+}
+
+std::string Lowercase(std::string_view word) {
+  std::string out;
+  out.reserve(word.size());
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto length = static_cast<std::int32_t>(word.size());
+  for (std::int32_t i = 0; i < length;) {
+    UChar32 c;
+    U8_NEXT(bytes, i, length, c);
+    if (c < 0) c = 0xFFFD;
+    char encoded[U8_MAX_LENGTH];
+    std::int32_t n = 0;
+    U8_APPEND_UNSAFE(encoded, n, u_tolower(c));
+    out.append(encoded, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// "dog's" -> "dog", with any of the apostrophes Lucene's possessive filter knows.
+std::string_view WithoutPossessive(std::string_view word) {
+  for (std::string_view apostrophe : {"'", "\u2019", "\uFF07"}) {
+    for (std::string_view s : {"s", "S"}) {
+      const std::size_t suffix = apostrophe.size() + s.size();
+      if (word.size() > suffix &&
+          word.substr(word.size() - suffix, apostrophe.size()) == apostrophe &&
+          word.substr(word.size() - s.size()) == s) {
+        return word.substr(0, word.size() - suffix);
+      }
+    }
+  }
+  return word;
+}
+
+}  // namespace
+
+const SearchAnalyzer& SearchAnalyzer::Standard() {
+  static constexpr SearchAnalyzer kStandard("lucene.standard", Tokenizer::kStandard, true, nullptr,
+                                            false);
+  return kStandard;
+}
+
+const SearchAnalyzer* SearchAnalyzer::Find(std::string_view name) {
+  static constexpr SearchAnalyzer kSimple("lucene.simple", Tokenizer::kLetters, true, nullptr,
+                                          false);
+  static constexpr SearchAnalyzer kWhitespace("lucene.whitespace", Tokenizer::kWhitespace, false,
+                                              nullptr, false);
+  static constexpr SearchAnalyzer kKeyword("lucene.keyword", Tokenizer::kKeyword, false, nullptr,
+                                           false);
+  static constexpr SearchAnalyzer kEnglish("lucene.english", Tokenizer::kStandard, true,
+                                           &kLuceneEnglish, true);
+  if (name == "lucene.standard") return &Standard();
+  if (name == "lucene.simple") return &kSimple;
+  if (name == "lucene.whitespace") return &kWhitespace;
+  if (name == "lucene.keyword") return &kKeyword;
+  if (name == "lucene.english") return &kEnglish;
+  // The other languages text search stems: their stop words and Snowball stemmers.
+  static const auto* const kLanguages = [] {
+    auto* analyzers = new std::vector<std::pair<std::string, SearchAnalyzer>>();
+    for (std::string_view language :
+         {"danish", "dutch", "finnish", "french", "german", "hungarian", "italian", "norwegian",
+          "portuguese", "romanian", "russian", "spanish", "swedish", "turkish"}) {
+      const Language* found = LanguageNamed(language);
+      if (found == nullptr) continue;
+      std::string analyzer_name = "lucene." + std::string(language);
+      analyzers->emplace_back(analyzer_name,
+                              SearchAnalyzer("", Tokenizer::kStandard, true, found, false));
+    }
+    for (auto& [analyzer_name, analyzer] : *analyzers) analyzer.name_ = analyzer_name;
+    return analyzers;
+  }();
+  for (const auto& [analyzer_name, analyzer] : *kLanguages) {
+    if (analyzer_name == name) return &analyzer;
+  }
+  return nullptr;
+}
+
+void SearchAnalyzer::Analyze(
+    std::string_view value,
+    const std::function<void(std::string_view term, std::uint32_t position)>& on_term) const {
+  std::uint32_t position = 0;
+  auto on_word = [&](std::string_view word) {
+    const std::uint32_t at = position++;
+    if (drop_possessives_) word = WithoutPossessive(word);
+    std::string term = lowercase_ ? Lowercase(word) : std::string(word);
+    if (language_ != nullptr) {
+      if (language_->is_stop_word != nullptr && language_->is_stop_word(term)) return;
+      term = Stem(*language_, term);
+    }
+    if (!term.empty()) on_term(term, at);
+  };
+  switch (tokenizer_) {
+    case Tokenizer::kStandard:
+      ForEachUnicodeWord(value, on_word);
+      break;
+    case Tokenizer::kLetters:
+      ForEachRun(
+          value, [](UChar32 c) { return u_isalpha(c) != 0; }, on_word);
+      break;
+    case Tokenizer::kWhitespace:
+      ForEachRun(
+          value, [](UChar32 c) { return u_isWhitespace(c) == 0; }, on_word);
+      break;
+    case Tokenizer::kKeyword:
+      on_word(value);
+      break;
+  }
+}
+
+}  // namespace quarry::text

@@ -1,0 +1,61 @@
+// The built-in analyzers of Atlas Search indexes, by the names an index definition gives them
+// ("lucene.standard", "lucene.english", ...): what a string field's value, and the text of a
+// query on it, become as terms at positions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "text/language.h"
+
+namespace quarry::text {
+
+class SearchAnalyzer {
+ public:
+  enum class Tokenizer {
+    kStandard,    // Unicode word boundaries (UAX #29), as Lucene's StandardTokenizer
+    kLetters,     // runs of letters
+    kWhitespace,  // runs of anything but white space
+    kKeyword,     // the whole value as one term
+  };
+
+  // The analyzer `name` names, or null when Quarry does not have it.
+  static const SearchAnalyzer* Find(std::string_view name);
+  static const SearchAnalyzer& Standard();
+
+  // Calls `on_term` with each term of `value` and its position (0, 1, ...; a dropped stop word
+  // leaves its position unused, so phrases do not match across it).
+  void Analyze(
+      std::string_view value,
+      const std::function<void(std::string_view term, std::uint32_t position)>& on_term) const;
+
+  std::string_view name() const { return name_; }
+
+  constexpr SearchAnalyzer(std::string_view name, Tokenizer tokenizer, bool lowercase,
+                           const Language* language, bool drop_possessives)
+      : name_(name),
+        tokenizer_(tokenizer),
+        lowercase_(lowercase),
+        language_(language),
+        drop_possessives_(drop_possessives) {}
+
+ private:
+  std::string_view name_;
+  Tokenizer tokenizer_;
+  bool lowercase_;
+  // Stop words and stemmer of a language analyzer; null: neither.
+  const Language* language_;
+  bool drop_possessives_;  // "dog's" -> "dog" (English)
+};
+
+// What an error about an unknown analyzer adds: the analyzers Quarry has.
+inline constexpr std::string_view kSupportedAnalyzers =
+    " (Quarry has lucene.standard, lucene.simple, lucene.whitespace, lucene.keyword and the "
+    "language analyzers lucene.danish, lucene.dutch, lucene.english, lucene.finnish, "
+    "lucene.french, lucene.german, lucene.hungarian, lucene.italian, lucene.norwegian, "
+    "lucene.portuguese, lucene.romanian, lucene.russian, lucene.spanish, lucene.swedish and "
+    "lucene.turkish)";
+
+}  // namespace quarry::text

@@ -1,0 +1,835 @@
+#include "text/search_operator.h"
+
+#include <unicode/utf8.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "bson/builder.h"
+#include "bson/compare.h"
+
+namespace quarry::text {
+namespace {
+
+// Atlas's operators that Quarry does not evaluate yet; each answers NotImplemented by name.
+constexpr std::array<std::string_view, 12> kNotYetOperators = {
+    "embeddedDocument", "geoShape", "geoWithin",   "hasAncestor", "hasRoot", "knnBeta",
+    "moreLikeThis",     "near",     "queryString", "regex",       "span",    "wildcard"};
+
+Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
+
+Status NotYet(std::string what) {
+  return Status(ErrorCode::kNotImplemented, std::move(what) + " is not supported by Quarry yet");
+}
+
+Status Unknown(std::string_view at, std::string_view key) {
+  return Bad("\"" + std::string(at) + "." + std::string(key) + "\" is not a known option");
+}
+
+std::optional<std::int64_t> WholeNumber(bson::ValueView value) {
+  if (!value.IsNumber() || value.type() == bson::Type::kDecimal128) return std::nullopt;
+  const double d = value.AsDouble();
+  if (!std::isfinite(d) || std::floor(d) != d) return std::nullopt;
+  return value.AsInt64();
+}
+
+StatusWith<std::vector<std::string>> Strings(bson::ValueView value, const std::string& at) {
+  std::vector<std::string> out;
+  if (value.type() == bson::Type::kString) {
+    out.emplace_back(value.String());
+    return out;
+  }
+  if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& e : value.Document()) {
+      if (e.value.type() != bson::Type::kString) {
+        return Bad("\"" + at + "\" must be a string or an array of strings");
+      }
+      out.emplace_back(e.value.String());
+    }
+    if (!out.empty()) return out;
+  }
+  return Bad("\"" + at + "\" must be a string or a non-empty array of strings");
+}
+
+StatusWith<std::string> OnePath(bson::ValueView value, const std::string& at) {
+  if (value.type() == bson::Type::kString && !value.String().empty()) {
+    return std::string(value.String());
+  }
+  if (value.type() == bson::Type::kDocument) {
+    bson::DocumentView path = value.Document();
+    if (path.Get("multi").exists()) return NotYet("\"" + at + ".multi\" (multi analyzers)");
+    for (const bson::Element& e : path) {
+      if (e.key != "wildcard" && e.key != "value") return Unknown(at, e.key);
+      if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
+        return Bad("\"" + at + "." + std::string(e.key) + "\" must be a non-empty string");
+      }
+      return std::string(e.value.String());
+    }
+  }
+  return Bad("\"" + at + "\" must be a field name, {wildcard: <pattern>} or an array of them");
+}
+
+StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::string& at) {
+  std::vector<std::string> out;
+  if (value.type() == bson::Type::kArray) {
+    std::size_t i = 0;
+    for (const bson::Element& e : value.Document()) {
+      QUARRY_ASSIGN_OR_RETURN(std::string path,
+                              OnePath(e.value, at + "[" + std::to_string(i++) + "]"));
+      out.push_back(std::move(path));
+    }
+    if (out.empty()) return Bad("\"" + at + "\" must not be empty");
+    return out;
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::string path, OnePath(value, at));
+  out.push_back(std::move(path));
+  return out;
+}
+
+// score: {boost: {value: <n>}} | {constant: {value: <n>}}.
+Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* op) {
+  if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  for (const bson::Element& e : value.Document()) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "function" || e.key == "embedded") return NotYet("\"" + inner + "\"");
+    if (e.key != "boost" && e.key != "constant") return Unknown(at, e.key);
+    if (e.value.type() != bson::Type::kDocument) return Bad("\"" + inner + "\" must be a document");
+    bson::DocumentView options = e.value.Document();
+    if (options.Get("path").exists()) return NotYet("\"" + inner + ".path\" (a score by a field)");
+    for (const bson::Element& o : options) {
+      if (o.key != "value") return Unknown(inner, o.key);
+      if (!o.value.IsNumber() || !(o.value.AsDouble() > 0) || !std::isfinite(o.value.AsDouble())) {
+        return Bad("\"" + inner + ".value\" must be a positive number");
+      }
+      op->score_value = o.value.AsDouble();
+    }
+    if (!options.Get("value").exists()) return Bad("\"" + inner + ".value\" is required");
+    op->score_kind =
+        e.key == "boost" ? SearchOperator::ScoreKind::kBoost : SearchOperator::ScoreKind::kConstant;
+  }
+  return Status::OK();
+}
+
+StatusWith<FuzzyOptions> ParseFuzzy(bson::ValueView value, const std::string& at) {
+  if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  FuzzyOptions fuzzy;
+  for (const bson::Element& e : value.Document()) {
+    std::optional<std::int64_t> n = WholeNumber(e.value);
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "maxEdits") {
+      if (!n.has_value() || *n < 1 || *n > 2) return Bad("\"" + inner + "\" must be 1 or 2");
+      fuzzy.max_edits = static_cast<int>(*n);
+    } else if (e.key == "prefixLength") {
+      if (!n.has_value() || *n < 0) return Bad("\"" + inner + "\" must be a non-negative integer");
+      fuzzy.prefix_length = static_cast<std::size_t>(*n);
+    } else if (e.key == "maxExpansions") {
+      if (!n.has_value() || *n < 1) return Bad("\"" + inner + "\" must be a positive integer");
+      fuzzy.max_expansions = static_cast<std::size_t>(*n);
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  return fuzzy;
+}
+
+StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
+                                   const std::string& at);
+
+// A compound clause: one operator document or an array of them.
+Status ParseClauses(bson::ValueView value, const std::string& at,
+                    std::vector<SearchOperator>* out) {
+  std::vector<std::pair<std::string, bson::DocumentView>> clauses;
+  if (value.type() == bson::Type::kDocument) {
+    clauses.emplace_back(at, value.Document());
+  } else if (value.type() == bson::Type::kArray) {
+    std::size_t i = 0;
+    for (const bson::Element& e : value.Document()) {
+      const std::string inner = at + "[" + std::to_string(i++) + "]";
+      if (e.value.type() != bson::Type::kDocument)
+        return Bad("\"" + inner + "\" must be a document");
+      clauses.emplace_back(inner, e.value.Document());
+    }
+  } else {
+    return Bad("\"" + at + "\" must be an operator document or an array of them");
+  }
+  for (const auto& [inner, clause] : clauses) {
+    auto first = clause.begin();
+    if (first == clause.end()) return Bad("\"" + inner + "\" must name an operator");
+    if (std::next(first) != clause.end()) {
+      return Bad("\"" + inner + "\" must name exactly one operator");
+    }
+    QUARRY_ASSIGN_OR_RETURN(SearchOperator op, ParseAt(first->key, first->value,
+                                                       inner + "." + std::string(first->key)));
+    out->push_back(std::move(op));
+  }
+  return Status::OK();
+}
+
+Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  const bool autocomplete = op->kind == SearchOperator::Kind::kAutocomplete;
+  const bool text = op->kind == SearchOperator::Kind::kText || autocomplete;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "query") {
+      QUARRY_ASSIGN_OR_RETURN(op->queries, Strings(e.value, inner));
+    } else if (e.key == "path") {
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else if (e.key == "synonyms") {
+      return NotYet("\"" + inner + "\" (synonym mappings)");
+    } else if (text && e.key == "fuzzy") {
+      QUARRY_ASSIGN_OR_RETURN(op->fuzzy, ParseFuzzy(e.value, inner));
+    } else if (autocomplete && e.key == "tokenOrder") {
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "any" && e.value.String() != "sequential")) {
+        return Bad("\"" + inner + "\" must be \"any\" or \"sequential\"");
+      }
+      op->sequential = e.value.String() == "sequential";
+    } else if (text && !autocomplete && e.key == "matchCriteria") {
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "any" && e.value.String() != "all")) {
+        return Bad("\"" + inner + "\" must be \"any\" or \"all\"");
+      }
+      op->match_all_terms = e.value.String() == "all";
+    } else if (!text && e.key == "slop") {
+      std::optional<std::int64_t> slop = WholeNumber(e.value);
+      if (!slop.has_value() || *slop < 0)
+        return Bad("\"" + inner + "\" must be a non-negative integer");
+      op->slop = static_cast<std::uint32_t>(std::min<std::int64_t>(*slop, 1 << 20));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->queries.empty()) return Bad("\"" + at + ".query\" is required");
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if (op->fuzzy.has_value() && op->match_all_terms) {
+    return Bad("\"" + at + "\" cannot have both fuzzy and matchCriteria");
+  }
+  if (op->fuzzy.has_value() && op->sequential) {
+    return NotYet("\"" + at + "\" with both fuzzy and tokenOrder \"sequential\"");
+  }
+  if (autocomplete) {
+    for (const std::string& path : op->paths) {
+      if (path.find('*') != std::string::npos)
+        return Bad("\"" + at + ".path\" cannot be a wildcard");
+    }
+  }
+  return Status::OK();
+}
+
+Status ParseCompound(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  std::optional<std::int64_t> minimum;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "must") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->must));
+    } else if (e.key == "mustNot") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->must_not));
+    } else if (e.key == "should") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->should));
+    } else if (e.key == "filter") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->filter));
+    } else if (e.key == "minimumShouldMatch") {
+      minimum = WholeNumber(e.value);
+      if (!minimum.has_value() || *minimum < 0) {
+        return Bad("\"" + inner + "\" must be a non-negative integer");
+      }
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->must.empty() && op->must_not.empty() && op->should.empty() && op->filter.empty()) {
+    return Bad("\"" + at + "\" must have at least one of must, mustNot, should and filter");
+  }
+  if (minimum.has_value()) {
+    if (static_cast<std::size_t>(*minimum) > op->should.size()) {
+      return Bad("\"" + at + ".minimumShouldMatch\" must not exceed the number of should clauses");
+    }
+    op->minimum_should_match = static_cast<std::size_t>(*minimum);
+  }
+  return Status::OK();
+}
+
+// A value equals, in and range compare: a kind the index holds whole.
+Status CheckValue(bson::ValueView value, const std::string& at) {
+  if (ValueKindOf(value) == 0) {
+    return Bad("\"" + at + "\" must be a boolean, objectId, number, date, string or UUID");
+  }
+  return Status::OK();
+}
+
+Status ParseValueOperator(std::string_view name, bson::DocumentView spec, const std::string& at,
+                          SearchOperator* op) {
+  bson::ArrayBuilder values;
+  bson::DocumentBuilder bounds;
+  bool has_value = false, has_lower = false, has_upper = false;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "path") {
+      if (name == "exists" || name == "equals") {
+        if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
+          return Bad("\"" + inner + "\" must be a field name");
+        }
+        op->paths = {std::string(e.value.String())};
+      } else {
+        QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+        for (const std::string& path : op->paths) {
+          if (path.find('*') != std::string::npos) {
+            return NotYet("\"" + inner + "\" with a wildcard for " + std::string(name));
+          }
+        }
+      }
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else if (e.key == "value" && (name == "equals" || name == "in")) {
+      if (name == "in" && e.value.type() == bson::Type::kArray) {
+        std::size_t i = 0;
+        unsigned kind = 0;
+        for (const bson::Element& v : e.value.Document()) {
+          QUARRY_RETURN_IF_ERROR(CheckValue(v.value, inner + "[" + std::to_string(i++) + "]"));
+          if (kind != 0 && ValueKindOf(v.value) != kind) {
+            return Bad("\"" + inner + "\" must hold values of one type");
+          }
+          kind = ValueKindOf(v.value);
+          values.Append(v.value);
+        }
+        if (i == 0) return Bad("\"" + inner + "\" must not be empty");
+      } else {
+        if (e.value.type() == bson::Type::kNull) return NotYet("\"" + inner + "\": null");
+        QUARRY_RETURN_IF_ERROR(CheckValue(e.value, inner));
+        values.Append(e.value);
+      }
+      has_value = true;
+    } else if (name == "range" &&
+               (e.key == "gt" || e.key == "gte" || e.key == "lt" || e.key == "lte")) {
+      QUARRY_RETURN_IF_ERROR(CheckValue(e.value, inner));
+      if (e.value.type() == bson::Type::kBool) return Bad("\"" + inner + "\" cannot be a boolean");
+      bool& seen = e.key[0] == 'g' ? has_lower : has_upper;
+      if (seen) return Bad("\"" + at + "\" takes one of gt and gte, and one of lt and lte");
+      seen = true;
+      bounds.Append(e.key, e.value);
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if ((name == "equals" || name == "in") && !has_value) {
+    return Bad("\"" + at + ".value\" is required");
+  }
+  if (name == "range") {
+    if (!has_lower && !has_upper) return Bad("\"" + at + "\" needs gt, gte, lt or lte");
+    op->values = std::move(bounds).Finish();
+    const bson::DocumentView b = op->values.view();
+    auto it = b.begin();
+    if (has_lower && has_upper && ValueKindOf(it->value) != ValueKindOf(std::next(it)->value)) {
+      return Bad("\"" + at + "\" bounds must be of one type");
+    }
+  } else {
+    op->values = std::move(values).Finish();
+  }
+  return Status::OK();
+}
+
+StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
+                                   const std::string& at) {
+  if (std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) != kNotYetOperators.end()) {
+    return NotYet("the $search operator \"" + std::string(name) + "\"");
+  }
+  SearchOperator op;
+  if (name == "text") {
+    op.kind = SearchOperator::Kind::kText;
+  } else if (name == "autocomplete") {
+    op.kind = SearchOperator::Kind::kAutocomplete;
+  } else if (name == "phrase") {
+    op.kind = SearchOperator::Kind::kPhrase;
+  } else if (name == "compound") {
+    op.kind = SearchOperator::Kind::kCompound;
+  } else if (name == "equals" || name == "range" || name == "in" || name == "exists") {
+    op.kind = name == "equals"  ? SearchOperator::Kind::kEquals
+              : name == "range" ? SearchOperator::Kind::kRange
+              : name == "in"    ? SearchOperator::Kind::kIn
+                                : SearchOperator::Kind::kExists;
+    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+    QUARRY_RETURN_IF_ERROR(ParseValueOperator(name, spec.Document(), at, &op));
+    return op;
+  } else {
+    return Bad("\"" + std::string(name) + "\" is not a $search operator");
+  }
+  if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  if (op.kind == SearchOperator::Kind::kCompound) {
+    QUARRY_RETURN_IF_ERROR(ParseCompound(spec.Document(), at, &op));
+  } else {
+    QUARRY_RETURN_IF_ERROR(ParseTextOrPhrase(spec.Document(), at, &op));
+  }
+  return op;
+}
+
+// ---- evaluation ----
+
+// The paths of `index` that `pattern` names ('*' matches any run of characters, dots too).
+bool Matches(std::string_view pattern, std::string_view path) {
+  if (pattern.empty()) return path.empty();
+  if (pattern.front() == '*') {
+    for (std::size_t skip = 0; skip <= path.size(); ++skip) {
+      if (Matches(pattern.substr(1), path.substr(skip))) return true;
+    }
+    return false;
+  }
+  return !path.empty() && pattern.front() == path.front() &&
+         Matches(pattern.substr(1), path.substr(1));
+}
+
+std::vector<std::string> ResolvePaths(const std::vector<std::string>& patterns,
+                                      const InvertedIndex& index) {
+  std::set<std::string> out;
+  for (const std::string& pattern : patterns) {
+    if (pattern.find('*') == std::string::npos) {
+      out.insert(pattern);
+      continue;
+    }
+    for (std::string_view path : index.Paths()) {
+      if (Matches(pattern, path)) out.emplace(path);
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+std::vector<std::pair<std::string, std::uint32_t>> Analyzed(const SearchAnalyzer& analyzer,
+                                                            std::string_view text) {
+  std::vector<std::pair<std::string, std::uint32_t>> terms;
+  analyzer.Analyze(text, [&](std::string_view term, std::uint32_t position) {
+    terms.emplace_back(std::string(term), position);
+  });
+  return terms;
+}
+
+std::vector<UChar32> CodePoints(std::string_view s) {
+  std::vector<UChar32> out;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(s.data());
+  const auto length = static_cast<std::int32_t>(s.size());
+  for (std::int32_t i = 0; i < length;) {
+    UChar32 c;
+    U8_NEXT(bytes, i, length, c);
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Edit distance with transpositions (Lucene's fuzzy queries count a swap as one edit), or
+// `limit` + 1 once it exceeds `limit`.
+int EditDistance(const std::vector<UChar32>& a, const std::vector<UChar32>& b, int limit) {
+  const std::size_t n = a.size(), m = b.size();
+  if (static_cast<int>(n > m ? n - m : m - n) > limit) return limit + 1;
+  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
+  for (std::size_t i = 1; i <= n; ++i) {
+    int row_best = limit + 1;
+    for (std::size_t j = 1; j <= m; ++j) {
+      const int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+      row_best = std::min(row_best, d[i][j]);
+    }
+    if (row_best > limit) return limit + 1;
+  }
+  return std::min(d[n][m], limit + 1);
+}
+
+struct Expansion {
+  const InvertedIndex::Postings* postings;
+  double boost;
+};
+
+// The terms of `field` within the fuzzy distance of `term`, best first, as Lucene's fuzzy
+// query expands them: each weighted 1 - edits / (the shorter length), all sharing the largest
+// document frequency among them.
+std::vector<Expansion> FuzzyExpansions(const InvertedIndex::Field& field, std::string_view term,
+                                       const FuzzyOptions& fuzzy, std::size_t* max_df) {
+  const std::vector<UChar32> wanted = CodePoints(term);
+  std::string prefix;
+  {
+    const std::size_t keep = std::min(fuzzy.prefix_length, wanted.size());
+    std::size_t bytes = 0;
+    const auto* raw = reinterpret_cast<const std::uint8_t*>(term.data());
+    for (std::size_t k = 0; k < keep; ++k) U8_FWD_1(raw, bytes, term.size());
+    prefix = std::string(term.substr(0, bytes));
+  }
+  struct Candidate {
+    int edits;
+    std::size_t df;
+    const std::string* term;
+    const InvertedIndex::Postings* postings;
+    std::size_t shorter;
+  };
+  std::vector<Candidate> candidates;
+  for (auto it = field.terms.lower_bound(prefix);
+       it != field.terms.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+    const std::vector<UChar32> have = CodePoints(it->first);
+    const int edits = EditDistance(wanted, have, fuzzy.max_edits);
+    if (edits > fuzzy.max_edits) continue;
+    candidates.push_back(
+        {edits, it->second.size(), &it->first, &it->second, std::min(have.size(), wanted.size())});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.edits != b.edits) return a.edits < b.edits;
+                     return *a.term < *b.term;
+                   });
+  if (candidates.size() > fuzzy.max_expansions) candidates.resize(fuzzy.max_expansions);
+  std::vector<Expansion> out;
+  *max_df = 0;
+  for (const Candidate& c : candidates) {
+    *max_df = std::max(*max_df, c.df);
+    const double boost = c.edits == 0
+                             ? 1.0
+                             : 1.0 - static_cast<double>(c.edits) /
+                                         static_cast<double>(std::max<std::size_t>(c.shorter, 1));
+    if (boost > 0) out.push_back({c.postings, boost});
+  }
+  return out;
+}
+
+// Adds to `scores` the BM25 of `term` (or of its fuzzy expansions) in each label of `field`
+// holding it; `on_match` hears each label an exact term matched.
+template <typename OnMatch>
+void ScoreTerm(const InvertedIndex::Field& field, const std::string& term,
+               const std::optional<FuzzyOptions>& fuzzy, SearchScores* scores, OnMatch on_match) {
+  if (fuzzy.has_value()) {
+    std::size_t max_df = 0;
+    const std::vector<Expansion> expansions = FuzzyExpansions(field, term, *fuzzy, &max_df);
+    const double idf = field.Idf(max_df);
+    for (const Expansion& expansion : expansions) {
+      for (const auto& [label, positions] : *expansion.postings) {
+        (*scores)[label] +=
+            expansion.boost * field.Score(label, static_cast<double>(positions.size()), idf);
+      }
+    }
+    return;
+  }
+  auto postings = field.terms.find(term);
+  if (postings == field.terms.end()) return;
+  scores->reserve(scores->size() + postings->second.size());
+  const double idf = field.Idf(postings->second.size());
+  for (const auto& [label, positions] : postings->second) {
+    (*scores)[label] += field.Score(label, static_cast<double>(positions.size()), idf);
+    on_match(label);
+  }
+}
+
+SearchScores EvaluateText(const SearchOperator& op, const InvertedIndex& index,
+                          const FullTextMapping& mapping) {
+  SearchScores scores;
+  std::unordered_map<std::uint32_t, std::set<std::size_t>> matched_terms;  // for "all"
+  std::size_t required_terms = 0;
+  std::size_t term_base = 0;  // numbers each query string's terms apart
+  for (const std::string& query : op.queries) {
+    std::size_t most_terms = 0;
+    for (const std::string& path : ResolvePaths(op.paths, index)) {
+      const InvertedIndex::Field* field = index.FieldAt(path);
+      const auto terms = Analyzed(mapping.SearchAnalyzerFor(path), query);
+      most_terms = std::max(most_terms, terms.size());
+      if (field == nullptr) continue;
+      for (std::size_t t = 0; t < terms.size(); ++t) {
+        ScoreTerm(*field, terms[t].first, op.fuzzy, &scores, [&](std::uint32_t label) {
+          if (op.match_all_terms) matched_terms[label].insert(term_base + t);
+        });
+      }
+    }
+    term_base += most_terms;
+    required_terms += most_terms;
+  }
+  if (op.match_all_terms) {
+    std::erase_if(scores, [&](const auto& entry) {
+      auto matched = matched_terms.find(entry.first);
+      return matched == matched_terms.end() || matched->second.size() < required_terms;
+    });
+  }
+  return scores;
+}
+
+// How often the phrase `terms` occurs in `label`: 1 per exact occurrence, 1 / (1 + distance)
+// per sloppy one (Lucene's sloppy frequency); 0 when it does not.
+double PhraseFrequency(const std::vector<const InvertedIndex::Positions*>& positions,
+                       const std::vector<std::uint32_t>& offsets, std::uint32_t slop) {
+  double frequency = 0;
+  for (const std::uint32_t first : *positions[0]) {
+    // Each term's occurrence nearest to where the phrase puts it after `first`.
+    std::int64_t low = first, high = first;
+    bool complete = true;
+    for (std::size_t i = 1; i < positions.size(); ++i) {
+      const std::int64_t want = static_cast<std::int64_t>(first) + offsets[i] - offsets[0];
+      std::int64_t best = -1;
+      for (const std::uint32_t p : *positions[i]) {
+        if (best < 0 || std::llabs(static_cast<std::int64_t>(p) - want) < std::llabs(best - want)) {
+          best = p;
+        }
+      }
+      if (best < 0) {
+        complete = false;
+        break;
+      }
+      const std::int64_t start = best - (offsets[i] - offsets[0]);
+      low = std::min(low, start);
+      high = std::max(high, start);
+    }
+    if (!complete) continue;
+    const std::int64_t distance = high - low;
+    if (distance == 0) {
+      frequency += 1;
+    } else if (distance <= static_cast<std::int64_t>(slop)) {
+      frequency += 1.0 / (1.0 + static_cast<double>(distance));
+    }
+  }
+  return frequency;
+}
+
+// Adds to `scores` the BM25 of the phrase `terms` (each with its position in the query) in each
+// label of `field` holding it within `slop`, scored by its frequency and the terms' summed idf.
+void ScorePhrase(const InvertedIndex::Field& field,
+                 const std::vector<std::pair<std::string, std::uint32_t>>& terms,
+                 std::uint32_t slop, SearchScores* scores) {
+  std::vector<const InvertedIndex::Postings*> postings;
+  std::vector<std::uint32_t> offsets;
+  double idf = 0;
+  for (const auto& [term, position] : terms) {
+    auto found = field.terms.find(term);
+    if (found == field.terms.end()) return;  // a term no document holds
+    postings.push_back(&found->second);
+    offsets.push_back(position);
+    idf += field.Idf(found->second.size());
+  }
+  if (postings.empty()) return;
+  // Candidates: the labels of the rarest term that hold every other term.
+  const auto rarest =
+      std::min_element(postings.begin(), postings.end(),
+                       [](const auto* a, const auto* b) { return a->size() < b->size(); });
+  for (const auto& [label, unused] : **rarest) {
+    std::vector<const InvertedIndex::Positions*> positions;
+    for (const InvertedIndex::Postings* p : postings) {
+      auto at = p->find(label);
+      if (at == p->end()) break;
+      positions.push_back(&at->second);
+    }
+    if (positions.size() != postings.size()) continue;
+    const double frequency = PhraseFrequency(positions, offsets, slop);
+    if (frequency > 0) (*scores)[label] += field.Score(label, frequency, idf);
+  }
+}
+
+SearchScores EvaluatePhrase(const SearchOperator& op, const InvertedIndex& index,
+                            const FullTextMapping& mapping) {
+  SearchScores scores;
+  for (const std::string& query : op.queries) {
+    for (const std::string& path : ResolvePaths(op.paths, index)) {
+      const InvertedIndex::Field* field = index.FieldAt(path);
+      if (field == nullptr) continue;
+      const auto terms = Analyzed(mapping.SearchAnalyzerFor(path), query);
+      if (terms.empty()) continue;
+      ScorePhrase(*field, terms, op.slop, &scores);
+    }
+  }
+  return scores;
+}
+
+// `word` as the grams of `options` can hold it: no longer than maxGrams, cut at the end the
+// grams start from; empty when it is shorter than minGrams or no gram could equal it.
+std::string AsGram(const AutocompleteOptions& options, std::string word) {
+  std::vector<UChar32> points = CodePoints(word);
+  if (points.size() < options.min_grams) return {};
+  if (points.size() <= options.max_grams) return word;
+  if (options.tokenization == AutocompleteOptions::Tokenization::kNGram) return {};
+  const bool from_start = options.tokenization == AutocompleteOptions::Tokenization::kEdgeGram;
+  std::string out;
+  const std::size_t skip = from_start ? 0 : points.size() - options.max_grams;
+  for (std::size_t k = skip; k < skip + options.max_grams; ++k) {
+    char bytes[U8_MAX_LENGTH];
+    std::int32_t n = 0;
+    U8_APPEND_UNSAFE(bytes, n, points[k]);
+    out.append(bytes, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+SearchScores EvaluateAutocomplete(const SearchOperator& op, const InvertedIndex& index,
+                                  const FullTextMapping& mapping) {
+  SearchScores scores;
+  for (const std::string& query : op.queries) {
+    for (const std::string& path : op.paths) {
+      const AutocompleteOptions* options = mapping.AutocompleteAt(path);
+      const InvertedIndex::Field* field = index.AutocompleteFieldAt(path);
+      if (options == nullptr || field == nullptr) continue;
+      const SearchAnalyzer& analyzer =
+          options->analyzer != nullptr ? *options->analyzer : SearchAnalyzer::Standard();
+      std::vector<std::string> grams;
+      for (auto& [word, position] : Analyzed(analyzer, query)) {
+        grams.push_back(AsGram(*options, options->Fold(word)));
+      }
+      if (grams.empty()) continue;
+      if (op.sequential) {
+        // The words one after another: a phrase of the grams at positions 0, 1, ...
+        std::vector<std::pair<std::string, std::uint32_t>> phrase;
+        for (std::string& gram : grams) {
+          if (gram.empty()) break;
+          const auto position = static_cast<std::uint32_t>(phrase.size());
+          phrase.emplace_back(std::move(gram), position);
+        }
+        if (phrase.size() == grams.size()) ScorePhrase(*field, phrase, 0, &scores);
+        continue;
+      }
+      for (const std::string& gram : grams) {
+        if (!gram.empty()) ScoreTerm(*field, gram, op.fuzzy, &scores, [](std::uint32_t) {});
+      }
+    }
+  }
+  return scores;
+}
+
+SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& index,
+                              const FullTextMapping& mapping) {
+  std::optional<SearchScores> required;  // must and filter: the labels every clause matches
+  auto intersect = [&](const SearchScores& clause, bool scored) {
+    if (!required.has_value()) {
+      required = SearchScores();
+      for (const auto& [label, score] : clause) (*required)[label] = scored ? score : 0;
+      return;
+    }
+    std::erase_if(*required, [&](const auto& entry) { return !clause.contains(entry.first); });
+    if (scored) {
+      for (auto& [label, score] : *required) score += clause.at(label);
+    }
+  };
+  for (const SearchOperator& clause : op.must)
+    intersect(EvaluateSearch(clause, index, mapping), true);
+  for (const SearchOperator& clause : op.filter) {
+    intersect(EvaluateSearch(clause, index, mapping), false);
+  }
+  // Lucene's boolean query: with no required clause, a document must match a should clause.
+  const std::size_t minimum =
+      std::max<std::size_t>(op.minimum_should_match, required.has_value() ? 0 : 1);
+  SearchScores should_scores;
+  std::unordered_map<std::uint32_t, std::size_t> should_matches;
+  for (const SearchOperator& clause : op.should) {
+    for (const auto& [label, score] : EvaluateSearch(clause, index, mapping)) {
+      should_scores[label] += score;
+      ++should_matches[label];
+    }
+  }
+  SearchScores out;
+  if (required.has_value()) {
+    for (const auto& [label, score] : *required) {
+      auto matches = should_matches.find(label);
+      const std::size_t n = matches != should_matches.end() ? matches->second : 0;
+      if (n < minimum) continue;
+      out[label] = score + (n > 0 ? should_scores[label] : 0);
+    }
+  } else {
+    for (const auto& [label, n] : should_matches) {
+      if (n >= minimum) out[label] = should_scores[label];
+    }
+  }
+  for (const SearchOperator& clause : op.must_not) {
+    for (const auto& [label, score] : EvaluateSearch(clause, index, mapping)) out.erase(label);
+  }
+  return out;
+}
+
+// Whether a held value and a query's value are of one kind and compare as `accept` says.
+template <typename Accept>
+bool Compares(bson::ValueView held, bson::ValueView wanted, Accept accept) {
+  return ValueKindOf(held) == ValueKindOf(wanted) && accept(bson::CompareValues(held, wanted));
+}
+
+bool InRange(bson::ValueView held, bson::DocumentView bounds) {
+  for (const bson::Element& bound : bounds) {
+    const bool ok = Compares(held, bound.value, [&](int c) {
+      if (bound.key == "gt") return c > 0;
+      if (bound.key == "gte") return c >= 0;
+      if (bound.key == "lt") return c < 0;
+      return c <= 0;
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+SearchScores EvaluateValues(const SearchOperator& op, const InvertedIndex& index) {
+  SearchScores scores;
+  if (op.kind == SearchOperator::Kind::kExists) {
+    for (const std::uint32_t label : index.LabelsHolding(op.paths.front())) scores[label] = 1;
+    return scores;
+  }
+  for (const auto& [label, values] : index.values()) {
+    for (const bson::Element& held : values.view()) {
+      if (std::find(op.paths.begin(), op.paths.end(), held.key) == op.paths.end()) continue;
+      bool match = false;
+      if (op.kind == SearchOperator::Kind::kRange) {
+        match = InRange(held.value, op.values.view());
+      } else {
+        for (const bson::Element& wanted : op.values.view()) {
+          if (Compares(held.value, wanted.value, [](int c) { return c == 0; })) match = true;
+        }
+      }
+      if (match) {
+        scores[label] = 1;
+        break;
+      }
+    }
+  }
+  return scores;
+}
+
+}  // namespace
+
+bool IsSearchOperatorName(std::string_view name) {
+  return name == "text" || name == "phrase" || name == "autocomplete" || name == "compound" ||
+         name == "equals" || name == "range" || name == "in" || name == "exists" ||
+         std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
+             kNotYetOperators.end();
+}
+
+StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::ValueView spec) {
+  return ParseAt(name, spec, std::string(name));
+}
+
+SearchScores EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
+                            const FullTextMapping& mapping) {
+  SearchScores scores;
+  switch (op.kind) {
+    case SearchOperator::Kind::kText:
+      scores = EvaluateText(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kPhrase:
+      scores = EvaluatePhrase(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kAutocomplete:
+      scores = EvaluateAutocomplete(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kCompound:
+      scores = EvaluateCompound(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kEquals:
+    case SearchOperator::Kind::kRange:
+    case SearchOperator::Kind::kIn:
+    case SearchOperator::Kind::kExists:
+      scores = EvaluateValues(op, index);
+      break;
+  }
+  if (op.score_kind != SearchOperator::ScoreKind::kComputed) {
+    for (auto& [label, score] : scores) {
+      score = op.score_kind == SearchOperator::ScoreKind::kBoost ? score * op.score_value
+                                                                 : op.score_value;
+    }
+  }
+  return scores;
+}
+
+}  // namespace quarry::text

@@ -1,0 +1,63 @@
+// An Atlas Search query ($search's operator) and its evaluation against a search index's
+// inverted index: text and autocomplete (with fuzzy matching), phrase and compound, scored as
+// Lucene scores
+// them (BM25; a compound sums the scores of its must and should clauses), and equals, range,
+// in and exists over the values the index holds whole, which score 1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "bson/value.h"
+#include "text/full_text_mapping.h"
+#include "text/inverted_index.h"
+
+namespace quarry::text {
+
+struct FuzzyOptions {
+  int max_edits = 2;
+  std::size_t prefix_length = 0;
+  std::size_t max_expansions = 50;
+};
+
+struct SearchOperator {
+  enum class Kind { kText, kPhrase, kAutocomplete, kCompound, kEquals, kRange, kIn, kExists };
+  enum class ScoreKind { kComputed, kBoost, kConstant };
+
+  Kind kind = Kind::kText;
+  // text and phrase
+  std::vector<std::string> queries;
+  std::vector<std::string> paths;  // a path may hold '*' wildcards ({wildcard: "title.*"})
+  bool match_all_terms = false;    // text's matchCriteria "all"
+  std::optional<FuzzyOptions> fuzzy;
+  std::uint32_t slop = 0;   // phrase
+  bool sequential = false;  // autocomplete's tokenOrder "sequential": the words in order
+  // compound
+  std::vector<SearchOperator> must, must_not, should, filter;
+  std::size_t minimum_should_match = 0;
+  // equals and in: the values (an array); range: {gt|gte: <value>, lt|lte: <value>}.
+  bson::Document values;
+
+  ScoreKind score_kind = ScoreKind::kComputed;
+  double score_value = 1;  // the boost's factor or the constant
+};
+
+// Parses the operator `name` (the key of $search's document that names one) given `spec`.
+// Errors: BadValue for a malformed operator or an unknown one, NotImplemented for operators and
+// options Atlas has and Quarry does not yet (each names itself).
+StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::ValueView spec);
+
+// Whether `name` is the name of a $search operator (known to Atlas, implemented or not).
+bool IsSearchOperatorName(std::string_view name);
+
+// label -> score of each document `op` matches.
+using SearchScores = std::unordered_map<std::uint32_t, double>;
+SearchScores EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
+                            const FullTextMapping& mapping);
+
+}  // namespace quarry::text
