@@ -14,14 +14,14 @@
 
 #include "bson/value.h"
 #include "text/full_text_mapping.h"
+#include "text/posting_list.h"
 
 namespace quarry::text {
 
 class InvertedIndex {
  public:
-  // Most terms occur once or twice in a value: those positions need no allocation of their own.
-  using Positions = boost::container::small_vector<std::uint32_t, 2>;
-  using Postings = std::map<std::uint32_t, Positions>;  // label -> positions, by label
+  using Positions = text::Positions;
+  using Postings = PostingList;
 
   struct Field {
     std::map<std::string, Postings, std::less<>> terms;

@@ -33,6 +33,9 @@ constexpr Language kLuceneEnglish{.name = "english",
 
 using Tokenizer = SearchAnalyzer::Tokenizer;
 
+// Lucene's tokenizers' maxTokenLength.
+constexpr std::size_t kMaxTokenLength = 255;
+
 const Language* LanguageNamed(std::string_view name) { return FindLanguage(name); }
 
 struct UTextCloser {
@@ -163,28 +166,56 @@ const SearchAnalyzer* SearchAnalyzer::Find(std::string_view name) {
 void SearchAnalyzer::Analyze(
     std::string_view value,
     const std::function<void(std::string_view term, std::uint32_t position)>& on_term) const {
+  AnalyzeWithOffsets(value, [&](std::string_view term, std::uint32_t position, std::size_t,
+                                std::size_t) { on_term(term, position); });
+}
+
+void SearchAnalyzer::AnalyzeWithOffsets(
+    std::string_view value,
+    const std::function<void(std::string_view term, std::uint32_t position, std::size_t start,
+                             std::size_t end)>& on_term) const {
   std::uint32_t position = 0;
+  // Every word is a view into `value`, so its offsets are where it lies.
   auto on_word = [&](std::string_view word) {
     const std::uint32_t at = position++;
+    const std::size_t start = static_cast<std::size_t>(word.data() - value.data());
+    const std::size_t end = start + word.size();
     if (drop_possessives_) word = WithoutPossessive(word);
     std::string term = lowercase_ ? Lowercase(word) : std::string(word);
     if (language_ != nullptr) {
       if (language_->is_stop_word != nullptr && language_->is_stop_word(term)) return;
       term = Stem(*language_, term);
     }
-    if (!term.empty()) on_term(term, at);
+    if (!term.empty()) on_term(term, at, start, end);
+  };
+  // As Lucene's tokenizers do, a word longer than 255 characters is split into pieces.
+  auto on_piece = [&](std::string_view word) {
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
+    const auto length = static_cast<std::int32_t>(word.size());
+    std::int32_t piece_start = 0, i = 0;
+    std::size_t characters = 0;
+    while (i < length) {
+      U8_FWD_1(bytes, i, length);
+      if (++characters == kMaxTokenLength && i < length) {
+        on_word(word.substr(static_cast<std::size_t>(piece_start),
+                            static_cast<std::size_t>(i - piece_start)));
+        piece_start = i;
+        characters = 0;
+      }
+    }
+    on_word(word.substr(static_cast<std::size_t>(piece_start)));
   };
   switch (tokenizer_) {
     case Tokenizer::kStandard:
-      ForEachUnicodeWord(value, on_word);
+      ForEachUnicodeWord(value, on_piece);
       break;
     case Tokenizer::kLetters:
       ForEachRun(
-          value, [](UChar32 c) { return u_isalpha(c) != 0; }, on_word);
+          value, [](UChar32 c) { return u_isalpha(c) != 0; }, on_piece);
       break;
     case Tokenizer::kWhitespace:
       ForEachRun(
-          value, [](UChar32 c) { return u_isWhitespace(c) == 0; }, on_word);
+          value, [](UChar32 c) { return u_isWhitespace(c) == 0; }, on_piece);
       break;
     case Tokenizer::kKeyword:
       on_word(value);

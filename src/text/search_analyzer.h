@@ -31,6 +31,12 @@ class SearchAnalyzer {
       std::string_view value,
       const std::function<void(std::string_view term, std::uint32_t position)>& on_term) const;
 
+  // Analyze, also giving the bytes of `value` each term came from ([start, end)).
+  void AnalyzeWithOffsets(
+      std::string_view value,
+      const std::function<void(std::string_view term, std::uint32_t position, std::size_t start,
+                               std::size_t end)>& on_term) const;
+
   std::string_view name() const { return name_; }
 
   constexpr SearchAnalyzer(std::string_view name, Tokenizer tokenizer, bool lowercase,

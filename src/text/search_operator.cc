@@ -10,6 +10,7 @@
 
 #include "bson/builder.h"
 #include "bson/compare.h"
+#include "text/edit_distance.h"
 
 namespace quarry::text {
 namespace {
@@ -373,17 +374,32 @@ StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
 // ---- evaluation ----
 
 // The paths of `index` that `pattern` names ('*' matches any run of characters, dots too).
-bool Matches(std::string_view pattern, std::string_view path) {
-  if (pattern.empty()) return path.empty();
-  if (pattern.front() == '*') {
-    for (std::size_t skip = 0; skip <= path.size(); ++skip) {
-      if (Matches(pattern.substr(1), path.substr(skip))) return true;
+}  // namespace
+
+bool PathMatchesPattern(std::string_view pattern, std::string_view path) {
+  // Greedy matching that backtracks only to the last '*': linear in practice, never
+  // exponential however many stars a pattern has.
+  std::size_t p = 0, s = 0;
+  std::size_t star = std::string_view::npos, resume = 0;
+  while (s < path.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = s;
+    } else if (p < pattern.size() && pattern[p] == path[s]) {
+      ++p;
+      ++s;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      s = ++resume;
+    } else {
+      return false;
     }
-    return false;
   }
-  return !path.empty() && pattern.front() == path.front() &&
-         Matches(pattern.substr(1), path.substr(1));
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
+
+namespace {
 
 std::vector<std::string> ResolvePaths(const std::vector<std::string>& patterns,
                                       const InvertedIndex& index) {
@@ -394,7 +410,7 @@ std::vector<std::string> ResolvePaths(const std::vector<std::string>& patterns,
       continue;
     }
     for (std::string_view path : index.Paths()) {
-      if (Matches(pattern, path)) out.emplace(path);
+      if (PathMatchesPattern(pattern, path)) out.emplace(path);
     }
   }
   return {out.begin(), out.end()};
@@ -409,41 +425,6 @@ std::vector<std::pair<std::string, std::uint32_t>> Analyzed(const SearchAnalyzer
   return terms;
 }
 
-std::vector<UChar32> CodePoints(std::string_view s) {
-  std::vector<UChar32> out;
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(s.data());
-  const auto length = static_cast<std::int32_t>(s.size());
-  for (std::int32_t i = 0; i < length;) {
-    UChar32 c;
-    U8_NEXT(bytes, i, length, c);
-    out.push_back(c);
-  }
-  return out;
-}
-
-// Edit distance with transpositions (Lucene's fuzzy queries count a swap as one edit), or
-// `limit` + 1 once it exceeds `limit`.
-int EditDistance(const std::vector<UChar32>& a, const std::vector<UChar32>& b, int limit) {
-  const std::size_t n = a.size(), m = b.size();
-  if (static_cast<int>(n > m ? n - m : m - n) > limit) return limit + 1;
-  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
-  for (std::size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
-  for (std::size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
-  for (std::size_t i = 1; i <= n; ++i) {
-    int row_best = limit + 1;
-    for (std::size_t j = 1; j <= m; ++j) {
-      const int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-      row_best = std::min(row_best, d[i][j]);
-    }
-    if (row_best > limit) return limit + 1;
-  }
-  return std::min(d[n][m], limit + 1);
-}
-
 struct Expansion {
   const InvertedIndex::Postings* postings;
   double boost;
@@ -454,7 +435,7 @@ struct Expansion {
 // document frequency among them.
 std::vector<Expansion> FuzzyExpansions(const InvertedIndex::Field& field, std::string_view term,
                                        const FuzzyOptions& fuzzy, std::size_t* max_df) {
-  const std::vector<UChar32> wanted = CodePoints(term);
+  const std::vector<char32_t> wanted = CodePointsOf(term);
   std::string prefix;
   {
     const std::size_t keep = std::min(fuzzy.prefix_length, wanted.size());
@@ -473,7 +454,7 @@ std::vector<Expansion> FuzzyExpansions(const InvertedIndex::Field& field, std::s
   std::vector<Candidate> candidates;
   for (auto it = field.terms.lower_bound(prefix);
        it != field.terms.end() && std::string_view(it->first).starts_with(prefix); ++it) {
-    const std::vector<UChar32> have = CodePoints(it->first);
+    const std::vector<char32_t> have = CodePointsOf(it->first);
     const int edits = EditDistance(wanted, have, fuzzy.max_edits);
     if (edits > fuzzy.max_edits) continue;
     candidates.push_back(
@@ -615,9 +596,9 @@ void ScorePhrase(const InvertedIndex::Field& field,
   for (const auto& [label, unused] : **rarest) {
     std::vector<const InvertedIndex::Positions*> positions;
     for (const InvertedIndex::Postings* p : postings) {
-      auto at = p->find(label);
-      if (at == p->end()) break;
-      positions.push_back(&at->second);
+      const InvertedIndex::Positions* at = p->Find(label);
+      if (at == nullptr) break;
+      positions.push_back(at);
     }
     if (positions.size() != postings.size()) continue;
     const double frequency = PhraseFrequency(positions, offsets, slop);
@@ -643,7 +624,7 @@ SearchScores EvaluatePhrase(const SearchOperator& op, const InvertedIndex& index
 // `word` as the grams of `options` can hold it: no longer than maxGrams, cut at the end the
 // grams start from; empty when it is shorter than minGrams or no gram could equal it.
 std::string AsGram(const AutocompleteOptions& options, std::string word) {
-  std::vector<UChar32> points = CodePoints(word);
+  std::vector<char32_t> points = CodePointsOf(word);
   if (points.size() < options.min_grams) return {};
   if (points.size() <= options.max_grams) return word;
   if (options.tokenization == AutocompleteOptions::Tokenization::kNGram) return {};

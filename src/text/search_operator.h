@@ -55,6 +55,9 @@ StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::Valu
 // Whether `name` is the name of a $search operator (known to Atlas, implemented or not).
 bool IsSearchOperatorName(std::string_view name);
 
+// Whether `path` is one `pattern` names: '*' matches any run of characters, dots too.
+bool PathMatchesPattern(std::string_view pattern, std::string_view path);
+
 // label -> score of each document `op` matches.
 using SearchScores = std::unordered_map<std::uint32_t, double>;
 SearchScores EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,

@@ -93,11 +93,11 @@ class SearchIndexRegistry : public storage::CommitObserver {
   StatusWith<std::vector<SearchMatch>> Search(storage::CollectionId collection,
                                               const VectorQuery& query) const;
 
-  // Every document of index `index_id` that `op` matches, best first (ties in the order the
-  // index first held them), without its id_document. An index that is unknown, not yet queryable or
-  // without strings gives none.
-  std::vector<SearchMatch> SearchText(storage::CollectionId collection, const std::string& index_id,
-                                      const text::SearchOperator& op) const;
+  // Every document of index `index_id` that `op` matches, ranked as they are taken (see
+  // TextMatches). An index that is unknown, not yet queryable or without strings gives none.
+  class TextMatches;
+  TextMatches SearchText(storage::CollectionId collection, const std::string& index_id,
+                         const text::SearchOperator& op) const;
 
   void OnCommit(const storage::CommittedBatch& batch) override;
 
@@ -143,6 +143,24 @@ class SearchIndexRegistry : public storage::CommitObserver {
   std::deque<std::shared_ptr<Pending>> queue_;  // guarded by queue_mu_
   bool stopping_ = false;                       // guarded by queue_mu_
   std::thread builder_;
+};
+
+// The documents one $search matched, best first (ties in the order the index first held them),
+// without their id_document. They are ranked as they are taken, so a search whose reader
+// stops early ($limit) never orders the rest; a document deleted since the search is skipped.
+class SearchIndexRegistry::TextMatches {
+ public:
+  TextMatches() = default;
+  // The next `max` matches at most; none once all are taken.
+  std::vector<SearchMatch> Next(std::size_t max);
+  // How many matched when the search ran.
+  std::size_t matched() const { return matched_; }
+
+ private:
+  friend class SearchIndexRegistry;
+  std::shared_ptr<const Built> built_;
+  std::vector<std::pair<std::uint32_t, double>> heap_;  // (label, score), best on top
+  std::size_t matched_ = 0;
 };
 
 }  // namespace quarry::vector

@@ -12,6 +12,7 @@
 #include "commands/service_state.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
+#include "text/search_highlights.h"
 #include "text/search_operator.h"
 #include "vector/search_index_definition.h"
 #include "vector/search_index_registry.h"
@@ -26,6 +27,7 @@ struct FullTextSearchSpec {
   std::string index = "default";
   text::SearchOperator op;
   bool count_total = false;  // $searchMeta's count.type "total" (else "lowerBound")
+  std::optional<text::HighlightSpec> highlight;
 };
 
 // Which stage a spec is for: its options differ.
@@ -102,6 +104,8 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
       }
     } else if (stage == SearchStage::kSearchMeta && e.key == "count") {
       QUARRY_ASSIGN_OR_RETURN(spec.count_total, CountTotal(e.value));
+    } else if (stage == SearchStage::kSearch && e.key == "highlight") {
+      QUARRY_ASSIGN_OR_RETURN(spec.highlight, text::ParseHighlight(e.value));
     } else if (e.key == "highlight" || e.key == "count" || e.key == "sort" ||
                e.key == "searchAfter" || e.key == "searchBefore" || e.key == "returnScope" ||
                (stage == SearchStage::kSearchMeta && e.key == "facet")) {
@@ -118,32 +122,47 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
   return spec;
 }
 
+// What a document's {$meta: "searchHighlights"} is made from.
+struct Highlighting {
+  text::SearchOperator op;
+  text::FullTextMapping mapping;
+  text::HighlightSpec spec;
+};
+
 // The matches in score order, each read from the records when the stages after $search reach
-// it, with its score as metadata. A record deleted since the search is skipped.
+// it, with its score (and highlights, when asked for) as metadata. A record deleted since the
+// search is skipped.
 class SearchResults final : public query::DocumentStream {
  public:
   SearchResults(const storage::RecordStore* records, storage::CollectionId collection,
-                std::vector<vector::SearchMatch> matches)
-      : records_(records), collection_(collection), matches_(std::move(matches)) {}
+                vector::SearchIndexRegistry::TextMatches matches,
+                std::optional<Highlighting> highlighting)
+      : records_(records),
+        collection_(collection),
+        matches_(std::move(matches)),
+        highlighting_(std::move(highlighting)) {}
 
   StatusWith<bool> Next(bson::Document* out) override {
     while (true) {
       if (next_in_batch_ < batch_.size()) {
-        const std::size_t k = batch_start_ + next_in_batch_;
+        const double score = batch_matches_[next_in_batch_].score;
         std::optional<bson::Document>& doc = batch_[next_in_batch_++];
         if (!doc.has_value()) continue;
         *out = std::move(*doc);
-        metadata_.values["searchScore"] = query::Value::Double(matches_[k].score);
+        metadata_.values["searchScore"] = query::Value::Double(score);
+        if (highlighting_.has_value()) {
+          metadata_.values["searchHighlights"] = query::Value::FromArray(text::Highlights(
+              highlighting_->op, highlighting_->mapping, highlighting_->spec, out->view()));
+        }
         return true;
       }
-      if (fetched_ >= matches_.size()) return false;
+      batch_matches_ = matches_.Next(kFetchBatch);
+      if (batch_matches_.empty()) return false;
       std::vector<std::string> keys;
-      const std::size_t end = std::min(matches_.size(), fetched_ + kFetchBatch);
-      for (std::size_t k = fetched_; k < end; ++k) keys.push_back(matches_[k].id_key);
+      keys.reserve(batch_matches_.size());
+      for (const vector::SearchMatch& match : batch_matches_) keys.push_back(match.id_key);
       QUARRY_ASSIGN_OR_RETURN(batch_, records_->FindByIdKeys(collection_, keys));
-      batch_start_ = fetched_;
       next_in_batch_ = 0;
-      fetched_ = end;
     }
   }
   const query::DocumentMetadata& metadata() const override { return metadata_; }
@@ -151,11 +170,11 @@ class SearchResults final : public query::DocumentStream {
  private:
   const storage::RecordStore* records_;
   storage::CollectionId collection_;
-  std::vector<vector::SearchMatch> matches_;
-  std::vector<std::optional<bson::Document>> batch_;
-  std::size_t batch_start_ = 0;
+  vector::SearchIndexRegistry::TextMatches matches_;
+  std::vector<vector::SearchMatch> batch_matches_;
+  std::vector<std::optional<bson::Document>> batch_;  // batch_matches_' documents
   std::size_t next_in_batch_ = 0;
-  std::size_t fetched_ = 0;
+  std::optional<Highlighting> highlighting_;
   query::DocumentMetadata metadata_;
 };
 
@@ -168,18 +187,29 @@ SearchContext SearchContextOf(CommandContext& ctx) {
 
 namespace {
 
-// The matches of `spec` on db.coll, best first; none without the index.
-StatusWith<std::vector<vector::SearchMatch>> Matches(const SearchContext& ctx,
-                                                     const catalog::CollectionInfo* info,
-                                                     const FullTextSearchSpec& spec,
-                                                     std::string_view stage_name) {
+// The index `spec` names on db.coll, or null when there is none.
+StatusWith<const catalog::SearchIndexInfo*> SearchIndexOf(const SearchContext& ctx,
+                                                          const catalog::CollectionInfo* info,
+                                                          const FullTextSearchSpec& spec,
+                                                          std::string_view stage_name) {
   const catalog::SearchIndexInfo* index =
       info != nullptr ? info->FindSearchIndex(spec.index) : nullptr;
-  if (index == nullptr || ctx.registry == nullptr) return std::vector<vector::SearchMatch>();
+  if (index == nullptr || ctx.registry == nullptr) return nullptr;
   if (index->type != "search") {
     return Bad(std::string(stage_name) + " needs an index of type \"search\"; '" + spec.index +
                "' is of type \"" + index->type + "\" (search it with $vectorSearch)");
   }
+  return index;
+}
+
+// The matches of `spec` on db.coll; none without the index.
+StatusWith<vector::SearchIndexRegistry::TextMatches> Matches(const SearchContext& ctx,
+                                                             const catalog::CollectionInfo* info,
+                                                             const FullTextSearchSpec& spec,
+                                                             std::string_view stage_name) {
+  QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
+                          SearchIndexOf(ctx, info, spec, stage_name));
+  if (index == nullptr) return vector::SearchIndexRegistry::TextMatches();
   return ctx.registry->SearchText(info->id, index->id, spec.op);
 }
 
@@ -190,22 +220,37 @@ StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
     bson::ValueView argument) {
   QUARRY_ASSIGN_OR_RETURN(FullTextSearchSpec spec, ParseSpec(argument, SearchStage::kSearch));
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, coll);
-  QUARRY_ASSIGN_OR_RETURN(std::vector<vector::SearchMatch> matches,
+  QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
                           Matches(ctx, info.get(), spec, "$search"));
-  if (matches.empty()) return query::StreamOfDocuments({});
-  return std::unique_ptr<query::DocumentStream>(
-      std::make_unique<SearchResults>(&ctx.engine->records(), info->id, std::move(matches)));
+  if (matches.matched() == 0) return query::StreamOfDocuments({});
+  std::optional<Highlighting> highlighting;
+  if (spec.highlight.has_value()) {
+    // The same catalog snapshot found the index for the matches.
+    QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
+                            SearchIndexOf(ctx, info.get(), spec, "$search"));
+    text::FullTextMapping mapping;
+    if (index != nullptr) {
+      QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexDefinition definition,
+                              vector::ParseSearchIndexDefinition(index->type, index->definition));
+      if (definition.full_text.has_value()) mapping = std::move(*definition.full_text);
+    }
+    highlighting = Highlighting{.op = std::move(spec.op),
+                                .mapping = std::move(mapping),
+                                .spec = std::move(*spec.highlight)};
+  }
+  return std::unique_ptr<query::DocumentStream>(std::make_unique<SearchResults>(
+      &ctx.engine->records(), info->id, std::move(matches), std::move(highlighting)));
 }
 
 StatusWith<bson::Document> SearchMetaDocument(const SearchContext& ctx, const std::string& db,
                                               const std::string& coll, bson::ValueView argument) {
   QUARRY_ASSIGN_OR_RETURN(FullTextSearchSpec spec, ParseSpec(argument, SearchStage::kSearchMeta));
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, coll);
-  QUARRY_ASSIGN_OR_RETURN(std::vector<vector::SearchMatch> matches,
+  QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
                           Matches(ctx, info.get(), spec, "$searchMeta"));
   bson::DocumentBuilder count;
   count.AppendInt64(spec.count_total ? "total" : "lowerBound",
-                    static_cast<std::int64_t>(matches.size()));
+                    static_cast<std::int64_t>(matches.matched()));
   bson::DocumentBuilder out;
   out.AppendDocument("count", std::move(count).Finish().view());
   return std::move(out).Finish();

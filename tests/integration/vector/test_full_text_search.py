@@ -5,9 +5,9 @@ writes them, sub-document mappings, the mapping types that are accepted but not 
 Lucene's built-in analyzers and the errors for what is not supported), the `$search` stage with
 its `text`, `phrase` and `compound` operators, the `equals`, `range`, `in` and `exists`
 operators over values held whole (token, number, date, boolean, objectId and uuid mappings), the
-`autocomplete` mapping and operator, `$searchMeta` counts, `$search` inside `$unionWith`, the
-pipelines LangChain's full-text and hybrid retrievers send, and indexes that come back after a
-restart.
+`autocomplete` mapping and operator, highlights, `$searchMeta` counts, `$search` inside
+`$unionWith`, the pipelines LangChain's full-text and hybrid retrievers send, and indexes that
+come back after a restart.
 
 Expected answers are computed here: the analyzers are re-implemented for the (plain ASCII) test
 texts, and every score is BM25 (k1 = 1.2, b = 0.75, Lucene's idf) computed from the documents;
@@ -1397,7 +1397,7 @@ def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
 
 
 def test_search_options_quarry_lacks_are_refused_and_harmless_ones_accepted(movies):
-    options = {"highlight": {"path": "plot"}, "count": {"type": "total"},
+    options = {"count": {"type": "total"},
                "sort": {"title": 1}, "searchAfter": "token", "searchBefore": "token",
                "returnScope": {"path": "reviews"}, "returnStoredSource": True,
                "scoreDetails": True}
@@ -1407,6 +1407,304 @@ def test_search_options_quarry_lacks_are_refused_and_harmless_ones_accepted(movi
     for extra in [{"concurrent": True}, {"tracking": {"searchTerms": "fox"}},
                   {"returnStoredSource": False}, {"scoreDetails": False}]:
         assert_results(search(movies, "movies", text("fox", "plot"), **extra), expected)
+
+
+# --- highlights ------------------------------------------------------------------------------
+# The expected passages are computed here: sentences split as ICU splits these texts (after . ! ?
+# and the spaces that follow, when a capital letter or the end comes next, and after each
+# newline), tokens found by the analyzers above, offsets and lengths counted in UTF-8 bytes.
+
+SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+[ \t]*\n?|\n)|[^.!?\n]+$")
+
+
+def sentences(value):
+    """(start, end) character offsets of each sentence of `value`, trailing spaces included."""
+    spans = [m.span() for m in SENTENCE.finditer(value)]
+    assert "".join(value[a:b] for a, b in spans) == value, value
+    return spans
+
+
+def tokens(value, analyzer="standard"):
+    """(start byte, end byte, term) of each token the analyzer keeps."""
+    out = []
+    for m in re.finditer(r"\w+(?:'\w+)*", value):
+        term = m.group().lower()
+        if analyzer == "english":
+            term = term[:-2] if term.endswith("'s") else term
+            if term in LUCENE_ENGLISH_STOP_WORDS:
+                continue
+            term = PORTER_STEMS.get(term, term)
+        start = len(value[:m.start()].encode())
+        out.append((start, start + len(m.group().encode()), term))
+    return out
+
+
+def passage_score(hit_terms, length, start):
+    score = 0.0
+    for term in set(hit_terms):
+        f = hit_terms.count(term)
+        score += f * 2.2 / (f + 1.2 * (0.25 + 0.75 * length / 87))
+    return score * (1 + 1 / math.log(87 + start))
+
+
+def passages(value, is_hit, analyzer="standard", max_bytes=500000):
+    """[(texts, score)] of the sentences of one string that hold hits, in the string's order."""
+    data = value.encode()[:max_bytes]
+    value = data.decode()  # the tests cut only between characters
+    hits = [t for t in tokens(value, analyzer) if is_hit(t[2])]
+    found = []
+    for a, b in sentences(value):
+        start = len(value[:a].encode())
+        end = start + len(value[a:b].rstrip(" \t\n").encode())
+        inside = [h for h in hits if start <= h[0] < end]
+        if not inside:
+            continue
+        parts, at = [], start
+        for s, e, _ in inside:
+            parts += [(data[at:s], "text"), (data[s:e], "hit")]
+            at = e
+        parts.append((data[at:end], "text"))
+        texts = [{"value": v.decode(), "type": t} for v, t in parts if v]
+        found.append((texts, passage_score([h[2] for h in inside], end - start, start)))
+    return found
+
+
+def among(*terms):
+    return lambda term: term in terms
+
+
+def expected_highlights(doc, wanted, analyzer="standard", max_passages=5, max_bytes=500000):
+    """searchHighlights of `doc`: `wanted` maps each highlighted top-level field to the test its
+    tokens' terms pass to be hits; fields in the document's order, best passages first."""
+    out = []
+    for path in doc:
+        if path not in wanted:
+            continue
+        found = [p for value in field_strings(doc, path)
+                 for p in passages(value, wanted[path], analyzer, max_bytes)]
+        assert len({score for _, score in found}) == len(found), "ties have no set order"
+        found.sort(key=lambda p: -p[1])
+        out += [{"path": path, "texts": texts, "score": score}
+                for texts, score in found[:max_passages]]
+    return out
+
+
+def highlights(db, coll, operator, highlight, stage="$project", index="default"):
+    """{_id: searchHighlights} of the documents `$search` with `highlight` returns."""
+    docs = db[coll].aggregate([{"$search": {"index": index, **operator, "highlight": highlight}},
+                               {stage: {"h": {"$meta": "searchHighlights"}}}])
+    return {d["_id"]: d["h"] for d in docs}
+
+
+def assert_highlights(got, expected):
+    assert [(h["path"], h["texts"]) for h in got] == \
+        [(h["path"], h["texts"]) for h in expected]
+    assert [h["score"] for h in got] == pytest.approx([h["score"] for h in expected], rel=1e-9)
+    assert all(set(h) == {"path", "texts", "score"} for h in got)
+
+
+def parts(*pieces):
+    """texts of alternating pieces, the first a "text" one: parts("The ", "Dog", ".")."""
+    return [{"value": v, "type": "text" if n % 2 == 0 else "hit"}
+            for n, v in enumerate(pieces) if v]
+
+
+STORIES = [
+    {"_id": 1, "title": "The Dog and the Fox",
+     "plot": "A cat sleeps. The Dog barks at the fox.  Nothing else happens here.\n",
+     "tags": ["dog", "sleepy cat", "Fox den"]},
+    {"_id": 2, "title": "Fox Tales",
+     "plot": "Fox. The fox saw another fox and a dog! A very long sentence that mentions the "
+             "dog only once, near the end of many words. Dog and fox? Café au lait for the fox. "
+             "Foxes are not a fox here.\tThe fox runs\nThe last fox sentence has no stop",
+     "tags": []},
+    {"_id": 3, "title": "A Quiet Dog", "plot": "Nothing happens by the river.",
+     "tags": ["river"]},
+    {"_id": 4, "title": "Birds", "plot": "Birds sing. Cats sleep.", "tags": ["dog"]},
+]
+
+
+@pytest.fixture
+def stories(db):
+    db.stories.insert_many(STORIES)
+    create_ready(db, "stories", DYNAMIC)
+    return db
+
+
+def test_highlights_are_the_sentences_holding_hits_with_the_hits_as_written(stories):
+    for stage in ["$project", "$set"]:
+        got = highlights(stories, "stories", text("dog fox", ["title", "plot"]),
+                         {"path": "plot"}, stage=stage)
+        assert sorted(got) == [1, 2, 3]
+        # "The Dog barks at the fox.  " is 25 bytes once trimmed, and starts at byte 14.
+        score = 2 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 25 / 87)) * (1 + 1 / math.log(87 + 14))
+        assert got[1] == [{"path": "plot", "score": pytest.approx(score, rel=1e-9),
+                           "texts": parts("The ", "Dog", " barks at the ", "fox", ".")}]
+        assert got[3] == []  # found by its title, no hit in its plot
+        for doc in STORIES[:3]:
+            assert_highlights(got[doc["_id"]],
+                              expected_highlights(doc, {"plot": among("dog", "fox")}))
+
+
+def test_passages_come_best_first_by_their_score_five_per_path_by_default(stories):
+    plot = STORIES[1]["plot"]
+    five = highlights(stories, "stories", text("dog fox", "plot"), {"path": "plot"})[2]
+    assert_highlights(five, expected_highlights(STORIES[1], {"plot": among("dog", "fox")}))
+    assert len(five) == 5
+    # The best: "Dog and fox?", 12 bytes, one hit of each term; then the three hits of the
+    # 34-byte "The fox saw another fox and a dog!" (fox twice), then "Fox." at byte 0.
+    dog_and_fox = plot.encode().index(b"Dog and fox?")
+    length_factor = 1.2 * (0.25 + 0.75 * 12 / 87)
+    best = 2 * 2.2 / (1 + length_factor) * (1 + 1 / math.log(87 + dog_and_fox))
+    length_factor = 1.2 * (0.25 + 0.75 * 34 / 87)
+    second = (2 * 2.2 / (2 + length_factor) + 2.2 / (1 + length_factor)) * \
+        (1 + 1 / math.log(87 + 5))
+    third = 2.2 / (1 + 1.2 * (0.25 + 0.75 * 4 / 87)) * (1 + 1 / math.log(87))
+    assert [h["texts"] for h in five[:3]] == [
+        parts("", "Dog", " and ", "fox", "?"),
+        parts("The ", "fox", " saw another ", "fox", " and a ", "dog", "!"),
+        parts("", "Fox", ".")]
+    assert [h["score"] for h in five[:3]] == pytest.approx([best, second, third], rel=1e-9)
+    # Sentences ended by a tab or a newline lose it.
+    assert [h["texts"] for h in five[3:]] == [parts("The ", "fox", " runs"),
+                                              parts("Foxes are not a ", "fox", " here.")]
+    for n in [1, 2, 8, 20]:
+        got = highlights(stories, "stories", text("dog fox", "plot"),
+                         {"path": "plot", "maxNumPassages": n})[2]
+        assert_highlights(got, expected_highlights(STORIES[1], {"plot": among("dog", "fox")},
+                                                   max_passages=n))
+        assert len(got) == min(n, 8)
+
+
+def test_each_string_of_an_array_is_a_value_of_its_own_and_paths_keep_the_documents_order(
+        stories):
+    searched = text("dog fox", ["title", "plot", "tags"])
+    wanted = {p: among("dog", "fox") for p in ["title", "plot", "tags"]}
+    first = STORIES[0]
+    title_score = 2 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 19 / 87)) * (1 + 1 / math.log(87))
+    for path in [["tags", "plot", "title"], {"wildcard": "*"}, ["tags", {"wildcard": "t*"},
+                                                               "plot"]]:
+        got = highlights(stories, "stories", searched, {"path": path})
+        assert [(h["path"], h["texts"]) for h in got[1]] == [
+            ("title", parts("The ", "Dog", " and the ", "Fox")),
+            ("plot", parts("The ", "Dog", " barks at the ", "fox", ".")),
+            ("tags", parts("", "dog")),
+            ("tags", parts("", "Fox", " den"))]
+        assert got[1][0]["score"] == pytest.approx(title_score, rel=1e-9)
+        for doc in STORIES:
+            assert_highlights(got[doc["_id"]], expected_highlights(doc, wanted))
+    one_each = highlights(stories, "stories", searched, {"path": ["plot", "tags"],
+                                                         "maxNumPassages": 1})
+    assert_highlights(one_each[1], expected_highlights(first, {"plot": among("dog", "fox"),
+                                                               "tags": among("dog", "fox")},
+                                                       max_passages=1))
+    assert [h["path"] for h in one_each[1]] == ["plot", "tags"]
+    assert one_each[4] == [{"path": "tags", "texts": parts("", "dog"),
+                            "score": pytest.approx(2.2 / (1 + 1.2 * (0.25 + 0.75 * 3 / 87)) *
+                                                   (1 + 1 / math.log(87)), rel=1e-9)}]
+    # A path is highlighted with the terms searched on it: tags hold "dog" but were not searched.
+    plot_only = highlights(stories, "stories", text("dog fox", "plot"), {"path": "tags"})
+    assert plot_only and all(h == [] for h in plot_only.values())
+
+
+HIGHLIGHT_ENGLISH_DOCS = [
+    {"_id": 1, "text": "The dogs were running in the park. A dog runs! Nothing to see."},
+    {"_id": 2, "text": "Running late. The runner ran."},
+    {"_id": 3, "text": "Cats and dogs"},
+]
+
+
+def test_hits_are_the_tokens_the_fields_analyzer_turns_into_a_searched_term(db):
+    db.docs.insert_many(HIGHLIGHT_ENGLISH_DOCS)
+    create_ready(db, "docs", static(text={"type": "string", "analyzer": "lucene.english"}))
+    got = highlights(db, "docs", text("run the dog", "text"), {"path": "text"})
+    assert sorted(got) == [1, 2, 3]
+    assert [h["texts"] for h in got[1]] == [
+        parts("A ", "dog", " ", "runs", "!"),
+        parts("The ", "dogs", " were ", "running", " in the park.")]
+    assert [h["texts"] for h in got[2]] == [parts("", "Running", " late.")]
+    assert [h["texts"] for h in got[3]] == [parts("Cats and ", "dogs")]
+    for doc in HIGHLIGHT_ENGLISH_DOCS:
+        assert_highlights(got[doc["_id"]],
+                          expected_highlights(doc, {"text": among("run", "dog")}, "english"))
+    # Stop words are never hits, even when the query holds them.
+    got = highlights(db, "docs", text("the and dogs", "text"), {"path": "text"})
+    assert [h["texts"] for h in got[3]] == [parts("Cats and ", "dogs")]
+
+
+def test_text_and_phrase_clauses_of_compound_give_hits_but_must_not_and_other_operators_none(db):
+    docs = [{"_id": 1, "title": "Cat Tales", "year": 2001,
+             "plot": "The quick brown fox. A black dog and a cat. Brown bread."},
+            {"_id": 2, "title": "Cat", "year": 1990,
+             "plot": "A brown fox met a black cat. The dog."}]
+    db.docs.insert_many(docs)
+    create_ready(db, "docs", DYNAMIC)
+    query = {"compound": {"must": [phrase("brown fox", "plot")],
+                          "filter": [text("dog", "plot")],
+                          "mustNot": [phrase("black cat", "plot")],
+                          "should": [range_("year", gte=2000), text("cat", "title")]}}
+    got = highlights(db, "docs", query, {"path": ["plot", "title"]})
+    assert list(got) == [1]
+    assert [(h["path"], h["texts"]) for h in got[1]] == [
+        ("title", parts("", "Cat", " Tales")),
+        ("plot", parts("The quick ", "brown", " ", "fox", ".")),
+        ("plot", parts("", "Brown", " bread.")),
+        ("plot", parts("A black ", "dog", " and a cat."))]
+    assert_highlights(got[1], expected_highlights(docs[0], {
+        "title": among("cat"), "plot": among("brown", "fox", "dog")}))
+    for operator in [range_("year", gte=0), exists("plot"), equals("year", 1990)]:
+        got = highlights(db, "docs", operator, {"path": {"wildcard": "*"}})
+        assert got and all(h == [] for h in got.values()), operator
+
+
+def test_fuzzy_text_highlights_the_tokens_within_its_edit_distance(db):
+    docs = [{"_id": 1, "plot": "The fox and the fix, six foxes and a fax."},
+            {"_id": 2, "plot": "Nothing to fix here. Or there."}]
+    db.docs.insert_many(docs)
+    create_ready(db, "docs", DYNAMIC)
+    got = highlights(db, "docs", text("fix", "plot", fuzzy={"maxEdits": 1}), {"path": "plot"})
+    assert [h["texts"] for h in got[1]] == [
+        parts("The ", "fox", " and the ", "fix", ", ", "six", " foxes and a ", "fax", ".")]
+    assert [h["texts"] for h in got[2]] == [parts("Nothing to ", "fix", " here.")]
+    def one_edit(term):
+        return edit_distance(term, "fix") <= 1
+
+    for doc in docs:
+        assert_highlights(got[doc["_id"]], expected_highlights(doc, {"plot": one_edit}))
+    got = highlights(db, "docs", text("fix", "plot", fuzzy={"maxEdits": 1, "prefixLength": 1}),
+                     {"path": "plot"})
+    assert [h["texts"] for h in got[1]] == [
+        parts("The ", "fox", " and the ", "fix", ", six foxes and a ", "fax", ".")]
+
+
+def test_max_chars_to_examine_counts_the_bytes_of_each_string(db):
+    # "Ééé. " and "Ééé, " are 5 characters but 8 bytes.
+    doc = {"_id": 1, "plot": "Ééé. Fox. Another fox.", "tags": ["fox", "Ééé, fox"]}
+    db.docs.insert_one(doc)
+    create_ready(db, "docs", DYNAMIC)
+    searched = text("fox", ["plot", "tags"])
+    fox = among("fox")
+    for limit, plot_texts, tags_texts in [
+            (8, [], [parts("", "fox")]),
+            (12, [parts("", "Fox", ".")], [parts("", "fox"), parts("Ééé, ", "fox")]),
+            (None, [parts("", "Fox", "."), parts("Another ", "fox", ".")],
+             [parts("", "fox"), parts("Ééé, ", "fox")])]:
+        option = {} if limit is None else {"maxCharsToExamine": limit}
+        got = highlights(db, "docs", searched, {"path": ["plot", "tags"], **option})[1]
+        assert [h["texts"] for h in got if h["path"] == "plot"] == plot_texts, limit
+        assert [h["texts"] for h in got if h["path"] == "tags"] == tags_texts, limit
+        assert_highlights(got, expected_highlights(doc, {"plot": fox, "tags": fox},
+                                                   max_bytes=limit or 500000))
+    assert highlights(db, "docs", searched, {"path": "plot", "maxCharsToExamine": 8}) == {1: []}
+
+
+def test_malformed_highlight_options_answer_bad_value(stories):
+    cases = [({"path": "plot", "maxNumPassages": 0}, 2, ""),
+             ({"maxNumPassages": 2}, 2, ""),
+             ({}, 2, ""),
+             ({"path": "plot", "bogusOption": 1}, 2, "")]
+    assert_errors(cases, lambda highlight: highlights(stories, "stories", text("fox", "plot"),
+                                                      highlight))
 
 
 # --- sub-pipelines ---------------------------------------------------------------------------

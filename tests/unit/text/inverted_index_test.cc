@@ -27,14 +27,14 @@ TEST(InvertedIndexTest, HoldsEachTermsPositionsAndEachValuesLength) {
   Put(index, mapping, 7, R"({"t": "a b a", "n": 5, "sub": {"s": "x"}, "arr": ["p q", "r"]})");
   const InvertedIndex::Field* t = index.FieldAt("t");
   ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->terms.at("a").at(7), (InvertedIndex::Positions{0, 2}));
+  EXPECT_EQ(*t->terms.at("a").Find(7), (InvertedIndex::Positions{0, 2}));
   EXPECT_EQ(t->LengthOf(7), 3u);
   EXPECT_EQ(index.FieldAt("n"), nullptr);
   ASSERT_NE(index.FieldAt("sub.s"), nullptr);
   // Array values are one field, their positions apart so that no phrase spans two.
   const InvertedIndex::Field* arr = index.FieldAt("arr");
   EXPECT_EQ(arr->LengthOf(7), 3u);
-  EXPECT_GT(arr->terms.at("r").at(7)[0], arr->terms.at("q").at(7)[0] + 1);
+  EXPECT_GT((*arr->terms.at("r").Find(7))[0], (*arr->terms.at("q").Find(7))[0] + 1);
   EXPECT_EQ(index.Paths(), (std::vector<std::string_view>{"arr", "sub.s", "t"}));
 }
 

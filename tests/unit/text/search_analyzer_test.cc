@@ -34,6 +34,17 @@ TEST(SearchAnalyzerTest, StandardSplitsAtWordBoundariesAndLowercases) {
   EXPECT_TRUE(Analyze("lucene.standard", " ... !? ").empty());
 }
 
+TEST(SearchAnalyzerTest, SplitsWordsLongerThan255Characters) {
+  const std::string word(600, 'x');
+  const Terms terms = Analyze("lucene.standard", word + " y");
+  ASSERT_EQ(terms.size(), 4u);
+  EXPECT_EQ(terms[0], (std::pair<std::string, std::uint32_t>{std::string(255, 'x'), 0}));
+  EXPECT_EQ(terms[2], (std::pair<std::string, std::uint32_t>{std::string(90, 'x'), 2}));
+  EXPECT_EQ(terms[3].first, "y");
+  // The keyword analyzer keeps a value whole, however long.
+  EXPECT_EQ(Analyze("lucene.keyword", word).size(), 1u);
+}
+
 TEST(SearchAnalyzerTest, SimpleKeepsRunsOfLetters) {
   EXPECT_EQ(Analyze("lucene.simple", "R2-D2 isn't HERE"),
             (Terms{{"r", 0}, {"d", 1}, {"isn", 2}, {"t", 3}, {"here", 4}}));

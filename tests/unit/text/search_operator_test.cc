@@ -50,7 +50,7 @@ class SearchOperatorTest : public ::testing::Test {
   double Bm25(std::string_view path, std::uint32_t label, std::string_view term) {
     const InvertedIndex::Field* field = index_.FieldAt(path);
     const InvertedIndex::Postings& postings = field->terms.at(std::string(term));
-    return field->Score(label, static_cast<double>(postings.at(label).size()),
+    return field->Score(label, static_cast<double>(postings.Find(label)->size()),
                         field->Idf(postings.size()));
   }
 

@@ -1,0 +1,78 @@
+#include "text/search_highlights.h"
+
+#include <gtest/gtest.h>
+
+#include "bson/json.h"
+
+namespace quarry::text {
+namespace {
+
+SearchOperator Operator(std::string_view json) {
+  bson::Document spec = bson::FromJson(json).value();
+  const bson::Element& first = *spec.view().begin();
+  return ParseSearchOperator(first.key, first.value).value();
+}
+
+HighlightSpec Spec(std::string_view json) {
+  bson::Document spec = bson::FromJson(json).value();
+  return ParseHighlight(spec.view().Get("h")).value();
+}
+
+// Each highlight as "path: [text]{hit}[text]", joined by " | ", best first per path.
+std::string Highlighted(std::string_view op, std::string_view spec, std::string_view document) {
+  FullTextMapping mapping;
+  mapping.root.dynamic = true;
+  bson::Document doc = bson::FromJson(document).value();
+  const bson::Document highlights = Highlights(Operator(op), mapping, Spec(spec), doc.view());
+  std::string out;
+  for (const bson::Element& h : highlights.view()) {
+    if (!out.empty()) out += " | ";
+    out += std::string(h.value.Document().Get("path").String()) + ": ";
+    for (const bson::Element& t : h.value.Document().Get("texts").Document()) {
+      const bool hit = t.value.Document().Get("type").String() == "hit";
+      out += (hit ? "{" : "[") + std::string(t.value.Document().Get("value").String()) +
+             (hit ? "}" : "]");
+    }
+  }
+  return out;
+}
+
+TEST(SearchHighlightsTest, SplitsEachSentenceWithHitsIntoHitsAndText) {
+  const std::string got =
+      Highlighted(R"({"text": {"query": "dog", "path": "t"}})", R"({"h": {"path": "t"}})",
+                  R"({"t": "A cat sleeps. The Dog barks at the dog next door. Birds sing."})");
+  EXPECT_EQ(got, "t: [The ]{Dog}[ barks at the ]{dog}[ next door.]");
+}
+
+TEST(SearchHighlightsTest, KeepsTheBestPassagesPerPathAndOnlyThePathsAsked) {
+  const std::string got = Highlighted(
+      R"({"compound": {"must": [{"text": {"query": "red", "path": ["a", "b"]}}],
+                       "mustNot": [{"text": {"query": "blue", "path": "a"}}]}})",
+      R"({"h": {"path": "a", "maxNumPassages": 1}})",
+      R"({"a": "A red hat. Red, red and red wine. Blue sky.", "b": "red"})");
+  const std::string both = Highlighted(R"({"text": {"query": "red", "path": ["a", "b"]}})",
+                                       R"({"h": {"path": ["b", "a"]}})",
+                                       R"({"a": "A red hat. Red, red and red wine.", "b": "red"})");
+  EXPECT_EQ(both, "a: {Red}[, ]{red}[ and ]{red}[ wine.] | a: [A ]{red}[ hat.] | b: {red}");
+  // One passage, the best; b is not asked for; mustNot's terms are no hits.
+  EXPECT_EQ(got, "a: {Red}[, ]{red}[ and ]{red}[ wine.]");
+}
+
+TEST(SearchHighlightsTest, FuzzyQueriesHighlightTheTermsTheyMatch) {
+  const std::string got =
+      Highlighted(R"({"text": {"query": "bananna", "path": "t", "fuzzy": {"maxEdits": 1}}})",
+                  R"({"h": {"path": {"wildcard": "*"}}})", R"({"t": "one banana, two bananas"})");
+  EXPECT_EQ(got, "t: [one ]{banana}[, two bananas]");
+}
+
+TEST(SearchHighlightsTest, ParsesItsOptions) {
+  bson::Document bad = bson::FromJson(R"({"h": {"path": "t", "maxNumPassages": 0}})").value();
+  EXPECT_EQ(ParseHighlight(bad.view().Get("h")).status().code(), ErrorCode::kBadValue);
+  bson::Document none = bson::FromJson(R"({"h": {"maxNumPassages": 2}})").value();
+  EXPECT_EQ(ParseHighlight(none.view().Get("h")).status().code(), ErrorCode::kBadValue);
+  bson::Document unknown = bson::FromJson(R"({"h": {"path": "t", "x": 1}})").value();
+  EXPECT_EQ(ParseHighlight(unknown.view().Get("h")).status().code(), ErrorCode::kBadValue);
+}
+
+}  // namespace
+}  // namespace quarry::text
