@@ -2,6 +2,7 @@
 
 #include <unicode/ubrk.h>
 #include <unicode/uchar.h>
+#include <unicode/uscript.h>
 #include <unicode/utext.h>
 #include <unicode/utf8.h>
 
@@ -45,6 +46,37 @@ struct BreakIteratorCloser {
   void operator()(UBreakIterator* iterator) const { ubrk_close(iterator); }
 };
 
+// Lucene's StandardTokenizer makes each Han ideograph and each Hiragana character a token of
+// its own, where ICU's dictionary finds words; other characters of such a word (Katakana, for
+// one) stay together in runs.
+template <typename OnWord>
+void SplitIdeographs(std::string_view word, OnWord on_word) {
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto length = static_cast<std::int32_t>(word.size());
+  std::int32_t run_start = -1;
+  for (std::int32_t i = 0; i < length;) {
+    const std::int32_t at = i;
+    UChar32 c;
+    U8_NEXT(bytes, i, length, c);
+    UErrorCode status = U_ZERO_ERROR;
+    const UScriptCode script = uscript_getScript(c, &status);
+    const bool single = script == USCRIPT_HAN || script == USCRIPT_HIRAGANA;
+    if (single || run_start < 0) {
+      if (run_start >= 0) {
+        on_word(word.substr(static_cast<std::size_t>(run_start),
+                            static_cast<std::size_t>(at - run_start)));
+        run_start = -1;
+      }
+      if (single) {
+        on_word(word.substr(static_cast<std::size_t>(at), static_cast<std::size_t>(i - at)));
+      } else {
+        run_start = at;
+      }
+    }
+  }
+  if (run_start >= 0) on_word(word.substr(static_cast<std::size_t>(run_start)));
+}
+
 // Calls `on_word` with each word of `value` by Unicode's word boundaries: the segments that
 // hold letters, digits, kana or ideographs (rule status at least UBRK_WORD_NONE_LIMIT).
 template <typename OnWord>
@@ -61,8 +93,14 @@ void ForEachUnicodeWord(std::string_view value, OnWord on_word) {
   std::int32_t start = ubrk_first(words.get());
   for (std::int32_t end = ubrk_next(words.get()); end != UBRK_DONE;
        start = end, end = ubrk_next(words.get())) {
-    if (ubrk_getRuleStatus(words.get()) >= UBRK_WORD_NONE_LIMIT) {
-      on_word(value.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start)));
+    const std::int32_t rule = ubrk_getRuleStatus(words.get());
+    if (rule < UBRK_WORD_NONE_LIMIT) continue;
+    const std::string_view word =
+        value.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start));
+    if (rule >= UBRK_WORD_KANA && rule < UBRK_WORD_IDEO_LIMIT) {
+      SplitIdeographs(word, on_word);
+    } else {
+      on_word(word);
     }
   }
 }

@@ -32,6 +32,9 @@ TEST(SearchAnalyzerTest, StandardSplitsAtWordBoundariesAndLowercases) {
                    {"don't", 7}}));
   EXPECT_EQ(Analyze("lucene.standard", "ÉCOLE Straße"), (Terms{{"école", 0}, {"straße", 1}}));
   EXPECT_TRUE(Analyze("lucene.standard", " ... !? ").empty());
+  // Han and Hiragana one character each, as Lucene's tokenizer; Katakana in runs.
+  EXPECT_EQ(Analyze("lucene.standard", "東京タワーへ"),
+            (Terms{{"東", 0}, {"京", 1}, {"タワー", 2}, {"へ", 3}}));
 }
 
 TEST(SearchAnalyzerTest, SplitsWordsLongerThan255Characters) {
