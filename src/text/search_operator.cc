@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "bson/builder.h"
 #include "bson/compare.h"
@@ -373,6 +374,24 @@ StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
 
 // ---- evaluation ----
 
+// The interrupt of the search being evaluated on this thread (null: none). Evaluation runs on
+// one thread from start to end, so the loops that can run long check it here instead of
+// every function passing it down; the first failed check stops them all.
+thread_local const Interrupt* evaluation_interrupt = nullptr;
+thread_local Status evaluation_stop;
+
+// Whether the search should stop: checked every `kCheckEvery` steps of a long loop.
+constexpr std::size_t kCheckEvery = 4096;
+bool Stopped(std::size_t step = 0) {
+  if (evaluation_interrupt == nullptr || step % kCheckEvery != 0) return false;
+  if (!evaluation_stop.ok()) return true;
+  evaluation_stop = evaluation_interrupt->Check();
+  return !evaluation_stop.ok();
+}
+
+SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
+                      const FullTextMapping& mapping);
+
 // The paths of `index` that `pattern` names ('*' matches any run of characters, dots too).
 }  // namespace
 
@@ -452,8 +471,10 @@ std::vector<Expansion> FuzzyExpansions(const InvertedIndex::Field& field, std::s
     std::size_t shorter;
   };
   std::vector<Candidate> candidates;
+  std::size_t steps = 0;
   for (auto it = field.terms.lower_bound(prefix);
        it != field.terms.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+    if (Stopped(++steps)) break;
     const std::vector<char32_t> have = CodePointsOf(it->first);
     const int edits = EditDistance(wanted, have, fuzzy.max_edits);
     if (edits > fuzzy.max_edits) continue;
@@ -500,7 +521,9 @@ void ScoreTerm(const InvertedIndex::Field& field, const std::string& term,
   if (postings == field.terms.end()) return;
   scores->reserve(scores->size() + postings->second.size());
   const double idf = field.Idf(postings->second.size());
+  std::size_t steps = 0;
   for (const auto& [label, positions] : postings->second) {
+    if (Stopped(++steps)) return;
     (*scores)[label] += field.Score(label, static_cast<double>(positions.size()), idf);
     on_match(label);
   }
@@ -593,7 +616,9 @@ void ScorePhrase(const InvertedIndex::Field& field,
   const auto rarest =
       std::min_element(postings.begin(), postings.end(),
                        [](const auto* a, const auto* b) { return a->size() < b->size(); });
+  std::size_t steps = 0;
   for (const auto& [label, unused] : **rarest) {
+    if (Stopped(++steps)) return;
     std::vector<const InvertedIndex::Positions*> positions;
     for (const InvertedIndex::Postings* p : postings) {
       const InvertedIndex::Positions* at = p->Find(label);
@@ -688,10 +713,9 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
       for (auto& [label, score] : *required) score += clause.at(label);
     }
   };
-  for (const SearchOperator& clause : op.must)
-    intersect(EvaluateSearch(clause, index, mapping), true);
+  for (const SearchOperator& clause : op.must) intersect(Evaluate(clause, index, mapping), true);
   for (const SearchOperator& clause : op.filter) {
-    intersect(EvaluateSearch(clause, index, mapping), false);
+    intersect(Evaluate(clause, index, mapping), false);
   }
   // Lucene's boolean query: with no required clause, a document must match a should clause.
   const std::size_t minimum =
@@ -699,7 +723,7 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
   SearchScores should_scores;
   std::unordered_map<std::uint32_t, std::size_t> should_matches;
   for (const SearchOperator& clause : op.should) {
-    for (const auto& [label, score] : EvaluateSearch(clause, index, mapping)) {
+    for (const auto& [label, score] : Evaluate(clause, index, mapping)) {
       should_scores[label] += score;
       ++should_matches[label];
     }
@@ -718,7 +742,7 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
     }
   }
   for (const SearchOperator& clause : op.must_not) {
-    for (const auto& [label, score] : EvaluateSearch(clause, index, mapping)) out.erase(label);
+    for (const auto& [label, score] : Evaluate(clause, index, mapping)) out.erase(label);
   }
   return out;
 }
@@ -748,7 +772,9 @@ SearchScores EvaluateValues(const SearchOperator& op, const InvertedIndex& index
     for (const std::uint32_t label : index.LabelsHolding(op.paths.front())) scores[label] = 1;
     return scores;
   }
+  std::size_t steps = 0;
   for (const auto& [label, values] : index.values()) {
+    if (Stopped(++steps)) break;
     for (const bson::Element& held : values.view()) {
       if (std::find(op.paths.begin(), op.paths.end(), held.key) == op.paths.end()) continue;
       bool match = false;
@@ -781,9 +807,12 @@ StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::Valu
   return ParseAt(name, spec, std::string(name));
 }
 
-SearchScores EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
-                            const FullTextMapping& mapping) {
+namespace {
+
+SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
+                      const FullTextMapping& mapping) {
   SearchScores scores;
+  if (Stopped()) return scores;
   switch (op.kind) {
     case SearchOperator::Kind::kText:
       scores = EvaluateText(op, index, mapping);
@@ -810,6 +839,19 @@ SearchScores EvaluateSearch(const SearchOperator& op, const InvertedIndex& index
                                                                  : op.score_value;
     }
   }
+  return scores;
+}
+
+}  // namespace
+
+StatusWith<SearchScores> EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
+                                        const FullTextMapping& mapping,
+                                        const Interrupt* interrupt) {
+  evaluation_interrupt = interrupt;
+  evaluation_stop = Status::OK();
+  SearchScores scores = Evaluate(op, index, mapping);
+  evaluation_interrupt = nullptr;
+  if (!evaluation_stop.ok()) return std::exchange(evaluation_stop, Status::OK());
   return scores;
 }
 

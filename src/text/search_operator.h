@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/interrupt.h"
 #include "base/status.h"
 #include "bson/value.h"
 #include "text/full_text_mapping.h"
@@ -58,9 +59,11 @@ bool IsSearchOperatorName(std::string_view name);
 // Whether `path` is one `pattern` names: '*' matches any run of characters, dots too.
 bool PathMatchesPattern(std::string_view pattern, std::string_view path);
 
-// label -> score of each document `op` matches.
+// label -> score of each document `op` matches. A long evaluation checks `interrupt` (null:
+// none) as it goes and fails with its error once it is killed or past its deadline.
 using SearchScores = std::unordered_map<std::uint32_t, double>;
-SearchScores EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
-                            const FullTextMapping& mapping);
+StatusWith<SearchScores> EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
+                                        const FullTextMapping& mapping,
+                                        const Interrupt* interrupt = nullptr);
 
 }  // namespace quarry::text

@@ -194,9 +194,9 @@ bool RanksBelow(const std::pair<std::uint32_t, double>& a,
 
 }  // namespace
 
-SearchIndexRegistry::TextMatches SearchIndexRegistry::SearchText(
-    storage::CollectionId collection, const std::string& index_id,
-    const text::SearchOperator& op) const {
+StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
+    storage::CollectionId collection, const std::string& index_id, const text::SearchOperator& op,
+    const Interrupt* interrupt) const {
   TextMatches matches;
   std::shared_ptr<Built> serving;
   {
@@ -209,8 +209,9 @@ SearchIndexRegistry::TextMatches SearchIndexRegistry::SearchText(
   }
   if (serving == nullptr || serving->full_text == nullptr) return matches;
   std::shared_lock lock(serving->mu);
-  const text::SearchScores scores =
-      text::EvaluateSearch(op, *serving->full_text, *serving->definition.full_text);
+  QUARRY_ASSIGN_OR_RETURN(
+      const text::SearchScores scores,
+      text::EvaluateSearch(op, *serving->full_text, *serving->definition.full_text, interrupt));
   matches.heap_.reserve(scores.size());
   for (const auto& [label, score] : scores) {
     if (label < serving->document_of.size() && serving->document_of[label] != Built::kNoDocument) {

@@ -95,9 +95,11 @@ class SearchIndexRegistry : public storage::CommitObserver {
 
   // Every document of index `index_id` that `op` matches, ranked as they are taken (see
   // TextMatches). An index that is unknown, not yet queryable or without strings gives none.
+  // `interrupt` (null: none) stops a long evaluation with its error.
   class TextMatches;
-  TextMatches SearchText(storage::CollectionId collection, const std::string& index_id,
-                         const text::SearchOperator& op) const;
+  StatusWith<TextMatches> SearchText(storage::CollectionId collection, const std::string& index_id,
+                                     const text::SearchOperator& op,
+                                     const Interrupt* interrupt) const;
 
   void OnCommit(const storage::CommittedBatch& batch) override;
 

@@ -181,8 +181,10 @@ class SearchResults final : public query::DocumentStream {
 }  // namespace
 
 SearchContext SearchContextOf(CommandContext& ctx) {
-  return SearchContext{
-      .catalog = &ctx.catalog(), .engine = &ctx.engine(), .registry = ctx.service().search_indexes};
+  return SearchContext{.catalog = &ctx.catalog(),
+                       .engine = &ctx.engine(),
+                       .registry = ctx.service().search_indexes,
+                       .interrupt = ctx.interrupt()};
 }
 
 namespace {
@@ -210,7 +212,7 @@ StatusWith<vector::SearchIndexRegistry::TextMatches> Matches(const SearchContext
   QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
                           SearchIndexOf(ctx, info, spec, stage_name));
   if (index == nullptr) return vector::SearchIndexRegistry::TextMatches();
-  return ctx.registry->SearchText(info->id, index->id, spec.op);
+  return ctx.registry->SearchText(info->id, index->id, spec.op, ctx.interrupt.get());
 }
 
 }  // namespace

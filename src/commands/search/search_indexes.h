@@ -24,6 +24,7 @@ struct SearchContext {
   catalog::Catalog* catalog = nullptr;
   storage::Engine* engine = nullptr;
   vector::SearchIndexRegistry* registry = nullptr;  // null: no search index answers
+  std::shared_ptr<const Interrupt> interrupt;       // the operation's (null: none)
 };
 SearchContext SearchContextOf(CommandContext& ctx);
 

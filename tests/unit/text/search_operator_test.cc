@@ -37,7 +37,7 @@ class SearchOperatorTest : public ::testing::Test {
     StatusWith<SearchOperator> op = Parse(json);
     EXPECT_TRUE(op.ok()) << op.status().ToString();
     if (!op.ok()) return {};
-    SearchScores scores = EvaluateSearch(op.value(), index_, mapping_);
+    SearchScores scores = EvaluateSearch(op.value(), index_, mapping_).value();
     return {scores.begin(), scores.end()};
   }
 
@@ -178,7 +178,8 @@ TEST(AutocompleteTest, MatchesTheGramsOfEachWord) {
     StatusWith<SearchOperator> op = ParseSearchOperator("autocomplete", spec.view().Get("a"));
     EXPECT_TRUE(op.ok()) << op.status().ToString();
     std::vector<std::uint32_t> out;
-    for (const auto& [label, score] : EvaluateSearch(op.value(), index, mapping)) {
+    const SearchScores scores = EvaluateSearch(op.value(), index, mapping).value();
+    for (const auto& [label, score] : scores) {
       out.push_back(label);
     }
     std::sort(out.begin(), out.end());
@@ -197,6 +198,24 @@ TEST(AutocompleteTest, MatchesTheGramsOfEachWord) {
   EXPECT_EQ(labels(R"({"a": {"query": "offise", "path": "t", "fuzzy": {"maxEdits": 1}}})"),
             (std::vector<std::uint32_t>{2}));
   EXPECT_EQ(labels(R"({"a": {"query": "pres", "path": "u"}})"), (std::vector<std::uint32_t>{}));
+}
+
+TEST_F(SearchOperatorTest, AKilledOrExpiredSearchStopsWithItsError) {
+  StatusWith<SearchOperator> op = Parse(R"({"compound": {"should": [
+      {"text": {"query": "fox", "path": "t", "fuzzy": {}}},
+      {"phrase": {"query": "quick brown", "path": "t"}}]}})");
+  ASSERT_TRUE(op.ok());
+  Interrupt interrupt;
+  EXPECT_TRUE(EvaluateSearch(op.value(), index_, mapping_, &interrupt).ok());
+  interrupt.Kill(ErrorCode::kInterrupted);
+  EXPECT_EQ(EvaluateSearch(op.value(), index_, mapping_, &interrupt).status().code(),
+            ErrorCode::kInterrupted);
+  Interrupt expired;
+  expired.SetDeadline(std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  EXPECT_EQ(EvaluateSearch(op.value(), index_, mapping_, &expired).status().code(),
+            ErrorCode::kMaxTimeMSExpired);
+  // A later search on the thread is not stopped by an earlier one's interrupt.
+  EXPECT_TRUE(EvaluateSearch(op.value(), index_, mapping_).ok());
 }
 
 TEST_F(SearchOperatorTest, RefusesMalformedAndUnsupportedOperators) {
