@@ -1,5 +1,6 @@
-// $search: parse its options and operator, evaluate the operator on the index's inverted index,
-// then read the matching documents in batches as the stages after it ask for them.
+// $search and $searchMeta: parse the options and the operator, evaluate the operator on the
+// index's inverted index, then read the matching documents in batches as the stages after
+// $search ask for them, or count them for $searchMeta.
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,9 +40,10 @@ Status NotYet(std::string what) {
   return Status(ErrorCode::kNotImplemented, std::move(what) + " is not supported by Quarry yet");
 }
 
-Status MustBeBool(const bson::Element& e) {
+Status MustBeBool(const bson::Element& e, const std::string& stage_name) {
   if (e.value.type() != bson::Type::kBool) {
-    return Status(ErrorCode::kTypeMismatch, "$search." + std::string(e.key) + " must be a boolean");
+    return Status(ErrorCode::kTypeMismatch,
+                  stage_name + "." + std::string(e.key) + " must be a boolean");
   }
   return Status::OK();
 }
@@ -81,26 +83,26 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
   for (const bson::Element& e : argument.Document()) {
     if (e.key == "index") {
       if (e.value.type() != bson::Type::kString) {
-        return Status(ErrorCode::kTypeMismatch, "$search.index must be a string");
+        return Status(ErrorCode::kTypeMismatch, stage_name + ".index must be a string");
       }
       spec.index = std::string(e.value.String());
     } else if (text::IsSearchOperatorName(e.key)) {
       if (operator_name.has_value()) {
-        return Bad("$search takes one operator; found both \"" + *operator_name + "\" and \"" +
-                   std::string(e.key) + "\" (combine them with compound)");
+        return Bad(stage_name + " takes one operator; found both \"" + *operator_name +
+                   "\" and \"" + std::string(e.key) + "\" (combine them with compound)");
       }
       operator_name = std::string(e.key);
       QUARRY_ASSIGN_OR_RETURN(spec.op, text::ParseSearchOperator(e.key, e.value));
     } else if (e.key == "returnStoredSource" || e.key == "scoreDetails") {
-      QUARRY_RETURN_IF_ERROR(MustBeBool(e));
-      if (e.value.Bool()) return NotYet("$search." + std::string(e.key) + ": true");
+      QUARRY_RETURN_IF_ERROR(MustBeBool(e, stage_name));
+      if (e.value.Bool()) return NotYet(stage_name + "." + std::string(e.key) + ": true");
     } else if (e.key == "concurrent") {
       // How Atlas spreads one query over threads; the answer is the same either way.
-      QUARRY_RETURN_IF_ERROR(MustBeBool(e));
+      QUARRY_RETURN_IF_ERROR(MustBeBool(e, stage_name));
     } else if (e.key == "tracking") {
       // Atlas's search analytics record the terms; nothing a client reads back changes.
       if (e.value.type() != bson::Type::kDocument) {
-        return Status(ErrorCode::kTypeMismatch, "$search.tracking must be a document");
+        return Status(ErrorCode::kTypeMismatch, stage_name + ".tracking must be a document");
       }
     } else if (stage == SearchStage::kSearchMeta && e.key == "count") {
       QUARRY_ASSIGN_OR_RETURN(spec.count_total, CountTotal(e.value));
