@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds quarryd and the unit tests of the layers that own memory across threads (storage, exec,
-# vector, commands, server) with AddressSanitizer and UBSan (./build-asan), then runs those unit
-# tests, the pytest integration tests, the Node.js driver tests and the spec tests against that
-# quarryd. Any sanitizer report makes the server abort, so it shows up as failing tests (and
-# the server logs keep the report). Slow (a full second build, and the server runs several
-# times slower), so it is not part of scripts/test.sh: run it before
-# changing memory-sensitive code, or nightly.
+# vector and the text indexes it holds, commands, server) with AddressSanitizer and UBSan
+# (./build-asan), then runs those unit tests, the pytest integration tests, the Node.js driver
+# tests and the spec tests against that quarryd. Any sanitizer report makes the server abort,
+# so it shows up as failing tests (and the server logs keep the report). Slow (a full second
+# build, and the server runs several times slower), so it is not part of scripts/test.sh: run
+# it before changing memory-sensitive code, or nightly.
 # Needs what scripts/test.sh installs. The last line is `N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ generator=()
 cmake -S . -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUARRY_SANITIZE=ON \
   -DQUARRY_BUILD_TESTS=ON >/dev/null || exit 1
 UNIT_TESTS=(quarry_storage_tests quarry_exec_tests quarry_commands_tests quarry_server_tests
-            quarry_vector_tests)
+            quarry_vector_tests quarry_text_tests)
 # The quarry tool and the libmongoc test clients too: integration tests drive them.
 cmake --build "$BUILD" -j "$(nproc)" --target quarryd quarry quarry_libmongoc_auth_test \
   quarry_libmongoc_client_test "${UNIT_TESTS[@]}" || exit 1

@@ -9,7 +9,7 @@ namespace {
 
 SearchOperator Operator(std::string_view json) {
   bson::Document spec = bson::FromJson(json).value();
-  const bson::Element& first = *spec.view().begin();
+  const bson::Element first = *spec.view().begin();
   return ParseSearchOperator(first.key, first.value).value();
 }
 

@@ -28,7 +28,7 @@ class SearchOperatorTest : public ::testing::Test {
 
   StatusWith<SearchOperator> Parse(std::string_view json) {
     bson::Document spec = bson::FromJson(json).value();
-    const bson::Element& first = *spec.view().begin();
+    const bson::Element first = *spec.view().begin();
     return ParseSearchOperator(first.key, first.value);
   }
 
