@@ -214,6 +214,13 @@ const AutocompleteOptions* FullTextMapping::AutocompleteAt(std::string_view path
   return field != nullptr && field->autocomplete.has_value() ? &*field->autocomplete : nullptr;
 }
 
+const SearchAnalyzer& FullTextMapping::AnalyzerFor(std::string_view path) const {
+  bool under_dynamic = false;
+  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  if (field != nullptr && field->is_string && field->analyzer != nullptr) return *field->analyzer;
+  return *analyzer;
+}
+
 const SearchAnalyzer& FullTextMapping::SearchAnalyzerFor(std::string_view path) const {
   bool under_dynamic = false;
   const FullTextField* field = FieldAt(root, path, &under_dynamic);

@@ -93,6 +93,9 @@ struct FullTextMapping {
   // The autocomplete mapping of `path`, or null.
   const AutocompleteOptions* AutocompleteAt(std::string_view path) const;
 
+  // The analyzer that makes the terms of `path`'s strings.
+  const SearchAnalyzer& AnalyzerFor(std::string_view path) const;
+
   // The analyzer that analyzes a query's text on `path`.
   const SearchAnalyzer& SearchAnalyzerFor(std::string_view path) const;
 

@@ -134,12 +134,15 @@ bool AtOrUnder(std::string_view path, std::string_view wanted) {
 
 std::vector<std::uint32_t> InvertedIndex::LabelsHolding(std::string_view path) const {
   std::set<std::uint32_t> labels;
-  for (auto it = fields_.lower_bound(path); it != fields_.end() && it->first.starts_with(path);
-       ++it) {
-    if (!AtOrUnder(it->first, path)) continue;
-    const std::vector<std::uint32_t>& lengths = it->second.lengths;
-    for (std::uint32_t label = 0; label < lengths.size(); ++label) {
-      if (lengths[label] != 0) labels.insert(label);
+  // A path mapped only as autocomplete holds its strings as grams alone.
+  for (const auto* fields : {&fields_, &autocomplete_fields_}) {
+    for (auto it = fields->lower_bound(path); it != fields->end() && it->first.starts_with(path);
+         ++it) {
+      if (!AtOrUnder(it->first, path)) continue;
+      const std::vector<std::uint32_t>& lengths = it->second.lengths;
+      for (std::uint32_t label = 0; label < lengths.size(); ++label) {
+        if (lengths[label] != 0) labels.insert(label);
+      }
     }
   }
   for (const auto& [label, values] : values_) {

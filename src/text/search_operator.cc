@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -12,14 +13,15 @@
 #include "bson/builder.h"
 #include "bson/compare.h"
 #include "text/edit_distance.h"
+#include "text/term_pattern.h"
 
 namespace quarry::text {
 namespace {
 
 // Atlas's operators that Quarry does not evaluate yet; each answers NotImplemented by name.
-constexpr std::array<std::string_view, 12> kNotYetOperators = {
-    "embeddedDocument", "geoShape", "geoWithin",   "hasAncestor", "hasRoot", "knnBeta",
-    "moreLikeThis",     "near",     "queryString", "regex",       "span",    "wildcard"};
+constexpr std::array<std::string_view, 9> kNotYetOperators = {
+    "embeddedDocument", "geoShape",     "geoWithin",   "hasAncestor", "hasRoot",
+    "knnBeta",          "moreLikeThis", "queryString", "span"};
 
 Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
 
@@ -338,6 +340,79 @@ Status ParseValueOperator(std::string_view name, bson::DocumentView spec, const 
   return Status::OK();
 }
 
+// wildcard and regex: {query: <pattern or patterns>, path, allowAnalyzedField, score}.
+Status ParsePatternOperator(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "query") {
+      QUARRY_ASSIGN_OR_RETURN(op->queries, Strings(e.value, inner));
+    } else if (e.key == "path") {
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+    } else if (e.key == "allowAnalyzedField") {
+      if (e.value.type() != bson::Type::kBool) return Bad("\"" + inner + "\" must be a boolean");
+      op->allow_analyzed_field = e.value.Bool();
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->queries.empty()) return Bad("\"" + at + ".query\" is required");
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  for (const std::string& query : op->queries) {
+    StatusWith<TermPattern> pattern = op->kind == SearchOperator::Kind::kWildcard
+                                          ? TermPattern::Wildcard(query)
+                                          : TermPattern::Regex(query);
+    if (!pattern.ok()) {
+      return Status(pattern.status().code(),
+                    "\"" + at + ".query\": " + std::string(pattern.status().reason()));
+    }
+  }
+  return Status::OK();
+}
+
+// near: {path, origin: <number or date>, pivot: <positive number>, score}.
+Status ParseNear(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  bool has_pivot = false;
+  bson::DocumentBuilder origin;
+  bool has_origin = false;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "path") {
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+      for (const std::string& path : op->paths) {
+        if (path.find('*') != std::string::npos) {
+          return NotYet("\"" + inner + "\" with a wildcard for near");
+        }
+      }
+    } else if (e.key == "origin") {
+      if (e.value.type() == bson::Type::kDocument) {
+        return NotYet("\"" + inner + "\" as a GeoJSON point (near over geo fields)");
+      }
+      if (ValueKindOf(e.value) != kNumberValues && ValueKindOf(e.value) != kDateValues) {
+        return Bad("\"" + inner + "\" must be a number or a date");
+      }
+      origin.Append("origin", e.value);
+      has_origin = true;
+    } else if (e.key == "pivot") {
+      if (!e.value.IsNumber() || !(e.value.AsDouble() > 0) || !std::isfinite(e.value.AsDouble())) {
+        return Bad("\"" + inner + "\" must be a positive number");
+      }
+      op->pivot = e.value.AsDouble();
+      has_pivot = true;
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if (!has_origin) return Bad("\"" + at + ".origin\" is required");
+  if (!has_pivot) return Bad("\"" + at + ".pivot\" is required");
+  op->values = std::move(origin).Finish();
+  return Status::OK();
+}
+
 StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
                                    const std::string& at) {
   if (std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) != kNotYetOperators.end()) {
@@ -359,6 +434,15 @@ StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
                                 : SearchOperator::Kind::kExists;
     if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
     QUARRY_RETURN_IF_ERROR(ParseValueOperator(name, spec.Document(), at, &op));
+    return op;
+  } else if (name == "wildcard" || name == "regex" || name == "near") {
+    op.kind = name == "wildcard" ? SearchOperator::Kind::kWildcard
+              : name == "regex"  ? SearchOperator::Kind::kRegex
+                                 : SearchOperator::Kind::kNear;
+    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+    QUARRY_RETURN_IF_ERROR(op.kind == SearchOperator::Kind::kNear
+                               ? ParseNear(spec.Document(), at, &op)
+                               : ParsePatternOperator(spec.Document(), at, &op));
     return op;
   } else {
     return Bad("\"" + std::string(name) + "\" is not a $search operator");
@@ -383,8 +467,8 @@ thread_local Status evaluation_stop;
 // Whether the search should stop: checked every `kCheckEvery` steps of a long loop.
 constexpr std::size_t kCheckEvery = 4096;
 bool Stopped(std::size_t step = 0) {
-  if (evaluation_interrupt == nullptr || step % kCheckEvery != 0) return false;
   if (!evaluation_stop.ok()) return true;
+  if (evaluation_interrupt == nullptr || step % kCheckEvery != 0) return false;
   evaluation_stop = evaluation_interrupt->Check();
   return !evaluation_stop.ok();
 }
@@ -392,7 +476,6 @@ bool Stopped(std::size_t step = 0) {
 SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
                       const FullTextMapping& mapping);
 
-// The paths of `index` that `pattern` names ('*' matches any run of characters, dots too).
 }  // namespace
 
 bool PathMatchesPattern(std::string_view pattern, std::string_view path) {
@@ -420,6 +503,7 @@ bool PathMatchesPattern(std::string_view pattern, std::string_view path) {
 
 namespace {
 
+// The paths of `index` that `patterns` name ('*' matches any run of characters, dots too).
 std::vector<std::string> ResolvePaths(const std::vector<std::string>& patterns,
                                       const InvertedIndex& index) {
   std::set<std::string> out;
@@ -794,11 +878,85 @@ SearchScores EvaluateValues(const SearchOperator& op, const InvertedIndex& index
   return scores;
 }
 
+// Ends the evaluation with `status` (a query the index cannot answer); the first failure wins.
+void Fail(Status status) {
+  if (evaluation_stop.ok()) evaluation_stop = std::move(status);
+}
+
+// wildcard and regex: 1 for each path where one of the label's terms matches a pattern whole.
+SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& index,
+                              const FullTextMapping& mapping) {
+  SearchScores scores;
+  const std::string_view name = op.kind == SearchOperator::Kind::kWildcard ? "wildcard" : "regex";
+  std::vector<TermPattern> patterns;
+  for (const std::string& query : op.queries) {
+    StatusWith<TermPattern> pattern = op.kind == SearchOperator::Kind::kWildcard
+                                          ? TermPattern::Wildcard(query)
+                                          : TermPattern::Regex(query);
+    if (!pattern.ok()) {
+      Fail(pattern.status());
+      return scores;
+    }
+    patterns.push_back(std::move(pattern).value());
+  }
+  std::size_t steps = 0;
+  for (const std::string& path : ResolvePaths(op.paths, index)) {
+    const SearchAnalyzer& analyzer = mapping.AnalyzerFor(path);
+    if (!op.allow_analyzed_field && mapping.MayHoldStrings(path) &&
+        analyzer.name() != "lucene.keyword") {
+      Fail(Bad(std::string(name) + " on \"" + path + "\", which " + std::string(analyzer.name()) +
+               " analyzes, needs allowAnalyzedField: true (the patterns match its terms, not "
+               "its whole values)"));
+      return scores;
+    }
+    const InvertedIndex::Field* field = index.FieldAt(path);
+    if (field == nullptr) continue;
+    std::set<std::uint32_t> matched;
+    for (const TermPattern& pattern : patterns) {
+      const std::string& prefix = pattern.literal_prefix();
+      for (auto it = field->terms.lower_bound(prefix);
+           it != field->terms.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+        if (Stopped(++steps)) return scores;
+        if (!pattern.Matches(it->first)) continue;
+        for (const auto& [label, positions] : it->second) matched.insert(label);
+      }
+    }
+    for (const std::uint32_t label : matched) scores[label] += 1;
+  }
+  return scores;
+}
+
+// near: for each path, pivot / (pivot + the distance of the label's nearest value to origin),
+// summed.
+SearchScores EvaluateNear(const SearchOperator& op, const InvertedIndex& index) {
+  SearchScores scores;
+  const bson::ValueView origin = op.values.view().Get("origin");
+  const unsigned kind = ValueKindOf(origin);
+  auto position = [](bson::ValueView v) {
+    return v.type() == bson::Type::kDate ? static_cast<double>(v.Date()) : v.AsDouble();
+  };
+  const double at = position(origin);
+  std::size_t steps = 0;
+  for (const auto& [label, values] : index.values()) {
+    if (Stopped(++steps)) break;
+    for (const std::string& path : op.paths) {
+      double nearest = std::numeric_limits<double>::infinity();
+      for (const bson::Element& held : values.view()) {
+        if (held.key != path || ValueKindOf(held.value) != kind) continue;
+        nearest = std::min(nearest, std::fabs(position(held.value) - at));
+      }
+      if (std::isfinite(nearest)) scores[label] += op.pivot / (op.pivot + nearest);
+    }
+  }
+  return scores;
+}
+
 }  // namespace
 
 bool IsSearchOperatorName(std::string_view name) {
   return name == "text" || name == "phrase" || name == "autocomplete" || name == "compound" ||
          name == "equals" || name == "range" || name == "in" || name == "exists" ||
+         name == "near" || name == "wildcard" || name == "regex" ||
          std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
              kNotYetOperators.end();
 }
@@ -831,6 +989,13 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
     case SearchOperator::Kind::kIn:
     case SearchOperator::Kind::kExists:
       scores = EvaluateValues(op, index);
+      break;
+    case SearchOperator::Kind::kNear:
+      scores = EvaluateNear(op, index);
+      break;
+    case SearchOperator::Kind::kWildcard:
+    case SearchOperator::Kind::kRegex:
+      scores = EvaluatePatterns(op, index, mapping);
       break;
   }
   if (op.score_kind != SearchOperator::ScoreKind::kComputed) {

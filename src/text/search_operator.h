@@ -1,8 +1,8 @@
 // An Atlas Search query ($search's operator) and its evaluation against a search index's
 // inverted index: text and autocomplete (with fuzzy matching), phrase and compound, scored as
-// Lucene scores
-// them (BM25; a compound sums the scores of its must and should clauses), and equals, range,
-// in and exists over the values the index holds whole, which score 1.
+// Lucene scores them (BM25; a compound sums the scores of its must and should clauses);
+// wildcard and regex over the terms, and equals, range, in and exists over the values the index
+// holds whole, which score 1; near over numbers and dates, scored by distance.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +27,23 @@ struct FuzzyOptions {
 };
 
 struct SearchOperator {
-  enum class Kind { kText, kPhrase, kAutocomplete, kCompound, kEquals, kRange, kIn, kExists };
+  enum class Kind {
+    kText,
+    kPhrase,
+    kAutocomplete,
+    kCompound,
+    kEquals,
+    kRange,
+    kIn,
+    kExists,
+    kNear,
+    kWildcard,
+    kRegex,
+  };
   enum class ScoreKind { kComputed, kBoost, kConstant };
 
   Kind kind = Kind::kText;
-  // text and phrase
+  // text, phrase, wildcard and regex (the patterns)
   std::vector<std::string> queries;
   std::vector<std::string> paths;  // a path may hold '*' wildcards ({wildcard: "title.*"})
   bool match_all_terms = false;    // text's matchCriteria "all"
@@ -41,8 +53,11 @@ struct SearchOperator {
   // compound
   std::vector<SearchOperator> must, must_not, should, filter;
   std::size_t minimum_should_match = 0;
-  // equals and in: the values (an array); range: {gt|gte: <value>, lt|lte: <value>}.
+  bool allow_analyzed_field = false;  // wildcard and regex: terms an analyzer made may match
+  // equals and in: the values (an array); range: {gt|gte: <value>, lt|lte: <value>}; near:
+  // {origin: <number or date>}.
   bson::Document values;
+  double pivot = 1;  // near: the distance at which the score is one half
 
   ScoreKind score_kind = ScoreKind::kComputed;
   double score_value = 1;  // the boost's factor or the constant

@@ -198,6 +198,99 @@ TEST(AutocompleteTest, MatchesTheGramsOfEachWord) {
   EXPECT_EQ(labels(R"({"a": {"query": "offise", "path": "t", "fuzzy": {"maxEdits": 1}}})"),
             (std::vector<std::uint32_t>{2}));
   EXPECT_EQ(labels(R"({"a": {"query": "pres", "path": "u"}})"), (std::vector<std::uint32_t>{}));
+  // A path mapped only as autocomplete exists where it holds a string.
+  bson::Document without = bson::FromJson(R"({"u": "x"})").value();
+  index.Set(3, mapping, without.view());
+  bson::Document exists = bson::FromJson(R"({"e": {"path": "t"}})").value();
+  StatusWith<SearchOperator> op = ParseSearchOperator("exists", exists.view().Get("e"));
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  const SearchScores scores = EvaluateSearch(op.value(), index, mapping).value();
+  EXPECT_EQ(scores.size(), 3u);
+  EXPECT_FALSE(scores.contains(3));
+}
+
+TEST_F(SearchOperatorTest, WildcardAndRegexMatchTermsWhole) {
+  FullTextMapping mapping;
+  mapping.root.fields["k"].is_string = true;
+  mapping.root.fields["k"].analyzer = SearchAnalyzer::Find("lucene.keyword");
+  mapping.root.fields["t"].is_string = true;
+  InvertedIndex index;
+  for (const auto& [label, json] : std::vector<std::pair<std::uint32_t, std::string>>{
+           {0, R"({"k": "Star Wars", "t": "Star Wars"})"},
+           {1, R"({"k": "Lone Star", "t": "Lone Star"})"},
+           {2, R"({"k": ["Starman", "Stardust"], "t": "Starman"})"}}) {
+    bson::Document document = bson::FromJson(json).value();
+    index.Set(label, mapping, document.view());
+  }
+  auto run = [&](std::string_view json) {
+    bson::Document spec = bson::FromJson(json).value();
+    const bson::Element first = *spec.view().begin();
+    StatusWith<SearchOperator> op = ParseSearchOperator(first.key, first.value);
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    return EvaluateSearch(op.value(), index, mapping);
+  };
+  auto labels = [&](std::string_view json) {
+    std::map<std::uint32_t, double> scores;
+    StatusWith<SearchScores> found = run(json);
+    EXPECT_TRUE(found.ok()) << found.status().ToString();
+    if (found.ok()) scores.insert(found.value().begin(), found.value().end());
+    return scores;
+  };
+  using Scores = std::map<std::uint32_t, double>;
+  EXPECT_EQ(labels(R"({"wildcard": {"query": "Star*", "path": "k"}})"),
+            (Scores{{0, 1.0}, {2, 1.0}}));
+  EXPECT_EQ(labels(R"({"wildcard": {"query": "*Star", "path": "k"}})"), (Scores{{1, 1.0}}));
+  EXPECT_EQ(labels(R"json({"regex": {"query": "Star(man|dust)", "path": "k"}})json"),
+            (Scores{{2, 1.0}}));
+  EXPECT_EQ(labels(R"({"regex": {"query": ["Lone.*", "Star W.*"], "path": "k"}})"),
+            (Scores{{0, 1.0}, {1, 1.0}}));
+  // An analyzed field's terms are lowercased words.
+  EXPECT_EQ(labels(R"({"wildcard": {"query": "star*", "path": "t", "allowAnalyzedField": true}})"),
+            (Scores{{0, 1.0}, {1, 1.0}, {2, 1.0}}));
+  EXPECT_EQ(labels(R"({"wildcard": {"query": "Star*", "path": "t", "allowAnalyzedField": true}})"),
+            (Scores{}));
+  // Each path a document matches on adds one.
+  EXPECT_EQ(labels(R"({"wildcard": {"query": "*man", "path": ["k", "t"],
+                                    "allowAnalyzedField": true}})"),
+            (Scores{{2, 2.0}}));
+  EXPECT_EQ(labels(R"({"regex": {"query": "lone", "path": "t", "allowAnalyzedField": true,
+                                 "score": {"boost": {"value": 3}}}})"),
+            (Scores{{1, 3.0}}));
+  const StatusWith<SearchScores> analyzed = run(R"({"wildcard": {"query": "s*", "path": "t"}})");
+  EXPECT_EQ(analyzed.status().code(), ErrorCode::kBadValue);
+  EXPECT_NE(std::string(analyzed.status().reason()).find("allowAnalyzedField"), std::string::npos);
+  auto code = [&](std::string_view json) { return Parse(json).status().code(); };
+  EXPECT_EQ(code(R"json({"regex": {"query": "(a", "path": "k"}})json"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"regex": {"query": "a&b", "path": "k"}})"), ErrorCode::kNotImplemented);
+  EXPECT_EQ(code(R"({"wildcard": {"query": "a*", "path": "k", "allowAnalyzedField": 1}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"wildcard": {"path": "k"}})"), ErrorCode::kBadValue);
+}
+
+TEST_F(SearchOperatorTest, NearScoresByDistanceToTheOrigin) {
+  Put(10, R"({"year": 2000, "d": {"$date": "2020-01-01T00:00:00Z"}})");
+  Put(11, R"({"year": [1990, 2012], "d": {"$date": "2020-01-11T00:00:00Z"}})");
+  Put(12, R"({"year": "2000"})");
+  auto scores = Run(R"({"near": {"path": "year", "origin": 2010, "pivot": 2}})");
+  EXPECT_EQ(scores.size(), 2u);
+  EXPECT_DOUBLE_EQ(scores.at(10), 2.0 / (2.0 + 10.0));
+  EXPECT_DOUBLE_EQ(scores.at(11), 2.0 / (2.0 + 2.0));  // the nearest value counts
+  const double day = 86'400'000;
+  scores = Run(R"({"near": {"path": "d", "origin": {"$date": "2020-01-01T00:00:00Z"},
+                            "pivot": 86400000}})");
+  EXPECT_DOUBLE_EQ(scores.at(10), 1.0);
+  EXPECT_DOUBLE_EQ(scores.at(11), day / (day + 10 * day));
+  // Numbers are not near a date.
+  EXPECT_TRUE(Run(R"({"near": {"path": "year", "origin": {"$date": "2020-01-01T00:00:00Z"},
+                               "pivot": 1}})")
+                  .empty());
+  auto code = [&](std::string_view json) { return Parse(json).status().code(); };
+  EXPECT_EQ(code(R"({"near": {"path": "year", "origin": 1}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"near": {"path": "year", "origin": 1, "pivot": 0}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"near": {"path": "year", "origin": "x", "pivot": 1}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"near": {"path": "loc", "origin": {"type": "Point", "coordinates": [1, 2]},
+                              "pivot": 1}})"),
+            ErrorCode::kNotImplemented);
 }
 
 TEST_F(SearchOperatorTest, AKilledOrExpiredSearchStopsWithItsError) {
@@ -236,12 +329,13 @@ TEST_F(SearchOperatorTest, RefusesMalformedAndUnsupportedOperators) {
   EXPECT_EQ(code(R"({"compound": {"should": [], "minimumShouldMatch": 1}})"), ErrorCode::kBadValue);
   EXPECT_EQ(reason(R"({"compound": {"must": [{"text": {"query": "x"}}]}})"),
             "\"compound.must[0].text.path\" is required");
-  EXPECT_EQ(reason(R"({"regex": {"query": "x", "path": "t"}})"),
-            "the $search operator \"regex\" is not supported by Quarry yet");
+  EXPECT_EQ(reason(R"({"queryString": {"query": "x", "defaultPath": "t"}})"),
+            "the $search operator \"queryString\" is not supported by Quarry yet");
   EXPECT_EQ(code(R"({"autocomplete": {"query": "x", "path": "t", "tokenOrder": "random"}})"),
             ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"nonsense": {}})"), ErrorCode::kBadValue);
   EXPECT_TRUE(IsSearchOperatorName("regex"));
+  EXPECT_TRUE(IsSearchOperatorName("queryString"));
   EXPECT_FALSE(IsSearchOperatorName("index"));
 }
 
