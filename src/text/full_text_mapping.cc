@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "bson/builder.h"
 #include "text/analyzer.h"
 
 namespace quarry::text {
@@ -38,7 +39,14 @@ void WalkValue(bson::ValueView value, const FullTextField& field, const std::str
   } else if (value.type() == bson::Type::kDocument) {
     if (field.is_document) WalkValues(value.Document(), field, path + ".", on_value);
   } else if ((ValueKindOf(value) & field.value_kinds) != 0) {
-    on_value(path, value);
+    if (field.lowercase_tokens && value.type() == bson::Type::kString) {
+      bson::DocumentBuilder lowered;
+      lowered.AppendString("", LowercaseCodePoints(value.String()));
+      const bson::Document holder = std::move(lowered).Finish();
+      on_value(path, holder.view().Get(""));
+    } else {
+      on_value(path, value);
+    }
   }
 }
 
@@ -235,6 +243,13 @@ bool FullTextMapping::MayHoldStrings(std::string_view path) const {
   bool under_dynamic = false;
   const FullTextField* field = FieldAt(root, path, &under_dynamic);
   return (field != nullptr && field->is_string) || (field == nullptr && under_dynamic);
+}
+
+unsigned FullTextMapping::ValueKindsAt(std::string_view path) const {
+  bool under_dynamic = false;
+  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  if (field != nullptr) return field->value_kinds;
+  return under_dynamic ? static_cast<unsigned>(kDynamicValues) : 0u;
 }
 
 }  // namespace quarry::text

@@ -51,7 +51,8 @@ struct AutocompleteOptions {
 // mappings).
 struct FullTextField {
   bool is_string = false;
-  unsigned value_kinds = 0;  // ValueKind bits: the values held whole
+  unsigned value_kinds = 0;       // ValueKind bits: the values held whole
+  bool lowercase_tokens = false;  // a token field's normalizer "lowercase"
   std::optional<AutocompleteOptions> autocomplete;
   const SearchAnalyzer* analyzer = nullptr;         // null: the index's
   const SearchAnalyzer* search_analyzer = nullptr;  // null: `analyzer`, then the index's
@@ -102,6 +103,9 @@ struct FullTextMapping {
   // Whether the index may hold strings at `path`: a string field, or any path under a dynamic
   // document.
   bool MayHoldStrings(std::string_view path) const;
+
+  // The ValueKind bits of what the index holds whole at `path`.
+  unsigned ValueKindsAt(std::string_view path) const;
 };
 
 }  // namespace quarry::text

@@ -126,23 +126,6 @@ void ForEachRun(std::string_view value, InWord in_word, OnWord on_word) {
   if (run_start >= 0) on_word(value.substr(static_cast<std::size_t>(run_start)));
 }
 
-std::string Lowercase(std::string_view word) {
-  std::string out;
-  out.reserve(word.size());
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
-  const auto length = static_cast<std::int32_t>(word.size());
-  for (std::int32_t i = 0; i < length;) {
-    UChar32 c;
-    U8_NEXT(bytes, i, length, c);
-    if (c < 0) c = 0xFFFD;
-    char encoded[U8_MAX_LENGTH];
-    std::int32_t n = 0;
-    U8_APPEND_UNSAFE(encoded, n, u_tolower(c));
-    out.append(encoded, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
 // "dog's" -> "dog", with any of the apostrophes Lucene's possessive filter knows.
 std::string_view WithoutPossessive(std::string_view word) {
   for (std::string_view apostrophe : {"'", "\u2019", "\uFF07"}) {
@@ -219,7 +202,7 @@ void SearchAnalyzer::AnalyzeWithOffsets(
     const std::size_t start = static_cast<std::size_t>(word.data() - value.data());
     const std::size_t end = start + word.size();
     if (drop_possessives_) word = WithoutPossessive(word);
-    std::string term = lowercase_ ? Lowercase(word) : std::string(word);
+    std::string term = lowercase_ ? LowercaseCodePoints(word) : std::string(word);
     if (language_ != nullptr) {
       if (language_->is_stop_word != nullptr && language_->is_stop_word(term)) return;
       term = Stem(*language_, term);
@@ -259,6 +242,23 @@ void SearchAnalyzer::AnalyzeWithOffsets(
       on_word(value);
       break;
   }
+}
+
+std::string LowercaseCodePoints(std::string_view word) {
+  std::string out;
+  out.reserve(word.size());
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto length = static_cast<std::int32_t>(word.size());
+  for (std::int32_t i = 0; i < length;) {
+    UChar32 c;
+    U8_NEXT(bytes, i, length, c);
+    if (c < 0) c = 0xFFFD;
+    char encoded[U8_MAX_LENGTH];
+    std::int32_t n = 0;
+    U8_APPEND_UNSAFE(encoded, n, u_tolower(c));
+    out.append(encoded, static_cast<std::size_t>(n));
+  }
+  return out;
 }
 
 }  // namespace quarry::text

@@ -56,6 +56,9 @@ class SearchAnalyzer {
   bool drop_possessives_;  // "dog's" -> "dog" (English)
 };
 
+// `word` with each code point lowercased on its own, as Lucene's lowercase filter does.
+std::string LowercaseCodePoints(std::string_view word);
+
 // What an error about an unknown analyzer adds: the analyzers Quarry has.
 inline constexpr std::string_view kSupportedAnalyzers =
     " (Quarry has lucene.standard, lucene.simple, lucene.whitespace, lucene.keyword and the "

@@ -189,8 +189,10 @@ StatusWith<SearchIndexDefinition> VectorSearchDefinition(bson::DocumentView defi
 // Types held whole: what $vectorSearch's filter may use on a knnVector index, and $search's
 // equals, range, in and exists; 0 for other types.
 unsigned ValueKindOfMapping(std::string_view type) {
-  if (type == "token") return text::kTokenValues;
-  if (type == "number") return text::kNumberValues;
+  // The facet types are the older names Atlas still takes for fields that facets count.
+  if (type == "token" || type == "stringFacet") return text::kTokenValues;
+  if (type == "number" || type == "numberFacet") return text::kNumberValues;
+  if (type == "dateFacet") return text::kDateValues;
   if (type == "boolean") return text::kBooleanValues;
   if (type == "objectId") return text::kObjectIdValues;
   if (type == "date") return text::kDateValues;
@@ -201,8 +203,38 @@ unsigned ValueKindOfMapping(std::string_view type) {
 // Types that serve $search operators Quarry does not have yet (each answers NotImplemented), so
 // an index may map them and simply not hold them.
 bool IsOtherMappingType(std::string_view type) {
-  return type == "embeddedDocuments" || type == "geo" || type == "stringFacet" ||
-         type == "numberFacet" || type == "dateFacet" || type == "sortableNumberBetaV1";
+  return type == "embeddedDocuments" || type == "geo" || type == "sortableNumberBetaV1";
+}
+
+// The options of a type held whole: token's normalizer, number's representation and the kinds
+// of numbers it holds; every other option is refused.
+Status ValueFieldOptions(std::string_view type, bson::DocumentView mapping, const std::string& at,
+                         text::FullTextField* field) {
+  const bool number = type == "number" || type == "numberFacet";
+  for (const bson::Element& e : mapping) {
+    const std::string name = at + "." + std::string(e.key);
+    if (e.key == "type") continue;
+    if (type == "token" && e.key == "normalizer") {
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "none" && e.value.String() != "lowercase")) {
+        return Invalid("\"" + name + "\" must be \"none\" or \"lowercase\"");
+      }
+      if (e.value.String() == "lowercase") field->lowercase_tokens = true;
+    } else if (number && e.key == "representation") {
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "double" && e.value.String() != "int64")) {
+        return Invalid("\"" + name + "\" must be \"double\" or \"int64\"");
+      }
+      // int64 rounds doubles to whole numbers as they are indexed; Quarry holds them as given.
+      if (e.value.String() == "int64") return NotYet("\"" + name + "\": \"int64\"");
+    } else if (number && (e.key == "indexIntegers" || e.key == "indexDoubles")) {
+      if (e.value.type() != bson::Type::kBool) return Invalid("\"" + name + "\" must be a boolean");
+      if (!e.value.Bool()) return NotYet("\"" + name + "\": false");
+    } else {
+      return Invalid("unknown field \"" + name + "\"");
+    }
+  }
+  return Status::OK();
 }
 
 StatusWith<const text::SearchAnalyzer*> AnalyzerNamed(bson::ValueView value,
@@ -356,6 +388,7 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
           QUARRY_RETURN_IF_ERROR(MappedFields(nested.Document(), path + ".", out, &field, held));
         }
       } else if (const unsigned kind = ValueKindOfMapping(type.String()); kind != 0) {
+        QUARRY_RETURN_IF_ERROR(ValueFieldOptions(type.String(), mapping, at, &field));
         out->filter_paths.push_back(path);
         field.value_kinds |= kind;
         held->values = true;

@@ -144,15 +144,7 @@ StatusWith<std::vector<SearchMatch>> SearchNested(const VectorIndex& graph, cons
 
 StatusWith<std::vector<SearchMatch>> SearchIndexRegistry::Search(storage::CollectionId collection,
                                                                  const VectorQuery& query) const {
-  std::shared_ptr<Built> serving;
-  {
-    std::shared_lock lock(mu_);
-    auto it = indexes_.find(collection);
-    if (it == indexes_.end()) return std::vector<SearchMatch>();
-    auto entry = it->second.find(query.index_id);
-    if (entry == it->second.end()) return std::vector<SearchMatch>();
-    serving = entry->second->serving;
-  }
+  std::shared_ptr<Built> serving = Serving(collection, query.index_id);
   if (serving == nullptr) return std::vector<SearchMatch>();
   std::shared_lock lock(serving->mu);
   const auto& graphs = query.packed_bits ? serving->bit_graphs : serving->graphs;
@@ -184,61 +176,13 @@ StatusWith<std::vector<SearchMatch>> SearchIndexRegistry::Search(storage::Collec
   return matches;
 }
 
-namespace {
-
-// Heap order: the better match, then the older label, comes out first.
-bool RanksBelow(const std::pair<std::uint32_t, double>& a,
-                const std::pair<std::uint32_t, double>& b) {
-  return a.second != b.second ? a.second < b.second : a.first > b.first;
-}
-
-}  // namespace
-
-StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
-    storage::CollectionId collection, const std::string& index_id, const text::SearchOperator& op,
-    const Interrupt* interrupt) const {
-  TextMatches matches;
-  std::shared_ptr<Built> serving;
-  {
-    std::shared_lock lock(mu_);
-    auto it = indexes_.find(collection);
-    if (it == indexes_.end()) return matches;
-    auto entry = it->second.find(index_id);
-    if (entry == it->second.end()) return matches;
-    serving = entry->second->serving;
-  }
-  if (serving == nullptr || serving->full_text == nullptr) return matches;
-  std::shared_lock lock(serving->mu);
-  QUARRY_ASSIGN_OR_RETURN(
-      const text::SearchScores scores,
-      text::EvaluateSearch(op, *serving->full_text, *serving->definition.full_text, interrupt));
-  matches.heap_.reserve(scores.size());
-  for (const auto& [label, score] : scores) {
-    if (label < serving->document_of.size() && serving->document_of[label] != Built::kNoDocument) {
-      matches.heap_.emplace_back(label, score);
-    }
-  }
-  std::make_heap(matches.heap_.begin(), matches.heap_.end(), RanksBelow);
-  matches.matched_ = matches.heap_.size();
-  matches.built_ = std::move(serving);
-  return matches;
-}
-
-std::vector<SearchMatch> SearchIndexRegistry::TextMatches::Next(std::size_t max) {
-  std::vector<SearchMatch> out;
-  if (built_ == nullptr) return out;
-  std::shared_lock lock(built_->mu);
-  while (out.size() < max && !heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), RanksBelow);
-    const auto [label, score] = heap_.back();
-    heap_.pop_back();
-    const std::uint32_t slot = built_->document_of[label];
-    if (slot == Built::kNoDocument) continue;  // deleted since the search
-    // The id key is all $search reads: it fetches every document anyway.
-    out.push_back(
-        {.id_key = std::string(built_->id_keys.Get(slot)), .score = score, .id_document = {}});
-  }
-  return out;
+std::shared_ptr<Built> SearchIndexRegistry::Serving(storage::CollectionId collection,
+                                                    const std::string& index_id) const {
+  std::shared_lock lock(mu_);
+  auto it = indexes_.find(collection);
+  if (it == indexes_.end()) return nullptr;
+  auto entry = it->second.find(index_id);
+  return entry != it->second.end() ? entry->second->serving : nullptr;
 }
 
 }  // namespace quarry::vector

@@ -29,7 +29,9 @@
 #include "storage/commit_pipeline.h"
 #include "storage/oplog.h"
 #include "storage/record_store.h"
+#include "text/search_facets.h"
 #include "text/search_operator.h"
+#include "text/search_sort.h"
 #include "vector/search_index_definition.h"
 
 namespace quarry::vector {
@@ -94,12 +96,26 @@ class SearchIndexRegistry : public storage::CommitObserver {
                                               const VectorQuery& query) const;
 
   // Every document of index `index_id` that `op` matches, ranked as they are taken (see
-  // TextMatches). An index that is unknown, not yet queryable or without strings gives none.
-  // `interrupt` (null: none) stops a long evaluation with its error.
+  // TextMatches): by score, or in `sort`'s order (null: by score). An index that is unknown,
+  // not yet queryable or without strings gives none. `interrupt` (null: none) stops a long
+  // evaluation with its error.
   class TextMatches;
   StatusWith<TextMatches> SearchText(storage::CollectionId collection, const std::string& index_id,
                                      const text::SearchOperator& op,
+                                     std::shared_ptr<const text::SearchSort> sort,
                                      const Interrupt* interrupt) const;
+
+  // The documents `op` matches (null: every document of the index), and their counts by
+  // `facets` (text::CountFacets). An index that is unknown or not yet queryable counts none;
+  // BadValue when the index does not map a facet's path as the facet needs.
+  struct FacetCounts {
+    std::size_t matched = 0;
+    bson::Document facets;
+  };
+  StatusWith<FacetCounts> CountFacets(storage::CollectionId collection, const std::string& index_id,
+                                      const text::SearchOperator* op,
+                                      const std::vector<text::SearchFacet>& facets,
+                                      const Interrupt* interrupt) const;
 
   void OnCommit(const storage::CommittedBatch& batch) override;
 
@@ -120,6 +136,9 @@ class SearchIndexRegistry : public storage::CommitObserver {
   struct Pending;  // a build waiting for the thread
 
  private:
+  // The built index serving `index_id`'s queries, or null when there is none yet.
+  std::shared_ptr<Built> Serving(storage::CollectionId collection,
+                                 const std::string& index_id) const;
   void RunBuilds();
   void Build(const Pending& pending);
   // Fills `built` from its snapshot and the oplog after it; false when there is none to use.
@@ -147,9 +166,10 @@ class SearchIndexRegistry : public storage::CommitObserver {
   std::thread builder_;
 };
 
-// The documents one $search matched, best first (ties in the order the index first held them),
-// without their id_document. They are ranked as they are taken, so a search whose reader
-// stops early ($limit) never orders the rest; a document deleted since the search is skipped.
+// The documents one $search matched, best first or in its sort's order (ties in the order the
+// index first held them), without their id_document. They are ranked as they are taken, so a
+// search whose reader stops early ($limit) never orders the rest; a document deleted since the
+// search is skipped.
 class SearchIndexRegistry::TextMatches {
  public:
   TextMatches() = default;
@@ -160,8 +180,18 @@ class SearchIndexRegistry::TextMatches {
 
  private:
   friend class SearchIndexRegistry;
+  struct Ranked {
+    std::uint32_t label;
+    double score;
+    std::uint32_t key;  // with a sort: the match's sort key in keys_
+  };
+  // Heap order: whether `a` comes out after `b`.
+  bool RanksBelow(const Ranked& a, const Ranked& b) const;
+
   std::shared_ptr<const Built> built_;
-  std::vector<std::pair<std::uint32_t, double>> heap_;  // (label, score), best on top
+  std::vector<Ranked> heap_;                      // the next match on top
+  std::shared_ptr<const text::SearchSort> sort_;  // null: by score
+  std::vector<bson::Document> keys_;              // text::SortKeyOf of each match, with sort_
   std::size_t matched_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // $search and $searchMeta: parse the options and the operator, evaluate the operator on the
 // index's inverted index, then read the matching documents in batches as the stages after
 // $search ask for them, or count them for $searchMeta.
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,8 +14,10 @@
 #include "commands/service_state.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
+#include "text/search_facets.h"
 #include "text/search_highlights.h"
 #include "text/search_operator.h"
+#include "text/search_sort.h"
 #include "vector/search_index_definition.h"
 #include "vector/search_index_registry.h"
 
@@ -26,9 +29,11 @@ constexpr std::size_t kFetchBatch = 256;
 
 struct FullTextSearchSpec {
   std::string index = "default";
-  text::SearchOperator op;
+  text::SearchOperator op;   // unless `facet` holds it
   bool count_total = false;  // $searchMeta's count.type "total" (else "lowerBound")
   std::optional<text::HighlightSpec> highlight;
+  std::shared_ptr<const text::SearchSort> sort;  // $search's; null: by score
+  std::optional<text::FacetCollector> facet;     // $searchMeta's
 };
 
 // Which stage a spec is for: its options differ.
@@ -87,6 +92,10 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
       }
       spec.index = std::string(e.value.String());
     } else if (text::IsSearchOperatorName(e.key)) {
+      if (operator_name == "facet") {
+        return Bad(stage_name + "'s facet holds its operator: move \"" + std::string(e.key) +
+                   "\" into facet.operator");
+      }
       if (operator_name.has_value()) {
         return Bad(stage_name + " takes one operator; found both \"" + *operator_name +
                    "\" and \"" + std::string(e.key) + "\" (combine them with compound)");
@@ -104,22 +113,38 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
       if (e.value.type() != bson::Type::kDocument) {
         return Status(ErrorCode::kTypeMismatch, stage_name + ".tracking must be a document");
       }
-    } else if (stage == SearchStage::kSearchMeta && e.key == "count") {
+    } else if (e.key == "count") {
       QUARRY_ASSIGN_OR_RETURN(spec.count_total, CountTotal(e.value));
     } else if (stage == SearchStage::kSearch && e.key == "highlight") {
       QUARRY_ASSIGN_OR_RETURN(spec.highlight, text::ParseHighlight(e.value));
-    } else if (e.key == "highlight" || e.key == "count" || e.key == "sort" ||
-               e.key == "searchAfter" || e.key == "searchBefore" || e.key == "returnScope" ||
-               (stage == SearchStage::kSearchMeta && e.key == "facet")) {
-      return NotYet(stage_name + "." + std::string(e.key));
+    } else if (stage == SearchStage::kSearch && e.key == "sort") {
+      QUARRY_ASSIGN_OR_RETURN(text::SearchSort sort, text::ParseSearchSort(e.value));
+      spec.sort = std::make_shared<const text::SearchSort>(std::move(sort));
     } else if (e.key == "facet") {
-      return Bad("facet is an option of $searchMeta, not of $search");
+      if (operator_name.has_value()) {
+        return Bad(stage_name + "'s facet holds its operator: move \"" + *operator_name +
+                   "\" into facet.operator");
+      }
+      operator_name = "facet";
+      QUARRY_ASSIGN_OR_RETURN(spec.facet, text::ParseFacetCollector(e.value));
+      if (stage == SearchStage::kSearch) {
+        // $search returns the documents of the facet's operator.
+        if (!spec.facet->op.has_value()) {
+          return NotYet("$search.facet without an operator (every document of the index)");
+        }
+        spec.op = *spec.facet->op;
+      }
+    } else if (e.key == "searchAfter" || e.key == "searchBefore" || e.key == "returnScope") {
+      return NotYet(stage_name + "." + std::string(e.key));
+    } else if (e.key == "highlight" || e.key == "sort") {
+      return Bad(std::string(e.key) + " is an option of $search, not of $searchMeta");
     } else {
       return Bad("\"" + std::string(e.key) + "\" is not a " + stage_name + " option or operator");
     }
   }
   if (!operator_name.has_value()) {
-    return Bad(stage_name + " needs an operator (text, phrase or compound, for example)");
+    return Bad(stage_name + " needs an operator (text, phrase or compound, for example)" +
+               (stage == SearchStage::kSearchMeta ? " or a facet collector" : ""));
   }
   return spec;
 }
@@ -214,7 +239,7 @@ StatusWith<vector::SearchIndexRegistry::TextMatches> Matches(const SearchContext
   QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
                           SearchIndexOf(ctx, info, spec, stage_name));
   if (index == nullptr) return vector::SearchIndexRegistry::TextMatches();
-  return ctx.registry->SearchText(info->id, index->id, spec.op, ctx.interrupt.get());
+  return ctx.registry->SearchText(info->id, index->id, spec.op, spec.sort, ctx.interrupt.get());
 }
 
 }  // namespace
@@ -246,18 +271,53 @@ StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
       &ctx.engine->records(), info->id, std::move(matches), std::move(highlighting)));
 }
 
+namespace {
+
+// {count: {total | lowerBound: N}} of `spec`'s matches on db.coll, and with a facet collector,
+// facet: {<name>: {buckets: [...]}}.
+StatusWith<bson::Document> MetaOf(const SearchContext& ctx, const std::string& db,
+                                  const std::string& coll, const FullTextSearchSpec& spec) {
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, coll);
+  std::size_t matched = 0;
+  std::optional<bson::Document> facets;
+  if (spec.facet.has_value()) {
+    QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
+                            SearchIndexOf(ctx, info.get(), spec, "$searchMeta"));
+    vector::SearchIndexRegistry::FacetCounts counts{
+        .matched = 0, .facets = text::CountFacets(spec.facet->facets, text::InvertedIndex(), {})};
+    if (index != nullptr) {
+      const text::SearchOperator* op = spec.facet->op.has_value() ? &*spec.facet->op : nullptr;
+      QUARRY_ASSIGN_OR_RETURN(counts,
+                              ctx.registry->CountFacets(info->id, index->id, op, spec.facet->facets,
+                                                        ctx.interrupt.get()));
+    }
+    matched = counts.matched;
+    facets = std::move(counts.facets);
+  } else {
+    QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
+                            Matches(ctx, info.get(), spec, "$searchMeta"));
+    matched = matches.matched();
+  }
+  bson::DocumentBuilder count;
+  count.AppendInt64(spec.count_total ? "total" : "lowerBound", static_cast<std::int64_t>(matched));
+  bson::DocumentBuilder out;
+  out.AppendDocument("count", std::move(count).Finish().view());
+  if (facets.has_value()) out.AppendDocument("facet", facets->view());
+  return std::move(out).Finish();
+}
+
+}  // namespace
+
 StatusWith<bson::Document> SearchMetaDocument(const SearchContext& ctx, const std::string& db,
                                               const std::string& coll, bson::ValueView argument) {
   QUARRY_ASSIGN_OR_RETURN(FullTextSearchSpec spec, ParseSpec(argument, SearchStage::kSearchMeta));
-  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, coll);
-  QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
-                          Matches(ctx, info.get(), spec, "$searchMeta"));
-  bson::DocumentBuilder count;
-  count.AppendInt64(spec.count_total ? "total" : "lowerBound",
-                    static_cast<std::int64_t>(matches.matched()));
-  bson::DocumentBuilder out;
-  out.AppendDocument("count", std::move(count).Finish().view());
-  return std::move(out).Finish();
+  return MetaOf(ctx, db, coll, spec);
+}
+
+StatusWith<bson::Document> SearchMetaOfSearch(const SearchContext& ctx, const std::string& db,
+                                              const std::string& coll, bson::ValueView argument) {
+  QUARRY_ASSIGN_OR_RETURN(FullTextSearchSpec spec, ParseSpec(argument, SearchStage::kSearch));
+  return MetaOf(ctx, db, coll, spec);
 }
 
 StatusWith<std::unique_ptr<query::DocumentStream>> SearchStageDocuments(const SearchContext& ctx,

@@ -57,17 +57,23 @@ StatusWith<std::unique_ptr<query::DocumentStream>> VectorSearchDocuments(const S
                                                                          VectorSearchOutput output);
 
 // Parses $search's argument and runs it on db.coll: every stored document its operator matches,
-// best first, each with {$meta: "searchScore"}. An unknown index or a missing collection gives
-// no documents, as Atlas does; options Quarry does not have yet (highlight, count, sort, ...)
-// answer NotImplemented.
+// best first or in its sort's order, each with {$meta: "searchScore"} (and
+// {$meta: "searchHighlights"} when asked for). An unknown index or a missing collection gives
+// no documents, as Atlas does; options Quarry does not have yet (searchAfter, ...) answer
+// NotImplemented.
 StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
     const SearchContext& ctx, const std::string& db, const std::string& coll,
     bson::ValueView argument);
 
 // Parses $searchMeta's argument and counts the documents its operator matches on db.coll:
 // {count: {total: N}} for count.type "total", else {count: {lowerBound: N}} (an exact count,
-// which is a lower bound too). facet answers NotImplemented.
+// which is a lower bound too); with a facet collector, also facet: {<name>: {buckets}}.
 StatusWith<bson::Document> SearchMetaDocument(const SearchContext& ctx, const std::string& db,
+                                              const std::string& coll, bson::ValueView argument);
+
+// What $$SEARCH_META holds after the $search `argument`: SearchMetaDocument of its count and
+// facet options.
+StatusWith<bson::Document> SearchMetaOfSearch(const SearchContext& ctx, const std::string& db,
                                               const std::string& coll, bson::ValueView argument);
 
 // Runs the search stage `stage` ({$search: ...}, {$searchMeta: ...} or {$vectorSearch: ...})

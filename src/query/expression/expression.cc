@@ -160,7 +160,8 @@ StatusWith<ExpressionPtr> ParseFieldPath(std::string_view text, ParseContext& ct
       base = Base::kRoot;
     } else if (name == "NOW") {
       base = Base::kNow;
-    } else if (name == "REMOVE") {
+    } else if (name == "REMOVE" || name == "SEARCH_META") {
+      // $$SEARCH_META is missing where no $search has set it, as in mongod.
       base = Base::kRemove;
     } else {
       return LocationError(17276, "Use of undefined variable: " + std::string(name));

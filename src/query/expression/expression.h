@@ -31,6 +31,9 @@ class ParseContext {
   // mongod does for names that user code may not define (16867, 16868), and for the reserved
   // names (ROOT, NOW, ...).
   Status DefineConstant(std::string_view name, Value value);
+  // Binds $$SEARCH_META, the results' metadata of the $search the pipeline starts with (a
+  // reserved name, which DefineConstant refuses).
+  void DefineSearchMeta(Value value);
   // Binds `name` to a new run-time slot in the innermost scope. Same name rules.
   StatusWith<VariableId> DefineVariable(std::string_view name);
   // Scopes of $let/$map/$filter/$reduce: names defined after PushScope vanish at PopScope.

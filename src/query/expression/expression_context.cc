@@ -49,6 +49,14 @@ Status ParseContext::DefineConstant(std::string_view name, Value value) {
   return Status::OK();
 }
 
+void ParseContext::DefineSearchMeta(Value value) {
+  Binding binding;
+  binding.found = true;
+  binding.is_constant = true;
+  binding.constant = value.Owned();
+  scopes_.front().names["SEARCH_META"] = std::move(binding);
+}
+
 StatusWith<VariableId> ParseContext::DefineVariable(std::string_view name) {
   if (!(name == "CURRENT")) QUARRY_RETURN_IF_ERROR(ValidateVariableNameForWrite(name));
   Binding binding;

@@ -140,6 +140,9 @@ StatusWith<Pipeline> Pipeline::Parse(bson::DocumentView stages, PipelineContext 
   ParseContext parse_ctx;
   parse_ctx.set_collator(ctx.collator);
   QUARRY_RETURN_IF_ERROR(DefineLetConstants(ctx.let, &parse_ctx));
+  if (ctx.search_meta.has_value()) {
+    parse_ctx.DefineSearchMeta(Value::FromDocument(bson::Document::Copy(ctx.search_meta->view())));
+  }
   return Parse(stages, std::make_shared<const PipelineContext>(std::move(ctx)), &parse_ctx);
 }
 

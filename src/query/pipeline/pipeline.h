@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,8 @@ struct PipelineContext {
   std::string db;  // the aggregate's database: default for $lookup's `from` and $out
   // The aggregate command's `let` ({name: <expression>}), evaluated once before parsing.
   bson::Document let;
+  // $$SEARCH_META: the count (and facets) of the $search the pipeline follows, when it has one.
+  std::optional<bson::Document> search_meta;
   // The aggregate's allowDiskUse: past their limits, $sort and $group write sorted runs to
   // `spill_dir` and merge them (without it they fail with 292
   // QueryExceededMemoryLimitNoDiskUseAllowed, as mongod's do). $lookup's foreign side and

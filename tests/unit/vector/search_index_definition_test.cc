@@ -131,6 +131,25 @@ TEST(SearchIndexDefinitionTest, TheOlderKnnVectorMappingIsReadTheSameWay) {
   EXPECT_TRUE(parsed.value().IsFilterPath("title"));
 }
 
+TEST(SearchIndexDefinitionTest, FacetTypesAreHeldAsTheirValueTypes) {
+  auto parsed = Parse("search", R"({"mappings": {"fields": {
+      "genres": {"type": "stringFacet"}, "year": {"type": "numberFacet"},
+      "released": {"type": "dateFacet"},
+      "name": {"type": "token", "normalizer": "lowercase"}}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_TRUE(parsed.value().full_text.has_value());
+  const text::FullTextMapping& mapping = *parsed.value().full_text;
+  EXPECT_EQ(mapping.ValueKindsAt("genres"), static_cast<unsigned>(text::kTokenValues));
+  EXPECT_EQ(mapping.ValueKindsAt("year"), static_cast<unsigned>(text::kNumberValues));
+  EXPECT_EQ(mapping.ValueKindsAt("released"), static_cast<unsigned>(text::kDateValues));
+  std::vector<std::string> held;
+  bson::Document document = bson::FromJson(R"({"name": "ÉCOLE Nord", "genres": "Drama"})").value();
+  mapping.ForEachValue(document.view(), [&](const std::string& path, bson::ValueView value) {
+    held.push_back(path + "=" + std::string(value.String()));
+  });
+  EXPECT_EQ(held, (std::vector<std::string>{"name=école nord", "genres=Drama"}));
+}
+
 struct Refusal {
   std::string_view type;
   std::string_view json;
@@ -221,6 +240,18 @@ INSTANTIATE_TEST_SUITE_P(
                 ErrorCode::kBadValue, "mappings.fields.t.tokenization"},
         Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "bogus"}}}})",
                 ErrorCode::kBadValue, "mappings.fields.t.type"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "token",
+            "normalizer": "uppercase"}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.normalizer"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "date",
+            "normalizer": "lowercase"}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.normalizer"},
+        Refusal{"search", R"({"mappings": {"fields": {"n": {"type": "number",
+            "representation": "int64"}}}})",
+                ErrorCode::kNotImplemented, "mappings.fields.n.representation"},
+        Refusal{"search", R"({"mappings": {"fields": {"n": {"type": "numberFacet",
+            "indexDoubles": false}}}})",
+                ErrorCode::kNotImplemented, "mappings.fields.n.indexDoubles"},
         Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
             "analyzer": 3}}}})",
                 ErrorCode::kBadValue, "mappings.fields.t.analyzer"},
