@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -69,6 +70,28 @@ struct SearchMatch {
   bson::Document id_document;  // {_id: <the record's _id>}
 };
 
+// Where a $search match ranks: its sort key (text::SortKeyOf; empty when ranked by score), its
+// score and its label. searchAfter and searchBefore continue from one.
+struct TextRank {
+  bson::Document key;
+  double score = 0;
+  std::uint32_t label = 0;
+};
+
+// One $search match: its record's encoded _id and its rank.
+struct TextMatch {
+  std::string id_key;
+  TextRank rank;
+};
+
+// The order of a $search's matches: by score, or by `sort` (null: by score); only those ranked
+// after `after`, or only those ranked before `before`, nearest to it first.
+struct TextOrder {
+  std::shared_ptr<const text::SearchSort> sort;
+  std::optional<TextRank> after;
+  std::optional<TextRank> before;
+};
+
 class SearchIndexRegistry : public storage::CommitObserver {
  public:
   // `snapshot_dir` empty: no snapshots, every build scans.
@@ -96,13 +119,12 @@ class SearchIndexRegistry : public storage::CommitObserver {
                                               const VectorQuery& query) const;
 
   // Every document of index `index_id` that `op` matches, ranked as they are taken (see
-  // TextMatches): by score, or in `sort`'s order (null: by score). An index that is unknown,
-  // not yet queryable or without strings gives none. `interrupt` (null: none) stops a long
-  // evaluation with its error.
+  // TextMatches) in `order`. An index that is unknown, not yet queryable or without strings
+  // gives none; BadValue when `order`'s after or before rank was made under another sort.
+  // `interrupt` (null: none) stops a long evaluation with its error.
   class TextMatches;
   StatusWith<TextMatches> SearchText(storage::CollectionId collection, const std::string& index_id,
-                                     const text::SearchOperator& op,
-                                     std::shared_ptr<const text::SearchSort> sort,
+                                     const text::SearchOperator& op, TextOrder order,
                                      const Interrupt* interrupt) const;
 
   // The documents `op` matches (null: every document of the index), and their counts by
@@ -174,7 +196,7 @@ class SearchIndexRegistry::TextMatches {
  public:
   TextMatches() = default;
   // The next `max` matches at most; none once all are taken.
-  std::vector<SearchMatch> Next(std::size_t max);
+  std::vector<TextMatch> Next(std::size_t max);
   // How many matched when the search ran.
   std::size_t matched() const { return matched_; }
 
@@ -187,11 +209,15 @@ class SearchIndexRegistry::TextMatches {
   };
   // Heap order: whether `a` comes out after `b`.
   bool RanksBelow(const Ranked& a, const Ranked& b) const;
+  bson::DocumentView KeyOf(const Ranked& ranked) const {
+    return sort_ != nullptr ? keys_[ranked.key].view() : bson::DocumentView();
+  }
 
   std::shared_ptr<const Built> built_;
   std::vector<Ranked> heap_;                      // the next match on top
   std::shared_ptr<const text::SearchSort> sort_;  // null: by score
   std::vector<bson::Document> keys_;              // text::SortKeyOf of each match, with sort_
+  bool reverse_ = false;                          // searchBefore: nearest the rank first
   std::size_t matched_ = 0;
 };
 

@@ -6,12 +6,45 @@
 #include "vector/search_index_registry.h"
 
 namespace quarry::vector {
+namespace {
+
 using Built = SearchIndexRegistry::Built;
+
+// Whether the match ranked (a_key, a_score, a_label) comes after (b_key, b_score, b_label):
+// by `sort`, or (null) by score, best first; ties by label, the older first.
+bool RanksAfter(const text::SearchSort* sort, bson::DocumentView a_key, double a_score,
+                std::uint32_t a_label, bson::DocumentView b_key, double b_score,
+                std::uint32_t b_label) {
+  if (sort != nullptr) {
+    const int c = text::CompareSortKeys(*sort, a_key, a_score, b_key, b_score);
+    if (c != 0) return c > 0;
+  } else if (a_score != b_score) {
+    return a_score < b_score;
+  }
+  return a_label > b_label;
+}
+
+// OK when `rank` was made under `sort`: as many key values as it has fields (none by score).
+Status CheckRankFits(const TextRank& rank, const text::SearchSort* sort) {
+  std::size_t values = 0;
+  for (auto it = rank.key.view().begin(); it != rank.key.view().end(); ++it) ++values;
+  if (values != (sort != nullptr ? sort->fields.size() : 0)) {
+    return Status(ErrorCode::kBadValue,
+                  "the searchAfter or searchBefore token comes from a search with another sort");
+  }
+  return Status::OK();
+}
+
+}  // namespace
 
 StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
     storage::CollectionId collection, const std::string& index_id, const text::SearchOperator& op,
-    std::shared_ptr<const text::SearchSort> sort, const Interrupt* interrupt) const {
+    TextOrder order, const Interrupt* interrupt) const {
   TextMatches matches;
+  const text::SearchSort* sort = order.sort.get();
+  for (const std::optional<TextRank>* rank : {&order.after, &order.before}) {
+    if (rank->has_value()) QUARRY_RETURN_IF_ERROR(CheckRankFits(**rank, sort));
+  }
   std::shared_ptr<Built> serving = Serving(collection, index_id);
   if (serving == nullptr || serving->full_text == nullptr) return matches;
   std::shared_lock lock(serving->mu);
@@ -23,14 +56,23 @@ StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
     if (label >= serving->document_of.size() || serving->document_of[label] == Built::kNoDocument) {
       continue;
     }
-    std::uint32_t key = 0;
-    if (sort != nullptr) {
-      key = static_cast<std::uint32_t>(matches.keys_.size());
-      matches.keys_.push_back(text::SortKeyOf(*sort, *serving->full_text, label));
+    bson::Document key;
+    if (sort != nullptr) key = text::SortKeyOf(*sort, *serving->full_text, label);
+    if (order.after.has_value() &&
+        !RanksAfter(sort, key.view(), score, label, order.after->key.view(), order.after->score,
+                    order.after->label)) {
+      continue;
     }
-    matches.heap_.push_back({.label = label, .score = score, .key = key});
+    if (order.before.has_value() && !RanksAfter(sort, order.before->key.view(), order.before->score,
+                                                order.before->label, key.view(), score, label)) {
+      continue;
+    }
+    const auto key_index = static_cast<std::uint32_t>(matches.keys_.size());
+    if (sort != nullptr) matches.keys_.push_back(std::move(key));
+    matches.heap_.push_back({.label = label, .score = score, .key = key_index});
   }
-  matches.sort_ = std::move(sort);
+  matches.sort_ = std::move(order.sort);
+  matches.reverse_ = order.before.has_value();
   std::make_heap(matches.heap_.begin(), matches.heap_.end(),
                  [&](const auto& a, const auto& b) { return matches.RanksBelow(a, b); });
   matches.matched_ = matches.heap_.size();
@@ -39,18 +81,14 @@ StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
 }
 
 bool SearchIndexRegistry::TextMatches::RanksBelow(const Ranked& a, const Ranked& b) const {
-  if (sort_ != nullptr) {
-    const int c =
-        text::CompareSortKeys(*sort_, keys_[a.key].view(), a.score, keys_[b.key].view(), b.score);
-    if (c != 0) return c > 0;
-  } else if (a.score != b.score) {
-    return a.score < b.score;
-  }
-  return a.label > b.label;  // the older label first
+  const Ranked& later = reverse_ ? b : a;
+  const Ranked& earlier = reverse_ ? a : b;
+  return RanksAfter(sort_.get(), KeyOf(later), later.score, later.label, KeyOf(earlier),
+                    earlier.score, earlier.label);
 }
 
-std::vector<SearchMatch> SearchIndexRegistry::TextMatches::Next(std::size_t max) {
-  std::vector<SearchMatch> out;
+std::vector<TextMatch> SearchIndexRegistry::TextMatches::Next(std::size_t max) {
+  std::vector<TextMatch> out;
   if (built_ == nullptr) return out;
   std::shared_lock lock(built_->mu);
   auto below = [this](const Ranked& a, const Ranked& b) { return RanksBelow(a, b); };
@@ -60,9 +98,10 @@ std::vector<SearchMatch> SearchIndexRegistry::TextMatches::Next(std::size_t max)
     heap_.pop_back();
     const std::uint32_t slot = built_->document_of[next.label];
     if (slot == Built::kNoDocument) continue;  // deleted since the search
-    // The id key is all $search reads: it fetches every document anyway.
     out.push_back(
-        {.id_key = std::string(built_->id_keys.Get(slot)), .score = next.score, .id_document = {}});
+        {.id_key = std::string(built_->id_keys.Get(slot)),
+         .rank = {
+             .key = bson::Document::Copy(KeyOf(next)), .score = next.score, .label = next.label}});
   }
   return out;
 }

@@ -1,13 +1,16 @@
 // $search and $searchMeta: parse the options and the operator, evaluate the operator on the
 // index's inverted index, then read the matching documents in batches as the stages after
 // $search ask for them, or count them for $searchMeta.
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "auth/scram.h"
 #include "bson/builder.h"
+#include "bson/validate.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/search/search_indexes.h"
@@ -34,6 +37,9 @@ struct FullTextSearchSpec {
   std::optional<text::HighlightSpec> highlight;
   std::shared_ptr<const text::SearchSort> sort;  // $search's; null: by score
   std::optional<text::FacetCollector> facet;     // $searchMeta's
+  // searchAfter and searchBefore: the rank their token holds.
+  std::optional<vector::TextRank> after;
+  std::optional<vector::TextRank> before;
 };
 
 // Which stage a spec is for: its options differ.
@@ -51,6 +57,43 @@ Status MustBeBool(const bson::Element& e, const std::string& stage_name) {
                   stage_name + "." + std::string(e.key) + " must be a boolean");
   }
   return Status::OK();
+}
+
+// {$meta: "searchSequenceToken"}: a match's rank as a string that searchAfter and searchBefore
+// take back; base64 of {k: <sort key>, s: <score>, l: <label>}.
+std::string SequenceTokenOf(const vector::TextRank& rank) {
+  bson::DocumentBuilder token;
+  token.AppendDocument("k", rank.key.view());
+  token.AppendDouble("s", rank.score);
+  token.AppendInt64("l", rank.label);
+  const bson::Document bytes = std::move(token).Finish();
+  return auth::Base64Encode(bytes.view().bytes());
+}
+
+StatusWith<vector::TextRank> RankOfToken(const bson::Element& e, const std::string& stage_name) {
+  if (e.value.type() != bson::Type::kString) {
+    return Status(ErrorCode::kTypeMismatch,
+                  stage_name + "." + std::string(e.key) +
+                      " must be a string: a {$meta: \"searchSequenceToken\"} of an earlier search");
+  }
+  const Status invalid = Bad(stage_name + "." + std::string(e.key) +
+                             " is not a token that {$meta: \"searchSequenceToken\"} gave");
+  StatusWith<std::string> bytes = auth::Base64Decode(e.value.String());
+  if (!bytes.ok() || !bson::Validate(bytes.value().data(), bytes.value().size()).ok()) {
+    return invalid;
+  }
+  const bson::Document token(std::move(bytes).value());
+  const bson::ValueView key = token.view().Get("k");
+  const bson::ValueView score = token.view().Get("s");
+  const bson::ValueView label = token.view().Get("l");
+  if (key.type() != bson::Type::kDocument || score.type() != bson::Type::kDouble ||
+      label.type() != bson::Type::kInt64 || label.Int64() < 0 ||
+      label.Int64() > std::numeric_limits<std::uint32_t>::max()) {
+    return invalid;
+  }
+  return vector::TextRank{.key = bson::Document::Copy(key.Document()),
+                          .score = score.Double(),
+                          .label = static_cast<std::uint32_t>(label.Int64())};
 }
 
 // count: {type: "total" | "lowerBound", threshold: <n>}; true for "total".
@@ -134,6 +177,10 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
         }
         spec.op = *spec.facet->op;
       }
+    } else if (stage == SearchStage::kSearch &&
+               (e.key == "searchAfter" || e.key == "searchBefore")) {
+      QUARRY_ASSIGN_OR_RETURN(vector::TextRank rank, RankOfToken(e, stage_name));
+      (e.key == "searchAfter" ? spec.after : spec.before) = std::move(rank);
     } else if (e.key == "searchAfter" || e.key == "searchBefore" || e.key == "returnScope") {
       return NotYet(stage_name + "." + std::string(e.key));
     } else if (e.key == "highlight" || e.key == "sort") {
@@ -141,6 +188,9 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
     } else {
       return Bad("\"" + std::string(e.key) + "\" is not a " + stage_name + " option or operator");
     }
+  }
+  if (spec.after.has_value() && spec.before.has_value()) {
+    return Bad("$search takes searchAfter or searchBefore, not both");
   }
   if (!operator_name.has_value()) {
     return Bad(stage_name + " needs an operator (text, phrase or compound, for example)" +
@@ -172,11 +222,12 @@ class SearchResults final : public query::DocumentStream {
   StatusWith<bool> Next(bson::Document* out) override {
     while (true) {
       if (next_in_batch_ < batch_.size()) {
-        const double score = batch_matches_[next_in_batch_].score;
+        const vector::TextRank& rank = batch_matches_[next_in_batch_].rank;
         std::optional<bson::Document>& doc = batch_[next_in_batch_++];
         if (!doc.has_value()) continue;
         *out = std::move(*doc);
-        metadata_.values["searchScore"] = query::Value::Double(score);
+        metadata_.values["searchScore"] = query::Value::Double(rank.score);
+        metadata_.values["searchSequenceToken"] = query::Value::String(SequenceTokenOf(rank));
         if (highlighting_.has_value()) {
           metadata_.values["searchHighlights"] = query::Value::FromArray(text::Highlights(
               highlighting_->op, highlighting_->mapping, highlighting_->spec, out->view()));
@@ -187,7 +238,7 @@ class SearchResults final : public query::DocumentStream {
       if (batch_matches_.empty()) return false;
       std::vector<std::string> keys;
       keys.reserve(batch_matches_.size());
-      for (const vector::SearchMatch& match : batch_matches_) keys.push_back(match.id_key);
+      for (const vector::TextMatch& match : batch_matches_) keys.push_back(match.id_key);
       QUARRY_ASSIGN_OR_RETURN(batch_, records_->FindByIdKeys(collection_, keys));
       next_in_batch_ = 0;
     }
@@ -198,7 +249,7 @@ class SearchResults final : public query::DocumentStream {
   const storage::RecordStore* records_;
   storage::CollectionId collection_;
   vector::SearchIndexRegistry::TextMatches matches_;
-  std::vector<vector::SearchMatch> batch_matches_;
+  std::vector<vector::TextMatch> batch_matches_;
   std::vector<std::optional<bson::Document>> batch_;  // batch_matches_' documents
   std::size_t next_in_batch_ = 0;
   std::optional<Highlighting> highlighting_;
@@ -231,15 +282,17 @@ StatusWith<const catalog::SearchIndexInfo*> SearchIndexOf(const SearchContext& c
   return index;
 }
 
-// The matches of `spec` on db.coll; none without the index.
+// The matches of `spec` on db.coll, in `order`; none without the index.
 StatusWith<vector::SearchIndexRegistry::TextMatches> Matches(const SearchContext& ctx,
                                                              const catalog::CollectionInfo* info,
                                                              const FullTextSearchSpec& spec,
+                                                             vector::TextOrder order,
                                                              std::string_view stage_name) {
   QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
                           SearchIndexOf(ctx, info, spec, stage_name));
   if (index == nullptr) return vector::SearchIndexRegistry::TextMatches();
-  return ctx.registry->SearchText(info->id, index->id, spec.op, spec.sort, ctx.interrupt.get());
+  return ctx.registry->SearchText(info->id, index->id, spec.op, std::move(order),
+                                  ctx.interrupt.get());
 }
 
 }  // namespace
@@ -250,7 +303,11 @@ StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
   QUARRY_ASSIGN_OR_RETURN(FullTextSearchSpec spec, ParseSpec(argument, SearchStage::kSearch));
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, coll);
   QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
-                          Matches(ctx, info.get(), spec, "$search"));
+                          Matches(ctx, info.get(), spec,
+                                  vector::TextOrder{.sort = spec.sort,
+                                                    .after = std::move(spec.after),
+                                                    .before = std::move(spec.before)},
+                                  "$search"));
   if (matches.matched() == 0) return query::StreamOfDocuments({});
   std::optional<Highlighting> highlighting;
   if (spec.highlight.has_value()) {
@@ -294,8 +351,9 @@ StatusWith<bson::Document> MetaOf(const SearchContext& ctx, const std::string& d
     matched = counts.matched;
     facets = std::move(counts.facets);
   } else {
+    // The count is of every match, whatever page searchAfter or searchBefore asks for.
     QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
-                            Matches(ctx, info.get(), spec, "$searchMeta"));
+                            Matches(ctx, info.get(), spec, vector::TextOrder(), "$searchMeta"));
     matched = matches.matched();
   }
   bson::DocumentBuilder count;

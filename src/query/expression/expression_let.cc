@@ -112,10 +112,18 @@ class MetaExpression final : public Expression {
 };
 
 StatusWith<ExpressionPtr> ParseMeta(std::string_view, bson::ValueView args, ParseContext&) {
-  static const char* const kKnown[] = {"vectorSearchScore", "searchScore", "searchScoreDetails",
-                                       "searchHighlights",  "textScore",   "randVal",
-                                       "indexKey",          "recordId",    "sortKey",
-                                       "geoNearDistance",   "geoNearPoint"};
+  static const char* const kKnown[] = {"vectorSearchScore",
+                                       "searchScore",
+                                       "searchScoreDetails",
+                                       "searchHighlights",
+                                       "searchSequenceToken",
+                                       "textScore",
+                                       "randVal",
+                                       "indexKey",
+                                       "recordId",
+                                       "sortKey",
+                                       "geoNearDistance",
+                                       "geoNearPoint"};
   if (args.type() == bson::Type::kString) {
     for (const char* known : kKnown) {
       if (args.String() == known) {
