@@ -12,6 +12,7 @@
 #include <string>
 
 #include "text/analyzer.h"
+#include "text/icu_handles.h"
 
 namespace quarry::text {
 namespace {
@@ -38,13 +39,6 @@ using Tokenizer = SearchAnalyzer::Tokenizer;
 constexpr std::size_t kMaxTokenLength = 255;
 
 const Language* LanguageNamed(std::string_view name) { return FindLanguage(name); }
-
-struct UTextCloser {
-  void operator()(UText* text) const { utext_close(text); }
-};
-struct BreakIteratorCloser {
-  void operator()(UBreakIterator* iterator) const { ubrk_close(iterator); }
-};
 
 // Lucene's StandardTokenizer makes each Han ideograph and each Hiragana character a token of
 // its own, where ICU's dictionary finds words; other characters of such a word (Katakana, for
@@ -82,11 +76,10 @@ void SplitIdeographs(std::string_view word, OnWord on_word) {
 template <typename OnWord>
 void ForEachUnicodeWord(std::string_view value, OnWord on_word) {
   UErrorCode status = U_ZERO_ERROR;
-  std::unique_ptr<UText, UTextCloser> text(
+  UTextPtr text(
       utext_openUTF8(nullptr, value.data(), static_cast<std::int64_t>(value.size()), &status));
   // One iterator per thread: opening one loads the rules.
-  thread_local std::unique_ptr<UBreakIterator, BreakIteratorCloser> words(
-      ubrk_open(UBRK_WORD, "", nullptr, 0, &status));
+  thread_local BreakIteratorPtr words(ubrk_open(UBRK_WORD, "", nullptr, 0, &status));
   if (U_FAILURE(status) || words == nullptr) return;
   ubrk_setUText(words.get(), text.get(), &status);
   if (U_FAILURE(status)) return;

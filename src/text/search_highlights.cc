@@ -12,6 +12,7 @@
 
 #include "bson/builder.h"
 #include "text/edit_distance.h"
+#include "text/icu_handles.h"
 
 namespace quarry::text {
 namespace {
@@ -92,21 +93,13 @@ struct Passage {
   double score = 0;
 };
 
-struct UTextCloser {
-  void operator()(UText* text) const { utext_close(text); }
-};
-struct BreakIteratorCloser {
-  void operator()(UBreakIterator* iterator) const { ubrk_close(iterator); }
-};
-
 // The sentences of `value`, as byte ranges.
 std::vector<std::pair<std::size_t, std::size_t>> Sentences(std::string_view value) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   UErrorCode status = U_ZERO_ERROR;
-  std::unique_ptr<UText, UTextCloser> text(
+  UTextPtr text(
       utext_openUTF8(nullptr, value.data(), static_cast<std::int64_t>(value.size()), &status));
-  thread_local std::unique_ptr<UBreakIterator, BreakIteratorCloser> sentences(
-      ubrk_open(UBRK_SENTENCE, "", nullptr, 0, &status));
+  thread_local BreakIteratorPtr sentences(ubrk_open(UBRK_SENTENCE, "", nullptr, 0, &status));
   if (U_FAILURE(status) || sentences == nullptr) return {{0, value.size()}};
   ubrk_setUText(sentences.get(), text.get(), &status);
   if (U_FAILURE(status)) return {{0, value.size()}};
