@@ -1380,10 +1380,7 @@ def test_malformed_search_stages_answer_bad_value(movies):
 
 def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
     operators = {
-        "regex": {"query": "fo.*", "path": "plot"},
-        "wildcard": {"query": "fo*", "path": "plot"},
         "queryString": {"defaultPath": "plot", "query": "fox AND dog"},
-        "near": {"path": "year", "origin": 2000, "pivot": 2},
         "moreLikeThis": {"like": {"plot": "fox"}},
         "embeddedDocument": {"path": "reviews", "operator": text("fox", "reviews.text")},
         "geoWithin": {"path": "loc", "circle": {"center": {"type": "Point",
@@ -1397,9 +1394,7 @@ def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
 
 
 def test_search_options_quarry_lacks_are_refused_and_harmless_ones_accepted(movies):
-    options = {"count": {"type": "total"},
-               "sort": {"title": 1}, "searchAfter": "token", "searchBefore": "token",
-               "returnScope": {"path": "reviews"}, "returnStoredSource": True,
+    options = {"returnScope": {"path": "reviews"}, "returnStoredSource": True,
                "scoreDetails": True}
     cases = [({name: value}, 238, name) for name, value in options.items()]
     assert_errors(cases, lambda extra: search(movies, "movies", text("fox", "plot"), **extra))
@@ -1740,9 +1735,33 @@ def test_search_elsewhere_in_sub_pipelines_is_refused(movies):
     stage = {"$search": text("fox", "plot")}
     pipelines = [
         ([{"$unionWith": {"coll": "movies", "pipeline": [{"$match": {}}, stage]}}], 51047, ""),
-        ([{"$lookup": {"from": "movies", "pipeline": [stage], "as": "found"}}], 51047, ""),
+        ([{"$lookup": {"from": "movies", "pipeline": [{"$match": {}}, stage], "as": "found"}}],
+         51047, ""),
     ]
     assert_errors(pipelines, lambda pipeline: list(movies.movies.aggregate(pipeline)))
+
+
+def test_a_lookup_sub_pipeline_may_start_with_search(movies):
+    plot = movie_field("plot")
+    expected = ranked(plot.text("fox"), MOVIES)
+    movies.fans.insert_many([{"_id": "all"}, {"_id": "one", "favourite": expected[-1][0]},
+                             {"_id": "none", "favourite": "no such movie"}])
+    found = {d["_id"]: d for d in movies.fans.aggregate([
+        {"$lookup": {"from": "movies", "as": "hits", "pipeline": [
+            {"$search": text("fox", "plot")},
+            {"$project": {"_id": 1, "score": {"$meta": "searchScore"}}}]}},
+        {"$lookup": {"from": "movies", "as": "favourite_hit", "localField": "favourite",
+                     "foreignField": "_id",
+                     "pipeline": [{"$search": text("fox", "plot")}, {"$project": {"_id": 1}}]}},
+        {"$lookup": {"from": "movies", "as": "meta",
+                     "pipeline": [{"$searchMeta": {**text("fox", "plot"),
+                                                   "count": {"type": "total"}}}]}}])}
+    for fan in found.values():
+        assert_results([(h["_id"], h["score"]) for h in fan["hits"]], expected)
+        assert fan["meta"] == [{"count": {"total": len(expected)}}]
+    assert found["one"]["favourite_hit"] == [{"_id": expected[-1][0]}]
+    assert found["none"]["favourite_hit"] == []
+    assert found["all"]["favourite_hit"] == []
 
 
 # --- $searchMeta -----------------------------------------------------------------------------
@@ -1785,9 +1804,10 @@ def test_malformed_search_meta_stages(movies):
     meta = {"$searchMeta": text("fox", "plot")}
     cases = [
         ([{"$searchMeta": {**text("fox", "plot"), "count": {"type": "exact"}}}], 2, ""),
+        # A dynamic mapping holds strings as text, not as tokens a string facet counts.
         ([{"$searchMeta": {"facet": {"operator": text("fox", "plot"),
                                      "facets": {"t": {"type": "string", "path": "tags"}}}}}],
-         238, "facet"),
+         2, "Cannot facet on field"),
         ([{"$match": {}}, meta], 40602, ""),
     ]
     assert_errors(cases, run)

@@ -1,5 +1,6 @@
 // $lookup (equality form, pipeline form, and both combined) and $unionWith. The foreign
-// collection is read once per run through PipelineContext::open_collection and kept in memory.
+// collection is read once per run through PipelineContext::open_collection and kept in memory;
+// a sub-pipeline that starts with a search stage asks PipelineContext::open_search instead.
 #include <optional>
 
 #include "bson/compare.h"
@@ -48,6 +49,37 @@ std::vector<bson::ValueView> LookupValues(bson::DocumentView doc, const FieldPat
   return values;
 }
 
+// The documents of `input` whose `foreign` path holds one of `local`'s values (an equality
+// $lookup's condition), each with its metadata.
+class EqualityFilter final : public DocumentStream {
+ public:
+  EqualityFilter(std::unique_ptr<DocumentStream> input, std::vector<bson::ValueView> local,
+                 FieldPath foreign, const bson::StringComparator* collator)
+      : input_(std::move(input)),
+        local_(std::move(local)),
+        foreign_(std::move(foreign)),
+        collator_(collator) {}
+
+  StatusWith<bool> Next(bson::Document* out) override {
+    while (true) {
+      QUARRY_ASSIGN_OR_RETURN(bool more, input_->Next(out));
+      if (!more) return false;
+      for (bson::ValueView fv : LookupValues(*out, foreign_)) {
+        for (bson::ValueView lv : local_) {
+          if (bson::ValuesEqual(fv, lv, collator_)) return true;
+        }
+      }
+    }
+  }
+  const DocumentMetadata& metadata() const override { return input_->metadata(); }
+
+ private:
+  std::unique_ptr<DocumentStream> input_;
+  std::vector<bson::ValueView> local_;  // views into the document being looked up
+  FieldPath foreign_;
+  const bson::StringComparator* collator_;
+};
+
 class LookupStage final : public Stage {
  public:
   struct Spec {
@@ -57,6 +89,9 @@ class LookupStage final : public Stage {
     std::string as;
     std::vector<std::pair<VariableId, ExpressionPtr>> let_vars;
     std::optional<Pipeline> pipeline;
+    // The sub-pipeline's first stage when it is a search, which then replaces reading `from`
+    // (`pipeline` holds the stages after it).
+    std::optional<bson::Document> search;
   };
 
   LookupStage(bson::ValueView spec, Spec parsed) : Stage(spec), spec_(std::move(parsed)) {}
@@ -84,6 +119,7 @@ class LookupStage final : public Stage {
       if (run_.pipeline != nullptr && run_.pipeline->interrupt != nullptr) {
         QUARRY_RETURN_IF_ERROR(run_.pipeline->interrupt->Check());
       }
+      if (spec.search.has_value()) return SetFromSearch(out);
       if (!foreign_.has_value()) {
         QUARRY_ASSIGN_OR_RETURN(foreign_, ReadCollection(run_, spec.from, "$lookup"));
       }
@@ -124,6 +160,52 @@ class LookupStage final : public Stage {
           matches.push_back(std::move(doc));
         }
       }
+      return SetMatches(matches, out);
+    }
+
+    const DocumentMetadata& metadata() const override { return input_->metadata(); }
+
+   private:
+    // The search runs again for each document: its results carry their scores as metadata,
+    // which the stages after it may read and a kept copy of the documents would lose.
+    StatusWith<bool> SetFromSearch(bson::Document* out) {
+      const Spec& spec = stage_->spec_;
+      if (run_.pipeline == nullptr || !run_.pipeline->open_search) {
+        return Status(ErrorCode::kNotImplemented, "$lookup cannot run a search here");
+      }
+      QUARRY_ASSIGN_OR_RETURN(
+          std::unique_ptr<DocumentStream> found,
+          run_.pipeline->open_search(spec.from.db, spec.from.coll, spec.search->view()));
+      if (spec.local_field.has_value()) {
+        found = std::make_unique<EqualityFilter>(std::move(found),
+                                                 LookupValues(*out, *spec.local_field),
+                                                 *spec.foreign_field, Collator());
+      }
+      EvalContext vars = run_.variables;
+      vars.SetRoot(out->view());
+      for (const auto& [slot, expr] : spec.let_vars) {
+        QUARRY_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
+        vars.SetVariable(slot, v.Owned());
+      }
+      QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<DocumentStream> results,
+                              spec.pipeline->Run(std::move(found), vars));
+      std::vector<bson::Document> matches;
+      while (true) {
+        bson::Document doc;
+        QUARRY_ASSIGN_OR_RETURN(bool has, results->Next(&doc));
+        if (!has) break;
+        matches.push_back(std::move(doc));
+      }
+      return SetMatches(matches, out);
+    }
+
+    const bson::StringComparator* Collator() const {
+      return run_.pipeline != nullptr ? run_.pipeline->collator.get() : nullptr;
+    }
+
+    // Sets `as` in `out` to `matches`.
+    StatusWith<bool> SetMatches(const std::vector<bson::Document>& matches, bson::Document* out) {
+      const Spec& spec = stage_->spec_;
       bson::ArrayBuilder array;
       for (const bson::Document& m : matches) array.AppendDocument(m);
       MutableValue edited = MutableValue::OfDocument(*out);
@@ -138,9 +220,6 @@ class LookupStage final : public Stage {
       return true;
     }
 
-    const DocumentMetadata& metadata() const override { return input_->metadata(); }
-
-   private:
     std::shared_ptr<const LookupStage> stage_;
     std::unique_ptr<DocumentStream> input_;
     RunContext run_;
@@ -162,7 +241,7 @@ StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pi
                                                  std::string(TypeName(pipeline)));
   }
   // Search stages read a collection's search index, which a sub-pipeline's input is not (a
-  // $unionWith's first stage is taken apart before this, see SearchSourceOf).
+  // first stage that is one is taken apart before this, see SearchSourceOf).
   for (const bson::Element& e : pipeline.Document()) {
     if (e.value.type() != Type::kDocument) continue;
     std::string_view name = e.value.Document().FirstKey();
@@ -182,7 +261,7 @@ StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pi
   return parsed;
 }
 
-// A $unionWith sub-pipeline that starts with a search stage: that stage, which
+// A $lookup or $unionWith sub-pipeline that starts with a search stage: that stage, which
 // replaces reading the collection, and the stages after it.
 struct SearchSource {
   bson::Document stage;
@@ -351,8 +430,18 @@ StatusWith<StageList> ParseLookupStage(bson::ValueView spec, StageParseContext& 
       }
       parsed.let_vars.emplace_back(slot.value(), std::move(expr));
     }
-    StatusWith<Pipeline> sub = ParseSubPipeline("$lookup", pipeline, ctx);
+    // Atlas runs $search and $searchMeta in a $lookup, not $vectorSearch.
+    std::optional<SearchSource> source = SearchSourceOf(pipeline);
+    if (source.has_value() && source->stage.view().FirstKey() == "$vectorSearch") source.reset();
+    StatusWith<Pipeline> sub =
+        source.has_value()
+            ? ParseSubPipeline("$lookup",
+                               bson::ValueView(Type::kArray, source->rest.view().bytes().data(),
+                                               source->rest.view().bytes().size()),
+                               ctx)
+            : ParseSubPipeline("$lookup", pipeline, ctx);
     ctx.expressions->PopScope();
+    if (source.has_value()) parsed.search = std::move(source->stage);
     if (!sub.ok()) return sub.status();
     parsed.pipeline = std::move(sub).value();
   }
