@@ -4,6 +4,9 @@
 #include <cmath>
 #include <optional>
 
+#include "bson/builder.h"
+#include "query/projection/projection.h"
+
 namespace quarry::vector {
 namespace {
 
@@ -408,6 +411,41 @@ Status NothingOf(bson::ValueView value, const std::string& name, const std::stri
   return Status::OK();
 }
 
+// storedSource: true (every field), false (none) or {include | exclude: [<path>, ...]}, as the
+// find projection that returnStoredSource applies.
+StatusWith<std::optional<bson::Document>> StoredSource(bson::ValueView value) {
+  if (value.type() == bson::Type::kBool) {
+    if (!value.Bool()) return std::optional<bson::Document>();
+    return std::optional<bson::Document>(bson::Document());
+  }
+  if (value.type() != bson::Type::kDocument) {
+    return Invalid("\"storedSource\" must be a boolean or a document");
+  }
+  const bson::DocumentView options = value.Document();
+  auto first = options.begin();
+  if (first == options.end() || std::next(first) != options.end() ||
+      (first->key != "include" && first->key != "exclude")) {
+    return Invalid("\"storedSource\" must hold either include or exclude");
+  }
+  const std::string at = "storedSource." + std::string(first->key);
+  if (first->value.type() != bson::Type::kArray || first->value.Document().empty()) {
+    return Invalid("\"" + at + "\" must be a non-empty array of field paths");
+  }
+  bson::DocumentBuilder projection;
+  for (const bson::Element& path : first->value.Document()) {
+    if (path.value.type() != bson::Type::kString || path.value.String().empty()) {
+      return Invalid("\"" + at + "\" must hold field paths");
+    }
+    projection.AppendInt32(path.value.String(), first->key == "include" ? 1 : 0);
+  }
+  bson::Document out = std::move(projection).Finish();
+  StatusWith<query::Projection> parsed = query::Projection::Parse(out.view());
+  if (!parsed.ok()) {
+    return Invalid("\"" + at + "\": " + std::string(parsed.status().reason()));
+  }
+  return std::optional<bson::Document>(std::move(out));
+}
+
 StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition) {
   bson::ValueView mappings = definition.Get("mappings");
   if (mappings.type() != bson::Type::kDocument) {
@@ -428,10 +466,7 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
     } else if (e.key == "typeSets") {
       QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "typeSets", "dynamic type sets"));
     } else if (e.key == "storedSource") {
-      // Read only by returnStoredSource, which $search answers NotImplemented for.
-      if (e.value.type() != bson::Type::kBool && e.value.type() != bson::Type::kDocument) {
-        return Invalid("\"storedSource\" must be a boolean or a document");
-      }
+      QUARRY_ASSIGN_OR_RETURN(out.stored_source, StoredSource(e.value));
     } else if (e.key == "numPartitions") {
       // How Atlas splits a large index; one in-memory index needs no partitions.
       if (!WholeNumber(e.value).has_value()) return Invalid("\"numPartitions\" must be an integer");

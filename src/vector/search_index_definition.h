@@ -41,6 +41,9 @@ struct SearchIndexDefinition {
   // whole values (token, number, date, boolean, objectId, uuid fields); empty when it maps
   // only vectors and their filters.
   std::optional<text::FullTextMapping> full_text;
+  // What `$search`'s returnStoredSource returns of a document, as a find projection ({}: all
+  // of it); none when the definition stores nothing (storedSource false or absent).
+  std::optional<bson::Document> stored_source;
 
   const VectorFieldDefinition* FindVector(std::string_view path) const;
   bool IsFilterPath(std::string_view path) const;

@@ -15,6 +15,7 @@
 #include "catalog/collection_info.h"
 #include "commands/search/search_indexes.h"
 #include "commands/service_state.h"
+#include "query/projection/projection.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 #include "text/search_facets.h"
@@ -37,6 +38,7 @@ struct FullTextSearchSpec {
   std::optional<text::HighlightSpec> highlight;
   std::shared_ptr<const text::SearchSort> sort;  // $search's; null: by score
   std::optional<text::FacetCollector> facet;     // $searchMeta's
+  bool return_stored_source = false;
   // searchAfter and searchBefore: the rank their token holds.
   std::optional<vector::TextRank> after;
   std::optional<vector::TextRank> before;
@@ -145,6 +147,9 @@ StatusWith<FullTextSearchSpec> ParseSpec(bson::ValueView argument, SearchStage s
       }
       operator_name = std::string(e.key);
       QUARRY_ASSIGN_OR_RETURN(spec.op, text::ParseSearchOperator(e.key, e.value));
+    } else if (stage == SearchStage::kSearch && e.key == "returnStoredSource") {
+      QUARRY_RETURN_IF_ERROR(MustBeBool(e, stage_name));
+      spec.return_stored_source = e.value.Bool();
     } else if (e.key == "returnStoredSource" || e.key == "scoreDetails") {
       QUARRY_RETURN_IF_ERROR(MustBeBool(e, stage_name));
       if (e.value.Bool()) return NotYet(stage_name + "." + std::string(e.key) + ": true");
@@ -213,11 +218,13 @@ class SearchResults final : public query::DocumentStream {
  public:
   SearchResults(const storage::RecordStore* records, storage::CollectionId collection,
                 vector::SearchIndexRegistry::TextMatches matches,
-                std::optional<Highlighting> highlighting)
+                std::optional<Highlighting> highlighting,
+                std::optional<query::Projection> stored_source)
       : records_(records),
         collection_(collection),
         matches_(std::move(matches)),
-        highlighting_(std::move(highlighting)) {}
+        highlighting_(std::move(highlighting)),
+        stored_source_(std::move(stored_source)) {}
 
   StatusWith<bool> Next(bson::Document* out) override {
     while (true) {
@@ -231,6 +238,9 @@ class SearchResults final : public query::DocumentStream {
         if (highlighting_.has_value()) {
           metadata_.values["searchHighlights"] = query::Value::FromArray(text::Highlights(
               highlighting_->op, highlighting_->mapping, highlighting_->spec, out->view()));
+        }
+        if (stored_source_.has_value()) {
+          QUARRY_ASSIGN_OR_RETURN(*out, stored_source_->Apply(out->view()));
         }
         return true;
       }
@@ -253,6 +263,8 @@ class SearchResults final : public query::DocumentStream {
   std::vector<std::optional<bson::Document>> batch_;  // batch_matches_' documents
   std::size_t next_in_batch_ = 0;
   std::optional<Highlighting> highlighting_;
+  // returnStoredSource: the fields the index stores, as a projection.
+  std::optional<query::Projection> stored_source_;
   query::DocumentMetadata metadata_;
 };
 
@@ -302,6 +314,26 @@ StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
     bson::ValueView argument) {
   QUARRY_ASSIGN_OR_RETURN(FullTextSearchSpec spec, ParseSpec(argument, SearchStage::kSearch));
   std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, coll);
+  // Highlights and stored fields read the index's definition, from the catalog snapshot that
+  // finds the index for the matches.
+  std::optional<vector::SearchIndexDefinition> definition;
+  if (spec.highlight.has_value() || spec.return_stored_source) {
+    QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
+                            SearchIndexOf(ctx, info.get(), spec, "$search"));
+    if (index != nullptr) {
+      QUARRY_ASSIGN_OR_RETURN(definition,
+                              vector::ParseSearchIndexDefinition(index->type, index->definition));
+    }
+  }
+  std::optional<query::Projection> stored_source;
+  if (spec.return_stored_source && definition.has_value()) {
+    if (!definition->stored_source.has_value()) {
+      return Bad("returnStoredSource: true needs an index that stores fields; index '" +
+                 spec.index + "' has no storedSource option");
+    }
+    QUARRY_ASSIGN_OR_RETURN(stored_source,
+                            query::Projection::Parse(definition->stored_source->view()));
+  }
   QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
                           Matches(ctx, info.get(), spec,
                                   vector::TextOrder{.sort = spec.sort,
@@ -311,21 +343,17 @@ StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
   if (matches.matched() == 0) return query::StreamOfDocuments({});
   std::optional<Highlighting> highlighting;
   if (spec.highlight.has_value()) {
-    // The same catalog snapshot found the index for the matches.
-    QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
-                            SearchIndexOf(ctx, info.get(), spec, "$search"));
     text::FullTextMapping mapping;
-    if (index != nullptr) {
-      QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexDefinition definition,
-                              vector::ParseSearchIndexDefinition(index->type, index->definition));
-      if (definition.full_text.has_value()) mapping = std::move(*definition.full_text);
+    if (definition.has_value() && definition->full_text.has_value()) {
+      mapping = std::move(*definition->full_text);
     }
     highlighting = Highlighting{.op = std::move(spec.op),
                                 .mapping = std::move(mapping),
                                 .spec = std::move(*spec.highlight)};
   }
-  return std::unique_ptr<query::DocumentStream>(std::make_unique<SearchResults>(
-      &ctx.engine->records(), info->id, std::move(matches), std::move(highlighting)));
+  return std::unique_ptr<query::DocumentStream>(
+      std::make_unique<SearchResults>(&ctx.engine->records(), info->id, std::move(matches),
+                                      std::move(highlighting), std::move(stored_source)));
 }
 
 namespace {

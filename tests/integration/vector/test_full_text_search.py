@@ -1394,8 +1394,7 @@ def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
 
 
 def test_search_options_quarry_lacks_are_refused_and_harmless_ones_accepted(movies):
-    options = {"returnScope": {"path": "reviews"}, "returnStoredSource": True,
-               "scoreDetails": True}
+    options = {"returnScope": {"path": "reviews"}, "scoreDetails": True}
     cases = [({name: value}, 238, name) for name, value in options.items()]
     assert_errors(cases, lambda extra: search(movies, "movies", text("fox", "plot"), **extra))
     expected = ranked(movie_field("plot").text("fox"), MOVIES)
