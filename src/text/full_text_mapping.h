@@ -5,9 +5,11 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bson/value.h"
 #include "text/search_analyzer.h"
@@ -68,8 +70,12 @@ inline FullTextField DocumentField() {
   return field;
 }
 
+class CustomAnalyzer;  // custom_analyzer.h
+
 struct FullTextMapping {
   FullTextField root = DocumentField();
+  // The definition's own analyzers, which fields and the analyzers below may point into.
+  std::vector<std::shared_ptr<const CustomAnalyzer>> custom_analyzers;
   const SearchAnalyzer* analyzer = &SearchAnalyzer::Standard();
   const SearchAnalyzer* search_analyzer = nullptr;  // null: `analyzer`
 

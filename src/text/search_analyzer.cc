@@ -12,6 +12,7 @@
 #include <string>
 
 #include "text/analyzer.h"
+#include "text/custom_analyzer.h"
 #include "text/icu_handles.h"
 
 namespace quarry::text {
@@ -119,6 +120,28 @@ void ForEachRun(std::string_view value, InWord in_word, OnWord on_word) {
   if (run_start >= 0) on_word(value.substr(static_cast<std::size_t>(run_start)));
 }
 
+// Calls `on_token` with `word`, or as Lucene's tokenizers do with a word longer than
+// `max_length` characters, with its pieces of that length (the last shorter).
+void SplitLongToken(std::string_view word, std::size_t max_length,
+                    const std::function<void(std::string_view)>& on_token) {
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
+  const auto length = static_cast<std::int32_t>(word.size());
+  std::int32_t piece_start = 0, i = 0;
+  std::size_t characters = 0;
+  while (i < length) {
+    U8_FWD_1(bytes, i, length);
+    if (++characters == max_length && i < length) {
+      on_token(word.substr(static_cast<std::size_t>(piece_start),
+                           static_cast<std::size_t>(i - piece_start)));
+      piece_start = i;
+      characters = 0;
+    }
+  }
+  on_token(word.substr(static_cast<std::size_t>(piece_start)));
+}
+
+}  // namespace
+
 // "dog's" -> "dog", with any of the apostrophes Lucene's possessive filter knows.
 std::string_view WithoutPossessive(std::string_view word) {
   for (std::string_view apostrophe : {"'", "\u2019", "\uFF07"}) {
@@ -134,7 +157,27 @@ std::string_view WithoutPossessive(std::string_view word) {
   return word;
 }
 
-}  // namespace
+void ForEachStandardToken(std::string_view value, std::size_t max_token_length,
+                          const std::function<void(std::string_view)>& on_token) {
+  ForEachUnicodeWord(
+      value, [&](std::string_view word) { SplitLongToken(word, max_token_length, on_token); });
+}
+
+void ForEachWhitespaceToken(std::string_view value, std::size_t max_token_length,
+                            const std::function<void(std::string_view)>& on_token) {
+  ForEachRun(
+      value, [](UChar32 c) { return u_isWhitespace(c) == 0; },
+      [&](std::string_view word) { SplitLongToken(word, max_token_length, on_token); });
+}
+
+std::string SearchAnalyzer::Normalize(std::string_view text) const {
+  if (custom_ != nullptr) return NormalizeCustom(*custom_, text);
+  return lowercase_ ? LowercaseCodePoints(text) : std::string(text);
+}
+
+bool SearchAnalyzer::has_char_filters() const {
+  return custom_ != nullptr && !custom_->char_filters.empty();
+}
 
 const SearchAnalyzer& SearchAnalyzer::Standard() {
   static constexpr SearchAnalyzer kStandard("lucene.standard", Tokenizer::kStandard, true, nullptr,
@@ -188,6 +231,10 @@ void SearchAnalyzer::AnalyzeWithOffsets(
     std::string_view value,
     const std::function<void(std::string_view term, std::uint32_t position, std::size_t start,
                              std::size_t end)>& on_term) const {
+  if (custom_ != nullptr) {
+    RunCustomAnalysis(*custom_, value, on_term);
+    return;
+  }
   std::uint32_t position = 0;
   // Every word is a view into `value`, so its offsets are where it lies.
   auto on_word = [&](std::string_view word) {
@@ -203,22 +250,7 @@ void SearchAnalyzer::AnalyzeWithOffsets(
     if (!term.empty()) on_term(term, at, start, end);
   };
   // As Lucene's tokenizers do, a word longer than 255 characters is split into pieces.
-  auto on_piece = [&](std::string_view word) {
-    const auto* bytes = reinterpret_cast<const std::uint8_t*>(word.data());
-    const auto length = static_cast<std::int32_t>(word.size());
-    std::int32_t piece_start = 0, i = 0;
-    std::size_t characters = 0;
-    while (i < length) {
-      U8_FWD_1(bytes, i, length);
-      if (++characters == kMaxTokenLength && i < length) {
-        on_word(word.substr(static_cast<std::size_t>(piece_start),
-                            static_cast<std::size_t>(i - piece_start)));
-        piece_start = i;
-        characters = 0;
-      }
-    }
-    on_word(word.substr(static_cast<std::size_t>(piece_start)));
-  };
+  auto on_piece = [&](std::string_view word) { SplitLongToken(word, kMaxTokenLength, on_word); };
   switch (tokenizer_) {
     case Tokenizer::kStandard:
       ForEachUnicodeWord(value, on_piece);

@@ -12,6 +12,8 @@
 
 namespace quarry::text {
 
+struct CustomAnalysis;  // custom_analyzer.h
+
 class SearchAnalyzer {
  public:
   enum class Tokenizer {
@@ -37,6 +39,10 @@ class SearchAnalyzer {
       const std::function<void(std::string_view term, std::uint32_t position, std::size_t start,
                                std::size_t end)>& on_term) const;
 
+  // `text` as the analyzer's character and normalizing token filters leave it, untokenized
+  // (Lucene's Analyzer.normalize): how a wildcard pattern meets an analyzed field's terms.
+  std::string Normalize(std::string_view text) const;
+
   std::string_view name() const { return name_; }
 
   constexpr SearchAnalyzer(std::string_view name, Tokenizer tokenizer, bool lowercase,
@@ -46,6 +52,16 @@ class SearchAnalyzer {
         lowercase_(lowercase),
         language_(language),
         drop_possessives_(drop_possessives) {}
+  // A custom analyzer (an index definition's `analyzers`): `analysis` does the work; it and
+  // `name` outlive the analyzer.
+  SearchAnalyzer(std::string_view name, const CustomAnalysis* analysis)
+      : name_(name),
+        tokenizer_(Tokenizer::kKeyword),
+        lowercase_(false),
+        language_(nullptr),
+        drop_possessives_(false),
+        custom_(analysis) {}
+  bool has_char_filters() const;
 
  private:
   std::string_view name_;
@@ -54,7 +70,18 @@ class SearchAnalyzer {
   // Stop words and stemmer of a language analyzer; null: neither.
   const Language* language_;
   bool drop_possessives_;  // "dog's" -> "dog" (English)
+  const CustomAnalysis* custom_ = nullptr;
 };
+
+// The tokenizers of the built-in analyzers, which custom analyzers name too: each token is a
+// view into `value`; a word longer than `max_token_length` characters comes in pieces.
+void ForEachStandardToken(std::string_view value, std::size_t max_token_length,
+                          const std::function<void(std::string_view)>& on_token);
+void ForEachWhitespaceToken(std::string_view value, std::size_t max_token_length,
+                            const std::function<void(std::string_view)>& on_token);
+
+// "dog's" -> "dog", with any of the apostrophes Lucene's English possessive filter knows.
+std::string_view WithoutPossessive(std::string_view word);
 
 // `word` with each code point lowercased on its own, as Lucene's lowercase filter does.
 std::string LowercaseCodePoints(std::string_view word);

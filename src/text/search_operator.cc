@@ -888,17 +888,23 @@ SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& ind
                               const FullTextMapping& mapping) {
   SearchScores scores;
   const std::string_view name = op.kind == SearchOperator::Kind::kWildcard ? "wildcard" : "regex";
-  std::vector<TermPattern> patterns;
-  for (const std::string& query : op.queries) {
-    StatusWith<TermPattern> pattern = op.kind == SearchOperator::Kind::kWildcard
-                                          ? TermPattern::Wildcard(query)
-                                          : TermPattern::Regex(query);
-    if (!pattern.ok()) {
-      Fail(pattern.status());
-      return scores;
+  // A wildcard pattern on an analyzed field goes through the analyzer's normalizing filters,
+  // not its tokenizer; a regex is matched as written.
+  auto compile = [&](const SearchAnalyzer* normalizer) {
+    std::vector<TermPattern> patterns;
+    for (const std::string& query : op.queries) {
+      StatusWith<TermPattern> pattern =
+          op.kind == SearchOperator::Kind::kWildcard
+              ? TermPattern::Wildcard(normalizer != nullptr ? normalizer->Normalize(query) : query)
+              : TermPattern::Regex(query);
+      if (!pattern.ok()) {
+        Fail(pattern.status());
+        return std::vector<TermPattern>();
+      }
+      patterns.push_back(std::move(pattern).value());
     }
-    patterns.push_back(std::move(pattern).value());
-  }
+    return patterns;
+  };
   std::size_t steps = 0;
   for (const std::string& path : ResolvePaths(op.paths, index)) {
     const SearchAnalyzer& analyzer = mapping.AnalyzerFor(path);
@@ -911,6 +917,11 @@ SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& ind
     }
     const InvertedIndex::Field* field = index.FieldAt(path);
     if (field == nullptr) continue;
+    const std::vector<TermPattern> patterns =
+        compile(op.kind == SearchOperator::Kind::kWildcard && op.allow_analyzed_field
+                    ? &mapping.SearchAnalyzerFor(path)
+                    : nullptr);
+    if (Stopped()) return scores;
     std::set<std::uint32_t> matched;
     for (const TermPattern& pattern : patterns) {
       const std::string& prefix = pattern.literal_prefix();

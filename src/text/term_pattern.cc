@@ -87,16 +87,25 @@ class RegexTranslator {
           break;
         }
         case '"': {
+          // One atom: a quantifier after it repeats the whole string.
+          pcre_ += "(?:";
           bool closed = false;
+          std::size_t in_prefix = 0;
           while (i_ < chars_.size()) {
             const std::string_view quoted = chars_[i_++];
             if (quoted == "\"") {
               closed = true;
               break;
             }
-            Literal(quoted);
+            AppendLiteral(quoted, &pcre_);
+            if (in_prefix_) {
+              prefix_.push_back(quoted);
+              ++in_prefix;
+            }
           }
           if (!closed) return Bad("a regex's quoted string has no closing \"");
+          pcre_ += ")";
+          last_atom_ = in_prefix;
           break;
         }
         case '[':
@@ -153,15 +162,17 @@ class RegexTranslator {
  private:
   void Literal(std::string_view c) {
     AppendLiteral(c, &pcre_);
+    last_atom_ = in_prefix_ ? 1 : 0;
     if (in_prefix_) prefix_.push_back(c);
   }
   void Special(std::string_view s) {
     pcre_.append(s);
     in_prefix_ = false;
+    last_atom_ = 0;
   }
-  // A quantifier that allows none of what it follows takes that character out of the prefix.
+  // A quantifier that allows none of what it follows takes that atom out of the prefix.
   void Quantifier(std::string_view s) {
-    if (in_prefix_ && !prefix_.empty()) prefix_.pop_back();
+    if (in_prefix_) prefix_.resize(prefix_.size() - std::min(last_atom_, prefix_.size()));
     Special(s);
   }
 
@@ -232,6 +243,7 @@ class RegexTranslator {
   std::string pcre_;
   std::vector<std::string_view> prefix_;
   bool in_prefix_ = true;
+  std::size_t last_atom_ = 0;  // the prefix's characters the last atom gave
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "bson/builder.h"
 #include "query/projection/projection.h"
+#include "text/custom_analyzer.h"
 
 namespace quarry::vector {
 namespace {
@@ -240,13 +241,23 @@ Status ValueFieldOptions(std::string_view type, bson::DocumentView mapping, cons
   return Status::OK();
 }
 
-StatusWith<const text::SearchAnalyzer*> AnalyzerNamed(bson::ValueView value,
-                                                      const std::string& at) {
+using CustomAnalyzers = std::vector<std::shared_ptr<const text::CustomAnalyzer>>;
+
+StatusWith<const text::SearchAnalyzer*> AnalyzerNamed(bson::ValueView value, const std::string& at,
+                                                      const CustomAnalyzers& custom) {
   if (value.type() != bson::Type::kString) return Invalid("\"" + at + "\" must be a string");
+  for (const auto& analyzer : custom) {
+    if (analyzer->name() == value.String()) return &analyzer->analyzer();
+  }
   const text::SearchAnalyzer* analyzer = text::SearchAnalyzer::Find(value.String());
   if (analyzer == nullptr) {
-    return NotYet("the analyzer \"" + std::string(value.String()) + "\"" +
-                  std::string(text::kSupportedAnalyzers));
+    // Atlas has more built-in language analyzers than Quarry.
+    if (value.String().starts_with("lucene.")) {
+      return NotYet("the analyzer \"" + std::string(value.String()) + "\"" +
+                    std::string(text::kSupportedAnalyzers));
+    }
+    return Invalid("the analyzer \"" + std::string(value.String()) +
+                   "\" is neither built in nor one of the definition's analyzers");
   }
   return analyzer;
 }
@@ -258,15 +269,16 @@ Status Dynamic(bson::ValueView value, const std::string& at, bool* out) {
   return Status::OK();
 }
 
-Status StringField(bson::DocumentView mapping, const std::string& at, text::FullTextField* field) {
+Status StringField(bson::DocumentView mapping, const std::string& at, const CustomAnalyzers& custom,
+                   text::FullTextField* field) {
   field->is_string = true;
   for (const bson::Element& e : mapping) {
     const std::string name = at + "." + std::string(e.key);
     if (e.key == "type") continue;
     if (e.key == "analyzer") {
-      QUARRY_ASSIGN_OR_RETURN(field->analyzer, AnalyzerNamed(e.value, name));
+      QUARRY_ASSIGN_OR_RETURN(field->analyzer, AnalyzerNamed(e.value, name, custom));
     } else if (e.key == "searchAnalyzer") {
-      QUARRY_ASSIGN_OR_RETURN(field->search_analyzer, AnalyzerNamed(e.value, name));
+      QUARRY_ASSIGN_OR_RETURN(field->search_analyzer, AnalyzerNamed(e.value, name, custom));
     } else if (e.key == "indexOptions") {
       // Quarry keeps positions always, which every choice's queries are answered from.
       if (e.value.type() != bson::Type::kString ||
@@ -302,13 +314,13 @@ struct Held {
 };
 
 Status AutocompleteField(bson::DocumentView mapping, const std::string& at,
-                         text::FullTextField* field) {
+                         const CustomAnalyzers& custom, text::FullTextField* field) {
   text::AutocompleteOptions options;
   for (const bson::Element& e : mapping) {
     const std::string name = at + "." + std::string(e.key);
     if (e.key == "type") continue;
     if (e.key == "analyzer") {
-      QUARRY_ASSIGN_OR_RETURN(options.analyzer, AnalyzerNamed(e.value, name));
+      QUARRY_ASSIGN_OR_RETURN(options.analyzer, AnalyzerNamed(e.value, name, custom));
     } else if (e.key == "tokenization") {
       const std::string_view t = e.value.type() == bson::Type::kString ? e.value.String() : "";
       if (t == "edgeGram") {
@@ -341,7 +353,8 @@ Status AutocompleteField(bson::DocumentView mapping, const std::string& at,
 }
 
 Status MappedFields(bson::DocumentView fields, const std::string& prefix,
-                    SearchIndexDefinition* out, text::FullTextField* node, Held* held) {
+                    const CustomAnalyzers& custom, SearchIndexDefinition* out,
+                    text::FullTextField* node, Held* held) {
   for (const bson::Element& e : fields) {
     const std::string path = prefix + std::string(e.key);
     const std::string at = "mappings.fields." + path;
@@ -372,10 +385,10 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
         out->vectors.push_back(std::move(vector));
       } else if (type.String() == "string") {
         if (field.is_string) return Invalid("\"" + at + "\" maps the type string twice");
-        QUARRY_RETURN_IF_ERROR(StringField(mapping, at, &field));
+        QUARRY_RETURN_IF_ERROR(StringField(mapping, at, custom, &field));
         held->strings = true;
       } else if (type.String() == "autocomplete") {
-        QUARRY_RETURN_IF_ERROR(AutocompleteField(mapping, at, &field));
+        QUARRY_RETURN_IF_ERROR(AutocompleteField(mapping, at, custom, &field));
         held->strings = true;
       } else if (type.String() == "document") {
         field.is_document = true;
@@ -388,7 +401,8 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
           return Invalid("\"" + at + ".fields\" must be a document");
         }
         if (nested.type() == bson::Type::kDocument) {
-          QUARRY_RETURN_IF_ERROR(MappedFields(nested.Document(), path + ".", out, &field, held));
+          QUARRY_RETURN_IF_ERROR(
+              MappedFields(nested.Document(), path + ".", custom, out, &field, held));
         }
       } else if (const unsigned kind = ValueKindOfMapping(type.String()); kind != 0) {
         QUARRY_RETURN_IF_ERROR(ValueFieldOptions(type.String(), mapping, at, &field));
@@ -409,6 +423,24 @@ Status NothingOf(bson::ValueView value, const std::string& name, const std::stri
   const bool empty = value.type() == bson::Type::kArray && value.Document().empty();
   if (!empty) return NotYet("\"" + name + "\" (" + feature + ")");
   return Status::OK();
+}
+
+StatusWith<CustomAnalyzers> CustomAnalyzersOf(bson::ValueView analyzers) {
+  if (analyzers.type() != bson::Type::kArray) return Invalid("\"analyzers\" must be an array");
+  CustomAnalyzers out;
+  std::size_t i = 0;
+  for (const bson::Element& e : analyzers.Document()) {
+    QUARRY_ASSIGN_OR_RETURN(
+        std::shared_ptr<const text::CustomAnalyzer> analyzer,
+        text::ParseCustomAnalyzer(e.value, "analyzers[" + std::to_string(i++) + "]"));
+    for (const auto& other : out) {
+      if (other->name() == analyzer->name()) {
+        return Invalid("\"analyzers\" names \"" + analyzer->name() + "\" twice");
+      }
+    }
+    out.push_back(std::move(analyzer));
+  }
+  return out;
 }
 
 // storedSource: true (every field), false (none) or {include | exclude: [<path>, ...]}, as the
@@ -453,14 +485,20 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
   }
   SearchIndexDefinition out;
   text::FullTextMapping full_text;
+  // The custom analyzers first: the index's and the fields' analyzers may name them.
+  if (bson::ValueView analyzers = definition.Get("analyzers"); analyzers.exists()) {
+    QUARRY_ASSIGN_OR_RETURN(full_text.custom_analyzers, CustomAnalyzersOf(analyzers));
+  }
   for (const bson::Element& e : definition) {
     if (e.key == "mappings") continue;
     if (e.key == "analyzer") {
-      QUARRY_ASSIGN_OR_RETURN(full_text.analyzer, AnalyzerNamed(e.value, "analyzer"));
+      QUARRY_ASSIGN_OR_RETURN(full_text.analyzer,
+                              AnalyzerNamed(e.value, "analyzer", full_text.custom_analyzers));
     } else if (e.key == "searchAnalyzer") {
-      QUARRY_ASSIGN_OR_RETURN(full_text.search_analyzer, AnalyzerNamed(e.value, "searchAnalyzer"));
+      QUARRY_ASSIGN_OR_RETURN(full_text.search_analyzer,
+                              AnalyzerNamed(e.value, "searchAnalyzer", full_text.custom_analyzers));
     } else if (e.key == "analyzers") {
-      QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "analyzers", "custom analyzers"));
+      continue;  // read first, above
     } else if (e.key == "synonyms") {
       QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "synonyms", "synonym mappings"));
     } else if (e.key == "typeSets") {
@@ -483,7 +521,8 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
       if (e.value.type() != bson::Type::kDocument) {
         return Invalid("\"mappings.fields\" must be a document");
       }
-      QUARRY_RETURN_IF_ERROR(MappedFields(e.value.Document(), "", &out, &full_text.root, &held));
+      QUARRY_RETURN_IF_ERROR(MappedFields(e.value.Document(), "", full_text.custom_analyzers, &out,
+                                          &full_text.root, &held));
     } else {
       return Invalid("unknown field \"mappings." + std::string(e.key) + "\"");
     }

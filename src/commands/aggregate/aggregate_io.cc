@@ -68,6 +68,10 @@ query::PipelineContext AggregateIo::MakePipelineContext(const std::string& db,
              bson::DocumentView stage) -> StatusWith<std::unique_ptr<query::DocumentStream>> {
     return SearchStageDocuments(self->search_, db, coll, stage);
   };
+  pipeline.open_search_meta = [self](const std::string& db, const std::string& coll,
+                                     bson::DocumentView stage) -> StatusWith<bson::Document> {
+    return SearchMetaOfSearch(self->search_, db, coll, stage.Get("$search"));
+  };
   pipeline.write_out = [self](const query::OutTarget& target, query::DocumentStream* docs) {
     return self->WriteOut(target, docs);
   };

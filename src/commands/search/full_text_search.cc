@@ -317,13 +317,17 @@ StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
   // Highlights and stored fields read the index's definition, from the catalog snapshot that
   // finds the index for the matches.
   std::optional<vector::SearchIndexDefinition> definition;
-  if (spec.highlight.has_value() || spec.return_stored_source) {
+  if (spec.highlight.has_value() || spec.return_stored_source || spec.facet.has_value()) {
     QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
                             SearchIndexOf(ctx, info.get(), spec, "$search"));
     if (index != nullptr) {
       QUARRY_ASSIGN_OR_RETURN(definition,
                               vector::ParseSearchIndexDefinition(index->type, index->definition));
     }
+  }
+  // A facet the index cannot count is refused whether or not $$SEARCH_META is read.
+  if (spec.facet.has_value() && definition.has_value() && definition->full_text.has_value()) {
+    QUARRY_RETURN_IF_ERROR(text::CheckFacetsMapped(spec.facet->facets, *definition->full_text));
   }
   std::optional<query::Projection> stored_source;
   if (spec.return_stored_source && definition.has_value()) {

@@ -34,6 +34,9 @@ class ParseContext {
   // Binds $$SEARCH_META, the results' metadata of the $search the pipeline starts with (a
   // reserved name, which DefineConstant refuses).
   void DefineSearchMeta(Value value);
+  // Binds $$SEARCH_META to a new run-time slot in the innermost scope: a sub-pipeline's own
+  // $search fills it as the sub-pipeline runs.
+  VariableId DefineSearchMetaSlot();
   // Binds `name` to a new run-time slot in the innermost scope. Same name rules.
   StatusWith<VariableId> DefineVariable(std::string_view name);
   // Scopes of $let/$map/$filter/$reduce: names defined after PushScope vanish at PopScope.

@@ -57,6 +57,14 @@ void ParseContext::DefineSearchMeta(Value value) {
   scopes_.front().names["SEARCH_META"] = std::move(binding);
 }
 
+VariableId ParseContext::DefineSearchMetaSlot() {
+  Binding binding;
+  binding.found = true;
+  binding.slot = next_slot_++;
+  scopes_.back().names["SEARCH_META"] = binding;
+  return binding.slot;
+}
+
 StatusWith<VariableId> ParseContext::DefineVariable(std::string_view name) {
   if (!(name == "CURRENT")) QUARRY_RETURN_IF_ERROR(ValidateVariableNameForWrite(name));
   Binding binding;

@@ -108,10 +108,16 @@ struct PipelineContext {
                                                             const std::string& coll)>
       open_collection;
   // Runs a search stage ($search, $searchMeta or $vectorSearch) on a collection: the first
-  // stage of a $unionWith's sub-pipeline, which Atlas allows to search another collection.
+  // stage of a $unionWith's or $lookup's sub-pipeline, which Atlas allows to search another
+  // collection.
   std::function<StatusWith<std::unique_ptr<DocumentStream>>(
       const std::string& db, const std::string& coll, bson::DocumentView stage)>
       open_search;
+  // What $$SEARCH_META holds after the {$search: ...} `stage` on a collection, for a
+  // sub-pipeline that starts with it.
+  std::function<StatusWith<bson::Document>(const std::string& db, const std::string& coll,
+                                           bson::DocumentView stage)>
+      open_search_meta;
   // $out: replaces the target collection with `docs` (mongod writes a temporary collection and
   // renames it over the target).
   std::function<Status(const OutTarget& target, DocumentStream* docs)> write_out;

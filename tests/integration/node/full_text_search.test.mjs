@@ -1,7 +1,8 @@
 // Atlas Search full text through the Node.js driver's own helpers against a real quarryd:
 // createSearchIndex, listSearchIndexes polled until READY, $search (text, compound with a range
-// filter, autocomplete, highlight), $searchMeta, $search inside $unionWith, updateSearchIndex and
-// dropSearchIndex. The pytest twin is ../vector/test_full_text_search.py.
+// filter, autocomplete, highlight, sort), $searchMeta (counts and facets), $$SEARCH_META, $search
+// inside $unionWith, updateSearchIndex and dropSearchIndex. The pytest twins are
+// ../vector/test_full_text_search.py and ../vector/test_search_facets_and_sort.py.
 //
 // Expected answers are computed here: lucene.standard splits at Unicode word boundaries
 // (Intl.Segmenter) and lowercases, and scores are BM25 (k1 = 1.2, b = 0.75, Lucene's idf).
@@ -240,5 +241,190 @@ describe('full-text search with the driver helpers', () => {
     assert.deepEqual(await coll.listSearchIndexes().toArray(), []);
     assert.deepEqual(await search(coll, text('fox', 'plot')), []);
     assert.equal(await coll.countDocuments(), FILMS.length);
+  });
+});
+
+// Movies in the shape of Atlas's sample_mflix: genres an array (or missing), year a number (or an
+// array), released a date (or missing). Inserted in _id order: equal sort keys keep that order.
+const MOVIES = [
+  { _id: 1, title: 'The Great Train Robbery', genres: ['Short', 'Western'], year: 1903,
+    released: new Date('1903-12-01'), plot: 'A gang of bandits rob a train' },
+  { _id: 2, title: 'Traffic in Souls', genres: ['Crime', 'Drama'], year: 1913,
+    released: new Date('1913-11-24'), plot: 'A young woman is sold by a gang' },
+  { _id: 3, title: 'The Kid', genres: ['Comedy', 'Drama', 'Family'], year: 1921,
+    released: new Date('1921-03-06'), plot: 'The tramp cares for a kid left in the street' },
+  { _id: 4, title: 'Nosferatu', genres: ['Horror'], year: 1922,
+    released: new Date('1922-03-04'), plot: 'A vampire comes to the town by train' },
+  { _id: 5, title: 'Sherlock Jr.', genres: ['Action', 'Comedy', 'Comedy'], year: [1924, 1925],
+    released: new Date('1925-01-01'),
+    plot: 'A projectionist dreams he is a detective on the train' },
+  { _id: 6, title: 'The Gold Rush', genres: [], year: 1925.5,
+    released: new Date('1925-06-26'), plot: 'The tramp seeks gold in the cold' },
+  { _id: 7, title: 'Metropolis', genres: ['Drama', 'Sci-Fi'], year: 1927,
+    plot: 'The city of the future and the workers below it' },
+  { _id: 8, title: 'Sunrise', genres: ['Drama', 'Romance'], year: 1927,
+    released: new Date('1927-10-06'), plot: 'A farmer takes his wife to the city by train' },
+  { _id: 9, title: 'The Jazz Singer', year: 1927,
+    released: new Date('1927-10-06'), plot: 'The son of a cantor sings jazz on a train' },
+];
+const FACET_INDEX = { mappings: { dynamic: false, fields: {
+  genres: [{ type: 'stringFacet' }, { type: 'token' }],
+  year: [{ type: 'numberFacet' }, { type: 'number' }],
+  released: [{ type: 'dateFacet' }, { type: 'date' }],
+  plot: { type: 'string' },
+} } };
+const DAY_MS = 24 * 3600 * 1000;
+
+async function movies() {
+  const coll = db.collection('movies');
+  await coll.insertMany(MOVIES.map((m) => ({ ...m })));
+  const name = await coll.createSearchIndex({ name: 'default', definition: FACET_INDEX });
+  assert.equal(name, 'default');
+  await waitReady(coll, 'default');
+  return coll;
+}
+
+const asList = (v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const numbersOf = (m) => asList(m.year).filter((v) => typeof v === 'number');
+const datesOf = (m) => asList(m.released).filter((v) => v instanceof Date);
+
+// The numBuckets most frequent genres, each movie counted once per genre, ties by value.
+function genreBuckets(docs, numBuckets = 10) {
+  const counts = new Map();
+  for (const m of docs) {
+    for (const g of new Set(asList(m.genres))) counts.set(g, (counts.get(g) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, numBuckets).map(([_id, count]) => ({ _id, count }));
+}
+
+// [b_i, b_i+1) in boundary order, a movie counted once per range it has a value in; then the
+// default bucket of the movies with a value outside every range.
+function rangeBuckets(docs, valuesOf, boundaries, defaultName) {
+  const counts = boundaries.slice(1).map(() => 0);
+  let outside = 0;
+  const at = (v) => +v;
+  for (const m of docs) {
+    const values = valuesOf(m);
+    counts.forEach((_, i) => {
+      if (values.some((v) => at(boundaries[i]) <= at(v) && at(v) < at(boundaries[i + 1]))) {
+        counts[i] += 1;
+      }
+    });
+    if (values.some((v) => at(v) < at(boundaries[0]) || at(v) >= at(boundaries.at(-1)))) {
+      outside += 1;
+    }
+  }
+  const buckets = counts.map((count, i) => ({ _id: boundaries[i], count }));
+  return defaultName === undefined ? buckets : [...buckets, { _id: defaultName, count: outside }];
+}
+
+// near's score: pivot / (pivot + the distance of the nearest date to origin, in milliseconds).
+function nearScores(docs, origin, pivot) {
+  const scores = new Map();
+  for (const m of docs) {
+    const dates = datesOf(m);
+    if (dates.length === 0) continue;
+    const nearest = Math.min(...dates.map((d) => Math.abs(d - origin)));
+    scores.set(m._id, pivot / (pivot + nearest));
+  }
+  return scores;
+}
+
+describe('facets, sort and $$SEARCH_META with the driver helpers', () => {
+  test('$searchMeta counts string, number and date facets of the operator\'s matches', async () => {
+    const coll = await movies();
+    const origin = new Date('1921-11-01');
+    const pivot = 90 * DAY_MS;
+    const yearBounds = [1910, 1920, 1930, 1940];
+    const releaseBounds = [new Date('1900-01-01'), new Date('1915-01-01'), new Date('1925-01-01')];
+    const facets = {
+      genresFacet: { type: 'string', path: 'genres' },
+      yearFacet: { type: 'number', path: 'year', boundaries: yearBounds, default: 'other' },
+      releasedFacet: { type: 'date', path: 'released', boundaries: releaseBounds },
+    };
+    // Atlas's "How to Use Facets": near a release date as the operator.
+    const got = await coll.aggregate([{ $searchMeta: { facet: {
+      operator: { near: { path: 'released', origin, pivot } }, facets } } }]).toArray();
+    const matched = MOVIES.filter((m) => nearScores(MOVIES, origin, pivot).has(m._id));
+    assert.equal(matched.length, 8);
+    assert.deepEqual(got, [{ count: { lowerBound: 8 }, facet: {
+      genresFacet: { buckets: genreBuckets(matched) },
+      yearFacet: { buckets: rangeBuckets(matched, numbersOf, yearBounds, 'other') },
+      releasedFacet: { buckets: rangeBuckets(matched, datesOf, releaseBounds) },
+    } }]);
+    assert.deepEqual(got[0].facet.genresFacet.buckets.slice(0, 2),
+      [{ _id: 'Drama', count: 3 }, { _id: 'Comedy', count: 2 }]);
+    assert.deepEqual(got[0].facet.yearFacet.buckets, [{ _id: 1910, count: 1 },
+      { _id: 1920, count: 6 }, { _id: 1930, count: 0 }, { _id: 'other', count: 1 }]);
+    // Without an operator every movie counts; a string facet needs a token or stringFacet path.
+    const all = await coll.aggregate([{ $searchMeta: { count: { type: 'total' }, facet: {
+      facets: { g: { type: 'string', path: 'genres', numBuckets: 2 } } } } }]).toArray();
+    assert.deepEqual(all, [{ count: { total: MOVIES.length },
+      facet: { g: { buckets: genreBuckets(MOVIES, 2) } } }]);
+    await assert.rejects(coll.aggregate([{ $searchMeta: { facet: {
+      facets: { p: { type: 'string', path: 'plot' } } } } }]).toArray(),
+    (err) => err.code === 2 && /Cannot facet on field/.test(err.message));
+  });
+
+  test('$search sort orders by release date, newest first, then by searchScore', async () => {
+    const coll = await movies();
+    const got = await coll.aggregate([
+      { $search: {
+        compound: { should: [text('train', 'plot'), text('tramp city', 'plot')] },
+        sort: { released: -1, score: { $meta: 'searchScore' } },
+      } },
+      { $project: { _id: 1, released: 1, score: { $meta: 'searchScore' } } },
+    ]).toArray();
+    const scores = new Map([...bm25(MOVIES, 'plot', 'train')]);
+    for (const [id, s] of bm25(MOVIES, 'plot', 'tramp city')) {
+      scores.set(id, (scores.get(id) ?? 0) + s);
+    }
+    const releasedOf = (id) => Math.max(...datesOf(MOVIES.find((m) => m._id === id)).map(Number));
+    const expected = [...scores].sort((a, b) => {
+      const [ra, rb] = [releasedOf(a[0]), releasedOf(b[0])];  // -Infinity: no date, lowest
+      return rb - ra || b[1] - a[1] || a[0] - b[0];
+    });
+    assertResults(got, expected);
+    // 8 and 9 share a release date: the better score first. 7 has none: last.
+    assert.deepEqual(got.slice(0, 2).map((d) => d._id).sort(), [8, 9]);
+    assert.ok(got[0].score > got[1].score);
+    assert.equal(got.at(-1)._id, 7);
+    // Year ascending: [1924, 1925] sorts as 1924.
+    const byYear = await coll.aggregate([
+      { $search: { exists: { path: 'year' }, sort: { year: 1 } } }, { $project: { _id: 1 } },
+    ]).toArray();
+    assert.deepEqual(byYear.map((d) => d._id), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test('$$SEARCH_META gives the total beside a page, and $search facets', async () => {
+    const coll = await movies();
+    const expected = ranked(bm25(MOVIES, 'plot', 'the a'), MOVIES).map(([id]) => id);
+    const [page] = await coll.aggregate([
+      { $search: { ...text('the a', 'plot'), count: { type: 'total' } } },
+      { $skip: 2 }, { $limit: 3 },
+      { $facet: { docs: [{ $project: { _id: 1 } }],
+        meta: [{ $replaceWith: '$$SEARCH_META' }, { $limit: 1 }] } },
+      { $set: { meta: { $arrayElemAt: ['$meta', 0] } } },
+    ]).toArray();
+    assert.deepEqual(page.docs.map((d) => d._id), expected.slice(2, 5));
+    assert.deepEqual(page.meta, { count: { total: expected.length } });
+    // $search with a facet collector: its operator's documents, the facets in $$SEARCH_META.
+    const trains = bm25(MOVIES, 'plot', 'train');
+    const got = await coll.aggregate([
+      { $search: { facet: { operator: text('train', 'plot'),
+        facets: { genres: { type: 'string', path: 'genres' } } } } },
+      { $project: { score: { $meta: 'searchScore' }, meta: '$$SEARCH_META' } },
+    ]).toArray();
+    assertResults(got, ranked(trains, MOVIES));
+    const matched = MOVIES.filter((m) => trains.has(m._id));
+    for (const d of got) {
+      assert.deepEqual(d.meta, { count: { lowerBound: matched.length },
+        facet: { genres: { buckets: genreBuckets(matched) } } });
+    }
+    // Without a $search, $$SEARCH_META is missing.
+    const plain = await coll.aggregate([{ $match: { _id: 1 } },
+      { $project: { meta: '$$SEARCH_META' } }]).toArray();
+    assert.deepEqual(plain, [{ _id: 1 }]);
   });
 });

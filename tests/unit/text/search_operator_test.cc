@@ -247,7 +247,10 @@ TEST_F(SearchOperatorTest, WildcardAndRegexMatchTermsWhole) {
   // An analyzed field's terms are lowercased words.
   EXPECT_EQ(labels(R"({"wildcard": {"query": "star*", "path": "t", "allowAnalyzedField": true}})"),
             (Scores{{0, 1.0}, {1, 1.0}, {2, 1.0}}));
+  // The pattern goes through the analyzer's lowercasing, as the terms did; a regex does not.
   EXPECT_EQ(labels(R"({"wildcard": {"query": "Star*", "path": "t", "allowAnalyzedField": true}})"),
+            (Scores{{0, 1.0}, {1, 1.0}, {2, 1.0}}));
+  EXPECT_EQ(labels(R"({"regex": {"query": "Star.*", "path": "t", "allowAnalyzedField": true}})"),
             (Scores{}));
   // Each path a document matches on adds one.
   EXPECT_EQ(labels(R"({"wildcard": {"query": "*man", "path": ["k", "t"],

@@ -51,6 +51,11 @@ TEST(TermPatternTest, RegexFollowsLuceneSyntax) {
   EXPECT_TRUE(Regex("ab@").Matches("abc def"));
   EXPECT_FALSE(Regex("a#").Matches("a"));
   EXPECT_TRUE(Regex("caf.").Matches("café"));
+  // A quoted string is one atom.
+  EXPECT_TRUE(Regex(R"("ab"+)").Matches("abab"));
+  EXPECT_FALSE(Regex(R"("ab"+)").Matches("abb"));
+  EXPECT_TRUE(Regex(R"("ab"{2})").Matches("abab"));
+  EXPECT_TRUE(Regex(R"(x"ab"*)").Matches("x"));
 }
 
 TEST(TermPatternTest, RegexPrefixesNarrowTheScan) {
@@ -60,6 +65,8 @@ TEST(TermPatternTest, RegexPrefixesNarrowTheScan) {
   EXPECT_EQ(Regex("ab+").literal_prefix(), "ab");
   EXPECT_EQ(Regex("ab|cd").literal_prefix(), "");
   EXPECT_EQ(Regex(R"(a\.b.)").literal_prefix(), "a.b");
+  EXPECT_EQ(Regex(R"(x"ab"*)").literal_prefix(), "x");
+  EXPECT_EQ(Regex(R"(x"ab"+)").literal_prefix(), "xab");
 }
 
 TEST(TermPatternTest, RefusesMalformedAndUnsupportedRegexes) {

@@ -224,7 +224,24 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzer": "lucene.arabic"})",
                 ErrorCode::kNotImplemented, "lucene.arabic"},
         Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [{"name": "x"}]})",
-                ErrorCode::kNotImplemented, "custom analyzers"},
+                ErrorCode::kBadValue, "analyzers[0].tokenizer"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "x", "tokenizer": {"type": "standard"}},
+            {"name": "x", "tokenizer": {"type": "keyword"}}]})",
+                ErrorCode::kBadValue, "twice"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "x", "tokenizer": {"type": "uaxUrlEmail"}}]})",
+                ErrorCode::kNotImplemented, "uaxUrlEmail"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "x", "tokenizer": {"type": "standard"},
+             "tokenFilters": [{"type": "shingle", "minShingleSize": 2, "maxShingleSize": 3}]}]})",
+                ErrorCode::kNotImplemented, "shingle"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "lucene.mine", "tokenizer": {"type": "standard"}}]})",
+                ErrorCode::kBadValue, "analyzers[0].name"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
+            "analyzer": "nobody"}}}})",
+                ErrorCode::kBadValue, "nobody"},
         Refusal{"search", R"({"mappings": {"dynamic": true}, "synonyms": [{"name": "s"}]})",
                 ErrorCode::kNotImplemented, "synonyms"},
         Refusal{"search", R"({"mappings": {"dynamic": {"typeSet": "t"}}})",

@@ -39,6 +39,17 @@ StatusWith<std::vector<bson::Document>> ReadCollection(const RunContext& run,
   return docs;
 }
 
+// $$SEARCH_META of the {$search: ...} `stage` run on `from`.
+StatusWith<Value> SearchMetaOf(const RunContext& run, const OutTarget& from,
+                               const bson::Document& stage) {
+  if (run.pipeline == nullptr || !run.pipeline->open_search_meta) {
+    return Status(ErrorCode::kNotImplemented, "$$SEARCH_META cannot be computed here");
+  }
+  QUARRY_ASSIGN_OR_RETURN(bson::Document meta,
+                          run.pipeline->open_search_meta(from.db, from.coll, stage.view()));
+  return Value::FromDocument(std::move(meta));
+}
+
 // Values a path reaches for an equality $lookup: array elements, and null for missing.
 std::vector<bson::ValueView> LookupValues(bson::DocumentView doc, const FieldPath& path) {
   std::vector<bson::ValueView> values = CollectPathValues(doc, path);
@@ -92,6 +103,8 @@ class LookupStage final : public Stage {
     // The sub-pipeline's first stage when it is a search, which then replaces reading `from`
     // (`pipeline` holds the stages after it).
     std::optional<bson::Document> search;
+    // $$SEARCH_META of that $search, when the stages after it read it.
+    std::optional<VariableId> search_meta_slot;
   };
 
   LookupStage(bson::ValueView spec, Spec parsed) : Stage(spec), spec_(std::move(parsed)) {}
@@ -187,6 +200,10 @@ class LookupStage final : public Stage {
         QUARRY_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
         vars.SetVariable(slot, v.Owned());
       }
+      if (spec.search_meta_slot.has_value()) {
+        QUARRY_ASSIGN_OR_RETURN(Value meta, SearchMetaOf(run_, spec.from, *spec.search));
+        vars.SetVariable(*spec.search_meta_slot, std::move(meta));
+      }
       QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<DocumentStream> results,
                               spec.pipeline->Run(std::move(found), vars));
       std::vector<bson::Document> matches;
@@ -266,6 +283,13 @@ StatusWith<Pipeline> ParseSubPipeline(std::string_view stage, bson::ValueView pi
 struct SearchSource {
   bson::Document stage;
   bson::Document rest;  // an array
+
+  // Whether the stage is a $search whose $$SEARCH_META the stages after it name (a name in a
+  // string is in the BSON bytes as it is).
+  bool RestReadsSearchMeta() const {
+    return stage.view().FirstKey() == "$search" &&
+           rest.view().bytes().find("$$SEARCH_META") != std::string_view::npos;
+  }
 };
 
 std::optional<SearchSource> SearchSourceOf(bson::ValueView pipeline) {
@@ -284,11 +308,12 @@ std::optional<SearchSource> SearchSourceOf(bson::ValueView pipeline) {
 class UnionWithStage final : public Stage {
  public:
   UnionWithStage(bson::ValueView spec, OutTarget coll, std::optional<Pipeline> pipeline,
-                 std::optional<bson::Document> search)
+                 std::optional<bson::Document> search, std::optional<VariableId> search_meta_slot)
       : Stage(spec),
         coll_(std::move(coll)),
         pipeline_(std::move(pipeline)),
-        search_(std::move(search)) {}
+        search_(std::move(search)),
+        search_meta_slot_(search_meta_slot) {}
   std::string_view name() const override { return "$unionWith"; }
 
   StatusWith<std::unique_ptr<DocumentStream>> Open(std::unique_ptr<DocumentStream> input,
@@ -312,8 +337,13 @@ class UnionWithStage final : public Stage {
         input_.reset();
         QUARRY_ASSIGN_OR_RETURN(other_, OpenOther());
         if (stage_->pipeline_.has_value()) {
-          QUARRY_ASSIGN_OR_RETURN(other_,
-                                  stage_->pipeline_->Run(std::move(other_), run_.variables));
+          EvalContext vars = run_.variables;
+          if (stage_->search_meta_slot_.has_value()) {
+            QUARRY_ASSIGN_OR_RETURN(Value meta,
+                                    SearchMetaOf(run_, stage_->coll_, *stage_->search_));
+            vars.SetVariable(*stage_->search_meta_slot_, std::move(meta));
+          }
+          QUARRY_ASSIGN_OR_RETURN(other_, stage_->pipeline_->Run(std::move(other_), vars));
         }
       }
       return other_->Next(out);
@@ -341,7 +371,8 @@ class UnionWithStage final : public Stage {
 
   OutTarget coll_;
   std::optional<Pipeline> pipeline_;
-  std::optional<bson::Document> search_;  // the sub-pipeline's first stage, when a search
+  std::optional<bson::Document> search_;        // the sub-pipeline's first stage, when a search
+  std::optional<VariableId> search_meta_slot_;  // its $$SEARCH_META, when the stages read it
 };
 
 }  // namespace
@@ -433,6 +464,9 @@ StatusWith<StageList> ParseLookupStage(bson::ValueView spec, StageParseContext& 
     // Atlas runs $search and $searchMeta in a $lookup, not $vectorSearch.
     std::optional<SearchSource> source = SearchSourceOf(pipeline);
     if (source.has_value() && source->stage.view().FirstKey() == "$vectorSearch") source.reset();
+    if (source.has_value() && source->RestReadsSearchMeta()) {
+      parsed.search_meta_slot = ctx.expressions->DefineSearchMetaSlot();
+    }
     StatusWith<Pipeline> sub =
         source.has_value()
             ? ParseSubPipeline("$lookup",
@@ -452,6 +486,7 @@ StatusWith<StageList> ParseUnionWithStage(bson::ValueView spec, StageParseContex
   OutTarget coll;
   std::optional<Pipeline> pipeline;
   std::optional<bson::Document> search;
+  std::optional<VariableId> search_meta_slot;
   if (spec.type() == Type::kString) {
     coll.db = ctx.pipeline->db;
     coll.coll = std::string(spec.String());
@@ -473,14 +508,19 @@ StatusWith<StageList> ParseUnionWithStage(bson::ValueView spec, StageParseContex
     coll.db = ctx.pipeline->db;
     coll.coll = std::string(coll_spec.String());
     if (std::optional<SearchSource> source = SearchSourceOf(pipeline_spec)) {
+      ctx.expressions->PushScope();
+      if (source->RestReadsSearchMeta()) {
+        search_meta_slot = ctx.expressions->DefineSearchMetaSlot();
+      }
       search = std::move(source->stage);
-      QUARRY_ASSIGN_OR_RETURN(
-          Pipeline parsed,
+      StatusWith<Pipeline> parsed =
           ParseSubPipeline("$unionWith",
                            bson::ValueView(Type::kArray, source->rest.view().bytes().data(),
                                            source->rest.view().bytes().size()),
-                           ctx));
-      pipeline = std::move(parsed);
+                           ctx);
+      ctx.expressions->PopScope();
+      if (!parsed.ok()) return parsed.status();
+      pipeline = std::move(parsed).value();
     } else if (pipeline_spec.exists()) {
       QUARRY_ASSIGN_OR_RETURN(Pipeline parsed, ParseSubPipeline("$unionWith", pipeline_spec, ctx));
       pipeline = std::move(parsed);
@@ -491,7 +531,7 @@ StatusWith<StageList> ParseUnionWithStage(bson::ValueView spec, StageParseContex
                       std::string(TypeName(spec)));
   }
   return StageList{std::make_shared<UnionWithStage>(spec, std::move(coll), std::move(pipeline),
-                                                    std::move(search))};
+                                                    std::move(search), search_meta_slot)};
 }
 
 }  // namespace quarry::query::stages
