@@ -589,23 +589,11 @@ struct Token {
   std::size_t start, end;  // in the text the tokenizer read
 };
 
-std::vector<std::string_view> Characters(std::string_view s) {
-  std::vector<std::string_view> out;
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(s.data());
-  const auto length = static_cast<std::int32_t>(s.size());
-  for (std::int32_t i = 0; i < length;) {
-    const std::int32_t start = i;
-    U8_FWD_1(bytes, i, length);
-    out.push_back(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
-  }
-  return out;
-}
-
 // Calls `on_gram` with each gram of `text` from min to max characters: from its start only
 // (edge) or from every character, as [start byte, end byte).
 void ForEachGram(std::string_view text, std::size_t min, std::size_t max, bool edge,
                  const std::function<void(std::size_t, std::size_t)>& on_gram) {
-  const std::vector<std::string_view> chars = Characters(text);
+  const std::vector<std::string_view> chars = CharactersOf(text);
   const std::size_t starts = edge ? std::min<std::size_t>(1, chars.size()) : chars.size();
   for (std::size_t from = 0; from < starts; ++from) {
     for (std::size_t n = min; n <= max && from + n <= chars.size(); ++n) {
@@ -667,7 +655,7 @@ std::string AsciiFolded(std::string_view term) {
       {"Þ", "TH"}, {"ð", "d"},  {"Ð", "D"},  {"ı", "i"},  {"ĸ", "q"},   {"ŉ", "'n"},
       {"ſ", "s"},  {"ﬀ", "ff"}, {"ﬁ", "fi"}, {"ﬂ", "fl"}, {"ﬃ", "ffi"}, {"ﬄ", "ffl"}};
   std::string out;
-  for (std::string_view c : Characters(StripDiacritics(term))) {
+  for (std::string_view c : CharactersOf(StripDiacritics(term))) {
     auto found = kLetters.find(c);
     out.append(found != kLetters.end() ? found->second : c);
   }
@@ -676,12 +664,12 @@ std::string AsciiFolded(std::string_view term) {
 
 std::size_t Utf16Length(std::string_view term) {
   std::size_t n = 0;
-  for (std::string_view c : Characters(term)) n += c.size() == 4 ? 2 : 1;
+  for (std::string_view c : CharactersOf(term)) n += c.size() == 4 ? 2 : 1;
   return n;
 }
 
 std::string Trimmed(std::string_view term) {
-  const std::vector<std::string_view> chars = Characters(term);
+  const std::vector<std::string_view> chars = CharactersOf(term);
   auto blank = [](std::string_view c) {
     UChar32 cp;
     std::int32_t i = 0;
@@ -734,7 +722,7 @@ std::vector<Token> Filter(const TokenFilter& filter, std::vector<Token> tokens) 
         token.term = Trimmed(token.term);
         break;
       case Kind::kReverse: {
-        std::vector<std::string_view> chars = Characters(token.term);
+        std::vector<std::string_view> chars = CharactersOf(token.term);
         std::string reversed;
         for (auto it = chars.rbegin(); it != chars.rend(); ++it) reversed.append(*it);
         token.term = std::move(reversed);
@@ -742,7 +730,7 @@ std::vector<Token> Filter(const TokenFilter& filter, std::vector<Token> tokens) 
       }
       case Kind::kEdgeGram:
       case Kind::kNGram: {
-        const std::size_t n = Characters(token.term).size();
+        const std::size_t n = CharactersOf(token.term).size();
         if (filter.keep_original && (n < filter.min || n > filter.max)) out.push_back(token);
         ForEachGram(token.term, filter.min, filter.max, filter.kind == Kind::kEdgeGram,
                     [&](std::size_t start, std::size_t end) {

@@ -269,6 +269,18 @@ void SearchAnalyzer::AnalyzeWithOffsets(
   }
 }
 
+std::vector<std::string_view> CharactersOf(std::string_view s) {
+  std::vector<std::string_view> out;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(s.data());
+  const auto length = static_cast<std::int32_t>(s.size());
+  for (std::int32_t i = 0; i < length;) {
+    const std::int32_t start = i;
+    U8_FWD_1(bytes, i, length);
+    out.push_back(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
+  }
+  return out;
+}
+
 std::string LowercaseCodePoints(std::string_view word) {
   std::string out;
   out.reserve(word.size());

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "text/language.h"
 
@@ -79,6 +80,9 @@ void ForEachStandardToken(std::string_view value, std::size_t max_token_length,
                           const std::function<void(std::string_view)>& on_token);
 void ForEachWhitespaceToken(std::string_view value, std::size_t max_token_length,
                             const std::function<void(std::string_view)>& on_token);
+
+// The code points of UTF-8 `s`, each as its bytes (an invalid byte is one of its own).
+std::vector<std::string_view> CharactersOf(std::string_view s);
 
 // "dog's" -> "dog", with any of the apostrophes Lucene's English possessive filter knows.
 std::string_view WithoutPossessive(std::string_view word);

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "text/search_analyzer.h"
+
 namespace quarry::text {
 namespace {
 
@@ -17,19 +19,6 @@ namespace {
 constexpr std::uint32_t kMatchLimit = 1'000'000;
 
 Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
-
-// The code points of `s`, each as its UTF-8 bytes.
-std::vector<std::string_view> CharactersOf(std::string_view s) {
-  std::vector<std::string_view> out;
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(s.data());
-  const auto length = static_cast<std::int32_t>(s.size());
-  for (std::int32_t i = 0; i < length;) {
-    const std::int32_t start = i;
-    U8_FWD_1(bytes, i, length);
-    out.push_back(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(i - start)));
-  }
-  return out;
-}
 
 // `c` as a PCRE pattern matching it literally (inside a class too).
 void AppendLiteral(std::string_view c, std::string* pcre) {

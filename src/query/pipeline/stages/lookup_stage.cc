@@ -157,21 +157,8 @@ class LookupStage final : public Stage {
         matches = *foreign_;
       }
       if (spec.pipeline.has_value()) {
-        EvalContext vars = run_.variables;
-        vars.SetRoot(out->view());
-        for (const auto& [slot, expr] : spec.let_vars) {
-          QUARRY_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
-          vars.SetVariable(slot, v.Owned());
-        }
-        QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<DocumentStream> results,
-                                spec.pipeline->Run(StreamOfDocuments(std::move(matches)), vars));
-        matches.clear();
-        while (true) {
-          bson::Document doc;
-          QUARRY_ASSIGN_OR_RETURN(bool has, results->Next(&doc));
-          if (!has) break;
-          matches.push_back(std::move(doc));
-        }
+        QUARRY_ASSIGN_OR_RETURN(matches,
+                                RunSubPipeline(StreamOfDocuments(std::move(matches)), *out));
       }
       return SetMatches(matches, out);
     }
@@ -194,8 +181,18 @@ class LookupStage final : public Stage {
                                                  LookupValues(*out, *spec.local_field),
                                                  *spec.foreign_field, Collator());
       }
+      QUARRY_ASSIGN_OR_RETURN(std::vector<bson::Document> matches,
+                              RunSubPipeline(std::move(found), *out));
+      return SetMatches(matches, out);
+    }
+
+    // The sub-pipeline's results over `input`, its `let` variables evaluated on `looked_up`
+    // (and $$SEARCH_META set when it reads it).
+    StatusWith<std::vector<bson::Document>> RunSubPipeline(std::unique_ptr<DocumentStream> input,
+                                                           const bson::Document& looked_up) {
+      const Spec& spec = stage_->spec_;
       EvalContext vars = run_.variables;
-      vars.SetRoot(out->view());
+      vars.SetRoot(looked_up.view());
       for (const auto& [slot, expr] : spec.let_vars) {
         QUARRY_ASSIGN_OR_RETURN(Value v, expr->Evaluate(vars));
         vars.SetVariable(slot, v.Owned());
@@ -205,15 +202,15 @@ class LookupStage final : public Stage {
         vars.SetVariable(*spec.search_meta_slot, std::move(meta));
       }
       QUARRY_ASSIGN_OR_RETURN(std::unique_ptr<DocumentStream> results,
-                              spec.pipeline->Run(std::move(found), vars));
-      std::vector<bson::Document> matches;
+                              spec.pipeline->Run(std::move(input), vars));
+      std::vector<bson::Document> out;
       while (true) {
         bson::Document doc;
         QUARRY_ASSIGN_OR_RETURN(bool has, results->Next(&doc));
         if (!has) break;
-        matches.push_back(std::move(doc));
+        out.push_back(std::move(doc));
       }
-      return SetMatches(matches, out);
+      return out;
     }
 
     const bson::StringComparator* Collator() const {
