@@ -245,6 +245,12 @@ bool FullTextMapping::MayHoldStrings(std::string_view path) const {
   return (field != nullptr && field->is_string) || (field == nullptr && under_dynamic);
 }
 
+bool FullTextMapping::LowercaseTokensAt(std::string_view path) const {
+  bool under_dynamic = false;
+  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  return field != nullptr && field->lowercase_tokens;
+}
+
 unsigned FullTextMapping::ValueKindsAt(std::string_view path) const {
   bool under_dynamic = false;
   const FullTextField* field = FieldAt(root, path, &under_dynamic);

@@ -112,6 +112,8 @@ struct FullTextMapping {
 
   // The ValueKind bits of what the index holds whole at `path`.
   unsigned ValueKindsAt(std::string_view path) const;
+  // Whether `path`'s tokens are held lowercased (a token field's normalizer "lowercase").
+  bool LowercaseTokensAt(std::string_view path) const;
 };
 
 }  // namespace quarry::text

@@ -850,11 +850,32 @@ bool InRange(bson::ValueView held, bson::DocumentView bounds) {
   return true;
 }
 
-SearchScores EvaluateValues(const SearchOperator& op, const InvertedIndex& index) {
+// `values` (an array, or range's bounds) with their strings lowercased, as a token field with
+// the "lowercase" normalizer holds them.
+bson::Document LowercasedStrings(bson::DocumentView values) {
+  bson::DocumentBuilder out;
+  for (const bson::Element& e : values) {
+    if (e.value.type() == bson::Type::kString) {
+      out.AppendString(e.key, LowercaseCodePoints(e.value.String()));
+    } else {
+      out.Append(e.key, e.value);
+    }
+  }
+  return std::move(out).Finish();
+}
+
+SearchScores EvaluateValues(const SearchOperator& op, const InvertedIndex& index,
+                            const FullTextMapping& mapping) {
   SearchScores scores;
   if (op.kind == SearchOperator::Kind::kExists) {
     for (const std::uint32_t label : index.LabelsHolding(op.paths.front())) scores[label] = 1;
     return scores;
+  }
+  // A path whose tokens are held lowercased is queried lowercased too.
+  const bson::Document lowered = LowercasedStrings(op.values.view());
+  std::set<std::string_view> lowercase_paths;
+  for (const std::string& path : op.paths) {
+    if (mapping.LowercaseTokensAt(path)) lowercase_paths.insert(path);
   }
   std::size_t steps = 0;
   for (const auto& [label, values] : index.values()) {
@@ -862,10 +883,12 @@ SearchScores EvaluateValues(const SearchOperator& op, const InvertedIndex& index
     for (const bson::Element& held : values.view()) {
       if (std::find(op.paths.begin(), op.paths.end(), held.key) == op.paths.end()) continue;
       bool match = false;
+      const bson::DocumentView wanted_values =
+          lowercase_paths.contains(held.key) ? lowered.view() : op.values.view();
       if (op.kind == SearchOperator::Kind::kRange) {
-        match = InRange(held.value, op.values.view());
+        match = InRange(held.value, wanted_values);
       } else {
-        for (const bson::Element& wanted : op.values.view()) {
+        for (const bson::Element& wanted : wanted_values) {
           if (Compares(held.value, wanted.value, [](int c) { return c == 0; })) match = true;
         }
       }
@@ -999,7 +1022,7 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
     case SearchOperator::Kind::kRange:
     case SearchOperator::Kind::kIn:
     case SearchOperator::Kind::kExists:
-      scores = EvaluateValues(op, index);
+      scores = EvaluateValues(op, index, mapping);
       break;
     case SearchOperator::Kind::kNear:
       scores = EvaluateNear(op, index);

@@ -1,6 +1,7 @@
 // $search and $searchMeta: parse the options and the operator, evaluate the operator on the
 // index's inverted index, then read the matching documents in batches as the stages after
 // $search ask for them, or count them for $searchMeta.
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -28,8 +29,11 @@
 namespace quarry::commands {
 namespace {
 
-// Documents read per FindByIdKeys: bounds the memory of a search that matches many.
-constexpr std::size_t kFetchBatch = 256;
+// Documents read per FindByIdKeys: the first read is small, since a $limit after $search often
+// wants only a few, and each next one doubles up to the largest, which bounds the memory of a
+// search that matches many.
+constexpr std::size_t kFirstFetch = 16;
+constexpr std::size_t kLargestFetch = 256;
 
 struct FullTextSearchSpec {
   std::string index = "default";
@@ -244,7 +248,8 @@ class SearchResults final : public query::DocumentStream {
         }
         return true;
       }
-      batch_matches_ = matches_.Next(kFetchBatch);
+      batch_matches_ = matches_.Next(fetch_);
+      fetch_ = std::min(fetch_ * 2, kLargestFetch);
       if (batch_matches_.empty()) return false;
       std::vector<std::string> keys;
       keys.reserve(batch_matches_.size());
@@ -259,6 +264,7 @@ class SearchResults final : public query::DocumentStream {
   const storage::RecordStore* records_;
   storage::CollectionId collection_;
   vector::SearchIndexRegistry::TextMatches matches_;
+  std::size_t fetch_ = kFirstFetch;  // the next read's size
   std::vector<vector::TextMatch> batch_matches_;
   std::vector<std::optional<bson::Document>> batch_;  // batch_matches_' documents
   std::size_t next_in_batch_ = 0;

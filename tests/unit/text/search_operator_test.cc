@@ -160,6 +160,29 @@ TEST_F(SearchOperatorTest, EqualsRangeInAndExistsReadTheValuesHeldWhole) {
             ErrorCode::kBadValue);
 }
 
+TEST(TokenNormalizerTest, ALowercasedTokenFieldIsQueriedLowercased) {
+  FullTextMapping mapping;
+  mapping.root.fields["name"].value_kinds = kTokenValues;
+  mapping.root.fields["name"].lowercase_tokens = true;
+  mapping.root.fields["code"].value_kinds = kTokenValues;
+  InvertedIndex index;
+  bson::Document document = bson::FromJson(R"({"name": "Ann", "code": "Ab"})").value();
+  index.Set(0, mapping, document.view());
+  auto matches = [&](std::string_view json) {
+    bson::Document spec = bson::FromJson(json).value();
+    const bson::Element first = *spec.view().begin();
+    StatusWith<SearchOperator> op = ParseSearchOperator(first.key, first.value);
+    EXPECT_TRUE(op.ok()) << op.status().ToString();
+    return EvaluateSearch(op.value(), index, mapping).value().size();
+  };
+  EXPECT_EQ(matches(R"({"equals": {"path": "name", "value": "ANN"}})"), 1u);
+  EXPECT_EQ(matches(R"({"in": {"path": "name", "value": ["x", "aNn"]}})"), 1u);
+  EXPECT_EQ(matches(R"({"range": {"path": "name", "gte": "AM", "lt": "AO"}})"), 1u);
+  // Without the normalizer, case counts.
+  EXPECT_EQ(matches(R"({"equals": {"path": "code", "value": "ab"}})"), 0u);
+  EXPECT_EQ(matches(R"({"equals": {"path": "code", "value": "Ab"}})"), 1u);
+}
+
 TEST(AutocompleteTest, MatchesTheGramsOfEachWord) {
   FullTextMapping mapping;
   AutocompleteOptions options;
