@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "bench/clients/process_memory.h"
+#include "bench/clients/search_index.h"
 #include "bench/clients/verdict.h"
 #include "bench/vector/parts.h"
 #include "tools/bench/bulk_insert.h"

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "base/allocator.h"
+#include "bench/clients/process_memory.h"
 #include "bench/vector/hnswlib_baseline.h"
 #include "bench/vector/parts.h"
 #include "tools/client/mongo_client.h"

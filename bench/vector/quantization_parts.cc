@@ -6,6 +6,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include "bench/clients/process_memory.h"
+#include "bench/clients/search_index.h"
 #include "bench/clients/verdict.h"
 #include "bench/vector/parts.h"
 

@@ -3,11 +3,9 @@
 #include "bench/vector/server_vectors.h"
 
 #include <chrono>
-#include <fstream>
 #include <latch>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -106,15 +104,6 @@ tools::bench::DocumentSet VectorDocuments(const VectorSet& set) {
   return docs;
 }
 
-Status CreateCollection(tc::MongoClient& client, const std::string& db,
-                        const std::string& collection) {
-  bson_t command = BSON_INITIALIZER;
-  BSON_APPEND_UTF8(&command, "create", collection.c_str());
-  StatusWith<tc::BsonPtr> reply = client.RunCommand(db, command);
-  bson_destroy(&command);
-  return reply.status();
-}
-
 Status CreateVectorIndex(tc::MongoClient& client, const std::string& db,
                          const std::string& collection, const VectorIndexSpec& spec) {
   bson_t command = BSON_INITIALIZER;
@@ -151,69 +140,6 @@ Status CreateVectorIndex(tc::MongoClient& client, const std::string& db,
   StatusWith<tc::BsonPtr> reply = client.RunCommand(db, command);
   bson_destroy(&command);
   return reply.status();
-}
-
-namespace {
-
-// The index's status as $listSearchIndexes reports it; "" when it lists no such index.
-StatusWith<std::string> SearchIndexStatus(tc::MongoClient& client, const std::string& db,
-                                          const std::string& collection, const std::string& index) {
-  tc::CollectionPtr handle = client.Collection(db, collection);
-  const tc::BsonPtr pipeline(
-      BCON_NEW("0", "{", "$listSearchIndexes", "{", "name", BCON_UTF8(index.c_str()), "}", "}"));
-  std::string status;
-  QUARRY_RETURN_IF_ERROR(Aggregate(handle.get(), *pipeline, [&](const bson_t& doc) {
-    bson_iter_t iter;
-    if (bson_iter_init_find(&iter, &doc, "status") && BSON_ITER_HOLDS_UTF8(&iter)) {
-      status = bson_iter_utf8(&iter, nullptr);
-    }
-  }));
-  return status;
-}
-
-// Polls the index's status until `done` accepts it or `timeout_seconds` pass.
-template <typename Done>
-StatusWith<std::string> PollStatus(tc::MongoClient& client, const std::string& db,
-                                   const std::string& collection, const std::string& index,
-                                   double timeout_seconds, Done done) {
-  const Clock::time_point deadline =
-      Clock::now() +
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
-  while (true) {
-    QUARRY_ASSIGN_OR_RETURN(std::string status, SearchIndexStatus(client, db, collection, index));
-    if (done(status) || Clock::now() >= deadline) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
-}  // namespace
-
-Status WaitUntilReady(tc::MongoClient& client, const std::string& db, const std::string& collection,
-                      const std::string& index, double timeout_seconds) {
-  QUARRY_ASSIGN_OR_RETURN(
-      std::string status,
-      PollStatus(client, db, collection, index, timeout_seconds,
-                 [](const std::string& now) { return now == "READY" || now == "FAILED"; }));
-  if (status == "READY") return Status::OK();
-  return Status(status == "FAILED" ? ErrorCode::kOperationFailed : ErrorCode::kExceededTimeLimit,
-                "search index " + index + " is not READY (status \"" + status + "\")");
-}
-
-Status DropSearchIndex(tc::MongoClient& client, const std::string& db,
-                       const std::string& collection, const std::string& index,
-                       double timeout_seconds) {
-  bson_t command = BSON_INITIALIZER;
-  BSON_APPEND_UTF8(&command, "dropSearchIndex", collection.c_str());
-  BSON_APPEND_UTF8(&command, "name", index.c_str());
-  StatusWith<tc::BsonPtr> reply = client.RunCommand(db, command);
-  bson_destroy(&command);
-  QUARRY_RETURN_IF_ERROR(reply.status());
-  QUARRY_ASSIGN_OR_RETURN(std::string status,
-                          PollStatus(client, db, collection, index, timeout_seconds,
-                                     [](const std::string& now) { return now.empty(); }));
-  if (status.empty()) return Status::OK();
-  return Status(ErrorCode::kExceededTimeLimit,
-                "search index " + index + " is still listed (status \"" + status + "\")");
 }
 
 StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& queries,
@@ -294,28 +220,5 @@ StatusWith<double> ServerPings(const ServerTarget& target, std::size_t count) {
   bson_destroy(&ping);
   return seconds;
 }
-
-namespace {
-
-// A "<field>: <n> kB" line of /proc/<pid>/status, in bytes; -1 when it cannot be read.
-std::int64_t StatusBytes(int pid, const std::string& field) {
-  if (pid <= 0) return -1;
-  std::ifstream file("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(file, line)) {
-    if (line.rfind(field, 0) != 0) continue;
-    std::istringstream fields(line.substr(field.size()));
-    std::int64_t kilobytes = 0;
-    std::string unit;
-    if (fields >> kilobytes >> unit && unit == "kB") return kilobytes * 1024;
-    return -1;
-  }
-  return -1;
-}
-
-}  // namespace
-
-std::int64_t ResidentBytes(int pid) { return StatusBytes(pid, "VmRSS:"); }
-std::int64_t AnonymousResidentBytes(int pid) { return StatusBytes(pid, "RssAnon:"); }
 
 }  // namespace quarry::bench

@@ -25,23 +25,9 @@ struct VectorIndexSpec {
 // {_id: i, bucket: set.buckets[i], embedding: [doubles]} for every vector, in order.
 tools::bench::DocumentSet VectorDocuments(const VectorSet& set);
 
-// The `create` command: search indexes, unlike regular ones, need an existing collection.
-Status CreateCollection(tools::client::MongoClient& client, const std::string& db,
-                        const std::string& collection);
-
 // createSearchIndexes with a cosine vector field `embedding` and a filter field `bucket`.
 Status CreateVectorIndex(tools::client::MongoClient& client, const std::string& db,
                          const std::string& collection, const VectorIndexSpec& spec);
-// Polls $listSearchIndexes until the index is READY. Fails if it reports FAILED or is not READY
-// within `timeout_seconds`.
-Status WaitUntilReady(tools::client::MongoClient& client, const std::string& db,
-                      const std::string& collection, const std::string& index,
-                      double timeout_seconds);
-
-// dropSearchIndex, then polls until $listSearchIndexes no longer lists the index.
-Status DropSearchIndex(tools::client::MongoClient& client, const std::string& db,
-                       const std::string& collection, const std::string& index,
-                       double timeout_seconds);
 
 struct VectorQuery {
   std::size_t limit = 10;
@@ -71,10 +57,5 @@ StatusWith<SearchRun> ServerSearch(const ServerTarget& target, const VectorSet& 
 // Seconds for `count` pings from one client, one after another: the round-trip floor under
 // every query.
 StatusWith<double> ServerPings(const ServerTarget& target, std::size_t count);
-
-// VmRSS of process `pid` in bytes (from /proc/<pid>/status), or -1 when it cannot be read.
-std::int64_t ResidentBytes(int pid);
-// RssAnon: the resident part that is anonymous memory (heap), not file pages.
-std::int64_t AnonymousResidentBytes(int pid);
 
 }  // namespace quarry::bench

@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "bench/clients/search_index.h"
 #include "bench/vector/hnswlib_baseline.h"
 #include "bench/vector/parts.h"
 

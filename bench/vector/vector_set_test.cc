@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "bench/clients/process_cpu.h"
+#include "bench/clients/process_memory.h"
 #include "bench/vector/cpu_time.h"
 #include "bench/vector/server_vectors.h"
 
