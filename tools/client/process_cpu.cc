@@ -64,17 +64,26 @@ double ProcessCpuSeconds(int pid) {
 
 double ProcessTreeCpuSeconds(int pid) {
   if (pid <= 0) return -1;
-  const std::optional<StatTimes> times = ReadStat(pid);
-  if (!times.has_value()) return -1;
-  long long ticks = times->own + times->children;
-  std::error_code error;
-  for (const std::filesystem::directory_entry& entry :
-       std::filesystem::directory_iterator("/proc", error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    // A child that ended since the listing has no stat left, and its time is in the parent's.
-    const std::optional<StatTimes> child = ReadStat(entry.path().string() + "/stat");
-    if (child.has_value() && child->parent == pid) ticks += child->own;
+  // A child reaped while the children are listed would be counted twice (read alive, then in
+  // the parent's total) or not at all: the listing counts only when the parent's total of
+  // reaped children is the same before and after it.
+  long long ticks = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const std::optional<StatTimes> before = ReadStat(pid);
+    if (!before.has_value()) return -1;
+    long long live = 0;
+    std::error_code error;
+    for (const std::filesystem::directory_entry& entry :
+         std::filesystem::directory_iterator("/proc", error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const std::optional<StatTimes> child = ReadStat(entry.path().string() + "/stat");
+      if (child.has_value() && child->parent == pid) live += child->own;
+    }
+    const std::optional<StatTimes> after = ReadStat(pid);
+    if (!after.has_value()) return -1;
+    ticks = after->own + after->children + live;
+    if (after->children == before->children) break;
   }
   return Seconds(ticks);
 }
