@@ -105,6 +105,15 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
   if (any) values_[label] = std::move(values).Finish();
 }
 
+void InvertedIndex::ShrinkToFit() {
+  for (auto* fields : {&fields_, &autocomplete_fields_}) {
+    for (auto& [path, field] : *fields) {
+      for (auto& [term, postings] : field.terms) postings.ShrinkToFit();
+      field.lengths.shrink_to_fit();
+    }
+  }
+}
+
 void InvertedIndex::Remove(std::uint32_t label) {
   values_.erase(label);
   auto held = held_.find(label);

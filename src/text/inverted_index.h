@@ -45,6 +45,8 @@ class InvertedIndex {
   // Replaces what the index holds of `label` with the strings `mapping` maps in `document`.
   void Set(std::uint32_t label, const FullTextMapping& mapping, bson::DocumentView document);
   void Remove(std::uint32_t label);
+  // Gives back the room the posting lists grew into: once a build has set every document.
+  void ShrinkToFit();
 
   // label -> the values it holds whole, each under its dotted path (a path repeats for an
   // array's values); a label holding none is absent.

@@ -1,8 +1,82 @@
 #include "text/posting_list.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
 
 namespace quarry::text {
+
+static_assert(sizeof(PostingList::Entry) == 16, "a posting is a label and 12 bytes of positions");
+
+Positions::Positions(std::initializer_list<std::uint32_t> positions) {
+  for (const std::uint32_t position : positions) push_back(position);
+}
+
+Positions::Positions(const Positions& other) {
+  for (const std::uint32_t position : other) push_back(position);
+}
+
+Positions::Positions(Positions&& other) noexcept : count_(other.count_) {
+  std::memcpy(block_, other.block_, sizeof(block_));
+  other.count_ = 0;
+}
+
+Positions& Positions::operator=(Positions other) noexcept {
+  std::swap(count_, other.count_);
+  unsigned char mine[sizeof(block_)];
+  std::memcpy(mine, block_, sizeof(block_));
+  std::memcpy(block_, other.block_, sizeof(block_));
+  std::memcpy(other.block_, mine, sizeof(block_));
+  return *this;
+}
+
+Positions::~Positions() { clear(); }
+
+std::uint32_t* Positions::Block() const {
+  std::uint32_t* block = nullptr;
+  std::memcpy(&block, block_, sizeof(block));
+  return block;
+}
+
+void Positions::SetBlock(std::uint32_t* block) { std::memcpy(block_, &block, sizeof(block)); }
+
+void Positions::push_back(std::uint32_t position) {
+  if (count_ == 0) {
+    one_ = position;
+  } else if (count_ == 1) {
+    auto* block = static_cast<std::uint32_t*>(std::malloc(sizeof(std::uint32_t) * 5));
+    if (block == nullptr) throw std::bad_alloc();
+    block[0] = 4;
+    block[1] = one_;
+    block[2] = position;
+    SetBlock(block);
+  } else {
+    std::uint32_t* block = Block();
+    if (count_ == block[0]) {
+      const std::uint32_t capacity = block[0] * 2;
+      auto* grown = static_cast<std::uint32_t*>(
+          std::realloc(block, sizeof(std::uint32_t) * (std::size_t{capacity} + 1)));
+      if (grown == nullptr) throw std::bad_alloc();
+      grown[0] = capacity;
+      block = grown;
+      SetBlock(block);
+    }
+    block[count_ + 1] = position;
+  }
+  ++count_;
+}
+
+void Positions::clear() {
+  if (count_ > 1) std::free(Block());
+  count_ = 0;
+  one_ = 0;
+}
+
+bool operator==(const Positions& a, const Positions& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
 
 std::vector<PostingList::Entry>::iterator PostingList::LowerBound(std::uint32_t label) {
   return std::lower_bound(entries_.begin(), entries_.end(), label,

@@ -636,7 +636,7 @@ SearchScores EvaluateText(const SearchOperator& op, const InvertedIndex& index,
     required_terms += most_terms;
   }
   if (op.match_all_terms) {
-    std::erase_if(scores, [&](const auto& entry) {
+    scores.EraseIf([&](const auto& entry) {
       auto matched = matched_terms.find(entry.first);
       return matched == matched_terms.end() || matched->second.size() < required_terms;
     });
@@ -792,7 +792,7 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
       for (const auto& [label, score] : clause) (*required)[label] = scored ? score : 0;
       return;
     }
-    std::erase_if(*required, [&](const auto& entry) { return !clause.contains(entry.first); });
+    required->EraseIf([&](const auto& entry) { return !clause.contains(entry.first); });
     if (scored) {
       for (auto& [label, score] : *required) score += clause.at(label);
     }

@@ -17,6 +17,7 @@
 #include "bson/value.h"
 #include "text/full_text_mapping.h"
 #include "text/inverted_index.h"
+#include "text/score_map.h"
 
 namespace quarry::text {
 
@@ -76,7 +77,7 @@ bool PathMatchesPattern(std::string_view pattern, std::string_view path);
 
 // label -> score of each document `op` matches. A long evaluation checks `interrupt` (null:
 // none) as it goes and fails with its error once it is killed or past its deadline.
-using SearchScores = std::unordered_map<std::uint32_t, double>;
+using SearchScores = ScoreMap;
 StatusWith<SearchScores> EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
                                         const FullTextMapping& mapping,
                                         const Interrupt* interrupt = nullptr);

@@ -393,6 +393,10 @@ void SearchIndexRegistry::Build(const Pending& pending) {
     built->failure = cursor->status().reason();
     return;
   }
+  if (built->full_text != nullptr) {
+    std::unique_lock lock(built->mu);
+    built->full_text->ShrinkToFit();
+  }
   Publish(pending);
 }
 

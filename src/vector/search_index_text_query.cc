@@ -56,19 +56,23 @@ StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
     if (label >= serving->document_of.size() || serving->document_of[label] == Built::kNoDocument) {
       continue;
     }
-    bson::Document key;
-    if (sort != nullptr) key = text::SortKeyOf(*sort, *serving->full_text, label);
-    if (order.after.has_value() &&
-        !RanksAfter(sort, key.view(), score, label, order.after->key.view(), order.after->score,
-                    order.after->label)) {
-      continue;
-    }
-    if (order.before.has_value() && !RanksAfter(sort, order.before->key.view(), order.before->score,
-                                                order.before->label, key.view(), score, label)) {
-      continue;
-    }
     const auto key_index = static_cast<std::uint32_t>(matches.keys_.size());
-    if (sort != nullptr) matches.keys_.push_back(std::move(key));
+    // Ranked by score alone, a match needs no key.
+    if (sort != nullptr || order.after.has_value() || order.before.has_value()) {
+      bson::Document key;
+      if (sort != nullptr) key = text::SortKeyOf(*sort, *serving->full_text, label);
+      if (order.after.has_value() &&
+          !RanksAfter(sort, key.view(), score, label, order.after->key.view(), order.after->score,
+                      order.after->label)) {
+        continue;
+      }
+      if (order.before.has_value() &&
+          !RanksAfter(sort, order.before->key.view(), order.before->score, order.before->label,
+                      key.view(), score, label)) {
+        continue;
+      }
+      if (sort != nullptr) matches.keys_.push_back(std::move(key));
+    }
     matches.heap_.push_back({.label = label, .score = score, .key = key_index});
   }
   matches.sort_ = std::move(order.sort);

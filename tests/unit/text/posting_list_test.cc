@@ -45,5 +45,25 @@ TEST(PostingListTest, DropsTombstonesOnceTheyOutnumberTheLiving) {
   EXPECT_TRUE(!list.empty());
 }
 
+TEST(PositionsTest, HoldsOneInPlaceAndMoreInABlockThatGrows) {
+  Positions positions;
+  EXPECT_TRUE(positions.empty());
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t p = 0; p < 100; p += 3) {
+    positions.push_back(p);
+    expected.push_back(p);
+    EXPECT_EQ(std::vector<std::uint32_t>(positions.begin(), positions.end()), expected);
+  }
+  Positions copy = positions;
+  Positions moved = std::move(positions);
+  EXPECT_TRUE(positions.empty());  // NOLINT(bugprone-use-after-move): a moved list is empty
+  EXPECT_EQ(copy, moved);
+  EXPECT_EQ(moved[5], 15u);
+  copy = Positions{7};
+  EXPECT_EQ(std::vector<std::uint32_t>(copy.begin(), copy.end()), (std::vector<std::uint32_t>{7}));
+  moved.clear();
+  EXPECT_TRUE(moved.empty());
+}
+
 }  // namespace
 }  // namespace quarry::text
