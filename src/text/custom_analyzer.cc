@@ -17,6 +17,20 @@
 
 namespace quarry::text {
 
+// The match limits of one search, per thread: a pattern that backtracks without end stops, as
+// if nothing more matched.
+static pcre2_match_context* BoundedContext() {
+  struct Context {
+    pcre2_match_context* context = pcre2_match_context_create(nullptr);
+    Context() {
+      if (context != nullptr) pcre2_set_match_limit(context, 1'000'000);
+    }
+    ~Context() { pcre2_match_context_free(context); }
+  };
+  thread_local Context bounded;
+  return bounded.context;
+}
+
 // A PCRE2 pattern (Java's regular expressions read the same for what analyzers use), found
 // anywhere in a text.
 class FindPattern {
@@ -54,7 +68,7 @@ class FindPattern {
     PCRE2_SIZE from = 0;
     while (from <= text.size()) {
       const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
-                                 from, 0, data, nullptr);
+                                 from, 0, data, BoundedContext());
       if (rc < 0) break;
       const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
       const auto g = static_cast<std::size_t>(group);
@@ -70,11 +84,11 @@ class FindPattern {
     std::string out(text.size() * 2 + 64, '\0');
     for (int attempt = 0; attempt < 2; ++attempt) {
       PCRE2_SIZE length = out.size();
-      const int rc =
-          pcre2_substitute(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0,
-                           (all ? PCRE2_SUBSTITUTE_GLOBAL : 0) | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH,
-                           nullptr, nullptr, reinterpret_cast<PCRE2_SPTR>(replacement.data()),
-                           replacement.size(), reinterpret_cast<PCRE2_UCHAR*>(out.data()), &length);
+      const int rc = pcre2_substitute(
+          code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0,
+          (all ? PCRE2_SUBSTITUTE_GLOBAL : 0) | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH, nullptr,
+          BoundedContext(), reinterpret_cast<PCRE2_SPTR>(replacement.data()), replacement.size(),
+          reinterpret_cast<PCRE2_UCHAR*>(out.data()), &length);
       if (rc >= 0) {
         out.resize(length);
         return out;
@@ -523,10 +537,15 @@ Mapped ApplyNormalizer(const UNormalizer2* normalizer, const Mapped& in) {
     std::int32_t units = 0;
     u_strFromUTF8(nullptr, 0, &units, source.data(), static_cast<std::int32_t>(source.size()),
                   &status);
-    std::u16string wide(static_cast<std::size_t>(units), u'\0');
+    std::u16string wide(static_cast<std::size_t>(std::max(units, 0)), u'\0');
     status = U_ZERO_ERROR;
     u_strFromUTF8(wide.data(), units, nullptr, source.data(),
                   static_cast<std::int32_t>(source.size()), &status);
+    if (U_FAILURE(status)) {  // not UTF-8: left as it is
+      out.Copy(in, static_cast<std::size_t>(piece), source.size());
+      piece = end;
+      return;
+    }
     std::u16string normal(static_cast<std::size_t>(units) * 4 + 8, u'\0');
     status = U_ZERO_ERROR;
     const std::int32_t n = unorm2_normalize(normalizer, wide.data(), units, normal.data(),
