@@ -93,16 +93,46 @@ StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::str
   return out;
 }
 
-// score: {boost: {value: <n>}} | {constant: {value: <n>}}.
+// boost: {path: <numeric field>, undefined: <n, default 0>}: the score times the field's value.
+Status ParseBoostByPath(bson::DocumentView options, const std::string& at, SearchOperator* op) {
+  op->score_kind = SearchOperator::ScoreKind::kBoostByPath;
+  op->score_value = 0;
+  for (const bson::Element& o : options) {
+    if (o.key == "path") {
+      if (o.value.type() != bson::Type::kString || o.value.String().empty()) {
+        return Bad("\"" + at + ".path\" must be a field name");
+      }
+      op->score_path = std::string(o.value.String());
+    } else if (o.key == "undefined") {
+      if (!o.value.IsNumber() || !std::isfinite(o.value.AsDouble())) {
+        return Bad("\"" + at + ".undefined\" must be a number");
+      }
+      op->score_value = o.value.AsDouble();
+    } else if (o.key == "value") {
+      return Bad("\"" + at + "\" takes value or path, not both");
+    } else {
+      return Unknown(at, o.key);
+    }
+  }
+  return Status::OK();
+}
+
+// score: {boost: {value: <n>} | {path, undefined}} | {constant: {value: <n>}}.
 Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* op) {
   if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  bool seen = false;
   for (const bson::Element& e : value.Document()) {
     const std::string inner = at + "." + std::string(e.key);
     if (e.key == "function" || e.key == "embedded") return NotYet("\"" + inner + "\"");
     if (e.key != "boost" && e.key != "constant") return Unknown(at, e.key);
+    if (seen) return Bad("\"" + at + "\" takes one of boost and constant");
+    seen = true;
     if (e.value.type() != bson::Type::kDocument) return Bad("\"" + inner + "\" must be a document");
     bson::DocumentView options = e.value.Document();
-    if (options.Get("path").exists()) return NotYet("\"" + inner + ".path\" (a score by a field)");
+    if (e.key == "boost" && options.Get("path").exists()) {
+      QUARRY_RETURN_IF_ERROR(ParseBoostByPath(options, inner, op));
+      continue;
+    }
     for (const bson::Element& o : options) {
       if (o.key != "value") return Unknown(inner, o.key);
       if (!o.value.IsNumber() || !(o.value.AsDouble() > 0) || !std::isfinite(o.value.AsDouble())) {
@@ -110,7 +140,10 @@ Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* 
       }
       op->score_value = o.value.AsDouble();
     }
-    if (!options.Get("value").exists()) return Bad("\"" + inner + ".value\" is required");
+    if (!options.Get("value").exists()) {
+      return Bad("\"" + inner + ".value\" is required" +
+                 (e.key == "boost" ? std::string(" (or path)") : std::string()));
+    }
     op->score_kind =
         e.key == "boost" ? SearchOperator::ScoreKind::kBoost : SearchOperator::ScoreKind::kConstant;
   }
@@ -1001,6 +1034,17 @@ StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::Valu
 
 namespace {
 
+// The first number `label` holds at `path` (an array's first), or `fallback`.
+double NumberAt(const InvertedIndex& index, std::uint32_t label, std::string_view path,
+                double fallback) {
+  auto held = index.values().find(label);
+  if (held == index.values().end()) return fallback;
+  for (const bson::Element& e : held->second.view()) {
+    if (e.key == path && e.value.IsNumber()) return e.value.AsDouble();
+  }
+  return fallback;
+}
+
 SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
                       const FullTextMapping& mapping) {
   SearchScores scores;
@@ -1032,11 +1076,19 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
       scores = EvaluatePatterns(op, index, mapping);
       break;
   }
-  if (op.score_kind != SearchOperator::ScoreKind::kComputed) {
-    for (auto& [label, score] : scores) {
-      score = op.score_kind == SearchOperator::ScoreKind::kBoost ? score * op.score_value
-                                                                 : op.score_value;
-    }
+  switch (op.score_kind) {
+    case SearchOperator::ScoreKind::kComputed:
+      break;
+    case SearchOperator::ScoreKind::kBoost:
+      for (auto& [label, score] : scores) score *= op.score_value;
+      break;
+    case SearchOperator::ScoreKind::kConstant:
+      for (auto& [label, score] : scores) score = op.score_value;
+      break;
+    case SearchOperator::ScoreKind::kBoostByPath:
+      for (auto& [label, score] : scores)
+        score *= NumberAt(index, label, op.score_path, op.score_value);
+      break;
   }
   return scores;
 }

@@ -41,7 +41,8 @@ struct SearchOperator {
     kWildcard,
     kRegex,
   };
-  enum class ScoreKind { kComputed, kBoost, kConstant };
+  // kBoostByPath multiplies by the number `score_path` holds (`score_value` where none).
+  enum class ScoreKind { kComputed, kBoost, kConstant, kBoostByPath };
 
   Kind kind = Kind::kText;
   // text, phrase, wildcard and regex (the patterns)
@@ -62,6 +63,7 @@ struct SearchOperator {
 
   ScoreKind score_kind = ScoreKind::kComputed;
   double score_value = 1;  // the boost's factor or the constant
+  std::string score_path;
 };
 
 // Parses the operator `name` (the key of $search's document that names one) given `spec`.

@@ -723,6 +723,23 @@ def test_boost_multiplies_and_constant_replaces_the_score(movies):
     assert_results(got, ranked({i: 2 * (s + river.get(i, 0)) for i, s in fox.items()}, MOVIES))
 
 
+def test_boost_by_a_numeric_field_multiplies_by_its_value(db):
+    docs = [{"_id": 1, "t": "fox", "stars": 4}, {"_id": 2, "t": "fox fox", "stars": [2, 9]},
+            {"_id": 3, "t": "fox"}, {"_id": 4, "t": "fox and dog", "stars": 0.5}]
+    db.docs.insert_many(docs)
+    create_ready(db, "docs", DYNAMIC)
+    bm25 = Field(docs, "t").text("fox")
+    stars = {1: 4, 2: 2, 4: 0.5}  # an array's first value
+    for undefined in [None, 1.5]:
+        boost = {"path": "stars", **({} if undefined is None else {"undefined": undefined})}
+        got = search(db, "docs", text("fox", "t", score={"boost": boost}))
+        expected = {i: s * stars.get(i, undefined or 0) for i, s in bm25.items()}
+        assert_results(got, ranked(expected, docs))
+    code, _ = error_of(lambda: search(db, "docs", text("fox", "t", score={
+        "boost": {"path": "stars", "value": 2}})))
+    assert code == 2
+
+
 # --- the phrase operator ---------------------------------------------------------------------
 
 PHRASE_DOCS = [

@@ -132,6 +132,29 @@ TEST_F(SearchOperatorTest, ScoreOptionsBoostOrReplace) {
       Run(R"({"text": {"query": "sleep", "path": "t", "score": {"constant": {"value": 5}}}})")
           .at(2),
       5);
+  // A boost by a numeric field: its value, or `undefined` (0 unless given) without one.
+  Put(4, R"({"t": "sleep well", "stars": [4, 2]})");
+  Put(5, R"({"t": "sleep tight", "stars": 2.5})");
+  const auto plain_all = Run(R"({"text": {"query": "sleep", "path": "t"}})");
+  const auto by_stars = Run(R"({"text": {"query": "sleep", "path": "t",
+                                          "score": {"boost": {"path": "stars"}}}})");
+  EXPECT_DOUBLE_EQ(by_stars.at(4), 4 * plain_all.at(4));
+  EXPECT_DOUBLE_EQ(by_stars.at(5), 2.5 * plain_all.at(5));
+  EXPECT_DOUBLE_EQ(by_stars.at(2), 0);
+  EXPECT_DOUBLE_EQ(Run(R"({"text": {"query": "sleep", "path": "t",
+                                    "score": {"boost": {"path": "stars", "undefined": 1.5}}}})")
+                       .at(2),
+                   1.5 * plain_all.at(2));
+  auto code = [&](std::string_view json) { return Parse(json).status().code(); };
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t",
+                              "score": {"boost": {"path": "s", "value": 2}}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t",
+                              "score": {"boost": {"value": 2}, "constant": {"value": 1}}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t",
+                              "score": {"function": {"constant": 2}}}})"),
+            ErrorCode::kNotImplemented);
 }
 
 TEST_F(SearchOperatorTest, EqualsRangeInAndExistsReadTheValuesHeldWhole) {
