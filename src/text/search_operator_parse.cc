@@ -1,0 +1,499 @@
+// $search's operators read from their BSON: each option checked, each error naming its path.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+#include "bson/builder.h"
+#include "text/search_operator.h"
+#include "text/term_pattern.h"
+
+namespace quarry::text {
+namespace {
+
+// Atlas's operators that Quarry does not evaluate yet; each answers NotImplemented by name.
+constexpr std::array<std::string_view, 9> kNotYetOperators = {
+    "embeddedDocument", "geoShape",     "geoWithin",   "hasAncestor", "hasRoot",
+    "knnBeta",          "moreLikeThis", "queryString", "span"};
+
+Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
+
+Status NotYet(std::string what) {
+  return Status(ErrorCode::kNotImplemented, std::move(what) + " is not supported by Quarry yet");
+}
+
+Status Unknown(std::string_view at, std::string_view key) {
+  return Bad("\"" + std::string(at) + "." + std::string(key) + "\" is not a known option");
+}
+
+std::optional<std::int64_t> WholeNumber(bson::ValueView value) {
+  if (!value.IsNumber() || value.type() == bson::Type::kDecimal128) return std::nullopt;
+  const double d = value.AsDouble();
+  if (!std::isfinite(d) || std::floor(d) != d) return std::nullopt;
+  return value.AsInt64();
+}
+
+StatusWith<std::vector<std::string>> Strings(bson::ValueView value, const std::string& at) {
+  std::vector<std::string> out;
+  if (value.type() == bson::Type::kString) {
+    out.emplace_back(value.String());
+    return out;
+  }
+  if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& e : value.Document()) {
+      if (e.value.type() != bson::Type::kString) {
+        return Bad("\"" + at + "\" must be a string or an array of strings");
+      }
+      out.emplace_back(e.value.String());
+    }
+    if (!out.empty()) return out;
+  }
+  return Bad("\"" + at + "\" must be a string or a non-empty array of strings");
+}
+
+StatusWith<std::string> OnePath(bson::ValueView value, const std::string& at) {
+  if (value.type() == bson::Type::kString && !value.String().empty()) {
+    return std::string(value.String());
+  }
+  if (value.type() == bson::Type::kDocument) {
+    bson::DocumentView path = value.Document();
+    if (path.Get("multi").exists()) return NotYet("\"" + at + ".multi\" (multi analyzers)");
+    for (const bson::Element& e : path) {
+      if (e.key != "wildcard" && e.key != "value") return Unknown(at, e.key);
+      if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
+        return Bad("\"" + at + "." + std::string(e.key) + "\" must be a non-empty string");
+      }
+      return std::string(e.value.String());
+    }
+  }
+  return Bad("\"" + at + "\" must be a field name, {wildcard: <pattern>} or an array of them");
+}
+
+StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::string& at) {
+  std::vector<std::string> out;
+  if (value.type() == bson::Type::kArray) {
+    std::size_t i = 0;
+    for (const bson::Element& e : value.Document()) {
+      QUARRY_ASSIGN_OR_RETURN(std::string path,
+                              OnePath(e.value, at + "[" + std::to_string(i++) + "]"));
+      out.push_back(std::move(path));
+    }
+    if (out.empty()) return Bad("\"" + at + "\" must not be empty");
+    return out;
+  }
+  QUARRY_ASSIGN_OR_RETURN(std::string path, OnePath(value, at));
+  out.push_back(std::move(path));
+  return out;
+}
+
+// boost: {path: <numeric field>, undefined: <n, default 0>}: the score times the field's value.
+Status ParseBoostByPath(bson::DocumentView options, const std::string& at, SearchOperator* op) {
+  op->score_kind = SearchOperator::ScoreKind::kBoostByPath;
+  op->score_value = 0;
+  for (const bson::Element& o : options) {
+    if (o.key == "path") {
+      if (o.value.type() != bson::Type::kString || o.value.String().empty()) {
+        return Bad("\"" + at + ".path\" must be a field name");
+      }
+      op->score_path = std::string(o.value.String());
+    } else if (o.key == "undefined") {
+      if (!o.value.IsNumber() || !std::isfinite(o.value.AsDouble())) {
+        return Bad("\"" + at + ".undefined\" must be a number");
+      }
+      op->score_value = o.value.AsDouble();
+    } else if (o.key == "value") {
+      return Bad("\"" + at + "\" takes value or path, not both");
+    } else {
+      return Unknown(at, o.key);
+    }
+  }
+  return Status::OK();
+}
+
+// score: {boost: {value: <n>} | {path, undefined}} | {constant: {value: <n>}}.
+Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* op) {
+  if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  bool seen = false;
+  for (const bson::Element& e : value.Document()) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "function" || e.key == "embedded") return NotYet("\"" + inner + "\"");
+    if (e.key != "boost" && e.key != "constant") return Unknown(at, e.key);
+    if (seen) return Bad("\"" + at + "\" takes one of boost and constant");
+    seen = true;
+    if (e.value.type() != bson::Type::kDocument) return Bad("\"" + inner + "\" must be a document");
+    bson::DocumentView options = e.value.Document();
+    if (e.key == "boost" && options.Get("path").exists()) {
+      QUARRY_RETURN_IF_ERROR(ParseBoostByPath(options, inner, op));
+      continue;
+    }
+    for (const bson::Element& o : options) {
+      if (o.key != "value") return Unknown(inner, o.key);
+      if (!o.value.IsNumber() || !(o.value.AsDouble() > 0) || !std::isfinite(o.value.AsDouble())) {
+        return Bad("\"" + inner + ".value\" must be a positive number");
+      }
+      op->score_value = o.value.AsDouble();
+    }
+    if (!options.Get("value").exists()) {
+      return Bad("\"" + inner + ".value\" is required" +
+                 (e.key == "boost" ? std::string(" (or path)") : std::string()));
+    }
+    op->score_kind =
+        e.key == "boost" ? SearchOperator::ScoreKind::kBoost : SearchOperator::ScoreKind::kConstant;
+  }
+  return Status::OK();
+}
+
+StatusWith<FuzzyOptions> ParseFuzzy(bson::ValueView value, const std::string& at) {
+  if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  FuzzyOptions fuzzy;
+  for (const bson::Element& e : value.Document()) {
+    std::optional<std::int64_t> n = WholeNumber(e.value);
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "maxEdits") {
+      if (!n.has_value() || *n < 1 || *n > 2) return Bad("\"" + inner + "\" must be 1 or 2");
+      fuzzy.max_edits = static_cast<int>(*n);
+    } else if (e.key == "prefixLength") {
+      if (!n.has_value() || *n < 0) return Bad("\"" + inner + "\" must be a non-negative integer");
+      fuzzy.prefix_length = static_cast<std::size_t>(*n);
+    } else if (e.key == "maxExpansions") {
+      if (!n.has_value() || *n < 1) return Bad("\"" + inner + "\" must be a positive integer");
+      fuzzy.max_expansions = static_cast<std::size_t>(*n);
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  return fuzzy;
+}
+
+StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
+                                   const std::string& at);
+
+// A compound clause: one operator document or an array of them.
+Status ParseClauses(bson::ValueView value, const std::string& at,
+                    std::vector<SearchOperator>* out) {
+  std::vector<std::pair<std::string, bson::DocumentView>> clauses;
+  if (value.type() == bson::Type::kDocument) {
+    clauses.emplace_back(at, value.Document());
+  } else if (value.type() == bson::Type::kArray) {
+    std::size_t i = 0;
+    for (const bson::Element& e : value.Document()) {
+      const std::string inner = at + "[" + std::to_string(i++) + "]";
+      if (e.value.type() != bson::Type::kDocument)
+        return Bad("\"" + inner + "\" must be a document");
+      clauses.emplace_back(inner, e.value.Document());
+    }
+  } else {
+    return Bad("\"" + at + "\" must be an operator document or an array of them");
+  }
+  for (const auto& [inner, clause] : clauses) {
+    auto first = clause.begin();
+    if (first == clause.end()) return Bad("\"" + inner + "\" must name an operator");
+    if (std::next(first) != clause.end()) {
+      return Bad("\"" + inner + "\" must name exactly one operator");
+    }
+    QUARRY_ASSIGN_OR_RETURN(SearchOperator op, ParseAt(first->key, first->value,
+                                                       inner + "." + std::string(first->key)));
+    out->push_back(std::move(op));
+  }
+  return Status::OK();
+}
+
+Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  const bool autocomplete = op->kind == SearchOperator::Kind::kAutocomplete;
+  const bool text = op->kind == SearchOperator::Kind::kText || autocomplete;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "query") {
+      QUARRY_ASSIGN_OR_RETURN(op->queries, Strings(e.value, inner));
+    } else if (e.key == "path") {
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else if (e.key == "synonyms") {
+      return NotYet("\"" + inner + "\" (synonym mappings)");
+    } else if (text && e.key == "fuzzy") {
+      QUARRY_ASSIGN_OR_RETURN(op->fuzzy, ParseFuzzy(e.value, inner));
+    } else if (autocomplete && e.key == "tokenOrder") {
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "any" && e.value.String() != "sequential")) {
+        return Bad("\"" + inner + "\" must be \"any\" or \"sequential\"");
+      }
+      op->sequential = e.value.String() == "sequential";
+    } else if (text && !autocomplete && e.key == "matchCriteria") {
+      if (e.value.type() != bson::Type::kString ||
+          (e.value.String() != "any" && e.value.String() != "all")) {
+        return Bad("\"" + inner + "\" must be \"any\" or \"all\"");
+      }
+      op->match_all_terms = e.value.String() == "all";
+    } else if (!text && e.key == "slop") {
+      std::optional<std::int64_t> slop = WholeNumber(e.value);
+      if (!slop.has_value() || *slop < 0)
+        return Bad("\"" + inner + "\" must be a non-negative integer");
+      op->slop = static_cast<std::uint32_t>(std::min<std::int64_t>(*slop, 1 << 20));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->queries.empty()) return Bad("\"" + at + ".query\" is required");
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if (op->fuzzy.has_value() && op->match_all_terms) {
+    return Bad("\"" + at + "\" cannot have both fuzzy and matchCriteria");
+  }
+  if (op->fuzzy.has_value() && op->sequential) {
+    return NotYet("\"" + at + "\" with both fuzzy and tokenOrder \"sequential\"");
+  }
+  if (autocomplete) {
+    for (const std::string& path : op->paths) {
+      if (path.find('*') != std::string::npos)
+        return Bad("\"" + at + ".path\" cannot be a wildcard");
+    }
+  }
+  return Status::OK();
+}
+
+Status ParseCompound(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  std::optional<std::int64_t> minimum;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "must") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->must));
+    } else if (e.key == "mustNot") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->must_not));
+    } else if (e.key == "should") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->should));
+    } else if (e.key == "filter") {
+      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->filter));
+    } else if (e.key == "minimumShouldMatch") {
+      minimum = WholeNumber(e.value);
+      if (!minimum.has_value() || *minimum < 0) {
+        return Bad("\"" + inner + "\" must be a non-negative integer");
+      }
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->must.empty() && op->must_not.empty() && op->should.empty() && op->filter.empty()) {
+    return Bad("\"" + at + "\" must have at least one of must, mustNot, should and filter");
+  }
+  if (minimum.has_value()) {
+    if (static_cast<std::size_t>(*minimum) > op->should.size()) {
+      return Bad("\"" + at + ".minimumShouldMatch\" must not exceed the number of should clauses");
+    }
+    op->minimum_should_match = static_cast<std::size_t>(*minimum);
+  }
+  return Status::OK();
+}
+
+// A value equals, in and range compare: a kind the index holds whole.
+Status CheckValue(bson::ValueView value, const std::string& at) {
+  if (ValueKindOf(value) == 0) {
+    return Bad("\"" + at + "\" must be a boolean, objectId, number, date, string or UUID");
+  }
+  return Status::OK();
+}
+
+Status ParseValueOperator(std::string_view name, bson::DocumentView spec, const std::string& at,
+                          SearchOperator* op) {
+  bson::ArrayBuilder values;
+  bson::DocumentBuilder bounds;
+  bool has_value = false, has_lower = false, has_upper = false;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "path") {
+      if (name == "exists" || name == "equals") {
+        if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
+          return Bad("\"" + inner + "\" must be a field name");
+        }
+        op->paths = {std::string(e.value.String())};
+      } else {
+        QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+        for (const std::string& path : op->paths) {
+          if (path.find('*') != std::string::npos) {
+            return NotYet("\"" + inner + "\" with a wildcard for " + std::string(name));
+          }
+        }
+      }
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else if (e.key == "value" && (name == "equals" || name == "in")) {
+      if (name == "in" && e.value.type() == bson::Type::kArray) {
+        std::size_t i = 0;
+        unsigned kind = 0;
+        for (const bson::Element& v : e.value.Document()) {
+          QUARRY_RETURN_IF_ERROR(CheckValue(v.value, inner + "[" + std::to_string(i++) + "]"));
+          if (kind != 0 && ValueKindOf(v.value) != kind) {
+            return Bad("\"" + inner + "\" must hold values of one type");
+          }
+          kind = ValueKindOf(v.value);
+          values.Append(v.value);
+        }
+        if (i == 0) return Bad("\"" + inner + "\" must not be empty");
+      } else {
+        if (e.value.type() == bson::Type::kNull) return NotYet("\"" + inner + "\": null");
+        QUARRY_RETURN_IF_ERROR(CheckValue(e.value, inner));
+        values.Append(e.value);
+      }
+      has_value = true;
+    } else if (name == "range" &&
+               (e.key == "gt" || e.key == "gte" || e.key == "lt" || e.key == "lte")) {
+      QUARRY_RETURN_IF_ERROR(CheckValue(e.value, inner));
+      if (e.value.type() == bson::Type::kBool) return Bad("\"" + inner + "\" cannot be a boolean");
+      bool& seen = e.key[0] == 'g' ? has_lower : has_upper;
+      if (seen) return Bad("\"" + at + "\" takes one of gt and gte, and one of lt and lte");
+      seen = true;
+      bounds.Append(e.key, e.value);
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if ((name == "equals" || name == "in") && !has_value) {
+    return Bad("\"" + at + ".value\" is required");
+  }
+  if (name == "range") {
+    if (!has_lower && !has_upper) return Bad("\"" + at + "\" needs gt, gte, lt or lte");
+    op->values = std::move(bounds).Finish();
+    const bson::DocumentView b = op->values.view();
+    auto it = b.begin();
+    if (has_lower && has_upper && ValueKindOf(it->value) != ValueKindOf(std::next(it)->value)) {
+      return Bad("\"" + at + "\" bounds must be of one type");
+    }
+  } else {
+    op->values = std::move(values).Finish();
+  }
+  return Status::OK();
+}
+
+// wildcard and regex: {query: <pattern or patterns>, path, allowAnalyzedField, score}.
+Status ParsePatternOperator(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "query") {
+      QUARRY_ASSIGN_OR_RETURN(op->queries, Strings(e.value, inner));
+    } else if (e.key == "path") {
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+    } else if (e.key == "allowAnalyzedField") {
+      if (e.value.type() != bson::Type::kBool) return Bad("\"" + inner + "\" must be a boolean");
+      op->allow_analyzed_field = e.value.Bool();
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->queries.empty()) return Bad("\"" + at + ".query\" is required");
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  for (const std::string& query : op->queries) {
+    StatusWith<TermPattern> pattern = op->kind == SearchOperator::Kind::kWildcard
+                                          ? TermPattern::Wildcard(query)
+                                          : TermPattern::Regex(query);
+    if (!pattern.ok()) {
+      return Status(pattern.status().code(),
+                    "\"" + at + ".query\": " + std::string(pattern.status().reason()));
+    }
+  }
+  return Status::OK();
+}
+
+// near: {path, origin: <number or date>, pivot: <positive number>, score}.
+Status ParseNear(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  bool has_pivot = false;
+  bson::DocumentBuilder origin;
+  bool has_origin = false;
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "path") {
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+      for (const std::string& path : op->paths) {
+        if (path.find('*') != std::string::npos) {
+          return NotYet("\"" + inner + "\" with a wildcard for near");
+        }
+      }
+    } else if (e.key == "origin") {
+      if (e.value.type() == bson::Type::kDocument) {
+        return NotYet("\"" + inner + "\" as a GeoJSON point (near over geo fields)");
+      }
+      if (ValueKindOf(e.value) != kNumberValues && ValueKindOf(e.value) != kDateValues) {
+        return Bad("\"" + inner + "\" must be a number or a date");
+      }
+      origin.Append("origin", e.value);
+      has_origin = true;
+    } else if (e.key == "pivot") {
+      if (!e.value.IsNumber() || !(e.value.AsDouble() > 0) || !std::isfinite(e.value.AsDouble())) {
+        return Bad("\"" + inner + "\" must be a positive number");
+      }
+      op->pivot = e.value.AsDouble();
+      has_pivot = true;
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if (!has_origin) return Bad("\"" + at + ".origin\" is required");
+  if (!has_pivot) return Bad("\"" + at + ".pivot\" is required");
+  op->values = std::move(origin).Finish();
+  return Status::OK();
+}
+
+StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
+                                   const std::string& at) {
+  if (std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) != kNotYetOperators.end()) {
+    return NotYet("the $search operator \"" + std::string(name) + "\"");
+  }
+  SearchOperator op;
+  if (name == "text") {
+    op.kind = SearchOperator::Kind::kText;
+  } else if (name == "autocomplete") {
+    op.kind = SearchOperator::Kind::kAutocomplete;
+  } else if (name == "phrase") {
+    op.kind = SearchOperator::Kind::kPhrase;
+  } else if (name == "compound") {
+    op.kind = SearchOperator::Kind::kCompound;
+  } else if (name == "equals" || name == "range" || name == "in" || name == "exists") {
+    op.kind = name == "equals"  ? SearchOperator::Kind::kEquals
+              : name == "range" ? SearchOperator::Kind::kRange
+              : name == "in"    ? SearchOperator::Kind::kIn
+                                : SearchOperator::Kind::kExists;
+    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+    QUARRY_RETURN_IF_ERROR(ParseValueOperator(name, spec.Document(), at, &op));
+    return op;
+  } else if (name == "wildcard" || name == "regex" || name == "near") {
+    op.kind = name == "wildcard" ? SearchOperator::Kind::kWildcard
+              : name == "regex"  ? SearchOperator::Kind::kRegex
+                                 : SearchOperator::Kind::kNear;
+    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+    QUARRY_RETURN_IF_ERROR(op.kind == SearchOperator::Kind::kNear
+                               ? ParseNear(spec.Document(), at, &op)
+                               : ParsePatternOperator(spec.Document(), at, &op));
+    return op;
+  } else {
+    return Bad("\"" + std::string(name) + "\" is not a $search operator");
+  }
+  if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  if (op.kind == SearchOperator::Kind::kCompound) {
+    QUARRY_RETURN_IF_ERROR(ParseCompound(spec.Document(), at, &op));
+  } else {
+    QUARRY_RETURN_IF_ERROR(ParseTextOrPhrase(spec.Document(), at, &op));
+  }
+  return op;
+}
+
+}  // namespace
+
+bool IsSearchOperatorName(std::string_view name) {
+  return name == "text" || name == "phrase" || name == "autocomplete" || name == "compound" ||
+         name == "equals" || name == "range" || name == "in" || name == "exists" ||
+         name == "near" || name == "wildcard" || name == "regex" ||
+         std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
+             kNotYetOperators.end();
+}
+
+StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::ValueView spec) {
+  return ParseAt(name, spec, std::string(name));
+}
+
+}  // namespace quarry::text
