@@ -38,9 +38,17 @@ count() {  # count NAME PASSED FAILED
 
 for binary in "${UNIT_TESTS[@]}"; do
   ASAN_OPTIONS=detect_leaks=1 "$BUILD/tests/$binary" >"$LOG_DIR/$binary.log" 2>&1
+  status=$?
+  unit_failed=$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?,.*/\1/p' "$LOG_DIR/$binary.log" | tail -n1)
+  # A sanitizer report aborts the binary before GoogleTest's summary: that is a failure too.
+  if [ "$status" -ne 0 ] && [ -z "$unit_failed" ]; then
+    unit_failed=1
+    echo "$binary exited with status $status; its log:" >&2
+    grep -m 5 -E 'ERROR|runtime error|SUMMARY' "$LOG_DIR/$binary.log" >&2
+  fi
   count "${binary#quarry_}" \
     "$(sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\..*/\1/p' "$LOG_DIR/$binary.log" | tail -n1)" \
-    "$(sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?,.*/\1/p' "$LOG_DIR/$binary.log" | tail -n1)"
+    "$unit_failed"
 done
 
 # The RSS bound of a 48 MB message does not hold under ASan's quarantine and shadow memory.

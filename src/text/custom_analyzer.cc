@@ -674,7 +674,8 @@ std::string AsciiFolded(std::string_view term) {
       {"Þ", "TH"}, {"ð", "d"},  {"Ð", "D"},  {"ı", "i"},  {"ĸ", "q"},   {"ŉ", "'n"},
       {"ſ", "s"},  {"ﬀ", "ff"}, {"ﬁ", "fi"}, {"ﬂ", "fl"}, {"ﬃ", "ffi"}, {"ﬄ", "ffl"}};
   std::string out;
-  for (std::string_view c : CharactersOf(StripDiacritics(term))) {
+  const std::string stripped = StripDiacritics(term);  // the views below point into it
+  for (std::string_view c : CharactersOf(stripped)) {
     auto found = kLetters.find(c);
     out.append(found != kLetters.end() ? found->second : c);
   }
