@@ -175,10 +175,6 @@ std::string SearchAnalyzer::Normalize(std::string_view text) const {
   return lowercase_ ? LowercaseCodePoints(text) : std::string(text);
 }
 
-bool SearchAnalyzer::has_char_filters() const {
-  return custom_ != nullptr && !custom_->char_filters.empty();
-}
-
 const SearchAnalyzer& SearchAnalyzer::Standard() {
   static constexpr SearchAnalyzer kStandard("lucene.standard", Tokenizer::kStandard, true, nullptr,
                                             false);

@@ -62,7 +62,6 @@ class SearchAnalyzer {
         language_(nullptr),
         drop_possessives_(false),
         custom_(analysis) {}
-  bool has_char_filters() const;
 
  private:
   std::string_view name_;
