@@ -346,6 +346,25 @@ SearchScores EvaluateAutocomplete(const SearchOperator& op, const InvertedIndex&
   return scores;
 }
 
+// Whether a queryString clause drops out: its words analyze to no term on every path.
+bool AnalyzedAway(const SearchOperator& op, const FullTextMapping& mapping) {
+  if (!op.absent_without_terms) return false;
+  if (op.kind == SearchOperator::Kind::kCompound) {
+    for (const auto* clauses : {&op.must, &op.should, &op.must_not, &op.filter}) {
+      for (const SearchOperator& clause : *clauses) {
+        if (!AnalyzedAway(clause, mapping)) return false;
+      }
+    }
+    return true;
+  }
+  for (const std::string& path : op.paths) {
+    for (const std::string& query : op.queries) {
+      if (!Analyzed(mapping.SearchAnalyzerFor(path), query).empty()) return false;
+    }
+  }
+  return true;
+}
+
 SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& index,
                               const FullTextMapping& mapping) {
   std::optional<SearchScores> required;  // must and filter: the labels every clause matches
@@ -360,7 +379,9 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
       for (auto& [label, score] : *required) score += clause.at(label);
     }
   };
-  for (const SearchOperator& clause : op.must) intersect(Evaluate(clause, index, mapping), true);
+  for (const SearchOperator& clause : op.must) {
+    if (!AnalyzedAway(clause, mapping)) intersect(Evaluate(clause, index, mapping), true);
+  }
   for (const SearchOperator& clause : op.filter) {
     intersect(Evaluate(clause, index, mapping), false);
   }
@@ -370,6 +391,7 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
   SearchScores should_scores;
   std::unordered_map<std::uint32_t, std::size_t> should_matches;
   for (const SearchOperator& clause : op.should) {
+    if (AnalyzedAway(clause, mapping)) continue;
     for (const auto& [label, score] : Evaluate(clause, index, mapping)) {
       should_scores[label] += score;
       ++should_matches[label];
@@ -475,14 +497,14 @@ SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& ind
   SearchScores scores;
   const std::string_view name = op.kind == SearchOperator::Kind::kWildcard ? "wildcard" : "regex";
   // A wildcard pattern on an analyzed field goes through the analyzer's normalizing filters,
-  // not its tokenizer; a regex is matched as written.
+  // not its tokenizer; a regex is matched as written unless queryString sent it.
   auto compile = [&](const SearchAnalyzer* normalizer) {
     std::vector<TermPattern> patterns;
     for (const std::string& query : op.queries) {
-      StatusWith<TermPattern> pattern =
-          op.kind == SearchOperator::Kind::kWildcard
-              ? TermPattern::Wildcard(normalizer != nullptr ? normalizer->Normalize(query) : query)
-              : TermPattern::Regex(query);
+      const std::string normalized = normalizer != nullptr ? normalizer->Normalize(query) : query;
+      StatusWith<TermPattern> pattern = op.kind == SearchOperator::Kind::kWildcard
+                                            ? TermPattern::Wildcard(normalized)
+                                            : TermPattern::Regex(normalized);
       if (!pattern.ok()) {
         Fail(pattern.status());
         return std::vector<TermPattern>();
@@ -504,7 +526,8 @@ SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& ind
     const InvertedIndex::Field* field = index.FieldAt(path);
     if (field == nullptr) continue;
     const std::vector<TermPattern> patterns =
-        compile(op.kind == SearchOperator::Kind::kWildcard && op.allow_analyzed_field
+        compile((op.kind == SearchOperator::Kind::kWildcard && op.allow_analyzed_field) ||
+                        op.normalize_pattern
                     ? &mapping.SearchAnalyzerFor(path)
                     : nullptr);
     if (Stopped()) return scores;
@@ -517,6 +540,42 @@ SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& ind
         if (!pattern.Matches(it->first)) continue;
         for (const auto& [label, positions] : it->second) matched.insert(label);
       }
+    }
+    for (const std::uint32_t label : matched) scores[label] += 1;
+  }
+  return scores;
+}
+
+// A term range (queryString's `[a TO b]`): 1 for each path holding a term between the bounds,
+// which pass the analyzer's normalizing filters first, as Lucene's parser sends them.
+SearchScores EvaluateTermRange(const SearchOperator& op, const InvertedIndex& index,
+                               const FullTextMapping& mapping) {
+  SearchScores scores;
+  std::size_t steps = 0;
+  for (const std::string& path : ResolvePaths(op.paths, index)) {
+    const InvertedIndex::Field* field = index.FieldAt(path);
+    if (field == nullptr) continue;
+    const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
+    auto it = field->terms.begin();
+    std::optional<std::string> upper;
+    bool upper_inclusive = false;
+    for (const bson::Element& bound : op.values.view()) {
+      const std::string normalized = analyzer.Normalize(bound.value.String());
+      if (bound.key == "gte") it = field->terms.lower_bound(normalized);
+      if (bound.key == "gt") it = field->terms.upper_bound(normalized);
+      if (bound.key == "lte" || bound.key == "lt") {
+        upper = normalized;
+        upper_inclusive = bound.key == "lte";
+      }
+    }
+    std::set<std::uint32_t> matched;
+    for (; it != field->terms.end(); ++it) {
+      if (Stopped(++steps)) return scores;
+      if (upper.has_value()) {
+        const int order = it->first.compare(*upper);
+        if (order > 0 || (order == 0 && !upper_inclusive)) break;
+      }
+      for (const auto& [label, positions] : it->second) matched.insert(label);
     }
     for (const std::uint32_t label : matched) scores[label] += 1;
   }
@@ -592,6 +651,9 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
     case SearchOperator::Kind::kWildcard:
     case SearchOperator::Kind::kRegex:
       scores = EvaluatePatterns(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kTermRange:
+      scores = EvaluateTermRange(op, index, mapping);
       break;
   }
   switch (op.score_kind) {

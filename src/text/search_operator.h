@@ -1,8 +1,8 @@
 // An Atlas Search query ($search's operator) and its evaluation against a search index's
 // inverted index: text and autocomplete (with fuzzy matching), phrase and compound, scored as
 // Lucene scores them (BM25; a compound sums the scores of its must and should clauses);
-// wildcard and regex over the terms, and equals, range, in and exists over the values the index
-// holds whole, which score 1; near over numbers and dates, scored by distance.
+// wildcard, regex and ranges over the terms, and equals, range, in and exists over the values the
+// index holds whole, which score 1; near over numbers and dates, scored by distance.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +40,7 @@ struct SearchOperator {
     kNear,
     kWildcard,
     kRegex,
+    kTermRange,  // queryString's `[a TO b]`: the terms between two bounds
   };
   // kBoostByPath multiplies by the number `score_path` holds (`score_value` where none).
   enum class ScoreKind { kComputed, kBoost, kConstant, kBoostByPath };
@@ -56,10 +57,17 @@ struct SearchOperator {
   std::vector<SearchOperator> must, must_not, should, filter;
   std::size_t minimum_should_match = 0;
   bool allow_analyzed_field = false;  // wildcard and regex: terms an analyzer made may match
-  // equals and in: the values (an array); range: {gt|gte: <value>, lt|lte: <value>}; near:
-  // {origin: <number or date>}.
+  // regex: the pattern passes the analyzer's normalizing filters first, as queryString's
+  // `/re/` does in Lucene (a wildcard on an analyzed field always does).
+  bool normalize_pattern = false;
+  // equals and in: the values (an array); range: {gt|gte: <value>, lt|lte: <value>}; term range:
+  // the same with strings, either side absent when open; near: {origin: <number or date>}.
   bson::Document values;
   double pivot = 1;  // near: the distance at which the score is one half
+  // queryString's clauses: a text or phrase clause whose query the analyzer reduces to no term
+  // (stop words), or a group of only such clauses, is left out of its compound, as Lucene's
+  // parser leaves it out.
+  bool absent_without_terms = false;
 
   ScoreKind score_kind = ScoreKind::kComputed;
   double score_value = 1;  // the boost's factor or the constant

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "bson/builder.h"
+#include "text/query_string.h"
 #include "text/search_operator.h"
 #include "text/term_pattern.h"
 
@@ -12,9 +13,9 @@ namespace quarry::text {
 namespace {
 
 // Atlas's operators that Quarry does not evaluate yet; each answers NotImplemented by name.
-constexpr std::array<std::string_view, 9> kNotYetOperators = {
-    "embeddedDocument", "geoShape",     "geoWithin",   "hasAncestor", "hasRoot",
-    "knnBeta",          "moreLikeThis", "queryString", "span"};
+constexpr std::array<std::string_view, 8> kNotYetOperators = {
+    "embeddedDocument", "geoShape", "geoWithin",    "hasAncestor",
+    "hasRoot",          "knnBeta",  "moreLikeThis", "span"};
 
 Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
 
@@ -439,8 +440,54 @@ Status ParseNear(bson::DocumentView spec, const std::string& at, SearchOperator*
   return Status::OK();
 }
 
+// queryString: {defaultPath, query, score}; the query becomes the operators it spells.
+StatusWith<SearchOperator> ParseQueryStringOperator(bson::ValueView spec, const std::string& at) {
+  if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  std::optional<std::string_view> default_path, query;
+  SearchOperator scored;
+  for (const bson::Element& e : spec.Document()) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "defaultPath" || e.key == "query") {
+      if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
+        return Bad("\"" + inner + "\" must be a non-empty string");
+      }
+      (e.key == "query" ? query : default_path) = e.value.String();
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, &scored));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (!default_path.has_value()) return Bad("\"" + at + ".defaultPath\" is required");
+  if (!query.has_value()) return Bad("\"" + at + ".query\" is required");
+  if (default_path->find('*') != std::string_view::npos) {
+    return Bad("\"" + at + ".defaultPath\" cannot be a wildcard");
+  }
+  StatusWith<SearchOperator> parsed = ParseQueryString(*query, *default_path);
+  if (!parsed.ok()) {
+    return Status(parsed.status().code(),
+                  "\"" + at + ".query\": " + std::string(parsed.status().reason()));
+  }
+  SearchOperator op = std::move(parsed).value();
+  // Only clauses within the query drop out; a whole query of stop words matches nothing.
+  op.absent_without_terms = false;
+  if (scored.score_kind == SearchOperator::ScoreKind::kComputed) return op;
+  if (op.score_kind != SearchOperator::ScoreKind::kComputed) {
+    // The query's own boost applies first; the option's score to what that gives.
+    SearchOperator whole;
+    whole.kind = SearchOperator::Kind::kCompound;
+    whole.must.push_back(std::move(op));
+    op = std::move(whole);
+  }
+  op.score_kind = scored.score_kind;
+  op.score_value = scored.score_value;
+  op.score_path = std::move(scored.score_path);
+  return op;
+}
+
 StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
                                    const std::string& at) {
+  if (name == "queryString") return ParseQueryStringOperator(spec, at);
   if (std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) != kNotYetOperators.end()) {
     return NotYet("the $search operator \"" + std::string(name) + "\"");
   }
@@ -487,7 +534,7 @@ StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
 bool IsSearchOperatorName(std::string_view name) {
   return name == "text" || name == "phrase" || name == "autocomplete" || name == "compound" ||
          name == "equals" || name == "range" || name == "in" || name == "exists" ||
-         name == "near" || name == "wildcard" || name == "regex" ||
+         name == "near" || name == "wildcard" || name == "regex" || name == "queryString" ||
          std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
              kNotYetOperators.end();
 }

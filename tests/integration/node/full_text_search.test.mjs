@@ -428,3 +428,67 @@ describe('facets, sort and $$SEARCH_META with the driver helpers', () => {
     assert.deepEqual(plain, [{ _id: 1 }]);
   });
 });
+
+// Atlas Search's queryString operator (Lucene's classic QueryParser syntax). The pytest twin is
+// ../vector/test_search_query_string.py.
+const queryString = (query, extra = {}) => (
+  { queryString: { defaultPath: 'plot', query, ...extra } });
+
+describe('queryString with the driver', () => {
+  test('queryString scores as the compound of text and phrase clauses it stands for', async () => {
+    const coll = await films();
+    const same = async (query, operator, ids) => {
+      const got = await search(coll, queryString(query));
+      const want = await search(coll, operator);
+      assert.deepEqual(got.map((d) => d._id).sort(), ids, query);
+      assert.deepEqual(got.map((d) => d._id), want.map((d) => d._id), query);
+      got.forEach((d, i) => assertClose(d.score, want[i].score, `${query}: score of ${d._id}`));
+      return got;
+    };
+    // Parentheses group, AND requires, - prohibits; scores add up like BM25 over the terms.
+    const got = await same('fox AND (dog OR river) -hound', { compound: {
+      must: [text('fox', 'plot'),
+        { compound: { should: [text('dog', 'plot'), text('river', 'plot')] } }],
+      mustNot: [text('hound', 'plot')],
+    } }, [1, 2, 3]);
+    const scores = bm25(FILMS, 'plot', 'fox dog river');
+    assertResults(got, ranked(new Map([1, 2, 3].map((id) => [id, scores.get(id)])), FILMS));
+    // Lucene's precedence: AND makes the clause before it required, a clause after OR optional.
+    await same('fox AND dog OR river', { compound: {
+      must: [text('fox', 'plot'), text('dog', 'plot')], should: [text('river', 'plot')],
+    } }, [1, 2]);
+    // field: searches another field; quotes make a phrase; lowercase "and" is a word.
+    await same('title:river OR "quick brown"', { compound: {
+      should: [text('river', 'title'), { phrase: { query: 'quick brown', path: 'plot' } }],
+    } }, [1, 3, 6]);
+    await same('hound and monolith', text('hound and monolith', 'plot'), [2, 4, 5]);
+    // A boost on one clause; a score option on the whole.
+    await same('fox^3 river', { compound: { should: [
+      { text: { query: 'fox', path: 'plot', score: { boost: { value: 3 } } } },
+      text('river', 'plot'),
+    ] } }, [1, 2, 3, 5, 6]);
+    const constant = await search(coll, queryString('fox', { score: { constant: { value: 5 } } }));
+    assert.deepEqual(constant.map((d) => [d._id, d.score]), [[1, 5], [2, 5], [3, 5], [5, 5]]);
+  });
+
+  test('queryString errors and $searchMeta counts', async () => {
+    const coll = await films();
+    const failsWith = (code, operator) => assert.rejects(search(coll, operator),
+      (err) => err.code === code, JSON.stringify(operator));
+    await failsWith(2, { queryString: { query: 'fox' } });
+    await failsWith(2, { queryString: { defaultPath: 'plot' } });
+    await failsWith(2, { queryString: { defaultPath: 'plot', query: 7 } });
+    await failsWith(2, queryString('fox', { foo: 1 }));
+    for (const query of ['(fox', '"quick brown', 'fox AND', '', 'fox~1.5', '*ox']) {
+      await failsWith(2, queryString(query));
+    }
+    await failsWith(238, queryString('*:*'));
+    // Title terms from "q" up to, not including, "r": quick (1) and quiet (6).
+    for (const [query, n] of [['fox -hound', 3], ['title:[q TO r}', 2], ['-fox', 0]]) {
+      const got = await coll.aggregate([
+        { $searchMeta: { ...queryString(query), count: { type: 'total' } } },
+      ]).toArray();
+      assert.deepEqual(got, [{ count: { total: n } }], query);
+    }
+  });
+});

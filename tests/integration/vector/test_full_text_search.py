@@ -1396,7 +1396,6 @@ def test_malformed_search_stages_answer_bad_value(movies):
 
 def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
     operators = {
-        "queryString": {"defaultPath": "plot", "query": "fox AND dog"},
         "moreLikeThis": {"like": {"plot": "fox"}},
         "embeddedDocument": {"path": "reviews", "operator": text("fox", "reviews.text")},
         "geoWithin": {"path": "loc", "circle": {"center": {"type": "Point",

@@ -378,8 +378,12 @@ TEST_F(SearchOperatorTest, RefusesMalformedAndUnsupportedOperators) {
   EXPECT_EQ(code(R"({"compound": {"should": [], "minimumShouldMatch": 1}})"), ErrorCode::kBadValue);
   EXPECT_EQ(reason(R"({"compound": {"must": [{"text": {"query": "x"}}]}})"),
             "\"compound.must[0].text.path\" is required");
-  EXPECT_EQ(reason(R"({"queryString": {"query": "x", "defaultPath": "t"}})"),
-            "the $search operator \"queryString\" is not supported by Quarry yet");
+  EXPECT_EQ(reason(R"({"span": {"term": {"query": "x", "path": "t"}}})"),
+            "the $search operator \"span\" is not supported by Quarry yet");
+  EXPECT_EQ(reason(R"({"queryString": {"query": "x AND", "defaultPath": "t"}})"),
+            "\"queryString.query\": unexpected end at byte 6");
+  EXPECT_EQ(reason(R"({"queryString": {"query": "x"}})"),
+            "\"queryString.defaultPath\" is required");
   EXPECT_EQ(code(R"({"autocomplete": {"query": "x", "path": "t", "tokenOrder": "random"}})"),
             ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"nonsense": {}})"), ErrorCode::kBadValue);
