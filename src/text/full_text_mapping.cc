@@ -146,6 +146,54 @@ const FullTextField* FieldAt(const FullTextField& root, std::string_view path,
   }
 }
 
+using OnEmbedded = std::function<void(const std::string& path, bson::DocumentView element)>;
+
+void WalkEmbedded(bson::DocumentView document, const FullTextField& mapping,
+                  const std::string& prefix, const OnEmbedded& on_element);
+
+void WalkEmbeddedValue(bson::ValueView value, const FullTextField& field, const std::string& path,
+                       const OnEmbedded& on_element) {
+  if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& e : value.Document()) {
+      WalkEmbeddedValue(e.value, field, path, on_element);
+    }
+  } else if (value.type() == bson::Type::kDocument) {
+    if (field.embedded != nullptr) on_element(path, value.Document());
+    if (field.is_document) WalkEmbedded(value.Document(), field, path + ".", on_element);
+  }
+}
+
+// Only named fields: a dynamic mapping holds no embedded documents.
+void WalkEmbedded(bson::DocumentView document, const FullTextField& mapping,
+                  const std::string& prefix, const OnEmbedded& on_element) {
+  for (const bson::Element& e : document) {
+    auto named = mapping.fields.find(e.key);
+    if (named != mapping.fields.end()) {
+      WalkEmbeddedValue(e.value, named->second, prefix + std::string(e.key), on_element);
+    }
+  }
+}
+
+// Adds to `out` a mapping for each embeddedDocuments field under `field` (at `path`), not
+// looking into the embedded ones: their own mappings do.
+void CollectEmbedded(const FullTextField& field, const std::string& path,
+                     const FullTextMapping& outer, FullTextMapping* out) {
+  for (const auto& [name, child] : field.fields) {
+    const std::string child_path = path + name;
+    if (child.embedded != nullptr) {
+      auto inner = std::make_shared<FullTextMapping>();
+      inner->root = *child.embedded;
+      inner->prefix = child_path + ".";
+      inner->custom_analyzers = outer.custom_analyzers;
+      inner->analyzer = outer.analyzer;
+      inner->search_analyzer = outer.search_analyzer;
+      inner->LinkEmbedded();
+      out->embedded[child_path] = std::move(inner);
+    }
+    if (child.is_document) CollectEmbedded(child, child_path + ".", outer, out);
+  }
+}
+
 }  // namespace
 
 std::string AutocompleteOptions::Fold(std::string_view word) const {
@@ -204,34 +252,57 @@ unsigned ValueKindOf(bson::ValueView value) {
 }
 
 void FullTextMapping::ForEachValue(bson::DocumentView document, const OnValue& on_value) const {
-  WalkValues(document, root, "", on_value);
+  WalkValues(document, root, prefix, on_value);
 }
 
 void FullTextMapping::ForEachString(bson::DocumentView document, const OnString& on_string) const {
-  Walk(document, root, "", *this, on_string);
+  Walk(document, root, prefix, *this, on_string);
 }
 
 void FullTextMapping::ForEachAutocompleteString(bson::DocumentView document,
                                                 const OnAutocomplete& on_string) const {
-  WalkAutocomplete(document, root, "", on_string);
+  WalkAutocomplete(document, root, prefix, on_string);
+}
+
+void FullTextMapping::ForEachEmbedded(bson::DocumentView document,
+                                      const OnEmbedded& on_element) const {
+  WalkEmbedded(document, root, prefix, on_element);
+}
+
+void FullTextMapping::LinkEmbedded() {
+  embedded.clear();
+  CollectEmbedded(root, prefix, *this, this);
+}
+
+const FullTextMapping* FullTextMapping::EmbeddedAt(std::string_view path) const {
+  auto it = embedded.find(path);
+  return it != embedded.end() ? it->second.get() : nullptr;
+}
+
+const FullTextField* FullTextMapping::FieldOf(std::string_view path, bool* under_dynamic) const {
+  if (!path.starts_with(prefix)) {
+    *under_dynamic = false;
+    return nullptr;
+  }
+  return FieldAt(root, path.substr(prefix.size()), under_dynamic);
 }
 
 const AutocompleteOptions* FullTextMapping::AutocompleteAt(std::string_view path) const {
   bool under_dynamic = false;
-  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  const FullTextField* field = FieldOf(path, &under_dynamic);
   return field != nullptr && field->autocomplete.has_value() ? &*field->autocomplete : nullptr;
 }
 
 const SearchAnalyzer& FullTextMapping::AnalyzerFor(std::string_view path) const {
   bool under_dynamic = false;
-  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  const FullTextField* field = FieldOf(path, &under_dynamic);
   if (field != nullptr && field->is_string && field->analyzer != nullptr) return *field->analyzer;
   return *analyzer;
 }
 
 const SearchAnalyzer& FullTextMapping::SearchAnalyzerFor(std::string_view path) const {
   bool under_dynamic = false;
-  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  const FullTextField* field = FieldOf(path, &under_dynamic);
   if (field != nullptr && field->is_string) {
     if (field->search_analyzer != nullptr) return *field->search_analyzer;
     if (field->analyzer != nullptr) return *field->analyzer;
@@ -241,19 +312,19 @@ const SearchAnalyzer& FullTextMapping::SearchAnalyzerFor(std::string_view path) 
 
 bool FullTextMapping::MayHoldStrings(std::string_view path) const {
   bool under_dynamic = false;
-  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  const FullTextField* field = FieldOf(path, &under_dynamic);
   return (field != nullptr && field->is_string) || (field == nullptr && under_dynamic);
 }
 
 bool FullTextMapping::LowercaseTokensAt(std::string_view path) const {
   bool under_dynamic = false;
-  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  const FullTextField* field = FieldOf(path, &under_dynamic);
   return field != nullptr && field->lowercase_tokens;
 }
 
 unsigned FullTextMapping::ValueKindsAt(std::string_view path) const {
   bool under_dynamic = false;
-  const FullTextField* field = FieldAt(root, path, &under_dynamic);
+  const FullTextField* field = FieldOf(path, &under_dynamic);
   if (field != nullptr) return field->value_kinds;
   return under_dynamic ? static_cast<unsigned>(kDynamicValues) : 0u;
 }

@@ -49,8 +49,8 @@ struct AutocompleteOptions {
   std::string Fold(std::string_view word) const;
 };
 
-// One mapped field: a string, a document of mapped fields, or both (a field may carry several
-// mappings).
+// One mapped field: a string, a document of mapped fields, embedded documents, or several of
+// them (a field may carry several mappings).
 struct FullTextField {
   bool is_string = false;
   unsigned value_kinds = 0;       // ValueKind bits: the values held whole
@@ -61,6 +61,9 @@ struct FullTextField {
   bool is_document = false;
   bool dynamic = false;  // a document: its strings that `fields` does not name are held too
   std::map<std::string, FullTextField, std::less<>> fields;
+  // {type: "embeddedDocuments"}: the mapping of each sub-document here (an array's, or a single
+  // one), which is indexed on its own and searched only through the embeddedDocument operator.
+  std::shared_ptr<const FullTextField> embedded;
 };
 
 // A document mapping: {type: "document"}, the root's kind.
@@ -74,6 +77,12 @@ class CustomAnalyzer;  // custom_analyzer.h
 
 struct FullTextMapping {
   FullTextField root = DocumentField();
+  // The path of the embedded documents `root` maps, with a trailing '.' ("items."): their
+  // fields' paths start with it. Empty for a collection's documents.
+  std::string prefix;
+  // The mappings of the embeddedDocuments fields outside other embedded documents, by path
+  // (LinkEmbedded makes them; each links its own).
+  std::map<std::string, std::shared_ptr<const FullTextMapping>, std::less<>> embedded;
   // The definition's own analyzers, which fields and the analyzers below may point into.
   std::vector<std::shared_ptr<const CustomAnalyzer>> custom_analyzers;
   const SearchAnalyzer* analyzer = &SearchAnalyzer::Standard();
@@ -97,6 +106,18 @@ struct FullTextMapping {
       const std::function<void(const std::string& path, std::string_view value,
                                const AutocompleteOptions& options)>& on_string) const;
 
+  // Calls `on_element` with each sub-document of `document` at an embeddedDocuments path (an
+  // array's elements, or a single one) and that path.
+  void ForEachEmbedded(bson::DocumentView document,
+                       const std::function<void(const std::string& path,
+                                                bson::DocumentView element)>& on_element) const;
+
+  // Fills `embedded` from the fields' embedded mappings, recursively; once the fields are set.
+  void LinkEmbedded();
+  // The mapping of the embedded documents at `path`, or null when `path` is not mapped as
+  // embeddedDocuments (here: nested ones are their parent mapping's).
+  const FullTextMapping* EmbeddedAt(std::string_view path) const;
+
   // The autocomplete mapping of `path`, or null.
   const AutocompleteOptions* AutocompleteAt(std::string_view path) const;
 
@@ -114,6 +135,11 @@ struct FullTextMapping {
   unsigned ValueKindsAt(std::string_view path) const;
   // Whether `path`'s tokens are held lowercased (a token field's normalizer "lowercase").
   bool LowercaseTokensAt(std::string_view path) const;
+
+ private:
+  // The mapping of `path`'s last component, or null; then `under_dynamic` says whether the
+  // document where the path leaves the mappings holds all its strings.
+  const FullTextField* FieldOf(std::string_view path, bool* under_dynamic) const;
 };
 
 }  // namespace quarry::text

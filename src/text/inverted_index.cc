@@ -103,9 +103,31 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
     any = true;
   });
   if (any) values_[label] = std::move(values).Finish();
+  mapping.ForEachEmbedded(document, [&](const std::string& path, bson::DocumentView element) {
+    const FullTextMapping* inner = mapping.EmbeddedAt(path);
+    if (inner == nullptr) return;  // nested: the embedded index of its parent path holds it
+    std::unique_ptr<Embedded>& embedded = embedded_[path];
+    if (embedded == nullptr) embedded = std::make_unique<Embedded>();
+    std::uint32_t child = static_cast<std::uint32_t>(embedded->parent.size());
+    if (!embedded->free_labels.empty()) {
+      child = embedded->free_labels.back();
+      embedded->free_labels.pop_back();
+      embedded->parent[child] = label;
+    } else {
+      embedded->parent.push_back(label);
+    }
+    embedded->children[label].push_back(child);
+    embedded->index.Set(child, *inner, element);
+  });
+}
+
+const InvertedIndex::Embedded* InvertedIndex::EmbeddedAt(std::string_view path) const {
+  auto it = embedded_.find(path);
+  return it != embedded_.end() ? it->second.get() : nullptr;
 }
 
 void InvertedIndex::ShrinkToFit() {
+  for (auto& [path, embedded] : embedded_) embedded->index.ShrinkToFit();
   for (auto* fields : {&fields_, &autocomplete_fields_}) {
     for (auto& [path, field] : *fields) {
       for (auto& [term, postings] : field.terms) postings.ShrinkToFit();
@@ -116,6 +138,15 @@ void InvertedIndex::ShrinkToFit() {
 
 void InvertedIndex::Remove(std::uint32_t label) {
   values_.erase(label);
+  for (auto& [path, embedded] : embedded_) {
+    auto children = embedded->children.find(label);
+    if (children == embedded->children.end()) continue;
+    for (const std::uint32_t child : children->second) {
+      embedded->index.Remove(child);
+      embedded->free_labels.push_back(child);
+    }
+    embedded->children.erase(children);
+  }
   auto held = held_.find(label);
   if (held == held_.end()) return;
   for (auto& [field, term] : held->second) {

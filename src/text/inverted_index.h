@@ -1,12 +1,14 @@
 // The terms of a search index's strings, by document label: for each path and term, the labels
 // holding it and the positions it has there; for each path, each label's term count; and each
-// label's values held whole (numbers, dates, tokens...). Text and phrase score by Lucene's BM25;
-// equals, range, in and exists read the values.
+// label's values held whole (numbers, dates, tokens...); and the sub-documents of embeddedDocuments
+// paths, in indexes of their own. Text and phrase score by Lucene's BM25; equals, range, in and
+// exists read the values.
 #pragma once
 
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -64,6 +66,12 @@ class InvertedIndex {
   // Every path some document held a string at.
   std::vector<std::string_view> Paths() const;
 
+  // The sub-documents at an embeddedDocuments path, each held under a label of its own in an
+  // index of their own.
+  struct Embedded;
+  // Those at `path`, or null when no document has held one there.
+  const Embedded* EmbeddedAt(std::string_view path) const;
+
  private:
   std::map<std::string, Field, std::less<>> fields_;
   std::map<std::string, Field, std::less<>> autocomplete_fields_;
@@ -71,6 +79,15 @@ class InvertedIndex {
   // label -> the (field, term) entries it holds, so that Remove finds them. A term's key stays
   // in its field's map while any label holds it, so each entry points at it.
   std::unordered_map<std::uint32_t, std::vector<std::pair<Field*, const std::string*>>> held_;
+  std::map<std::string, std::unique_ptr<Embedded>, std::less<>> embedded_;
+};
+
+struct InvertedIndex::Embedded {
+  InvertedIndex index;
+  std::vector<std::uint32_t> parent;  // by sub-document label: its document's label
+  // By document label: its sub-documents' labels.
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> children;
+  std::vector<std::uint32_t> free_labels;  // of removed sub-documents, to use again
 };
 
 }  // namespace quarry::text

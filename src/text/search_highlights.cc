@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,6 +61,12 @@ void CollectTerms(const SearchOperator& op, const FullTextMapping& mapping, std:
     case SearchOperator::Kind::kCompound:
       for (const auto* clauses : {&op.must, &op.should, &op.filter}) {
         for (const SearchOperator& clause : *clauses) CollectTerms(clause, mapping, path, out);
+      }
+      return;
+    case SearchOperator::Kind::kEmbeddedDocument:
+      // Its operator's paths are analyzed as the sub-documents' mapping says.
+      if (const FullTextMapping* inner = mapping.EmbeddedAt(op.paths.front())) {
+        CollectTerms(op.inner.front(), *inner, path, out);
       }
       return;
     default:
@@ -228,8 +235,8 @@ bson::Document Highlights(const SearchOperator& op, const FullTextMapping& mappi
     Passage passage;
   };
   std::vector<Found> found;
-  mapping.ForEachString(document, [&](const std::string& path, std::string_view value,
-                                      const SearchAnalyzer& analyzer) {
+  auto on_string = [&](const std::string& path, std::string_view value,
+                       const SearchAnalyzer& analyzer) {
     if (!AnyPathMatches(spec.paths, path)) return;
     auto wanted = wanted_at.find(path);
     if (wanted == wanted_at.end()) {
@@ -241,7 +248,16 @@ bson::Document Highlights(const SearchOperator& op, const FullTextMapping& mappi
     for (Passage& passage : PassagesOf(examined, analyzer, wanted->second)) {
       found.push_back({path, examined, std::move(passage)});
     }
-  });
+  };
+  // The document's strings, then those of its embedded documents (and theirs) by their mappings.
+  std::function<void(const FullTextMapping&, bson::DocumentView)> walk =
+      [&](const FullTextMapping& at, bson::DocumentView holder) {
+        at.ForEachString(holder, on_string);
+        at.ForEachEmbedded(holder, [&](const std::string& path, bson::DocumentView element) {
+          if (const FullTextMapping* inner = at.EmbeddedAt(path)) walk(*inner, element);
+        });
+      };
+  walk(mapping, document);
   // Per path, its best passages; the paths in the order the document first holds them.
   std::vector<std::string> paths;
   for (const Found& f : found) {

@@ -582,6 +582,45 @@ SearchScores EvaluateTermRange(const SearchOperator& op, const InvertedIndex& in
   return scores;
 }
 
+// embeddedDocument: its operator over the sub-documents at its path, each on its own (in an
+// index of their own, whose statistics are theirs), their scores combined per document.
+SearchScores EvaluateEmbedded(const SearchOperator& op, const InvertedIndex& index,
+                              const FullTextMapping& mapping) {
+  SearchScores scores;
+  const std::string& path = op.paths.front();
+  const FullTextMapping* inner_mapping = mapping.EmbeddedAt(path);
+  if (inner_mapping == nullptr) {
+    Fail(Bad("embeddedDocument's path \"" + path +
+             "\" is not mapped as embeddedDocuments by the index"));
+    return scores;
+  }
+  const InvertedIndex::Embedded* embedded = index.EmbeddedAt(path);
+  if (embedded == nullptr) return scores;
+  using Aggregate = SearchOperator::EmbeddedAggregate;
+  std::unordered_map<std::uint32_t, std::uint32_t> matched;  // for the mean
+  for (const auto& [child, score] : Evaluate(op.inner.front(), embedded->index, *inner_mapping)) {
+    const std::uint32_t parent = embedded->parent[child];
+    const std::uint32_t seen = matched[parent]++;
+    double& combined = scores[parent];
+    switch (op.embedded_aggregate) {
+      case Aggregate::kSum:
+      case Aggregate::kMean:
+        combined += score;
+        break;
+      case Aggregate::kMaximum:
+        combined = seen == 0 ? score : std::max(combined, score);
+        break;
+      case Aggregate::kMinimum:
+        combined = seen == 0 ? score : std::min(combined, score);
+        break;
+    }
+  }
+  if (op.embedded_aggregate == Aggregate::kMean) {
+    for (auto& [parent, score] : scores) score /= matched[parent];
+  }
+  return scores;
+}
+
 // near: for each path, pivot / (pivot + the distance of the label's nearest value to origin),
 // summed.
 SearchScores EvaluateNear(const SearchOperator& op, const InvertedIndex& index) {
@@ -654,6 +693,9 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
       break;
     case SearchOperator::Kind::kTermRange:
       scores = EvaluateTermRange(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kEmbeddedDocument:
+      scores = EvaluateEmbedded(op, index, mapping);
       break;
   }
   switch (op.score_kind) {

@@ -1,6 +1,7 @@
 // An Atlas Search query ($search's operator) and its evaluation against a search index's
 // inverted index: text and autocomplete (with fuzzy matching), phrase and compound, scored as
-// Lucene scores them (BM25; a compound sums the scores of its must and should clauses);
+// Lucene scores them (BM25; a compound sums the scores of its must and should clauses); an
+// embeddedDocument's operator over each sub-document of an embeddedDocuments path on its own;
 // wildcard, regex and ranges over the terms, and equals, range, in and exists over the values the
 // index holds whole, which score 1; near over numbers and dates, scored by distance.
 #pragma once
@@ -41,7 +42,10 @@ struct SearchOperator {
     kWildcard,
     kRegex,
     kTermRange,  // queryString's `[a TO b]`: the terms between two bounds
+    kEmbeddedDocument,
   };
+  // embeddedDocument: how a document's score comes from its matching sub-documents' scores.
+  enum class EmbeddedAggregate { kSum, kMaximum, kMinimum, kMean };
   // kBoostByPath multiplies by the number `score_path` holds (`score_value` where none).
   enum class ScoreKind { kComputed, kBoost, kConstant, kBoostByPath };
 
@@ -56,6 +60,9 @@ struct SearchOperator {
   // compound
   std::vector<SearchOperator> must, must_not, should, filter;
   std::size_t minimum_should_match = 0;
+  // embeddedDocument: its operator (one), which each sub-document at paths[0] must match alone.
+  std::vector<SearchOperator> inner;
+  EmbeddedAggregate embedded_aggregate = EmbeddedAggregate::kSum;
   bool allow_analyzed_field = false;  // wildcard and regex: terms an analyzer made may match
   // regex: the pattern passes the analyzer's normalizing filters first, as queryString's
   // `/re/` does in Lucene (a wildcard on an analyzed field always does).

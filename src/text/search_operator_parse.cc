@@ -1,21 +1,17 @@
-// $search's operators read from their BSON: each option checked, each error naming its path.
+// $search's operators read from their BSON: each option checked, each error naming its path
+// (the operators that hold operators in search_operator_parse_compound.cc).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
 
 #include "bson/builder.h"
-#include "text/query_string.h"
 #include "text/search_operator.h"
+#include "text/search_operator_parse_internal.h"
 #include "text/term_pattern.h"
 
 namespace quarry::text {
-namespace {
-
-// Atlas's operators that Quarry does not evaluate yet; each answers NotImplemented by name.
-constexpr std::array<std::string_view, 8> kNotYetOperators = {
-    "embeddedDocument", "geoShape", "geoWithin",    "hasAncestor",
-    "hasRoot",          "knnBeta",  "moreLikeThis", "span"};
+namespace internal {
 
 Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
 
@@ -33,6 +29,8 @@ std::optional<std::int64_t> WholeNumber(bson::ValueView value) {
   if (!std::isfinite(d) || std::floor(d) != d) return std::nullopt;
   return value.AsInt64();
 }
+
+namespace {
 
 StatusWith<std::vector<std::string>> Strings(bson::ValueView value, const std::string& at) {
   std::vector<std::string> out;
@@ -70,6 +68,8 @@ StatusWith<std::string> OnePath(bson::ValueView value, const std::string& at) {
   return Bad("\"" + at + "\" must be a field name, {wildcard: <pattern>} or an array of them");
 }
 
+}  // namespace
+
 StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::string& at) {
   std::vector<std::string> out;
   if (value.type() == bson::Type::kArray) {
@@ -86,6 +86,8 @@ StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::str
   out.push_back(std::move(path));
   return out;
 }
+
+namespace {
 
 // boost: {path: <numeric field>, undefined: <n, default 0>}: the score times the field's value.
 Status ParseBoostByPath(bson::DocumentView options, const std::string& at, SearchOperator* op) {
@@ -111,13 +113,16 @@ Status ParseBoostByPath(bson::DocumentView options, const std::string& at, Searc
   return Status::OK();
 }
 
+}  // namespace
+
 // score: {boost: {value: <n>} | {path, undefined}} | {constant: {value: <n>}}.
 Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* op) {
   if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
   bool seen = false;
   for (const bson::Element& e : value.Document()) {
     const std::string inner = at + "." + std::string(e.key);
-    if (e.key == "function" || e.key == "embedded") return NotYet("\"" + inner + "\"");
+    if (e.key == "function") return NotYet("\"" + inner + "\"");
+    if (e.key == "embedded") return Bad("\"" + inner + "\" belongs to embeddedDocument's score");
     if (e.key != "boost" && e.key != "constant") return Unknown(at, e.key);
     if (seen) return Bad("\"" + at + "\" takes one of boost and constant");
     seen = true;
@@ -144,6 +149,8 @@ Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* 
   return Status::OK();
 }
 
+namespace {
+
 StatusWith<FuzzyOptions> ParseFuzzy(bson::ValueView value, const std::string& at) {
   if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
   FuzzyOptions fuzzy;
@@ -166,8 +173,7 @@ StatusWith<FuzzyOptions> ParseFuzzy(bson::ValueView value, const std::string& at
   return fuzzy;
 }
 
-StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
-                                   const std::string& at);
+}  // namespace
 
 // A compound clause: one operator document or an array of them.
 Status ParseClauses(bson::ValueView value, const std::string& at,
@@ -198,6 +204,19 @@ Status ParseClauses(bson::ValueView value, const std::string& at,
   }
   return Status::OK();
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::Bad;
+using internal::NotYet;
+using internal::ParseFuzzy;
+using internal::ParseScore;
+using internal::Paths;
+using internal::Strings;
+using internal::Unknown;
+using internal::WholeNumber;
 
 Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
   const bool autocomplete = op->kind == SearchOperator::Kind::kAutocomplete;
@@ -248,41 +267,6 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
       if (path.find('*') != std::string::npos)
         return Bad("\"" + at + ".path\" cannot be a wildcard");
     }
-  }
-  return Status::OK();
-}
-
-Status ParseCompound(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
-  std::optional<std::int64_t> minimum;
-  for (const bson::Element& e : spec) {
-    const std::string inner = at + "." + std::string(e.key);
-    if (e.key == "must") {
-      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->must));
-    } else if (e.key == "mustNot") {
-      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->must_not));
-    } else if (e.key == "should") {
-      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->should));
-    } else if (e.key == "filter") {
-      QUARRY_RETURN_IF_ERROR(ParseClauses(e.value, inner, &op->filter));
-    } else if (e.key == "minimumShouldMatch") {
-      minimum = WholeNumber(e.value);
-      if (!minimum.has_value() || *minimum < 0) {
-        return Bad("\"" + inner + "\" must be a non-negative integer");
-      }
-    } else if (e.key == "score") {
-      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
-    } else {
-      return Unknown(at, e.key);
-    }
-  }
-  if (op->must.empty() && op->must_not.empty() && op->should.empty() && op->filter.empty()) {
-    return Bad("\"" + at + "\" must have at least one of must, mustNot, should and filter");
-  }
-  if (minimum.has_value()) {
-    if (static_cast<std::size_t>(*minimum) > op->should.size()) {
-      return Bad("\"" + at + ".minimumShouldMatch\" must not exceed the number of should clauses");
-    }
-    op->minimum_should_match = static_cast<std::size_t>(*minimum);
   }
   return Status::OK();
 }
@@ -440,54 +424,18 @@ Status ParseNear(bson::DocumentView spec, const std::string& at, SearchOperator*
   return Status::OK();
 }
 
-// queryString: {defaultPath, query, score}; the query becomes the operators it spells.
-StatusWith<SearchOperator> ParseQueryStringOperator(bson::ValueView spec, const std::string& at) {
-  if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-  std::optional<std::string_view> default_path, query;
-  SearchOperator scored;
-  for (const bson::Element& e : spec.Document()) {
-    const std::string inner = at + "." + std::string(e.key);
-    if (e.key == "defaultPath" || e.key == "query") {
-      if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
-        return Bad("\"" + inner + "\" must be a non-empty string");
-      }
-      (e.key == "query" ? query : default_path) = e.value.String();
-    } else if (e.key == "score") {
-      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, &scored));
-    } else {
-      return Unknown(at, e.key);
-    }
-  }
-  if (!default_path.has_value()) return Bad("\"" + at + ".defaultPath\" is required");
-  if (!query.has_value()) return Bad("\"" + at + ".query\" is required");
-  if (default_path->find('*') != std::string_view::npos) {
-    return Bad("\"" + at + ".defaultPath\" cannot be a wildcard");
-  }
-  StatusWith<SearchOperator> parsed = ParseQueryString(*query, *default_path);
-  if (!parsed.ok()) {
-    return Status(parsed.status().code(),
-                  "\"" + at + ".query\": " + std::string(parsed.status().reason()));
-  }
-  SearchOperator op = std::move(parsed).value();
-  // Only clauses within the query drop out; a whole query of stop words matches nothing.
-  op.absent_without_terms = false;
-  if (scored.score_kind == SearchOperator::ScoreKind::kComputed) return op;
-  if (op.score_kind != SearchOperator::ScoreKind::kComputed) {
-    // The query's own boost applies first; the option's score to what that gives.
-    SearchOperator whole;
-    whole.kind = SearchOperator::Kind::kCompound;
-    whole.must.push_back(std::move(op));
-    op = std::move(whole);
-  }
-  op.score_kind = scored.score_kind;
-  op.score_value = scored.score_value;
-  op.score_path = std::move(scored.score_path);
-  return op;
-}
+}  // namespace
 
-StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
-                                   const std::string& at) {
+StatusWith<SearchOperator> internal::ParseAt(std::string_view name, bson::ValueView spec,
+                                             const std::string& at) {
   if (name == "queryString") return ParseQueryStringOperator(spec, at);
+  if (name == "embeddedDocument") {
+    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+    SearchOperator op;
+    op.kind = SearchOperator::Kind::kEmbeddedDocument;
+    QUARRY_RETURN_IF_ERROR(ParseEmbeddedDocument(spec.Document(), at, &op));
+    return op;
+  }
   if (std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) != kNotYetOperators.end()) {
     return NotYet("the $search operator \"" + std::string(name) + "\"");
   }
@@ -529,18 +477,19 @@ StatusWith<SearchOperator> ParseAt(std::string_view name, bson::ValueView spec,
   return op;
 }
 
-}  // namespace
+using internal::kNotYetOperators;
 
 bool IsSearchOperatorName(std::string_view name) {
   return name == "text" || name == "phrase" || name == "autocomplete" || name == "compound" ||
          name == "equals" || name == "range" || name == "in" || name == "exists" ||
          name == "near" || name == "wildcard" || name == "regex" || name == "queryString" ||
+         name == "embeddedDocument" ||
          std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
              kNotYetOperators.end();
 }
 
 StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::ValueView spec) {
-  return ParseAt(name, spec, std::string(name));
+  return internal::ParseAt(name, spec, std::string(name));
 }
 
 }  // namespace quarry::text

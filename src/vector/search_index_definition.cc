@@ -207,7 +207,7 @@ unsigned ValueKindOfMapping(std::string_view type) {
 // Types that serve $search operators Quarry does not have yet (each answers NotImplemented), so
 // an index may map them and simply not hold them.
 bool IsOtherMappingType(std::string_view type) {
-  return type == "embeddedDocuments" || type == "geo" || type == "sortableNumberBetaV1";
+  return type == "geo" || type == "sortableNumberBetaV1";
 }
 
 // The options of a type held whole: token's normalizer, number's representation and the kinds
@@ -290,7 +290,7 @@ Status StringField(bson::DocumentView mapping, const std::string& at, const Cust
         return NotYet("\"" + name + "\": \"" + std::string(e.value.String()) + "\"");
       }
     } else if (e.key == "store") {
-      // Stored values serve highlighting, which $search answers NotImplemented for.
+      // Highlights read the stored document, so a field's own stored copy changes nothing.
       if (e.value.type() != bson::Type::kBool) return Invalid("\"" + name + "\" must be a boolean");
     } else if (e.key == "norms") {
       if (e.value.type() != bson::Type::kString ||
@@ -354,6 +354,42 @@ Status AutocompleteField(bson::DocumentView mapping, const std::string& at,
 
 Status MappedFields(bson::DocumentView fields, const std::string& prefix,
                     const CustomAnalyzers& custom, SearchIndexDefinition* out,
+                    text::FullTextField* node, Held* held);
+
+// embeddedDocuments: {dynamic, fields}: the mapping each sub-document at `path` is indexed by,
+// on its own.
+Status EmbeddedField(bson::DocumentView mapping, const std::string& at, const std::string& path,
+                     const CustomAnalyzers& custom, Held* held, text::FullTextField* field) {
+  if (field->embedded != nullptr) return Invalid("\"" + at + "\" maps embeddedDocuments twice");
+  text::FullTextField embedded = text::DocumentField();
+  // What the sub-documents map for $vectorSearch (knnVector fields and their filters), which
+  // their index does not serve.
+  SearchIndexDefinition vectors;
+  for (const bson::Element& e : mapping) {
+    const std::string name = at + "." + std::string(e.key);
+    if (e.key == "type") continue;
+    if (e.key == "dynamic") {
+      QUARRY_RETURN_IF_ERROR(Dynamic(e.value, name, &embedded.dynamic));
+      if (embedded.dynamic) held->strings = true;
+    } else if (e.key == "fields") {
+      if (e.value.type() != bson::Type::kDocument) {
+        return Invalid("\"" + name + "\" must be a document");
+      }
+      QUARRY_RETURN_IF_ERROR(
+          MappedFields(e.value.Document(), path + ".", custom, &vectors, &embedded, held));
+    } else if (e.key == "storedSource") {
+      return NotYet("\"" + name + "\" (embedded documents' stored source)");
+    } else {
+      return Invalid("unknown field \"" + name + "\"");
+    }
+  }
+  if (!vectors.vectors.empty()) return NotYet("knnVector fields under \"" + at + "\"");
+  field->embedded = std::make_shared<const text::FullTextField>(std::move(embedded));
+  return Status::OK();
+}
+
+Status MappedFields(bson::DocumentView fields, const std::string& prefix,
+                    const CustomAnalyzers& custom, SearchIndexDefinition* out,
                     text::FullTextField* node, Held* held) {
   for (const bson::Element& e : fields) {
     const std::string path = prefix + std::string(e.key);
@@ -404,6 +440,8 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
           QUARRY_RETURN_IF_ERROR(
               MappedFields(nested.Document(), path + ".", custom, out, &field, held));
         }
+      } else if (type.String() == "embeddedDocuments") {
+        QUARRY_RETURN_IF_ERROR(EmbeddedField(mapping, at, path, custom, held, &field));
       } else if (const unsigned kind = ValueKindOfMapping(type.String()); kind != 0) {
         QUARRY_RETURN_IF_ERROR(ValueFieldOptions(type.String(), mapping, at, &field));
         out->filter_paths.push_back(path);
@@ -527,6 +565,7 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
       return Invalid("unknown field \"mappings." + std::string(e.key) + "\"");
     }
   }
+  full_text.LinkEmbedded();
   // Values mapped beside knnVector fields filter $vectorSearch; the vector index holds them.
   if (held.strings || (held.values && out.vectors.empty())) out.full_text = std::move(full_text);
   std::sort(out.filter_paths.begin(), out.filter_paths.end());

@@ -492,3 +492,102 @@ describe('queryString with the driver', () => {
     }
   });
 });
+
+// Atlas Search's embeddedDocuments mapping and embeddedDocument operator: each element of
+// `items` is a small document of its own, matched and scored (BM25 over the elements) by itself.
+// The pytest twin is ../vector/test_search_embedded_documents.py.
+const BASKETS = [
+  { _id: 1, title: 'Fruit',
+    items: [{ name: 'red apple', color: 'red' }, { name: 'green pear', color: 'green' }] },
+  { _id: 2, title: 'Pie',
+    items: [{ name: 'green apple', color: 'green' }, { name: 'butter', color: 'yellow' }] },
+  { _id: 3, title: 'Crate', items: [{ name: 'apple', color: 'red' },
+    { name: 'big apple', color: 'green' }, { name: 'small apple tart', color: 'red' }] },
+  { _id: 4, title: 'Juice', items: { name: 'apple apple juice', color: 'yellow' } },
+  { _id: 5, title: 'Nothing' },
+];
+const BASKET_INDEX = { mappings: { dynamic: true, fields: { items: { type: 'embeddedDocuments',
+  fields: { name: { type: 'string' }, color: { type: 'token' } } } } } };
+
+async function baskets() {
+  const coll = db.collection('baskets');
+  await coll.insertMany(BASKETS.map((b) => structuredClone(b)));
+  await coll.createSearchIndex({ name: 'default', definition: BASKET_INDEX });
+  await waitReady(coll, 'default');
+  return coll;
+}
+
+// One document {_id: '<basket>.<n>', name} per element of `items` (an array, or one document).
+const basketElements = BASKETS.flatMap((b) => asList(b.items)
+  .map((item, n) => ({ _id: `${b._id}.${n}`, name: item.name })));
+
+const AGGREGATES = {
+  sum: (s) => s.reduce((a, b) => a + b, 0),
+  maximum: (s) => Math.max(...s),
+  minimum: (s) => Math.min(...s),
+  mean: (s) => s.reduce((a, b) => a + b, 0) / s.length,
+};
+
+// {basket _id: the aggregate of its matching elements' scores}.
+function combine(elementScores, aggregate) {
+  const grouped = new Map();
+  for (const [id, score] of elementScores) {
+    const parent = Number(id.split('.')[0]);
+    grouped.set(parent, [...(grouped.get(parent) ?? []), score]);
+  }
+  return new Map([...grouped].map(([id, scores]) => [id, AGGREGATES[aggregate](scores)]));
+}
+
+const embeddedDocument = (operator, aggregate) => ({ embeddedDocument: { path: 'items', operator,
+  ...(aggregate ? { score: { embedded: { aggregate } } } : {}) } });
+const isColor = (value) => ({ equals: { path: 'items.color', value } });
+const idsOf = (docs) => docs.map((d) => d._id).sort();
+
+describe('embeddedDocument with the driver', () => {
+  test('a basket matches when one element meets every clause; scores aggregate per element',
+    async () => {
+      const coll = await baskets();
+      // 1 has a red apple and a green pear, never a green apple.
+      const greenApple = { compound: { must: [text('apple', 'items.name'), isColor('green')] } };
+      assert.deepEqual(idsOf(await search(coll, embeddedDocument(greenApple))), [2, 3]);
+      const redPear = { compound: { must: [text('pear', 'items.name'), isColor('red')] } };
+      assert.deepEqual(await search(coll, embeddedDocument(redPear)), []);
+      // Outside embeddedDocument, the elements' fields are not there; the root is dynamic.
+      assert.deepEqual(await search(coll, text('apple', 'items.name')), []);
+      assert.deepEqual(await search(coll, isColor('green')), []);
+      assertResults(await search(coll, text('crate juice', 'title')),
+        ranked(bm25(BASKETS, 'title', 'crate juice'), BASKETS));
+      // BM25 over the 8 elements, then sum (the default), maximum, minimum or mean per basket.
+      const apple = bm25(basketElements, 'name', 'apple');
+      assert.equal(apple.size, 6);
+      assertResults(await search(coll, embeddedDocument(text('apple', 'items.name'))),
+        ranked(combine(apple, 'sum'), BASKETS));
+      for (const aggregate of Object.keys(AGGREGATES)) {
+        const got = await search(coll, embeddedDocument(text('apple', 'items.name'), aggregate));
+        assertResults(got, ranked(combine(apple, aggregate), BASKETS));
+      }
+      const greens = await search(coll, embeddedDocument(isColor('green')));
+      assert.deepEqual(greens.map((d) => [d._id, d.score]), [[1, 1], [2, 1], [3, 1]]);
+    });
+
+  test('$searchMeta counts baskets, not elements; malformed embeddedDocument is BadValue',
+    async () => {
+      const coll = await baskets();
+      const count = async (operator) => (await coll.aggregate([
+        { $searchMeta: { ...operator, count: { type: 'total' } } }]).toArray())[0].count.total;
+      assert.equal(await count(embeddedDocument(text('apple', 'items.name'))), 4);
+      assert.equal(await count(embeddedDocument({ compound: {
+        must: [text('apple', 'items.name'), isColor('red')] } })), 2);
+      assert.equal(await count({ compound: { must: [text('fruit crate', 'title'),
+        embeddedDocument(text('apple', 'items.name'))] } }), 2);
+      const failsWith = (code, operator) => assert.rejects(search(coll, operator),
+        (err) => err.code === code, JSON.stringify(operator));
+      const apple = text('apple', 'items.name');
+      await failsWith(2, { embeddedDocument: { operator: apple } });
+      await failsWith(2, { embeddedDocument: { path: 'items' } });
+      await failsWith(2, { embeddedDocument: { path: 'title', operator: text('pie', 'title') } });
+      await failsWith(2, embeddedDocument(text('pie', 'title')));
+      await failsWith(2, embeddedDocument(apple, 'median'));
+      await failsWith(2, { embeddedDocument: { path: 'items', operator: apple, foo: 1 } });
+    });
+});

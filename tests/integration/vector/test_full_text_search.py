@@ -1397,7 +1397,6 @@ def test_malformed_search_stages_answer_bad_value(movies):
 def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
     operators = {
         "moreLikeThis": {"like": {"plot": "fox"}},
-        "embeddedDocument": {"path": "reviews", "operator": text("fox", "reviews.text")},
         "geoWithin": {"path": "loc", "circle": {"center": {"type": "Point",
                                                            "coordinates": [0, 0]}, "radius": 1}},
         "span": {"first": {"operator": {"term": {"query": "fox", "path": "plot"}}}},

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "bson/json.h"
 
 namespace quarry::text {
@@ -18,10 +20,15 @@ HighlightSpec Spec(std::string_view json) {
   return ParseHighlight(spec.view().Get("h")).value();
 }
 
-// Each highlight as "path: [text]{hit}[text]", joined by " | ", best first per path.
-std::string Highlighted(std::string_view op, std::string_view spec, std::string_view document) {
+FullTextMapping Dynamic() {
   FullTextMapping mapping;
   mapping.root.dynamic = true;
+  return mapping;
+}
+
+// Each highlight as "path: [text]{hit}[text]", joined by " | ", best first per path.
+std::string Highlighted(std::string_view op, std::string_view spec, std::string_view document,
+                        const FullTextMapping& mapping = Dynamic()) {
   bson::Document doc = bson::FromJson(document).value();
   const bson::Document highlights = Highlights(Operator(op), mapping, Spec(spec), doc.view());
   std::string out;
@@ -63,6 +70,23 @@ TEST(SearchHighlightsTest, FuzzyQueriesHighlightTheTermsTheyMatch) {
       Highlighted(R"({"text": {"query": "bananna", "path": "t", "fuzzy": {"maxEdits": 1}}})",
                   R"({"h": {"path": {"wildcard": "*"}}})", R"({"t": "one banana, two bananas"})");
   EXPECT_EQ(got, "t: [one ]{banana}[, two bananas]");
+}
+
+TEST(SearchHighlightsTest, EmbeddedDocumentsHighlightWhatTheirOperatorSearched) {
+  FullTextMapping mapping;
+  FullTextField review = DocumentField();
+  review.dynamic = true;
+  mapping.root.fields["reviews"].embedded = std::make_shared<const FullTextField>(review);
+  mapping.root.fields["title"].is_string = true;
+  mapping.LinkEmbedded();
+  const std::string got = Highlighted(
+      R"({"compound": {"should": [{"text": {"query": "great", "path": "title"}},
+          {"embeddedDocument": {"path": "reviews",
+                                "operator": {"text": {"query": "great", "path": "reviews.text"}}}}]}})",
+      R"({"h": {"path": ["title", "reviews.text"]}})",
+      R"({"title": "A great film", "reviews": [{"text": "Not great."}, {"text": "Dull."}]})",
+      mapping);
+  EXPECT_EQ(got, "title: [A ]{great}[ film] | reviews.text: [Not ]{great}[.]");
 }
 
 TEST(SearchHighlightsTest, ParsesItsOptions) {

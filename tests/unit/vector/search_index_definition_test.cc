@@ -150,6 +150,32 @@ TEST(SearchIndexDefinitionTest, FacetTypesAreHeldAsTheirValueTypes) {
   EXPECT_EQ(held, (std::vector<std::string>{"name=école nord", "genres=Drama"}));
 }
 
+TEST(SearchIndexDefinitionTest, EmbeddedDocumentsGetMappingsOfTheirOwn) {
+  auto parsed = Parse("search", R"({"analyzer": "lucene.english", "mappings": {"fields": {
+      "items": {"type": "embeddedDocuments", "fields": {
+          "name": {"type": "string"}, "qty": {"type": "number"},
+          "parts": {"type": "embeddedDocuments", "dynamic": true}}},
+      "order": {"type": "document", "fields": {
+          "lines": [{"type": "document", "dynamic": true}, {"type": "embeddedDocuments"}]}}}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_TRUE(parsed.value().full_text.has_value());
+  const text::FullTextMapping& mapping = *parsed.value().full_text;
+  const text::FullTextMapping* items = mapping.EmbeddedAt("items");
+  ASSERT_NE(items, nullptr);
+  EXPECT_EQ(items->prefix, "items.");
+  EXPECT_TRUE(items->MayHoldStrings("items.name"));
+  EXPECT_EQ(items->ValueKindsAt("items.qty"), static_cast<unsigned>(text::kNumberValues));
+  EXPECT_EQ(items->SearchAnalyzerFor("items.name").name(), "lucene.english");
+  // The document does not hold the sub-documents' fields; the nested ones are items' own.
+  EXPECT_FALSE(mapping.MayHoldStrings("items.name"));
+  EXPECT_EQ(mapping.EmbeddedAt("items.parts"), nullptr);
+  ASSERT_NE(items->EmbeddedAt("items.parts"), nullptr);
+  EXPECT_TRUE(items->EmbeddedAt("items.parts")->MayHoldStrings("items.parts.any"));
+  // Mapped both ways, the lines are held in the document and on their own.
+  EXPECT_TRUE(mapping.MayHoldStrings("order.lines.text"));
+  ASSERT_NE(mapping.EmbeddedAt("order.lines"), nullptr);
+}
+
 struct Refusal {
   std::string_view type;
   std::string_view json;
@@ -221,6 +247,18 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"vectorSearch", R"({"fields": [{"type": "geo", "path": "e"}]})",
                 ErrorCode::kBadValue, "fields[0].type"},
         Refusal{"search", R"({"fields": []})", ErrorCode::kBadValue, "Attribute mappings missing"},
+        Refusal{"search", R"({"mappings": {"fields": {"items": {"type": "embeddedDocuments",
+            "color": "red"}}}})",
+                ErrorCode::kBadValue, "mappings.fields.items.color"},
+        Refusal{"search", R"({"mappings": {"fields": {"items": {"type": "embeddedDocuments",
+            "fields": {"v": {"type": "knnVector", "dimensions": 3, "similarity": "cosine"}}}}}})",
+                ErrorCode::kNotImplemented, "knnVector fields under"},
+        Refusal{"search", R"({"mappings": {"fields": {"items": {"type": "embeddedDocuments",
+            "storedSource": true}}}})",
+                ErrorCode::kNotImplemented, "storedSource"},
+        Refusal{"search", R"({"mappings": {"fields": {"items": [{"type": "embeddedDocuments"},
+            {"type": "embeddedDocuments"}]}}})",
+                ErrorCode::kBadValue, "twice"},
         Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzer": "lucene.arabic"})",
                 ErrorCode::kNotImplemented, "lucene.arabic"},
         Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [{"name": "x"}]})",
