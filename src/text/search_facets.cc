@@ -255,4 +255,8 @@ bson::Document CountFacets(const std::vector<SearchFacet>& facets, const Inverte
   return std::move(out).Finish();
 }
 
+bson::Document EmptyFacets(const std::vector<SearchFacet>& facets) {
+  return CountFacets(facets, InvertedIndex(), {});
+}
+
 }  // namespace quarry::text

@@ -46,4 +46,7 @@ Status CheckFacetsMapped(const std::vector<SearchFacet>& facets, const FullTextM
 bson::Document CountFacets(const std::vector<SearchFacet>& facets, const InvertedIndex& index,
                            const std::vector<std::uint32_t>& labels);
 
+// CountFacets of no documents: what an index that does not exist yet counts.
+bson::Document EmptyFacets(const std::vector<SearchFacet>& facets);
+
 }  // namespace quarry::text

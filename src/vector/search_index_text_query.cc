@@ -115,8 +115,7 @@ StatusWith<SearchIndexRegistry::FacetCounts> SearchIndexRegistry::CountFacets(
     const std::vector<text::SearchFacet>& facets, const Interrupt* interrupt) const {
   std::shared_ptr<Built> serving = Serving(collection, index_id);
   if (serving == nullptr || serving->full_text == nullptr) {
-    return FacetCounts{.matched = 0,
-                       .facets = text::CountFacets(facets, text::InvertedIndex(), {})};
+    return FacetCounts{.matched = 0, .facets = text::EmptyFacets(facets)};
   }
   QUARRY_RETURN_IF_ERROR(text::CheckFacetsMapped(facets, *serving->definition.full_text));
   std::shared_lock lock(serving->mu);

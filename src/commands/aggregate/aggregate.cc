@@ -47,13 +47,6 @@ std::string_view FirstStageName(bson::DocumentView stages) {
   return it->value.Document().FirstKey();
 }
 
-// Whether the stages name $$SEARCH_META anywhere: only then is $search's count computed
-// before the pipeline is parsed. A name in a string is in the BSON bytes as it is.
-bool MentionsSearchMeta(bson::DocumentView stages) {
-  const std::string_view bytes = stages.bytes();
-  return bytes.find("$$SEARCH_META") != std::string_view::npos;
-}
-
 // $currentOp, $indexStats, $collStats, $planCacheStats, the session lists and the search stages
 // read server state, so they must come first (mongod's 40602).
 Status CheckSourceStagePositions(bson::DocumentView stages) {
@@ -236,7 +229,7 @@ StatusWith<bson::Document> RunAggregateAs(CommandContext& ctx, const Request& re
   auto io = std::make_shared<AggregateIo>(ctx, bypass_validation);
   query::PipelineContext pipeline_ctx = io->MakePipelineContext(request.db, let, allow_disk_use);
   pipeline_ctx.collator = std::move(collator);
-  if (full_text_search && MentionsSearchMeta(stages)) {
+  if (full_text_search && query::NamesSearchMeta(stages)) {
     QUARRY_ASSIGN_OR_RETURN(
         pipeline_ctx.search_meta,
         SearchMetaOfSearch(SearchContextOf(ctx), request.db, coll, source_argument));

@@ -379,7 +379,7 @@ StatusWith<bson::Document> MetaOf(const SearchContext& ctx, const std::string& d
     QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
                             SearchIndexOf(ctx, info.get(), spec, "$searchMeta"));
     vector::SearchIndexRegistry::FacetCounts counts{
-        .matched = 0, .facets = text::CountFacets(spec.facet->facets, text::InvertedIndex(), {})};
+        .matched = 0, .facets = text::EmptyFacets(spec.facet->facets)};
     if (index != nullptr) {
       const text::SearchOperator* op = spec.facet->op.has_value() ? &*spec.facet->op : nullptr;
       QUARRY_ASSIGN_OR_RETURN(counts,

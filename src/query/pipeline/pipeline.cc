@@ -240,4 +240,8 @@ void Pipeline::RemoveFirstStages(std::size_t count) {
 
 bool Pipeline::writes_output() const { return !stages_.empty() && stages_.back()->writes_output(); }
 
+bool NamesSearchMeta(bson::DocumentView stages) {
+  return stages.bytes().find("$$SEARCH_META") != std::string_view::npos;
+}
+
 }  // namespace quarry::query

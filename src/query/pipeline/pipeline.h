@@ -164,6 +164,10 @@ class Stage : public std::enable_shared_from_this<Stage> {
   bson::Document spec_;  // {spec: <value>}
 };
 
+// Whether `stages` name $$SEARCH_META anywhere (a name in a string is in the BSON bytes as it
+// is): only then is a $search's count computed for them.
+bool NamesSearchMeta(bson::DocumentView stages);
+
 class Pipeline {
  public:
   // Parses an array of stage documents. Errors as mongod: 40323 "A pipeline stage specification

@@ -281,11 +281,9 @@ struct SearchSource {
   bson::Document stage;
   bson::Document rest;  // an array
 
-  // Whether the stage is a $search whose $$SEARCH_META the stages after it name (a name in a
-  // string is in the BSON bytes as it is).
+  // Whether the stage is a $search whose $$SEARCH_META the stages after it name.
   bool RestReadsSearchMeta() const {
-    return stage.view().FirstKey() == "$search" &&
-           rest.view().bytes().find("$$SEARCH_META") != std::string_view::npos;
+    return stage.view().FirstKey() == "$search" && NamesSearchMeta(rest.view());
   }
 };
 
