@@ -102,6 +102,10 @@ void WalkValue(bson::ValueView value, const FullTextField& field, const std::str
       if (field.is_string) {
         on_string(path, value.String(),
                   field.analyzer != nullptr ? *field.analyzer : *index.analyzer);
+        for (const auto& [name, other] : field.multi) {
+          on_string(MultiPath(path, name), value.String(),
+                    other.analyzer != nullptr ? *other.analyzer : *index.analyzer);
+        }
       }
       break;
     case bson::Type::kDocument:
@@ -280,11 +284,32 @@ const FullTextMapping* FullTextMapping::EmbeddedAt(std::string_view path) const 
 }
 
 const FullTextField* FullTextMapping::FieldOf(std::string_view path, bool* under_dynamic) const {
-  if (!path.starts_with(prefix)) {
-    *under_dynamic = false;
-    return nullptr;
-  }
-  return FieldAt(root, path.substr(prefix.size()), under_dynamic);
+  *under_dynamic = false;
+  if (!path.starts_with(prefix)) return nullptr;
+  path.remove_prefix(prefix.size());
+  const std::size_t nul = path.find('\0');
+  if (nul == std::string_view::npos) return FieldAt(root, path, under_dynamic);
+  bool ignored = false;
+  const FullTextField* field = FieldAt(root, path.substr(0, nul), &ignored);
+  if (field == nullptr) return nullptr;
+  auto other = field->multi.find(path.substr(nul + 1));
+  return other != field->multi.end() ? &other->second : nullptr;
+}
+
+std::string MultiPath(std::string_view path, std::string_view name) {
+  std::string out(path);
+  out.push_back('\0');
+  out.append(name);
+  return out;
+}
+
+bool IsMultiPath(std::string_view path) { return path.find('\0') != std::string_view::npos; }
+
+std::string QuotedPath(std::string_view path) {
+  const std::size_t nul = path.find('\0');
+  if (nul == std::string_view::npos) return "\"" + std::string(path) + "\"";
+  return "\"" + std::string(path.substr(0, nul)) + "\" (multi \"" +
+         std::string(path.substr(nul + 1)) + "\")";
 }
 
 const AutocompleteOptions* FullTextMapping::AutocompleteAt(std::string_view path) const {

@@ -58,6 +58,9 @@ struct FullTextField {
   std::optional<AutocompleteOptions> autocomplete;
   const SearchAnalyzer* analyzer = nullptr;         // null: the index's
   const SearchAnalyzer* search_analyzer = nullptr;  // null: `analyzer`, then the index's
+  // A string field's `multi`: the same strings analyzed again, each held at MultiPath(path,
+  // name).
+  std::map<std::string, FullTextField, std::less<>> multi;
   bool is_document = false;
   bool dynamic = false;  // a document: its strings that `fields` does not name are held too
   std::map<std::string, FullTextField, std::less<>> fields;
@@ -72,6 +75,13 @@ inline FullTextField DocumentField() {
   field.is_document = true;
   return field;
 }
+
+// Where the index holds `path`'s strings as its multi analyzer `name` makes them: `path`, a NUL
+// and `name`, which no document's field can be.
+std::string MultiPath(std::string_view path, std::string_view name);
+bool IsMultiPath(std::string_view path);
+// `path` as a message shows it: a multi analyzer's as `"title" (multi "english")`.
+std::string QuotedPath(std::string_view path);
 
 class CustomAnalyzer;  // custom_analyzer.h
 

@@ -34,6 +34,7 @@ struct WantedTerm {
 };
 
 bool AnyPathMatches(const std::vector<std::string>& patterns, std::string_view path) {
+  if (IsMultiPath(path)) return false;  // highlights name the fields' own analysis
   return std::any_of(patterns.begin(), patterns.end(),
                      [&](const std::string& pattern) { return PathMatchesPattern(pattern, path); });
 }
@@ -202,13 +203,20 @@ StatusWith<HighlightSpec> ParseHighlight(bson::ValueView spec) {
       for (bson::ValueView path : paths) {
         if (path.type() == bson::Type::kString && !path.String().empty()) {
           out.paths.emplace_back(path.String());
+        } else if (path.type() == bson::Type::kDocument && path.Document().Get("multi").exists()) {
+          return Status(ErrorCode::kNotImplemented,
+                        "\"highlight.path\" with a multi analyzer is not supported by Quarry yet");
         } else if (path.type() == bson::Type::kDocument &&
                    path.Document().Get("wildcard").type() == bson::Type::kString) {
           out.paths.emplace_back(path.Document().Get("wildcard").String());
+        } else if (path.type() == bson::Type::kDocument &&
+                   path.Document().Get("value").type() == bson::Type::kString &&
+                   !path.Document().Get("value").String().empty()) {
+          out.paths.emplace_back(path.Document().Get("value").String());
         } else {
           return Bad(
-              "\"highlight.path\" must be a field name, {wildcard: <pattern>} or an "
-              "array of them");
+              "\"highlight.path\" must be a field name, {value: <name>}, {wildcard: <pattern>} "
+              "or an array of them");
         }
       }
     } else if (e.key == "maxCharsToExamine" || e.key == "maxNumPassages") {

@@ -75,8 +75,9 @@ std::vector<std::string> ResolvePaths(const std::vector<std::string>& patterns,
       out.insert(pattern);
       continue;
     }
+    // A wildcard names the fields' own analysis, not their multi analyzers'.
     for (std::string_view path : index.Paths()) {
-      if (PathMatchesPattern(pattern, path)) out.emplace(path);
+      if (!IsMultiPath(path) && PathMatchesPattern(pattern, path)) out.emplace(path);
     }
   }
   return {out.begin(), out.end()};
@@ -518,7 +519,8 @@ SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& ind
     const SearchAnalyzer& analyzer = mapping.AnalyzerFor(path);
     if (!op.allow_analyzed_field && mapping.MayHoldStrings(path) &&
         analyzer.name() != "lucene.keyword") {
-      Fail(Bad(std::string(name) + " on \"" + path + "\", which " + std::string(analyzer.name()) +
+      Fail(Bad(std::string(name) + " on " + QuotedPath(path) + ", which " +
+               std::string(analyzer.name()) +
                " analyzes, needs allowAnalyzedField: true (the patterns match its terms, not "
                "its whole values)"));
       return scores;
@@ -717,9 +719,41 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
 
 }  // namespace
 
+namespace {
+
+// BadValue naming the first multi analyzer `op` names that its field does not define.
+Status CheckMultiPaths(const SearchOperator& op, const FullTextMapping& mapping) {
+  for (const std::string& path : op.paths) {
+    if (IsMultiPath(path) && !mapping.MayHoldStrings(path)) {
+      const std::string_view field = std::string_view(path).substr(0, path.find('\0'));
+      for (const auto& [embedded, inner] : mapping.embedded) {
+        if (field.starts_with(embedded + ".")) {
+          return Bad(QuotedPath(path) + " is a field of the embedded documents at \"" + embedded +
+                     "\": search it inside embeddedDocument");
+        }
+      }
+      return Bad("no multi analyzer " + QuotedPath(path) + " is mapped");
+    }
+  }
+  for (const auto* clauses : {&op.must, &op.must_not, &op.should, &op.filter}) {
+    for (const SearchOperator& clause : *clauses) {
+      QUARRY_RETURN_IF_ERROR(CheckMultiPaths(clause, mapping));
+    }
+  }
+  if (op.kind == SearchOperator::Kind::kEmbeddedDocument) {
+    if (const FullTextMapping* inner = mapping.EmbeddedAt(op.paths.front())) {
+      return CheckMultiPaths(op.inner.front(), *inner);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 StatusWith<SearchScores> EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
                                         const FullTextMapping& mapping,
                                         const Interrupt* interrupt) {
+  QUARRY_RETURN_IF_ERROR(CheckMultiPaths(op, mapping));
   evaluation_interrupt = interrupt;
   evaluation_stop = Status::OK();
   SearchScores scores = Evaluate(op, index, mapping);

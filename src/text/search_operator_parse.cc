@@ -50,39 +50,54 @@ StatusWith<std::vector<std::string>> Strings(bson::ValueView value, const std::s
   return Bad("\"" + at + "\" must be a string or a non-empty array of strings");
 }
 
-StatusWith<std::string> OnePath(bson::ValueView value, const std::string& at) {
+// A field name, {value: <name>}, {value, multi: <its multi analyzer>} where `multi_allowed`, or
+// {wildcard: <pattern>}.
+StatusWith<std::string> OnePath(bson::ValueView value, const std::string& at, bool multi_allowed) {
   if (value.type() == bson::Type::kString && !value.String().empty()) {
     return std::string(value.String());
   }
-  if (value.type() == bson::Type::kDocument) {
-    bson::DocumentView path = value.Document();
-    if (path.Get("multi").exists()) return NotYet("\"" + at + ".multi\" (multi analyzers)");
-    for (const bson::Element& e : path) {
-      if (e.key != "wildcard" && e.key != "value") return Unknown(at, e.key);
+  if (value.type() == bson::Type::kDocument && !value.Document().empty()) {
+    std::string_view name, wildcard, multi;
+    for (const bson::Element& e : value.Document()) {
+      if (e.key != "wildcard" && e.key != "value" && e.key != "multi") return Unknown(at, e.key);
       if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
         return Bad("\"" + at + "." + std::string(e.key) + "\" must be a non-empty string");
       }
-      return std::string(e.value.String());
+      (e.key == "value" ? name : e.key == "multi" ? multi : wildcard) = e.value.String();
     }
+    if (!wildcard.empty() && (!name.empty() || !multi.empty())) {
+      return Bad("\"" + at + "\" takes a wildcard alone");
+    }
+    if (multi.empty()) return std::string(name.empty() ? wildcard : name);
+    if (!multi_allowed) {
+      return Bad("\"" + at +
+                 ".multi\": only text, phrase, wildcard and regex search a multi "
+                 "analyzer");
+    }
+    if (name.empty()) return Bad("\"" + at + ".value\" is required with multi");
+    return MultiPath(name, multi);
   }
-  return Bad("\"" + at + "\" must be a field name, {wildcard: <pattern>} or an array of them");
+  return Bad("\"" + at +
+             "\" must be a field name, {value, multi}, {wildcard: <pattern>} or an "
+             "array of them");
 }
 
 }  // namespace
 
-StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::string& at) {
+StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::string& at,
+                                           bool multi_allowed) {
   std::vector<std::string> out;
   if (value.type() == bson::Type::kArray) {
     std::size_t i = 0;
     for (const bson::Element& e : value.Document()) {
-      QUARRY_ASSIGN_OR_RETURN(std::string path,
-                              OnePath(e.value, at + "[" + std::to_string(i++) + "]"));
+      QUARRY_ASSIGN_OR_RETURN(
+          std::string path, OnePath(e.value, at + "[" + std::to_string(i++) + "]", multi_allowed));
       out.push_back(std::move(path));
     }
     if (out.empty()) return Bad("\"" + at + "\" must not be empty");
     return out;
   }
-  QUARRY_ASSIGN_OR_RETURN(std::string path, OnePath(value, at));
+  QUARRY_ASSIGN_OR_RETURN(std::string path, OnePath(value, at, multi_allowed));
   out.push_back(std::move(path));
   return out;
 }
@@ -226,7 +241,7 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
     if (e.key == "query") {
       QUARRY_ASSIGN_OR_RETURN(op->queries, Strings(e.value, inner));
     } else if (e.key == "path") {
-      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner, !autocomplete));
     } else if (e.key == "score") {
       QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
     } else if (e.key == "synonyms") {
@@ -358,7 +373,7 @@ Status ParsePatternOperator(bson::DocumentView spec, const std::string& at, Sear
     if (e.key == "query") {
       QUARRY_ASSIGN_OR_RETURN(op->queries, Strings(e.value, inner));
     } else if (e.key == "path") {
-      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
+      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner, /*multi_allowed=*/true));
     } else if (e.key == "allowAnalyzedField") {
       if (e.value.type() != bson::Type::kBool) return Bad("\"" + inner + "\" must be a boolean");
       op->allow_analyzed_field = e.value.Bool();

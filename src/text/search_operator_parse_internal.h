@@ -25,8 +25,10 @@ Status NotYet(std::string what);
 Status Unknown(std::string_view at, std::string_view key);
 
 std::optional<std::int64_t> WholeNumber(bson::ValueView value);
-// A path, {wildcard: <pattern>}, or an array of them.
-StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::string& at);
+// A path, {value}, {wildcard: <pattern>}, or an array of them; with `multi_allowed`, also
+// {value, multi} (as MultiPath).
+StatusWith<std::vector<std::string>> Paths(bson::ValueView value, const std::string& at,
+                                           bool multi_allowed = false);
 // score: {boost: {value} | {path, undefined}} | {constant: {value}}, into `op`.
 Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* op);
 // A compound clause: one operator document or an array of them.

@@ -270,11 +270,37 @@ Status Dynamic(bson::ValueView value, const std::string& at, bool* out) {
 }
 
 Status StringField(bson::DocumentView mapping, const std::string& at, const CustomAnalyzers& custom,
+                   text::FullTextField* field);
+
+// A string field's multi: {<name>: <a string mapping without multi>, ...}.
+Status MultiAnalyzers(bson::ValueView multi, const std::string& at, const CustomAnalyzers& custom,
+                      text::FullTextField* field) {
+  if (multi.type() != bson::Type::kDocument) return Invalid("\"" + at + "\" must be a document");
+  for (const bson::Element& e : multi.Document()) {
+    const std::string name = at + "." + std::string(e.key);
+    if (e.key.empty()) return Invalid("\"" + at + "\" names a multi analyzer \"\"");
+    if (e.value.type() != bson::Type::kDocument)
+      return Invalid("\"" + name + "\" must be a document");
+    const bson::DocumentView other = e.value.Document();
+    if (other.Get("type").type() != bson::Type::kString || other.Get("type").String() != "string") {
+      return Invalid("\"" + name + ".type\" must be \"string\"");
+    }
+    if (other.Get("multi").exists()) return Invalid("\"" + name + ".multi\": multi cannot nest");
+    QUARRY_RETURN_IF_ERROR(StringField(other, name, custom, &field->multi[std::string(e.key)]));
+  }
+  return Status::OK();
+}
+
+Status StringField(bson::DocumentView mapping, const std::string& at, const CustomAnalyzers& custom,
                    text::FullTextField* field) {
   field->is_string = true;
   for (const bson::Element& e : mapping) {
     const std::string name = at + "." + std::string(e.key);
     if (e.key == "type") continue;
+    if (e.key == "multi") {
+      QUARRY_RETURN_IF_ERROR(MultiAnalyzers(e.value, name, custom, field));
+      continue;
+    }
     if (e.key == "analyzer") {
       QUARRY_ASSIGN_OR_RETURN(field->analyzer, AnalyzerNamed(e.value, name, custom));
     } else if (e.key == "searchAnalyzer") {
@@ -298,7 +324,7 @@ Status StringField(bson::DocumentView mapping, const std::string& at, const Cust
         return Invalid("\"" + name + "\" must be \"include\" or \"omit\"");
       }
       if (e.value.String() == "omit") return NotYet("\"" + name + "\": \"omit\"");
-    } else if (e.key == "ignoreAbove" || e.key == "multi" || e.key == "similarity") {
+    } else if (e.key == "ignoreAbove" || e.key == "similarity") {
       return NotYet("\"" + name + "\"");
     } else {
       return Invalid("unknown field \"" + name + "\"");

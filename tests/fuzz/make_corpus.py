@@ -131,6 +131,28 @@ def main():
         + b"\x0es\x00" + struct.pack("<i", 4) + b"sym\x00"))           # symbol
     write("bson_validate_fuzzer", "command", enc(insert))
 
+    # search_query_fuzzer: an even first byte, then a queryString query; an odd one, then an
+    # operator document.
+    for name, query in {
+            "query_string_words": 'captain AND (kirk OR "new york"~2) -chess^2',
+            "query_string_terms": "capt* /k.r./ kirk~1 title:[a TO m} meta.title:voyage",
+    }.items():
+        write("search_query_fuzzer", name, b"\x00" + query.encode())
+    for name, operator in {
+            "compound": {"compound": {"must": [{"text": {"query": "apple",
+                                                         "path": {"value": "title",
+                                                                  "multi": "english"}}}],
+                                      "should": [{"range": {"path": "year", "gte": 1990}}]}},
+            "embedded": {"embeddedDocument": {"path": "items", "operator": {
+                "phrase": {"query": "red apple", "path": "items.name"}},
+                "score": {"embedded": {"aggregate": "mean"}}}},
+            "patterns": {"compound": {"should": [
+                {"wildcard": {"query": "ru?n*", "path": "title", "allowAnalyzedField": True}},
+                {"regex": {"query": "st.*", "path": "plot", "allowAnalyzedField": True}},
+                {"equals": {"path": "code", "value": "A1"}}]}},
+    }.items():
+        write("search_query_fuzzer", name, b"\x01" + enc(operator))
+
 
 if __name__ == "__main__":
     main()

@@ -12,7 +12,7 @@ fi
 BUILD_DIR=$(mkdir -p "$1" && cd "$1" && pwd)
 DURATION=${2:-30}
 SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
-FUZZERS=(wire_request_fuzzer bson_validate_fuzzer index_bounds_fuzzer)
+FUZZERS=(wire_request_fuzzer bson_validate_fuzzer index_bounds_fuzzer search_query_fuzzer)
 # As scripts/build.sh: paths under the checkout count as relative, so another clone's build
 # of the same sources hits ccache.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$SOURCE_DIR}"

@@ -591,3 +591,61 @@ describe('embeddedDocument with the driver', () => {
       await failsWith(2, { embeddedDocument: { path: 'items', operator: apple, foo: 1 } });
     });
 });
+
+// Atlas Search's multi analyzers: a string field analyzed once more under a name, searched through
+// the path {value, multi}. The pytest twin is ../vector/test_search_multi_analyzers.py.
+describe('multi analyzers with the driver', () => {
+  test('a multi path searches what its analyzer made of the field, with its own statistics',
+    async () => {
+      const english = { type: 'string', analyzer: 'lucene.english' };
+      const keyword = { type: 'string', analyzer: 'lucene.keyword' };
+      const coll = await films({ mappings: { dynamic: false, fields: {
+        title: { type: 'string', multi: { keyword } },
+        plot: { type: 'string', analyzer: 'lucene.standard', multi: { english } },
+      } } });
+      // The plots mapped with lucene.english itself, in a second index over the same films.
+      await coll.createSearchIndex({ name: 'english',
+        definition: { mappings: { dynamic: false, fields: { plot: english } } } });
+      await waitReady(coll, 'english');
+      const plotEnglish = { value: 'plot', multi: 'english' };
+      const same = (got, want) => {
+        assert.ok(want.length > 0);
+        assert.deepEqual(got.map((d) => d._id), want.map((d) => d._id));
+        got.forEach((d, i) => assert.ok(Math.abs(d.score - want[i].score) <= 1e-6 * want[i].score,
+          `score of ${d._id}: ${d.score} is not ${want[i].score}`));
+      };
+      // English stems: "running" finds the plots that say "runs"; the plot itself holds no
+      // "running", and its own statistics are those of lucene.standard's terms.
+      assert.deepEqual(await search(coll, text('running', 'plot')), []);
+      assert.deepEqual(idsOf(await search(coll, text('running', plotEnglish))), [3, 5]);
+      for (const query of ['running', 'running dogs', 'the jumping foxes']) {
+        same(await search(coll, text(query, plotEnglish)),
+          await search(coll, text(query, 'plot'), { index: 'english' }));
+      }
+      same(await search(coll, { phrase: { query: 'fox runs', path: plotEnglish } }),
+        await search(coll, { phrase: { query: 'fox runs', path: 'plot' } }, { index: 'english' }));
+      // A path array adds the plain title's BM25 to the English plot's.
+      const plots = new Map((await search(coll, text('fox river', 'plot'), { index: 'english' }))
+        .map((d) => [d._id, d.score]));
+      const scores = bm25(FILMS, 'title', 'fox river');
+      for (const [id, s] of plots) scores.set(id, (scores.get(id) ?? 0) + s);
+      const got = await search(coll, text('fox river', ['title', plotEnglish]));
+      assert.deepEqual(got.map((d) => d._id), ranked(scores, FILMS).map(([id]) => id));
+      got.forEach((d) => assert.ok(Math.abs(d.score - scores.get(d._id)) <= 1e-6 * d.score));
+      // Keyword: the whole title, case and all.
+      const titleKeyword = { value: 'title', multi: 'keyword' };
+      assert.deepEqual(idsOf(await search(coll, text('River Run', titleKeyword))), [3]);
+      assert.deepEqual(await search(coll, text('river run', titleKeyword)), []);
+      const [meta] = await coll.aggregate([
+        { $searchMeta: { ...text('running', plotEnglish), count: { type: 'total' } } }]).toArray();
+      assert.deepEqual(meta, { count: { total: 2 } });
+      // Errors: a multi the field lacks, an operator that takes none; highlighting one.
+      const failsWith = (code, stage) => assert.rejects(
+        coll.aggregate([{ $search: stage }]).toArray(),
+        (err) => err.code === code, JSON.stringify(stage));
+      await failsWith(2, text('running', { value: 'plot', multi: 'nope' }));
+      await failsWith(2, text('running', { value: 'title', multi: 'english' }));
+      await failsWith(2, { autocomplete: { query: 'run', path: plotEnglish } });
+      await failsWith(238, { ...text('running', plotEnglish), highlight: { path: plotEnglish } });
+    });
+});

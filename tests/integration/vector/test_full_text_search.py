@@ -535,8 +535,7 @@ def test_definition_features_quarry_lacks_answer_not_implemented(db):
     type_sets = [{"name": "ts", "types": [{"type": "string"}]}]
     cases = [({"synonyms": synonyms, "mappings": {"dynamic": True}}, 238, "synonyms"),
              ({"typeSets": type_sets, "mappings": {"dynamic": True}}, 238, "typeSets")]
-    for option, value in [("multi", {"english": {"type": "string", "analyzer": "lucene.english"}}),
-                          ("ignoreAbove", 10), ("similarity", {"type": "boolean"}),
+    for option, value in [("ignoreAbove", 10), ("similarity", {"type": "boolean"}),
                           ("norms", "omit"), ("indexOptions", "docs"), ("indexOptions", "freqs")]:
         cases.append((static(t={"type": "string", option: value}), 238, option))
     assert_errors(cases, lambda definition: create_index(db, "docs", definition))
@@ -1402,8 +1401,7 @@ def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
         "span": {"first": {"operator": {"term": {"query": "fox", "path": "plot"}}}},
     }
     cases = [({name: body}, 238, name) for name, body in operators.items()]
-    cases += [(text("fox", "plot", synonyms="mySynonyms"), 238, "synonyms"),
-              (text("fox", {"value": "plot", "multi": "english"}), 238, "multi")]
+    cases += [(text("fox", "plot", synonyms="mySynonyms"), 238, "synonyms")]
     assert_errors(cases, lambda body: search(movies, "movies", body))
 
 

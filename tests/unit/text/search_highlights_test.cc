@@ -96,6 +96,19 @@ TEST(SearchHighlightsTest, ParsesItsOptions) {
   EXPECT_EQ(ParseHighlight(none.view().Get("h")).status().code(), ErrorCode::kBadValue);
   bson::Document unknown = bson::FromJson(R"({"h": {"path": "t", "x": 1}})").value();
   EXPECT_EQ(ParseHighlight(unknown.view().Get("h")).status().code(), ErrorCode::kBadValue);
+  bson::Document multi =
+      bson::FromJson(R"({"h": {"path": {"value": "t", "multi": "english"}}})").value();
+  EXPECT_EQ(ParseHighlight(multi.view().Get("h")).status().code(), ErrorCode::kNotImplemented);
+}
+
+TEST(SearchHighlightsTest, AWildcardPathLeavesMultiAnalyzersOut) {
+  FullTextMapping mapping;
+  mapping.root.fields["t"].is_string = true;
+  mapping.root.fields["t"].multi["english"].is_string = true;
+  mapping.root.fields["t"].multi["english"].analyzer = SearchAnalyzer::Find("lucene.english");
+  EXPECT_EQ(Highlighted(R"({"text": {"query": "dogs", "path": "t"}})",
+                        R"({"h": {"path": {"wildcard": "*"}}})", R"({"t": "Dogs bark."})", mapping),
+            "t: {Dogs}[ bark.]");
 }
 
 }  // namespace

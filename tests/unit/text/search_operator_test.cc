@@ -183,6 +183,46 @@ TEST_F(SearchOperatorTest, EqualsRangeInAndExistsReadTheValuesHeldWhole) {
             ErrorCode::kBadValue);
 }
 
+TEST(MultiAnalyzerTest, APathNamesTheAnalysisItSearches) {
+  FullTextMapping mapping;
+  FullTextField& title = mapping.root.fields["title"];
+  title.is_string = true;
+  title.multi["english"].is_string = true;
+  title.multi["english"].analyzer = SearchAnalyzer::Find("lucene.english");
+  InvertedIndex index;
+  for (const auto& [label, json] : std::vector<std::pair<std::uint32_t, std::string>>{
+           {0, R"({"title": "Running Men"})"}, {1, R"({"title": "The runner runs"})"}}) {
+    bson::Document document = bson::FromJson(json).value();
+    index.Set(label, mapping, document.view());
+  }
+  auto run = [&](std::string_view json) {
+    bson::Document spec = bson::FromJson(json).value();
+    const bson::Element first = *spec.view().begin();
+    StatusWith<SearchScores> scores =
+        EvaluateSearch(ParseSearchOperator(first.key, first.value).value(), index, mapping);
+    std::vector<std::uint32_t> labels;
+    if (!scores.ok()) return std::make_pair(scores.status().code(), labels);
+    for (const auto& [label, score] : scores.value()) labels.push_back(label);
+    std::sort(labels.begin(), labels.end());
+    return std::make_pair(ErrorCode::kOk, labels);
+  };
+  using Labels = std::vector<std::uint32_t>;
+  // Stemmed, "run" finds both; standard analysis finds neither.
+  EXPECT_EQ(run(R"({"text": {"query": "run", "path": {"value": "title", "multi": "english"}}})"),
+            std::make_pair(ErrorCode::kOk, Labels{0, 1}));
+  EXPECT_EQ(run(R"({"text": {"query": "run", "path": "title"}})"),
+            std::make_pair(ErrorCode::kOk, Labels{}));
+  // A wildcard path names the fields' own analysis only.
+  EXPECT_EQ(run(R"({"text": {"query": "run", "path": {"wildcard": "*"}}})"),
+            std::make_pair(ErrorCode::kOk, Labels{}));
+  EXPECT_EQ(run(R"({"text": {"query": "x", "path": {"value": "title", "multi": "french"}}})").first,
+            ErrorCode::kBadValue);
+  EXPECT_EQ(run(R"({"compound": {"should": [{"text": {"query": "x",
+                    "path": {"value": "nothing", "multi": "english"}}}]}})")
+                .first,
+            ErrorCode::kBadValue);
+}
+
 TEST(TokenNormalizerTest, ALowercasedTokenFieldIsQueriedLowercased) {
   FullTextMapping mapping;
   mapping.root.fields["name"].value_kinds = kTokenValues;
@@ -371,8 +411,18 @@ TEST_F(SearchOperatorTest, RefusesMalformedAndUnsupportedOperators) {
             ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "synonyms": "s"}})"),
             ErrorCode::kNotImplemented);
+  // multi: only where analysis happens; with a value, not a wildcard.
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": {"value": "t", "multi": "m"}}})"),
-            ErrorCode::kNotImplemented);
+            ErrorCode::kOk);
+  EXPECT_EQ(code(R"({"autocomplete": {"query": "x", "path": {"value": "t", "multi": "m"}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"range": {"gt": 1, "path": {"value": "t", "multi": "m"}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": {"wildcard": "*", "multi": "m"}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": {"multi": "m"}}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": {"value": "t", "multi": ""}}})"),
+            ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"phrase": {"query": "x", "path": "t", "slop": -1}})"), ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"compound": {}})"), ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"compound": {"should": [], "minimumShouldMatch": 1}})"), ErrorCode::kBadValue);

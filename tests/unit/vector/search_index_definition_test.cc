@@ -176,6 +176,30 @@ TEST(SearchIndexDefinitionTest, EmbeddedDocumentsGetMappingsOfTheirOwn) {
   ASSERT_NE(mapping.EmbeddedAt("order.lines"), nullptr);
 }
 
+TEST(SearchIndexDefinitionTest, MultiAnalyzersAreStringMappingsOfTheirOwn) {
+  auto parsed = Parse("search", R"({"mappings": {"fields": {"title": {"type": "string",
+      "multi": {"english": {"type": "string", "analyzer": "lucene.english"},
+                "exact": {"type": "string", "analyzer": "lucene.keyword",
+                          "searchAnalyzer": "lucene.keyword"}}}}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const text::FullTextMapping& mapping = *parsed.value().full_text;
+  EXPECT_EQ(mapping.AnalyzerFor("title").name(), "lucene.standard");
+  EXPECT_EQ(mapping.AnalyzerFor(text::MultiPath("title", "english")).name(), "lucene.english");
+  EXPECT_EQ(mapping.SearchAnalyzerFor(text::MultiPath("title", "exact")).name(), "lucene.keyword");
+  EXPECT_FALSE(mapping.MayHoldStrings(text::MultiPath("title", "french")));
+  std::vector<std::string> held;
+  bson::Document document = bson::FromJson(R"({"title": "Running Men"})").value();
+  mapping.ForEachString(document.view(), [&](const std::string& path, std::string_view value,
+                                             const text::SearchAnalyzer& analyzer) {
+    EXPECT_EQ(value, "Running Men");
+    held.push_back(path + " " + std::string(analyzer.name()));
+  });
+  EXPECT_EQ(held,
+            (std::vector<std::string>{"title lucene.standard",
+                                      text::MultiPath("title", "english") + " lucene.english",
+                                      text::MultiPath("title", "exact") + " lucene.keyword"}));
+}
+
 struct Refusal {
   std::string_view type;
   std::string_view json;
@@ -285,8 +309,17 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"search", R"({"mappings": {"dynamic": {"typeSet": "t"}}})",
                 ErrorCode::kNotImplemented, "typeSet"},
         Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
-            "multi": {"english": {"type": "string"}}}}}})",
-                ErrorCode::kNotImplemented, "mappings.fields.t.multi"},
+            "multi": {"english": {"type": "token"}}}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.multi.english.type"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
+            "multi": {"a": {"type": "string", "multi": {"b": {"type": "string"}}}}}}}})",
+                ErrorCode::kBadValue, "cannot nest"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
+            "multi": {"a": {"type": "string", "analyzer": "mine"}}}}}})",
+                ErrorCode::kBadValue, "mine"},
+        Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
+            "multi": {"a": {"type": "string", "colour": 1}}}}}})",
+                ErrorCode::kBadValue, "mappings.fields.t.multi.a.colour"},
         Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "autocomplete",
             "minGrams": 5, "maxGrams": 3}}}})",
                 ErrorCode::kBadValue, "mappings.fields.t.minGrams"},
