@@ -6,6 +6,7 @@
 
 #include "bson/builder.h"
 #include "text/analyzer.h"
+#include "text/geo.h"
 
 namespace quarry::text {
 namespace {
@@ -37,6 +38,9 @@ void WalkValue(bson::ValueView value, const FullTextField& field, const std::str
   if (value.type() == bson::Type::kArray) {
     for (const bson::Element& e : value.Document()) WalkValue(e.value, field, path, on_value);
   } else if (value.type() == bson::Type::kDocument) {
+    if ((field.value_kinds & kGeoPoints) != 0 && GeoPointOf(value).has_value()) {
+      on_value(path, value);
+    }
     if (field.is_document) WalkValues(value.Document(), field, path + ".", on_value);
   } else if ((ValueKindOf(value) & field.value_kinds) != 0) {
     if (field.lowercase_tokens && value.type() == bson::Type::kString) {

@@ -24,11 +24,13 @@ enum ValueKind : unsigned {
   kBooleanValues = 8,
   kObjectIdValues = 16,
   kUuidValues = 32,
+  kGeoPoints = 64,  // GeoJSON points (type "geo"), held as their documents
   // What a dynamic mapping holds besides text: every kind but tokens.
   kDynamicValues = kNumberValues | kDateValues | kBooleanValues | kObjectIdValues | kUuidValues,
 };
 
-// The kind of `value` (0: none an index holds).
+// The kind of `value` (0: none an index holds). A GeoJSON point is kGeoPoints only to a geo
+// field: elsewhere a document is walked into.
 unsigned ValueKindOf(bson::ValueView value);
 
 // An autocomplete mapping: each word of the field's strings (by `analyzer`) is held as grams,

@@ -628,21 +628,51 @@ SearchScores EvaluateEmbedded(const SearchOperator& op, const InvertedIndex& ind
 SearchScores EvaluateNear(const SearchOperator& op, const InvertedIndex& index) {
   SearchScores scores;
   const bson::ValueView origin = op.values.view().Get("origin");
+  const std::optional<GeoPoint> origin_point = GeoPointOf(origin);
   const unsigned kind = ValueKindOf(origin);
   auto position = [](bson::ValueView v) {
     return v.type() == bson::Type::kDate ? static_cast<double>(v.Date()) : v.AsDouble();
   };
-  const double at = position(origin);
+  // The distance of a held value from the origin (meters between points); none: another kind.
+  auto distance = [&](bson::ValueView held) -> std::optional<double> {
+    if (origin_point.has_value()) {
+      const std::optional<GeoPoint> point = GeoPointOf(held);
+      if (!point.has_value()) return std::nullopt;
+      return HaversineMeters(*origin_point, *point);
+    }
+    if (ValueKindOf(held) != kind) return std::nullopt;
+    return std::fabs(position(held) - position(origin));
+  };
   std::size_t steps = 0;
   for (const auto& [label, values] : index.values()) {
     if (Stopped(++steps)) break;
     for (const std::string& path : op.paths) {
       double nearest = std::numeric_limits<double>::infinity();
       for (const bson::Element& held : values.view()) {
-        if (held.key != path || ValueKindOf(held.value) != kind) continue;
-        nearest = std::min(nearest, std::fabs(position(held.value) - at));
+        if (held.key != path) continue;
+        if (const std::optional<double> d = distance(held.value)) nearest = std::min(nearest, *d);
       }
       if (std::isfinite(nearest)) scores[label] += op.pivot / (op.pivot + nearest);
+    }
+  }
+  return scores;
+}
+
+// geoWithin: 1 for each path holding a point inside the region.
+SearchScores EvaluateGeoWithin(const SearchOperator& op, const InvertedIndex& index) {
+  SearchScores scores;
+  std::size_t steps = 0;
+  for (const auto& [label, values] : index.values()) {
+    if (Stopped(++steps)) break;
+    for (const std::string& path : op.paths) {
+      for (const bson::Element& held : values.view()) {
+        if (held.key != path) continue;
+        const std::optional<GeoPoint> point = GeoPointOf(held.value);
+        if (point.has_value() && op.geo_region->Contains(*point)) {
+          scores[label] += 1;
+          break;
+        }
+      }
     }
   }
   return scores;
@@ -698,6 +728,9 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
       break;
     case SearchOperator::Kind::kEmbeddedDocument:
       scores = EvaluateEmbedded(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kGeoWithin:
+      scores = EvaluateGeoWithin(op, index);
       break;
   }
   switch (op.score_kind) {

@@ -3,10 +3,12 @@
 // Lucene scores them (BM25; a compound sums the scores of its must and should clauses); an
 // embeddedDocument's operator over each sub-document of an embeddedDocuments path on its own;
 // wildcard, regex and ranges over the terms, and equals, range, in and exists over the values the
-// index holds whole, which score 1; near over numbers and dates, scored by distance.
+// index holds whole, which score 1, as does geoWithin over points; near over numbers, dates and
+// points, scored by distance.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,7 @@
 #include "base/status.h"
 #include "bson/value.h"
 #include "text/full_text_mapping.h"
+#include "text/geo.h"
 #include "text/inverted_index.h"
 #include "text/score_map.h"
 
@@ -43,6 +46,7 @@ struct SearchOperator {
     kRegex,
     kTermRange,  // queryString's `[a TO b]`: the terms between two bounds
     kEmbeddedDocument,
+    kGeoWithin,
   };
   // embeddedDocument: how a document's score comes from its matching sub-documents' scores.
   enum class EmbeddedAggregate { kSum, kMaximum, kMinimum, kMean };
@@ -70,7 +74,8 @@ struct SearchOperator {
   // equals and in: the values (an array); range: {gt|gte: <value>, lt|lte: <value>}; term range:
   // the same with strings, either side absent when open; near: {origin: <number or date>}.
   bson::Document values;
-  double pivot = 1;  // near: the distance at which the score is one half
+  double pivot = 1;  // near: the distance at which the score is one half (meters for geo)
+  std::shared_ptr<const GeoRegion> geo_region;  // geoWithin
   // queryString's clauses: a text or phrase clause whose query the analyzer reduces to no term
   // (stop words), or a group of only such clauses, is left out of its compound, as Lucene's
   // parser leaves it out.

@@ -233,6 +233,19 @@ using internal::Strings;
 using internal::Unknown;
 using internal::WholeNumber;
 
+// Paths for an operator that reads values held whole, which does not resolve wildcards yet.
+StatusWith<std::vector<std::string>> PathsWithoutWildcards(bson::ValueView value,
+                                                           const std::string& at,
+                                                           std::string_view name) {
+  QUARRY_ASSIGN_OR_RETURN(std::vector<std::string> paths, Paths(value, at));
+  for (const std::string& path : paths) {
+    if (path.find('*') != std::string::npos) {
+      return NotYet("\"" + at + "\" with a wildcard for " + std::string(name));
+    }
+  }
+  return paths;
+}
+
 Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
   const bool autocomplete = op->kind == SearchOperator::Kind::kAutocomplete;
   const bool text = op->kind == SearchOperator::Kind::kText || autocomplete;
@@ -308,12 +321,7 @@ Status ParseValueOperator(std::string_view name, bson::DocumentView spec, const 
         }
         op->paths = {std::string(e.value.String())};
       } else {
-        QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
-        for (const std::string& path : op->paths) {
-          if (path.find('*') != std::string::npos) {
-            return NotYet("\"" + inner + "\" with a wildcard for " + std::string(name));
-          }
-        }
+        QUARRY_ASSIGN_OR_RETURN(op->paths, PathsWithoutWildcards(e.value, inner, name));
       }
     } else if (e.key == "score") {
       QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
@@ -405,18 +413,15 @@ Status ParseNear(bson::DocumentView spec, const std::string& at, SearchOperator*
   for (const bson::Element& e : spec) {
     const std::string inner = at + "." + std::string(e.key);
     if (e.key == "path") {
-      QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner));
-      for (const std::string& path : op->paths) {
-        if (path.find('*') != std::string::npos) {
-          return NotYet("\"" + inner + "\" with a wildcard for near");
-        }
-      }
+      QUARRY_ASSIGN_OR_RETURN(op->paths, PathsWithoutWildcards(e.value, inner, "near"));
     } else if (e.key == "origin") {
-      if (e.value.type() == bson::Type::kDocument) {
-        return NotYet("\"" + inner + "\" as a GeoJSON point (near over geo fields)");
+      if (e.value.type() == bson::Type::kDocument && !GeoPointOf(e.value).has_value()) {
+        return Bad("\"" + inner + "\" must be a GeoJSON Point: {type: \"Point\", coordinates: " +
+                   "[<lng -180..180>, <lat -90..90>]}");
       }
-      if (ValueKindOf(e.value) != kNumberValues && ValueKindOf(e.value) != kDateValues) {
-        return Bad("\"" + inner + "\" must be a number or a date");
+      if (e.value.type() != bson::Type::kDocument && ValueKindOf(e.value) != kNumberValues &&
+          ValueKindOf(e.value) != kDateValues) {
+        return Bad("\"" + inner + "\" must be a number, a date or a GeoJSON Point");
       }
       origin.Append("origin", e.value);
       has_origin = true;
@@ -439,11 +444,44 @@ Status ParseNear(bson::DocumentView spec, const std::string& at, SearchOperator*
   return Status::OK();
 }
 
+// geoWithin: {path, circle | box | geometry, score}.
+Status ParseGeoWithin(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "path") {
+      QUARRY_ASSIGN_OR_RETURN(op->paths, PathsWithoutWildcards(e.value, inner, "geoWithin"));
+    } else if (e.key == "circle" || e.key == "box" || e.key == "geometry") {
+      if (op->geo_region != nullptr) {
+        return Bad("\"" + at + "\" takes one of circle, box and geometry");
+      }
+      QUARRY_ASSIGN_OR_RETURN(GeoRegion region, GeoRegion::Parse(e.key, e.value, inner));
+      op->geo_region = std::make_shared<const GeoRegion>(std::move(region));
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if (op->geo_region == nullptr) return Bad("\"" + at + "\" needs circle, box or geometry");
+  return Status::OK();
+}
+
 }  // namespace
 
 StatusWith<SearchOperator> internal::ParseAt(std::string_view name, bson::ValueView spec,
                                              const std::string& at) {
   if (name == "queryString") return ParseQueryStringOperator(spec, at);
+  if (name == "geoShape") {
+    return NotYet("the $search operator \"geoShape\" (it needs a geo field's indexShapes)");
+  }
+  if (name == "geoWithin") {
+    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+    SearchOperator op;
+    op.kind = SearchOperator::Kind::kGeoWithin;
+    QUARRY_RETURN_IF_ERROR(ParseGeoWithin(spec.Document(), at, &op));
+    return op;
+  }
   if (name == "embeddedDocument") {
     if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
     SearchOperator op;
@@ -498,7 +536,7 @@ bool IsSearchOperatorName(std::string_view name) {
   return name == "text" || name == "phrase" || name == "autocomplete" || name == "compound" ||
          name == "equals" || name == "range" || name == "in" || name == "exists" ||
          name == "near" || name == "wildcard" || name == "regex" || name == "queryString" ||
-         name == "embeddedDocument" ||
+         name == "embeddedDocument" || name == "geoWithin" || name == "geoShape" ||
          std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
              kNotYetOperators.end();
 }

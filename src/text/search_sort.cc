@@ -87,7 +87,8 @@ bson::Document SortKeyOf(const SearchSort& sort, const InvertedIndex& index, std
     std::optional<bson::ValueView> chosen;
     if (held != index.values().end()) {
       for (const bson::Element& e : held->second.view()) {
-        if (e.key != field.path) continue;
+        // Geo points are held as their documents, which do not sort: no data, as unheld values.
+        if (e.key != field.path || e.value.type() == bson::Type::kDocument) continue;
         const int c = chosen.has_value() ? bson::CompareValues(e.value, *chosen) : 0;
         if (!chosen.has_value() || (field.descending ? c > 0 : c < 0)) chosen = e.value;
       }

@@ -206,9 +206,7 @@ unsigned ValueKindOfMapping(std::string_view type) {
 
 // Types that serve $search operators Quarry does not have yet (each answers NotImplemented), so
 // an index may map them and simply not hold them.
-bool IsOtherMappingType(std::string_view type) {
-  return type == "geo" || type == "sortableNumberBetaV1";
-}
+bool IsOtherMappingType(std::string_view type) { return type == "sortableNumberBetaV1"; }
 
 // The options of a type held whole: token's normalizer, number's representation and the kinds
 // of numbers it holds; every other option is refused.
@@ -329,6 +327,18 @@ Status StringField(bson::DocumentView mapping, const std::string& at, const Cust
     } else {
       return Invalid("unknown field \"" + name + "\"");
     }
+  }
+  return Status::OK();
+}
+
+// geo: {indexShapes}; points are held, shapes (indexShapes: true) are not yet.
+Status GeoFieldOptions(bson::DocumentView mapping, const std::string& at) {
+  for (const bson::Element& e : mapping) {
+    const std::string name = at + "." + std::string(e.key);
+    if (e.key == "type") continue;
+    if (e.key != "indexShapes") return Invalid("unknown field \"" + name + "\"");
+    if (e.value.type() != bson::Type::kBool) return Invalid("\"" + name + "\" must be a boolean");
+    if (e.value.Bool()) return NotYet("\"" + name + "\": true (geo shapes)");
   }
   return Status::OK();
 }
@@ -466,6 +476,10 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
           QUARRY_RETURN_IF_ERROR(
               MappedFields(nested.Document(), path + ".", custom, out, &field, held));
         }
+      } else if (type.String() == "geo") {
+        QUARRY_RETURN_IF_ERROR(GeoFieldOptions(mapping, at));
+        field.value_kinds |= text::kGeoPoints;
+        held->values = true;
       } else if (type.String() == "embeddedDocuments") {
         QUARRY_RETURN_IF_ERROR(EmbeddedField(mapping, at, path, custom, held, &field));
       } else if (const unsigned kind = ValueKindOfMapping(type.String()); kind != 0) {

@@ -146,6 +146,14 @@ def main():
             "embedded": {"embeddedDocument": {"path": "items", "operator": {
                 "phrase": {"query": "red apple", "path": "items.name"}},
                 "score": {"embedded": {"aggregate": "mean"}}}},
+            "geo": {"compound": {"should": [
+                {"geoWithin": {"path": "loc", "geometry": {"type": "Polygon", "coordinates": [
+                    [[0, 40], [10, 40], [10, 50], [0, 50], [0, 40]]]}}},
+                {"geoWithin": {"path": "loc", "box": {
+                    "bottomLeft": {"type": "Point", "coordinates": [170, -30]},
+                    "topRight": {"type": "Point", "coordinates": [-170, 0]}}}},
+                {"near": {"path": "loc", "pivot": 1000,
+                          "origin": {"type": "Point", "coordinates": [2, 48]}}}]}},
             "patterns": {"compound": {"should": [
                 {"wildcard": {"query": "ru?n*", "path": "title", "allowAnalyzedField": True}},
                 {"regex": {"query": "st.*", "path": "plot", "allowAnalyzedField": True}},

@@ -1,8 +1,8 @@
 // Fuzzes $search's operators as a client sends them: the first byte chooses a queryString query
 // (the rest of the input, Lucene's syntax) or a BSON operator document ({<operator>: <spec>}, the
 // rest of the input once it validates); whatever parses is evaluated over a small index with
-// analyzed, multi-analyzed, embedded and whole values, so parsing and evaluation meet inputs no
-// unit test wrote.
+// analyzed, multi-analyzed, embedded and whole values and geo points, so parsing and evaluation
+// meet inputs no unit test wrote.
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -28,6 +28,7 @@ FullTextMapping Mapping() {
   title.multi["english"].is_string = true;
   title.multi["english"].analyzer = quarry::text::SearchAnalyzer::Find("lucene.english");
   mapping.root.fields["code"].value_kinds = quarry::text::kTokenValues;
+  mapping.root.fields["loc"].value_kinds = quarry::text::kGeoPoints;
   FullTextField item = quarry::text::DocumentField();
   item.dynamic = true;
   mapping.root.fields["items"].embedded = std::make_shared<const FullTextField>(item);
@@ -42,7 +43,9 @@ struct Fixture {
   Fixture() {
     const char* documents[] = {
         R"({"title": "Captain Kirk plays chess", "plot": "the captain of a ship", "code": "A1",
-            "year": 1990, "items": [{"name": "red apple", "qty": 3}, {"name": "pear"}]})",
+            "year": 1990, "items": [{"name": "red apple", "qty": 3}, {"name": "pear"}],
+            "loc": [{"type": "Point", "coordinates": [2.35, 48.86]},
+                    {"type": "Point", "coordinates": [-179.9, -18]}]})",
         R"({"title": "Running men", "plot": ["New York", "stories of life"], "code": "b2",
             "year": 2001.5, "items": {"name": "apple pie"}})",
         R"({"title": "Ünïcode tîtle 東京", "plot": "", "meta": {"title": "star voyage"}})",

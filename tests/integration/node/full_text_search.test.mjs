@@ -649,3 +649,91 @@ describe('multi analyzers with the driver', () => {
       await failsWith(238, { ...text('running', plotEnglish), highlight: { path: plotEnglish } });
     });
 });
+
+// Atlas Search's geo mapping on points, geoWithin and near with a GeoJSON origin. The pytest twin
+// is ../vector/test_search_geo.py.
+const point = (lng, lat) => ({ type: 'Point', coordinates: [lng, lat] });
+const PLACES = [
+  { _id: 1, name: 'Paris', location: point(2.3522, 48.8566) },
+  { _id: 2, name: 'Versailles', location: point(2.1301, 48.8049) },
+  { _id: 3, name: 'London', location: point(-0.1276, 51.5072) },
+  { _id: 4, name: 'Suva', location: point(178.4419, -18.1416) }, // Fiji
+  { _id: 5, name: 'Apia', location: point(-171.7514, -13.8333) }, // Samoa, across longitude 180
+  { _id: 6, name: 'Sydney', location: point(151.2093, -33.8688) },
+  { _id: 7, name: 'Dover Calais ferry',
+    location: [point(1.3136, 51.1279), point(1.8587, 50.9513)] },
+  { _id: 8, name: 'Legacy pair', location: [2.3522, 48.8566] }, // no GeoJSON point: never found
+  { _id: 9, name: 'Out of range', location: point(200, 10) },
+];
+
+// Meters along a great circle, on Lucene's mean earth radius.
+function haversine([lng1, lat1], [lng2, lat2]) {
+  const rad = (deg) => (deg * Math.PI) / 180;
+  const h = Math.sin(rad(lat2 - lat1) / 2) ** 2
+    + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(rad(lng2 - lng1) / 2) ** 2;
+  return 2 * 6371008.7714 * Math.asin(Math.sqrt(h));
+}
+
+describe('geo with the driver', () => {
+  test('geoWithin finds the points in a circle, a box across longitude 180 and a polygon; '
+    + 'near ranks by great-circle distance', async () => {
+    const coll = db.collection('places');
+    await coll.insertMany(PLACES.map((p) => structuredClone(p)));
+    const definition = { mappings: { dynamic: false, fields: {
+      name: { type: 'string' }, location: { type: 'geo' } } } };
+    assert.equal(await coll.createSearchIndex({ name: 'default', definition }), 'default');
+    assert.deepEqual((await waitReady(coll, 'default')).latestDefinition, definition);
+    const within = async (region) => (await search(coll, { geoWithin: { path: 'location',
+      ...region } })).map((d) => [d._id, d.score]);
+    const paris = point(2.3522, 48.8566);
+    // Versailles is 17 km from Paris; Calais 236 km, Dover 263 km, London 344 km.
+    assert.deepEqual(await within({ circle: { center: paris, radius: 50000 } }), [[1, 1], [2, 1]]);
+    assert.deepEqual(await within({ circle: { center: paris, radius: 300000 } }),
+      [[1, 1], [2, 1], [7, 1]]);
+    // bottomLeft's longitude above topRight's: the box crosses the antimeridian.
+    assert.deepEqual(await within({ box: { bottomLeft: point(170, -25),
+      topRight: point(-170, -10) } }), [[4, 1], [5, 1]]);
+    assert.deepEqual(await within({ box: { bottomLeft: point(-170, -40),
+      topRight: point(170, -10) } }), [[6, 1]]);
+    const france = [[-2, 42], [8, 43], [7, 51.5], [-1, 50], [-2, 42]];
+    assert.deepEqual(await within({ geometry: { type: 'Polygon', coordinates: [france] } }),
+      [[1, 1], [2, 1]]);
+    // near: pivot / (pivot + meters to the nearest point); the ferry is as near as Calais.
+    const origin = [10, 50];
+    const pivot = 100000;
+    const scores = new Map();
+    for (const place of PLACES) {
+      const held = asList(place.location).filter((l) => l.type === 'Point'
+        && Math.abs(l.coordinates[0]) <= 180 && Math.abs(l.coordinates[1]) <= 90);
+      if (held.length === 0) continue;
+      const d = Math.min(...held.map((l) => haversine(origin, l.coordinates)));
+      scores.set(place._id, pivot / (pivot + d));
+    }
+    assert.deepEqual([...scores.keys()], [1, 2, 3, 4, 5, 6, 7]);
+    const got = await search(coll, { near: { path: 'location', origin: point(...origin), pivot } });
+    const expected = ranked(scores, PLACES);
+    assert.deepEqual(got.map((d) => d._id), expected.map(([id]) => id));
+    got.forEach((d, i) => assert.ok(Math.abs(d.score - expected[i][1]) <= 1e-6 * expected[i][1],
+      `score of ${d._id}: ${d.score} is not ${expected[i][1]}`));
+    // With text, in $searchMeta, and the errors.
+    const nearParis = { geoWithin: { path: 'location',
+      circle: { center: paris, radius: 300000 } } };
+    assert.deepEqual(idsOf(await search(coll, { compound: { must: [nearParis],
+      mustNot: [text('ferry', 'name')] } })), [1, 2]);
+    const [meta] = await coll.aggregate([
+      { $searchMeta: { ...nearParis, count: { type: 'total' } } }]).toArray();
+    assert.deepEqual(meta, { count: { total: 3 } });
+    const failsWith = (code, operator) => assert.rejects(search(coll, operator),
+      (err) => err.code === code, JSON.stringify(operator));
+    await failsWith(2, { geoWithin: { path: 'location' } });
+    await failsWith(2, { geoWithin: { path: 'location', circle: { center: paris, radius: -1 } } });
+    await failsWith(2, { geoWithin: { path: 'location', geometry: { type: 'Polygon',
+      coordinates: [france.slice(0, -1)] } } });
+    await failsWith(2, { near: { path: 'location', origin: paris } });
+    await failsWith(238, { geoShape: { path: 'location', relation: 'within',
+      geometry: { type: 'Polygon', coordinates: [france] } } });
+    await assert.rejects(coll.createSearchIndex({ name: 'shapes', definition: { mappings: {
+      dynamic: false, fields: { location: { type: 'geo', indexShapes: true } } } } }),
+    (err) => err.code === 238);
+  });
+});

@@ -1396,8 +1396,8 @@ def test_malformed_search_stages_answer_bad_value(movies):
 def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
     operators = {
         "moreLikeThis": {"like": {"plot": "fox"}},
-        "geoWithin": {"path": "loc", "circle": {"center": {"type": "Point",
-                                                           "coordinates": [0, 0]}, "radius": 1}},
+        "geoShape": {"path": "loc", "relation": "within",
+                     "geometry": {"type": "Point", "coordinates": [0, 0]}},
         "span": {"first": {"operator": {"term": {"query": "fox", "path": "plot"}}}},
     }
     cases = [({name: body}, 238, name) for name, body in operators.items()]

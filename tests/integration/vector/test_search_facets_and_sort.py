@@ -663,8 +663,7 @@ def test_near_boost_constant_and_compound(movies):
     assert_results(got, ranked({i: s + base.get(i, 0) for i, s in train.items()}, MOVIES))
 
 
-def test_malformed_near_answers_bad_value_and_geo_not_implemented(movies):
-    point = {"type": "Point", "coordinates": [-73.9, 40.7]}
+def test_malformed_near_answers_bad_value(movies):
     cases = [
         ({"near": {"path": "year", "origin": 1921}}, BAD_VALUE, "pivot"),
         ({"near": {"path": "year", "pivot": 2}}, BAD_VALUE, "origin"),
@@ -675,7 +674,8 @@ def test_malformed_near_answers_bad_value_and_geo_not_implemented(movies):
         (near("year", "1921", 2), BAD_VALUE, "origin"),
         (near("year", True, 2), BAD_VALUE, "origin"),
         (near("year", 1921, 2, bogus=1), BAD_VALUE, ""),
-        (near("location", point, 1000), NOT_IMPLEMENTED, ""),
+        (near("location", {"type": "Point", "coordinates": [-73.9, 91]}, 1000), BAD_VALUE,
+         "GeoJSON Point"),
     ]
     assert_errors(cases, lambda operator: search(movies, "movies", operator))
 

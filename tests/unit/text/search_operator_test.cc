@@ -379,7 +379,10 @@ TEST_F(SearchOperatorTest, NearScoresByDistanceToTheOrigin) {
   EXPECT_EQ(code(R"({"near": {"path": "year", "origin": "x", "pivot": 1}})"), ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"near": {"path": "loc", "origin": {"type": "Point", "coordinates": [1, 2]},
                               "pivot": 1}})"),
-            ErrorCode::kNotImplemented);
+            ErrorCode::kOk);
+  EXPECT_EQ(code(R"({"near": {"path": "loc", "origin": {"type": "Point", "coordinates": [1, 92]},
+                              "pivot": 1}})"),
+            ErrorCode::kBadValue);
 }
 
 TEST_F(SearchOperatorTest, AKilledOrExpiredSearchStopsWithItsError) {

@@ -200,6 +200,22 @@ TEST(SearchIndexDefinitionTest, MultiAnalyzersAreStringMappingsOfTheirOwn) {
                                       text::MultiPath("title", "exact") + " lucene.keyword"}));
 }
 
+TEST(SearchIndexDefinitionTest, GeoFieldsHoldTheirPoints) {
+  auto parsed = Parse("search", R"({"mappings": {"dynamic": true, "fields": {
+      "loc": {"type": "geo", "indexShapes": false}}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const text::FullTextMapping& mapping = *parsed.value().full_text;
+  EXPECT_EQ(mapping.ValueKindsAt("loc"), static_cast<unsigned>(text::kGeoPoints));
+  std::vector<std::string> held;
+  bson::Document document = bson::FromJson(R"({"loc": {"type": "Point", "coordinates": [1, 2]},
+      "other": {"type": "Point", "coordinates": [1, 2]}})")
+                                .value();
+  mapping.ForEachValue(document.view(),
+                       [&](const std::string& path, bson::ValueView) { held.push_back(path); });
+  // A dynamic mapping walks into other points as documents, holding their numbers.
+  EXPECT_EQ(held, (std::vector<std::string>{"loc", "other.coordinates", "other.coordinates"}));
+}
+
 struct Refusal {
   std::string_view type;
   std::string_view json;
@@ -271,6 +287,11 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"vectorSearch", R"({"fields": [{"type": "geo", "path": "e"}]})",
                 ErrorCode::kBadValue, "fields[0].type"},
         Refusal{"search", R"({"fields": []})", ErrorCode::kBadValue, "Attribute mappings missing"},
+        Refusal{"search", R"({"mappings": {"fields": {"loc": {"type": "geo",
+            "indexShapes": true}}}})",
+                ErrorCode::kNotImplemented, "mappings.fields.loc.indexShapes"},
+        Refusal{"search", R"({"mappings": {"fields": {"loc": {"type": "geo", "x": 1}}}})",
+                ErrorCode::kBadValue, "mappings.fields.loc.x"},
         Refusal{"search", R"({"mappings": {"fields": {"items": {"type": "embeddedDocuments",
             "color": "red"}}}})",
                 ErrorCode::kBadValue, "mappings.fields.items.color"},
