@@ -40,7 +40,16 @@ double InvertedIndex::Field::Score(std::uint32_t label, double frequency, double
 void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
                         bson::DocumentView document) {
   Remove(label);
-  std::vector<std::pair<Field*, const std::string*>>& held = held_[label];
+  if (held_.size() <= label) held_.resize(label + 1);
+  std::vector<std::uintptr_t>& held = held_[label];
+  const Field* run = nullptr;  // the field the last entries belong to
+  auto hold = [&](Field& field, const std::string& term) {
+    if (run != &field) {
+      held.push_back(reinterpret_cast<std::uintptr_t>(&field) | 1);
+      run = &field;
+    }
+    held.push_back(reinterpret_cast<std::uintptr_t>(&term));
+  };
   std::map<std::string, std::uint32_t> next_position;  // path -> where its next value starts
   mapping.ForEachString(document, [&](const std::string& path, std::string_view value,
                                       const SearchAnalyzer& analyzer) {
@@ -54,7 +63,7 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
       if (found == field.terms.end())
         found = field.terms.emplace(std::string(term), Postings()).first;
       Positions& positions = found->second[label];
-      if (positions.empty()) held.emplace_back(&field, &found->first);
+      if (positions.empty()) hold(field, found->first);
       positions.push_back(base + position);
       last = base + position;
       ++count;
@@ -84,7 +93,7 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
           found = field.terms.emplace(std::string(gram), Postings()).first;
         }
         Positions& positions = found->second[label];
-        if (positions.empty()) held.emplace_back(&field, &found->first);
+        if (positions.empty()) hold(field, found->first);
         positions.push_back(base + position);
       });
       last = base + position;
@@ -95,7 +104,6 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
       AddLength(field, label, words);
     }
   });
-  if (held.empty()) held_.erase(label);
   bson::DocumentBuilder values;
   bool any = false;
   mapping.ForEachValue(document, [&](const std::string& path, bson::ValueView value) {
@@ -128,6 +136,7 @@ const InvertedIndex::Embedded* InvertedIndex::EmbeddedAt(std::string_view path) 
 
 void InvertedIndex::ShrinkToFit() {
   for (auto& [path, embedded] : embedded_) embedded->index.ShrinkToFit();
+  for (std::vector<std::uintptr_t>& terms : held_) terms.shrink_to_fit();
   for (auto* fields : {&fields_, &autocomplete_fields_}) {
     for (auto& [path, field] : *fields) {
       for (auto& [term, postings] : field.terms) postings.ShrinkToFit();
@@ -147,20 +156,24 @@ void InvertedIndex::Remove(std::uint32_t label) {
     }
     embedded->children.erase(children);
   }
-  auto held = held_.find(label);
-  if (held == held_.end()) return;
-  for (auto& [field, term] : held->second) {
-    if (field->LengthOf(label) != 0) {
-      field->total_length -= field->lengths[label];
-      field->lengths[label] = 0;
-      --field->documents;
+  if (label >= held_.size()) return;
+  Field* field = nullptr;
+  for (const std::uintptr_t entry : held_[label]) {
+    if ((entry & 1) != 0) {
+      field = reinterpret_cast<Field*>(entry & ~std::uintptr_t{1});
+      if (field->LengthOf(label) != 0) {
+        field->total_length -= field->lengths[label];
+        field->lengths[label] = 0;
+        --field->documents;
+      }
+      continue;
     }
-    auto postings = field->terms.find(*term);
+    auto postings = field->terms.find(*reinterpret_cast<const std::string*>(entry));
     if (postings == field->terms.end()) continue;
     postings->second.erase(label);
     if (postings->second.empty()) field->terms.erase(postings);
   }
-  held_.erase(held);
+  std::vector<std::uintptr_t>().swap(held_[label]);
 }
 
 namespace {

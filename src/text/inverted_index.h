@@ -76,9 +76,11 @@ class InvertedIndex {
   std::map<std::string, Field, std::less<>> fields_;
   std::map<std::string, Field, std::less<>> autocomplete_fields_;
   std::unordered_map<std::uint32_t, bson::Document> values_;
-  // label -> the (field, term) entries it holds, so that Remove finds them. A term's key stays
-  // in its field's map while any label holds it, so each entry points at it.
-  std::unordered_map<std::uint32_t, std::vector<std::pair<Field*, const std::string*>>> held_;
+  // By label (dense, so a vector): the terms it holds, so that Remove finds them. A run of
+  // entries is a field's address with its low bit set, then the addresses of the keys of that
+  // field's terms: a key stays in its field's map while any label holds it, and both are at
+  // least 2-aligned. Eight bytes a posting, where a (field, term) pair was sixteen.
+  std::vector<std::vector<std::uintptr_t>> held_;
   std::map<std::string, std::unique_ptr<Embedded>, std::less<>> embedded_;
 };
 
