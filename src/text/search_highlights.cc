@@ -194,29 +194,11 @@ StatusWith<HighlightSpec> ParseHighlight(bson::ValueView spec) {
   HighlightSpec out;
   for (const bson::Element& e : spec.Document()) {
     if (e.key == "path") {
-      std::vector<bson::ValueView> paths;
-      if (e.value.type() == bson::Type::kArray) {
-        for (const bson::Element& p : e.value.Document()) paths.push_back(p.value);
-      } else {
-        paths.push_back(e.value);
-      }
-      for (bson::ValueView path : paths) {
-        if (path.type() == bson::Type::kString && !path.String().empty()) {
-          out.paths.emplace_back(path.String());
-        } else if (path.type() == bson::Type::kDocument && path.Document().Get("multi").exists()) {
+      QUARRY_ASSIGN_OR_RETURN(out.paths, ParseSearchPaths(e.value, "highlight.path", true));
+      for (const std::string& path : out.paths) {
+        if (IsMultiPath(path)) {
           return Status(ErrorCode::kNotImplemented,
                         "\"highlight.path\" with a multi analyzer is not supported by Quarry yet");
-        } else if (path.type() == bson::Type::kDocument &&
-                   path.Document().Get("wildcard").type() == bson::Type::kString) {
-          out.paths.emplace_back(path.Document().Get("wildcard").String());
-        } else if (path.type() == bson::Type::kDocument &&
-                   path.Document().Get("value").type() == bson::Type::kString &&
-                   !path.Document().Get("value").String().empty()) {
-          out.paths.emplace_back(path.Document().Get("value").String());
-        } else {
-          return Bad(
-              "\"highlight.path\" must be a field name, {value: <name>}, {wildcard: <pattern>} "
-              "or an array of them");
         }
       }
     } else if (e.key == "maxCharsToExamine" || e.key == "maxNumPassages") {

@@ -91,6 +91,11 @@ struct SearchOperator {
 // options Atlas has and Quarry does not yet (each names itself).
 StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::ValueView spec);
 
+// An operator's `path`: a field name, {value}, {wildcard: <pattern>}, or an array of them; with
+// `multi_allowed`, also {value, multi} (as MultiPath). Errors name `at`.
+StatusWith<std::vector<std::string>> ParseSearchPaths(bson::ValueView value, const std::string& at,
+                                                      bool multi_allowed = false);
+
 // Whether `name` is the name of a $search operator (known to Atlas, implemented or not).
 bool IsSearchOperatorName(std::string_view name);
 

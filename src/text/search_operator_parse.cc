@@ -545,4 +545,9 @@ StatusWith<SearchOperator> ParseSearchOperator(std::string_view name, bson::Valu
   return internal::ParseAt(name, spec, std::string(name));
 }
 
+StatusWith<std::vector<std::string>> ParseSearchPaths(bson::ValueView value, const std::string& at,
+                                                      bool multi_allowed) {
+  return internal::Paths(value, at, multi_allowed);
+}
+
 }  // namespace quarry::text

@@ -1708,7 +1708,11 @@ def test_malformed_highlight_options_answer_bad_value(stories):
     cases = [({"path": "plot", "maxNumPassages": 0}, 2, ""),
              ({"maxNumPassages": 2}, 2, ""),
              ({}, 2, ""),
-             ({"path": "plot", "bogusOption": 1}, 2, "")]
+             ({"path": "plot", "bogusOption": 1}, 2, ""),
+             ({"path": {"value": "plot", "bogus": 1}}, 2, "bogus"),
+             ({"path": {"wildcard": "p*", "value": "plot"}}, 2, "wildcard alone"),
+             ({"path": []}, 2, ""),
+             ({"path": ["plot", {"value": ""}]}, 2, "")]
     assert_errors(cases, lambda highlight: highlights(stories, "stories", text("fox", "plot"),
                                                       highlight))
 

@@ -96,6 +96,11 @@ TEST(SearchHighlightsTest, ParsesItsOptions) {
   EXPECT_EQ(ParseHighlight(none.view().Get("h")).status().code(), ErrorCode::kBadValue);
   bson::Document unknown = bson::FromJson(R"({"h": {"path": "t", "x": 1}})").value();
   EXPECT_EQ(ParseHighlight(unknown.view().Get("h")).status().code(), ErrorCode::kBadValue);
+  for (const char* path : {R"({"value": "t", "x": 1})", R"({"wildcard": "t*", "value": "t"})",
+                           R"([])", R"("")", R"({"value": ""})"}) {
+    bson::Document odd = bson::FromJson(std::string(R"({"h": {"path": )") + path + "}}").value();
+    EXPECT_EQ(ParseHighlight(odd.view().Get("h")).status().code(), ErrorCode::kBadValue) << path;
+  }
   bson::Document multi =
       bson::FromJson(R"({"h": {"path": {"value": "t", "multi": "english"}}})").value();
   EXPECT_EQ(ParseHighlight(multi.view().Get("h")).status().code(), ErrorCode::kNotImplemented);
