@@ -492,17 +492,57 @@ void Fail(Status status) {
   if (evaluation_stop.ok()) evaluation_stop = std::move(status);
 }
 
+// What wildcard, regex and term ranges share: for each of `op`'s paths the index holds,
+// `walk(path, field, take)` looks through the field's ordered terms, calling take(&postings) for
+// each term it picks and take(nullptr) for each it passes over (so long walks stay
+// interruptible); a document scores 1 for each path where it holds a picked term. take answers
+// false when the evaluation must stop, and walk then returns.
+template <typename Walk>
+SearchScores OneForEachPathHoldingATerm(const SearchOperator& op, const InvertedIndex& index,
+                                        Walk walk) {
+  SearchScores scores;
+  std::size_t steps = 0;
+  for (const std::string& path : ResolvePaths(op.paths, index)) {
+    const InvertedIndex::Field* field = index.FieldAt(path);
+    if (field == nullptr) continue;
+    std::set<std::uint32_t> matched;
+    walk(path, *field, [&](const InvertedIndex::Postings* postings) {
+      if (Stopped(++steps)) return false;
+      if (postings != nullptr) {
+        for (const auto& [label, positions] : *postings) matched.insert(label);
+      }
+      return true;
+    });
+    if (Stopped()) return scores;
+    for (const std::uint32_t label : matched) scores[label] += 1;
+  }
+  return scores;
+}
+
 // wildcard and regex: 1 for each path where one of the label's terms matches a pattern whole.
 SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& index,
                               const FullTextMapping& mapping) {
-  SearchScores scores;
   const std::string_view name = op.kind == SearchOperator::Kind::kWildcard ? "wildcard" : "regex";
+  for (const std::string& path : ResolvePaths(op.paths, index)) {
+    const SearchAnalyzer& analyzer = mapping.AnalyzerFor(path);
+    if (!op.allow_analyzed_field && mapping.MayHoldStrings(path) &&
+        analyzer.name() != "lucene.keyword") {
+      Fail(Bad(std::string(name) + " on " + QuotedPath(path) + ", which " +
+               std::string(analyzer.name()) +
+               " analyzes, needs allowAnalyzedField: true (the patterns match its terms, not "
+               "its whole values)"));
+      return {};
+    }
+  }
   // A wildcard pattern on an analyzed field goes through the analyzer's normalizing filters,
   // not its tokenizer; a regex is matched as written unless queryString sent it.
-  auto compile = [&](const SearchAnalyzer* normalizer) {
+  const bool normalize = (op.kind == SearchOperator::Kind::kWildcard && op.allow_analyzed_field) ||
+                         op.normalize_pattern;
+  auto compile = [&](const std::string& path) {
     std::vector<TermPattern> patterns;
     for (const std::string& query : op.queries) {
-      const std::string normalized = normalizer != nullptr ? normalizer->Normalize(query) : query;
+      const std::string normalized =
+          normalize ? mapping.SearchAnalyzerFor(path).Normalize(query) : query;
       StatusWith<TermPattern> pattern = op.kind == SearchOperator::Kind::kWildcard
                                             ? TermPattern::Wildcard(normalized)
                                             : TermPattern::Regex(normalized);
@@ -514,74 +554,45 @@ SearchScores EvaluatePatterns(const SearchOperator& op, const InvertedIndex& ind
     }
     return patterns;
   };
-  std::size_t steps = 0;
-  for (const std::string& path : ResolvePaths(op.paths, index)) {
-    const SearchAnalyzer& analyzer = mapping.AnalyzerFor(path);
-    if (!op.allow_analyzed_field && mapping.MayHoldStrings(path) &&
-        analyzer.name() != "lucene.keyword") {
-      Fail(Bad(std::string(name) + " on " + QuotedPath(path) + ", which " +
-               std::string(analyzer.name()) +
-               " analyzes, needs allowAnalyzedField: true (the patterns match its terms, not "
-               "its whole values)"));
-      return scores;
-    }
-    const InvertedIndex::Field* field = index.FieldAt(path);
-    if (field == nullptr) continue;
-    const std::vector<TermPattern> patterns =
-        compile((op.kind == SearchOperator::Kind::kWildcard && op.allow_analyzed_field) ||
-                        op.normalize_pattern
-                    ? &mapping.SearchAnalyzerFor(path)
-                    : nullptr);
-    if (Stopped()) return scores;
-    std::set<std::uint32_t> matched;
-    for (const TermPattern& pattern : patterns) {
-      const std::string& prefix = pattern.literal_prefix();
-      for (auto it = field->terms.lower_bound(prefix);
-           it != field->terms.end() && std::string_view(it->first).starts_with(prefix); ++it) {
-        if (Stopped(++steps)) return scores;
-        if (!pattern.Matches(it->first)) continue;
-        for (const auto& [label, positions] : it->second) matched.insert(label);
-      }
-    }
-    for (const std::uint32_t label : matched) scores[label] += 1;
-  }
-  return scores;
+  return OneForEachPathHoldingATerm(
+      op, index, [&](const std::string& path, const InvertedIndex::Field& field, auto take) {
+        for (const TermPattern& pattern : compile(path)) {
+          const std::string& prefix = pattern.literal_prefix();
+          for (auto it = field.terms.lower_bound(prefix);
+               it != field.terms.end() && std::string_view(it->first).starts_with(prefix); ++it) {
+            if (!take(pattern.Matches(it->first) ? &it->second : nullptr)) return;
+          }
+        }
+      });
 }
 
 // A term range (queryString's `[a TO b]`): 1 for each path holding a term between the bounds,
 // which pass the analyzer's normalizing filters first, as Lucene's parser sends them.
 SearchScores EvaluateTermRange(const SearchOperator& op, const InvertedIndex& index,
                                const FullTextMapping& mapping) {
-  SearchScores scores;
-  std::size_t steps = 0;
-  for (const std::string& path : ResolvePaths(op.paths, index)) {
-    const InvertedIndex::Field* field = index.FieldAt(path);
-    if (field == nullptr) continue;
-    const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
-    auto it = field->terms.begin();
-    std::optional<std::string> upper;
-    bool upper_inclusive = false;
-    for (const bson::Element& bound : op.values.view()) {
-      const std::string normalized = analyzer.Normalize(bound.value.String());
-      if (bound.key == "gte") it = field->terms.lower_bound(normalized);
-      if (bound.key == "gt") it = field->terms.upper_bound(normalized);
-      if (bound.key == "lte" || bound.key == "lt") {
-        upper = normalized;
-        upper_inclusive = bound.key == "lte";
-      }
-    }
-    std::set<std::uint32_t> matched;
-    for (; it != field->terms.end(); ++it) {
-      if (Stopped(++steps)) return scores;
-      if (upper.has_value()) {
-        const int order = it->first.compare(*upper);
-        if (order > 0 || (order == 0 && !upper_inclusive)) break;
-      }
-      for (const auto& [label, positions] : it->second) matched.insert(label);
-    }
-    for (const std::uint32_t label : matched) scores[label] += 1;
-  }
-  return scores;
+  return OneForEachPathHoldingATerm(
+      op, index, [&](const std::string& path, const InvertedIndex::Field& field, auto take) {
+        const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
+        auto it = field.terms.begin();
+        std::optional<std::string> upper;
+        bool upper_inclusive = false;
+        for (const bson::Element& bound : op.values.view()) {
+          const std::string normalized = analyzer.Normalize(bound.value.String());
+          if (bound.key == "gte") it = field.terms.lower_bound(normalized);
+          if (bound.key == "gt") it = field.terms.upper_bound(normalized);
+          if (bound.key == "lte" || bound.key == "lt") {
+            upper = normalized;
+            upper_inclusive = bound.key == "lte";
+          }
+        }
+        for (; it != field.terms.end(); ++it) {
+          if (upper.has_value()) {
+            const int order = it->first.compare(*upper);
+            if (order > 0 || (order == 0 && !upper_inclusive)) break;
+          }
+          if (!take(&it->second)) return;
+        }
+      });
 }
 
 // embeddedDocument: its operator over the sub-documents at its path, each on its own (in an
