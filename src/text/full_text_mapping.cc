@@ -13,6 +13,10 @@ namespace {
 
 using OnString = std::function<void(const std::string& path, std::string_view value,
                                     const SearchAnalyzer& analyzer)>;
+using OnValue = std::function<void(const std::string& path, bson::ValueView value)>;
+using OnAutocomplete = std::function<void(const std::string& path, std::string_view value,
+                                          const AutocompleteOptions& options)>;
+using OnEmbedded = std::function<void(const std::string& path, bson::DocumentView element)>;
 
 // What a field found without a mapping of its own is under a dynamic document: a string, and a
 // document whose strings are all held.
@@ -27,112 +31,44 @@ const FullTextField& DynamicField() {
   return kDynamic;
 }
 
-using OnValue = std::function<void(const std::string& path, bson::ValueView value)>;
+// Which fields a walk follows: a field without a mapping of its own follows the dynamic one where
+// its document is dynamic, or only named fields are followed.
+enum class Unnamed { kFollowDynamic, kSkip };
 
-// Calls `on_value` with each value of `document` that `mapping` holds whole.
-void WalkValues(bson::DocumentView document, const FullTextField& mapping,
-                const std::string& prefix, const OnValue& on_value);
+// Calls visit(path, value, field) for each value of `document` that `mapping` maps, an array's
+// elements at the array's path; a sub-document comes first whole, then its own values where its
+// field maps it as a document.
+template <typename Visit>
+void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
+                const std::string& prefix, Unnamed unnamed, const Visit& visit);
 
-void WalkValue(bson::ValueView value, const FullTextField& field, const std::string& path,
-               const OnValue& on_value) {
-  if (value.type() == bson::Type::kArray) {
-    for (const bson::Element& e : value.Document()) WalkValue(e.value, field, path, on_value);
-  } else if (value.type() == bson::Type::kDocument) {
-    if ((field.value_kinds & kGeoPoints) != 0 && GeoPointOf(value).has_value()) {
-      on_value(path, value);
-    }
-    if (field.is_document) WalkValues(value.Document(), field, path + ".", on_value);
-  } else if ((ValueKindOf(value) & field.value_kinds) != 0) {
-    if (field.lowercase_tokens && value.type() == bson::Type::kString) {
-      bson::DocumentBuilder lowered;
-      lowered.AppendString("", LowercaseCodePoints(value.String()));
-      const bson::Document holder = std::move(lowered).Finish();
-      on_value(path, holder.view().Get(""));
-    } else {
-      on_value(path, value);
-    }
-  }
-}
-
-void WalkValues(bson::DocumentView document, const FullTextField& mapping,
-                const std::string& prefix, const OnValue& on_value) {
-  for (const bson::Element& e : document) {
-    auto named = mapping.fields.find(e.key);
-    const FullTextField* field = named != mapping.fields.end() ? &named->second
-                                 : mapping.dynamic             ? &DynamicField()
-                                                               : nullptr;
-    if (field != nullptr) WalkValue(e.value, *field, prefix + std::string(e.key), on_value);
-  }
-}
-
-using OnAutocomplete = std::function<void(const std::string& path, std::string_view value,
-                                          const AutocompleteOptions& options)>;
-
-void WalkAutocomplete(bson::DocumentView document, const FullTextField& mapping,
-                      const std::string& prefix, const OnAutocomplete& on_string);
-
-void WalkAutocompleteValue(bson::ValueView value, const FullTextField& field,
-                           const std::string& path, const OnAutocomplete& on_string) {
+template <typename Visit>
+void WalkMappedValue(bson::ValueView value, const FullTextField& field, const std::string& path,
+                     Unnamed unnamed, const Visit& visit) {
   if (value.type() == bson::Type::kArray) {
     for (const bson::Element& e : value.Document()) {
-      WalkAutocompleteValue(e.value, field, path, on_string);
+      WalkMappedValue(e.value, field, path, unnamed, visit);
     }
-  } else if (value.type() == bson::Type::kDocument) {
-    if (field.is_document) WalkAutocomplete(value.Document(), field, path + ".", on_string);
-  } else if (value.type() == bson::Type::kString && field.autocomplete.has_value()) {
-    on_string(path, value.String(), *field.autocomplete);
+    return;
+  }
+  visit(path, value, field);
+  if (value.type() == bson::Type::kDocument && field.is_document) {
+    WalkMapped(value.Document(), field, path + ".", unnamed, visit);
   }
 }
 
-// Only named fields: a dynamic mapping holds no autocomplete grams.
-void WalkAutocomplete(bson::DocumentView document, const FullTextField& mapping,
-                      const std::string& prefix, const OnAutocomplete& on_string) {
-  for (const bson::Element& e : document) {
-    auto named = mapping.fields.find(e.key);
-    if (named != mapping.fields.end()) {
-      WalkAutocompleteValue(e.value, named->second, prefix + std::string(e.key), on_string);
-    }
-  }
-}
-
-void Walk(bson::DocumentView document, const FullTextField& mapping, const std::string& prefix,
-          const FullTextMapping& index, const OnString& on_string);
-
-// One value at `path` mapped by `field`; arrays hold values of the same path.
-void WalkValue(bson::ValueView value, const FullTextField& field, const std::string& path,
-               const FullTextMapping& index, const OnString& on_string) {
-  switch (value.type()) {
-    case bson::Type::kString:
-      if (field.is_string) {
-        on_string(path, value.String(),
-                  field.analyzer != nullptr ? *field.analyzer : *index.analyzer);
-        for (const auto& [name, other] : field.multi) {
-          on_string(MultiPath(path, name), value.String(),
-                    other.analyzer != nullptr ? *other.analyzer : *index.analyzer);
-        }
-      }
-      break;
-    case bson::Type::kDocument:
-      if (field.is_document) Walk(value.Document(), field, path + ".", index, on_string);
-      break;
-    case bson::Type::kArray:
-      for (const bson::Element& e : value.Document()) {
-        WalkValue(e.value, field, path, index, on_string);
-      }
-      break;
-    default:
-      break;
-  }
-}
-
-void Walk(bson::DocumentView document, const FullTextField& mapping, const std::string& prefix,
-          const FullTextMapping& index, const OnString& on_string) {
+template <typename Visit>
+void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
+                const std::string& prefix, Unnamed unnamed, const Visit& visit) {
   for (const bson::Element& e : document) {
     auto named = mapping.fields.find(e.key);
     const FullTextField* field = named != mapping.fields.end() ? &named->second
-                                 : mapping.dynamic             ? &DynamicField()
-                                                               : nullptr;
-    if (field != nullptr) WalkValue(e.value, *field, prefix + std::string(e.key), index, on_string);
+                                 : mapping.dynamic && unnamed == Unnamed::kFollowDynamic
+                                     ? &DynamicField()
+                                     : nullptr;
+    if (field != nullptr) {
+      WalkMappedValue(e.value, *field, prefix + std::string(e.key), unnamed, visit);
+    }
   }
 }
 
@@ -151,34 +87,6 @@ const FullTextField* FieldAt(const FullTextField& root, std::string_view path,
     if (dot == std::string_view::npos) return &it->second;
     at = &it->second;
     path.remove_prefix(dot + 1);
-  }
-}
-
-using OnEmbedded = std::function<void(const std::string& path, bson::DocumentView element)>;
-
-void WalkEmbedded(bson::DocumentView document, const FullTextField& mapping,
-                  const std::string& prefix, const OnEmbedded& on_element);
-
-void WalkEmbeddedValue(bson::ValueView value, const FullTextField& field, const std::string& path,
-                       const OnEmbedded& on_element) {
-  if (value.type() == bson::Type::kArray) {
-    for (const bson::Element& e : value.Document()) {
-      WalkEmbeddedValue(e.value, field, path, on_element);
-    }
-  } else if (value.type() == bson::Type::kDocument) {
-    if (field.embedded != nullptr) on_element(path, value.Document());
-    if (field.is_document) WalkEmbedded(value.Document(), field, path + ".", on_element);
-  }
-}
-
-// Only named fields: a dynamic mapping holds no embedded documents.
-void WalkEmbedded(bson::DocumentView document, const FullTextField& mapping,
-                  const std::string& prefix, const OnEmbedded& on_element) {
-  for (const bson::Element& e : document) {
-    auto named = mapping.fields.find(e.key);
-    if (named != mapping.fields.end()) {
-      WalkEmbeddedValue(e.value, named->second, prefix + std::string(e.key), on_element);
-    }
   }
 }
 
@@ -260,21 +168,59 @@ unsigned ValueKindOf(bson::ValueView value) {
 }
 
 void FullTextMapping::ForEachValue(bson::DocumentView document, const OnValue& on_value) const {
-  WalkValues(document, root, prefix, on_value);
+  WalkMapped(document, root, prefix, Unnamed::kFollowDynamic,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+               if (value.type() == bson::Type::kDocument) {
+                 if ((field.value_kinds & kGeoPoints) != 0 && GeoPointOf(value).has_value()) {
+                   on_value(path, value);
+                 }
+                 return;
+               }
+               if ((ValueKindOf(value) & field.value_kinds) == 0) return;
+               if (field.lowercase_tokens && value.type() == bson::Type::kString) {
+                 bson::DocumentBuilder lowered;
+                 lowered.AppendString("", LowercaseCodePoints(value.String()));
+                 const bson::Document holder = std::move(lowered).Finish();
+                 on_value(path, holder.view().Get(""));
+               } else {
+                 on_value(path, value);
+               }
+             });
 }
 
 void FullTextMapping::ForEachString(bson::DocumentView document, const OnString& on_string) const {
-  Walk(document, root, prefix, *this, on_string);
+  WalkMapped(document, root, prefix, Unnamed::kFollowDynamic,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+               if (value.type() != bson::Type::kString || !field.is_string) return;
+               on_string(path, value.String(),
+                         field.analyzer != nullptr ? *field.analyzer : *analyzer);
+               for (const auto& [name, other] : field.multi) {
+                 on_string(MultiPath(path, name), value.String(),
+                           other.analyzer != nullptr ? *other.analyzer : *analyzer);
+               }
+             });
 }
 
+// Only named fields: a dynamic mapping holds no autocomplete grams.
 void FullTextMapping::ForEachAutocompleteString(bson::DocumentView document,
                                                 const OnAutocomplete& on_string) const {
-  WalkAutocomplete(document, root, prefix, on_string);
+  WalkMapped(document, root, prefix, Unnamed::kSkip,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+               if (value.type() == bson::Type::kString && field.autocomplete.has_value()) {
+                 on_string(path, value.String(), *field.autocomplete);
+               }
+             });
 }
 
+// Only named fields: a dynamic mapping holds no embedded documents.
 void FullTextMapping::ForEachEmbedded(bson::DocumentView document,
                                       const OnEmbedded& on_element) const {
-  WalkEmbedded(document, root, prefix, on_element);
+  WalkMapped(document, root, prefix, Unnamed::kSkip,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+               if (value.type() == bson::Type::kDocument && field.embedded != nullptr) {
+                 on_element(path, value.Document());
+               }
+             });
 }
 
 void FullTextMapping::LinkEmbedded() {
