@@ -13,7 +13,7 @@ namespace {
 
 using OnString = std::function<void(const std::string& path, std::string_view value,
                                     const SearchAnalyzer& analyzer)>;
-using OnValue = std::function<void(const std::string& path, bson::ValueView value)>;
+using OnValue = std::function<void(const std::string& path, bson::ValueView value, bool in_array)>;
 using OnAutocomplete = std::function<void(const std::string& path, std::string_view value,
                                           const AutocompleteOptions& options)>;
 using OnEmbedded = std::function<void(const std::string& path, bson::DocumentView element)>;
@@ -35,31 +35,32 @@ const FullTextField& DynamicField() {
 // its document is dynamic, or only named fields are followed.
 enum class Unnamed { kFollowDynamic, kSkip };
 
-// Calls visit(path, value, field) for each value of `document` that `mapping` maps, an array's
-// elements at the array's path; a sub-document comes first whole, then its own values where its
-// field maps it as a document.
+// Calls visit(path, value, field, in_array) for each value of `document` that `mapping` maps, an
+// array's elements at the array's path (in_array: an array holds the value or a document above
+// it); a sub-document comes first whole, then its own values where its field maps it as a
+// document.
 template <typename Visit>
 void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
-                const std::string& prefix, Unnamed unnamed, const Visit& visit);
+                const std::string& prefix, Unnamed unnamed, bool in_array, const Visit& visit);
 
 template <typename Visit>
 void WalkMappedValue(bson::ValueView value, const FullTextField& field, const std::string& path,
-                     Unnamed unnamed, const Visit& visit) {
+                     Unnamed unnamed, bool in_array, const Visit& visit) {
   if (value.type() == bson::Type::kArray) {
     for (const bson::Element& e : value.Document()) {
-      WalkMappedValue(e.value, field, path, unnamed, visit);
+      WalkMappedValue(e.value, field, path, unnamed, true, visit);
     }
     return;
   }
-  visit(path, value, field);
+  visit(path, value, field, in_array);
   if (value.type() == bson::Type::kDocument && field.is_document) {
-    WalkMapped(value.Document(), field, path + ".", unnamed, visit);
+    WalkMapped(value.Document(), field, path + ".", unnamed, in_array, visit);
   }
 }
 
 template <typename Visit>
 void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
-                const std::string& prefix, Unnamed unnamed, const Visit& visit) {
+                const std::string& prefix, Unnamed unnamed, bool in_array, const Visit& visit) {
   for (const bson::Element& e : document) {
     auto named = mapping.fields.find(e.key);
     const FullTextField* field = named != mapping.fields.end() ? &named->second
@@ -67,7 +68,7 @@ void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
                                      ? &DynamicField()
                                      : nullptr;
     if (field != nullptr) {
-      WalkMappedValue(e.value, *field, prefix + std::string(e.key), unnamed, visit);
+      WalkMappedValue(e.value, *field, prefix + std::string(e.key), unnamed, in_array, visit);
     }
   }
 }
@@ -168,11 +169,12 @@ unsigned ValueKindOf(bson::ValueView value) {
 }
 
 void FullTextMapping::ForEachValue(bson::DocumentView document, const OnValue& on_value) const {
-  WalkMapped(document, root, prefix, Unnamed::kFollowDynamic,
-             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+  WalkMapped(document, root, prefix, Unnamed::kFollowDynamic, false,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field,
+                 bool in_array) {
                if (value.type() == bson::Type::kDocument) {
                  if ((field.value_kinds & kGeoPoints) != 0 && GeoPointOf(value).has_value()) {
-                   on_value(path, value);
+                   on_value(path, value, in_array);
                  }
                  return;
                }
@@ -181,16 +183,16 @@ void FullTextMapping::ForEachValue(bson::DocumentView document, const OnValue& o
                  bson::DocumentBuilder lowered;
                  lowered.AppendString("", LowercaseCodePoints(value.String()));
                  const bson::Document holder = std::move(lowered).Finish();
-                 on_value(path, holder.view().Get(""));
+                 on_value(path, holder.view().Get(""), in_array);
                } else {
-                 on_value(path, value);
+                 on_value(path, value, in_array);
                }
              });
 }
 
 void FullTextMapping::ForEachString(bson::DocumentView document, const OnString& on_string) const {
-  WalkMapped(document, root, prefix, Unnamed::kFollowDynamic,
-             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+  WalkMapped(document, root, prefix, Unnamed::kFollowDynamic, false,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field, bool) {
                if (value.type() != bson::Type::kString || !field.is_string) return;
                on_string(path, value.String(),
                          field.analyzer != nullptr ? *field.analyzer : *analyzer);
@@ -204,8 +206,8 @@ void FullTextMapping::ForEachString(bson::DocumentView document, const OnString&
 // Only named fields: a dynamic mapping holds no autocomplete grams.
 void FullTextMapping::ForEachAutocompleteString(bson::DocumentView document,
                                                 const OnAutocomplete& on_string) const {
-  WalkMapped(document, root, prefix, Unnamed::kSkip,
-             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+  WalkMapped(document, root, prefix, Unnamed::kSkip, false,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field, bool) {
                if (value.type() == bson::Type::kString && field.autocomplete.has_value()) {
                  on_string(path, value.String(), *field.autocomplete);
                }
@@ -215,8 +217,8 @@ void FullTextMapping::ForEachAutocompleteString(bson::DocumentView document,
 // Only named fields: a dynamic mapping holds no embedded documents.
 void FullTextMapping::ForEachEmbedded(bson::DocumentView document,
                                       const OnEmbedded& on_element) const {
-  WalkMapped(document, root, prefix, Unnamed::kSkip,
-             [&](const std::string& path, bson::ValueView value, const FullTextField& field) {
+  WalkMapped(document, root, prefix, Unnamed::kSkip, false,
+             [&](const std::string& path, bson::ValueView value, const FullTextField& field, bool) {
                if (value.type() == bson::Type::kDocument && field.embedded != nullptr) {
                  on_element(path, value.Document());
                }

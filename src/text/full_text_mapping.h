@@ -107,10 +107,10 @@ struct FullTextMapping {
                                               const SearchAnalyzer& analyzer)>& on_string) const;
 
   // Calls `on_value` with each non-text value the index holds of `document` (values in arrays
-  // too) and its dotted path.
-  void ForEachValue(
-      bson::DocumentView document,
-      const std::function<void(const std::string& path, bson::ValueView value)>& on_value) const;
+  // too), its dotted path, and whether an array holds it (or one of the documents above it).
+  void ForEachValue(bson::DocumentView document,
+                    const std::function<void(const std::string& path, bson::ValueView value,
+                                             bool in_array)>& on_value) const;
 
   // Calls `on_string` with each string an autocomplete mapping holds, its path and options.
   void ForEachAutocompleteString(

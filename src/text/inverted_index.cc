@@ -105,12 +105,16 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
     }
   });
   bson::DocumentBuilder values;
-  bool any = false;
-  mapping.ForEachValue(document, [&](const std::string& path, bson::ValueView value) {
-    values.Append(path, value);
-    any = true;
-  });
-  if (any) values_[label] = std::move(values).Finish();
+  std::vector<bool> in_arrays;
+  mapping.ForEachValue(document,
+                       [&](const std::string& path, bson::ValueView value, bool in_array) {
+                         values.Append(path, value);
+                         in_arrays.push_back(in_array);
+                       });
+  if (!in_arrays.empty()) values_[label] = std::move(values).Finish();
+  if (std::find(in_arrays.begin(), in_arrays.end(), true) != in_arrays.end()) {
+    values_in_arrays_[label] = std::move(in_arrays);
+  }
   mapping.ForEachEmbedded(document, [&](const std::string& path, bson::DocumentView element) {
     const FullTextMapping* inner = mapping.EmbeddedAt(path);
     if (inner == nullptr) return;  // nested: the embedded index of its parent path holds it
@@ -145,8 +149,23 @@ void InvertedIndex::ShrinkToFit() {
   }
 }
 
+std::optional<double> InvertedIndex::SingleNumberAt(std::uint32_t label,
+                                                    std::string_view path) const {
+  auto held = values_.find(label);
+  if (held == values_.end()) return std::nullopt;
+  auto in_arrays = values_in_arrays_.find(label);
+  std::size_t i = 0;
+  for (const bson::Element& e : held->second.view()) {
+    const bool in_array = in_arrays != values_in_arrays_.end() && in_arrays->second[i];
+    ++i;
+    if (e.key == path && e.value.IsNumber() && !in_array) return e.value.AsDouble();
+  }
+  return std::nullopt;
+}
+
 void InvertedIndex::Remove(std::uint32_t label) {
   values_.erase(label);
+  values_in_arrays_.erase(label);
   for (auto& [path, embedded] : embedded_) {
     auto children = embedded->children.find(label);
     if (children == embedded->children.end()) continue;

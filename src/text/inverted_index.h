@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -53,6 +54,9 @@ class InvertedIndex {
   // label -> the values it holds whole, each under its dotted path (a path repeats for an
   // array's values); a label holding none is absent.
   const std::unordered_map<std::uint32_t, bson::Document>& values() const { return values_; }
+  // The first number `label` holds at `path` that no array holds (Lucene keeps a field's value
+  // for scoring only when it is single), or none.
+  std::optional<double> SingleNumberAt(std::uint32_t label, std::string_view path) const;
 
   // The labels holding a string or a whole value at `path` or below it.
   std::vector<std::uint32_t> LabelsHolding(std::string_view path) const;
@@ -76,6 +80,8 @@ class InvertedIndex {
   std::map<std::string, Field, std::less<>> fields_;
   std::map<std::string, Field, std::less<>> autocomplete_fields_;
   std::unordered_map<std::uint32_t, bson::Document> values_;
+  // label -> whether an array holds each of its values_ (in their order); only labels with one.
+  std::unordered_map<std::uint32_t, std::vector<bool>> values_in_arrays_;
   // By label (dense, so a vector): the terms it holds, so that Remove finds them. A run of
   // entries is a field's address with its low bit set, then the addresses of the keys of that
   // field's terms: a key stays in its field's map while any label holds it, and both are at

@@ -286,11 +286,11 @@ Status Boost(double factor, std::size_t offset, SearchOperator* op) {
   if (!(factor > 0) || !std::isfinite(factor)) {
     return Bad("a boost must be a positive number, at byte " + std::to_string(offset + 1));
   }
-  if (op->score_kind == SearchOperator::ScoreKind::kBoost) {
-    op->score_value *= factor;
+  if (op->score.kind == ScoreModifier::Kind::kBoost) {
+    op->score.value *= factor;
   } else {
-    op->score_kind = SearchOperator::ScoreKind::kBoost;
-    op->score_value = factor;
+    op->score.kind = ScoreModifier::Kind::kBoost;
+    op->score.value = factor;
   }
   return Status::OK();
 }

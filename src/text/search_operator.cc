@@ -389,13 +389,24 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
   // Lucene's boolean query: with no required clause, a document must match a should clause.
   const std::size_t minimum =
       std::max<std::size_t>(op.minimum_should_match, required.has_value() ? 0 : 1);
-  SearchScores should_scores;
+  SearchScores should_scores, should_best;
   std::unordered_map<std::uint32_t, std::size_t> should_matches;
+  const bool dismax = op.score.kind == ScoreModifier::Kind::kDismax && op.should.size() > 1;
   for (const SearchOperator& clause : op.should) {
     if (AnalyzedAway(clause, mapping)) continue;
     for (const auto& [label, score] : Evaluate(clause, index, mapping)) {
       should_scores[label] += score;
       ++should_matches[label];
+      if (dismax) should_best[label] = std::max(should_best[label], score);
+    }
+  }
+  if (dismax) {
+    // Lucene's DisjunctionMaxQuery, itself the compound's one should clause: the best clause's
+    // score plus the tie breaker times the others'.
+    for (auto& [label, score] : should_scores) {
+      const double best = should_best[label];
+      score = best + op.score.value * (score - best);
+      should_matches[label] = 1;
     }
   }
   SearchScores out;
@@ -693,16 +704,22 @@ SearchScores EvaluateGeoWithin(const SearchOperator& op, const InvertedIndex& in
 
 namespace {
 
-// The first number `label` holds at `path` (an array's first), or `fallback`.
+// The number `label` holds at `path` outside arrays, or `fallback`.
 double NumberAt(const InvertedIndex& index, std::uint32_t label, std::string_view path,
                 double fallback) {
-  auto held = index.values().find(label);
-  if (held == index.values().end()) return fallback;
-  for (const bson::Element& e : held->second.view()) {
-    if (e.key == path && e.value.IsNumber()) return e.value.AsDouble();
-  }
-  return fallback;
+  return index.SingleNumberAt(label, path).value_or(fallback);
 }
+
+// Whether the mapping holds numbers at `path`, as a score reading it needs; fails the evaluation
+// when it does not.
+bool IndexedAsNumbers(const std::string& path, const FullTextMapping& mapping) {
+  if ((mapping.ValueKindsAt(path) & kNumberValues) != 0) return true;
+  Fail(Bad("a score that reads \"" + path + "\" needs it indexed as a number"));
+  return false;
+}
+
+// Lucene's rule for a computed score: a negative one, or one that is not a number, is 0.
+double NonNegative(double score) { return score >= 0 ? score : 0; }
 
 SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
                       const FullTextMapping& mapping) {
@@ -744,18 +761,32 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
       scores = EvaluateGeoWithin(op, index);
       break;
   }
-  switch (op.score_kind) {
-    case SearchOperator::ScoreKind::kComputed:
+  switch (op.score.kind) {
+    case ScoreModifier::Kind::kComputed:
       break;
-    case SearchOperator::ScoreKind::kBoost:
-      for (auto& [label, score] : scores) score *= op.score_value;
+    case ScoreModifier::Kind::kBoost:
+      for (auto& [label, score] : scores) score *= op.score.value;
       break;
-    case SearchOperator::ScoreKind::kConstant:
-      for (auto& [label, score] : scores) score = op.score_value;
+    case ScoreModifier::Kind::kConstant:
+      for (auto& [label, score] : scores) score = op.score.value;
       break;
-    case SearchOperator::ScoreKind::kBoostByPath:
-      for (auto& [label, score] : scores)
-        score *= NumberAt(index, label, op.score_path, op.score_value);
+    case ScoreModifier::Kind::kBoostByPath:
+      if (!IndexedAsNumbers(op.score.path, mapping)) break;
+      for (auto& [label, score] : scores) {
+        score = NonNegative(score * NumberAt(index, label, op.score.path, op.score.value));
+      }
+      break;
+    case ScoreModifier::Kind::kFunction:
+      for (const std::string& path : op.score.function->Paths()) {
+        if (!IndexedAsNumbers(path, mapping)) return {};
+      }
+      for (auto& [label, score] : scores) {
+        score = op.score.function->Score(score, [&](const std::string& path, double undefined) {
+          return NumberAt(index, label, path, undefined);
+        });
+      }
+      break;
+    case ScoreModifier::Kind::kDismax:  // applied by EvaluateCompound
       break;
   }
   return scores;

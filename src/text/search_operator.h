@@ -21,6 +21,7 @@
 #include "text/full_text_mapping.h"
 #include "text/geo.h"
 #include "text/inverted_index.h"
+#include "text/score_function.h"
 #include "text/score_map.h"
 
 namespace quarry::text {
@@ -29,6 +30,17 @@ struct FuzzyOptions {
   int max_edits = 2;
   std::size_t prefix_length = 0;
   std::size_t max_expansions = 50;
+};
+
+// An operator's score option. kBoostByPath multiplies by the number `path` holds (`value` where
+// none); kFunction replaces the score by `function`'s; kDismax (compound's) scores its should
+// clauses by the best one's score plus `value` times the others'.
+struct ScoreModifier {
+  enum class Kind { kComputed, kBoost, kConstant, kBoostByPath, kFunction, kDismax };
+  Kind kind = Kind::kComputed;
+  double value = 1;  // the boost's factor, the constant, dismax's tie breaker
+  std::string path;
+  std::shared_ptr<const ScoreFunction> function;
 };
 
 struct SearchOperator {
@@ -50,8 +62,6 @@ struct SearchOperator {
   };
   // embeddedDocument: how a document's score comes from its matching sub-documents' scores.
   enum class EmbeddedAggregate { kSum, kMaximum, kMinimum, kMean };
-  // kBoostByPath multiplies by the number `score_path` holds (`score_value` where none).
-  enum class ScoreKind { kComputed, kBoost, kConstant, kBoostByPath };
 
   Kind kind = Kind::kText;
   // text, phrase, wildcard and regex (the patterns)
@@ -81,9 +91,7 @@ struct SearchOperator {
   // parser leaves it out.
   bool absent_without_terms = false;
 
-  ScoreKind score_kind = ScoreKind::kComputed;
-  double score_value = 1;  // the boost's factor or the constant
-  std::string score_path;
+  ScoreModifier score;
 };
 
 // Parses the operator `name` (the key of $search's document that names one) given `spec`.

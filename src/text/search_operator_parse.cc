@@ -106,19 +106,19 @@ namespace {
 
 // boost: {path: <numeric field>, undefined: <n, default 0>}: the score times the field's value.
 Status ParseBoostByPath(bson::DocumentView options, const std::string& at, SearchOperator* op) {
-  op->score_kind = SearchOperator::ScoreKind::kBoostByPath;
-  op->score_value = 0;
+  op->score.kind = ScoreModifier::Kind::kBoostByPath;
+  op->score.value = 0;
   for (const bson::Element& o : options) {
     if (o.key == "path") {
       if (o.value.type() != bson::Type::kString || o.value.String().empty()) {
         return Bad("\"" + at + ".path\" must be a field name");
       }
-      op->score_path = std::string(o.value.String());
+      op->score.path = std::string(o.value.String());
     } else if (o.key == "undefined") {
       if (!o.value.IsNumber() || !std::isfinite(o.value.AsDouble())) {
         return Bad("\"" + at + ".undefined\" must be a number");
       }
-      op->score_value = o.value.AsDouble();
+      op->score.value = o.value.AsDouble();
     } else if (o.key == "value") {
       return Bad("\"" + at + "\" takes value or path, not both");
     } else {
@@ -128,21 +128,50 @@ Status ParseBoostByPath(bson::DocumentView options, const std::string& at, Searc
   return Status::OK();
 }
 
+// dismax: {tieBreakerScore: <0 to 1, default 1>}; only compound's score takes it.
+Status ParseDismax(bson::DocumentView options, const std::string& at, SearchOperator* op) {
+  if (op->kind != SearchOperator::Kind::kCompound) {
+    return Bad("\"" + at + "\": only compound's score takes dismax");
+  }
+  op->score.kind = ScoreModifier::Kind::kDismax;
+  op->score.value = 1;
+  for (const bson::Element& o : options) {
+    if (o.key != "tieBreakerScore") return Unknown(at, o.key);
+    if (!o.value.IsNumber() || !(o.value.AsDouble() >= 0 && o.value.AsDouble() <= 1)) {
+      return Bad("\"" + at + ".tieBreakerScore\" must be a number from 0 to 1");
+    }
+    op->score.value = o.value.AsDouble();
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
-// score: {boost: {value: <n>} | {path, undefined}} | {constant: {value: <n>}}.
+// score: {boost: {value: <n>} | {path, undefined}} | {constant: {value: <n>}} |
+// {function: <expression>} | {dismax: {tieBreakerScore}} (compound's).
 Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* op) {
   if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
   bool seen = false;
   for (const bson::Element& e : value.Document()) {
     const std::string inner = at + "." + std::string(e.key);
-    if (e.key == "function") return NotYet("\"" + inner + "\"");
     if (e.key == "embedded") return Bad("\"" + inner + "\" belongs to embeddedDocument's score");
-    if (e.key != "boost" && e.key != "constant") return Unknown(at, e.key);
-    if (seen) return Bad("\"" + at + "\" takes one of boost and constant");
+    if (e.key != "boost" && e.key != "constant" && e.key != "function" && e.key != "dismax") {
+      return Unknown(at, e.key);
+    }
+    if (seen) return Bad("\"" + at + "\" takes one of boost, constant, function and dismax");
     seen = true;
+    if (e.key == "function") {
+      QUARRY_ASSIGN_OR_RETURN(ScoreFunction function, ScoreFunction::Parse(e.value, inner));
+      op->score.kind = ScoreModifier::Kind::kFunction;
+      op->score.function = std::make_shared<const ScoreFunction>(std::move(function));
+      continue;
+    }
     if (e.value.type() != bson::Type::kDocument) return Bad("\"" + inner + "\" must be a document");
     bson::DocumentView options = e.value.Document();
+    if (e.key == "dismax") {
+      QUARRY_RETURN_IF_ERROR(ParseDismax(options, inner, op));
+      continue;
+    }
     if (e.key == "boost" && options.Get("path").exists()) {
       QUARRY_RETURN_IF_ERROR(ParseBoostByPath(options, inner, op));
       continue;
@@ -152,14 +181,14 @@ Status ParseScore(bson::ValueView value, const std::string& at, SearchOperator* 
       if (!o.value.IsNumber() || !(o.value.AsDouble() > 0) || !std::isfinite(o.value.AsDouble())) {
         return Bad("\"" + inner + ".value\" must be a positive number");
       }
-      op->score_value = o.value.AsDouble();
+      op->score.value = o.value.AsDouble();
     }
     if (!options.Get("value").exists()) {
       return Bad("\"" + inner + ".value\" is required" +
                  (e.key == "boost" ? std::string(" (or path)") : std::string()));
     }
-    op->score_kind =
-        e.key == "boost" ? SearchOperator::ScoreKind::kBoost : SearchOperator::ScoreKind::kConstant;
+    op->score.kind =
+        e.key == "boost" ? ScoreModifier::Kind::kBoost : ScoreModifier::Kind::kConstant;
   }
   return Status::OK();
 }

@@ -89,6 +89,12 @@ Status ParseCompound(bson::DocumentView spec, const std::string& at, SearchOpera
   if (op->must.empty() && op->must_not.empty() && op->should.empty() && op->filter.empty()) {
     return Bad("\"" + at + "\" must have at least one of must, mustNot, should and filter");
   }
+  if (op->score.kind == ScoreModifier::Kind::kDismax) {
+    if (op->should.empty()) return Bad("\"" + at + "\": a dismax score needs should clauses");
+    if (!op->must.empty() || !op->must_not.empty() || !op->filter.empty()) {
+      return Bad("\"" + at + "\": a dismax score takes only should clauses");
+    }
+  }
   if (minimum.has_value()) {
     if (static_cast<std::size_t>(*minimum) > op->should.size()) {
       return Bad("\"" + at + ".minimumShouldMatch\" must not exceed the number of should clauses");
@@ -158,17 +164,15 @@ StatusWith<SearchOperator> ParseQueryStringOperator(bson::ValueView spec, const 
   SearchOperator op = std::move(parsed).value();
   // Only clauses within the query drop out; a whole query of stop words matches nothing.
   op.absent_without_terms = false;
-  if (scored.score_kind == SearchOperator::ScoreKind::kComputed) return op;
-  if (op.score_kind != SearchOperator::ScoreKind::kComputed) {
+  if (scored.score.kind == ScoreModifier::Kind::kComputed) return op;
+  if (op.score.kind != ScoreModifier::Kind::kComputed) {
     // The query's own boost applies first; the option's score to what that gives.
     SearchOperator whole;
     whole.kind = SearchOperator::Kind::kCompound;
     whole.must.push_back(std::move(op));
     op = std::move(whole);
   }
-  op.score_kind = scored.score_kind;
-  op.score_value = scored.score_value;
-  op.score_path = std::move(scored.score_path);
+  op.score = std::move(scored.score);
   return op;
 }
 

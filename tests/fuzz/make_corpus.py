@@ -158,6 +158,14 @@ def main():
                 {"wildcard": {"query": "ru?n*", "path": "title", "allowAnalyzedField": True}},
                 {"regex": {"query": "st.*", "path": "plot", "allowAnalyzedField": True}},
                 {"equals": {"path": "code", "value": "A1"}}]}},
+            "scores": {"compound": {"should": [
+                {"text": {"query": "apple", "path": "title", "score": {"function": {"add": [
+                    {"multiply": [{"score": "relevance"}, {"log1p": {"path": "year"}}]},
+                    {"gauss": {"path": {"value": "year", "undefined": 1990}, "origin": 2000,
+                               "scale": 10, "offset": 1, "decay": 0.3}}]}}}},
+                {"text": {"query": "red", "path": "plot",
+                          "score": {"boost": {"path": "year", "undefined": 2}}}}],
+                "score": {"dismax": {"tieBreakerScore": 0.3}}}},
     }.items():
         write("search_query_fuzzer", name, b"\x01" + enc(operator))
 

@@ -728,7 +728,7 @@ def test_boost_by_a_numeric_field_multiplies_by_its_value(db):
     db.docs.insert_many(docs)
     create_ready(db, "docs", DYNAMIC)
     bm25 = Field(docs, "t").text("fox")
-    stars = {1: 4, 2: 2, 4: 0.5}  # an array's first value
+    stars = {1: 4, 4: 0.5}  # numbers in arrays count as absent, as Lucene keeps no single value
     for undefined in [None, 1.5]:
         boost = {"path": "stars", **({} if undefined is None else {"undefined": undefined})}
         got = search(db, "docs", text("fox", "t", score={"boost": boost}))
@@ -737,6 +737,14 @@ def test_boost_by_a_numeric_field_multiplies_by_its_value(db):
     code, _ = error_of(lambda: search(db, "docs", text("fox", "t", score={
         "boost": {"path": "stars", "value": 2}})))
     assert code == 2
+    # A path the index does not hold numbers at cannot score.
+    db.docs.insert_one({"_id": 5, "t": "fox", "label": "x"})
+    create_ready(db, "docs", {"mappings": {"fields": {"t": {"type": "string"},
+                                                      "label": {"type": "token"}}}}, "static")
+    for path in ["label", "t", "nowhere"]:
+        code, message = error_of(lambda: search(db, "docs", text("fox", "t", score={
+            "boost": {"path": path}}), index="static"))
+        assert code == 2 and path in message, (path, code, message)
 
 
 # --- the phrase operator ---------------------------------------------------------------------

@@ -95,8 +95,8 @@ TEST(QueryStringParseTest, PhrasesFuzzyWildcardsRegexAndBoosts) {
   EXPECT_EQ(phrase.kind, Kind::kPhrase);
   EXPECT_EQ(phrase.queries.front(), "new york");
   EXPECT_EQ(phrase.slop, 2u);
-  EXPECT_EQ(phrase.score_kind, SearchOperator::ScoreKind::kBoost);
-  EXPECT_DOUBLE_EQ(phrase.score_value, 3);
+  EXPECT_EQ(phrase.score.kind, ScoreModifier::Kind::kBoost);
+  EXPECT_DOUBLE_EQ(phrase.score.value, 3);
   const SearchOperator fuzzy = Parsed("kirk~");
   ASSERT_TRUE(fuzzy.fuzzy.has_value());
   EXPECT_EQ(fuzzy.fuzzy->max_edits, 2);
@@ -116,7 +116,7 @@ TEST(QueryStringParseTest, PhrasesFuzzyWildcardsRegexAndBoosts) {
   EXPECT_EQ(regex.queries.front(), "ca.*n");
   // Boosts of nested groups multiply.
   const SearchOperator boosted = Parsed("(kirk^2)^1.5");
-  EXPECT_DOUBLE_EQ(boosted.score_value, 3);
+  EXPECT_DOUBLE_EQ(boosted.score.value, 3);
 }
 
 TEST(QueryStringParseTest, RangesOfTerms) {

@@ -132,13 +132,14 @@ TEST_F(SearchOperatorTest, ScoreOptionsBoostOrReplace) {
       Run(R"({"text": {"query": "sleep", "path": "t", "score": {"constant": {"value": 5}}}})")
           .at(2),
       5);
-  // A boost by a numeric field: its value, or `undefined` (0 unless given) without one.
+  // A boost by a numeric field: its value, or `undefined` (0 unless given) without one; numbers
+  // in arrays are no single value, so they count as absent.
   Put(4, R"({"t": "sleep well", "stars": [4, 2]})");
   Put(5, R"({"t": "sleep tight", "stars": 2.5})");
   const auto plain_all = Run(R"({"text": {"query": "sleep", "path": "t"}})");
   const auto by_stars = Run(R"({"text": {"query": "sleep", "path": "t",
                                           "score": {"boost": {"path": "stars"}}}})");
-  EXPECT_DOUBLE_EQ(by_stars.at(4), 4 * plain_all.at(4));
+  EXPECT_DOUBLE_EQ(by_stars.at(4), 0);
   EXPECT_DOUBLE_EQ(by_stars.at(5), 2.5 * plain_all.at(5));
   EXPECT_DOUBLE_EQ(by_stars.at(2), 0);
   EXPECT_DOUBLE_EQ(Run(R"({"text": {"query": "sleep", "path": "t",
@@ -152,9 +153,56 @@ TEST_F(SearchOperatorTest, ScoreOptionsBoostOrReplace) {
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t",
                               "score": {"boost": {"value": 2}, "constant": {"value": 1}}}})"),
             ErrorCode::kBadValue);
-  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t",
-                              "score": {"function": {"constant": 2}}}})"),
-            ErrorCode::kNotImplemented);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "score": {"dismax": {}}}})"),
+            ErrorCode::kBadValue);
+}
+
+TEST_F(SearchOperatorTest, ScoreFunctionsReplaceTheScore) {
+  Put(4, R"({"t": "sleep well", "stars": [4, 2]})");
+  Put(5, R"({"t": "sleep tight", "stars": 2.5})");
+  const auto plain = Run(R"({"text": {"query": "sleep", "path": "t"}})");
+  const auto got = Run(R"({"text": {"query": "sleep", "path": "t", "score": {"function":
+      {"add": [{"multiply": [{"score": "relevance"}, {"path": "stars"}]},
+               {"log1p": {"path": {"value": "stars", "undefined": 9}}}]}}}})");
+  EXPECT_DOUBLE_EQ(got.at(2), 0 + std::log10(1 + 9));  // no stars: 0 and 9
+  EXPECT_DOUBLE_EQ(got.at(4), 0 + std::log10(1 + 9));  // stars in an array count as absent
+  EXPECT_DOUBLE_EQ(got.at(5), plain.at(5) * 2.5 + std::log10(1 + 2.5));
+  // A negative result, or one that is no number, scores 0; the document still matches.
+  const auto negative = Run(R"({"text": {"query": "sleep", "path": "t", "score": {"function":
+      {"log": {"constant": -1}}}}})");
+  EXPECT_EQ(negative.size(), plain.size());
+  for (const auto& [label, score] : negative) EXPECT_EQ(score, 0) << label;
+  // A path the index holds no numbers at fails the search.
+  StatusWith<SearchOperator> on_text = Parse(R"({"text": {"query": "sleep", "path": "t",
+      "score": {"function": {"path": "missing_static"}}}})");
+  ASSERT_TRUE(on_text.ok());
+  FullTextMapping strings_only;
+  strings_only.root.fields["t"].is_string = true;
+  EXPECT_EQ(EvaluateSearch(on_text.value(), index_, strings_only).status().code(),
+            ErrorCode::kBadValue);
+}
+
+TEST_F(SearchOperatorTest, DismaxScoresTheBestShouldClausePlusATieBreak) {
+  const auto fox = Run(R"({"text": {"query": "fox", "path": "t"}})");
+  const auto brown = Run(R"({"text": {"query": "brown", "path": "t"}})");
+  const auto got = Run(R"({"compound": {"should": [{"text": {"query": "fox", "path": "t"}},
+      {"text": {"query": "brown", "path": "t"}}], "score": {"dismax": {"tieBreakerScore": 0.25}}}})");
+  ASSERT_EQ(got.size(), 3u);  // 0, 1 and 3 hold fox; 0 and 3 brown too
+  for (const auto& [label, score] : got) {
+    const double a = fox.contains(label) ? fox.at(label) : 0;
+    const double b = brown.contains(label) ? brown.at(label) : 0;
+    EXPECT_DOUBLE_EQ(score, std::max(a, b) + 0.25 * std::min(a, b)) << label;
+  }
+  auto code = [&](std::string_view json) { return Parse(json).status().code(); };
+  EXPECT_EQ(code(R"({"compound": {"must": {"text": {"query": "fox", "path": "t"}},
+      "should": {"text": {"query": "fox", "path": "t"}}, "score": {"dismax": {}}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"compound": {"filter": {"text": {"query": "fox", "path": "t"}},
+      "score": {"dismax": {}}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"compound": {"should": {"text": {"query": "fox", "path": "t"}},
+      "score": {"dismax": {"tieBreakerScore": 1.5}}}})"),
+            ErrorCode::kBadValue);
 }
 
 TEST_F(SearchOperatorTest, EqualsRangeInAndExistsReadTheValuesHeldWhole) {

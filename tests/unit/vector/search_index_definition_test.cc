@@ -144,7 +144,7 @@ TEST(SearchIndexDefinitionTest, FacetTypesAreHeldAsTheirValueTypes) {
   EXPECT_EQ(mapping.ValueKindsAt("released"), static_cast<unsigned>(text::kDateValues));
   std::vector<std::string> held;
   bson::Document document = bson::FromJson(R"({"name": "ÉCOLE Nord", "genres": "Drama"})").value();
-  mapping.ForEachValue(document.view(), [&](const std::string& path, bson::ValueView value) {
+  mapping.ForEachValue(document.view(), [&](const std::string& path, bson::ValueView value, bool) {
     held.push_back(path + "=" + std::string(value.String()));
   });
   EXPECT_EQ(held, (std::vector<std::string>{"name=école nord", "genres=Drama"}));
@@ -210,8 +210,9 @@ TEST(SearchIndexDefinitionTest, GeoFieldsHoldTheirPoints) {
   bson::Document document = bson::FromJson(R"({"loc": {"type": "Point", "coordinates": [1, 2]},
       "other": {"type": "Point", "coordinates": [1, 2]}})")
                                 .value();
-  mapping.ForEachValue(document.view(),
-                       [&](const std::string& path, bson::ValueView) { held.push_back(path); });
+  mapping.ForEachValue(document.view(), [&](const std::string& path, bson::ValueView, bool) {
+    held.push_back(path);
+  });
   // A dynamic mapping walks into other points as documents, holding their numbers.
   EXPECT_EQ(held, (std::vector<std::string>{"loc", "other.coordinates", "other.coordinates"}));
 }
