@@ -104,6 +104,7 @@ void CollectEmbedded(const FullTextField& field, const std::string& path,
       inner->custom_analyzers = outer.custom_analyzers;
       inner->analyzer = outer.analyzer;
       inner->search_analyzer = outer.search_analyzer;
+      inner->synonyms = outer.synonyms;
       inner->LinkEmbedded();
       out->embedded[child_path] = std::move(inner);
     }

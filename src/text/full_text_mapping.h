@@ -99,6 +99,14 @@ struct FullTextMapping {
   std::vector<std::shared_ptr<const CustomAnalyzer>> custom_analyzers;
   const SearchAnalyzer* analyzer = &SearchAnalyzer::Standard();
   const SearchAnalyzer* search_analyzer = nullptr;  // null: `analyzer`
+  // The definition's synonym mappings: each a name, the analyzer of its strings, and the
+  // collection (in the index's database) whose documents hold them.
+  struct SynonymSource {
+    std::string name;
+    const SearchAnalyzer* analyzer = nullptr;
+    std::string collection;
+  };
+  std::vector<SynonymSource> synonyms;
 
   // Calls `on_string` with each string value the index holds of `document` (strings in arrays
   // too), its dotted path and the analyzer that indexes it.

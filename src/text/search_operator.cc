@@ -14,6 +14,7 @@
 #include "bson/builder.h"
 #include "bson/compare.h"
 #include "text/edit_distance.h"
+#include "text/synonym_query.h"
 #include "text/term_pattern.h"
 
 namespace quarry::text {
@@ -26,6 +27,7 @@ Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(
 // every function passing it down; the first failed check stops them all.
 thread_local const Interrupt* evaluation_interrupt = nullptr;
 thread_local Status evaluation_stop;
+thread_local const SynonymMaps* evaluation_synonyms = nullptr;
 
 // Whether the search should stop: checked every `kCheckEvery` steps of a long loop.
 constexpr std::size_t kCheckEvery = 4096;
@@ -177,8 +179,57 @@ void ScoreTerm(const InvertedIndex::Field& field, const std::string& term,
   }
 }
 
+void Fail(Status status);
+
+// text with a synonym mapping, per query string and path (Lucene's clauses, summed).
+SearchScores EvaluateTextWithSynonyms(const SearchOperator& op, const SynonymMap& synonyms,
+                                      const InvertedIndex& index, const FullTextMapping& mapping) {
+  SearchScores scores;
+  const SynonymMatch match = !op.match_criteria_given ? SynonymMatch::kPhrase
+                             : op.match_all_terms     ? SynonymMatch::kAll
+                                                      : SynonymMatch::kAny;
+  for (const std::string& query : op.queries) {
+    for (const std::string& path : ResolvePaths(op.paths, index)) {
+      const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
+      if (analyzer.name() != synonyms.analyzer().name()) {
+        Fail(Bad("synonym mapping \"" + op.synonyms + "\" is only allowed with " +
+                 std::string(synonyms.analyzer().name()) + " analyzer, field " + QuotedPath(path) +
+                 " is analyzed with " + std::string(analyzer.name()) + " analyzer"));
+        return scores;
+      }
+      std::vector<std::string> tokens;
+      for (auto& [term, position] : Analyzed(analyzer, query)) tokens.push_back(std::move(term));
+      if (tokens.empty() && match == SynonymMatch::kPhrase) {
+        Fail(
+            Bad("text with synonyms: the query analyzed to zero tokens; it must hold a word "
+                "that is not a stop word"));
+        return scores;
+      }
+      const InvertedIndex::Field* field = index.FieldAt(path);
+      if (field == nullptr) continue;
+      ScoreWithSynonyms(
+          *field, tokens, synonyms, match, [](std::size_t steps) { return Stopped(steps); },
+          &scores);
+      if (Stopped()) return scores;
+    }
+  }
+  return scores;
+}
+
 SearchScores EvaluateText(const SearchOperator& op, const InvertedIndex& index,
                           const FullTextMapping& mapping) {
+  if (!op.synonyms.empty()) {
+    auto named = evaluation_synonyms != nullptr ? evaluation_synonyms->find(op.synonyms)
+                                                : SynonymMaps::const_iterator();
+    if (evaluation_synonyms == nullptr || named == evaluation_synonyms->end()) {
+      Fail(Bad("unknown synonym mapping name \"" + op.synonyms + "\""));
+      return {};
+    }
+    // An empty mapping leaves a query without matchCriteria matching any of its terms.
+    if (!named->second->empty() || op.match_criteria_given) {
+      return EvaluateTextWithSynonyms(op, *named->second, index, mapping);
+    }
+  }
   SearchScores scores;
   std::unordered_map<std::uint32_t, std::set<std::size_t>> matched_terms;  // for "all"
   std::size_t required_terms = 0;
@@ -781,8 +832,9 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
         if (!IndexedAsNumbers(path, mapping)) return {};
       }
       for (auto& [label, score] : scores) {
+        const std::uint32_t of = label;  // Debian's clang cannot capture a structured binding
         score = op.score.function->Score(score, [&](const std::string& path, double undefined) {
-          return NumberAt(index, label, path, undefined);
+          return NumberAt(index, of, path, undefined);
         });
       }
       break;
@@ -826,15 +878,36 @@ Status CheckMultiPaths(const SearchOperator& op, const FullTextMapping& mapping)
 }  // namespace
 
 StatusWith<SearchScores> EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
-                                        const FullTextMapping& mapping,
-                                        const Interrupt* interrupt) {
+                                        const FullTextMapping& mapping, const Interrupt* interrupt,
+                                        const SynonymMaps* synonyms) {
   QUARRY_RETURN_IF_ERROR(CheckMultiPaths(op, mapping));
   evaluation_interrupt = interrupt;
+  evaluation_synonyms = synonyms;
   evaluation_stop = Status::OK();
   SearchScores scores = Evaluate(op, index, mapping);
   evaluation_interrupt = nullptr;
+  evaluation_synonyms = nullptr;
   if (!evaluation_stop.ok()) return std::exchange(evaluation_stop, Status::OK());
   return scores;
+}
+
+namespace {
+
+void CollectSynonymMappings(const SearchOperator& op, std::vector<std::string>* out) {
+  if (!op.synonyms.empty() && std::find(out->begin(), out->end(), op.synonyms) == out->end()) {
+    out->push_back(op.synonyms);
+  }
+  for (const auto* clauses : {&op.must, &op.must_not, &op.should, &op.filter, &op.inner}) {
+    for (const SearchOperator& clause : *clauses) CollectSynonymMappings(clause, out);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> SynonymMappingsOf(const SearchOperator& op) {
+  std::vector<std::string> out;
+  CollectSynonymMappings(op, &out);
+  return out;
 }
 
 }  // namespace quarry::text

@@ -23,6 +23,7 @@
 #include "text/inverted_index.h"
 #include "text/score_function.h"
 #include "text/score_map.h"
+#include "text/synonyms.h"
 
 namespace quarry::text {
 
@@ -68,6 +69,8 @@ struct SearchOperator {
   std::vector<std::string> queries;
   std::vector<std::string> paths;  // a path may hold '*' wildcards ({wildcard: "title.*"})
   bool match_all_terms = false;    // text's matchCriteria "all"
+  bool match_criteria_given = false;
+  std::string synonyms;  // text: the synonym mapping that expands the query (empty: none)
   std::optional<FuzzyOptions> fuzzy;
   std::uint32_t slop = 0;   // phrase
   bool sequential = false;  // autocomplete's tokenOrder "sequential": the words in order
@@ -113,8 +116,14 @@ bool PathMatchesPattern(std::string_view pattern, std::string_view path);
 // label -> score of each document `op` matches. A long evaluation checks `interrupt` (null:
 // none) as it goes and fails with its error once it is killed or past its deadline.
 using SearchScores = ScoreMap;
+// `synonyms` holds the mappings the operator names (the caller reads their source collections);
+// naming another one fails.
 StatusWith<SearchScores> EvaluateSearch(const SearchOperator& op, const InvertedIndex& index,
                                         const FullTextMapping& mapping,
-                                        const Interrupt* interrupt = nullptr);
+                                        const Interrupt* interrupt = nullptr,
+                                        const SynonymMaps* synonyms = nullptr);
+
+// The synonym mappings `op` names, each once.
+std::vector<std::string> SynonymMappingsOf(const SearchOperator& op);
 
 }  // namespace quarry::text

@@ -286,8 +286,13 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
       QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner, !autocomplete));
     } else if (e.key == "score") {
       QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
-    } else if (e.key == "synonyms") {
-      return NotYet("\"" + inner + "\" (synonym mappings)");
+    } else if (e.key == "synonyms" && !text) {
+      return NotYet("\"" + inner + "\" on phrase (synonym mappings)");
+    } else if (text && !autocomplete && e.key == "synonyms") {
+      if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
+        return Bad("\"" + inner + "\" must name a synonym mapping");
+      }
+      op->synonyms = std::string(e.value.String());
     } else if (text && e.key == "fuzzy") {
       QUARRY_ASSIGN_OR_RETURN(op->fuzzy, ParseFuzzy(e.value, inner));
     } else if (autocomplete && e.key == "tokenOrder") {
@@ -302,6 +307,7 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
         return Bad("\"" + inner + "\" must be \"any\" or \"all\"");
       }
       op->match_all_terms = e.value.String() == "all";
+      op->match_criteria_given = true;
     } else if (!text && e.key == "slop") {
       std::optional<std::int64_t> slop = WholeNumber(e.value);
       if (!slop.has_value() || *slop < 0)
@@ -313,6 +319,9 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
   }
   if (op->queries.empty()) return Bad("\"" + at + ".query\" is required");
   if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
+  if (op->fuzzy.has_value() && !op->synonyms.empty()) {
+    return Bad("\"" + at + "\" takes at most one of fuzzy and synonyms");
+  }
   if (op->fuzzy.has_value() && op->match_all_terms) {
     return Bad("\"" + at + "\" cannot have both fuzzy and matchCriteria");
   }

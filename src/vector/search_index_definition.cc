@@ -503,6 +503,59 @@ Status NothingOf(bson::ValueView value, const std::string& name, const std::stri
   return Status::OK();
 }
 
+// synonyms: [{name, analyzer, source: {collection}}], each name once.
+StatusWith<std::vector<text::FullTextMapping::SynonymSource>> SynonymSourcesOf(
+    bson::ValueView synonyms, const CustomAnalyzers& custom) {
+  if (synonyms.type() != bson::Type::kArray) return Invalid("\"synonyms\" must be an array");
+  std::vector<text::FullTextMapping::SynonymSource> out;
+  std::size_t i = 0;
+  for (const bson::Element& e : synonyms.Document()) {
+    const std::string at = "synonyms[" + std::to_string(i++) + "]";
+    if (e.value.type() != bson::Type::kDocument)
+      return Invalid("\"" + at + "\" must be a document");
+    text::FullTextMapping::SynonymSource source;
+    for (const bson::Element& f : e.value.Document()) {
+      const std::string inner = at + "." + std::string(f.key);
+      if (f.key == "name") {
+        if (f.value.type() != bson::Type::kString || f.value.String().empty()) {
+          return Invalid("\"" + inner + "\" must be a non-empty string");
+        }
+        source.name = std::string(f.value.String());
+      } else if (f.key == "analyzer") {
+        QUARRY_ASSIGN_OR_RETURN(source.analyzer, AnalyzerNamed(f.value, inner, custom));
+      } else if (f.key == "source") {
+        bson::ValueView collection = f.value.type() == bson::Type::kDocument
+                                         ? f.value.Document().Get("collection")
+                                         : bson::ValueView();
+        if (collection.type() != bson::Type::kString || collection.String().empty()) {
+          return Invalid("\"" + inner + "\" must be {collection: <name>}");
+        }
+        for (const bson::Element& g : f.value.Document()) {
+          if (g.key != "collection") {
+            return Invalid("unknown field \"" + std::string(g.key) + "\" in \"" + inner + "\"");
+          }
+        }
+        source.collection = std::string(collection.String());
+      } else {
+        return Invalid("unknown field \"" + std::string(f.key) + "\" in \"" + at + "\"");
+      }
+    }
+    for (const char* required : {"name", "analyzer", "source"}) {
+      if (!e.value.Document().Get(required).exists()) {
+        return Invalid("\"" + at + "." + required + "\" is required");
+      }
+    }
+    for (const auto& other : out) {
+      if (other.name == source.name) {
+        return Invalid("\"" + at + ".name\": the synonym mapping \"" + source.name +
+                       "\" is defined twice");
+      }
+    }
+    out.push_back(std::move(source));
+  }
+  return out;
+}
+
 StatusWith<CustomAnalyzers> CustomAnalyzersOf(bson::ValueView analyzers) {
   if (analyzers.type() != bson::Type::kArray) return Invalid("\"analyzers\" must be an array");
   CustomAnalyzers out;
@@ -578,7 +631,8 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
     } else if (e.key == "analyzers") {
       continue;  // read first, above
     } else if (e.key == "synonyms") {
-      QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "synonyms", "synonym mappings"));
+      QUARRY_ASSIGN_OR_RETURN(full_text.synonyms,
+                              SynonymSourcesOf(e.value, full_text.custom_analyzers));
     } else if (e.key == "typeSets") {
       QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "typeSets", "dynamic type sets"));
     } else if (e.key == "storedSource") {

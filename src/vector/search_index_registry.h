@@ -123,9 +123,11 @@ class SearchIndexRegistry : public storage::CommitObserver {
   // gives none; BadValue when `order`'s after or before rank was made under another sort.
   // `interrupt` (null: none) stops a long evaluation with its error.
   class TextMatches;
+  // `synonyms` holds the synonym mappings `op` names (null: none).
   StatusWith<TextMatches> SearchText(storage::CollectionId collection, const std::string& index_id,
                                      const text::SearchOperator& op, TextOrder order,
-                                     const Interrupt* interrupt) const;
+                                     const Interrupt* interrupt,
+                                     const text::SynonymMaps* synonyms = nullptr) const;
 
   // The documents `op` matches (null: every document of the index), and their counts by
   // `facets` (text::CountFacets). An index that is unknown or not yet queryable counts none;
@@ -137,7 +139,8 @@ class SearchIndexRegistry : public storage::CommitObserver {
   StatusWith<FacetCounts> CountFacets(storage::CollectionId collection, const std::string& index_id,
                                       const text::SearchOperator* op,
                                       const std::vector<text::SearchFacet>& facets,
-                                      const Interrupt* interrupt) const;
+                                      const Interrupt* interrupt,
+                                      const text::SynonymMaps* synonyms = nullptr) const;
 
   void OnCommit(const storage::CommittedBatch& batch) override;
 

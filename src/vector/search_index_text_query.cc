@@ -39,7 +39,7 @@ Status CheckRankFits(const TextRank& rank, const text::SearchSort* sort) {
 
 StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
     storage::CollectionId collection, const std::string& index_id, const text::SearchOperator& op,
-    TextOrder order, const Interrupt* interrupt) const {
+    TextOrder order, const Interrupt* interrupt, const text::SynonymMaps* synonyms) const {
   TextMatches matches;
   const text::SearchSort* sort = order.sort.get();
   for (const std::optional<TextRank>* rank : {&order.after, &order.before}) {
@@ -50,7 +50,8 @@ StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
   std::shared_lock lock(serving->mu);
   QUARRY_ASSIGN_OR_RETURN(
       const text::SearchScores scores,
-      text::EvaluateSearch(op, *serving->full_text, *serving->definition.full_text, interrupt));
+      text::EvaluateSearch(op, *serving->full_text, *serving->definition.full_text, interrupt,
+                           synonyms));
   matches.heap_.reserve(scores.size());
   for (const auto& [label, score] : scores) {
     if (label >= serving->document_of.size() || serving->document_of[label] == Built::kNoDocument) {
@@ -112,7 +113,8 @@ std::vector<TextMatch> SearchIndexRegistry::TextMatches::Next(std::size_t max) {
 
 StatusWith<SearchIndexRegistry::FacetCounts> SearchIndexRegistry::CountFacets(
     storage::CollectionId collection, const std::string& index_id, const text::SearchOperator* op,
-    const std::vector<text::SearchFacet>& facets, const Interrupt* interrupt) const {
+    const std::vector<text::SearchFacet>& facets, const Interrupt* interrupt,
+    const text::SynonymMaps* synonyms) const {
   std::shared_ptr<Built> serving = Serving(collection, index_id);
   if (serving == nullptr || serving->full_text == nullptr) {
     return FacetCounts{.matched = 0, .facets = text::EmptyFacets(facets)};
@@ -126,7 +128,8 @@ StatusWith<SearchIndexRegistry::FacetCounts> SearchIndexRegistry::CountFacets(
   if (op != nullptr) {
     QUARRY_ASSIGN_OR_RETURN(
         const text::SearchScores scores,
-        text::EvaluateSearch(*op, *serving->full_text, *serving->definition.full_text, interrupt));
+        text::EvaluateSearch(*op, *serving->full_text, *serving->definition.full_text, interrupt,
+                             synonyms));
     labels.reserve(scores.size());
     for (const auto& [label, score] : scores) {
       if (has_document(label)) labels.push_back(label);

@@ -166,6 +166,12 @@ def main():
                 {"text": {"query": "red", "path": "plot",
                           "score": {"boost": {"path": "year", "undefined": 2}}}}],
                 "score": {"dismax": {"tieBreakerScore": 0.3}}}},
+            "synonyms": {"compound": {"should": [
+                {"text": {"query": "the captain of new york", "path": "plot", "synonyms": "s"}},
+                {"text": {"query": "skipper ship", "path": ["plot", "title"], "synonyms": "s",
+                          "matchCriteria": "any"}},
+                {"text": {"query": "nyc captain", "path": "plot", "synonyms": "s",
+                          "matchCriteria": "all"}}]}},
     }.items():
         write("search_query_fuzzer", name, b"\x01" + enc(operator))
 

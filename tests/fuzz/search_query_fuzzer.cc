@@ -1,8 +1,8 @@
 // Fuzzes $search's operators as a client sends them: the first byte chooses a queryString query
 // (the rest of the input, Lucene's syntax) or a BSON operator document ({<operator>: <spec>}, the
 // rest of the input once it validates); whatever parses is evaluated over a small index with
-// analyzed, multi-analyzed, embedded and whole values and geo points, so parsing and evaluation
-// meet inputs no unit test wrote.
+// analyzed, multi-analyzed, embedded and whole values and geo points, with a synonym mapping "s",
+// so parsing and evaluation meet inputs no unit test wrote.
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -13,6 +13,7 @@
 #include "text/inverted_index.h"
 #include "text/search_analyzer.h"
 #include "text/search_operator.h"
+#include "text/synonyms.h"
 
 namespace {
 
@@ -39,8 +40,20 @@ FullTextMapping Mapping() {
 struct Fixture {
   FullTextMapping mapping = Mapping();
   InvertedIndex index;
+  quarry::text::SynonymMaps synonyms;
 
   Fixture() {
+    auto map =
+        std::make_shared<quarry::text::SynonymMap>(&quarry::text::SearchAnalyzer::Standard());
+    for (
+        const char* json : {
+            R"({"mappingType": "equivalent", "synonyms": ["captain", "skipper", "ship master"]})",
+            R"({"mappingType": "explicit", "input": ["new york", "nyc"], "synonyms": ["big apple"]})",
+        }) {
+      quarry::bson::Document document = quarry::bson::FromJson(json).value();
+      (void)map->Add(document.view());
+    }
+    synonyms["s"] = std::move(map);
     const char* documents[] = {
         R"({"title": "Captain Kirk plays chess", "plot": "the captain of a ship", "code": "A1",
             "year": 1990, "items": [{"name": "red apple", "qty": 3}, {"name": "pear"}],
@@ -66,7 +79,8 @@ const Fixture& TheFixture() {
 void Evaluate(const quarry::StatusWith<quarry::text::SearchOperator>& op) {
   if (!op.ok()) return;
   const Fixture& fixture = TheFixture();
-  (void)quarry::text::EvaluateSearch(op.value(), fixture.index, fixture.mapping);
+  (void)quarry::text::EvaluateSearch(op.value(), fixture.index, fixture.mapping, nullptr,
+                                     &fixture.synonyms);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/search/search_indexes.h"
+#include "commands/search/synonym_sources.h"
 #include "commands/service_state.h"
 #include "query/projection/projection.h"
 #include "storage/engine.h"
@@ -300,17 +301,31 @@ StatusWith<const catalog::SearchIndexInfo*> SearchIndexOf(const SearchContext& c
   return index;
 }
 
+// The synonym mappings `op` names, read now from `db`; `definition` keeps the analyzers they
+// use.
+StatusWith<text::SynonymMaps> SynonymsOf(const SearchContext& ctx, const std::string& db,
+                                         const catalog::SearchIndexInfo& index,
+                                         const text::SearchOperator& op,
+                                         std::optional<vector::SearchIndexDefinition>* definition) {
+  if (text::SynonymMappingsOf(op).empty()) return text::SynonymMaps();
+  QUARRY_ASSIGN_OR_RETURN(*definition,
+                          vector::ParseSearchIndexDefinition(index.type, index.definition));
+  if (!(*definition)->full_text.has_value()) return text::SynonymMaps();
+  return ReadSynonyms(ctx, db, *(*definition)->full_text, op);
+}
+
 // The matches of `spec` on db.coll, in `order`; none without the index.
-StatusWith<vector::SearchIndexRegistry::TextMatches> Matches(const SearchContext& ctx,
-                                                             const catalog::CollectionInfo* info,
-                                                             const FullTextSearchSpec& spec,
-                                                             vector::TextOrder order,
-                                                             std::string_view stage_name) {
+StatusWith<vector::SearchIndexRegistry::TextMatches> Matches(
+    const SearchContext& ctx, const std::string& db, const catalog::CollectionInfo* info,
+    const FullTextSearchSpec& spec, vector::TextOrder order, std::string_view stage_name) {
   QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
                           SearchIndexOf(ctx, info, spec, stage_name));
   if (index == nullptr) return vector::SearchIndexRegistry::TextMatches();
+  std::optional<vector::SearchIndexDefinition> definition;
+  QUARRY_ASSIGN_OR_RETURN(const text::SynonymMaps synonyms,
+                          SynonymsOf(ctx, db, *index, spec.op, &definition));
   return ctx.registry->SearchText(info->id, index->id, spec.op, std::move(order),
-                                  ctx.interrupt.get());
+                                  ctx.interrupt.get(), &synonyms);
 }
 
 }  // namespace
@@ -345,7 +360,7 @@ StatusWith<std::unique_ptr<query::DocumentStream>> FullTextSearchDocuments(
                             query::Projection::Parse(definition->stored_source->view()));
   }
   QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
-                          Matches(ctx, info.get(), spec,
+                          Matches(ctx, db, info.get(), spec,
                                   vector::TextOrder{.sort = spec.sort,
                                                     .after = std::move(spec.after),
                                                     .before = std::move(spec.before)},
@@ -382,16 +397,21 @@ StatusWith<bson::Document> MetaOf(const SearchContext& ctx, const std::string& d
         .matched = 0, .facets = text::EmptyFacets(spec.facet->facets)};
     if (index != nullptr) {
       const text::SearchOperator* op = spec.facet->op.has_value() ? &*spec.facet->op : nullptr;
+      std::optional<vector::SearchIndexDefinition> definition;
+      text::SynonymMaps synonyms;
+      if (op != nullptr) {
+        QUARRY_ASSIGN_OR_RETURN(synonyms, SynonymsOf(ctx, db, *index, *op, &definition));
+      }
       QUARRY_ASSIGN_OR_RETURN(counts,
                               ctx.registry->CountFacets(info->id, index->id, op, spec.facet->facets,
-                                                        ctx.interrupt.get()));
+                                                        ctx.interrupt.get(), &synonyms));
     }
     matched = counts.matched;
     facets = std::move(counts.facets);
   } else {
     // The count is of every match, whatever page searchAfter or searchBefore asks for.
     QUARRY_ASSIGN_OR_RETURN(vector::SearchIndexRegistry::TextMatches matches,
-                            Matches(ctx, info.get(), spec, vector::TextOrder(), "$searchMeta"));
+                            Matches(ctx, db, info.get(), spec, vector::TextOrder(), "$searchMeta"));
     matched = matches.matched();
   }
   bson::DocumentBuilder count;

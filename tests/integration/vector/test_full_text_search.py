@@ -531,10 +531,8 @@ def test_analyzers_quarry_lacks_answer_not_implemented_naming_them(db):
 
 def test_definition_features_quarry_lacks_answer_not_implemented(db):
     db.create_collection("docs")
-    synonyms = [{"name": "s", "analyzer": "lucene.standard", "source": {"collection": "syn"}}]
     type_sets = [{"name": "ts", "types": [{"type": "string"}]}]
-    cases = [({"synonyms": synonyms, "mappings": {"dynamic": True}}, 238, "synonyms"),
-             ({"typeSets": type_sets, "mappings": {"dynamic": True}}, 238, "typeSets")]
+    cases = [({"typeSets": type_sets, "mappings": {"dynamic": True}}, 238, "typeSets")]
     for option, value in [("ignoreAbove", 10), ("similarity", {"type": "boolean"}),
                           ("norms", "omit"), ("indexOptions", "docs"), ("indexOptions", "freqs")]:
         cases.append((static(t={"type": "string", option: value}), 238, option))
@@ -1409,7 +1407,7 @@ def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
         "span": {"first": {"operator": {"term": {"query": "fox", "path": "plot"}}}},
     }
     cases = [({name: body}, 238, name) for name, body in operators.items()]
-    cases += [(text("fox", "plot", synonyms="mySynonyms"), 238, "synonyms")]
+    cases += [(phrase("fox", "plot", synonyms="mySynonyms"), 238, "synonyms")]
     assert_errors(cases, lambda body: search(movies, "movies", body))
 
 

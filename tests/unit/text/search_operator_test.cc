@@ -460,8 +460,14 @@ TEST_F(SearchOperatorTest, RefusesMalformedAndUnsupportedOperators) {
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "bogus": 1}})"), ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "fuzzy": {"maxEdits": 3}}})"),
             ErrorCode::kBadValue);
-  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "synonyms": "s"}})"),
+  EXPECT_EQ(code(R"({"phrase": {"query": "x", "path": "t", "synonyms": "s"}})"),
             ErrorCode::kNotImplemented);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "synonyms": "s",
+                              "fuzzy": {"maxEdits": 1}}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "synonyms": ""}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"autocomplete": {"query": "x", "path": "t", "synonyms": "s"}})"),
+            ErrorCode::kBadValue);
   // multi: only where analysis happens; with a value, not a wildcard.
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": {"value": "t", "multi": "m"}}})"),
             ErrorCode::kOk);

@@ -1,0 +1,59 @@
+#include "commands/search/synonym_sources.h"
+
+#include <memory>
+#include <utility>
+
+#include "catalog/catalog.h"
+#include "catalog/collection_info.h"
+#include "storage/engine.h"
+#include "storage/record_store.h"
+
+namespace quarry::commands {
+namespace {
+
+Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
+
+StatusWith<std::shared_ptr<const text::SynonymMap>> ReadMapping(
+    const SearchContext& ctx, const std::string& db,
+    const text::FullTextMapping::SynonymSource& source) {
+  auto map = std::make_shared<text::SynonymMap>(source.analyzer);
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, source.collection);
+  if (info == nullptr) return std::shared_ptr<const text::SynonymMap>(std::move(map));
+  std::unique_ptr<storage::RecordCursor> cursor = ctx.engine->records().Scan(info->id);
+  for (std::size_t steps = 0; cursor->Valid(); cursor->Next()) {
+    if (ctx.interrupt != nullptr && ++steps % 1024 == 0) {
+      QUARRY_RETURN_IF_ERROR(ctx.interrupt->Check());
+    }
+    const bson::DocumentView document = cursor->document();
+    const Status added = map->Add(document);
+    if (!added.ok()) {
+      return Bad("synonym mapping \"" + source.name + "\" is invalid and cannot serve queries: " +
+                 "the document with _id " + document.Get("_id").ToJson() + " in " + db + "." +
+                 source.collection + ": " + std::string(added.reason()));
+    }
+  }
+  QUARRY_RETURN_IF_ERROR(cursor->status());
+  return std::shared_ptr<const text::SynonymMap>(std::move(map));
+}
+
+}  // namespace
+
+StatusWith<text::SynonymMaps> ReadSynonyms(const SearchContext& ctx, const std::string& db,
+                                           const text::FullTextMapping& mapping,
+                                           const text::SearchOperator& op) {
+  text::SynonymMaps out;
+  for (const std::string& name : text::SynonymMappingsOf(op)) {
+    const text::FullTextMapping::SynonymSource* source = nullptr;
+    for (const auto& defined : mapping.synonyms) {
+      if (defined.name == name) source = &defined;
+    }
+    if (source == nullptr) {
+      return Bad("unknown synonym mapping name \"" + name + "\": the index defines " +
+                 (mapping.synonyms.empty() ? std::string("none") : "only other ones"));
+    }
+    QUARRY_ASSIGN_OR_RETURN(out[name], ReadMapping(ctx, db, *source));
+  }
+  return out;
+}
+
+}  // namespace quarry::commands
