@@ -288,6 +288,15 @@ const SearchAnalyzer& FullTextMapping::SearchAnalyzerFor(std::string_view path) 
   return search_analyzer != nullptr ? *search_analyzer : *analyzer;
 }
 
+std::vector<std::string> FullTextMapping::MultiPathsOf(std::string_view path) const {
+  std::vector<std::string> out;
+  bool under_dynamic = false;
+  if (const FullTextField* field = FieldOf(path, &under_dynamic)) {
+    for (const auto& [name, other] : field->multi) out.push_back(MultiPath(path, name));
+  }
+  return out;
+}
+
 bool FullTextMapping::MayHoldStrings(std::string_view path) const {
   bool under_dynamic = false;
   const FullTextField* field = FieldOf(path, &under_dynamic);

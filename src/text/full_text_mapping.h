@@ -150,6 +150,8 @@ struct FullTextMapping {
   // Whether the index may hold strings at `path`: a string field, or any path under a dynamic
   // document.
   bool MayHoldStrings(std::string_view path) const;
+  // The paths (MultiPath) of the multi analyzers `path`'s field maps.
+  std::vector<std::string> MultiPathsOf(std::string_view path) const;
 
   // The ValueKind bits of what the index holds whole at `path`.
   unsigned ValueKindsAt(std::string_view path) const;

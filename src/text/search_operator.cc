@@ -657,6 +657,84 @@ SearchScores EvaluateTermRange(const SearchOperator& op, const InvertedIndex& in
       });
 }
 
+// moreLikeThis, as Lucene's MoreLikeThis runs with Atlas's settings: the like documents'
+// strings, analyzed per field the index holds strings at (and per multi analyzer of it); of
+// their terms that at least two documents hold, the 25 with the highest frequency in the like
+// documents times Lucene's classic idf; then those terms searched as text is (BM25, summed).
+constexpr std::size_t kMoreLikeThisTerms = 25;
+constexpr std::size_t kMoreLikeThisMinDocFreq = 2;
+constexpr std::size_t kMoreLikeThisTokensPerValue = 5000;
+
+void CollectStrings(bson::ValueView value, const std::string& path,
+                    std::vector<std::pair<std::string, std::string_view>>* out) {
+  if (value.type() == bson::Type::kString) {
+    out->emplace_back(path, value.String());
+  } else if (value.type() == bson::Type::kArray) {
+    for (const bson::Element& e : value.Document()) CollectStrings(e.value, path, out);
+  } else if (value.type() == bson::Type::kDocument) {
+    for (const bson::Element& e : value.Document()) {
+      CollectStrings(e.value, path + "." + std::string(e.key), out);
+    }
+  }
+}
+
+SearchScores EvaluateMoreLikeThis(const SearchOperator& op, const InvertedIndex& index,
+                                  const FullTextMapping& mapping) {
+  std::vector<std::pair<std::string, std::string_view>> strings;
+  for (const bson::Document& like : op.like) {
+    for (const bson::Element& e : like.view())
+      CollectStrings(e.value, std::string(e.key), &strings);
+  }
+  // field (a path, or a path's multi analyzer) -> term -> its frequency in the like documents
+  std::map<std::string, std::map<std::string, double>> frequencies;
+  for (const auto& [path, value] : strings) {
+    if (!mapping.MayHoldStrings(path)) continue;
+    std::vector<std::string> fields = mapping.MultiPathsOf(path);
+    fields.insert(fields.begin(), path);
+    for (const std::string& field : fields) {
+      std::size_t tokens = 0;
+      std::map<std::string, double>& terms = frequencies[field];
+      mapping.SearchAnalyzerFor(field).Analyze(value, [&](std::string_view term, std::uint32_t) {
+        if (++tokens <= kMoreLikeThisTokensPerValue) terms[std::string(term)] += 1;
+      });
+    }
+  }
+  struct Candidate {
+    float weight;  // Lucene weighs in float
+    const InvertedIndex::Field* field;
+    const std::string* field_name;
+    std::string term;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& [name, terms] : frequencies) {
+    const InvertedIndex::Field* field = index.FieldAt(name);
+    if (field == nullptr) continue;
+    for (const auto& [term, frequency] : terms) {
+      auto postings = field->terms.find(term);
+      if (postings == field->terms.end()) continue;
+      const std::size_t df = postings->second.size();
+      if (df < kMoreLikeThisMinDocFreq) continue;
+      const auto idf = static_cast<float>(
+          std::log(static_cast<double>(field->documents + 1) / static_cast<double>(df + 1)) + 1.0);
+      candidates.push_back({static_cast<float>(frequency) * idf, field, &name, term});
+    }
+  }
+  const std::size_t keep = std::min(kMoreLikeThisTerms, candidates.size());
+  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep),
+                    candidates.end(), [](const Candidate& a, const Candidate& b) {
+                      if (a.weight != b.weight) return a.weight > b.weight;
+                      if (*a.field_name != *b.field_name) return *a.field_name < *b.field_name;
+                      return a.term < b.term;
+                    });
+  candidates.resize(keep);
+  SearchScores scores;
+  for (const Candidate& chosen : candidates) {
+    ScoreTerm(*chosen.field, chosen.term, std::nullopt, &scores, [](std::uint32_t) {});
+    if (Stopped()) break;
+  }
+  return scores;
+}
+
 // embeddedDocument: its operator over the sub-documents at its path, each on its own (in an
 // index of their own, whose statistics are theirs), their scores combined per document.
 SearchScores EvaluateEmbedded(const SearchOperator& op, const InvertedIndex& index,
@@ -810,6 +888,9 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
       break;
     case SearchOperator::Kind::kGeoWithin:
       scores = EvaluateGeoWithin(op, index);
+      break;
+    case SearchOperator::Kind::kMoreLikeThis:
+      scores = EvaluateMoreLikeThis(op, index, mapping);
       break;
   }
   switch (op.score.kind) {

@@ -60,6 +60,7 @@ struct SearchOperator {
     kTermRange,  // queryString's `[a TO b]`: the terms between two bounds
     kEmbeddedDocument,
     kGeoWithin,
+    kMoreLikeThis,
   };
   // embeddedDocument: how a document's score comes from its matching sub-documents' scores.
   enum class EmbeddedAggregate { kSum, kMaximum, kMinimum, kMean };
@@ -89,6 +90,7 @@ struct SearchOperator {
   bson::Document values;
   double pivot = 1;  // near: the distance at which the score is one half (meters for geo)
   std::shared_ptr<const GeoRegion> geo_region;  // geoWithin
+  std::vector<bson::Document> like;             // moreLikeThis: the documents to resemble
   // queryString's clauses: a text or phrase clause whose query the analyzer reduces to no term
   // (stop words), or a group of only such clauses, is left out of its compound, as Lucene's
   // parser leaves it out.

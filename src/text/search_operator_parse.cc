@@ -275,6 +275,35 @@ StatusWith<std::vector<std::string>> PathsWithoutWildcards(bson::ValueView value
   return paths;
 }
 
+// moreLikeThis: {like: <document or non-empty array of documents>, score}.
+Status ParseMoreLikeThis(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
+  for (const bson::Element& e : spec) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == "like") {
+      if (e.value.type() == bson::Type::kDocument) {
+        op->like.push_back(bson::Document::Copy(e.value.Document()));
+        continue;
+      }
+      if (e.value.type() != bson::Type::kArray) {
+        return Bad("\"" + inner + "\" must be a document or an array of documents");
+      }
+      for (const bson::Element& like : e.value.Document()) {
+        if (like.value.type() != bson::Type::kDocument) {
+          return Bad("\"" + inner + "\" must hold documents only");
+        }
+        op->like.push_back(bson::Document::Copy(like.value.Document()));
+      }
+      if (op->like.empty()) return Bad("\"" + inner + "\" must not be empty");
+    } else if (e.key == "score") {
+      QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
+    } else {
+      return Unknown(at, e.key);
+    }
+  }
+  if (op->like.empty()) return Bad("\"" + at + ".like\" is required");
+  return Status::OK();
+}
+
 Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchOperator* op) {
   const bool autocomplete = op->kind == SearchOperator::Kind::kAutocomplete;
   const bool text = op->kind == SearchOperator::Kind::kText || autocomplete;
@@ -547,6 +576,11 @@ StatusWith<SearchOperator> internal::ParseAt(std::string_view name, bson::ValueV
     if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
     QUARRY_RETURN_IF_ERROR(ParseValueOperator(name, spec.Document(), at, &op));
     return op;
+  } else if (name == "moreLikeThis") {
+    op.kind = SearchOperator::Kind::kMoreLikeThis;
+    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+    QUARRY_RETURN_IF_ERROR(ParseMoreLikeThis(spec.Document(), at, &op));
+    return op;
   } else if (name == "wildcard" || name == "regex" || name == "near") {
     op.kind = name == "wildcard" ? SearchOperator::Kind::kWildcard
               : name == "regex"  ? SearchOperator::Kind::kRegex
@@ -575,6 +609,7 @@ bool IsSearchOperatorName(std::string_view name) {
          name == "equals" || name == "range" || name == "in" || name == "exists" ||
          name == "near" || name == "wildcard" || name == "regex" || name == "queryString" ||
          name == "embeddedDocument" || name == "geoWithin" || name == "geoShape" ||
+         name == "moreLikeThis" ||
          std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
              kNotYetOperators.end();
 }

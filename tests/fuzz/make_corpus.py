@@ -172,6 +172,9 @@ def main():
                           "matchCriteria": "any"}},
                 {"text": {"query": "nyc captain", "path": "plot", "synonyms": "s",
                           "matchCriteria": "all"}}]}},
+            "more_like_this": {"moreLikeThis": {"like": [
+                {"title": "Captain of chess", "plot": ["a ship", "New York life"]},
+                {"meta": {"title": "voyage"}, "items": {"name": "apple"}}]}},
     }.items():
         write("search_query_fuzzer", name, b"\x01" + enc(operator))
 

@@ -1401,7 +1401,6 @@ def test_malformed_search_stages_answer_bad_value(movies):
 
 def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
     operators = {
-        "moreLikeThis": {"like": {"plot": "fox"}},
         "geoShape": {"path": "loc", "relation": "within",
                      "geometry": {"type": "Point", "coordinates": [0, 0]}},
         "span": {"first": {"operator": {"term": {"query": "fox", "path": "plot"}}}},

@@ -182,6 +182,23 @@ TEST_F(SearchOperatorTest, ScoreFunctionsReplaceTheScore) {
             ErrorCode::kBadValue);
 }
 
+TEST_F(SearchOperatorTest, MoreLikeThisSearchesTheLikeDocumentsTermsHeldTwiceOrMore) {
+  // quick (2 documents) and fox (3) count; zebra (none) and sleep (one) do not; nor does a path
+  // the index holds no strings at.
+  const auto got = Run(R"({"moreLikeThis": {"like": [{"t": "quick fox fox zebra sleep"},
+                                                     {"n": 5, "sub": {"t": "x"}}]}})");
+  const auto text = Run(R"({"text": {"query": "quick fox", "path": "t"}})");
+  ASSERT_EQ(got.size(), text.size());
+  for (const auto& [label, score] : text) EXPECT_DOUBLE_EQ(got.at(label), score) << label;
+  EXPECT_TRUE(Run(R"({"moreLikeThis": {"like": {"t": "sleep"}}})").empty());
+  auto code = [&](std::string_view json) { return Parse(json).status().code(); };
+  EXPECT_EQ(code(R"({"moreLikeThis": {}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"moreLikeThis": {"like": []}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"moreLikeThis": {"like": "fox"}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"moreLikeThis": {"like": [{"t": "fox"}, 3]}})"), ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"moreLikeThis": {"like": {"t": "fox"}, "x": 1}})"), ErrorCode::kBadValue);
+}
+
 TEST_F(SearchOperatorTest, DismaxScoresTheBestShouldClausePlusATieBreak) {
   const auto fox = Run(R"({"text": {"query": "fox", "path": "t"}})");
   const auto brown = Run(R"({"text": {"query": "brown", "path": "t"}})");
