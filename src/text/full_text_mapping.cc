@@ -17,6 +17,7 @@ using OnValue = std::function<void(const std::string& path, bson::ValueView valu
 using OnAutocomplete = std::function<void(const std::string& path, std::string_view value,
                                           const AutocompleteOptions& options)>;
 using OnEmbedded = std::function<void(const std::string& path, bson::DocumentView element)>;
+using OnKey = std::function<void(const std::string& path)>;
 
 // What a field found without a mapping of its own is under a dynamic document: a string, and a
 // document whose strings are all held.
@@ -41,35 +42,39 @@ enum class Unnamed { kFollowDynamic, kSkip };
 // document.
 template <typename Visit>
 void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
-                const std::string& prefix, Unnamed unnamed, bool in_array, const Visit& visit);
+                const std::string& prefix, Unnamed unnamed, bool in_array, const Visit& visit,
+                const OnKey* on_key = nullptr);
 
 template <typename Visit>
 void WalkMappedValue(bson::ValueView value, const FullTextField& field, const std::string& path,
-                     Unnamed unnamed, bool in_array, const Visit& visit) {
+                     Unnamed unnamed, bool in_array, const Visit& visit, const OnKey* on_key) {
   if (value.type() == bson::Type::kArray) {
     for (const bson::Element& e : value.Document()) {
-      WalkMappedValue(e.value, field, path, unnamed, true, visit);
+      WalkMappedValue(e.value, field, path, unnamed, true, visit, on_key);
     }
     return;
   }
   visit(path, value, field, in_array);
   if (value.type() == bson::Type::kDocument && field.is_document) {
-    WalkMapped(value.Document(), field, path + ".", unnamed, in_array, visit);
+    WalkMapped(value.Document(), field, path + ".", unnamed, in_array, visit, on_key);
   }
 }
 
+// `on_key` (null: none) hears the path of each key the mapping maps, whatever its value.
 template <typename Visit>
 void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
-                const std::string& prefix, Unnamed unnamed, bool in_array, const Visit& visit) {
+                const std::string& prefix, Unnamed unnamed, bool in_array, const Visit& visit,
+                const OnKey* on_key) {
   for (const bson::Element& e : document) {
     auto named = mapping.fields.find(e.key);
     const FullTextField* field = named != mapping.fields.end() ? &named->second
                                  : mapping.dynamic && unnamed == Unnamed::kFollowDynamic
                                      ? &DynamicField()
                                      : nullptr;
-    if (field != nullptr) {
-      WalkMappedValue(e.value, *field, prefix + std::string(e.key), unnamed, in_array, visit);
-    }
+    if (field == nullptr) continue;
+    const std::string path = prefix + std::string(e.key);
+    if (on_key != nullptr) (*on_key)(path);
+    WalkMappedValue(e.value, *field, path, unnamed, in_array, visit, on_key);
   }
 }
 
@@ -169,26 +174,35 @@ unsigned ValueKindOf(bson::ValueView value) {
   }
 }
 
-void FullTextMapping::ForEachValue(bson::DocumentView document, const OnValue& on_value) const {
-  WalkMapped(document, root, prefix, Unnamed::kFollowDynamic, false,
-             [&](const std::string& path, bson::ValueView value, const FullTextField& field,
-                 bool in_array) {
-               if (value.type() == bson::Type::kDocument) {
-                 if ((field.value_kinds & kGeoPoints) != 0 && GeoPointOf(value).has_value()) {
-                   on_value(path, value, in_array);
-                 }
-                 return;
-               }
-               if ((ValueKindOf(value) & field.value_kinds) == 0) return;
-               if (field.lowercase_tokens && value.type() == bson::Type::kString) {
-                 bson::DocumentBuilder lowered;
-                 lowered.AppendString("", LowercaseCodePoints(value.String()));
-                 const bson::Document holder = std::move(lowered).Finish();
-                 on_value(path, holder.view().Get(""), in_array);
-               } else {
-                 on_value(path, value, in_array);
-               }
-             });
+void FullTextMapping::ForEachValue(bson::DocumentView document, const OnValue& on_value,
+                                   const OnKey& on_key) const {
+  WalkMapped(
+      document, root, prefix, Unnamed::kFollowDynamic, false,
+      [&](const std::string& path, bson::ValueView value, const FullTextField& field,
+          bool in_array) {
+        // Every mapped field holds its nulls, whatever its type, as Lucene's null field
+        // does.
+        if (value.type() == bson::Type::kNull) {
+          on_value(path, value, in_array);
+          return;
+        }
+        if (value.type() == bson::Type::kDocument) {
+          if ((field.value_kinds & kGeoPoints) != 0 && GeoPointOf(value).has_value()) {
+            on_value(path, value, in_array);
+          }
+          return;
+        }
+        if ((ValueKindOf(value) & field.value_kinds) == 0) return;
+        if (field.lowercase_tokens && value.type() == bson::Type::kString) {
+          bson::DocumentBuilder lowered;
+          lowered.AppendString("", LowercaseCodePoints(value.String()));
+          const bson::Document holder = std::move(lowered).Finish();
+          on_value(path, holder.view().Get(""), in_array);
+        } else {
+          on_value(path, value, in_array);
+        }
+      },
+      on_key ? &on_key : nullptr);
 }
 
 void FullTextMapping::ForEachString(bson::DocumentView document, const OnString& on_string) const {

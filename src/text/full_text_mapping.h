@@ -115,10 +115,13 @@ struct FullTextMapping {
                                               const SearchAnalyzer& analyzer)>& on_string) const;
 
   // Calls `on_value` with each non-text value the index holds of `document` (values in arrays
-  // too), its dotted path, and whether an array holds it (or one of the documents above it).
+  // too, and nulls at any mapped path), its dotted path, and whether an array holds it (or one
+  // of the documents above it); and `on_key` (when given) with the path of each key the mapping
+  // maps, whatever its value.
   void ForEachValue(bson::DocumentView document,
                     const std::function<void(const std::string& path, bson::ValueView value,
-                                             bool in_array)>& on_value) const;
+                                             bool in_array)>& on_value,
+                    const std::function<void(const std::string& path)>& on_key = nullptr) const;
 
   // Calls `on_string` with each string an autocomplete mapping holds, its path and options.
   void ForEachAutocompleteString(

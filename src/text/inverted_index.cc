@@ -1,5 +1,6 @@
 #include "text/inverted_index.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -19,6 +20,11 @@ void AddLength(InvertedIndex::Field& field, std::uint32_t label, std::uint32_t t
   if (field.lengths[label] == 0) ++field.documents;
   field.lengths[label] += terms;
   field.total_length += terms;
+}
+
+bool AtOrUnder(std::string_view path, std::string_view wanted) {
+  return path == wanted ||
+         (path.size() > wanted.size() && path.starts_with(wanted) && path[wanted.size()] == '.');
 }
 
 }  // namespace
@@ -51,6 +57,7 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
     held.push_back(reinterpret_cast<std::uintptr_t>(&term));
   };
   std::map<std::string, std::uint32_t> next_position;  // path -> where its next value starts
+  std::set<std::string> held_paths;  // where the document has a term or a value held
   mapping.ForEachString(document, [&](const std::string& path, std::string_view value,
                                       const SearchAnalyzer& analyzer) {
     Field& field = fields_[path];
@@ -72,6 +79,7 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
     // As in Lucene, a document counts toward a field's statistics once it holds a term there.
     if (count > 0) {
       AddLength(field, label, count);
+      held_paths.insert(path);
     }
   });
   mapping.ForEachAutocompleteString(document, [&](const std::string& path, std::string_view value,
@@ -102,16 +110,33 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
     next->second = last + kPositionGapBetweenValues;
     if (words > 0) {
       AddLength(field, label, words);
+      held_paths.insert(path);
     }
   });
   bson::DocumentBuilder values;
   std::vector<bool> in_arrays;
-  mapping.ForEachValue(document,
-                       [&](const std::string& path, bson::ValueView value, bool in_array) {
-                         values.Append(path, value);
-                         in_arrays.push_back(in_array);
-                       });
+  std::set<std::string> keys;
+  mapping.ForEachValue(
+      document,
+      [&](const std::string& path, bson::ValueView value, bool in_array) {
+        values.Append(path, value);
+        in_arrays.push_back(in_array);
+        held_paths.insert(path);
+      },
+      [&](const std::string& path) { keys.insert(path); });
   if (!in_arrays.empty()) values_[label] = std::move(values).Finish();
+  // A mapped key whose value the index holds nothing of (a type its field does not index, an
+  // empty array) still exists for `exists`, as Lucene's field names record it.
+  std::vector<std::string> alone;
+  for (const std::string& key : keys) {
+    auto under = held_paths.lower_bound(key);
+    const bool held = under != held_paths.end() && AtOrUnder(*under, key);
+    auto deeper = held_paths.lower_bound(key + ".");
+    if (!held && !(deeper != held_paths.end() && deeper->starts_with(key + "."))) {
+      alone.push_back(key);
+    }
+  }
+  if (!alone.empty()) keys_alone_[label] = std::move(alone);
   if (std::find(in_arrays.begin(), in_arrays.end(), true) != in_arrays.end()) {
     values_in_arrays_[label] = std::move(in_arrays);
   }
@@ -166,6 +191,7 @@ std::optional<double> InvertedIndex::SingleNumberAt(std::uint32_t label,
 void InvertedIndex::Remove(std::uint32_t label) {
   values_.erase(label);
   values_in_arrays_.erase(label);
+  keys_alone_.erase(label);
   for (auto& [path, embedded] : embedded_) {
     auto children = embedded->children.find(label);
     if (children == embedded->children.end()) continue;
@@ -195,15 +221,6 @@ void InvertedIndex::Remove(std::uint32_t label) {
   std::vector<std::uintptr_t>().swap(held_[label]);
 }
 
-namespace {
-
-bool AtOrUnder(std::string_view path, std::string_view wanted) {
-  return path == wanted ||
-         (path.size() > wanted.size() && path.starts_with(wanted) && path[wanted.size()] == '.');
-}
-
-}  // namespace
-
 std::vector<std::uint32_t> InvertedIndex::LabelsHolding(std::string_view path) const {
   std::set<std::uint32_t> labels;
   // A path mapped only as autocomplete holds its strings as grams alone.
@@ -223,6 +240,12 @@ std::vector<std::uint32_t> InvertedIndex::LabelsHolding(std::string_view path) c
         labels.insert(label);
         break;
       }
+    }
+  }
+  for (const auto& [label, keys] : keys_alone_) {
+    if (std::any_of(keys.begin(), keys.end(),
+                    [&](const std::string& key) { return AtOrUnder(key, path); })) {
+      labels.insert(label);
     }
   }
   return {labels.begin(), labels.end()};

@@ -58,7 +58,8 @@ class InvertedIndex {
   // for scoring only when it is single), or none.
   std::optional<double> SingleNumberAt(std::uint32_t label, std::string_view path) const;
 
-  // The labels holding a string or a whole value at `path` or below it.
+  // The labels holding a string or a whole value (a null too) at `path` or below it, or a key
+  // the mapping maps there whatever its value: those `exists` finds.
   std::vector<std::uint32_t> LabelsHolding(std::string_view path) const;
 
   // The field of `path`, or null when no document has held a string there.
@@ -82,6 +83,8 @@ class InvertedIndex {
   std::unordered_map<std::uint32_t, bson::Document> values_;
   // label -> whether an array holds each of its values_ (in their order); only labels with one.
   std::unordered_map<std::uint32_t, std::vector<bool>> values_in_arrays_;
+  // label -> the mapped keys it has that hold no term or value; only labels with one.
+  std::unordered_map<std::uint32_t, std::vector<std::string>> keys_alone_;
   // By label (dense, so a vector): the terms it holds, so that Remove finds them. A run of
   // entries is a field's address with its low bit set, then the addresses of the keys of that
   // field's terms: a key stays in its field's map while any label holds it, and both are at

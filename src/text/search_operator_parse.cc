@@ -406,8 +406,8 @@ Status ParseValueOperator(std::string_view name, bson::DocumentView spec, const 
         }
         if (i == 0) return Bad("\"" + inner + "\" must not be empty");
       } else {
-        if (e.value.type() == bson::Type::kNull) return NotYet("\"" + inner + "\": null");
-        QUARRY_RETURN_IF_ERROR(CheckValue(e.value, inner));
+        // equals null: the documents holding null at the path (not those missing it).
+        if (e.value.type() != bson::Type::kNull) QUARRY_RETURN_IF_ERROR(CheckValue(e.value, inner));
         values.Append(e.value);
       }
       has_value = true;

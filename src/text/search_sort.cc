@@ -87,8 +87,12 @@ bson::Document SortKeyOf(const SearchSort& sort, const InvertedIndex& index, std
     std::optional<bson::ValueView> chosen;
     if (held != index.values().end()) {
       for (const bson::Element& e : held->second.view()) {
-        // Geo points are held as their documents, which do not sort: no data, as unheld values.
-        if (e.key != field.path || e.value.type() == bson::Type::kDocument) continue;
+        // Geo points are held as their documents, which do not sort, and a null is no value to
+        // sort by: no data, as unheld values.
+        if (e.key != field.path || e.value.type() == bson::Type::kDocument ||
+            e.value.type() == bson::Type::kNull) {
+          continue;
+        }
         const int c = chosen.has_value() ? bson::CompareValues(e.value, *chosen) : 0;
         if (!chosen.has_value() || (field.descending ? c > 0 : c < 0)) chosen = e.value;
       }

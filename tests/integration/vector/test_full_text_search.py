@@ -914,9 +914,10 @@ class Held:
                              all(tests[op](v, b) for op, b in bounds.items()))
 
     def exists(self, path):
-        return {d["_id"]: 1.0 for d in self.docs
-                if any((p == path or p.startswith(path + ".")) and kind(v) in self.kinds(p)
-                       for p, v in leaves(d))}
+        """A key the mapping maps exists whatever its value (null, a type its field does not
+        hold, an empty array), as Lucene's field names record it."""
+        mapped = self.kinds(path) - {None}
+        return {d["_id"]: 1.0 for d in self.docs if mapped and has_key(d, path)}
 
 
 WHOLE_KINDS = {"number", "date", "boolean", "objectId", "uuid"}  # what dynamic mappings hold whole
@@ -1074,10 +1075,21 @@ EXISTS_DOCS = [
     {"_id": 8, "name": "some text here"},
     {"_id": 9, "name": 5, "sub": []},
 ]
-EXISTS_KINDS = {"sub.n": {"number"}, "sub.deep.n": {"boolean"}, "name": {"string"}}
+EXISTS_MAPPED = {"sub", "sub.n", "sub.deep", "sub.deep.n", "name"}
 
 
-def test_exists_matches_text_or_whole_values_at_or_below_the_path(db):
+def has_key(value, path):
+    """Whether `value` has the dotted `path`'s key, whatever its value, through sub-documents
+    and arrays of them."""
+    head, _, rest = path.partition(".")
+    if isinstance(value, list):
+        return any(has_key(v, path) for v in value)
+    if not isinstance(value, dict) or head not in value:
+        return False
+    return not rest or has_key(value[head], rest)
+
+
+def test_exists_matches_every_key_the_mapping_maps_whatever_its_value(db):
     db.docs.insert_many(EXISTS_DOCS)
     create_ready(db, "docs", static(
         sub={"type": "document", "fields": {
@@ -1085,14 +1097,15 @@ def test_exists_matches_text_or_whole_values_at_or_below_the_path(db):
             "deep": {"type": "document", "fields": {"n": {"type": "boolean"}}}}},
         name=STRING))
     create_ready(db, "docs", DYNAMIC, name="dynamic")
-    mapped = Held(EXISTS_DOCS, lambda path: EXISTS_KINDS.get(path, set()))
-    _, dynamic = dynamic_held(EXISTS_DOCS)
     for path in ["sub", "sub.n", "sub.deep", "sub.deep.n", "name", "sub.m", "su", "missing"]:
-        for index, held in [("default", mapped), ("dynamic", dynamic)]:
-            assert_results(search(db, "docs", exists(path), index=index),
-                           ranked(held.exists(path), EXISTS_DOCS))
-    assert ids(search(db, "docs", exists("sub"))) == [1, 4, 7]
-    assert ids(search(db, "docs", exists("sub"), index="dynamic")) == [1, 2, 3, 4, 7]
+        for index, mapped in [("default", path in EXISTS_MAPPED), ("dynamic", True)]:
+            want = [d["_id"] for d in EXISTS_DOCS if mapped and has_key(d, path)]
+            assert_results(search(db, "docs", exists(path), index=index), [(i, 1.0) for i in want])
+    # An empty document, an empty array, a number under a string field: the key exists.
+    assert ids(search(db, "docs", exists("sub"))) == [1, 2, 3, 4, 6, 7, 9]
+    assert ids(search(db, "docs", exists("name"))) == [8, 9]
+    assert ids(search(db, "docs", exists("sub.m"))) == []
+    assert ids(search(db, "docs", exists("sub.m"), index="dynamic")) == [2]
 
 
 def test_value_operators_filter_without_scoring_and_add_one_as_should_clauses(values):
@@ -1128,12 +1141,12 @@ def test_boost_and_constant_set_the_score_of_value_operators(values):
                        ranked({i: 0.25 for i in matched}, VALUE_DOCS))
 
 
-def test_malformed_value_operators_answer_bad_value_and_null_not_implemented(values):
+def test_malformed_value_operators_answer_bad_value(values):
     cases = [
         ({"equals": {"value": 2005}}, 2, ""),
         ({"equals": {"path": "year"}}, 2, ""),
         (equals("year", {"n": 2005}), 2, ""),
-        (equals("year", None), 238, ""),
+        (in_("year", [None]), 2, ""),
         ({"range": {"gte": 1}}, 2, ""),
         (range_("year"), 2, ""),
         (range_("active", gte=True), 2, ""),
@@ -1151,6 +1164,31 @@ def test_malformed_value_operators_answer_bad_value_and_null_not_implemented(val
 
 
 # --- the autocomplete operator ---------------------------------------------------------------
+
+def test_equals_null_finds_the_documents_holding_null_not_those_missing_the_field(db):
+    docs = [{"_id": 1, "v": None}, {"_id": 2, "v": [3, None]}, {"_id": 3},
+            {"_id": 4, "v": 0}, {"_id": 5, "v": "null"}, {"_id": 6, "w": None},
+            {"_id": 7, "sub": {"v": None}}, {"_id": 8, "sub": [{"v": 1}, {"v": None}]}]
+    db.docs.insert_many(docs)
+    create_ready(db, "docs", DYNAMIC)
+    create_ready(db, "docs", static(v={"type": "number"},
+                                    sub={"type": "document", "fields": {"v": STRING}}),
+                 name="static")
+    for index in ["default", "static"]:
+        assert ids(search(db, "docs", equals("v", None), index=index)) == [1, 2], index
+        assert ids(search(db, "docs", equals("sub.v", None), index=index)) == [7, 8], index
+        # Missing or unmapped: no null held.
+        assert ids(search(db, "docs", equals("w", None), index=index)) == (
+            [6] if index == "default" else []), index
+    # A filter like any other clause: matching, adding nothing to the score.
+    got = search(db, "docs", {"compound": {"filter": [equals("v", None)],
+                                           "should": [equals("v", 3)]}})
+    assert got == [(2, 1.0), (1, 0.0)]
+    # Sorting treats a null as no value.
+    got = db.docs.aggregate([{"$search": {"exists": {"path": "v"}, "sort": {"v": -1}}},
+                             {"$project": {"_id": 1}}])
+    assert [d["_id"] for d in got] == [2, 4, 1, 5]
+
 
 def autocomplete(query, path, **options):
     return {"autocomplete": {"query": query, "path": path, **options}}

@@ -182,6 +182,32 @@ TEST_F(SearchOperatorTest, ScoreFunctionsReplaceTheScore) {
             ErrorCode::kBadValue);
 }
 
+TEST_F(SearchOperatorTest, EqualsNullFindsNullsAndExistsFindsEveryMappedKey) {
+  Put(20, R"({"v": null})");
+  Put(21, R"({"v": [1, null]})");
+  Put(22, R"({"w": 1})");
+  Put(23, R"({"v": {"$regularExpression": {"pattern": "a", "options": ""}}})");
+  Put(24, R"({"v": []})");
+  EXPECT_EQ(Labels(R"({"equals": {"path": "v", "value": null}})"),
+            (std::vector<std::uint32_t>{20, 21}));
+  // A key exists whatever its value: null, a type no field indexes, an empty array.
+  EXPECT_EQ(Labels(R"({"exists": {"path": "v"}})"), (std::vector<std::uint32_t>{20, 21, 23, 24}));
+  EXPECT_EQ(Parse(R"({"in": {"path": "v", "value": [null]}})").status().code(),
+            ErrorCode::kBadValue);
+  // A static field holds its nulls and exists with a value of a type it does not index.
+  mapping_ = FullTextMapping();
+  mapping_.root.fields["s"].is_string = true;
+  index_ = InvertedIndex();
+  Put(30, R"({"s": 5})");
+  Put(31, R"({"s": null})");
+  Put(32, R"({"s": "text", "other": null})");
+  EXPECT_EQ(Labels(R"({"exists": {"path": "s"}})"), (std::vector<std::uint32_t>{30, 31, 32}));
+  EXPECT_EQ(Labels(R"({"equals": {"path": "s", "value": null}})"),
+            (std::vector<std::uint32_t>{31}));
+  EXPECT_EQ(Labels(R"({"equals": {"path": "other", "value": null}})"),
+            (std::vector<std::uint32_t>{}));
+}
+
 TEST_F(SearchOperatorTest, MoreLikeThisSearchesTheLikeDocumentsTermsHeldTwiceOrMore) {
   // quick (2 documents) and fox (3) count; zebra (none) and sleep (one) do not; nor does a path
   // the index holds no strings at.
