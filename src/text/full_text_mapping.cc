@@ -33,8 +33,15 @@ const FullTextField& DynamicField() {
 }
 
 // Which fields a walk follows: a field without a mapping of its own follows the dynamic one where
-// its document is dynamic, or only named fields are followed.
-enum class Unnamed { kFollowDynamic, kSkip };
+// its document is dynamic, or only where a typeSet maps it, or only named fields are followed.
+enum class Unnamed { kFollowDynamic, kFollowTypeSets, kSkip };
+
+// What a field without a mapping of its own is mapped as under `document`, or null.
+const FullTextField* UnnamedField(const FullTextField& document, Unnamed unnamed) {
+  if (!document.dynamic || unnamed == Unnamed::kSkip) return nullptr;
+  if (document.dynamic_fields != nullptr) return document.dynamic_fields;
+  return unnamed == Unnamed::kFollowDynamic ? &DynamicField() : nullptr;
+}
 
 // Calls visit(path, value, field, in_array) for each value of `document` that `mapping` maps, an
 // array's elements at the array's path (in_array: an array holds the value or a document above
@@ -67,10 +74,8 @@ void WalkMapped(bson::DocumentView document, const FullTextField& mapping,
                 const OnKey* on_key) {
   for (const bson::Element& e : document) {
     auto named = mapping.fields.find(e.key);
-    const FullTextField* field = named != mapping.fields.end() ? &named->second
-                                 : mapping.dynamic && unnamed == Unnamed::kFollowDynamic
-                                     ? &DynamicField()
-                                     : nullptr;
+    const FullTextField* field =
+        named != mapping.fields.end() ? &named->second : UnnamedField(mapping, unnamed);
     if (field == nullptr) continue;
     const std::string path = prefix + std::string(e.key);
     if (on_key != nullptr) (*on_key)(path);
@@ -86,12 +91,15 @@ const FullTextField* FieldAt(const FullTextField& root, std::string_view path,
   for (;;) {
     const std::size_t dot = path.find('.');
     auto it = at->fields.find(path.substr(0, dot));
-    if (it == at->fields.end()) {
+    const FullTextField* field = it != at->fields.end() ? &it->second
+                                 : at->dynamic          ? at->dynamic_fields
+                                                        : nullptr;
+    if (field == nullptr) {
       *under_dynamic = at->dynamic;
       return nullptr;
     }
-    if (dot == std::string_view::npos) return &it->second;
-    at = &it->second;
+    if (dot == std::string_view::npos) return field;
+    at = field;
     path.remove_prefix(dot + 1);
   }
 }
@@ -110,6 +118,7 @@ void CollectEmbedded(const FullTextField& field, const std::string& path,
       inner->analyzer = outer.analyzer;
       inner->search_analyzer = outer.search_analyzer;
       inner->synonyms = outer.synonyms;
+      inner->type_sets = outer.type_sets;
       inner->LinkEmbedded();
       out->embedded[child_path] = std::move(inner);
     }
@@ -218,10 +227,10 @@ void FullTextMapping::ForEachString(bson::DocumentView document, const OnString&
              });
 }
 
-// Only named fields: a dynamic mapping holds no autocomplete grams.
+// A dynamic mapping holds autocomplete grams only where a typeSet says so.
 void FullTextMapping::ForEachAutocompleteString(bson::DocumentView document,
                                                 const OnAutocomplete& on_string) const {
-  WalkMapped(document, root, prefix, Unnamed::kSkip, false,
+  WalkMapped(document, root, prefix, Unnamed::kFollowTypeSets, false,
              [&](const std::string& path, bson::ValueView value, const FullTextField& field, bool) {
                if (value.type() == bson::Type::kString && field.autocomplete.has_value()) {
                  on_string(path, value.String(), *field.autocomplete);

@@ -65,6 +65,9 @@ struct FullTextField {
   std::map<std::string, FullTextField, std::less<>> multi;
   bool is_document = false;
   bool dynamic = false;  // a document: its strings that `fields` does not name are held too
+  // A dynamic document's typeSet: what its fields that `fields` does not name are mapped as
+  // (null: strings as text and values whole). Owned by FullTextMapping::type_sets.
+  const FullTextField* dynamic_fields = nullptr;
   std::map<std::string, FullTextField, std::less<>> fields;
   // {type: "embeddedDocuments"}: the mapping of each sub-document here (an array's, or a single
   // one), which is indexed on its own and searched only through the embeddedDocument operator.
@@ -107,6 +110,9 @@ struct FullTextMapping {
     std::string collection;
   };
   std::vector<SynonymSource> synonyms;
+  // The definition's typeSets, which dynamic documents point into: each maps a field as its
+  // types say, and a document under it by the same typeSet.
+  std::vector<std::shared_ptr<const FullTextField>> type_sets;
 
   // Calls `on_string` with each string value the index holds of `document` (strings in arrays
   // too), its dotted path and the analyzer that indexes it.

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
 
 #include "bson/builder.h"
 #include "query/projection/projection.h"
@@ -260,10 +263,40 @@ StatusWith<const text::SearchAnalyzer*> AnalyzerNamed(bson::ValueView value, con
   return analyzer;
 }
 
-Status Dynamic(bson::ValueView value, const std::string& at, bool* out) {
-  if (value.type() == bson::Type::kDocument) return NotYet("\"" + at + "\" with a typeSet");
+// The definition's typeSets by name.
+using TypeSets = std::map<std::string, const text::FullTextField*, std::less<>>;
+
+// What the fields of a mapping read besides their own options.
+struct MappingContext {
+  const CustomAnalyzers& custom;
+  const TypeSets& type_sets;
+};
+
+// dynamic: a boolean, or {typeSet: <name>}: the document's unnamed fields mapped by that
+// typeSet.
+Status Dynamic(bson::ValueView value, const std::string& at, const TypeSets& type_sets,
+               text::FullTextField* document) {
+  if (value.type() == bson::Type::kDocument) {
+    bson::ValueView name = value.Document().Get("typeSet");
+    for (const bson::Element& e : value.Document()) {
+      if (e.key != "typeSet") {
+        return Invalid("unknown field \"" + at + "." + std::string(e.key) + "\"");
+      }
+    }
+    if (name.type() != bson::Type::kString) {
+      return Invalid("\"" + at + "\" must be a boolean or {typeSet: <name>}");
+    }
+    auto found = type_sets.find(name.String());
+    if (found == type_sets.end()) {
+      return Invalid("\"" + at + ".typeSet\": no typeSet is named \"" + std::string(name.String()) +
+                     "\"");
+    }
+    document->dynamic = true;
+    document->dynamic_fields = found->second;
+    return Status::OK();
+  }
   if (value.type() != bson::Type::kBool) return Invalid("\"" + at + "\" must be a boolean");
-  *out = value.Bool();
+  document->dynamic = value.Bool();
   return Status::OK();
 }
 
@@ -389,13 +422,13 @@ Status AutocompleteField(bson::DocumentView mapping, const std::string& at,
 }
 
 Status MappedFields(bson::DocumentView fields, const std::string& prefix,
-                    const CustomAnalyzers& custom, SearchIndexDefinition* out,
+                    const MappingContext& context, SearchIndexDefinition* out,
                     text::FullTextField* node, Held* held);
 
 // embeddedDocuments: {dynamic, fields}: the mapping each sub-document at `path` is indexed by,
 // on its own.
 Status EmbeddedField(bson::DocumentView mapping, const std::string& at, const std::string& path,
-                     const CustomAnalyzers& custom, Held* held, text::FullTextField* field) {
+                     const MappingContext& context, Held* held, text::FullTextField* field) {
   if (field->embedded != nullptr) return Invalid("\"" + at + "\" maps embeddedDocuments twice");
   text::FullTextField embedded = text::DocumentField();
   // What the sub-documents map for $vectorSearch (knnVector fields and their filters), which
@@ -405,14 +438,14 @@ Status EmbeddedField(bson::DocumentView mapping, const std::string& at, const st
     const std::string name = at + "." + std::string(e.key);
     if (e.key == "type") continue;
     if (e.key == "dynamic") {
-      QUARRY_RETURN_IF_ERROR(Dynamic(e.value, name, &embedded.dynamic));
+      QUARRY_RETURN_IF_ERROR(Dynamic(e.value, name, context.type_sets, &embedded));
       if (embedded.dynamic) held->strings = true;
     } else if (e.key == "fields") {
       if (e.value.type() != bson::Type::kDocument) {
         return Invalid("\"" + name + "\" must be a document");
       }
       QUARRY_RETURN_IF_ERROR(
-          MappedFields(e.value.Document(), path + ".", custom, &vectors, &embedded, held));
+          MappedFields(e.value.Document(), path + ".", context, &vectors, &embedded, held));
     } else if (e.key == "storedSource") {
       return NotYet("\"" + name + "\" (embedded documents' stored source)");
     } else {
@@ -424,8 +457,74 @@ Status EmbeddedField(bson::DocumentView mapping, const std::string& at, const st
   return Status::OK();
 }
 
+// The types `mappings` give one field (at `path`; empty for a typeSet's types, which hold no
+// knnVector or filter and may not be documents).
+Status FieldTypes(const std::vector<bson::DocumentView>& mappings, const std::string& path,
+                  const std::string& at, const MappingContext& context, SearchIndexDefinition* out,
+                  text::FullTextField* field, Held* held) {
+  const bool type_set = path.empty();
+  for (bson::DocumentView mapping : mappings) {
+    bson::ValueView type = mapping.Get("type");
+    if (type.type() != bson::Type::kString) return Invalid("\"" + at + ".type\" is required");
+    const std::string_view name = type.String();
+    if (type_set && name != "autocomplete" && name != "boolean" && name != "date" &&
+        name != "geo" && name != "number" && name != "objectId" && name != "string" &&
+        name != "token" && name != "uuid") {
+      return Invalid("\"" + at + ".type\" \"" + std::string(name) +
+                     "\" is not allowed in a typeSet (autocomplete, boolean, date, geo, number, "
+                     "objectId, string, token and uuid are)");
+    }
+    if (name == "knnVector") {
+      VectorFieldDefinition vector;
+      vector.path = path;
+      QUARRY_ASSIGN_OR_RETURN(vector.dimensions, NumberIn(mapping.Get("dimensions"),
+                                                          at + ".dimensions", 1, kMaxDimensions));
+      QUARRY_ASSIGN_OR_RETURN(vector.similarity,
+                              Similarity(mapping.Get("similarity"), at + ".similarity"));
+      out->vectors.push_back(std::move(vector));
+    } else if (name == "string") {
+      if (field->is_string) return Invalid("\"" + at + "\" maps the type string twice");
+      QUARRY_RETURN_IF_ERROR(StringField(mapping, at, context.custom, field));
+      held->strings = true;
+    } else if (name == "autocomplete") {
+      QUARRY_RETURN_IF_ERROR(AutocompleteField(mapping, at, context.custom, field));
+      held->strings = true;
+    } else if (name == "document") {
+      field->is_document = true;
+      bson::ValueView dynamic = mapping.Get("dynamic");
+      if (dynamic.exists()) {
+        QUARRY_RETURN_IF_ERROR(Dynamic(dynamic, at + ".dynamic", context.type_sets, field));
+      }
+      if (field->dynamic) held->strings = true;
+      bson::ValueView nested = mapping.Get("fields");
+      if (nested.exists() && nested.type() != bson::Type::kDocument) {
+        return Invalid("\"" + at + ".fields\" must be a document");
+      }
+      if (nested.type() == bson::Type::kDocument) {
+        QUARRY_RETURN_IF_ERROR(
+            MappedFields(nested.Document(), path + ".", context, out, field, held));
+      }
+    } else if (name == "geo") {
+      QUARRY_RETURN_IF_ERROR(GeoFieldOptions(mapping, at));
+      field->value_kinds |= text::kGeoPoints;
+      held->values = true;
+    } else if (name == "embeddedDocuments") {
+      QUARRY_RETURN_IF_ERROR(EmbeddedField(mapping, at, path, context, held, field));
+    } else if (const unsigned kind = ValueKindOfMapping(name); kind != 0) {
+      QUARRY_RETURN_IF_ERROR(ValueFieldOptions(name, mapping, at, field));
+      if (!type_set) out->filter_paths.push_back(path);
+      field->value_kinds |= kind;
+      held->values = true;
+    } else if (!IsOtherMappingType(name)) {
+      return Invalid("\"" + at + ".type\" \"" + std::string(name) +
+                     "\" is not a field type of a search index");
+    }
+  }
+  return Status::OK();
+}
+
 Status MappedFields(bson::DocumentView fields, const std::string& prefix,
-                    const CustomAnalyzers& custom, SearchIndexDefinition* out,
+                    const MappingContext& context, SearchIndexDefinition* out,
                     text::FullTextField* node, Held* held) {
   for (const bson::Element& e : fields) {
     const std::string path = prefix + std::string(e.key);
@@ -443,64 +542,65 @@ Status MappedFields(bson::DocumentView fields, const std::string& prefix,
     } else {
       return Invalid("\"" + at + "\" must be a document or an array of documents");
     }
-    text::FullTextField& field = node->fields[std::string(e.key)];
-    for (bson::DocumentView mapping : mappings) {
-      bson::ValueView type = mapping.Get("type");
-      if (type.type() != bson::Type::kString) return Invalid("\"" + at + ".type\" is required");
-      if (type.String() == "knnVector") {
-        VectorFieldDefinition vector;
-        vector.path = path;
-        QUARRY_ASSIGN_OR_RETURN(vector.dimensions, NumberIn(mapping.Get("dimensions"),
-                                                            at + ".dimensions", 1, kMaxDimensions));
-        QUARRY_ASSIGN_OR_RETURN(vector.similarity,
-                                Similarity(mapping.Get("similarity"), at + ".similarity"));
-        out->vectors.push_back(std::move(vector));
-      } else if (type.String() == "string") {
-        if (field.is_string) return Invalid("\"" + at + "\" maps the type string twice");
-        QUARRY_RETURN_IF_ERROR(StringField(mapping, at, custom, &field));
-        held->strings = true;
-      } else if (type.String() == "autocomplete") {
-        QUARRY_RETURN_IF_ERROR(AutocompleteField(mapping, at, custom, &field));
-        held->strings = true;
-      } else if (type.String() == "document") {
-        field.is_document = true;
-        bson::ValueView dynamic = mapping.Get("dynamic");
-        if (dynamic.exists())
-          QUARRY_RETURN_IF_ERROR(Dynamic(dynamic, at + ".dynamic", &field.dynamic));
-        if (field.dynamic) held->strings = true;
-        bson::ValueView nested = mapping.Get("fields");
-        if (nested.exists() && nested.type() != bson::Type::kDocument) {
-          return Invalid("\"" + at + ".fields\" must be a document");
-        }
-        if (nested.type() == bson::Type::kDocument) {
-          QUARRY_RETURN_IF_ERROR(
-              MappedFields(nested.Document(), path + ".", custom, out, &field, held));
-        }
-      } else if (type.String() == "geo") {
-        QUARRY_RETURN_IF_ERROR(GeoFieldOptions(mapping, at));
-        field.value_kinds |= text::kGeoPoints;
-        held->values = true;
-      } else if (type.String() == "embeddedDocuments") {
-        QUARRY_RETURN_IF_ERROR(EmbeddedField(mapping, at, path, custom, held, &field));
-      } else if (const unsigned kind = ValueKindOfMapping(type.String()); kind != 0) {
-        QUARRY_RETURN_IF_ERROR(ValueFieldOptions(type.String(), mapping, at, &field));
-        out->filter_paths.push_back(path);
-        field.value_kinds |= kind;
-        held->values = true;
-      } else if (!IsOtherMappingType(type.String())) {
-        return Invalid("\"" + at + ".type\" \"" + std::string(type.String()) +
-                       "\" is not a field type of a search index");
-      }
-    }
+    QUARRY_RETURN_IF_ERROR(
+        FieldTypes(mappings, path, at, context, out, &node->fields[std::string(e.key)], held));
   }
   return Status::OK();
 }
 
-// Options of a search index that only other features read: a non-empty value is refused.
-Status NothingOf(bson::ValueView value, const std::string& name, const std::string& feature) {
-  const bool empty = value.type() == bson::Type::kArray && value.Document().empty();
-  if (!empty) return NotYet("\"" + name + "\" (" + feature + ")");
-  return Status::OK();
+// typeSets: [{name, types: [<field type>, ...]}]: each a field mapped as its types say, whose
+// sub-documents are mapped by the same typeSet.
+StatusWith<std::vector<std::shared_ptr<const text::FullTextField>>> TypeSetsOf(
+    bson::ValueView value, const CustomAnalyzers& custom, TypeSets* by_name, Held* held) {
+  if (value.type() != bson::Type::kArray) return Invalid("\"typeSets\" must be an array");
+  std::vector<std::shared_ptr<const text::FullTextField>> out;
+  std::size_t i = 0;
+  for (const bson::Element& e : value.Document()) {
+    const std::string at = "typeSets[" + std::to_string(i++) + "]";
+    if (e.value.type() != bson::Type::kDocument)
+      return Invalid("\"" + at + "\" must be a document");
+    bson::ValueView name = e.value.Document().Get("name");
+    bson::ValueView types = e.value.Document().Get("types");
+    for (const bson::Element& f : e.value.Document()) {
+      if (f.key != "name" && f.key != "types") {
+        return Invalid("unknown field \"" + at + "." + std::string(f.key) + "\"");
+      }
+    }
+    if (name.type() != bson::Type::kString ||
+        name.String().find_first_not_of(" \t\n") == std::string_view::npos) {
+      return Invalid("\"" + at + ".name\" must be a non-blank string");
+    }
+    if (by_name->contains(name.String())) {
+      return Invalid("\"" + at + ".name\": the typeSet \"" + std::string(name.String()) +
+                     "\" is defined twice");
+    }
+    if (types.type() != bson::Type::kArray || types.Document().empty()) {
+      return Invalid("\"" + at + ".types\" must be a non-empty array of field types");
+    }
+    std::vector<bson::DocumentView> mappings;
+    std::set<std::string_view> seen;
+    for (const bson::Element& t : types.Document()) {
+      if (t.value.type() != bson::Type::kDocument) {
+        return Invalid("\"" + at + ".types\" must hold documents");
+      }
+      bson::ValueView type = t.value.Document().Get("type");
+      if (type.type() == bson::Type::kString && !seen.insert(type.String()).second) {
+        return Invalid("\"" + at + ".types\" names the type \"" + std::string(type.String()) +
+                       "\" twice");
+      }
+      mappings.push_back(t.value.Document());
+    }
+    auto field = std::make_shared<text::FullTextField>(text::DocumentField());
+    field->dynamic = true;
+    field->dynamic_fields = field.get();
+    const TypeSets none;
+    SearchIndexDefinition unused;
+    QUARRY_RETURN_IF_ERROR(FieldTypes(mappings, "", at + ".types", MappingContext{custom, none},
+                                      &unused, field.get(), held));
+    (*by_name)[std::string(name.String())] = field.get();
+    out.push_back(std::move(field));
+  }
+  return out;
 }
 
 // synonyms: [{name, analyzer, source: {collection}}], each name once.
@@ -634,7 +734,7 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
       QUARRY_ASSIGN_OR_RETURN(full_text.synonyms,
                               SynonymSourcesOf(e.value, full_text.custom_analyzers));
     } else if (e.key == "typeSets") {
-      QUARRY_RETURN_IF_ERROR(NothingOf(e.value, "typeSets", "dynamic type sets"));
+      continue;  // read first, above
     } else if (e.key == "storedSource") {
       QUARRY_ASSIGN_OR_RETURN(out.stored_source, StoredSource(e.value));
     } else if (e.key == "numPartitions") {
@@ -645,16 +745,24 @@ StatusWith<SearchIndexDefinition> SearchDefinition(bson::DocumentView definition
     }
   }
   Held held;
+  // What the typeSets hold counts only where a dynamic document names one.
+  Held type_sets_held;
+  TypeSets type_sets;
+  if (bson::ValueView sets = definition.Get("typeSets"); sets.exists()) {
+    QUARRY_ASSIGN_OR_RETURN(full_text.type_sets, TypeSetsOf(sets, full_text.custom_analyzers,
+                                                            &type_sets, &type_sets_held));
+  }
+  const MappingContext context{full_text.custom_analyzers, type_sets};
   for (const bson::Element& e : mappings.Document()) {
     if (e.key == "dynamic") {
-      QUARRY_RETURN_IF_ERROR(Dynamic(e.value, "mappings.dynamic", &full_text.root.dynamic));
+      QUARRY_RETURN_IF_ERROR(Dynamic(e.value, "mappings.dynamic", type_sets, &full_text.root));
       held.strings = held.strings || full_text.root.dynamic;
     } else if (e.key == "fields") {
       if (e.value.type() != bson::Type::kDocument) {
         return Invalid("\"mappings.fields\" must be a document");
       }
-      QUARRY_RETURN_IF_ERROR(MappedFields(e.value.Document(), "", full_text.custom_analyzers, &out,
-                                          &full_text.root, &held));
+      QUARRY_RETURN_IF_ERROR(
+          MappedFields(e.value.Document(), "", context, &out, &full_text.root, &held));
     } else {
       return Invalid("unknown field \"mappings." + std::string(e.key) + "\"");
     }

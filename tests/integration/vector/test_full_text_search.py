@@ -531,8 +531,7 @@ def test_analyzers_quarry_lacks_answer_not_implemented_naming_them(db):
 
 def test_definition_features_quarry_lacks_answer_not_implemented(db):
     db.create_collection("docs")
-    type_sets = [{"name": "ts", "types": [{"type": "string"}]}]
-    cases = [({"typeSets": type_sets, "mappings": {"dynamic": True}}, 238, "typeSets")]
+    cases = []
     for option, value in [("ignoreAbove", 10), ("similarity", {"type": "boolean"}),
                           ("norms", "omit"), ("indexOptions", "docs"), ("indexOptions", "freqs")]:
         cases.append((static(t={"type": "string", option: value}), 238, option))

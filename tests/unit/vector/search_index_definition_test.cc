@@ -150,6 +150,47 @@ TEST(SearchIndexDefinitionTest, FacetTypesAreHeldAsTheirValueTypes) {
   EXPECT_EQ(held, (std::vector<std::string>{"name=école nord", "genres=Drama"}));
 }
 
+TEST(SearchIndexDefinitionTest, ATypeSetMapsADynamicDocumentsUnnamedFields) {
+  auto parsed = Parse("search", R"({"typeSets": [
+      {"name": "words", "types": [{"type": "string", "analyzer": "lucene.english"},
+                                  {"type": "autocomplete"}, {"type": "number"}]},
+      {"name": "plain", "types": [{"type": "token"}]}],
+    "mappings": {"dynamic": {"typeSet": "words"}, "fields": {
+      "meta": {"type": "document", "dynamic": {"typeSet": "plain"}},
+      "other": {"type": "document", "dynamic": true}}}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_TRUE(parsed.value().full_text.has_value());
+  const text::FullTextMapping& mapping = *parsed.value().full_text;
+  // Under the root, and under its unnamed sub-documents, as the typeSet says.
+  for (const char* path : {"title", "a.b.c"}) {
+    EXPECT_TRUE(mapping.MayHoldStrings(path)) << path;
+    EXPECT_EQ(mapping.AnalyzerFor(path).name(), "lucene.english") << path;
+    EXPECT_EQ(mapping.ValueKindsAt(path), static_cast<unsigned>(text::kNumberValues)) << path;
+  }
+  EXPECT_FALSE(mapping.MayHoldStrings("meta.x"));
+  EXPECT_EQ(mapping.ValueKindsAt("meta.x"), static_cast<unsigned>(text::kTokenValues));
+  EXPECT_TRUE(mapping.MayHoldStrings("other.x"));
+  EXPECT_EQ(mapping.ValueKindsAt("other.x"), static_cast<unsigned>(text::kDynamicValues));
+  bson::Document document =
+      bson::FromJson(
+          R"({"title": "Fox", "n": 3, "ok": true, "sub": {"t": "x", "n": 4}, "meta": {"k": "K", "n": 5}})")
+          .value();
+  std::vector<std::string> strings, values, grams;
+  mapping.ForEachString(
+      document.view(), [&](const std::string& path, std::string_view, const text::SearchAnalyzer&) {
+        strings.push_back(path);
+      });
+  mapping.ForEachValue(document.view(), [&](const std::string& path, bson::ValueView, bool) {
+    values.push_back(path);
+  });
+  mapping.ForEachAutocompleteString(
+      document.view(), [&](const std::string& path, std::string_view,
+                           const text::AutocompleteOptions&) { grams.push_back(path); });
+  EXPECT_EQ(strings, (std::vector<std::string>{"title", "sub.t"}));
+  EXPECT_EQ(values, (std::vector<std::string>{"n", "sub.n", "meta.k"}));
+  EXPECT_EQ(grams, (std::vector<std::string>{"title", "sub.t"}));
+}
+
 TEST(SearchIndexDefinitionTest, EmbeddedDocumentsGetMappingsOfTheirOwn) {
   auto parsed = Parse("search", R"({"analyzer": "lucene.english", "mappings": {"fields": {
       "items": {"type": "embeddedDocuments", "fields": {
@@ -340,8 +381,23 @@ INSTANTIATE_TEST_SUITE_P(
                 ErrorCode::kBadValue, "nobody"},
         Refusal{"search", R"({"mappings": {"dynamic": true}, "synonyms": {"name": "s"}})",
                 ErrorCode::kBadValue, "synonyms"},
-        Refusal{"search", R"({"mappings": {"dynamic": {"typeSet": "t"}}})",
-                ErrorCode::kNotImplemented, "typeSet"},
+        Refusal{"search", R"({"mappings": {"dynamic": {"typeSet": "t"}}})", ErrorCode::kBadValue,
+                "typeSet"},
+        Refusal{"search", R"({"mappings": {"dynamic": {"typeSet": "t"}},
+            "typeSets": [{"name": "t", "types": [{"type": "document"}]}]})",
+                ErrorCode::kBadValue, "typeSets[0].types"},
+        Refusal{"search", R"({"mappings": {"dynamic": true},
+            "typeSets": [{"name": "t", "types": [{"type": "number"}, {"type": "number"}]}]})",
+                ErrorCode::kBadValue, "twice"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "typeSets": [
+            {"name": "t", "types": [{"type": "number"}]}, {"name": "t", "types": [{"type": "token"}]}]})",
+                ErrorCode::kBadValue, "defined twice"},
+        Refusal{"search",
+                R"({"mappings": {"dynamic": true}, "typeSets": [{"name": "t", "types": []}]})",
+                ErrorCode::kBadValue, "typeSets[0].types"},
+        Refusal{"search", R"({"mappings": {"dynamic": {"typeSet": "t", "x": 1}},
+            "typeSets": [{"name": "t", "types": [{"type": "number"}]}]})",
+                ErrorCode::kBadValue, "mappings.dynamic.x"},
         Refusal{"search", R"({"mappings": {"fields": {"t": {"type": "string",
             "multi": {"english": {"type": "token"}}}}}})",
                 ErrorCode::kBadValue, "mappings.fields.t.multi.english.type"},
