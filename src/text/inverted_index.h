@@ -48,6 +48,8 @@ class InvertedIndex {
   // Replaces what the index holds of `label` with the strings `mapping` maps in `document`.
   void Set(std::uint32_t label, const FullTextMapping& mapping, bson::DocumentView document);
   void Remove(std::uint32_t label);
+  // Every label Set has been given is below this (removed ones too).
+  std::uint32_t LabelBound() const { return static_cast<std::uint32_t>(held_.size()); }
   // Gives back the room the posting lists grew into: once a build has set every document.
   void ShrinkToFit();
 

@@ -412,6 +412,17 @@ class Parser {
       Take();
       path = Unescaped(name.text);
       if (name.wildcard) {
+        // `*:*` is every document, as Lucene's parser reads it.
+        if (path == "*" && Peek().kind == Token::Kind::kWord && Peek().text == "*") {
+          Take();
+          SearchOperator every;
+          every.kind = SearchOperator::Kind::kAllDocuments;
+          const Suffixes suffixes = ReadSuffixes();
+          if (suffixes.boost.has_value()) {
+            QUARRY_RETURN_IF_ERROR(Boost(*suffixes.boost, suffixes.boost_offset, &every));
+          }
+          return every;
+        }
         if (path == "*")
           return Status(ErrorCode::kNotImplemented,
                         "searching every field (\"*:\") is not supported by "
@@ -537,6 +548,9 @@ class Parser {
             const int edits,
             FuzzyEdits(suffixes.tilde->value_or(2), op.queries.front(), suffixes.tilde_offset));
         if (edits > 0) op.fuzzy = FuzzyOptions{.max_edits = edits};
+        // Lucene's parser normalizes a fuzzy word (lowercase, folding) without tokenizing or
+        // stemming it.
+        op.normalize_pattern = true;
       }
     }
     if (suffixes.boost.has_value()) {

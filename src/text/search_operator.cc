@@ -238,7 +238,13 @@ SearchScores EvaluateText(const SearchOperator& op, const InvertedIndex& index,
     std::size_t most_terms = 0;
     for (const std::string& path : ResolvePaths(op.paths, index)) {
       const InvertedIndex::Field* field = index.FieldAt(path);
-      const auto terms = Analyzed(mapping.SearchAnalyzerFor(path), query);
+      const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
+      std::vector<std::pair<std::string, std::uint32_t>> terms;
+      if (!op.normalize_pattern) {
+        terms = Analyzed(analyzer, query);
+      } else if (std::string term = analyzer.Normalize(query); !term.empty()) {
+        terms.emplace_back(std::move(term), 0);
+      }
       most_terms = std::max(most_terms, terms.size());
       if (field == nullptr) continue;
       for (std::size_t t = 0; t < terms.size(); ++t) {
@@ -891,6 +897,10 @@ SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
       break;
     case SearchOperator::Kind::kMoreLikeThis:
       scores = EvaluateMoreLikeThis(op, index, mapping);
+      break;
+    case SearchOperator::Kind::kAllDocuments:
+      // Every label the index has set; the caller drops those whose document is gone.
+      for (std::uint32_t label = 0; label < index.LabelBound(); ++label) scores[label] = 1;
       break;
   }
   switch (op.score.kind) {

@@ -61,6 +61,7 @@ struct SearchOperator {
     kEmbeddedDocument,
     kGeoWithin,
     kMoreLikeThis,
+    kAllDocuments,  // queryString's `*:*`: every document, scored 1
   };
   // embeddedDocument: how a document's score comes from its matching sub-documents' scores.
   enum class EmbeddedAggregate { kSum, kMaximum, kMinimum, kMean };
@@ -83,7 +84,8 @@ struct SearchOperator {
   EmbeddedAggregate embedded_aggregate = EmbeddedAggregate::kSum;
   bool allow_analyzed_field = false;  // wildcard and regex: terms an analyzer made may match
   // regex: the pattern passes the analyzer's normalizing filters first, as queryString's
-  // `/re/` does in Lucene (a wildcard on an analyzed field always does).
+  // `/re/` does in Lucene (a wildcard on an analyzed field always does); text (queryString's
+  // fuzzy `word~`): the query is the one term those filters make of it, not its tokens.
   bool normalize_pattern = false;
   // equals and in: the values (an array); range: {gt|gte: <value>, lt|lte: <value>}; term range:
   // the same with strings, either side absent when open; near: {origin: <number or date>}.

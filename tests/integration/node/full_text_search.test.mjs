@@ -482,7 +482,11 @@ describe('queryString with the driver', () => {
     for (const query of ['(fox', '"quick brown', 'fox AND', '', 'fox~1.5', '*ox']) {
       await failsWith(2, queryString(query));
     }
-    await failsWith(238, queryString('*:*'));
+    await failsWith(238, queryString('*:fox'));
+    const every = await coll.aggregate([
+      { $searchMeta: { ...queryString('*:*'), count: { type: 'total' } } },
+    ]).toArray();
+    assert.equal(every[0].count.total, await coll.countDocuments());
     // Title terms from "q" up to, not including, "r": quick (1) and quiet (6).
     for (const [query, n] of [['fox -hound', 3], ['title:[q TO r}', 2], ['-fox', 0]]) {
       const got = await coll.aggregate([

@@ -382,8 +382,29 @@ def test_syntax_errors_answer_bad_value(movies, query):
     assert_errors([(qs(query), BAD_VALUE, "")], lambda operator: found(movies, operator))
 
 
-def test_match_all_answers_not_implemented(movies):
-    assert_errors([(qs("*:*"), NOT_IMPLEMENTED, "")], lambda operator: found(movies, operator))
+def test_star_colon_star_is_every_document_scored_one(movies):
+    every = sorted(m["_id"] for m in MOVIES)
+    got = found(movies, qs("*:*"))
+    assert sorted(ids(got)) == every and {score for _, score in got} == {1.0}
+    # A clause like any other: boosted, and with a prohibited word.
+    assert {score for _, score in found(movies, qs("*:*^3"))} == {3.0}
+    kirk = set(ids(found(movies, qs("kirk"))))
+    assert kirk and sorted(ids(found(movies, qs("*:* -kirk")))) == sorted(set(every) - kirk)
+    # Other fields with "*:" stay refused.
+    assert_errors([(qs("*:kirk"), NOT_IMPLEMENTED, "")], lambda operator: found(movies, operator))
+
+
+def test_a_fuzzy_word_is_normalized_not_stemmed(client):
+    db = client["query_string_fuzzy"]
+    client.drop_database("query_string_fuzzy")
+    db.docs.insert_many([{"_id": 1, "t": "he plays"}, {"_id": 2, "t": "a play"}])
+    create_ready(db, "docs", {"analyzer": "lucene.english", "mappings": {"dynamic": True}})
+    # english holds "plays" as "plai" and "play" as "plai" too; Lucene's parser sends a fuzzy
+    # word only lowercased: "PLAYS~1" is "plays", two edits from "plai".
+    assert ids(search(db, "docs", qs("PLAYS~1", "t"))) == []
+    assert sorted(ids(search(db, "docs", qs("plai~1", "t")))) == [1, 2]
+    assert sorted(ids(search(db, "docs", qs("plays", "t")))) == [1, 2]
+    client.drop_database("query_string_fuzzy")
 
 
 # --- highlights, compound, $searchMeta ----------------------------------------------------------

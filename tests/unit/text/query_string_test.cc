@@ -139,7 +139,8 @@ TEST(QueryStringParseTest, MalformedQueriesAreBadValue) {
                                  "^2"}) {
     EXPECT_EQ(ErrorOf(query), ErrorCode::kBadValue) << query;
   }
-  EXPECT_EQ(ErrorOf("*:*"), ErrorCode::kNotImplemented);
+  EXPECT_EQ(ErrorOf("*:*"), ErrorCode::kOk);
+  EXPECT_EQ(ErrorOf("*:kirk"), ErrorCode::kNotImplemented);
   EXPECT_EQ(ErrorOf("/a&b/"), ErrorCode::kNotImplemented);
 }
 
@@ -250,6 +251,18 @@ TEST_F(QueryStringSearchTest, WildcardsRegexAndRangesMatchTerms) {
   // Bounds are not stemmed: english holds "Charlie" as "charli", which sorts before "charlie".
   EXPECT_EQ(Labels(QueryString("title:[charlie TO *]")), (std::vector<std::uint32_t>{3}));
   EXPECT_EQ(QueryString("title:[a TO z]").at(0), 1);
+}
+
+TEST_F(QueryStringSearchTest, EveryDocumentAndFuzzyWordsAsLuceneReadsThem) {
+  // `*:*` is every document, scored 1 (boosts apply), and a clause like any other.
+  EXPECT_EQ(QueryString("*:*"), (std::map<std::uint32_t, double>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}));
+  EXPECT_EQ(Labels(QueryString("*:* -kirk")), (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_DOUBLE_EQ(QueryString("*:*^2").at(3), 2);
+  // A fuzzy word is normalized, not stemmed: english holds "plays" as "plai", one edit from
+  // "play" but two from "plays" (which stemming would have made "plai" itself).
+  EXPECT_EQ(Labels(QueryString("plays~1")), (std::vector<std::uint32_t>{}));
+  EXPECT_EQ(Labels(QueryString("plai~1")), (std::vector<std::uint32_t>{0}));
+  EXPECT_EQ(Labels(QueryString("PLAI~1")), (std::vector<std::uint32_t>{0}));
 }
 
 }  // namespace
