@@ -1,8 +1,12 @@
+#include <algorithm>
+
 #include "bson/builder.h"
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
 #include "commands/search/search_indexes.h"
+#include "commands/search/synonym_sources.h"
 #include "commands/service_state.h"
+#include "vector/search_index_definition.h"
 #include "vector/search_index_registry.h"
 
 namespace quarry::commands {
@@ -16,8 +20,29 @@ void AppendVersion(bson::DocumentBuilder& b, std::string_view key,
   b.Close();
 }
 
+// synonymMappingStatus (FAILED when a mapping cannot serve queries, else READY) and one
+// {status, queryable, message} per mapping, in name order, as Atlas lists them.
+void AppendSynonymStatuses(bson::DocumentBuilder& b,
+                           const std::vector<std::pair<std::string, Status>>& statuses) {
+  if (statuses.empty()) return;
+  const bool all_ready =
+      std::all_of(statuses.begin(), statuses.end(), [](const auto& s) { return s.second.ok(); });
+  b.AppendString("synonymMappingStatus", all_ready ? "READY" : "FAILED");
+  b.OpenArray("synonymMappingStatusDetail");
+  std::size_t i = 0;
+  for (const auto& [name, status] : statuses) {
+    b.OpenDocument(std::to_string(i++));
+    b.AppendString("status", status.ok() ? "READY" : "FAILED");
+    b.AppendBool("queryable", status.ok());
+    if (!status.ok()) b.AppendString("message", status.reason());
+    b.Close();
+  }
+  b.Close();
+}
+
 bson::Document Describe(const catalog::SearchIndexInfo& index,
-                        const vector::SearchIndexState& state) {
+                        const vector::SearchIndexState& state,
+                        const std::vector<std::pair<std::string, Status>>& synonyms) {
   const char* status = vector::BuildStatusName(state.status);
   bson::DocumentBuilder b;
   b.AppendString("id", index.id);
@@ -42,6 +67,7 @@ bson::Document Describe(const catalog::SearchIndexInfo& index,
   b.Close();
   b.Close();
   b.Close();
+  AppendSynonymStatuses(b, synonyms);
   return std::move(b).Finish();
 }
 
@@ -75,7 +101,15 @@ StatusWith<std::vector<bson::Document>> ListSearchIndexesDocuments(CommandContex
     if (ctx.service().search_indexes != nullptr) {
       state = ctx.service().search_indexes->State(info->id, index.id);
     }
-    docs.push_back(Describe(index, state));
+    std::vector<std::pair<std::string, Status>> synonyms;
+    if (index.type == "search") {
+      StatusWith<vector::SearchIndexDefinition> definition =
+          vector::ParseSearchIndexDefinition(index.type, index.definition);
+      if (definition.ok() && definition.value().full_text.has_value()) {
+        synonyms = SynonymStatuses(SearchContextOf(ctx), db, *definition.value().full_text);
+      }
+    }
+    docs.push_back(Describe(index, state, synonyms));
   }
   return docs;
 }

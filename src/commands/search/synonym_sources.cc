@@ -1,5 +1,6 @@
 #include "commands/search/synonym_sources.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -53,6 +54,17 @@ StatusWith<text::SynonymMaps> ReadSynonyms(const SearchContext& ctx, const std::
     }
     QUARRY_ASSIGN_OR_RETURN(out[name], ReadMapping(ctx, db, *source));
   }
+  return out;
+}
+
+std::vector<std::pair<std::string, Status>> SynonymStatuses(const SearchContext& ctx,
+                                                            const std::string& db,
+                                                            const text::FullTextMapping& mapping) {
+  std::vector<std::pair<std::string, Status>> out;
+  for (const auto& source : mapping.synonyms) {
+    out.emplace_back(source.name, ReadMapping(ctx, db, source).status());
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
 }
 

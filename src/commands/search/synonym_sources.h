@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "commands/search/search_indexes.h"
@@ -18,5 +20,11 @@ namespace quarry::commands {
 StatusWith<text::SynonymMaps> ReadSynonyms(const SearchContext& ctx, const std::string& db,
                                            const text::FullTextMapping& mapping,
                                            const text::SearchOperator& op);
+
+// Whether each synonym mapping `mapping` defines can serve queries, in name order: OK, or the
+// error a search naming it would answer.
+std::vector<std::pair<std::string, Status>> SynonymStatuses(const SearchContext& ctx,
+                                                            const std::string& db,
+                                                            const text::FullTextMapping& mapping);
 
 }  // namespace quarry::commands

@@ -280,6 +280,31 @@ def test_a_definition_with_synonyms_is_listed_and_serves_searches(db):
     check(db, syn("automobile"), phrase_match(T, WORDS, "automobile"), index="syn2")
 
 
+def test_listed_indexes_show_each_mappings_status(db):
+    db.docs.insert_many(DOCS)
+    db.synonyms.insert_many(SYNONYM_DOCS)
+    definition = {**static(t=STRING), "synonyms": [
+        MAPPING, {"name": "another", "analyzer": "lucene.standard",
+                  "source": {"collection": "broken"}}]}
+    create_ready(db, "docs", definition, name="syn")
+    create_ready(db, "docs", static(t=STRING), name="plain")
+    (listed,) = list_indexes(db, "docs", name="syn")
+    # Both ready ("broken" does not exist yet: no synonyms), listed in name order.
+    assert listed["synonymMappingStatus"] == "READY"
+    assert listed["synonymMappingStatusDetail"] == [{"status": "READY", "queryable": True}] * 2
+    (plain,) = list_indexes(db, "docs", name="plain")
+    assert "synonymMappingStatus" not in plain and "synonymMappingStatusDetail" not in plain
+    db.broken.insert_one({"_id": "bad", "mappingType": "sideways", "synonyms": ["a"]})
+    (listed,) = list_indexes(db, "docs", name="syn")
+    assert listed["synonymMappingStatus"] == "FAILED"
+    bad, good = listed["synonymMappingStatusDetail"]  # "another" sorts first
+    assert bad["status"] == "FAILED" and bad["queryable"] is False
+    assert '"bad"' in bad["message"] and "mappingType" in bad["message"], bad
+    assert good == {"status": "READY", "queryable": True}
+    # The index itself stays READY and queryable.
+    assert listed["status"] == "READY" and listed["queryable"] is True
+
+
 DEFINITION_ERRORS = [  # the synonyms value, and words the BadValue's message holds
     ([{"analyzer": "lucene.standard", "source": {"collection": "s"}}], "name"),
     ([{"name": "", "analyzer": "lucene.standard", "source": {"collection": "s"}}], "name"),
