@@ -102,51 +102,60 @@ double HaversineMeters(GeoPoint a, GeoPoint b) {
   return 2 * kEarthRadiusMeters * std::asin(std::sqrt(std::min(1.0, h)));
 }
 
+namespace {
+
+// Reads `value`, a document of exactly the two required options `first` and `second`, handing
+// each value to its reader with the option's name for its messages.
+template <typename ReadFirst, typename ReadSecond>
+Status TwoOptions(bson::ValueView value, const std::string& at, std::string_view first,
+                  ReadFirst read_first, std::string_view second, ReadSecond read_second) {
+  if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
+  bool has_first = false, has_second = false;
+  for (const bson::Element& e : value.Document()) {
+    const std::string inner = at + "." + std::string(e.key);
+    if (e.key == first) {
+      QUARRY_RETURN_IF_ERROR(read_first(e.value, inner));
+      has_first = true;
+    } else if (e.key == second) {
+      QUARRY_RETURN_IF_ERROR(read_second(e.value, inner));
+      has_second = true;
+    } else {
+      return Bad("\"" + inner + "\" is not a known option");
+    }
+  }
+  if (!has_first) return Bad("\"" + at + "." + std::string(first) + "\" is required");
+  if (!has_second) return Bad("\"" + at + "." + std::string(second) + "\" is required");
+  return Status::OK();
+}
+
+}  // namespace
+
 StatusWith<GeoRegion> GeoRegion::Parse(std::string_view name, bson::ValueView value,
                                        const std::string& at) {
   GeoRegion region;
+  auto point_into = [](GeoPoint* point) {
+    return [point](bson::ValueView v, const std::string& inner) -> Status {
+      QUARRY_ASSIGN_OR_RETURN(*point, PointAt(v, inner));
+      return Status::OK();
+    };
+  };
   if (name == "circle") {
     region.kind_ = Kind::kCircle;
-    if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-    bool has_center = false, has_radius = false;
-    for (const bson::Element& e : value.Document()) {
-      const std::string inner = at + "." + std::string(e.key);
-      if (e.key == "center") {
-        QUARRY_ASSIGN_OR_RETURN(region.center_, PointAt(e.value, inner));
-        has_center = true;
-      } else if (e.key == "radius") {
-        if (!e.value.IsNumber() || !(e.value.AsDouble() >= 0) ||
-            !std::isfinite(e.value.AsDouble())) {
-          return Bad("\"" + inner + "\" must be a non-negative number of meters");
-        }
-        region.radius_meters_ = e.value.AsDouble();
-        has_radius = true;
-      } else {
-        return Bad("\"" + inner + "\" is not a known option");
-      }
-    }
-    if (!has_center) return Bad("\"" + at + ".center\" is required");
-    if (!has_radius) return Bad("\"" + at + ".radius\" is required");
+    QUARRY_RETURN_IF_ERROR(
+        TwoOptions(value, at, "center", point_into(&region.center_), "radius",
+                   [&](bson::ValueView v, const std::string& inner) {
+                     if (!v.IsNumber() || !(v.AsDouble() >= 0) || !std::isfinite(v.AsDouble())) {
+                       return Bad("\"" + inner + "\" must be a non-negative number of meters");
+                     }
+                     region.radius_meters_ = v.AsDouble();
+                     return Status::OK();
+                   }));
     return region;
   }
   if (name == "box") {
     region.kind_ = Kind::kBox;
-    if (value.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-    bool has_bottom_left = false, has_top_right = false;
-    for (const bson::Element& e : value.Document()) {
-      const std::string inner = at + "." + std::string(e.key);
-      if (e.key == "bottomLeft") {
-        QUARRY_ASSIGN_OR_RETURN(region.bottom_left_, PointAt(e.value, inner));
-        has_bottom_left = true;
-      } else if (e.key == "topRight") {
-        QUARRY_ASSIGN_OR_RETURN(region.top_right_, PointAt(e.value, inner));
-        has_top_right = true;
-      } else {
-        return Bad("\"" + inner + "\" is not a known option");
-      }
-    }
-    if (!has_bottom_left) return Bad("\"" + at + ".bottomLeft\" is required");
-    if (!has_top_right) return Bad("\"" + at + ".topRight\" is required");
+    QUARRY_RETURN_IF_ERROR(TwoOptions(value, at, "bottomLeft", point_into(&region.bottom_left_),
+                                      "topRight", point_into(&region.top_right_)));
     if (region.bottom_left_.lat > region.top_right_.lat) {
       return Bad("\"" + at + "\": bottomLeft's latitude must not exceed topRight's");
     }

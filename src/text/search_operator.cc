@@ -38,6 +38,11 @@ bool Stopped(std::size_t step = 0) {
   return !evaluation_stop.ok();
 }
 
+// Ends the evaluation with `status` (a query the index cannot answer); the first failure wins.
+void Fail(Status status) {
+  if (evaluation_stop.ok()) evaluation_stop = std::move(status);
+}
+
 SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
                       const FullTextMapping& mapping);
 
@@ -178,8 +183,6 @@ void ScoreTerm(const InvertedIndex::Field& field, const std::string& term,
     on_match(label);
   }
 }
-
-void Fail(Status status);
 
 // text with a synonym mapping, per query string and path (Lucene's clauses, summed).
 SearchScores EvaluateTextWithSynonyms(const SearchOperator& op, const SynonymMap& synonyms,
@@ -553,11 +556,6 @@ SearchScores EvaluateValues(const SearchOperator& op, const InvertedIndex& index
     }
   }
   return scores;
-}
-
-// Ends the evaluation with `status` (a query the index cannot answer); the first failure wins.
-void Fail(Status status) {
-  if (evaluation_stop.ok()) evaluation_stop = std::move(status);
 }
 
 // What wildcard, regex and term ranges share: for each of `op`'s paths the index holds,
