@@ -542,64 +542,69 @@ StatusWith<SearchOperator> internal::ParseAt(std::string_view name, bson::ValueV
   if (name == "geoShape") {
     return NotYet("the $search operator \"geoShape\" (it needs a geo field's indexShapes)");
   }
-  if (name == "geoWithin") {
-    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-    SearchOperator op;
-    op.kind = SearchOperator::Kind::kGeoWithin;
-    QUARRY_RETURN_IF_ERROR(ParseGeoWithin(spec.Document(), at, &op));
-    return op;
-  }
-  if (name == "embeddedDocument") {
-    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-    SearchOperator op;
-    op.kind = SearchOperator::Kind::kEmbeddedDocument;
-    QUARRY_RETURN_IF_ERROR(ParseEmbeddedDocument(spec.Document(), at, &op));
-    return op;
-  }
   if (std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) != kNotYetOperators.end()) {
     return NotYet("the $search operator \"" + std::string(name) + "\"");
   }
-  SearchOperator op;
-  if (name == "text") {
-    op.kind = SearchOperator::Kind::kText;
-  } else if (name == "autocomplete") {
-    op.kind = SearchOperator::Kind::kAutocomplete;
-  } else if (name == "phrase") {
-    op.kind = SearchOperator::Kind::kPhrase;
-  } else if (name == "compound") {
-    op.kind = SearchOperator::Kind::kCompound;
-  } else if (name == "equals" || name == "range" || name == "in" || name == "exists") {
-    op.kind = name == "equals"  ? SearchOperator::Kind::kEquals
-              : name == "range" ? SearchOperator::Kind::kRange
-              : name == "in"    ? SearchOperator::Kind::kIn
-                                : SearchOperator::Kind::kExists;
+  using Kind = SearchOperator::Kind;
+  // Each operator given as a document: its kind and the reader of its options (the name is
+  // passed on for the value operators, whose options differ by name).
+  using Read = Status (*)(std::string_view name, bson::DocumentView spec, const std::string& at,
+                          SearchOperator* op);
+  struct Reader {
+    std::string_view name;
+    Kind kind;
+    Read read;
+  };
+  static constexpr Read kTextOrPhrase = [](std::string_view, bson::DocumentView s,
+                                           const std::string& a, SearchOperator* op) {
+    return ParseTextOrPhrase(s, a, op);
+  };
+  static constexpr Read kValue = [](std::string_view n, bson::DocumentView s, const std::string& a,
+                                    SearchOperator* op) { return ParseValueOperator(n, s, a, op); };
+  static constexpr Read kPattern = [](std::string_view, bson::DocumentView s, const std::string& a,
+                                      SearchOperator* op) {
+    return ParsePatternOperator(s, a, op);
+  };
+  static constexpr Reader kReaders[] = {
+      {"text", Kind::kText, kTextOrPhrase},
+      {"autocomplete", Kind::kAutocomplete, kTextOrPhrase},
+      {"phrase", Kind::kPhrase, kTextOrPhrase},
+      {"compound", Kind::kCompound,
+       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+         return ParseCompound(s, a, op);
+       }},
+      {"equals", Kind::kEquals, kValue},
+      {"range", Kind::kRange, kValue},
+      {"in", Kind::kIn, kValue},
+      {"exists", Kind::kExists, kValue},
+      {"wildcard", Kind::kWildcard, kPattern},
+      {"regex", Kind::kRegex, kPattern},
+      {"near", Kind::kNear,
+       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+         return ParseNear(s, a, op);
+       }},
+      {"geoWithin", Kind::kGeoWithin,
+       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+         return ParseGeoWithin(s, a, op);
+       }},
+      {"embeddedDocument", Kind::kEmbeddedDocument,
+       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+         return ParseEmbeddedDocument(s, a, op);
+       }},
+      {"moreLikeThis", Kind::kMoreLikeThis,
+       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+         return ParseMoreLikeThis(s, a, op);
+       }},
+  };
+  for (const Reader& reader : kReaders) {
+    if (reader.name != name) continue;
     if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-    QUARRY_RETURN_IF_ERROR(ParseValueOperator(name, spec.Document(), at, &op));
+    SearchOperator op;
+    op.kind = reader.kind;
+    QUARRY_RETURN_IF_ERROR(reader.read(name, spec.Document(), at, &op));
     return op;
-  } else if (name == "moreLikeThis") {
-    op.kind = SearchOperator::Kind::kMoreLikeThis;
-    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-    QUARRY_RETURN_IF_ERROR(ParseMoreLikeThis(spec.Document(), at, &op));
-    return op;
-  } else if (name == "wildcard" || name == "regex" || name == "near") {
-    op.kind = name == "wildcard" ? SearchOperator::Kind::kWildcard
-              : name == "regex"  ? SearchOperator::Kind::kRegex
-                                 : SearchOperator::Kind::kNear;
-    if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-    QUARRY_RETURN_IF_ERROR(op.kind == SearchOperator::Kind::kNear
-                               ? ParseNear(spec.Document(), at, &op)
-                               : ParsePatternOperator(spec.Document(), at, &op));
-    return op;
-  } else {
-    return Bad("\"" + std::string(name) + "\" is not a $search operator");
   }
-  if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
-  if (op.kind == SearchOperator::Kind::kCompound) {
-    QUARRY_RETURN_IF_ERROR(ParseCompound(spec.Document(), at, &op));
-  } else {
-    QUARRY_RETURN_IF_ERROR(ParseTextOrPhrase(spec.Document(), at, &op));
-  }
-  return op;
+  return Bad("\"" + std::string(name) + "\" is not a $search operator");
 }
 
 using internal::kNotYetOperators;
