@@ -14,6 +14,10 @@
 
 #include "text/analyzer.h"
 #include "text/language.h"
+#include "text/plural_stemmers.h"
+#include "text/token_stream_filters.h"
+#include "text/utf16.h"
+#include "text/word_delimiter.h"
 
 namespace quarry::text {
 
@@ -278,6 +282,74 @@ const char* StemmerNamed(std::string_view name) {
   return nullptr;
 }
 
+std::string Trimmed(std::string_view term);  // without white space at either end (below)
+
+StatusWith<bool> Flag(bson::ValueView value, const std::string& at) {
+  if (value.type() != bson::Type::kBool) return Bad("\"" + at + "\" must be a boolean");
+  return value.Bool();
+}
+
+StatusWith<std::shared_ptr<const WordDelimiterOptions>> ParseWordDelimiter(bson::ValueView spec,
+                                                                           const std::string& at) {
+  QUARRY_RETURN_IF_ERROR(OnlyOptions(spec, at, {"delimiterOptions", "protectedWords"}));
+  auto options = std::make_shared<WordDelimiterOptions>();
+  if (bson::ValueView delimiters = spec.Document().Get("delimiterOptions"); delimiters.exists()) {
+    const std::string inner = at + ".delimiterOptions";
+    if (delimiters.type() != bson::Type::kDocument) {
+      return Bad("\"" + inner + "\" must be a document");
+    }
+    const std::pair<std::string_view, bool*> flags[] = {
+        {"generateWordParts", &options->generate_word_parts},
+        {"generateNumberParts", &options->generate_number_parts},
+        {"concatenateWords", &options->concatenate_words},
+        {"concatenateNumbers", &options->concatenate_numbers},
+        {"concatenateAll", &options->concatenate_all},
+        {"preserveOriginal", &options->preserve_original},
+        {"splitOnCaseChange", &options->split_on_case_change},
+        {"splitOnNumerics", &options->split_on_numerics},
+        {"stemEnglishPossessive", &options->stem_english_possessive},
+        {"ignoreKeywords", &options->ignore_keywords}};
+    for (const bson::Element& e : delimiters.Document()) {
+      const auto* flag = std::find_if(std::begin(flags), std::end(flags),
+                                      [&](const auto& f) { return f.first == e.key; });
+      const std::string option = inner + "." + std::string(e.key);
+      if (flag == std::end(flags)) return Bad("\"" + option + "\" is not an option of this type");
+      QUARRY_ASSIGN_OR_RETURN(*flag->second, Flag(e.value, option));
+    }
+  }
+  if (bson::ValueView words = spec.Document().Get("protectedWords"); words.exists()) {
+    const std::string inner = at + ".protectedWords";
+    if (words.type() != bson::Type::kDocument) return Bad("\"" + inner + "\" must be a document");
+    bool has_words = false;
+    for (const bson::Element& e : words.Document()) {
+      const std::string option = inner + "." + std::string(e.key);
+      if (e.key == "ignoreCase") {
+        QUARRY_ASSIGN_OR_RETURN(options->protected_ignore_case, Flag(e.value, option));
+      } else if (e.key == "words") {
+        if (e.value.type() != bson::Type::kArray) {
+          return Bad("\"" + option + "\" must be an array of strings");
+        }
+        for (const bson::Element& word : e.value.Document()) {
+          if (word.value.type() != bson::Type::kString || Trimmed(word.value.String()).empty()) {
+            return Bad("\"" + option + "\" must hold strings that are not blank");
+          }
+          options->protected_words.push_back(ToUtf16(word.value.String()));
+        }
+        has_words = true;
+      } else {
+        return Bad("\"" + option + "\" is not an option of this type");
+      }
+    }
+    if (!has_words) return Bad("\"" + inner + ".words\" is required");
+    if (options->protected_ignore_case) {
+      for (std::u16string& word : options->protected_words) {
+        for (char16_t& c : word) c = static_cast<char16_t>(u_tolower(c));
+      }
+    }
+  }
+  return std::shared_ptr<const WordDelimiterOptions>(std::move(options));
+}
+
 StatusWith<TokenFilter> ParseTokenFilter(bson::ValueView spec, const std::string& at) {
   QUARRY_ASSIGN_OR_RETURN(std::string_view type, TypeOf(spec, at));
   TokenFilter filter;
@@ -356,11 +428,39 @@ StatusWith<TokenFilter> ParseTokenFilter(bson::ValueView spec, const std::string
       return Bad("\"" + at + ".normalizationForm\" must be nfc, nfd, nfkc or nfkd");
     }
     filter.normalization_form = static_cast<int>(found - kForms.begin());
-  } else if (type == "daitchMokotoffSoundex" || type == "kStemming" || type == "shingle" ||
-             type == "spanishPluralStemming" || type == "stempel" || type == "wordDelimiterGraph" ||
-             type == "keywordRepeat" || type == "removeDuplicates" ||
-             type == "englishMinimalStem" || type == "bulgarianStemming" ||
-             type == "spanishMinimalStem" || type == "icuTransform" || type == "irishLowercase") {
+  } else if (type == "keywordRepeat" || type == "removeDuplicates" ||
+             type == "englishMinimalStemming" || type == "spanishPluralStemming") {
+    QUARRY_RETURN_IF_ERROR(OnlyOptions(spec, at, {}));
+    filter.kind = type == "keywordRepeat"            ? Kind::kKeywordRepeat
+                  : type == "removeDuplicates"       ? Kind::kRemoveDuplicates
+                  : type == "englishMinimalStemming" ? Kind::kEnglishMinimalStemming
+                                                     : Kind::kSpanishPluralStemming;
+  } else if (type == "limitTokenCount") {
+    filter.kind = Kind::kLimitTokenCount;
+    QUARRY_RETURN_IF_ERROR(OnlyOptions(spec, at, {"maxTokenCount"}));
+    if (!spec.Document().Get("maxTokenCount").exists()) {
+      return Bad("\"" + at + ".maxTokenCount\" is required");
+    }
+    QUARRY_ASSIGN_OR_RETURN(filter.max_token_count,
+                            Count(spec, "maxTokenCount", 1, 1, 0x7fffffff, at));
+  } else if (type == "shingle") {
+    filter.kind = Kind::kShingle;
+    QUARRY_RETURN_IF_ERROR(OnlyOptions(spec, at, {"minShingleSize", "maxShingleSize"}));
+    for (std::string_view option : {"minShingleSize", "maxShingleSize"}) {
+      if (!spec.Document().Get(option).exists()) {
+        return Bad("\"" + at + "." + std::string(option) + "\" is required");
+      }
+    }
+    // Lucene makes each shingle a token of its own, so very long ones only cost memory.
+    QUARRY_ASSIGN_OR_RETURN(filter.min, Count(spec, "minShingleSize", 2, 2, 1024, at));
+    QUARRY_ASSIGN_OR_RETURN(filter.max, Count(spec, "maxShingleSize", 2, 2, 1024, at));
+    if (filter.min > filter.max) {
+      return Bad("\"" + at + ".minShingleSize\" must not be greater than maxShingleSize");
+    }
+  } else if (type == "wordDelimiterGraph") {
+    filter.kind = Kind::kWordDelimiterGraph;
+    QUARRY_ASSIGN_OR_RETURN(filter.word_delimiter, ParseWordDelimiter(spec, at));
+  } else if (type == "daitchMokotoffSoundex" || type == "kStemming" || type == "stempel") {
     return NotYet("the token filter \"" + std::string(type) + "\"");
   } else {
     return Bad("\"" + at + ".type\" \"" + std::string(type) + "\" is not a token filter");
@@ -602,11 +702,7 @@ std::string Normalized(std::string_view term, int form) {
   return ApplyNormalizer(NormalizerOf(form), in).text;
 }
 
-struct Token {
-  std::string term;
-  std::uint32_t position;
-  std::size_t start, end;  // in the text the tokenizer read
-};
+using Token = AnalysisToken;
 
 // Calls `on_gram` with each gram of `text` from min to max characters: from its start only
 // (edge) or from every character, as [start byte, end byte).
@@ -705,8 +801,23 @@ std::string Trimmed(std::string_view term) {
   return out;
 }
 
-std::vector<Token> Filter(const TokenFilter& filter, std::vector<Token> tokens) {
+std::vector<Token> Filter(const TokenFilter& filter, std::vector<Token> tokens,
+                          std::uint32_t end_position) {
   using Kind = TokenFilter::Kind;
+  switch (filter.kind) {
+    case Kind::kKeywordRepeat:
+      return RepeatAsKeywords(std::move(tokens));
+    case Kind::kRemoveDuplicates:
+      return WithoutDuplicates(std::move(tokens));
+    case Kind::kLimitTokenCount:
+      return FirstTokens(std::move(tokens), filter.max_token_count);
+    case Kind::kShingle:
+      return Shingles(tokens, filter.min, filter.max, end_position);
+    case Kind::kWordDelimiterGraph:
+      return DelimitWords(tokens, *filter.word_delimiter);
+    default:
+      break;
+  }
   std::vector<Token> out;
   out.reserve(tokens.size());
   for (Token& token : tokens) {
@@ -726,10 +837,17 @@ std::vector<Token> Filter(const TokenFilter& filter, std::vector<Token> tokens) 
         break;
       }
       case Kind::kSnowballStemming: {
+        if (token.keyword) break;
         const Language language{.name = filter.stemmer, .snowball = filter.stemmer};
         token.term = Stem(language, token.term);
         break;
       }
+      case Kind::kEnglishMinimalStemming:
+        if (!token.keyword) token.term = EnglishMinimalStem(token.term);
+        break;
+      case Kind::kSpanishPluralStemming:
+        if (!token.keyword) token.term = SpanishPluralStem(token.term);
+        break;
       case Kind::kEnglishPossessive:
         token.term = std::string(WithoutPossessive(token.term));
         break;
@@ -769,6 +887,11 @@ std::vector<Token> Filter(const TokenFilter& filter, std::vector<Token> tokens) 
         token.term = Normalized(token.term, filter.normalization_form);
         break;
       case Kind::kFlattenGraph:
+      case Kind::kKeywordRepeat:
+      case Kind::kRemoveDuplicates:
+      case Kind::kLimitTokenCount:
+      case Kind::kShingle:
+      case Kind::kWordDelimiterGraph:
         break;
     }
     if (!token.term.empty()) out.push_back(std::move(token));
@@ -858,23 +981,45 @@ std::string NormalizeCustom(const CustomAnalysis& analysis, std::string_view tex
     }
     TokenFilter normalizing = filter;
     normalizing.keep_original = false;
-    term = Filter(normalizing, std::move(term));
+    term = Filter(normalizing, std::move(term), 1);
     if (term.empty()) return std::string();
   }
   return term.front().term;
 }
 
+namespace {
+
+// The tokens of `text` (already through the character filters) after the token filters.
+std::vector<Token> Analysis(const CustomAnalysis& analysis, std::string_view text) {
+  std::vector<Token> tokens = Tokenize(analysis.tokenizer, text);
+  // The position after the tokenizer's last: what dropped tokens at the end leave empty.
+  auto end_position = static_cast<std::uint32_t>(tokens.size());
+  for (const TokenFilter& filter : analysis.token_filters) {
+    tokens = Filter(filter, std::move(tokens), end_position);
+    if (filter.kind == TokenFilter::Kind::kShingle) {
+      end_position = tokens.empty() ? 0 : tokens.back().position + 1;
+    }
+  }
+  return tokens;
+}
+
+}  // namespace
+
 void RunCustomAnalysis(const CustomAnalysis& analysis, std::string_view value,
                        const std::function<void(std::string_view term, std::uint32_t position,
                                                 std::size_t start, std::size_t end)>& on_term) {
   const Mapped text = CharFiltered(analysis, value);
-  std::vector<Token> tokens = Tokenize(analysis.tokenizer, text.text);
-  for (const TokenFilter& filter : analysis.token_filters) {
-    tokens = Filter(filter, std::move(tokens));
-  }
-  for (const Token& token : tokens) {
+  for (const Token& token : Analysis(analysis, text.text)) {
     on_term(token.term, token.position, text.origin[token.start], text.origin[token.end]);
   }
+}
+
+std::vector<QueryToken> CustomQueryTokens(const CustomAnalysis& analysis, std::string_view text) {
+  std::vector<QueryToken> out;
+  for (Token& token : Analysis(analysis, CharFiltered(analysis, text).text)) {
+    out.push_back({std::move(token.term), token.position, token.length});
+  }
+  return out;
 }
 
 }  // namespace quarry::text

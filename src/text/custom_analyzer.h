@@ -18,7 +18,8 @@
 
 namespace quarry::text {
 
-class FindPattern;  // a regular expression found anywhere in a text (custom_analyzer.cc)
+class FindPattern;            // a regular expression found anywhere in a text (custom_analyzer.cc)
+struct WordDelimiterOptions;  // word_delimiter.h
 
 struct CharFilter {
   enum class Kind { kHtmlStrip, kIcuNormalize, kMapping, kPersian };
@@ -60,15 +61,25 @@ struct TokenFilter {
     kIcuFolding,
     kIcuNormalizer,
     kFlattenGraph,
+    kKeywordRepeat,
+    kRemoveDuplicates,
+    kLimitTokenCount,
+    kEnglishMinimalStemming,
+    kSpanishPluralStemming,
+    kShingle,
+    kWordDelimiterGraph,
   };
   Kind kind = Kind::kLowercase;
   // asciiFolding's originalTokens "include"; edgeGram's and nGram's termNotInBounds "include".
   bool keep_original = false;
   std::vector<std::string> stop_words;  // lowercased when ignore_case
   bool ignore_case = true;
-  const char* stemmer = nullptr;   // libstemmer's own name of the algorithm
-  std::size_t min = 0, max = 255;  // length: UTF-16 units; edgeGram, nGram: grams' characters
-  std::shared_ptr<const FindPattern> pattern;  // regex
+  const char* stemmer = nullptr;  // libstemmer's own name of the algorithm
+  // length: UTF-16 units; edgeGram, nGram: grams' characters; shingle: shingles' tokens
+  std::size_t min = 0, max = 255;
+  std::size_t max_token_count = 0;                             // limitTokenCount
+  std::shared_ptr<const WordDelimiterOptions> word_delimiter;  // wordDelimiterGraph
+  std::shared_ptr<const FindPattern> pattern;                  // regex
   std::string replacement;
   bool replace_all = true;
   int normalization_form = 0;  // icuNormalizer: 0 nfc, 1 nfd, 2 nfkc, 3 nfkd
@@ -109,6 +120,9 @@ StatusWith<std::shared_ptr<const CustomAnalyzer>> ParseCustomAnalyzer(bson::Valu
 void RunCustomAnalysis(const CustomAnalysis& analysis, std::string_view value,
                        const std::function<void(std::string_view term, std::uint32_t position,
                                                 std::size_t start, std::size_t end)>& on_term);
+
+// The tokens `analysis` makes of a query text, with the positions each spans.
+std::vector<QueryToken> CustomQueryTokens(const CustomAnalysis& analysis, std::string_view text);
 
 // `text` through `analysis`'s character filters and the token filters that normalize a term
 // (lowercase, asciiFolding, icuFolding, icuNormalizer), as one term: no tokenizer, no stemming.

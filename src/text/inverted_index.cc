@@ -71,9 +71,11 @@ void InvertedIndex::Set(std::uint32_t label, const FullTextMapping& mapping,
         found = field.terms.emplace(std::string(term), Postings()).first;
       Positions& positions = found->second[label];
       if (positions.empty()) hold(field, found->first);
+      // A token stacked on the one before (the same position) does not lengthen the value, as
+      // Lucene's BM25 discounts overlaps.
+      if (count == 0 || base + position != last) ++count;
       positions.push_back(base + position);
       last = base + position;
-      ++count;
     });
     next->second = last + kPositionGapBetweenValues;
     // As in Lucene, a document counts toward a field's statistics once it holds a term there.

@@ -223,6 +223,15 @@ void SearchAnalyzer::Analyze(
                                 std::size_t) { on_term(term, position); });
 }
 
+std::vector<QueryToken> SearchAnalyzer::QueryTokens(std::string_view text) const {
+  if (custom_ != nullptr) return CustomQueryTokens(*custom_, text);
+  std::vector<QueryToken> tokens;
+  Analyze(text, [&](std::string_view term, std::uint32_t position) {
+    tokens.push_back({std::string(term), position, 1});
+  });
+  return tokens;
+}
+
 void SearchAnalyzer::AnalyzeWithOffsets(
     std::string_view value,
     const std::function<void(std::string_view term, std::uint32_t position, std::size_t start,

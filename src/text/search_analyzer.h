@@ -15,6 +15,14 @@ namespace quarry::text {
 
 struct CustomAnalysis;  // custom_analyzer.h
 
+// A token of an analyzed query text: its term, its position, and how many positions it spans
+// (more than 1 for a shingle longer than the shortest, which makes the tokens a graph).
+struct QueryToken {
+  std::string term;
+  std::uint32_t position = 0;
+  std::uint32_t length = 1;
+};
+
 class SearchAnalyzer {
  public:
   enum class Tokenizer {
@@ -39,6 +47,9 @@ class SearchAnalyzer {
       std::string_view value,
       const std::function<void(std::string_view term, std::uint32_t position, std::size_t start,
                                std::size_t end)>& on_term) const;
+
+  // The tokens of a query text, in the order the analysis makes them.
+  std::vector<QueryToken> QueryTokens(std::string_view text) const;
 
   // `text` as the analyzer's character and normalizing token filters leave it, untokenized
   // (Lucene's Analyzer.normalize): how a wildcard pattern meets an analyzed field's terms.

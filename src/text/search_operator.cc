@@ -14,6 +14,7 @@
 #include "bson/builder.h"
 #include "bson/compare.h"
 #include "text/edit_distance.h"
+#include "text/field_query.h"
 #include "text/synonym_query.h"
 #include "text/term_pattern.h"
 
@@ -41,6 +42,14 @@ bool Stopped(std::size_t step = 0) {
 // Ends the evaluation with `status` (a query the index cannot answer); the first failure wins.
 void Fail(Status status) {
   if (evaluation_stop.ok()) evaluation_stop = std::move(status);
+}
+
+// Stopped, as the scorers of other files ask it.
+const std::function<bool(std::size_t)>& StopCheck() {
+  static const std::function<bool(std::size_t)> check = [](std::size_t steps) {
+    return Stopped(steps);
+  };
+  return check;
 }
 
 SearchScores Evaluate(const SearchOperator& op, const InvertedIndex& index,
@@ -156,10 +165,9 @@ std::vector<Expansion> FuzzyExpansions(const InvertedIndex::Field& field, std::s
 }
 
 // Adds to `scores` the BM25 of `term` (or of its fuzzy expansions) in each label of `field`
-// holding it; `on_match` hears each label an exact term matched.
-template <typename OnMatch>
+// holding it.
 void ScoreTerm(const InvertedIndex::Field& field, const std::string& term,
-               const std::optional<FuzzyOptions>& fuzzy, SearchScores* scores, OnMatch on_match) {
+               const std::optional<FuzzyOptions>& fuzzy, SearchScores* scores) {
   if (fuzzy.has_value()) {
     std::size_t max_df = 0;
     const std::vector<Expansion> expansions = FuzzyExpansions(field, term, *fuzzy, &max_df);
@@ -172,25 +180,62 @@ void ScoreTerm(const InvertedIndex::Field& field, const std::string& term,
     }
     return;
   }
-  auto postings = field.terms.find(term);
-  if (postings == field.terms.end()) return;
-  scores->reserve(scores->size() + postings->second.size());
-  const double idf = field.Idf(postings->second.size());
-  std::size_t steps = 0;
-  for (const auto& [label, positions] : postings->second) {
-    if (Stopped(++steps)) return;
-    (*scores)[label] += field.Score(label, static_cast<double>(positions.size()), idf);
-    on_match(label);
-  }
+  ScoreFieldQuery(field, FieldQuery::Term(term), StopCheck(), scores);
 }
 
-// text with a synonym mapping, per query string and path (Lucene's clauses, summed).
-SearchScores EvaluateTextWithSynonyms(const SearchOperator& op, const SynonymMap& synonyms,
-                                      const InvertedIndex& index, const FullTextMapping& mapping) {
+// Lucene's fuzzy text query on one field: a FuzzyQuery per token (stacked ones too), joined by
+// SHOULD, or by MUST for matchCriteria "all".
+void ScoreFuzzy(const InvertedIndex::Field& field, const std::vector<QueryToken>& tokens,
+                const FuzzyOptions& fuzzy, bool all, SearchScores* scores) {
+  if (!all || tokens.size() == 1) {
+    for (const QueryToken& token : tokens) ScoreTerm(field, token.term, fuzzy, scores);
+    return;
+  }
+  SearchScores every;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    SearchScores one;
+    ScoreTerm(field, tokens[t].term, fuzzy, &one);
+    if (t == 0) {
+      every = std::move(one);
+      continue;
+    }
+    every.EraseIf([&](const auto& entry) { return !one.contains(entry.first); });
+    for (auto& [label, score] : every) score += one.at(label);
+  }
+  for (const auto& [label, score] : every) (*scores)[label] += score;
+}
+
+// Adds to `scores` what Lucene's QueryBuilder makes of `tokens` on `field`.
+void ScoreAnalyzed(const InvertedIndex::Field& field, const std::vector<QueryToken>& tokens,
+                   bool all, bool quoted, std::uint32_t slop, SearchScores* scores) {
+  StatusWith<std::optional<FieldQuery>> query = BuildFieldQuery(tokens, all, quoted, slop);
+  if (!query.ok()) {
+    Fail(query.status());
+    return;
+  }
+  if (query.value().has_value()) ScoreFieldQuery(field, *query.value(), StopCheck(), scores);
+}
+
+// The synonym mapping `op` names, or null after failing the search: an unknown name.
+const SynonymMap* NamedSynonyms(const SearchOperator& op) {
+  auto named = evaluation_synonyms != nullptr ? evaluation_synonyms->find(op.synonyms)
+                                              : SynonymMaps::const_iterator();
+  if (evaluation_synonyms == nullptr || named == evaluation_synonyms->end()) {
+    Fail(Bad("unknown synonym mapping name \"" + op.synonyms + "\""));
+    return nullptr;
+  }
+  return named->second.get();
+}
+
+// text or phrase with a synonym mapping, per query string and path (Lucene's clauses, summed).
+SearchScores EvaluateWithSynonyms(const SearchOperator& op, const SynonymMap& synonyms,
+                                  const InvertedIndex& index, const FullTextMapping& mapping) {
   SearchScores scores;
-  const SynonymMatch match = !op.match_criteria_given ? SynonymMatch::kPhrase
-                             : op.match_all_terms     ? SynonymMatch::kAll
-                                                      : SynonymMatch::kAny;
+  const bool phrase = op.kind == SearchOperator::Kind::kPhrase;
+  using Criteria = SearchOperator::MatchCriteria;
+  const SynonymMatch match = op.match_criteria == Criteria::kUnset ? SynonymMatch::kPhrase
+                             : op.match_criteria == Criteria::kAll ? SynonymMatch::kAll
+                                                                   : SynonymMatch::kAny;
   for (const std::string& query : op.queries) {
     for (const std::string& path : ResolvePaths(op.paths, index)) {
       const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
@@ -200,9 +245,8 @@ SearchScores EvaluateTextWithSynonyms(const SearchOperator& op, const SynonymMap
                  " is analyzed with " + std::string(analyzer.name()) + " analyzer"));
         return scores;
       }
-      std::vector<std::string> tokens;
-      for (auto& [term, position] : Analyzed(analyzer, query)) tokens.push_back(std::move(term));
-      if (tokens.empty() && match == SynonymMatch::kPhrase) {
+      const std::vector<QueryToken> tokens = analyzer.QueryTokens(query);
+      if (!phrase && tokens.empty() && match == SynonymMatch::kPhrase) {
         Fail(
             Bad("text with synonyms: the query analyzed to zero tokens; it must hold a word "
                 "that is not a stop word"));
@@ -210,9 +254,10 @@ SearchScores EvaluateTextWithSynonyms(const SearchOperator& op, const SynonymMap
       }
       const InvertedIndex::Field* field = index.FieldAt(path);
       if (field == nullptr) continue;
-      ScoreWithSynonyms(
-          *field, tokens, synonyms, match, [](std::size_t steps) { return Stopped(steps); },
-          &scores);
+      Status scored =
+          phrase ? ScorePhraseWithSynonyms(*field, tokens, synonyms, op.slop, StopCheck(), &scores)
+                 : ScoreWithSynonyms(*field, tokens, synonyms, match, StopCheck(), &scores);
+      if (!scored.ok()) Fail(std::move(scored));
       if (Stopped()) return scores;
     }
   }
@@ -222,133 +267,53 @@ SearchScores EvaluateTextWithSynonyms(const SearchOperator& op, const SynonymMap
 SearchScores EvaluateText(const SearchOperator& op, const InvertedIndex& index,
                           const FullTextMapping& mapping) {
   if (!op.synonyms.empty()) {
-    auto named = evaluation_synonyms != nullptr ? evaluation_synonyms->find(op.synonyms)
-                                                : SynonymMaps::const_iterator();
-    if (evaluation_synonyms == nullptr || named == evaluation_synonyms->end()) {
-      Fail(Bad("unknown synonym mapping name \"" + op.synonyms + "\""));
-      return {};
-    }
+    const SynonymMap* synonyms = NamedSynonyms(op);
+    if (synonyms == nullptr) return {};
     // An empty mapping leaves a query without matchCriteria matching any of its terms.
-    if (!named->second->empty() || op.match_criteria_given) {
-      return EvaluateTextWithSynonyms(op, *named->second, index, mapping);
+    if (!synonyms->empty() || op.match_criteria != SearchOperator::MatchCriteria::kUnset) {
+      return EvaluateWithSynonyms(op, *synonyms, index, mapping);
     }
   }
+  // Per query string and path, Lucene's query for them; their scores add up (SHOULD).
+  const bool all = op.match_criteria == SearchOperator::MatchCriteria::kAll;
   SearchScores scores;
-  std::unordered_map<std::uint32_t, std::set<std::size_t>> matched_terms;  // for "all"
-  std::size_t required_terms = 0;
-  std::size_t term_base = 0;  // numbers each query string's terms apart
   for (const std::string& query : op.queries) {
-    std::size_t most_terms = 0;
     for (const std::string& path : ResolvePaths(op.paths, index)) {
       const InvertedIndex::Field* field = index.FieldAt(path);
-      const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
-      std::vector<std::pair<std::string, std::uint32_t>> terms;
-      if (!op.normalize_pattern) {
-        terms = Analyzed(analyzer, query);
-      } else if (std::string term = analyzer.Normalize(query); !term.empty()) {
-        terms.emplace_back(std::move(term), 0);
-      }
-      most_terms = std::max(most_terms, terms.size());
       if (field == nullptr) continue;
-      for (std::size_t t = 0; t < terms.size(); ++t) {
-        ScoreTerm(*field, terms[t].first, op.fuzzy, &scores, [&](std::uint32_t label) {
-          if (op.match_all_terms) matched_terms[label].insert(term_base + t);
-        });
+      const SearchAnalyzer& analyzer = mapping.SearchAnalyzerFor(path);
+      std::vector<QueryToken> tokens;
+      if (!op.normalize_pattern) {
+        tokens = analyzer.QueryTokens(query);
+      } else if (std::string term = analyzer.Normalize(query); !term.empty()) {
+        tokens.push_back({std::move(term), 0, 1});
       }
+      if (op.fuzzy.has_value()) {
+        ScoreFuzzy(*field, tokens, *op.fuzzy, all, &scores);
+      } else {
+        ScoreAnalyzed(*field, tokens, all, false, 0, &scores);
+      }
+      if (Stopped()) return scores;
     }
-    term_base += most_terms;
-    required_terms += most_terms;
-  }
-  if (op.match_all_terms) {
-    scores.EraseIf([&](const auto& entry) {
-      auto matched = matched_terms.find(entry.first);
-      return matched == matched_terms.end() || matched->second.size() < required_terms;
-    });
   }
   return scores;
 }
 
-// How often the phrase `terms` occurs in `label`: 1 per exact occurrence, 1 / (1 + distance)
-// per sloppy one (Lucene's sloppy frequency); 0 when it does not.
-double PhraseFrequency(const std::vector<const InvertedIndex::Positions*>& positions,
-                       const std::vector<std::uint32_t>& offsets, std::uint32_t slop) {
-  double frequency = 0;
-  for (const std::uint32_t first : *positions[0]) {
-    // Each term's occurrence nearest to where the phrase puts it after `first`.
-    std::int64_t low = first, high = first;
-    bool complete = true;
-    for (std::size_t i = 1; i < positions.size(); ++i) {
-      const std::int64_t want = static_cast<std::int64_t>(first) + offsets[i] - offsets[0];
-      std::int64_t best = -1;
-      for (const std::uint32_t p : *positions[i]) {
-        if (best < 0 || std::llabs(static_cast<std::int64_t>(p) - want) < std::llabs(best - want)) {
-          best = p;
-        }
-      }
-      if (best < 0) {
-        complete = false;
-        break;
-      }
-      const std::int64_t start = best - (offsets[i] - offsets[0]);
-      low = std::min(low, start);
-      high = std::max(high, start);
-    }
-    if (!complete) continue;
-    const std::int64_t distance = high - low;
-    if (distance == 0) {
-      frequency += 1;
-    } else if (distance <= static_cast<std::int64_t>(slop)) {
-      frequency += 1.0 / (1.0 + static_cast<double>(distance));
-    }
-  }
-  return frequency;
-}
-
-// Adds to `scores` the BM25 of the phrase `terms` (each with its position in the query) in each
-// label of `field` holding it within `slop`, scored by its frequency and the terms' summed idf.
-void ScorePhrase(const InvertedIndex::Field& field,
-                 const std::vector<std::pair<std::string, std::uint32_t>>& terms,
-                 std::uint32_t slop, SearchScores* scores) {
-  std::vector<const InvertedIndex::Postings*> postings;
-  std::vector<std::uint32_t> offsets;
-  double idf = 0;
-  for (const auto& [term, position] : terms) {
-    auto found = field.terms.find(term);
-    if (found == field.terms.end()) return;  // a term no document holds
-    postings.push_back(&found->second);
-    offsets.push_back(position);
-    idf += field.Idf(found->second.size());
-  }
-  if (postings.empty()) return;
-  // Candidates: the labels of the rarest term that hold every other term.
-  const auto rarest =
-      std::min_element(postings.begin(), postings.end(),
-                       [](const auto* a, const auto* b) { return a->size() < b->size(); });
-  std::size_t steps = 0;
-  for (const auto& [label, unused] : **rarest) {
-    if (Stopped(++steps)) return;
-    std::vector<const InvertedIndex::Positions*> positions;
-    for (const InvertedIndex::Postings* p : postings) {
-      const InvertedIndex::Positions* at = p->Find(label);
-      if (at == nullptr) break;
-      positions.push_back(at);
-    }
-    if (positions.size() != postings.size()) continue;
-    const double frequency = PhraseFrequency(positions, offsets, slop);
-    if (frequency > 0) (*scores)[label] += field.Score(label, frequency, idf);
-  }
-}
-
 SearchScores EvaluatePhrase(const SearchOperator& op, const InvertedIndex& index,
                             const FullTextMapping& mapping) {
+  if (!op.synonyms.empty()) {
+    const SynonymMap* synonyms = NamedSynonyms(op);
+    return synonyms != nullptr ? EvaluateWithSynonyms(op, *synonyms, index, mapping)
+                               : SearchScores();
+  }
   SearchScores scores;
   for (const std::string& query : op.queries) {
     for (const std::string& path : ResolvePaths(op.paths, index)) {
       const InvertedIndex::Field* field = index.FieldAt(path);
       if (field == nullptr) continue;
-      const auto terms = Analyzed(mapping.SearchAnalyzerFor(path), query);
-      if (terms.empty()) continue;
-      ScorePhrase(*field, terms, op.slop, &scores);
+      ScoreAnalyzed(*field, mapping.SearchAnalyzerFor(path).QueryTokens(query), true, true, op.slop,
+                    &scores);
+      if (Stopped()) return scores;
     }
   }
   return scores;
@@ -390,17 +355,17 @@ SearchScores EvaluateAutocomplete(const SearchOperator& op, const InvertedIndex&
       if (grams.empty()) continue;
       if (op.sequential) {
         // The words one after another: a phrase of the grams at positions 0, 1, ...
-        std::vector<std::pair<std::string, std::uint32_t>> phrase;
-        for (std::string& gram : grams) {
-          if (gram.empty()) break;
-          const auto position = static_cast<std::uint32_t>(phrase.size());
-          phrase.emplace_back(std::move(gram), position);
+        if (std::none_of(grams.begin(), grams.end(),
+                         [](const std::string& gram) { return gram.empty(); })) {
+          ScoreFieldQuery(
+              *field,
+              grams.size() == 1 ? FieldQuery::Term(grams.front()) : FieldQuery::Phrase(grams),
+              StopCheck(), &scores);
         }
-        if (phrase.size() == grams.size()) ScorePhrase(*field, phrase, 0, &scores);
         continue;
       }
       for (const std::string& gram : grams) {
-        if (!gram.empty()) ScoreTerm(*field, gram, op.fuzzy, &scores, [](std::uint32_t) {});
+        if (!gram.empty()) ScoreTerm(*field, gram, op.fuzzy, &scores);
       }
     }
   }
@@ -733,7 +698,7 @@ SearchScores EvaluateMoreLikeThis(const SearchOperator& op, const InvertedIndex&
   candidates.resize(keep);
   SearchScores scores;
   for (const Candidate& chosen : candidates) {
-    ScoreTerm(*chosen.field, chosen.term, std::nullopt, &scores, [](std::uint32_t) {});
+    ScoreTerm(*chosen.field, chosen.term, std::nullopt, &scores);
     if (Stopped()) break;
   }
   return scores;

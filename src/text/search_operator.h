@@ -70,8 +70,9 @@ struct SearchOperator {
   // text, phrase, wildcard and regex (the patterns)
   std::vector<std::string> queries;
   std::vector<std::string> paths;  // a path may hold '*' wildcards ({wildcard: "title.*"})
-  bool match_all_terms = false;    // text's matchCriteria "all"
-  bool match_criteria_given = false;
+  // text's matchCriteria: none given (with synonyms, the query is then a phrase), any or all.
+  enum class MatchCriteria { kUnset, kAny, kAll };
+  MatchCriteria match_criteria = MatchCriteria::kUnset;
   std::string synonyms;  // text: the synonym mapping that expands the query (empty: none)
   std::optional<FuzzyOptions> fuzzy;
   std::uint32_t slop = 0;   // phrase

@@ -315,9 +315,7 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
       QUARRY_ASSIGN_OR_RETURN(op->paths, Paths(e.value, inner, !autocomplete));
     } else if (e.key == "score") {
       QUARRY_RETURN_IF_ERROR(ParseScore(e.value, inner, op));
-    } else if (e.key == "synonyms" && !text) {
-      return NotYet("\"" + inner + "\" on phrase (synonym mappings)");
-    } else if (text && !autocomplete && e.key == "synonyms") {
+    } else if (!autocomplete && e.key == "synonyms") {
       if (e.value.type() != bson::Type::kString || e.value.String().empty()) {
         return Bad("\"" + inner + "\" must name a synonym mapping");
       }
@@ -335,8 +333,8 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
           (e.value.String() != "any" && e.value.String() != "all")) {
         return Bad("\"" + inner + "\" must be \"any\" or \"all\"");
       }
-      op->match_all_terms = e.value.String() == "all";
-      op->match_criteria_given = true;
+      op->match_criteria = e.value.String() == "all" ? SearchOperator::MatchCriteria::kAll
+                                                     : SearchOperator::MatchCriteria::kAny;
     } else if (!text && e.key == "slop") {
       std::optional<std::int64_t> slop = WholeNumber(e.value);
       if (!slop.has_value() || *slop < 0)
@@ -350,9 +348,6 @@ Status ParseTextOrPhrase(bson::DocumentView spec, const std::string& at, SearchO
   if (op->paths.empty()) return Bad("\"" + at + ".path\" is required");
   if (op->fuzzy.has_value() && !op->synonyms.empty()) {
     return Bad("\"" + at + "\" takes at most one of fuzzy and synonyms");
-  }
-  if (op->fuzzy.has_value() && op->match_all_terms) {
-    return Bad("\"" + at + "\" cannot have both fuzzy and matchCriteria");
   }
   if (op->fuzzy.has_value() && op->sequential) {
     return NotYet("\"" + at + "\" with both fuzzy and tokenOrder \"sequential\"");
@@ -534,6 +529,54 @@ Status ParseGeoWithin(bson::DocumentView spec, const std::string& at, SearchOper
   return Status::OK();
 }
 
+using Kind = SearchOperator::Kind;
+// Each operator given as a document: its kind and the reader of its options (the name is
+// passed on for the value operators, whose options differ by name).
+using Read = Status (*)(std::string_view name, bson::DocumentView spec, const std::string& at,
+                        SearchOperator* op);
+struct Reader {
+  std::string_view name;
+  Kind kind;
+  Read read;
+};
+constexpr Read kTextOrPhrase = [](std::string_view, bson::DocumentView s, const std::string& a,
+                                  SearchOperator* op) { return ParseTextOrPhrase(s, a, op); };
+constexpr Read kValue = [](std::string_view n, bson::DocumentView s, const std::string& a,
+                           SearchOperator* op) { return ParseValueOperator(n, s, a, op); };
+constexpr Read kPattern = [](std::string_view, bson::DocumentView s, const std::string& a,
+                             SearchOperator* op) { return ParsePatternOperator(s, a, op); };
+constexpr Reader kReaders[] = {
+    {"text", Kind::kText, kTextOrPhrase},
+    {"autocomplete", Kind::kAutocomplete, kTextOrPhrase},
+    {"phrase", Kind::kPhrase, kTextOrPhrase},
+    {"compound", Kind::kCompound,
+     [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+       return internal::ParseCompound(s, a, op);
+     }},
+    {"equals", Kind::kEquals, kValue},
+    {"range", Kind::kRange, kValue},
+    {"in", Kind::kIn, kValue},
+    {"exists", Kind::kExists, kValue},
+    {"wildcard", Kind::kWildcard, kPattern},
+    {"regex", Kind::kRegex, kPattern},
+    {"near", Kind::kNear,
+     [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+       return ParseNear(s, a, op);
+     }},
+    {"geoWithin", Kind::kGeoWithin,
+     [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+       return ParseGeoWithin(s, a, op);
+     }},
+    {"embeddedDocument", Kind::kEmbeddedDocument,
+     [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+       return internal::ParseEmbeddedDocument(s, a, op);
+     }},
+    {"moreLikeThis", Kind::kMoreLikeThis,
+     [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
+       return ParseMoreLikeThis(s, a, op);
+     }},
+};
+
 }  // namespace
 
 StatusWith<SearchOperator> internal::ParseAt(std::string_view name, bson::ValueView spec,
@@ -545,57 +588,6 @@ StatusWith<SearchOperator> internal::ParseAt(std::string_view name, bson::ValueV
   if (std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) != kNotYetOperators.end()) {
     return NotYet("the $search operator \"" + std::string(name) + "\"");
   }
-  using Kind = SearchOperator::Kind;
-  // Each operator given as a document: its kind and the reader of its options (the name is
-  // passed on for the value operators, whose options differ by name).
-  using Read = Status (*)(std::string_view name, bson::DocumentView spec, const std::string& at,
-                          SearchOperator* op);
-  struct Reader {
-    std::string_view name;
-    Kind kind;
-    Read read;
-  };
-  static constexpr Read kTextOrPhrase = [](std::string_view, bson::DocumentView s,
-                                           const std::string& a, SearchOperator* op) {
-    return ParseTextOrPhrase(s, a, op);
-  };
-  static constexpr Read kValue = [](std::string_view n, bson::DocumentView s, const std::string& a,
-                                    SearchOperator* op) { return ParseValueOperator(n, s, a, op); };
-  static constexpr Read kPattern = [](std::string_view, bson::DocumentView s, const std::string& a,
-                                      SearchOperator* op) {
-    return ParsePatternOperator(s, a, op);
-  };
-  static constexpr Reader kReaders[] = {
-      {"text", Kind::kText, kTextOrPhrase},
-      {"autocomplete", Kind::kAutocomplete, kTextOrPhrase},
-      {"phrase", Kind::kPhrase, kTextOrPhrase},
-      {"compound", Kind::kCompound,
-       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
-         return ParseCompound(s, a, op);
-       }},
-      {"equals", Kind::kEquals, kValue},
-      {"range", Kind::kRange, kValue},
-      {"in", Kind::kIn, kValue},
-      {"exists", Kind::kExists, kValue},
-      {"wildcard", Kind::kWildcard, kPattern},
-      {"regex", Kind::kRegex, kPattern},
-      {"near", Kind::kNear,
-       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
-         return ParseNear(s, a, op);
-       }},
-      {"geoWithin", Kind::kGeoWithin,
-       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
-         return ParseGeoWithin(s, a, op);
-       }},
-      {"embeddedDocument", Kind::kEmbeddedDocument,
-       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
-         return ParseEmbeddedDocument(s, a, op);
-       }},
-      {"moreLikeThis", Kind::kMoreLikeThis,
-       [](std::string_view, bson::DocumentView s, const std::string& a, SearchOperator* op) {
-         return ParseMoreLikeThis(s, a, op);
-       }},
-  };
   for (const Reader& reader : kReaders) {
     if (reader.name != name) continue;
     if (spec.type() != bson::Type::kDocument) return Bad("\"" + at + "\" must be a document");
@@ -610,11 +602,9 @@ StatusWith<SearchOperator> internal::ParseAt(std::string_view name, bson::ValueV
 using internal::kNotYetOperators;
 
 bool IsSearchOperatorName(std::string_view name) {
-  return name == "text" || name == "phrase" || name == "autocomplete" || name == "compound" ||
-         name == "equals" || name == "range" || name == "in" || name == "exists" ||
-         name == "near" || name == "wildcard" || name == "regex" || name == "queryString" ||
-         name == "embeddedDocument" || name == "geoWithin" || name == "geoShape" ||
-         name == "moreLikeThis" ||
+  return name == "queryString" || name == "geoShape" ||
+         std::any_of(std::begin(kReaders), std::end(kReaders),
+                     [&](const Reader& reader) { return reader.name == name; }) ||
          std::find(kNotYetOperators.begin(), kNotYetOperators.end(), name) !=
              kNotYetOperators.end();
 }

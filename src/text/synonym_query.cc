@@ -15,185 +15,38 @@ using Postings = InvertedIndex::Postings;
 constexpr double kAlternativesTieBreaker = 0.1;
 constexpr double kExactMatchBoost = 2;
 
-// The few Lucene queries a text search with synonyms is made of.
-struct Query {
-  enum class Kind { kTerm, kSynonym, kPhrase, kShould, kMust, kDismax, kBoost };
-  Kind kind = Kind::kTerm;
-  std::vector<std::string> terms;  // term: one; synonym: each (repeats count); phrase: in order
-  std::vector<Query> clauses;      // should, must, dismax; boost: one
-  double factor = 1;               // dismax: the tie breaker; boost: the factor
-};
-
-Query OfTerms(Query::Kind kind, std::vector<std::string> terms) {
-  Query query;
-  query.kind = kind;
-  query.terms = std::move(terms);
-  return query;
+FieldQuery OfPath(const TokenSequence& path) {
+  return path.size() == 1 ? FieldQuery::Term(path.front()) : FieldQuery::Phrase(path);
 }
-
-Query Term(std::string term) { return OfTerms(Query::Kind::kTerm, {std::move(term)}); }
-
-Query OfPath(const TokenSequence& path) {
-  return path.size() == 1 ? Term(path.front()) : OfTerms(Query::Kind::kPhrase, path);
-}
-
-Query Combined(Query::Kind kind, std::vector<Query> clauses, double factor = 1) {
-  Query query;
-  query.kind = kind;
-  query.clauses = std::move(clauses);
-  query.factor = factor;
-  return query;
-}
-
-class Evaluator {
- public:
-  Evaluator(const Field& field, const std::function<bool(std::size_t)>& stopped)
-      : field_(field), stopped_(stopped) {}
-
-  ScoreMap Run(const Query& query) {
-    ScoreMap out;
-    switch (query.kind) {
-      case Query::Kind::kTerm:
-      case Query::Kind::kSynonym:
-        Terms(query.terms, &out);
-        break;
-      case Query::Kind::kPhrase:
-        Phrase(query.terms, &out);
-        break;
-      case Query::Kind::kShould:
-        for (const Query& clause : query.clauses) {
-          for (const auto& [label, score] : Run(clause)) out[label] += score;
-        }
-        break;
-      case Query::Kind::kMust:
-        Must(query.clauses, &out);
-        break;
-      case Query::Kind::kDismax:
-        Dismax(query, &out);
-        break;
-      case Query::Kind::kBoost:
-        out = Run(query.clauses.front());
-        for (auto& [label, score] : out) score *= query.factor;
-        break;
-    }
-    return out;
-  }
-
-  bool Stopped() { return stopped_(++steps_); }
-
- private:
-  // A term, or (several) Lucene's SynonymQuery: one pseudo-term whose frequency in a label is
-  // the sum of its terms' (a repeated term counts again) and whose document frequency is the
-  // largest of theirs.
-  void Terms(const std::vector<std::string>& terms, ScoreMap* out) {
-    std::size_t df = 0;
-    std::vector<const Postings*> found;
-    for (const std::string& term : terms) {
-      auto it = field_.terms.find(term);
-      if (it == field_.terms.end()) continue;
-      found.push_back(&it->second);
-      df = std::max(df, it->second.size());
-    }
-    if (found.empty()) return;
-    ScoreMap frequency;
-    for (const Postings* postings : found) {
-      for (const auto& [label, positions] : *postings) {
-        if (Stopped()) return;
-        frequency[label] += static_cast<double>(positions.size());
-      }
-    }
-    const double idf = field_.Idf(df);
-    for (const auto& [label, tf] : frequency) (*out)[label] = field_.Score(label, tf, idf);
-  }
-
-  // An exact phrase: BM25 of its occurrences with its terms' summed idf.
-  void Phrase(const std::vector<std::string>& terms, ScoreMap* out) {
-    std::vector<const Postings*> postings;
-    double idf = 0;
-    for (const std::string& term : terms) {
-      auto it = field_.terms.find(term);
-      if (it == field_.terms.end()) return;
-      postings.push_back(&it->second);
-      idf += field_.Idf(it->second.size());
-    }
-    for (const auto& [label, first] : *postings.front()) {
-      if (Stopped()) return;
-      double frequency = 0;
-      for (const std::uint32_t start : first) {
-        bool whole = true;
-        for (std::size_t i = 1; i < postings.size() && whole; ++i) {
-          const Positions* at = postings[i]->Find(label);
-          whole = at != nullptr &&
-                  std::binary_search(at->begin(), at->end(), start + static_cast<std::uint32_t>(i));
-        }
-        if (whole) frequency += 1;
-      }
-      if (frequency > 0) (*out)[label] = field_.Score(label, frequency, idf);
-    }
-  }
-
-  void Must(const std::vector<Query>& clauses, ScoreMap* out) {
-    bool first = true;
-    for (const Query& clause : clauses) {
-      ScoreMap scores = Run(clause);
-      if (first) {
-        *out = std::move(scores);
-        first = false;
-        continue;
-      }
-      out->EraseIf([&](const auto& entry) { return !scores.contains(entry.first); });
-      for (auto& [label, score] : *out) score += scores.at(label);
-    }
-  }
-
-  // Lucene's DisjunctionMaxQuery: the best clause's score plus the tie breaker times the others'.
-  void Dismax(const Query& query, ScoreMap* out) {
-    ScoreMap best;
-    for (const Query& clause : query.clauses) {
-      for (const auto& [label, score] : Run(clause)) {
-        (*out)[label] += score;
-        best[label] = std::max(best[label], score);
-      }
-    }
-    for (auto& [label, sum] : *out) {
-      const double top = best.at(label);
-      sum = top + query.factor * (sum - top);
-    }
-  }
-
-  const Field& field_;
-  const std::function<bool(std::size_t)>& stopped_;
-  std::size_t steps_ = 0;
-};
 
 // What Lucene's QueryBuilder makes of the synonym graph of `segments`: per stretch a term, a
 // SynonymQuery of stacked single tokens, or (once any alternative is several tokens long) a
 // dismax over the stretch's alternatives, joined by `occur`.
-Query WithSynonyms(const std::vector<SynonymSegment>& segments, Query::Kind occur) {
+FieldQuery WithSynonyms(const std::vector<SynonymSegment>& segments, FieldQuery::Kind occur) {
   const bool graph = std::any_of(segments.begin(), segments.end(), [](const SynonymSegment& s) {
     return std::any_of(s.paths.begin(), s.paths.end(),
                        [](const TokenSequence& path) { return path.size() != 1; });
   });
-  std::vector<Query> clauses;
+  std::vector<FieldQuery> clauses;
   for (const SynonymSegment& segment : segments) {
     const bool multi_token =
         std::any_of(segment.paths.begin(), segment.paths.end(),
                     [](const TokenSequence& path) { return path.size() != 1; });
     if (segment.paths.size() == 1 && !multi_token) {
-      clauses.push_back(Term(segment.paths.front().front()));
+      clauses.push_back(FieldQuery::Term(segment.paths.front().front()));
     } else if (!multi_token) {
       std::vector<std::string> stacked;
       for (const TokenSequence& path : segment.paths) stacked.push_back(path.front());
-      clauses.push_back(OfTerms(Query::Kind::kSynonym, std::move(stacked)));
+      clauses.push_back(FieldQuery::Synonym(std::move(stacked)));
     } else {
-      std::vector<Query> alternatives;
+      std::vector<FieldQuery> alternatives;
       for (const TokenSequence& path : segment.paths) alternatives.push_back(OfPath(path));
-      clauses.push_back(
-          Combined(Query::Kind::kDismax, std::move(alternatives), kAlternativesTieBreaker));
+      clauses.push_back(FieldQuery::Combined(FieldQuery::Kind::kDismax, std::move(alternatives),
+                                             kAlternativesTieBreaker));
     }
   }
   if (!graph && clauses.size() == 1) return std::move(clauses.front());
-  return Combined(occur, std::move(clauses));
+  return FieldQuery::Combined(occur, std::move(clauses));
 }
 
 // The query text as a phrase in which any stretch may be one of its synonyms: the number of
@@ -232,7 +85,7 @@ double AutomatonFrequency(const std::vector<std::vector<TokenSequence>>& stretch
 }
 
 void ScoreAsAutomaton(const Field& field, const std::vector<SynonymSegment>& segments,
-                      Evaluator& evaluator, ScoreMap* scores) {
+                      const std::function<bool(std::size_t)>& stopped, ScoreMap* scores) {
   // Each stretch's alternatives once: Lucene determinizes the automaton they make.
   std::vector<std::vector<TokenSequence>> stretches;
   std::set<std::string> terms;
@@ -260,8 +113,9 @@ void ScoreAsAutomaton(const Field& field, const std::vector<SynonymSegment>& seg
     if (it == postings.end()) continue;
     for (const auto& [label, positions] : *it->second) candidates.insert(label);
   }
+  std::size_t steps = 0;
   for (const std::uint32_t label : candidates) {
-    if (evaluator.Stopped()) return;
+    if (stopped(++steps)) return;
     const double frequency = AutomatonFrequency(stretches, [&](const std::string& term) {
       auto it = postings.find(term);
       return it != postings.end() ? it->second->Find(label) : nullptr;
@@ -270,31 +124,135 @@ void ScoreAsAutomaton(const Field& field, const std::vector<SynonymSegment>& seg
   }
 }
 
+std::vector<std::string> TermsOf(const std::vector<QueryToken>& tokens) {
+  std::vector<std::string> terms;
+  for (const QueryToken& token : tokens) terms.push_back(token.term);
+  return terms;
+}
+
+// `query` with the query the tokens make without synonyms beside it, boosted twice: documents
+// the query would match without synonyms rank above those only a synonym finds (Atlas's
+// boost of the exact match).
+StatusWith<FieldQuery> BesideExactMatch(FieldQuery query, const std::vector<QueryToken>& tokens,
+                                        bool all, bool quoted, std::uint32_t slop) {
+  QUARRY_ASSIGN_OR_RETURN(std::optional<FieldQuery> original,
+                          BuildFieldQuery(tokens, all, quoted, slop));
+  std::vector<FieldQuery> both;
+  both.push_back(std::move(query));
+  if (original.has_value()) {
+    both.push_back(
+        FieldQuery::Combined(FieldQuery::Kind::kBoost, {std::move(*original)}, kExactMatchBoost));
+  }
+  return FieldQuery::Combined(FieldQuery::Kind::kShould, std::move(both));
+}
+
 }  // namespace
 
-void ScoreWithSynonyms(const InvertedIndex::Field& field, const std::vector<std::string>& tokens,
-                       const SynonymMap& synonyms, SynonymMatch match,
-                       const std::function<bool(std::size_t steps)>& stopped, ScoreMap* scores) {
-  if (tokens.empty()) return;
-  Evaluator evaluator(field, stopped);
-  const std::vector<SynonymSegment> segments = synonyms.Expand(tokens);
+Status ScoreWithSynonyms(const InvertedIndex::Field& field, const std::vector<QueryToken>& tokens,
+                         const SynonymMap& synonyms, SynonymMatch match,
+                         const std::function<bool(std::size_t steps)>& stopped, ScoreMap* scores) {
+  if (tokens.empty()) return Status::OK();
+  const std::vector<SynonymSegment> segments = synonyms.Expand(TermsOf(tokens));
   if (match == SynonymMatch::kPhrase) {
-    ScoreAsAutomaton(field, segments, evaluator, scores);
-    return;
+    ScoreAsAutomaton(field, segments, stopped, scores);
+    return Status::OK();
   }
-  const Query::Kind occur = match == SynonymMatch::kAll ? Query::Kind::kMust : Query::Kind::kShould;
-  Query query = WithSynonyms(segments, occur);
-  if (query.kind != Query::Kind::kTerm && query.kind != Query::Kind::kPhrase) {
-    // Documents the query would match without synonyms rank above those only a synonym finds.
-    std::vector<Query> exact;
-    for (const std::string& token : tokens) exact.push_back(Term(token));
-    Query original =
-        exact.size() == 1 ? std::move(exact.front()) : Combined(occur, std::move(exact));
-    query = Combined(
-        Query::Kind::kShould,
-        {std::move(query), Combined(Query::Kind::kBoost, {std::move(original)}, kExactMatchBoost)});
+  const bool all = match == SynonymMatch::kAll;
+  FieldQuery query =
+      WithSynonyms(segments, all ? FieldQuery::Kind::kMust : FieldQuery::Kind::kShould);
+  if (query.kind != FieldQuery::Kind::kTerm && query.kind != FieldQuery::Kind::kPhrase) {
+    QUARRY_ASSIGN_OR_RETURN(query, BesideExactMatch(std::move(query), tokens, all, false, 0));
   }
-  for (const auto& [label, score] : evaluator.Run(query)) (*scores)[label] += score;
+  ScoreFieldQuery(field, query, stopped, scores);
+  return Status::OK();
+}
+
+namespace {
+
+// The phrase the synonym graph of `segments` makes, as Lucene's QueryBuilder quotes it: a
+// multi-phrase (or, at one position, a SynonymQuery) while every alternative is one token,
+// else a phrase per path through the graph. `positions` gives each original token's.
+StatusWith<FieldQuery> SynonymPhrase(const std::vector<SynonymSegment>& segments,
+                                     const std::vector<QueryToken>& tokens, std::uint32_t slop,
+                                     bool* plain) {
+  *plain = false;
+  const bool graph = std::any_of(segments.begin(), segments.end(), [](const SynonymSegment& s) {
+    return std::any_of(s.paths.begin(), s.paths.end(),
+                       [](const TokenSequence& path) { return path.size() != 1; });
+  });
+  if (!graph) {
+    // Every segment stands for one token of the query.
+    std::vector<FieldQuery::Slot> slots;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      FieldQuery::Slot slot{{}, tokens[i].position};
+      for (const TokenSequence& path : segments[i].paths) slot.terms.push_back(path.front());
+      slots.push_back(std::move(slot));
+    }
+    if (slots.size() == 1) {
+      *plain = slots.front().terms.size() == 1;
+      return *plain ? FieldQuery::Term(slots.front().terms.front())
+                    : FieldQuery::Synonym(std::move(slots.front().terms));
+    }
+    *plain = std::all_of(slots.begin(), slots.end(),
+                         [](const FieldQuery::Slot& slot) { return slot.terms.size() == 1; });
+    FieldQuery phrase;
+    phrase.kind = FieldQuery::Kind::kPhrase;
+    phrase.slots = std::move(slots);
+    phrase.slop = slop;
+    return phrase;
+  }
+  // Every path from start to end, a phrase (or a term) of its own.
+  std::vector<std::vector<QueryToken>> paths = {{}};
+  std::size_t original = 0;  // the query token each segment starts at
+  for (const SynonymSegment& segment : segments) {
+    const std::uint32_t start = tokens[original].position;
+    const std::int64_t before = original == 0 ? -1 : tokens[original - 1].position;
+    const auto increment = static_cast<std::uint32_t>(start - before);
+    std::vector<std::vector<QueryToken>> longer;
+    for (const std::vector<QueryToken>& prefix : paths) {
+      const std::uint32_t at = prefix.empty() ? 0 : prefix.back().position + 1;
+      for (const TokenSequence& alternative : segment.paths) {
+        std::vector<QueryToken> path = prefix;
+        for (std::size_t k = 0; k < alternative.size(); ++k) {
+          path.push_back({alternative[k],
+                          at + (k == 0 ? increment - 1 : 0) + static_cast<std::uint32_t>(k), 1});
+        }
+        longer.push_back(std::move(path));
+        if (longer.size() > 1024) {
+          return Status(ErrorCode::kBadValue,
+                        "the query's synonyms make more than 1024 phrases (Lucene's limit on a "
+                        "boolean query's clauses)");
+        }
+      }
+    }
+    paths = std::move(longer);
+    original += segment.paths.front().size();
+  }
+  std::vector<FieldQuery> phrases;
+  for (const std::vector<QueryToken>& path : paths) {
+    QUARRY_ASSIGN_OR_RETURN(std::optional<FieldQuery> query,
+                            BuildFieldQuery(path, true, true, slop));
+    if (query.has_value()) phrases.push_back(std::move(*query));
+  }
+  return FieldQuery::Combined(FieldQuery::Kind::kShould, std::move(phrases));
+}
+
+}  // namespace
+
+Status ScorePhraseWithSynonyms(const InvertedIndex::Field& field,
+                               const std::vector<QueryToken>& tokens, const SynonymMap& synonyms,
+                               std::uint32_t slop,
+                               const std::function<bool(std::size_t steps)>& stopped,
+                               ScoreMap* scores) {
+  if (tokens.empty()) return Status::OK();
+  bool plain = false;
+  QUARRY_ASSIGN_OR_RETURN(FieldQuery query,
+                          SynonymPhrase(synonyms.Expand(TermsOf(tokens)), tokens, slop, &plain));
+  if (!plain) {
+    QUARRY_ASSIGN_OR_RETURN(query, BesideExactMatch(std::move(query), tokens, true, true, slop));
+  }
+  ScoreFieldQuery(field, query, stopped, scores);
+  return Status::OK();
 }
 
 }  // namespace quarry::text

@@ -172,6 +172,19 @@ def main():
                           "matchCriteria": "any"}},
                 {"text": {"query": "nyc captain", "path": "plot", "synonyms": "s",
                           "matchCriteria": "all"}}]}},
+            "phrase_synonyms": {"compound": {"should": [
+                {"phrase": {"query": "captain of new york", "path": "plot", "synonyms": "s",
+                            "slop": 2}},
+                {"phrase": {"query": "ship master", "path": ["plot", "title"],
+                            "synonyms": "s"}}]}},
+            "graphs": {"compound": {"should": [
+                {"text": {"query": "captain kirk plays chess",
+                          "path": {"value": "title", "multi": "shingles"},
+                          "matchCriteria": "all"}},
+                {"phrase": {"query": "running men", "slop": 1,
+                            "path": {"value": "title", "multi": "shingles"}}},
+                {"text": {"query": "chess captian", "path": "title",
+                          "fuzzy": {"maxEdits": 1}, "matchCriteria": "all"}}]}},
             "more_like_this": {"moreLikeThis": {"like": [
                 {"title": "Captain of chess", "plot": ["a ship", "New York life"]},
                 {"meta": {"title": "voyage"}, "items": {"name": "apple"}}]}},

@@ -1,8 +1,8 @@
 // Fuzzes $search's operators as a client sends them: the first byte chooses a queryString query
 // (the rest of the input, Lucene's syntax) or a BSON operator document ({<operator>: <spec>}, the
 // rest of the input once it validates); whatever parses is evaluated over a small index with
-// analyzed, multi-analyzed, embedded and whole values and geo points, with a synonym mapping "s",
-// so parsing and evaluation meet inputs no unit test wrote.
+// analyzed, multi-analyzed (a custom analyzer making shingles too), embedded and whole values and
+// geo points, with a synonym mapping "s", so parsing and evaluation meet inputs no unit test wrote.
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -10,6 +10,7 @@
 #include "bson/builder.h"
 #include "bson/json.h"
 #include "bson/validate.h"
+#include "text/custom_analyzer.h"
 #include "text/inverted_index.h"
 #include "text/search_analyzer.h"
 #include "text/search_operator.h"
@@ -21,13 +22,28 @@ using quarry::text::FullTextField;
 using quarry::text::FullTextMapping;
 using quarry::text::InvertedIndex;
 
-FullTextMapping Mapping() {
+// A custom analyzer whose tokens split (wordDelimiterGraph), stack (keywordRepeat) and form a
+// graph (shingles).
+std::shared_ptr<const quarry::text::CustomAnalyzer> Shingles() {
+  quarry::bson::Document spec = quarry::bson::FromJson(R"({"a": {"name": "shingles",
+      "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "wordDelimiterGraph", "delimiterOptions": {"concatenateAll": true,
+       "preserveOriginal": true}}, {"type": "lowercase"}, {"type": "keywordRepeat"},
+      {"type": "porterStemming"}, {"type": "removeDuplicates"},
+      {"type": "shingle", "minShingleSize": 2, "maxShingleSize": 3}]}})")
+                                    .value();
+  return quarry::text::ParseCustomAnalyzer(spec.view().Get("a"), "analyzers[0]").value();
+}
+
+FullTextMapping Mapping(const quarry::text::CustomAnalyzer& shingles) {
   FullTextMapping mapping;
   mapping.root.dynamic = true;
   FullTextField& title = mapping.root.fields["title"];
   title.is_string = true;
   title.multi["english"].is_string = true;
   title.multi["english"].analyzer = quarry::text::SearchAnalyzer::Find("lucene.english");
+  title.multi["shingles"].is_string = true;
+  title.multi["shingles"].analyzer = &shingles.analyzer();
   mapping.root.fields["code"].value_kinds = quarry::text::kTokenValues;
   mapping.root.fields["loc"].value_kinds = quarry::text::kGeoPoints;
   FullTextField item = quarry::text::DocumentField();
@@ -38,7 +54,8 @@ FullTextMapping Mapping() {
 }
 
 struct Fixture {
-  FullTextMapping mapping = Mapping();
+  std::shared_ptr<const quarry::text::CustomAnalyzer> shingles = Shingles();
+  FullTextMapping mapping = Mapping(*shingles);
   InvertedIndex index;
   quarry::text::SynonymMaps synonyms;
 

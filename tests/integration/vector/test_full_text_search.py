@@ -692,6 +692,21 @@ def test_fuzzy_text_weighs_each_expansion_by_its_edits(db):
         [1, 2, 3, 6, 7]
 
 
+def test_fuzzy_text_with_match_criteria_all_needs_a_match_of_every_word(db):
+    db.docs.insert_many(FUZZY_DOCS)
+    create_ready(db, "docs", DYNAMIC)
+    field = Field(FUZZY_DOCS, "text")
+    query = "colour battles"
+    got = search(db, "docs", text(query, "text", fuzzy={}, matchCriteria="any"))
+    assert_results(got, ranked(field.fuzzy(query), FUZZY_DOCS))
+    per_word = [field.fuzzy(word) for word in query.split()]
+    both = set(per_word[0]) & set(per_word[1])
+    assert both == {5}  # "valour in battle"
+    expected = {doc_id: per_word[0][doc_id] + per_word[1][doc_id] for doc_id in both}
+    got = search(db, "docs", text(query, "text", fuzzy={}, matchCriteria="all"))
+    assert_results(got, ranked(expected, FUZZY_DOCS))
+
+
 def test_fuzzy_max_expansions_keeps_the_terms_with_fewest_edits(db):
     docs = [{"_id": 1, "text": "colour"}, {"_id": 2, "text": "colours colours"},
             {"_id": 3, "text": "valour"}, {"_id": 4, "text": "colors"},
@@ -1431,7 +1446,7 @@ def test_malformed_search_stages_answer_bad_value(movies):
         ({**text("fox", "plot"), **phrase("fox", "plot")}, 2, ""),
         ({}, 2, ""),
         (text("fox", "plot", fuzzy={"maxEdits": 3}), 2, ""),
-        (text("fox", "plot", fuzzy={}, matchCriteria="all"), 2, ""),
+        (phrase("fox", "plot", synonyms="mySynonyms"), 2, "unknown synonym mapping name"),
     ]
     assert_errors(cases, lambda body: search(movies, "movies", body))
 
@@ -1443,7 +1458,6 @@ def test_operators_quarry_lacks_answer_not_implemented_naming_them(movies):
         "span": {"first": {"operator": {"term": {"query": "fox", "path": "plot"}}}},
     }
     cases = [({name: body}, 238, name) for name, body in operators.items()]
-    cases += [(phrase("fox", "plot", synonyms="mySynonyms"), 238, "synonyms")]
     assert_errors(cases, lambda body: search(movies, "movies", body))
 
 

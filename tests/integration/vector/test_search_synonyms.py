@@ -651,7 +651,8 @@ def test_malformed_uses_of_synonyms_answer_errors(db):
         # A query that analyzes to no token, with a mapping that is not empty.
         (syn("?!"), BAD_VALUE, ""),
         ({"autocomplete": {"query": "car", "path": "title", "synonyms": "words"}}, BAD_VALUE, ""),
-        ({"phrase": {"query": "red car", "path": "t", "synonyms": "words"}}, NOT_IMPLEMENTED, ""),
+        ({"phrase": {"query": "red car", "path": "e", "synonyms": "words"}}, BAD_VALUE,
+         "is only allowed with"),
     ]
     assert_errors(cases, lambda operator: search(db, "docs", operator))
     # The same fields without synonyms are fine.

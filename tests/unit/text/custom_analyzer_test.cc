@@ -132,13 +132,103 @@ TEST(CustomAnalyzerTest, RefusesMalformedAndUnsupportedParts) {
   EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"},
                        "tokenFilters": [{"type": "snowballStemming", "stemmerName": "klingon"}]})"),
             ErrorCode::kNotImplemented);
-  EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"},
-                       "tokenFilters": [{"type": "wordDelimiterGraph"}]})"),
-            ErrorCode::kNotImplemented);
   EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "uaxUrlEmail"}})"),
             ErrorCode::kNotImplemented);
   EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"},
                        "charFilters": [{"type": "mapping", "mappings": {}}]})"),
+            ErrorCode::kBadValue);
+}
+
+// "term@position+length" for each token a query reads.
+std::vector<std::string> QueryTerms(const CustomAnalyzer& analyzer, std::string_view value) {
+  std::vector<std::string> out;
+  for (const QueryToken& token : analyzer.analyzer().QueryTokens(value)) {
+    out.push_back(token.term + "@" + std::to_string(token.position) + "+" +
+                  std::to_string(token.length));
+  }
+  return out;
+}
+
+TEST(CustomAnalyzerTest, KeywordRepeatKeepsTheWordBesideItsStemAndRemoveDuplicatesDropsRepeats) {
+  auto both = Parse(R"({"name": "k", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "keywordRepeat"}, {"type": "snowballStemming", "stemmerName": "english"}]})");
+  EXPECT_EQ(Terms(*both, "running cat"), (Strings{"running@0", "run@0", "cat@1", "cat@1"}));
+  auto once = Parse(R"({"name": "k", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "keywordRepeat"}, {"type": "porterStemming"}, {"type": "removeDuplicates"}]})");
+  EXPECT_EQ(Terms(*once, "running cat cat"), (Strings{"running@0", "run@0", "cat@1", "cat@2"}));
+}
+
+TEST(CustomAnalyzerTest, LimitTokenCountKeepsTheFirstTokens) {
+  auto limited = Parse(R"({"name": "l", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "limitTokenCount", "maxTokenCount": 2}]})");
+  EXPECT_EQ(Terms(*limited, "one two three four"), (Strings{"one@0", "two@1"}));
+}
+
+TEST(CustomAnalyzerTest, PluralStemmersRespectKeywords) {
+  auto english = Parse(R"({"name": "e", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "englishMinimalStemming"}]})");
+  EXPECT_EQ(Terms(*english, "ponies glass toes cats"),
+            (Strings{"pony@0", "glass@1", "toes@2", "cat@3"}));
+  auto spanish = Parse(R"({"name": "s", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "keywordRepeat"}, {"type": "spanishPluralStemming"}]})");
+  EXPECT_EQ(Terms(*spanish, "canciones"), (Strings{"canciones@0", "cancion@0"}));
+}
+
+TEST(CustomAnalyzerTest, ShinglesJoinRunsOfTokensAndSpanPositions) {
+  auto shingles = Parse(R"({"name": "s", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "shingle", "minShingleSize": 2, "maxShingleSize": 3}]})");
+  EXPECT_EQ(QueryTerms(*shingles, "a b c d"),
+            (Strings{"a b@0+1", "a b c@0+2", "b c@1+1", "b c d@1+2", "c d@2+1"}));
+  // A dropped stop word leaves "_" in its place, at the end too.
+  auto stopped = Parse(R"({"name": "s", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "stopword", "tokens": ["the"]},
+      {"type": "shingle", "minShingleSize": 2, "maxShingleSize": 2}]})");
+  EXPECT_EQ(Terms(*stopped, "the cat sat on the"),
+            (Strings{"_ cat@0", "cat sat@1", "sat on@2", "on _@3"}));
+  // Fewer tokens than the smallest shingle give none.
+  EXPECT_TRUE(Terms(*shingles, "alone").empty());
+}
+
+TEST(CustomAnalyzerTest, WordDelimiterGraphSplitsAtDelimitersCaseChangesAndDigits) {
+  auto split = Parse(R"({"name": "w", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "wordDelimiterGraph"}]})");
+  // A token of only delimiters leaves a hole.
+  EXPECT_EQ(QueryTerms(*split, "PowerShot SD500 O'Neil's -- j2se hello"),
+            (Strings{"Power@0+1", "Shot@1+1", "SD@2+1", "500@3+1", "O@4+1", "Neil@5+1", "j@7+1",
+                     "2@8+1", "se@9+1", "hello@10+1"}));
+  auto joined = Parse(R"({"name": "w", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "wordDelimiterGraph",
+       "delimiterOptions": {"concatenateWords": true, "preserveOriginal": true},
+       "protectedWords": {"words": ["C++"]}}]})");
+  EXPECT_EQ(QueryTerms(*joined, "Wi-Fi c++ ok"),
+            (Strings{"Wi-Fi@0+2", "WiFi@0+2", "Wi@0+1", "Fi@1+1", "c++@2+1", "ok@3+1"}));
+  auto whole = Parse(R"({"name": "w", "tokenizer": {"type": "whitespace"}, "tokenFilters": [
+      {"type": "wordDelimiterGraph", "delimiterOptions": {"splitOnCaseChange": false,
+       "generateNumberParts": false, "concatenateNumbers": true}}]})");
+  EXPECT_EQ(QueryTerms(*whole, "PowerShot 500-42 x"),
+            (Strings{"PowerShot@0+1", "50042@1+1", "x@2+1"}));
+  EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"}, "tokenFilters": [
+                       {"type": "wordDelimiterGraph", "delimiterOptions": {"bogus": true}}]})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"}, "tokenFilters": [
+                       {"type": "wordDelimiterGraph", "protectedWords": {"words": [" "]}}]})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"}, "tokenFilters": [
+                       {"type": "wordDelimiterGraph", "protectedWords": {}}]})"),
+            ErrorCode::kBadValue);
+}
+
+TEST(CustomAnalyzerTest, FiltersAtlasHasAndQuarryNotAreNamedNotImplemented) {
+  for (std::string_view type : {"kStemming", "stempel", "daitchMokotoffSoundex"}) {
+    EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"}, "tokenFilters": [
+                         {"type": ")" +
+                     std::string(type) + R"("}]})"),
+              ErrorCode::kNotImplemented)
+        << type;
+  }
+  // Names Atlas does not have are not filters at all.
+  EXPECT_EQ(CodeOf(R"({"name": "x", "tokenizer": {"type": "standard"},
+                       "tokenFilters": [{"type": "irishLowercase"}]})"),
             ErrorCode::kBadValue);
 }
 

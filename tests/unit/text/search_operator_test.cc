@@ -503,8 +503,10 @@ TEST_F(SearchOperatorTest, RefusesMalformedAndUnsupportedOperators) {
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "bogus": 1}})"), ErrorCode::kBadValue);
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "fuzzy": {"maxEdits": 3}}})"),
             ErrorCode::kBadValue);
-  EXPECT_EQ(code(R"({"phrase": {"query": "x", "path": "t", "synonyms": "s"}})"),
-            ErrorCode::kNotImplemented);
+  EXPECT_EQ(code(R"({"phrase": {"query": "x", "path": "t", "synonyms": ""}})"),
+            ErrorCode::kBadValue);
+  EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "fuzzy": {}, "matchCriteria": "all"}})"),
+            ErrorCode::kOk);
   EXPECT_EQ(code(R"({"text": {"query": "x", "path": "t", "synonyms": "s",
                               "fuzzy": {"maxEdits": 1}}})"),
             ErrorCode::kBadValue);

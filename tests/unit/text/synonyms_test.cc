@@ -85,10 +85,24 @@ class SynonymQueryTest : public ::testing::Test {
                     .ok());
   }
 
+  static std::vector<QueryToken> Tokens(const std::vector<std::string>& terms) {
+    std::vector<QueryToken> tokens;
+    for (const std::string& term : terms) {
+      tokens.push_back({term, static_cast<std::uint32_t>(tokens.size()), 1});
+    }
+    return tokens;
+  }
+
+  static void Score(const InvertedIndex::Field& field, const std::vector<std::string>& terms,
+                    const SynonymMap& map, SynonymMatch match, ScoreMap* scores) {
+    ASSERT_TRUE(ScoreWithSynonyms(
+                    field, Tokens(terms), map, match, [](std::size_t) { return false; }, scores)
+                    .ok());
+  }
+
   std::map<std::uint32_t, double> Run(std::vector<std::string> tokens, SynonymMatch match) {
     ScoreMap scores;
-    ScoreWithSynonyms(
-        Field(), tokens, map_, match, [](std::size_t) { return false; }, &scores);
+    Score(Field(), tokens, map_, match, &scores);
     return {scores.begin(), scores.end()};
   }
 
@@ -155,9 +169,7 @@ TEST_F(SynonymQueryTest, AllNeedsEveryStretchAndSingleTokenSynonymsShareOneFrequ
   ASSERT_TRUE(
       AddJson(&single, R"({"mappingType": "equivalent", "synonyms": ["fast", "quick"]})").ok());
   ScoreMap scores;
-  ScoreWithSynonyms(
-      Field(), {"fast", "car"}, single, SynonymMatch::kAll, [](std::size_t) { return false; },
-      &scores);
+  Score(Field(), {"fast", "car"}, single, SynonymMatch::kAll, &scores);
   // Lucene's SynonymQuery over fast, fast (the original and its synonym) and quick: one term
   // whose frequency sums theirs, with the largest document frequency.
   const double df = std::max(Df("fast"), Df("quick"));
@@ -170,9 +182,40 @@ TEST_F(SynonymQueryTest, AllNeedsEveryStretchAndSingleTokenSynonymsShareOneFrequ
   EXPECT_NEAR(scores.at(1), Bm25(1, 1, synonym_idf) + Bm25(1, 1, Idf("car")), 1e-9);
   // Without a synonym, one token is a plain term query.
   ScoreMap plain;
-  ScoreWithSynonyms(
-      Field(), {"red"}, single, SynonymMatch::kAny, [](std::size_t) { return false; }, &plain);
+  Score(Field(), {"red"}, single, SynonymMatch::kAny, &plain);
   EXPECT_DOUBLE_EQ(plain.at(5), Bm25(5, 1, Idf("red")));
+}
+
+TEST_F(SynonymQueryTest, APhraseWithSingleTokenSynonymsIsAMultiPhraseBesideTheExactPhrase) {
+  SynonymMap single(&SearchAnalyzer::Standard());
+  ASSERT_TRUE(
+      AddJson(&single, R"({"mappingType": "equivalent", "synonyms": ["fast", "quick"]})").ok());
+  ScoreMap scores;
+  ASSERT_TRUE(
+      ScorePhraseWithSynonyms(
+          Field(), Tokens({"fast", "car"}), single, 0, [](std::size_t) { return false; }, &scores)
+          .ok());
+  // The first place holds fast twice (the original and its synonym): its idf counts twice, and
+  // an occurrence of fast there counts twice, as Lucene's union of the two postings holds it.
+  const double idf = 2 * Idf("fast") + Idf("quick") + Idf("car");
+  EXPECT_EQ(scores.size(), 2u);
+  EXPECT_NEAR(scores.at(0), Bm25(0, 2, idf) + 2 * Bm25(0, 1, Idf("fast") + Idf("car")), 1e-9);
+  EXPECT_NEAR(scores.at(1), Bm25(1, 1, idf), 1e-9);
+}
+
+TEST_F(SynonymQueryTest, APhraseWithAMultiWordSynonymIsAPhrasePerPath) {
+  ScoreMap scores;
+  ASSERT_TRUE(
+      ScorePhraseWithSynonyms(
+          Field(), Tokens({"fast", "car"}), map_, 0, [](std::size_t) { return false; }, &scores)
+          .ok());
+  // Paths: fast car (twice), quick car, with speed in mind car; and fast car boosted twice.
+  const double fast_car = Bm25(0, 1, Idf("fast") + Idf("car"));
+  EXPECT_NEAR(scores.at(0), 2 * fast_car + 2 * fast_car, 1e-9);
+  EXPECT_NEAR(scores.at(1), Bm25(1, 1, Idf("quick") + Idf("car")), 1e-9);
+  EXPECT_NEAR(scores.at(3),
+              Bm25(3, 1, Idf("with") + Idf("speed") + Idf("in") + Idf("mind") + Idf("car")), 1e-9);
+  EXPECT_FALSE(scores.contains(5));
 }
 
 }  // namespace

@@ -359,8 +359,24 @@ INSTANTIATE_TEST_SUITE_P(
                 ErrorCode::kNotImplemented, "uaxUrlEmail"},
         Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
             {"name": "x", "tokenizer": {"type": "standard"},
-             "tokenFilters": [{"type": "shingle", "minShingleSize": 2, "maxShingleSize": 3}]}]})",
-                ErrorCode::kNotImplemented, "shingle"},
+             "tokenFilters": [{"type": "kStemming"}]}]})",
+                ErrorCode::kNotImplemented, "kStemming"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "x", "tokenizer": {"type": "standard"},
+             "tokenFilters": [{"type": "shingle", "minShingleSize": 3, "maxShingleSize": 2}]}]})",
+                ErrorCode::kBadValue, "minShingleSize"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "x", "tokenizer": {"type": "standard"},
+             "tokenFilters": [{"type": "shingle", "minShingleSize": 1, "maxShingleSize": 2}]}]})",
+                ErrorCode::kBadValue, "minShingleSize"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "x", "tokenizer": {"type": "standard"},
+             "tokenFilters": [{"type": "limitTokenCount"}]}]})",
+                ErrorCode::kBadValue, "maxTokenCount"},
+        Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
+            {"name": "x", "tokenizer": {"type": "standard"},
+             "tokenFilters": [{"type": "englishMinimalStem"}]}]})",
+                ErrorCode::kBadValue, "englishMinimalStem"},
         Refusal{"search", R"({"mappings": {"dynamic": true}, "analyzers": [
             {"name": "lucene.mine", "tokenizer": {"type": "standard"}}]})",
                 ErrorCode::kBadValue, "analyzers[0].name"},
