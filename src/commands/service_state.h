@@ -36,6 +36,7 @@ namespace quarry::commands {
 
 class CommandRegistry;
 class SessionControl;
+class SynonymCache;
 class TestHooks;
 
 // Mirrors mongod's version so drivers and shells enable the features Quarry implements.
@@ -141,6 +142,7 @@ struct ServiceState {
   cursors::CursorManager* cursors = nullptr;
   changestream::ChangeNotifier* notifier = nullptr;       // wakes change-stream getMores
   vector::SearchIndexRegistry* search_indexes = nullptr;  // createSearchIndexes' indexes
+  SynonymCache* synonyms = nullptr;                       // search indexes' synonym mappings
   const CommandRegistry* registry = nullptr;
   SessionControl* sessions = nullptr;
   TestHooks* test_hooks = nullptr;  // only with --enableTestCommands

@@ -20,6 +20,7 @@
 #include "changestream/change_notifier.h"
 #include "changestream/oplog_retention.h"
 #include "commands/auth/auth_change_observer.h"
+#include "commands/search/synonym_cache.h"
 #include "commands/service_state.h"
 #include "cursors/cursor_manager.h"
 #include "exec/index_build.h"
@@ -288,6 +289,8 @@ int Run(int argc, char** argv) {
                                              options.dbpath + "/search_indexes");
   engine.value()->pipeline().AddObserver(&search_indexes);
   DefineSearchIndexes(*catalog.value(), search_indexes);
+  commands::SynonymCache synonyms;
+  engine.value()->pipeline().AddObserver(&synonyms);
 
   commands::ServiceState state;
   state.config.port = options.port;
@@ -313,6 +316,7 @@ int Run(int argc, char** argv) {
   state.cursors = &cursors;
   state.notifier = &notifier;
   state.search_indexes = &search_indexes;
+  state.synonyms = &synonyms;
   storage::Oplog* oplog = &engine.value()->oplog();
   state.cluster_time = [oplog] { return oplog->LatestTimestamp(); };
   state.oplog_trimmed_before = [&retention] { return retention.TrimmedBefore(); };
@@ -407,6 +411,7 @@ int Run(int argc, char** argv) {
   engine.value()->pipeline().RemoveObserver(&notifier);
   engine.value()->pipeline().RemoveObserver(&retention);
   engine.value()->pipeline().RemoveObserver(&search_indexes);
+  engine.value()->pipeline().RemoveObserver(&synonyms);
   engine.value()->pipeline().RemoveObserver(&auth_changes);
   search_indexes.Shutdown();
   search_indexes.SaveSnapshots();  // after the last commit it saw: start-up redoes nothing

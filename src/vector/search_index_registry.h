@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -123,11 +124,14 @@ class SearchIndexRegistry : public storage::CommitObserver {
   // gives none; BadValue when `order`'s after or before rank was made under another sort.
   // `interrupt` (null: none) stops a long evaluation with its error.
   class TextMatches;
-  // `synonyms` holds the synonym mappings `op` names (null: none).
+  // Reads the synonym mappings a search names, as the serving index's mapping defines them
+  // (their sources are collections, which this layer does not read).
+  using SynonymReader = std::function<StatusWith<text::SynonymMaps>(const text::FullTextMapping&)>;
+  // `synonyms` (null: none) is asked once the serving index is known.
   StatusWith<TextMatches> SearchText(storage::CollectionId collection, const std::string& index_id,
                                      const text::SearchOperator& op, TextOrder order,
                                      const Interrupt* interrupt,
-                                     const text::SynonymMaps* synonyms = nullptr) const;
+                                     const SynonymReader* synonyms = nullptr) const;
 
   // The documents `op` matches (null: every document of the index), and their counts by
   // `facets` (text::CountFacets). An index that is unknown or not yet queryable counts none;
@@ -140,7 +144,7 @@ class SearchIndexRegistry : public storage::CommitObserver {
                                       const text::SearchOperator* op,
                                       const std::vector<text::SearchFacet>& facets,
                                       const Interrupt* interrupt,
-                                      const text::SynonymMaps* synonyms = nullptr) const;
+                                      const SynonymReader* synonyms = nullptr) const;
 
   void OnCommit(const storage::CommittedBatch& batch) override;
 

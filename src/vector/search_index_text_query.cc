@@ -35,11 +35,19 @@ Status CheckRankFits(const TextRank& rank, const text::SearchSort* sort) {
   return Status::OK();
 }
 
+// The synonym mappings `reader` reads for `serving`'s mapping; none without a reader. Read
+// before the index's lock is taken: the sources are other collections.
+StatusWith<text::SynonymMaps> SynonymsFor(const Built& serving,
+                                          const SearchIndexRegistry::SynonymReader* reader) {
+  if (reader == nullptr) return text::SynonymMaps();
+  return (*reader)(*serving.definition.full_text);
+}
+
 }  // namespace
 
 StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
     storage::CollectionId collection, const std::string& index_id, const text::SearchOperator& op,
-    TextOrder order, const Interrupt* interrupt, const text::SynonymMaps* synonyms) const {
+    TextOrder order, const Interrupt* interrupt, const SynonymReader* synonyms) const {
   TextMatches matches;
   const text::SearchSort* sort = order.sort.get();
   for (const std::optional<TextRank>* rank : {&order.after, &order.before}) {
@@ -47,11 +55,12 @@ StatusWith<SearchIndexRegistry::TextMatches> SearchIndexRegistry::SearchText(
   }
   std::shared_ptr<Built> serving = Serving(collection, index_id);
   if (serving == nullptr || serving->full_text == nullptr) return matches;
+  QUARRY_ASSIGN_OR_RETURN(const text::SynonymMaps synonym_maps, SynonymsFor(*serving, synonyms));
   std::shared_lock lock(serving->mu);
   QUARRY_ASSIGN_OR_RETURN(
       const text::SearchScores scores,
       text::EvaluateSearch(op, *serving->full_text, *serving->definition.full_text, interrupt,
-                           synonyms));
+                           &synonym_maps));
   matches.heap_.reserve(scores.size());
   for (const auto& [label, score] : scores) {
     if (label >= serving->document_of.size() || serving->document_of[label] == Built::kNoDocument) {
@@ -114,12 +123,13 @@ std::vector<TextMatch> SearchIndexRegistry::TextMatches::Next(std::size_t max) {
 StatusWith<SearchIndexRegistry::FacetCounts> SearchIndexRegistry::CountFacets(
     storage::CollectionId collection, const std::string& index_id, const text::SearchOperator* op,
     const std::vector<text::SearchFacet>& facets, const Interrupt* interrupt,
-    const text::SynonymMaps* synonyms) const {
+    const SynonymReader* synonyms) const {
   std::shared_ptr<Built> serving = Serving(collection, index_id);
   if (serving == nullptr || serving->full_text == nullptr) {
     return FacetCounts{.matched = 0, .facets = text::EmptyFacets(facets)};
   }
   QUARRY_RETURN_IF_ERROR(text::CheckFacetsMapped(facets, *serving->definition.full_text));
+  QUARRY_ASSIGN_OR_RETURN(const text::SynonymMaps synonym_maps, SynonymsFor(*serving, synonyms));
   std::shared_lock lock(serving->mu);
   std::vector<std::uint32_t> labels;
   auto has_document = [&](std::uint32_t label) {
@@ -129,7 +139,7 @@ StatusWith<SearchIndexRegistry::FacetCounts> SearchIndexRegistry::CountFacets(
     QUARRY_ASSIGN_OR_RETURN(
         const text::SearchScores scores,
         text::EvaluateSearch(*op, *serving->full_text, *serving->definition.full_text, interrupt,
-                             synonyms));
+                             &synonym_maps));
     labels.reserve(scores.size());
     for (const auto& [label, score] : scores) {
       if (has_document(label)) labels.push_back(label);

@@ -281,6 +281,7 @@ SearchContext SearchContextOf(CommandContext& ctx) {
   return SearchContext{.catalog = &ctx.catalog(),
                        .engine = &ctx.engine(),
                        .registry = ctx.service().search_indexes,
+                       .synonyms = ctx.service().synonyms,
                        .interrupt = ctx.interrupt()};
 }
 
@@ -301,17 +302,14 @@ StatusWith<const catalog::SearchIndexInfo*> SearchIndexOf(const SearchContext& c
   return index;
 }
 
-// The synonym mappings `op` names, read now from `db`; `definition` keeps the analyzers they
-// use.
-StatusWith<text::SynonymMaps> SynonymsOf(const SearchContext& ctx, const std::string& db,
-                                         const catalog::SearchIndexInfo& index,
-                                         const text::SearchOperator& op,
-                                         std::optional<vector::SearchIndexDefinition>* definition) {
-  if (text::SynonymMappingsOf(op).empty()) return text::SynonymMaps();
-  QUARRY_ASSIGN_OR_RETURN(*definition,
-                          vector::ParseSearchIndexDefinition(index.type, index.definition));
-  if (!(*definition)->full_text.has_value()) return text::SynonymMaps();
-  return ReadSynonyms(ctx, db, *(*definition)->full_text, op);
+// Reads the synonym mappings `op` names from `db`, as the serving index defines them.
+vector::SearchIndexRegistry::SynonymReader SynonymsOf(const SearchContext& ctx,
+                                                      const std::string& db,
+                                                      const text::SearchOperator& op) {
+  return [&ctx, &db, &op](const text::FullTextMapping& mapping) -> StatusWith<text::SynonymMaps> {
+    if (text::SynonymMappingsOf(op).empty()) return text::SynonymMaps();
+    return ReadSynonyms(ctx, db, mapping, op);
+  };
 }
 
 // The matches of `spec` on db.coll, in `order`; none without the index.
@@ -321,9 +319,7 @@ StatusWith<vector::SearchIndexRegistry::TextMatches> Matches(
   QUARRY_ASSIGN_OR_RETURN(const catalog::SearchIndexInfo* index,
                           SearchIndexOf(ctx, info, spec, stage_name));
   if (index == nullptr) return vector::SearchIndexRegistry::TextMatches();
-  std::optional<vector::SearchIndexDefinition> definition;
-  QUARRY_ASSIGN_OR_RETURN(const text::SynonymMaps synonyms,
-                          SynonymsOf(ctx, db, *index, spec.op, &definition));
+  const vector::SearchIndexRegistry::SynonymReader synonyms = SynonymsOf(ctx, db, spec.op);
   return ctx.registry->SearchText(info->id, index->id, spec.op, std::move(order),
                                   ctx.interrupt.get(), &synonyms);
 }
@@ -397,14 +393,11 @@ StatusWith<bson::Document> MetaOf(const SearchContext& ctx, const std::string& d
         .matched = 0, .facets = text::EmptyFacets(spec.facet->facets)};
     if (index != nullptr) {
       const text::SearchOperator* op = spec.facet->op.has_value() ? &*spec.facet->op : nullptr;
-      std::optional<vector::SearchIndexDefinition> definition;
-      text::SynonymMaps synonyms;
-      if (op != nullptr) {
-        QUARRY_ASSIGN_OR_RETURN(synonyms, SynonymsOf(ctx, db, *index, *op, &definition));
-      }
-      QUARRY_ASSIGN_OR_RETURN(counts,
-                              ctx.registry->CountFacets(info->id, index->id, op, spec.facet->facets,
-                                                        ctx.interrupt.get(), &synonyms));
+      std::optional<vector::SearchIndexRegistry::SynonymReader> synonyms;
+      if (op != nullptr) synonyms = SynonymsOf(ctx, db, *op);
+      QUARRY_ASSIGN_OR_RETURN(
+          counts, ctx.registry->CountFacets(info->id, index->id, op, spec.facet->facets,
+                                            ctx.interrupt.get(), synonyms ? &*synonyms : nullptr));
     }
     matched = counts.matched;
     facets = std::move(counts.facets);

@@ -18,12 +18,15 @@ class SearchIndexRegistry;
 
 namespace quarry::commands {
 
+class SynonymCache;  // synonym_cache.h
+
 // What a search reads, held by value so that a search opened later (a $unionWith's, during a
 // getMore) does not need the command's context.
 struct SearchContext {
   catalog::Catalog* catalog = nullptr;
   storage::Engine* engine = nullptr;
   vector::SearchIndexRegistry* registry = nullptr;  // null: no search index answers
+  SynonymCache* synonyms = nullptr;                 // null: every search reads its mappings
   std::shared_ptr<const Interrupt> interrupt;       // the operation's (null: none)
 };
 SearchContext SearchContextOf(CommandContext& ctx);

@@ -6,6 +6,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/collection_info.h"
+#include "commands/search/synonym_cache.h"
 #include "storage/engine.h"
 #include "storage/record_store.h"
 
@@ -14,11 +15,10 @@ namespace {
 
 Status Bad(std::string message) { return Status(ErrorCode::kBadValue, std::move(message)); }
 
-StatusWith<std::shared_ptr<const text::SynonymMap>> ReadMapping(
-    const SearchContext& ctx, const std::string& db,
-    const text::FullTextMapping::SynonymSource& source) {
+SynonymCache::Read ReadCollection(const SearchContext& ctx, const std::string& db,
+                                  const text::FullTextMapping::SynonymSource& source,
+                                  const catalog::CollectionInfo* info) {
   auto map = std::make_shared<text::SynonymMap>(source.analyzer);
-  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, source.collection);
   if (info == nullptr) return std::shared_ptr<const text::SynonymMap>(std::move(map));
   std::unique_ptr<storage::RecordCursor> cursor = ctx.engine->records().Scan(info->id);
   for (std::size_t steps = 0; cursor->Valid(); cursor->Next()) {
@@ -35,6 +35,16 @@ StatusWith<std::shared_ptr<const text::SynonymMap>> ReadMapping(
   }
   QUARRY_RETURN_IF_ERROR(cursor->status());
   return std::shared_ptr<const text::SynonymMap>(std::move(map));
+}
+
+// The mapping `source` defines, as kept by the cache while its collection is unchanged.
+SynonymCache::Read ReadMapping(const SearchContext& ctx, const std::string& db,
+                               const text::FullTextMapping::SynonymSource& source) {
+  std::shared_ptr<const catalog::CollectionInfo> info = ctx.catalog->Find(db, source.collection);
+  auto read = [&] { return ReadCollection(ctx, db, source, info.get()); };
+  if (ctx.synonyms == nullptr) return read();
+  return ctx.synonyms->Get(db, source.collection, info != nullptr ? info->id : 0, source.name,
+                           source.analyzer, read);
 }
 
 }  // namespace

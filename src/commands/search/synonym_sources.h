@@ -1,5 +1,6 @@
-// The synonym mappings a $search names, read from their source collections when the search
-// runs, so that a write to a source collection counts from the next search on.
+// The synonym mappings a $search names, read from their source collections (or kept by the
+// SynonymCache while those are unchanged), so that a write to a source collection counts from
+// the next search on.
 #pragma once
 
 #include <string>

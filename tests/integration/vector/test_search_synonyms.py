@@ -631,6 +631,34 @@ def test_a_malformed_synonym_document_fails_the_searches_naming_its_mapping(db):
     assert not wrong, "\n".join(wrong)
 
 
+def test_each_change_to_the_source_collection_counts_from_the_next_search(db):
+    db.docs.insert_many(DOCS)
+    create_ready(db, "docs", DEFINITION)
+    plain = ids(ranked(phrase_match(T, Synonyms([]), "beer"), DOCS))
+
+    def found(query="beer"):
+        return ids(search(db, "docs", syn(query)))
+
+    assert found() == plain  # no source collection yet
+    db.synonyms.insert_one({"_id": "b", "mappingType": "explicit", "input": ["beer"],
+                            "synonyms": ["pint"]})
+    with_pint = ids(ranked(phrase_match(T, Synonyms(
+        [{"mappingType": "explicit", "input": ["beer"], "synonyms": ["pint"]}]), "beer"), DOCS))
+    assert found() == with_pint != plain
+    assert found() == with_pint  # read once, then kept
+    db.synonyms.update_one({"_id": "b"}, {"$set": {"synonyms": ["brew"]}})
+    with_brew = ids(ranked(phrase_match(T, Synonyms(
+        [{"mappingType": "explicit", "input": ["beer"], "synonyms": ["brew"]}]), "beer"), DOCS))
+    assert found() == with_brew != with_pint
+    db.synonyms.drop()
+    assert found() == plain
+    db.other.insert_one({"mappingType": "explicit", "input": ["beer"], "synonyms": ["pint"]})
+    db.other.rename("synonyms")
+    assert found() == with_pint
+    db.synonyms.delete_many({})
+    assert found() == plain
+
+
 # --- the operator's errors ---------------------------------------------------------------------
 
 def test_malformed_uses_of_synonyms_answer_errors(db):
@@ -726,6 +754,22 @@ def test_search_meta_counts_what_synonyms_match(cars):
         assert search_meta(cars, "docs", operator, count={"type": "total"}) == \
             [{"count": {"total": len(matched)}}], operator
     assert len(phrase_match(T, WORDS, "car")) == 5
+
+
+def test_facets_count_what_synonyms_match(db):
+    docs = [{**doc, "n": doc["_id"] * 10} for doc in DOCS]
+    db.docs.insert_many(docs)
+    db.synonyms.insert_many(SYNONYM_DOCS)
+    create_ready(db, "docs", {"mappings": {"dynamic": True, "fields": {
+        "n": [{"type": "numberFacet"}, {"type": "number"}]}}, "synonyms": [MAPPING]})
+    matched = phrase_match(T, WORDS, "car")
+    below_50 = len([d for d in matched if d * 10 < 50])
+    got = search_meta(db, "docs", {"facet": {
+        "operator": syn("car"),
+        "facets": {"n": {"type": "number", "path": "n", "boundaries": [0, 50, 1000]}}}})
+    assert got[0]["count"] == {"lowerBound": len(matched)}
+    assert [b["count"] for b in got[0]["facet"]["n"]["buckets"]] == \
+        [below_50, len(matched) - below_50]
 
 
 def test_compound_clauses_may_use_synonyms(cars):
