@@ -284,6 +284,10 @@ const char* StemmerNamed(std::string_view name) {
 
 std::string Trimmed(std::string_view term);  // without white space at either end (below)
 
+// Each position gives a shingle of every size up to the largest, each holding its words: the
+// sizes are bounded so that one long value cannot take memory without end.
+constexpr std::size_t kMaxShingleSize = 32;
+
 StatusWith<bool> Flag(bson::ValueView value, const std::string& at) {
   if (value.type() != bson::Type::kBool) return Bad("\"" + at + "\" must be a boolean");
   return value.Bool();
@@ -451,9 +455,8 @@ StatusWith<TokenFilter> ParseTokenFilter(bson::ValueView spec, const std::string
         return Bad("\"" + at + "." + std::string(option) + "\" is required");
       }
     }
-    // Lucene makes each shingle a token of its own, so very long ones only cost memory.
-    QUARRY_ASSIGN_OR_RETURN(filter.min, Count(spec, "minShingleSize", 2, 2, 1024, at));
-    QUARRY_ASSIGN_OR_RETURN(filter.max, Count(spec, "maxShingleSize", 2, 2, 1024, at));
+    QUARRY_ASSIGN_OR_RETURN(filter.min, Count(spec, "minShingleSize", 2, 2, kMaxShingleSize, at));
+    QUARRY_ASSIGN_OR_RETURN(filter.max, Count(spec, "maxShingleSize", 2, 2, kMaxShingleSize, at));
     if (filter.min > filter.max) {
       return Bad("\"" + at + ".minShingleSize\" must not be greater than maxShingleSize");
     }

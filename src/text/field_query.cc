@@ -81,86 +81,103 @@ class TokenGraph {
       if (increment > 0) previous_increment = increment;
     }
     // States from which the last cannot be reached are dead, as are the edges into them.
+    std::vector<std::vector<std::size_t>> leaving(last_ + 1);
+    for (std::size_t e = 0; e < edges_.size(); ++e) leaving[edges_[e].from].push_back(e);
     std::vector<bool> live(last_ + 1, false);
     live[last_] = true;
     for (std::uint32_t s = last_; s-- > 0;) {
-      for (const Edge& edge : edges_) {
-        if (edge.from == s && live[edge.to]) live[s] = true;
-      }
+      live[s] = std::any_of(leaving[s].begin(), leaving[s].end(),
+                            [&](std::size_t e) { return live[edges_[e].to]; });
     }
     std::erase_if(edges_, [&](const Edge& edge) { return !live[edge.from] || !live[edge.to]; });
+    leaving_.assign(last_ + 1, {});
+    for (std::size_t e = 0; e < edges_.size(); ++e) leaving_[edges_[e].from].push_back(e);
   }
 
   // The states every path passes (no token spans them), in order.
   std::vector<std::uint32_t> ArticulationPoints() const {
-    std::set<std::uint32_t> visited;
-    for (const Edge& edge : edges_) visited.insert(edge.to);
+    // spans[s]: how many tokens start before s and end after it (a running sum of +1 at a
+    // token's first inner state and -1 at its end).
+    std::vector<std::int64_t> spans(last_ + 2, 0);
+    std::vector<bool> reached(last_ + 1, false);
+    for (const Edge& edge : edges_) {
+      reached[edge.to] = true;
+      if (edge.to > edge.from + 1) {
+        ++spans[edge.from + 1];
+        --spans[edge.to];
+      }
+    }
     std::vector<std::uint32_t> points;
-    for (const std::uint32_t s : visited) {
-      if (s == last_) continue;
-      const bool spanned = std::any_of(edges_.begin(), edges_.end(), [&](const Edge& edge) {
-        return edge.from < s && edge.to > s;
-      });
-      if (!spanned) points.push_back(s);
+    std::int64_t spanning = 0;
+    for (std::uint32_t s = 0; s < last_; ++s) {
+      spanning += spans[s];
+      if (reached[s] && spanning == 0) points.push_back(s);
     }
     return points;
   }
 
   // Whether tokens from `state` lead to different states.
   bool HasSidePath(std::uint32_t state) const {
-    std::optional<std::uint32_t> to;
-    for (const Edge& edge : edges_) {
-      if (edge.from != state) continue;
-      if (to.has_value() && *to != edge.to) return true;
-      to = edge.to;
-    }
-    return false;
+    const std::vector<std::size_t>& out = leaving_[state];
+    return std::any_of(out.begin(), out.end(),
+                       [&](std::size_t e) { return edges_[e].to != edges_[out.front()].to; });
   }
 
   std::vector<std::string> TermsFrom(std::uint32_t state) const {
     std::vector<std::string> terms;
-    for (const Edge& edge : edges_) {
-      if (edge.from == state) terms.push_back(tokens_[edge.token].term);
-    }
+    for (const std::size_t e : leaving_[state]) terms.push_back(tokens_[edges_[e].token].term);
     return terms;
   }
 
   // Each path from `from` to `to` (the last state when none) as a linear token stream; false
-  // when there are more than Lucene's clause limit.
+  // when there are more than Lucene's clause limit. Depth first, without recursion: a path may
+  // be as long as the query.
   bool PathsBetween(std::uint32_t from, std::optional<std::uint32_t> to,
                     std::vector<std::vector<QueryToken>>* out) const {
+    const std::uint32_t end = to.value_or(last_);
+    struct Step {
+      std::uint32_t state;
+      std::size_t next = 0;  // the next of leaving_[state] to try
+    };
+    std::vector<Step> stack = {{from}};
     std::vector<const Edge*> path;
-    return Walk(from, to.value_or(last_), &path, out);
-  }
-
-  std::uint32_t last() const { return last_; }
-
- private:
-  bool Walk(std::uint32_t at, std::uint32_t to, std::vector<const Edge*>* path,
-            std::vector<std::vector<QueryToken>>* out) const {
-    if (at == to) {
-      if (out->size() == kMaxGraphPaths) return false;
-      std::vector<QueryToken> stream;
-      std::uint32_t position = 0;
-      for (const Edge* edge : *path) {
-        position += edge->increment;
-        stream.push_back({tokens_[edge->token].term, position - 1, 1});
+    while (!stack.empty()) {
+      Step& step = stack.back();
+      if (step.state == end) {
+        if (out->size() == kMaxGraphPaths) return false;
+        out->push_back(StreamOf(path));
       }
-      out->push_back(std::move(stream));
-      return true;
-    }
-    for (const Edge& edge : edges_) {
-      if (edge.from != at || edge.to > to) continue;
-      path->push_back(&edge);
-      const bool fits = Walk(edge.to, to, path, out);
-      path->pop_back();
-      if (!fits) return false;
+      const std::vector<std::size_t>& leaving = leaving_[step.state];
+      while (step.state != end && step.next < leaving.size() &&
+             edges_[leaving[step.next]].to > end) {
+        ++step.next;
+      }
+      if (step.state == end || step.next == leaving.size()) {
+        stack.pop_back();
+        if (!path.empty()) path.pop_back();
+        continue;
+      }
+      const Edge& edge = edges_[leaving[step.next++]];
+      path.push_back(&edge);
+      stack.push_back({edge.to});
     }
     return true;
   }
 
+ private:
+  std::vector<QueryToken> StreamOf(const std::vector<const Edge*>& path) const {
+    std::vector<QueryToken> stream;
+    std::uint32_t position = 0;
+    for (const Edge* edge : path) {
+      position += edge->increment;
+      stream.push_back({tokens_[edge->token].term, position - 1, 1});
+    }
+    return stream;
+  }
+
   const std::vector<QueryToken>& tokens_;
   std::vector<Edge> edges_;
+  std::vector<std::vector<std::size_t>> leaving_;  // by state: the edges leaving it
   std::uint32_t last_ = 0;
 };
 

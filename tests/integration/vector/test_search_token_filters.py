@@ -287,7 +287,7 @@ def shingle(**options):
     ({"type": "englishMinimalStem"}, BAD_VALUE, "englishMinimalStem"),
     (shingle(minShingleSize=3, maxShingleSize=2), BAD_VALUE, "minShingleSize"),
     (shingle(minShingleSize=1, maxShingleSize=2), BAD_VALUE, "minShingleSize"),
-    (shingle(minShingleSize=2, maxShingleSize=1025), BAD_VALUE, "maxShingleSize"),
+    (shingle(minShingleSize=2, maxShingleSize=33), BAD_VALUE, "maxShingleSize"),
     (shingle(minShingleSize=2), BAD_VALUE, "maxShingleSize"),
     (shingle(maxShingleSize=3), BAD_VALUE, "minShingleSize"),
     ({"type": "limitTokenCount"}, BAD_VALUE, "maxTokenCount"),

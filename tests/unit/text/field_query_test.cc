@@ -84,6 +84,20 @@ TEST(BuildFieldQueryTest, AGraphWithMorePathsThanClausesAllowedIsRefused) {
   EXPECT_EQ(BuildFieldQuery(tokens, false, false, 0).status().code(), ErrorCode::kBadValue);
 }
 
+TEST(BuildFieldQueryTest, ALongGraphIsBuiltSegmentBySegment) {
+  // 50,000 words, every tenth pair also joined: a segment of two paths per ten words.
+  std::vector<QueryToken> tokens;
+  for (std::uint32_t i = 0; i < 50'000; ++i) {
+    tokens.push_back({"w" + std::to_string(i), i, 1});
+    if (i % 10 == 0 && i + 1 < 50'000) tokens.push_back({"j" + std::to_string(i), i, 2});
+  }
+  const FieldQuery query = Build(tokens, true);
+  ASSERT_EQ(query.kind, Kind::kMust);
+  EXPECT_EQ(query.clauses.size(), 45'000u);  // 5,000 joined pairs, 40,000 single words
+  EXPECT_EQ(query.clauses.front().kind, Kind::kShould);
+  EXPECT_EQ(query.clauses.back().kind, Kind::kTerm);
+}
+
 class ScoreFieldQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
