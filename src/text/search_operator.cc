@@ -99,15 +99,6 @@ std::vector<std::string> ResolvePaths(const std::vector<std::string>& patterns,
   return {out.begin(), out.end()};
 }
 
-std::vector<std::pair<std::string, std::uint32_t>> Analyzed(const SearchAnalyzer& analyzer,
-                                                            std::string_view text) {
-  std::vector<std::pair<std::string, std::uint32_t>> terms;
-  analyzer.Analyze(text, [&](std::string_view term, std::uint32_t position) {
-    terms.emplace_back(std::string(term), position);
-  });
-  return terms;
-}
-
 struct Expansion {
   const InvertedIndex::Postings* postings;
   double boost;
@@ -349,8 +340,8 @@ SearchScores EvaluateAutocomplete(const SearchOperator& op, const InvertedIndex&
       const SearchAnalyzer& analyzer =
           options->analyzer != nullptr ? *options->analyzer : SearchAnalyzer::Standard();
       std::vector<std::string> grams;
-      for (auto& [word, position] : Analyzed(analyzer, query)) {
-        grams.push_back(AsGram(*options, options->Fold(word)));
+      for (const QueryToken& word : analyzer.QueryTokens(query)) {
+        grams.push_back(AsGram(*options, options->Fold(word.term)));
       }
       if (grams.empty()) continue;
       if (op.sequential) {
@@ -385,7 +376,7 @@ bool AnalyzedAway(const SearchOperator& op, const FullTextMapping& mapping) {
   }
   for (const std::string& path : op.paths) {
     for (const std::string& query : op.queries) {
-      if (!Analyzed(mapping.SearchAnalyzerFor(path), query).empty()) return false;
+      if (!mapping.SearchAnalyzerFor(path).QueryTokens(query).empty()) return false;
     }
   }
   return true;
