@@ -481,8 +481,7 @@ class Scorer {
         first = false;
         continue;
       }
-      out.EraseIf([&](const auto& entry) { return !scores.contains(entry.first); });
-      for (auto& [label, score] : out) score += scores.at(label);
+      out.IntersectWith(scores);
     }
     return out;
   }

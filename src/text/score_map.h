@@ -65,6 +65,19 @@ class ScoreMap {
     *this = std::move(kept);
   }
 
+  // Keeps only the labels `other` holds too, adding its scores unless `add_scores` is false:
+  // what a MUST of both scores (a filter adds nothing).
+  void IntersectWith(const ScoreMap& other, bool add_scores = true) {
+    ScoreMap kept;
+    kept.reserve(size_ < other.size_ ? size_ : other.size_);
+    for (const value_type& entry : *this) {
+      if (const value_type* theirs = other.Slot(entry.first)) {
+        kept[entry.first] = entry.second + (add_scores ? theirs->second : 0);
+      }
+    }
+    *this = std::move(kept);
+  }
+
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   void reserve(std::size_t n);

@@ -190,8 +190,7 @@ void ScoreFuzzy(const InvertedIndex::Field& field, const std::vector<QueryToken>
       every = std::move(one);
       continue;
     }
-    every.EraseIf([&](const auto& entry) { return !one.contains(entry.first); });
-    for (auto& [label, score] : every) score += one.at(label);
+    every.IntersectWith(one);
   }
   for (const auto& [label, score] : every) (*scores)[label] += score;
 }
@@ -391,10 +390,7 @@ SearchScores EvaluateCompound(const SearchOperator& op, const InvertedIndex& ind
       for (const auto& [label, score] : clause) (*required)[label] = scored ? score : 0;
       return;
     }
-    required->EraseIf([&](const auto& entry) { return !clause.contains(entry.first); });
-    if (scored) {
-      for (auto& [label, score] : *required) score += clause.at(label);
-    }
+    required->IntersectWith(clause, scored);
   };
   for (const SearchOperator& clause : op.must) {
     if (!AnalyzedAway(clause, mapping)) intersect(Evaluate(clause, index, mapping), true);

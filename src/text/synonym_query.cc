@@ -19,19 +19,20 @@ FieldQuery OfPath(const TokenSequence& path) {
   return path.size() == 1 ? FieldQuery::Term(path.front()) : FieldQuery::Phrase(path);
 }
 
+// Whether an alternative of `segment` is other than one token: the synonyms make a graph.
+bool MultiToken(const SynonymSegment& segment) {
+  return std::any_of(segment.paths.begin(), segment.paths.end(),
+                     [](const TokenSequence& path) { return path.size() != 1; });
+}
+
 // What Lucene's QueryBuilder makes of the synonym graph of `segments`: per stretch a term, a
 // SynonymQuery of stacked single tokens, or (once any alternative is several tokens long) a
 // dismax over the stretch's alternatives, joined by `occur`.
 FieldQuery WithSynonyms(const std::vector<SynonymSegment>& segments, FieldQuery::Kind occur) {
-  const bool graph = std::any_of(segments.begin(), segments.end(), [](const SynonymSegment& s) {
-    return std::any_of(s.paths.begin(), s.paths.end(),
-                       [](const TokenSequence& path) { return path.size() != 1; });
-  });
+  const bool graph = std::any_of(segments.begin(), segments.end(), MultiToken);
   std::vector<FieldQuery> clauses;
   for (const SynonymSegment& segment : segments) {
-    const bool multi_token =
-        std::any_of(segment.paths.begin(), segment.paths.end(),
-                    [](const TokenSequence& path) { return path.size() != 1; });
+    const bool multi_token = MultiToken(segment);
     if (segment.paths.size() == 1 && !multi_token) {
       clauses.push_back(FieldQuery::Term(segment.paths.front().front()));
     } else if (!multi_token) {
@@ -176,10 +177,7 @@ StatusWith<FieldQuery> SynonymPhrase(const std::vector<SynonymSegment>& segments
                                      const std::vector<QueryToken>& tokens, std::uint32_t slop,
                                      bool* plain) {
   *plain = false;
-  const bool graph = std::any_of(segments.begin(), segments.end(), [](const SynonymSegment& s) {
-    return std::any_of(s.paths.begin(), s.paths.end(),
-                       [](const TokenSequence& path) { return path.size() != 1; });
-  });
+  const bool graph = std::any_of(segments.begin(), segments.end(), MultiToken);
   if (!graph) {
     // Every segment stands for one token of the query.
     std::vector<FieldQuery::Slot> slots;

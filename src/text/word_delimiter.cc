@@ -156,13 +156,19 @@ struct Concatenation {
 
 class Splitter {
  public:
+  // Finds the token's first subword, which decides whether it splits at all.
   Splitter(const std::u16string& text, const WordDelimiterOptions& options)
-      : text_(text), options_(options), subwords_(text, options) {}
+      : text_(text), options_(options), subwords_(text, options) {
+    subwords_.Next();
+  }
+
+  // Whether the token is one subword as it stands, or holds none (only delimiters).
+  bool Whole() const { return subwords_.current == 0 && subwords_.end == Length(); }
+  bool OnlyDelimiters() const { return subwords_.end == kDone; }
 
   // The token's parts in the order Lucene emits them: the original first (preserveOriginal),
   // then by where they start, the longer first.
   std::vector<Part> Split() {
-    subwords_.Next();
     if (options_.preserve_original) Add(std::u16string(text_), 0, 1, 0, Length());
     if (subwords_.SingleWord()) {
       AddSlice(position_, position_ + 1, subwords_.current, subwords_.end);
@@ -200,18 +206,6 @@ class Splitter {
                        return a.end_unit > b.end_unit;
                      });
     return std::move(parts_);
-  }
-
-  // Whether the token has a subword at all, and whether that is all of it.
-  static bool OnlyDelimiters(const std::u16string& text, const WordDelimiterOptions& options) {
-    Subwords subwords(text, options);
-    subwords.Next();
-    return subwords.end == kDone;
-  }
-  static bool Whole(const std::u16string& text, const WordDelimiterOptions& options) {
-    Subwords subwords(text, options);
-    subwords.Next();
-    return subwords.current == 0 && subwords.end == static_cast<int>(text.size());
   }
 
  private:
@@ -302,12 +296,13 @@ std::vector<AnalysisToken> DelimitWords(const std::vector<AnalysisToken>& tokens
     }
     pending += increment;
     const std::u16string text = ToUtf16(token.term);
-    if (Splitter::Whole(text, options) || IsProtected(text, options)) {
+    Splitter splitter(text, options);
+    if (splitter.Whole() || IsProtected(text, options)) {
       emit(token, pending);
       pending = 0;
       continue;
     }
-    if (Splitter::OnlyDelimiters(text, options)) {
+    if (splitter.OnlyDelimiters()) {
       if (options.preserve_original) {
         pending = 0;
         emit(token, increment);
@@ -315,7 +310,7 @@ std::vector<AnalysisToken> DelimitWords(const std::vector<AnalysisToken>& tokens
       continue;
     }
     int at = 0;  // the position within the token of the part emitted last
-    for (Part& part : Splitter(text, options).Split()) {
+    for (Part& part : splitter.Split()) {
       AnalysisToken piece = token;
       piece.term = FromUtf16(part.text);
       piece.length = static_cast<std::uint32_t>(part.end_position - part.start_position);
